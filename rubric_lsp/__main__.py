@@ -1,0 +1,3 @@
+from rubric_lsp.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,126 @@
+"""Command line: ``rubric {lint,grade,serve,schema,rule,convert}``, ``rubric-lint``, ``rubric-lsp``.
+
+Heavy parts (the grading engine with litellm, the language server with pygls) are
+imported only by the subcommands that need them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rubric_lsp import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # usage errors exit 2, like every linter
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _lint_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", type=Path, help="files or folders (folders are searched for .yaml/.yml/.json/.jsonl, honouring .gitignore); '-' reads stdin")
+    parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text", help="output format (default: text)")
+    parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes marked unsafe")
+    parser.add_argument("--kind", help="treat every file as this kind (see --list-kinds)")
+    parser.add_argument("--stdin-filename", help="the file name to use for text read from stdin")
+    parser.add_argument("--select", action="append", help="only these rule codes or prefixes (comma-separated)")
+    parser.add_argument("--ignore", action="append", help="skip these rule codes or prefixes (comma-separated)")
+    parser.add_argument("--fail-level", choices=("error", "warning", "info"), default="warning", help="lowest severity that makes the exit code 1 (default: warning)")
+    parser.add_argument("--config", type=Path, help="a pyproject.toml to take [tool.rubric-lint] from (default: the nearest one above each file)")
+    parser.add_argument("--list-rules", action="store_true", help="print the rule table and exit")
+    parser.add_argument("--list-kinds", action="store_true", help="print the file kinds and exit")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="rubric", description="Lint, grade and edit LLM-as-a-judge rubric files.")
+    parser.add_argument("--version", action="version", version=f"rubric-lsp {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    lint = sub.add_parser("lint", help="check rubric files (same as rubric-lint)")
+    _lint_arguments(lint)
+
+    rule = sub.add_parser("rule", help="print a rule's documentation")
+    rule.add_argument("code", nargs="?", help="rule code, e.g. AR103 (omit with --all)")
+    rule.add_argument("--all", action="store_true", help="every rule's documentation, as Markdown")
+    rule.add_argument("--table", action="store_true", help="the rule table, as Markdown")
+
+    schema = sub.add_parser("schema", help="export the JSON Schemas")
+    schema.add_argument("--write", action="store_true", help="write the schemas into --dir")
+    schema.add_argument("--check", action="store_true", help="exit 1 if the files in --dir are stale")
+    schema.add_argument("--dir", type=Path, default=Path("schemas"), help="output folder (default: schemas)")
+    schema.add_argument("kind", nargs="?", help="print one kind's schema to stdout")
+
+    grade = sub.add_parser("grade", help="grade a response against a rubric with an LLM judge")
+    grade.add_argument("args", nargs=argparse.REMAINDER)
+
+    serve = sub.add_parser("serve", help="run the language server (stdio)")
+    serve.add_argument("args", nargs=argparse.REMAINDER)
+
+    convert = sub.add_parser("convert", help="convert a file to another format")
+    convert.add_argument("args", nargs=argparse.REMAINDER)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+def _main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if argv and argv[0] in ("grade", "serve", "convert"):
+        return _delegate(argv[0], argv[1:])
+    args = parser.parse_args(argv)
+    if args.command == "lint":
+        from rubric_lsp.commands.lint import run_lint
+
+        return run_lint(args)
+    if args.command == "rule":
+        from rubric_lsp.commands.rules import run_rule
+
+        return run_rule(args)
+    if args.command == "schema":
+        from rubric_lsp.commands.schema import run_schema
+
+        return run_schema(args)
+    parser.print_help()
+    return EXIT_ERROR
+
+
+def _delegate(command: str, argv: list[str]) -> int:
+    if command == "grade":
+        from rubric_lsp.grading.cli import main as grade_main
+
+        return grade_main(argv)
+    if command == "serve":
+        from rubric_lsp.server.main import main as serve_main
+
+        return serve_main(argv)
+    from rubric_lsp.commands.convert import main as convert_main
+
+    return convert_main(argv)
+
+
+def lint_main(argv: list[str] | None = None) -> int:
+    """``rubric-lint``: ``rubric lint``, plus ``rubric-lint rule CODE``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "rule":
+        return main(argv)
+    return main(["lint", *argv])
+
+
+def serve_main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return main(["serve", *argv])

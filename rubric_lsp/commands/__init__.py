@@ -1,0 +1,1 @@
+"""The CLI's subcommands (thin shells over the core)."""

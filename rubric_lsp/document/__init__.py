@@ -1,0 +1,200 @@
+"""The document model: text → nodes with exact ranges, plus what went wrong reading it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from rubric_lsp.document import issues as K
+from rubric_lsp.document.issues import ParseIssue, TextEdit
+from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
+from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, Node, PlainDict, PlainList, to_plain
+from rubric_lsp.document.positions import LineIndex, Position, Range, Span
+
+__all__ = [
+    "Document",
+    "Node",
+    "ParseIssue",
+    "TextEdit",
+    "Span",
+    "Range",
+    "Position",
+    "LineIndex",
+    "Limits",
+    "PlainDict",
+    "PlainList",
+    "parse_document",
+    "decode",
+    "language_for",
+]
+
+
+@dataclass
+class Document:
+    path: str | None
+    text: str
+    language: str  # "yaml" | "json" | "jsonl"
+    root: Node | None
+    issues: list[ParseIssue]
+    lines: LineIndex
+    _plain: Any = field(default=None, repr=False)
+    _plain_built: bool = field(default=False, repr=False)
+
+    @property
+    def readable(self) -> bool:
+        """False when the text could not be read into nodes at all."""
+        return not any(issue.fatal for issue in self.issues)
+
+    @property
+    def value(self) -> Any:
+        """Plain Python values (dicts/lists remember their node via ``.node``)."""
+        if not self._plain_built:
+            self._plain = to_plain(self.root)
+            self._plain_built = True
+        return self._plain
+
+    def range(self, span: Span | Node) -> Range:
+        if isinstance(span, Node):
+            span = span.span
+        return self.lines.range(span)
+
+    def comments(self) -> list[tuple[int, str]]:
+        """(line, text after '#') for YAML comment lines and trailing comments."""
+        if self.language != "yaml":
+            return []
+        found = []
+        for number, line in enumerate(self.text.split("\n")):
+            if "#" in line:
+                index = _comment_start(line)
+                if index != -1:
+                    found.append((number, line[index + 1 :].strip()))
+        return found
+
+
+def _comment_start(line: str) -> int:
+    """Index of a YAML comment's '#', ignoring '#' inside quotes or words."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"" and (i == 0 or line[i - 1] in " \t:[{,-"):
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            return i
+    return -1
+
+
+def language_for(path: str | None, text: str = "") -> str:
+    suffix = PurePath(path).suffix.lower() if path else ""
+    if suffix == ".jsonl" or suffix == ".ndjson":
+        return "jsonl"
+    if suffix == ".json":
+        return "json"
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    stripped = text.lstrip()
+    return "json" if stripped[:1] in ("{", "[") else "yaml"
+
+
+def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[str, ParseIssue | None]:
+    """Bytes → text, refusing files above the size cap and bytes that are not UTF-8."""
+    if len(data) > limits.max_bytes:  # len(): an oversize placeholder holds no bytes
+        return "", ParseIssue(
+            K.TOO_LARGE,
+            f"File is {len(data) / 1048576:.1f} MiB; files above {limits.max_bytes / 1048576:.0f} MiB "
+            "are not read (raise max-file-size in [tool.rubric-lint] if this is intended).",
+            Span(0, 0),
+            fatal=True,
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        good = data[: exc.start].decode("utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace")
+        offset = len(good)
+        return text, ParseIssue(
+            K.INVALID_UTF8,
+            f"Byte 0x{data[exc.start]:02x} at byte offset {exc.start} is not valid UTF-8; "
+            "rubric files must be UTF-8 text (re-save the file as UTF-8).",
+            Span(offset, offset + 1),
+            fatal=True,
+        )
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, None
+
+
+def parse_document(
+    source: str | bytes,
+    path: str | None = None,
+    language: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Document:
+    """Read ``source`` into a :class:`Document`; never raises on bad input."""
+    issues: list[ParseIssue] = []
+    if isinstance(source, bytes):
+        text, problem = decode(source, limits)
+    else:
+        text, problem = source, None
+        if len(text) > limits.max_bytes:  # characters ≤ bytes, so this is a lower bound
+            text, problem = "", decode(b"\0" * (len(text) + 1), limits)[1]
+    lang = language or language_for(path, text)
+    lines = LineIndex(text)
+    if problem is not None:
+        return Document(path, text, lang, None, [problem], lines)
+    if lang == "yaml":
+        from rubric_lsp.document.yaml_reader import read_yaml
+
+        root, issues = read_yaml(text, lines, limits)
+    elif lang == "jsonl":
+        from rubric_lsp.document.json_reader import read_jsonl
+
+        root, issues = read_jsonl(text, lines, limits)
+    else:
+        from rubric_lsp.document.json_reader import read_json
+
+        root, issues = read_json(text, lines, limits)
+    if root is not None:
+        issues.extend(_duplicate_keys(root, lines))
+        issues.sort(key=lambda issue: issue.span.start)
+    return Document(path, text, lang, root, issues, lines)
+
+
+def _duplicate_keys(root: Node, lines: LineIndex) -> list[ParseIssue]:
+    found: list[ParseIssue] = []
+    seen_nodes: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.kind == SCALAR or id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if node.kind == SEQ:
+            stack.extend(node.value)
+            continue
+        first_by_key: dict[Any, Node] = {}
+        for key, value in node.value:
+            stack.append(value)
+            if key.kind != SCALAR or not (node.start <= key.start < node.end):
+                continue  # merged in from an anchor elsewhere
+            try:
+                ident = (type(key.value) is bool, key.value)
+                hash(ident)
+            except TypeError:
+                continue
+            first = first_by_key.get(ident)
+            if first is None:
+                first_by_key[ident] = key
+                continue
+            found.append(
+                ParseIssue(
+                    K.DUPLICATE_KEY,
+                    f"Duplicate key '{key.value}': loaders keep only this last value and silently "
+                    f"drop the one on line {lines.position(first.start).line + 1}.",
+                    key.span,
+                    related=[(first.span, f"first '{key.value}', whose value is dropped")],
+                )
+            )
+    return found

@@ -1,0 +1,191 @@
+"""The node tree: every mapping, sequence and scalar with its exact source span."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+from rubric_lsp.document.positions import Span
+
+MAP, SEQ, SCALAR = "map", "seq", "scalar"
+
+
+class Node:
+    """A value in a YAML or JSON document, with where it came from.
+
+    ``value`` is a list of ``(key_node, value_node)`` pairs for mappings (duplicates
+    kept, in source order), a list of nodes for sequences, and the constructed Python
+    value for scalars. ``style`` is the scalar's quoting (None for plain scalars).
+    """
+
+    __slots__ = ("kind", "start", "end", "value", "tag", "style", "raw")
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int,
+        value: Any,
+        tag: str = "",
+        style: str | None = None,
+        raw: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.value = value
+        self.tag = tag
+        self.style = style
+        self.raw = raw
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Node({self.kind}, {self.start}-{self.end})"
+
+    @property
+    def span(self) -> Span:
+        return Span(self.start, self.end)
+
+    @property
+    def is_map(self) -> bool:
+        return self.kind == MAP
+
+    @property
+    def is_seq(self) -> bool:
+        return self.kind == SEQ
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.kind == SCALAR
+
+    # -- mapping helpers -------------------------------------------------------
+    def pairs(self) -> list[tuple["Node", "Node"]]:
+        return self.value if self.kind == MAP else []
+
+    def items(self) -> Iterator[tuple[Any, "Node", "Node"]]:
+        """(key, key_node, value_node), last duplicate winning like the loaders do."""
+        if self.kind != MAP:
+            return iter(())
+        last: dict[Any, tuple[Node, Node]] = {}
+        for k, v in self.value:
+            last[_hashable(k.value)] = (k, v)
+        return ((key, kn, vn) for key, (kn, vn) in last.items())
+
+    def key_node(self, key: Any) -> "Node | None":
+        found = None
+        for k, _v in self.pairs():
+            if k.kind == SCALAR and k.value == key:
+                found = k
+        return found
+
+    def get(self, key: Any) -> "Node | None":
+        found = None
+        for k, v in self.pairs():
+            if k.kind == SCALAR and k.value == key:
+                found = v
+        return found
+
+    def has(self, key: Any) -> bool:
+        return self.key_node(key) is not None
+
+    def keys(self) -> list[Any]:
+        return [k.value for k, _ in self.pairs()]
+
+    # -- sequence helpers ------------------------------------------------------
+    def elements(self) -> list["Node"]:
+        return self.value if self.kind == SEQ else []
+
+    # -- paths -----------------------------------------------------------------
+    def at(self, path: Sequence[Any]) -> "tuple[Node | None, Node | None]":
+        """Follow ``path`` (keys and indices) down the tree.
+
+        Returns ``(node, key_node)``: the node found (or the deepest existing
+        ancestor when the path leaves the tree — callers check ``exact``) and the key
+        node of the last mapping step, if any.
+        """
+        node: Node | None = self
+        key_node: Node | None = None
+        for step in path:
+            if node is None:
+                break
+            if node.kind == MAP:
+                kn = node.key_node(step)
+                if kn is None:
+                    return node, key_node
+                key_node = kn
+                node = node.get(step)
+            elif node.kind == SEQ and isinstance(step, int) and 0 <= step < len(node.value):
+                node = node.value[step]
+                key_node = None
+            else:
+                return node, key_node
+        return node, key_node
+
+    def resolve(self, path: Sequence[Any]) -> "tuple[Node, Node | None, int]":
+        """Like :meth:`at` but also returns how many steps of ``path`` were followed."""
+        node: Node = self
+        key_node: Node | None = None
+        for depth, step in enumerate(path):
+            if node.kind == MAP:
+                kn = node.key_node(step)
+                if kn is None:
+                    return node, key_node, depth
+                key_node = kn
+                node = node.get(step)  # type: ignore[assignment]
+            elif node.kind == SEQ and isinstance(step, int) and 0 <= step < len(node.value):
+                node = node.value[step]
+                key_node = None
+            else:
+                return node, key_node, depth
+        return node, key_node, len(path)
+
+
+def _hashable(value: Any) -> Any:
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return repr(value)
+
+
+class PlainDict(dict):
+    """A dict built from a mapping node; ``.node`` is where it came from."""
+
+    __slots__ = ("node",)
+
+
+class PlainList(list):
+    """A list built from a sequence node; ``.node`` is where it came from."""
+
+    __slots__ = ("node",)
+
+
+def to_plain(node: Node | None) -> Any:
+    """Build plain Python values from ``node``.
+
+    Containers remember their node. Shared nodes (YAML aliases) build once and are
+    shared, so an alias cannot multiply the work here; mapping keys that are not
+    hashable are turned into their repr, as they could not be dict keys anyway.
+    """
+    if node is None:
+        return None
+    memo: dict[int, Any] = {}
+    return _plain(node, memo)
+
+
+def _plain(node: Node, memo: dict[int, Any]) -> Any:
+    if node.kind == SCALAR:
+        return node.value
+    done = memo.get(id(node))
+    if done is not None:
+        return done
+    if node.kind == SEQ:
+        out_list = PlainList()
+        out_list.node = node
+        memo[id(node)] = out_list
+        out_list.extend(_plain(child, memo) for child in node.value)
+        return out_list
+    out = PlainDict()
+    out.node = node
+    memo[id(node)] = out
+    for k, v in node.value:
+        out[_hashable(k.value) if k.kind == SCALAR else repr(_plain(k, memo))] = _plain(v, memo)
+    return out

@@ -1,0 +1,1 @@
+"""Supported file formats: their detection, schema models and checkers."""

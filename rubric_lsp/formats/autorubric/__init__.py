@@ -1,0 +1,91 @@
+"""autorubric rubric and dataset files."""
+
+from __future__ import annotations
+
+from rubric_lsp.document import Document
+from rubric_lsp.formats.registry import Format, register
+
+RUBRIC = "autorubric-rubric"
+DATASET = "autorubric-dataset"
+
+
+def _looks_like_criteria(node) -> bool:
+    if node is None or not node.is_seq or not node.value:
+        return False
+    hits = 0
+    for item in node.value[:5]:
+        if item.is_map and (item.has("requirement") or (item.has("criteria") and _looks_like_criteria(item.get("criteria")))):
+            hits += 1
+    return hits > 0
+
+
+def detect_rubric(doc: Document) -> int:
+    root = doc.root
+    if root is None:
+        return 0
+    if root.is_seq:
+        return 80 if _looks_like_criteria(root) else 0
+    if not root.is_map:
+        return 0
+    inner = root.get("rubric")
+    if inner is not None and not root.has("items"):
+        if _looks_like_criteria(inner):
+            return 80
+        if inner.is_map and (_looks_like_criteria(inner.get("sections")) or _looks_like_criteria(inner.get("criteria"))):
+            return 80
+    for key in ("sections", "criteria"):
+        if _looks_like_criteria(root.get(key)):
+            return 60
+    return 0
+
+
+def detect_dataset(doc: Document) -> int:
+    root = doc.root
+    if root is None or not root.is_map:
+        return 0
+    items = root.get("items")
+    if items is None or not items.is_seq:
+        return 0
+    first = items.value[0] if items.value else None
+    if root.has("rubric") and (first is None or (first.is_map and first.has("submission"))):
+        return 90
+    if first is not None and first.is_map and first.has("submission") and first.has("description"):
+        return 70
+    return 0
+
+
+def _rubric_schema() -> dict:
+    from rubric_lsp.formats.autorubric.model import rubric_json_schema
+
+    return rubric_json_schema()
+
+
+def _dataset_schema() -> dict:
+    from rubric_lsp.formats.autorubric.model import dataset_json_schema
+
+    return dataset_json_schema()
+
+
+register(Format(
+    name=RUBRIC,
+    title="autorubric rubric",
+    languages=("yaml", "json"),
+    schema_names=("autorubric-rubric.schema.json",),
+    file_patterns=("*.rubric.yaml", "*.rubric.yml", "*.rubric.json"),
+    detect=detect_rubric,
+    schema_file="autorubric-rubric.schema.json",
+    json_schema=_rubric_schema,
+))
+register(Format(
+    name=DATASET,
+    title="autorubric dataset",
+    languages=("json",),
+    schema_names=("autorubric-dataset.schema.json",),
+    file_patterns=("*.dataset.json",),
+    detect=detect_dataset,
+    schema_file="autorubric-dataset.schema.json",
+    json_schema=_dataset_schema,
+))
+
+# Registers the rules and checkers.
+from rubric_lsp.formats.autorubric import rules as _rules  # noqa: E402,F401

@@ -1,0 +1,169 @@
+"""Read an autorubric rubric out of the node tree exactly as autorubric 1.6.1 does.
+
+The result (a :class:`RubricView`) is the format model the rules, the grading engine
+and the server's hover share. Where autorubric would raise, a :class:`Problem` says
+what and where; the rules layer decides how to report it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from rubric_lsp.document import Node
+from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.formats.autorubric.model import Criterion
+from rubric_lsp.formats.errors import PlacedError, describe_type, place_errors
+
+
+@dataclass
+class Problem:
+    kind: str  # see PROBLEM_KINDS
+    node: Node
+    message: str
+    key_node: Node | None = None
+    error: PlacedError | None = None  # for "criterion-invalid"
+    related: list[tuple[Node, str]] = field(default_factory=list)
+
+
+PROBLEM_KINDS = (
+    "guidelines-type", "guidelines-twice", "no-criteria-key", "not-a-list", "no-criteria",
+    "item-not-mapping", "section-criteria-not-list", "criterion-not-mapping", "nested-section",
+    "criterion-invalid",
+)
+
+
+@dataclass
+class CriterionEntry:
+    index: int  # position in the flattened rubric (what verdict lists and ground truth align to)
+    node: Node  # the criterion's mapping (or whatever stands in its place)
+    criterion: Criterion | None  # None when autorubric would reject it
+    section: Node | None = None  # the section mapping it belongs to, if any
+
+    @property
+    def label(self) -> str:
+        if self.criterion is not None and self.criterion.name:
+            return self.criterion.name
+        return f"criterion {self.index + 1}"
+
+
+@dataclass
+class RubricView:
+    root: Node
+    container: Node | None = None  # the list autorubric reads criteria from
+    entries: list[CriterionEntry] = field(default_factory=list)
+    guidelines: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+    ignored: list[tuple[Node, Node, str]] = field(default_factory=list)  # (key, winner key, why)
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems and bool(self.entries)
+
+    @property
+    def criteria(self) -> list[Criterion]:
+        return [e.criterion for e in self.entries if e.criterion is not None]
+
+
+def read_rubric(root: Node) -> RubricView:
+    view = RubricView(root)
+    _guidelines(root, view)
+    data: Node | None = root
+    if root.is_map:
+        rubric_key = root.key_node("rubric")
+        if rubric_key is not None:
+            for other in ("sections", "criteria"):
+                if root.has(other):
+                    view.ignored.append((root.key_node(other), rubric_key, f"'rubric' is present, so '{other}' is ignored"))
+            data = root.get("rubric")
+            if data is not None and data.is_map:
+                data = _entries(data, view, "'rubric' must be a list, or a mapping with a 'sections' or 'criteria' key")
+        else:
+            data = _entries(root, view, "A rubric mapping needs a 'rubric', 'sections' or 'criteria' key")
+    if data is None:
+        return view
+    if not data.is_seq:
+        view.problems.append(Problem("not-a-list", data, f"Expected a list of criteria, got {describe_type(to_plain(data))}"))
+        return view
+    view.container = data
+    if not data.value:
+        view.problems.append(Problem("no-criteria", data, "The rubric has no criteria"))
+        return view
+    flattened: list[tuple[Node, Node | None]] = []
+    for item in data.value:
+        if not item.is_map:
+            view.problems.append(Problem("item-not-mapping", item, f"Each rubric entry must be a mapping (a criterion or a section), got {describe_type(to_plain(item))}"))
+            continue
+        inner = item.get("criteria")
+        if item.has("criteria"):
+            if inner is None or not inner.is_seq:
+                view.problems.append(Problem("section-criteria-not-list", inner or item, f"A section's 'criteria' must be a list, got {describe_type(to_plain(inner))}", key_node=item.key_node("criteria")))
+                continue
+            flattened.extend((child, item) for child in inner.value)
+        else:
+            flattened.append((item, None))
+    if not flattened and not view.problems:
+        view.problems.append(Problem("no-criteria", data, "The rubric's sections contain no criteria"))
+    for index, (node, section) in enumerate(flattened):
+        view.entries.append(CriterionEntry(index, node, _criterion(node, section, view), section))
+    return view
+
+
+def _guidelines(root: Node, view: RubricView) -> None:
+    if not root.is_map:
+        return
+    outer = _guidelines_value(root, view)
+    inner_map = root.get("rubric")
+    if inner_map is not None and inner_map.is_map:
+        inner = _guidelines_value(inner_map, view)
+        if inner is not None and outer is not None:
+            view.problems.append(Problem(
+                "guidelines-twice", inner_map.key_node("guidelines"),
+                "'guidelines' is given both beside and inside 'rubric'; autorubric refuses the file. Keep one.",
+                related=[(root.key_node("guidelines"), "the other 'guidelines'")],
+            ))
+        view.guidelines = inner if inner is not None else outer
+    else:
+        view.guidelines = outer
+
+
+def _guidelines_value(mapping: Node, view: RubricView) -> str | None:
+    node = mapping.get("guidelines")
+    if node is None:
+        return None
+    if node.is_scalar and (node.value is None or isinstance(node.value, str)):
+        return node.value
+    view.problems.append(Problem("guidelines-type", node, f"'guidelines' must be a string (or null), got {describe_type(to_plain(node))}"))
+    return None
+
+
+def _entries(mapping: Node, view: RubricView, missing: str) -> Node | None:
+    for key in ("sections", "criteria"):
+        if mapping.has(key):
+            if key == "sections" and mapping.has("criteria"):
+                view.ignored.append((mapping.key_node("criteria"), mapping.key_node("sections"), "'sections' is present, so 'criteria' is ignored"))
+            value = mapping.get(key)
+            if value is None or not value.is_seq:
+                view.problems.append(Problem("not-a-list", value if value is not None else mapping.key_node(key), f"'{key}' must be a list, got {describe_type(to_plain(value))}", key_node=mapping.key_node(key)))
+                return None
+            return value
+    view.problems.append(Problem("no-criteria-key", mapping, missing))
+    return None
+
+
+def _criterion(node: Node, section: Node | None, view: RubricView) -> Criterion | None:
+    if not node.is_map:
+        view.problems.append(Problem("criterion-not-mapping", node, f"A criterion must be a mapping with at least a 'requirement', got {describe_type(to_plain(node))}"))
+        return None
+    if section is not None and node.has("criteria"):
+        view.problems.append(Problem("nested-section", node.key_node("criteria"), "Sections nest one level only: this section inside a section is read as a criterion (and has no 'requirement')"))
+        return None
+    data: Any = to_plain(node)
+    try:
+        return Criterion.model_validate(data)
+    except ValidationError as exc:
+        for placed in place_errors(exc.errors(include_url=False), node):
+            view.problems.append(Problem("criterion-invalid", placed.node, placed.message, key_node=placed.key_node, error=placed))
+        return None

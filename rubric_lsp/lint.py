@@ -1,0 +1,122 @@
+"""The lint pipeline: text → document → format → checkers → diagnostics.
+
+This is the one entry point the CLI and the language server share. It never imports
+the grading engine (litellm) and never raises on bad input.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from rubric_lsp.diagnostics import Diagnostic, Severity
+from rubric_lsp.document import Document, Limits, parse_document
+from rubric_lsp.document.limits import DEFAULT_LIMITS
+from rubric_lsp.formats.registry import Format, checkers_for, detect, load_all_checkers
+from rubric_lsp.rules.context import CheckContext
+from rubric_lsp.settings import Settings
+from rubric_lsp.suppression import suppressions
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LintResult:
+    path: str | None
+    document: Document
+    format: Format | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    dependencies: set[str] = field(default_factory=set)
+
+    @property
+    def skipped(self) -> bool:
+        return self.format is None and not self.diagnostics
+
+
+def lint_text(
+    source: str | bytes,
+    path: str | None = None,
+    *,
+    settings: Settings | None = None,
+    kind: str | None = None,
+    explicit: bool = True,
+    root_dir: Path | None = None,
+) -> LintResult:
+    """Lint one document.
+
+    ``explicit`` is False for files found by walking a folder or opened in an editor
+    without being recognised: those are skipped silently unless their kind is known,
+    so unrelated YAML (CI workflows, manifests) is never reported on.
+    """
+    load_all_checkers()
+    settings = settings or Settings()
+    limits = DEFAULT_LIMITS if settings.max_file_size is None else Limits(max_bytes=settings.max_file_size)
+    doc = parse_document(source, path, limits=limits)
+    fmt = detect(doc, kind)
+    if fmt is None and not (explicit and not doc.readable):
+        return LintResult(path, doc, None)
+    ctx = CheckContext(
+        document=doc,
+        format_name=fmt.name if fmt else None,
+        root_dir=root_dir or settings.root or (Path(path).resolve().parent if path else None),
+        is_enabled=lambda code: settings.is_enabled(code, path),
+    )
+    for check in checkers_for(fmt.name if fmt else None):
+        if not doc.readable and getattr(check, "needs_nodes", True):
+            continue
+        try:
+            check(ctx)
+        except Exception:  # a checker bug must not hide the other findings
+            log.exception("checker %s failed on %s", getattr(check, "__name__", check), path)
+            from rubric_lsp.rules.any_file import INTERNAL_ERROR
+
+            ctx.report(INTERNAL_ERROR, doc.lines.single_line_span(0) if doc.text else _empty(),
+                       f"Internal error in check '{getattr(check, '__name__', check)}'; please report it. "
+                       "Other checks still ran.")
+    suppress = suppressions(doc)
+    out: list[Diagnostic] = []
+    seen: set[tuple] = set()
+    for diag in ctx.diagnostics:
+        if suppress.suppressed(diag):
+            continue
+        key = (diag.code, diag.span.start, diag.span.end, diag.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        severity = settings.severity_for(diag.code, diag.severity)
+        out.append(replace(diag, severity=severity) if severity != diag.severity else diag)
+    out.sort(key=Diagnostic.sort_key)
+    return LintResult(path, doc, fmt, out, ctx.dependencies)
+
+
+def _empty():
+    from rubric_lsp.document.positions import Span
+
+    return Span(0, 0)
+
+
+def lint_path(path: Path, *, settings: Settings | None = None, kind: str | None = None,
+              explicit: bool = True, root_dir: Path | None = None) -> LintResult:
+    settings = settings or Settings()
+    limit = settings.max_file_size or DEFAULT_LIMITS.max_bytes
+    size = path.stat().st_size  # OSError propagates: the caller reports unreadable paths
+    # Too large: never read it; decode() refuses it by its length alone.
+    data = path.read_bytes() if size <= limit else _Oversize(size)
+    return lint_text(data, str(path), settings=settings, kind=kind, explicit=explicit, root_dir=root_dir)
+
+
+class _Oversize(bytes):
+    """Stands for a file's bytes without holding them: only its length is used."""
+
+    def __new__(cls, size: int):
+        obj = super().__new__(cls, b"")
+        obj.size = size
+        return obj
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def fail_count(diagnostics: list[Diagnostic], level: Severity) -> int:
+    return sum(1 for d in diagnostics if d.severity <= level)

@@ -1,0 +1,137 @@
+"""Output formats for ``rubric-lint``: text, json, sarif, github."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable, TextIO
+
+from rubric_lsp.diagnostics import Diagnostic, Severity
+from rubric_lsp.lint import LintResult
+from rubric_lsp.rules.registry import get_rule
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def diagnostic_json(result: LintResult, diag: Diagnostic) -> dict:
+    return {
+        "path": diag.path or result.path or "-",
+        "code": diag.code,
+        "severity": diag.severity.label,
+        "message": diag.message,
+        "range": diag.range.to_json(),
+        "fix": diag.fix.to_json(result.document.lines) if diag.fix else None,
+    }
+
+
+def write_text(results: list[LintResult], out: TextIO, *, skipped: list[str], show_fixes: bool = True, fixed: int = 0) -> None:
+    counts = {s: 0 for s in Severity}
+    fixable = 0
+    files_with = 0
+    for result in results:
+        if result.diagnostics:
+            files_with += 1
+        for diag in result.diagnostics:
+            counts[diag.severity] += 1
+            fixable += diag.fix is not None and diag.fix.safe
+            path = diag.path or result.path or "-"
+            out.write(
+                f"{path}:{diag.range.start.line + 1}:{diag.range.start.character + 1}: "
+                f"{diag.code} {diag.severity.label} {diag.message}"
+                + (" [*]" if show_fixes and diag.fix and diag.fix.safe else "")
+                + "\n"
+            )
+    total = sum(counts.values())
+    checked = sum(1 for r in results if r.format is not None or r.diagnostics)
+    parts = [f"{counts[Severity.ERROR]} error(s)", f"{counts[Severity.WARNING]} warning(s)", f"{counts[Severity.INFO]} info"]
+    summary = f"Found {total} problem(s) in {files_with} of {checked} file(s) checked: " + ", ".join(parts)
+    if skipped:
+        summary += f"; {len(skipped)} file(s) of no known kind skipped"
+    out.write(summary + ".\n")
+    if fixable:
+        out.write(f"[*] {fixable} fixable with --fix.\n")
+    if fixed:
+        out.write(f"Fixed {fixed} problem(s).\n")
+
+
+def write_json(results: list[LintResult], out: TextIO) -> None:
+    rows = [diagnostic_json(r, d) for r in results for d in r.diagnostics]
+    json.dump(rows, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def write_github(results: list[LintResult], out: TextIO) -> None:
+    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+    for result in results:
+        for d in result.diagnostics:
+            path = d.path or result.path or "-"
+            message = d.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            out.write(
+                f"::{level[d.severity]} title={d.code},file={path},line={d.range.start.line + 1},"
+                f"col={d.range.start.character + 1},endLine={d.range.end.line + 1},"
+                f"endColumn={d.range.end.character + 1}::{d.code} {message}\n"
+            )
+
+
+def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
+    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+    used = sorted({d.code for r in results for d in r.diagnostics})
+    rules = []
+    for code in used:
+        found = get_rule(code)
+        rules.append({
+            "id": code,
+            "name": found.name if found else code,
+            "shortDescription": {"text": found.summary if found else code},
+            "fullDescription": {"text": found.rationale if found else code},
+            "helpUri": found.docs_url if found else None,
+            "defaultConfiguration": {"level": level[found.severity] if found else "warning"},
+        })
+    index = {code: i for i, code in enumerate(used)}
+    sarif_results = []
+    for result in results:
+        for d in result.diagnostics:
+            entry = {
+                "ruleId": d.code,
+                "ruleIndex": index[d.code],
+                "level": level[d.severity],
+                "message": {"text": d.message},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": (d.path or result.path or "-").replace("\\", "/")},
+                        "region": {
+                            "startLine": d.range.start.line + 1,
+                            "startColumn": d.range.start.character + 1,
+                            "endLine": d.range.end.line + 1,
+                            "endColumn": d.range.end.character + 1,
+                        },
+                    }
+                }],
+            }
+            if d.fix:
+                lines = result.document.lines
+                entry["fixes"] = [{
+                    "description": {"text": d.fix.title},
+                    "artifactChanges": [{
+                        "artifactLocation": {"uri": (d.path or result.path or "-").replace("\\", "/")},
+                        "replacements": [{
+                            "deletedRegion": {
+                                "startLine": lines.position(e.span.start).line + 1,
+                                "startColumn": lines.position(e.span.start).character + 1,
+                                "endLine": lines.position(e.span.end).line + 1,
+                                "endColumn": lines.position(e.span.end).character + 1,
+                            },
+                            "insertedContent": {"text": e.new_text},
+                        } for e in d.fix.edits],
+                    }],
+                }]
+            sarif_results.append(entry)
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "rubric-lint", "version": version, "informationUri": "https://github.com/rubric-lsp/rubric-lsp", "rules": rules}},
+            "results": sarif_results,
+        }],
+    }
+    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write("\n")

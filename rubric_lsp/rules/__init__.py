@@ -1,0 +1,1 @@
+"""Rules (codes, severities, docs) and the checkers that report them."""

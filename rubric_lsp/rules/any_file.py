@@ -1,0 +1,90 @@
+"""Rules for any file we read: syntax, duplicates, YAML 1.1 pitfalls, hostile input."""
+
+from __future__ import annotations
+
+from rubric_lsp.diagnostics import Fix, Severity
+from rubric_lsp.document import issues as K
+from rubric_lsp.formats.registry import checker
+from rubric_lsp.rules.context import CheckContext
+from rubric_lsp.rules.registry import rule
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+SYNTAX_ERROR = rule(
+    "RL001", "syntax-error", E,
+    "The file is not valid YAML/JSON.",
+    "Nothing in a file that does not parse is used: the tool that reads it stops at the first error.",
+    bad='criteria:\n  - requirement: "Cites sources\n    weight: 10',
+    good='criteria:\n  - requirement: "Cites sources"\n    weight: 10',
+)
+DUPLICATE_KEY = rule(
+    "RL002", "duplicate-key", E,
+    "A mapping has the same key twice; only the last value is kept.",
+    "PyYAML and json.load keep the last value without a word, so the first one (often the one "
+    "you edited) is silently dropped.",
+    bad="- requirement: Cites sources\n  weight: 5\n  weight: 10",
+    good="- requirement: Cites sources\n  weight: 10",
+)
+HOSTILE_INPUT = rule(
+    "RL003", "refused-input", E,
+    "The file was refused before reading: too large, nested too deep, or an alias bomb.",
+    "Alias expansion ('billion laughs'), extreme nesting and huge files make YAML tools hang or "
+    "crash; the file is refused with one clear message instead.",
+    bad="a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n...",
+)
+INVALID_UTF8 = rule(
+    "RL004", "invalid-utf8", E,
+    "The file contains bytes that are not UTF-8.",
+    "Rubric tools read files as UTF-8 and stop at the first invalid byte.",
+    bad="requirement: caf\\xe9 (Latin-1 bytes)",
+)
+YAML11_VALUE = rule(
+    "RL005", "yaml11-value", W,
+    "An unquoted value means different things in YAML 1.1 and YAML 1.2 (yes/no/on/off, 010, 1:30).",
+    "PyYAML (YAML 1.1) reads `yes` as true and `010` as 8; YAML 1.2 tools (js-yaml in promptfoo, "
+    "editors) read them as the string 'yes' and the number 10. The same file then means different "
+    "things to different tools.",
+    bad="label: yes\nvalue: 010",
+    good='label: "yes"\nvalue: 10',
+    fix="quote the value",
+)
+TRAILING_COMMA = rule(
+    "RL006", "trailing-comma", E,
+    "A JSON file has a comma before a closing bracket.",
+    "JSON forbids trailing commas; json.load and every tool built on it reject the whole file.",
+    bad='{"value": "no_issues",}',
+    good='{"value": "no_issues"}',
+    fix="remove the trailing commas",
+)
+INTERNAL_ERROR = rule(
+    "RL900", "internal-error", E,
+    "A check failed with an internal error.",
+    "This is a bug in rubric-lint, reported so that it is never silent; the other checks still ran.",
+)
+
+_RULE_FOR_KIND = {
+    K.SYNTAX_ERROR: SYNTAX_ERROR,
+    K.DUPLICATE_KEY: DUPLICATE_KEY,
+    K.TOO_LARGE: HOSTILE_INPUT,
+    K.TOO_DEEP: HOSTILE_INPUT,
+    K.ALIAS_BOMB: HOSTILE_INPUT,
+    K.INVALID_UTF8: INVALID_UTF8,
+    K.YAML11_BOOLEAN: YAML11_VALUE,
+    K.YAML11_NUMBER: YAML11_VALUE,
+    K.TRAILING_COMMA: TRAILING_COMMA,
+}
+
+
+@checker("*")
+def report_parse_issues(ctx: CheckContext) -> None:
+    for issue in ctx.document.issues:
+        found = _RULE_FOR_KIND.get(issue.kind)
+        if found is None:
+            continue
+        fix = None
+        if issue.edits and found.fix:
+            fix = Fix(found.fix[0].upper() + found.fix[1:], list(issue.edits))
+        ctx.report(found, issue.span, issue.message, fix=fix, related=list(issue.related))
+
+
+report_parse_issues.needs_nodes = False  # type: ignore[attr-defined]

@@ -1,0 +1,75 @@
+"""What a checker sees and how it reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from rubric_lsp.diagnostics import Diagnostic, Fix, Related
+from rubric_lsp.document import Document, Node
+from rubric_lsp.document.issues import TextEdit
+from rubric_lsp.document.positions import Span
+from rubric_lsp.rules.registry import Rule
+
+
+@dataclass
+class CheckContext:
+    document: Document
+    format_name: str | None
+    root_dir: Path | None  # the workspace root, for file:// references
+    is_enabled: Callable[[str], bool] = lambda code: True
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # Shared results computed once per document (e.g. a validated model, resolution).
+    cache: dict[str, Any] = field(default_factory=dict)
+    # Other files a check read (file:// references), for the server to watch.
+    dependencies: set[str] = field(default_factory=set)
+
+    @property
+    def path(self) -> str | None:
+        return self.document.path
+
+    def enabled(self, rule: Rule) -> bool:
+        return self.is_enabled(rule.code)
+
+    def report(
+        self,
+        rule: Rule,
+        where: Node | Span,
+        message: str | None = None,
+        *,
+        fix: Fix | None = None,
+        related: list[tuple[Node | Span, str]] | None = None,
+    ) -> None:
+        if not self.is_enabled(rule.code):
+            return
+        span = where.span if isinstance(where, Node) else where
+        self.diagnostics.append(
+            Diagnostic(
+                code=rule.code,
+                severity=rule.severity,
+                message=message or rule.summary,
+                span=span,
+                range=self.document.lines.range(span),
+                path=self.document.path,
+                fix=fix,
+                related=[
+                    Related(r.span if isinstance(r, Node) else r, text) for r, text in (related or [])
+                ],
+            )
+        )
+
+    # -- small helpers checkers share ------------------------------------------
+    def replace(self, where: Node | Span, new_text: str, title: str, safe: bool = True) -> Fix:
+        span = where.span if isinstance(where, Node) else where
+        return Fix(title, [TextEdit(span, new_text)], safe)
+
+    def source(self, where: Node | Span) -> str:
+        span = where.span if isinstance(where, Node) else where
+        return self.document.text[span.start : span.end]
+
+    def line_span(self, node: Node) -> Span:
+        """The node's span clipped to its first line (for multi-line values)."""
+        lines = self.document.lines
+        pos = lines.position(node.start)
+        return Span(node.start, max(node.start, min(node.end, lines.line_end(pos.line))))

@@ -1,0 +1,75 @@
+"""Finding the files to lint: folders recursed, .gitignore honoured."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pathspec
+
+LINTABLE_SUFFIXES = {".yaml", ".yml", ".json", ".jsonl"}
+ALWAYS_SKIPPED = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+
+
+def _gitignore(folder: Path) -> pathspec.PathSpec | None:
+    path = folder / ".gitignore"
+    if not path.is_file():
+        return None
+    try:
+        return pathspec.PathSpec.from_lines("gitwildmatch", path.read_text(encoding="utf-8", errors="replace").splitlines())
+    except (OSError, ValueError):
+        return None
+
+
+def _repo_root(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def iter_files(root: Path) -> Iterator[Path]:
+    """Lintable files below ``root``, skipping what .gitignore files (up to the repo root) ignore."""
+    root = root.resolve()
+    specs: list[tuple[Path, pathspec.PathSpec]] = []
+    repo = _repo_root(root)
+    if repo is not None and repo != root:
+        folder = root.parent
+        chain = []
+        while True:
+            chain.append(folder)
+            if folder == repo or folder == folder.parent:
+                break
+            folder = folder.parent
+        for folder in reversed(chain):
+            spec = _gitignore(folder)
+            if spec is not None:
+                specs.append((folder, spec))
+    yield from _walk(root, specs)
+
+
+def _ignored(path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.PathSpec]]) -> bool:
+    for base, spec in specs:
+        rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+        if spec.match_file(rel):
+            return True
+    return False
+
+
+def _walk(folder: Path, specs: list[tuple[Path, pathspec.PathSpec]]) -> Iterator[Path]:
+    spec = _gitignore(folder)
+    if spec is not None:
+        specs = specs + [(folder, spec)]
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name in ALWAYS_SKIPPED or _ignored(path, True, specs):
+                continue
+            yield from _walk(path, specs)
+        elif entry.is_file() and path.suffix.lower() in LINTABLE_SUFFIXES and not _ignored(path, False, specs):
+            yield path

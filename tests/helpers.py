@@ -1,0 +1,20 @@
+"""Small helpers for rule tests: lint a snippet, find diagnostics by code and line."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from rubric_lsp.lint import LintResult, lint_text
+
+
+def lint(text: str, path: str = "test.rubric.yaml", **kwargs) -> LintResult:
+    return lint_text(dedent(text).lstrip("\n") if isinstance(text, str) else text, path, **kwargs)
+
+
+def codes(result: LintResult) -> list[str]:
+    return [d.code for d in result.diagnostics]
+
+
+def lines_of(result: LintResult, code: str) -> list[int]:
+    """1-based lines where ``code`` was reported."""
+    return [d.range.start.line + 1 for d in result.diagnostics if d.code == code]

@@ -1,0 +1,221 @@
+"use strict";
+var __create = Object.create;
+var __defProp = Object.defineProperty;
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __getProtoOf = Object.getPrototypeOf;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+  // If the importer is in node compatibility mode or this is not an ESM
+  // file that has been converted to a CommonJS file using a Babel-
+  // compatible transform (i.e. "__esModule" has not been set), then set
+  // "default" to the CommonJS "module.exports" for node compatibility.
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  mod
+));
+
+// test/unit/launch.test.ts
+var import_node_test = require("node:test");
+var assert = __toESM(require("node:assert/strict"));
+
+// src/launch.ts
+var SERVER_EXECUTABLE = "rubric-lsp";
+var PIP_SPEC = '"rubric-lsp[all]"';
+function interpreterCandidate(python, source) {
+  return { source, command: python, args: ["-m", "rubric_lsp", "serve"], python };
+}
+function pathDelimiter(platform) {
+  return platform === "win32" ? ";" : ":";
+}
+function pathLookupCandidates(name, envPath, platform) {
+  if (!envPath) return [];
+  const sep = platform === "win32" ? "\\" : "/";
+  const exts = platform === "win32" ? [".exe", ".cmd", ".bat", ""] : [""];
+  const out = [];
+  for (const dir of envPath.split(pathDelimiter(platform))) {
+    if (!dir) continue;
+    const base = dir.endsWith(sep) || dir.endsWith("/") ? dir : dir + sep;
+    for (const ext of exts) out.push(base + name + ext);
+  }
+  return out;
+}
+function isBareCommand(value) {
+  return !value.includes("/") && !value.includes("\\");
+}
+function installCommand(python) {
+  return python ? `${quoteIfNeeded(python)} -m pip install ${PIP_SPEC}` : `pip install ${PIP_SPEC}`;
+}
+function quoteIfNeeded(s) {
+  return /\s/.test(s) ? `"${s}"` : s;
+}
+async function resolveExecutable(value, inputs, probes2) {
+  const platform = inputs.platform ?? "linux";
+  if (isBareCommand(value)) {
+    for (const file of pathLookupCandidates(value, inputs.envPath, platform)) {
+      if (await probes2.isExecutable(file)) return file;
+    }
+    return void 0;
+  }
+  return await probes2.isExecutable(value) ? value : void 0;
+}
+async function chooseLaunch(inputs, probes2) {
+  const failures = [];
+  if (inputs.path) {
+    const exe2 = await resolveExecutable(inputs.path, inputs, probes2);
+    if (exe2) return { chosen: { source: "setting:path", command: exe2, args: [] }, failures };
+    const reason = `rubric.server.path "${inputs.path}" is not an executable file`;
+    failures.push({ candidate: { source: "setting:path", command: inputs.path }, reason });
+    return {
+      failures,
+      installCommand: installCommand(),
+      message: `${reason}. Fix the setting, or clear it and install the server with: ${installCommand()}`
+    };
+  }
+  if (inputs.interpreter) {
+    const c = interpreterCandidate(inputs.interpreter, "setting:interpreter");
+    const r = await probes2.checkInterpreter(inputs.interpreter);
+    if (r.ok) return { chosen: c, failures };
+    failures.push({ candidate: c, reason: r.reason });
+    return {
+      failures,
+      installCommand: installCommand(inputs.interpreter),
+      message: `rubric.server.interpreter "${inputs.interpreter}": ${r.reason}. Install the server into it with: ${installCommand(inputs.interpreter)}`
+    };
+  }
+  if (inputs.pythonExtensionInterpreter) {
+    const c = interpreterCandidate(inputs.pythonExtensionInterpreter, "pythonExtension");
+    const r = await probes2.checkInterpreter(inputs.pythonExtensionInterpreter);
+    if (r.ok) return { chosen: c, failures };
+    failures.push({ candidate: c, reason: r.reason });
+  }
+  const exe = await resolveExecutable(SERVER_EXECUTABLE, inputs, probes2);
+  if (exe) return { chosen: { source: "PATH", command: exe, args: [] }, failures };
+  failures.push({ candidate: { source: "PATH", command: SERVER_EXECUTABLE }, reason: "rubric-lsp was not found on PATH" });
+  const cmd = installCommand(inputs.pythonExtensionInterpreter);
+  const tried = failures.map((f) => `${f.candidate.command} (${f.reason})`).join("; ");
+  return {
+    failures,
+    installCommand: cmd,
+    message: `The rubric-lsp language server is not installed. Install it with: ${cmd} \u2014 or set rubric.server.path / rubric.server.interpreter. Tried: ${tried}.`
+  };
+}
+function interpretProbe(exitCode, spawnError, stderr) {
+  if (spawnError) return { ok: false, reason: `cannot run it (${spawnError})` };
+  if (exitCode === 0) return { ok: true };
+  if (exitCode === 3) return { ok: false, reason: "No module named rubric_lsp" };
+  if (exitCode === 4) return { ok: false, reason: "rubric-lsp is installed without its server extra (pygls missing)" };
+  const tail = (stderr ?? "").trim().split("\n").slice(-1)[0];
+  return { ok: false, reason: `probe failed with exit code ${exitCode}${tail ? `: ${tail}` : ""}` };
+}
+function serverEnv(base, apiKeys, trusted) {
+  const env = {};
+  for (const [k, v] of Object.entries(base)) if (v !== void 0) env[k] = v;
+  if (trusted) {
+    Object.assign(env, apiKeys);
+  } else {
+    for (const k of Object.keys(env)) if (/_API_KEY$|^RUBRIC_JUDGE_API_BASE$/.test(k)) delete env[k];
+  }
+  env.LITELLM_LOCAL_MODEL_COST_MAP = "True";
+  env.PYTHONUNBUFFERED = "1";
+  env.PYTHONIOENCODING = "utf-8";
+  return env;
+}
+
+// test/unit/launch.test.ts
+function probes(executables, interpreters) {
+  const calls = [];
+  return {
+    calls,
+    isExecutable: async (f) => {
+      calls.push(`exe:${f}`);
+      return executables.includes(f);
+    },
+    checkInterpreter: async (p) => {
+      calls.push(`py:${p}`);
+      return interpreters[p] ?? { ok: false, reason: "cannot run it (ENOENT)" };
+    }
+  };
+}
+var OK = { ok: true };
+var MISSING = { ok: false, reason: "No module named rubric_lsp" };
+(0, import_node_test.test)("rubric.server.path wins and runs with no arguments", async () => {
+  const p = probes(["/opt/rubric-lsp", "/usr/bin/rubric-lsp"], { "/py": OK });
+  const c = await chooseLaunch({ path: "/opt/rubric-lsp", interpreter: "/py", envPath: "/usr/bin" }, p);
+  assert.deepEqual(c.chosen, { source: "setting:path", command: "/opt/rubric-lsp", args: [] });
+  assert.deepEqual(p.calls, ["exe:/opt/rubric-lsp"]);
+});
+(0, import_node_test.test)("a bare rubric.server.path is looked up on PATH", async () => {
+  const c = await chooseLaunch({ path: "my-rubric", envPath: "/a:/b" }, probes(["/b/my-rubric"], {}));
+  assert.equal(c.chosen?.command, "/b/my-rubric");
+});
+(0, import_node_test.test)("a broken explicit path is reported, not replaced by a fallback", async () => {
+  const c = await chooseLaunch({ path: "/nope", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], {}));
+  assert.equal(c.chosen, void 0);
+  assert.match(c.message, /rubric\.server\.path "\/nope" is not an executable/);
+  assert.match(c.message, /pip install "rubric-lsp\[all\]"/);
+});
+(0, import_node_test.test)("rubric.server.interpreter: python -m rubric_lsp serve", async () => {
+  const c = await chooseLaunch({ interpreter: "/venv/bin/python", pythonExtensionInterpreter: "/other" }, probes([], { "/venv/bin/python": OK }));
+  assert.deepEqual(c.chosen, { source: "setting:interpreter", command: "/venv/bin/python", args: ["-m", "rubric_lsp", "serve"], python: "/venv/bin/python" });
+});
+(0, import_node_test.test)("explicit interpreter without rubric_lsp gives the install command for it", async () => {
+  const c = await chooseLaunch({ interpreter: "/venv/bin/python", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], { "/venv/bin/python": MISSING }));
+  assert.equal(c.chosen, void 0);
+  assert.equal(c.installCommand, '/venv/bin/python -m pip install "rubric-lsp[all]"');
+  assert.match(c.message, /No module named rubric_lsp/);
+});
+(0, import_node_test.test)("Python extension interpreter is used when it has rubric_lsp", async () => {
+  const c = await chooseLaunch({ pythonExtensionInterpreter: "/pe/python", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], { "/pe/python": OK }));
+  assert.equal(c.chosen?.source, "pythonExtension");
+  assert.deepEqual(c.chosen?.args, ["-m", "rubric_lsp", "serve"]);
+});
+(0, import_node_test.test)("falls back to rubric-lsp on PATH when the Python extension's interpreter lacks it", async () => {
+  const c = await chooseLaunch({ pythonExtensionInterpreter: "/pe/python", envPath: "/x:/usr/local/bin:" }, probes(["/usr/local/bin/rubric-lsp"], { "/pe/python": MISSING }));
+  assert.deepEqual(c.chosen, { source: "PATH", command: "/usr/local/bin/rubric-lsp", args: [] });
+  assert.equal(c.failures.length, 1);
+});
+(0, import_node_test.test)("nothing works: clear message with the install command", async () => {
+  const c = await chooseLaunch({ pythonExtensionInterpreter: "/pe/python", envPath: "/usr/bin" }, probes([], { "/pe/python": MISSING }));
+  assert.equal(c.chosen, void 0);
+  assert.equal(c.installCommand, '/pe/python -m pip install "rubric-lsp[all]"');
+  assert.match(c.message, /not installed\. Install it with: \/pe\/python -m pip install "rubric-lsp\[all\]"/);
+  assert.match(c.message, /rubric-lsp was not found on PATH/);
+  const c2 = await chooseLaunch({ envPath: "" }, probes([], {}));
+  assert.equal(c2.installCommand, 'pip install "rubric-lsp[all]"');
+});
+(0, import_node_test.test)("windows PATH lookup tries .exe/.cmd", () => {
+  assert.deepEqual(pathLookupCandidates("rubric-lsp", "C:\\py\\Scripts", "win32").slice(0, 2), [
+    "C:\\py\\Scripts\\rubric-lsp.exe",
+    "C:\\py\\Scripts\\rubric-lsp.cmd"
+  ]);
+  assert.equal(installCommand("C:\\Program Files\\py\\python.exe"), '"C:\\Program Files\\py\\python.exe" -m pip install "rubric-lsp[all]"');
+});
+(0, import_node_test.test)("interpreter probe outcomes", () => {
+  assert.deepEqual(interpretProbe(0), { ok: true });
+  assert.deepEqual(interpretProbe(3), { ok: false, reason: "No module named rubric_lsp" });
+  assert.match(interpretProbe(4).reason, /server extra/);
+  assert.match(interpretProbe(null, "ENOENT").reason, /ENOENT/);
+  assert.match(interpretProbe(1, void 0, "Traceback\nSyntaxError: bad").reason, /SyntaxError: bad/);
+});
+(0, import_node_test.test)("server env: API keys only when trusted; untrusted strips inherited keys", () => {
+  const base = { PATH: "/bin", OPENAI_API_KEY: "inherited", RUBRIC_JUDGE_API_BASE: "http://x", UNSET: void 0 };
+  const t = serverEnv(base, { ANTHROPIC_API_KEY: "sk-a" }, true);
+  assert.equal(t.ANTHROPIC_API_KEY, "sk-a");
+  assert.equal(t.OPENAI_API_KEY, "inherited");
+  assert.equal(t.LITELLM_LOCAL_MODEL_COST_MAP, "True");
+  assert.equal("UNSET" in t, false);
+  const u = serverEnv(base, { ANTHROPIC_API_KEY: "sk-a" }, false);
+  assert.equal(u.ANTHROPIC_API_KEY, void 0);
+  assert.equal(u.OPENAI_API_KEY, void 0);
+  assert.equal(u.RUBRIC_JUDGE_API_BASE, void 0);
+  assert.equal(u.PATH, "/bin");
+});
+//# sourceMappingURL=data:application/json;base64,ewogICJ2ZXJzaW9uIjogMywKICAic291cmNlcyI6IFsiLi4vdGVzdC91bml0L2xhdW5jaC50ZXN0LnRzIiwgIi4uL3NyYy9sYXVuY2gudHMiXSwKICAic291cmNlc0NvbnRlbnQiOiBbImltcG9ydCB7IHRlc3QgfSBmcm9tIFwibm9kZTp0ZXN0XCI7XG5pbXBvcnQgKiBhcyBhc3NlcnQgZnJvbSBcIm5vZGU6YXNzZXJ0L3N0cmljdFwiO1xuaW1wb3J0IHsgUHJvYmVzLCBQcm9iZVJlc3VsdCwgY2hvb3NlTGF1bmNoLCBpbnN0YWxsQ29tbWFuZCwgaW50ZXJwcmV0UHJvYmUsIHBhdGhMb29rdXBDYW5kaWRhdGVzLCBzZXJ2ZXJFbnYgfSBmcm9tIFwiLi4vLi4vc3JjL2xhdW5jaFwiO1xuXG5mdW5jdGlvbiBwcm9iZXMoZXhlY3V0YWJsZXM6IHN0cmluZ1tdLCBpbnRlcnByZXRlcnM6IFJlY29yZDxzdHJpbmcsIFByb2JlUmVzdWx0Pik6IFByb2JlcyAmIHsgY2FsbHM6IHN0cmluZ1tdIH0ge1xuICBjb25zdCBjYWxsczogc3RyaW5nW10gPSBbXTtcbiAgcmV0dXJuIHtcbiAgICBjYWxscyxcbiAgICBpc0V4ZWN1dGFibGU6IGFzeW5jIChmKSA9PiB7XG4gICAgICBjYWxscy5wdXNoKGBleGU6JHtmfWApO1xuICAgICAgcmV0dXJuIGV4ZWN1dGFibGVzLmluY2x1ZGVzKGYpO1xuICAgIH0sXG4gICAgY2hlY2tJbnRlcnByZXRlcjogYXN5bmMgKHApID0+IHtcbiAgICAgIGNhbGxzLnB1c2goYHB5OiR7cH1gKTtcbiAgICAgIHJldHVybiBpbnRlcnByZXRlcnNbcF0gPz8geyBvazogZmFsc2UsIHJlYXNvbjogXCJjYW5ub3QgcnVuIGl0IChFTk9FTlQpXCIgfTtcbiAgICB9LFxuICB9O1xufVxuY29uc3QgT0s6IFByb2JlUmVzdWx0ID0geyBvazogdHJ1ZSB9O1xuY29uc3QgTUlTU0lORzogUHJvYmVSZXN1bHQgPSB7IG9rOiBmYWxzZSwgcmVhc29uOiBcIk5vIG1vZHVsZSBuYW1lZCBydWJyaWNfbHNwXCIgfTtcblxudGVzdChcInJ1YnJpYy5zZXJ2ZXIucGF0aCB3aW5zIGFuZCBydW5zIHdpdGggbm8gYXJndW1lbnRzXCIsIGFzeW5jICgpID0+IHtcbiAgY29uc3QgcCA9IHByb2JlcyhbXCIvb3B0L3J1YnJpYy1sc3BcIiwgXCIvdXNyL2Jpbi9ydWJyaWMtbHNwXCJdLCB7IFwiL3B5XCI6IE9LIH0pO1xuICBjb25zdCBjID0gYXdhaXQgY2hvb3NlTGF1bmNoKHsgcGF0aDogXCIvb3B0L3J1YnJpYy1sc3BcIiwgaW50ZXJwcmV0ZXI6IFwiL3B5XCIsIGVudlBhdGg6IFwiL3Vzci9iaW5cIiB9LCBwKTtcbiAgYXNzZXJ0LmRlZXBFcXVhbChjLmNob3NlbiwgeyBzb3VyY2U6IFwic2V0dGluZzpwYXRoXCIsIGNvbW1hbmQ6IFwiL29wdC9ydWJyaWMtbHNwXCIsIGFyZ3M6IFtdIH0pO1xuICBhc3NlcnQuZGVlcEVxdWFsKHAuY2FsbHMsIFtcImV4ZTovb3B0L3J1YnJpYy1sc3BcIl0pO1xufSk7XG5cbnRlc3QoXCJhIGJhcmUgcnVicmljLnNlcnZlci5wYXRoIGlzIGxvb2tlZCB1cCBvbiBQQVRIXCIsIGFzeW5jICgpID0+IHtcbiAgY29uc3QgYyA9IGF3YWl0IGNob29zZUxhdW5jaCh7IHBhdGg6IFwibXktcnVicmljXCIsIGVudlBhdGg6IFwiL2E6L2JcIiB9LCBwcm9iZXMoW1wiL2IvbXktcnVicmljXCJdLCB7fSkpO1xuICBhc3NlcnQuZXF1YWwoYy5jaG9zZW4/LmNvbW1hbmQsIFwiL2IvbXktcnVicmljXCIpO1xufSk7XG5cbnRlc3QoXCJhIGJyb2tlbiBleHBsaWNpdCBwYXRoIGlzIHJlcG9ydGVkLCBub3QgcmVwbGFjZWQgYnkgYSBmYWxsYmFja1wiLCBhc3luYyAoKSA9PiB7XG4gIGNvbnN0IGMgPSBhd2FpdCBjaG9vc2VMYXVuY2goeyBwYXRoOiBcIi9ub3BlXCIsIGVudlBhdGg6IFwiL3Vzci9iaW5cIiB9LCBwcm9iZXMoW1wiL3Vzci9iaW4vcnVicmljLWxzcFwiXSwge30pKTtcbiAgYXNzZXJ0LmVxdWFsKGMuY2hvc2VuLCB1bmRlZmluZWQpO1xuICBhc3NlcnQubWF0Y2goYy5tZXNzYWdlISwgL3J1YnJpY1xcLnNlcnZlclxcLnBhdGggXCJcXC9ub3BlXCIgaXMgbm90IGFuIGV4ZWN1dGFibGUvKTtcbiAgYXNzZXJ0Lm1hdGNoKGMubWVzc2FnZSEsIC9waXAgaW5zdGFsbCBcInJ1YnJpYy1sc3BcXFthbGxcXF1cIi8pO1xufSk7XG5cbnRlc3QoXCJydWJyaWMuc2VydmVyLmludGVycHJldGVyOiBweXRob24gLW0gcnVicmljX2xzcCBzZXJ2ZVwiLCBhc3luYyAoKSA9PiB7XG4gIGNvbnN0IGMgPSBhd2FpdCBjaG9vc2VMYXVuY2goeyBpbnRlcnByZXRlcjogXCIvdmVudi9iaW4vcHl0aG9uXCIsIHB5dGhvbkV4dGVuc2lvbkludGVycHJldGVyOiBcIi9vdGhlclwiIH0sIHByb2JlcyhbXSwgeyBcIi92ZW52L2Jpbi9weXRob25cIjogT0sgfSkpO1xuICBhc3NlcnQuZGVlcEVxdWFsKGMuY2hvc2VuLCB7IHNvdXJjZTogXCJzZXR0aW5nOmludGVycHJldGVyXCIsIGNvbW1hbmQ6IFwiL3ZlbnYvYmluL3B5dGhvblwiLCBhcmdzOiBbXCItbVwiLCBcInJ1YnJpY19sc3BcIiwgXCJzZXJ2ZVwiXSwgcHl0aG9uOiBcIi92ZW52L2Jpbi9weXRob25cIiB9KTtcbn0pO1xuXG50ZXN0KFwiZXhwbGljaXQgaW50ZXJwcmV0ZXIgd2l0aG91dCBydWJyaWNfbHNwIGdpdmVzIHRoZSBpbnN0YWxsIGNvbW1hbmQgZm9yIGl0XCIsIGFzeW5jICgpID0+IHtcbiAgY29uc3QgYyA9IGF3YWl0IGNob29zZUxhdW5jaCh7IGludGVycHJldGVyOiBcIi92ZW52L2Jpbi9weXRob25cIiwgZW52UGF0aDogXCIvdXNyL2JpblwiIH0sIHByb2JlcyhbXCIvdXNyL2Jpbi9ydWJyaWMtbHNwXCJdLCB7IFwiL3ZlbnYvYmluL3B5dGhvblwiOiBNSVNTSU5HIH0pKTtcbiAgYXNzZXJ0LmVxdWFsKGMuY2hvc2VuLCB1bmRlZmluZWQpO1xuICBhc3NlcnQuZXF1YWwoYy5pbnN0YWxsQ29tbWFuZCwgJy92ZW52L2Jpbi9weXRob24gLW0gcGlwIGluc3RhbGwgXCJydWJyaWMtbHNwW2FsbF1cIicpO1xuICBhc3NlcnQubWF0Y2goYy5tZXNzYWdlISwgL05vIG1vZHVsZSBuYW1lZCBydWJyaWNfbHNwLyk7XG59KTtcblxudGVzdChcIlB5dGhvbiBleHRlbnNpb24gaW50ZXJwcmV0ZXIgaXMgdXNlZCB3aGVuIGl0IGhhcyBydWJyaWNfbHNwXCIsIGFzeW5jICgpID0+IHtcbiAgY29uc3QgYyA9IGF3YWl0IGNob29zZUxhdW5jaCh7IHB5dGhvbkV4dGVuc2lvbkludGVycHJldGVyOiBcIi9wZS9weXRob25cIiwgZW52UGF0aDogXCIvdXNyL2JpblwiIH0sIHByb2JlcyhbXCIvdXNyL2Jpbi9ydWJyaWMtbHNwXCJdLCB7IFwiL3BlL3B5dGhvblwiOiBPSyB9KSk7XG4gIGFzc2VydC5lcXVhbChjLmNob3Nlbj8uc291cmNlLCBcInB5dGhvbkV4dGVuc2lvblwiKTtcbiAgYXNzZXJ0LmRlZXBFcXVhbChjLmNob3Nlbj8uYXJncywgW1wiLW1cIiwgXCJydWJyaWNfbHNwXCIsIFwic2VydmVcIl0pO1xufSk7XG5cbnRlc3QoXCJmYWxscyBiYWNrIHRvIHJ1YnJpYy1sc3Agb24gUEFUSCB3aGVuIHRoZSBQeXRob24gZXh0ZW5zaW9uJ3MgaW50ZXJwcmV0ZXIgbGFja3MgaXRcIiwgYXN5bmMgKCkgPT4ge1xuICBjb25zdCBjID0gYXdhaXQgY2hvb3NlTGF1bmNoKHsgcHl0aG9uRXh0ZW5zaW9uSW50ZXJwcmV0ZXI6IFwiL3BlL3B5dGhvblwiLCBlbnZQYXRoOiBcIi94Oi91c3IvbG9jYWwvYmluOlwiIH0sIHByb2JlcyhbXCIvdXNyL2xvY2FsL2Jpbi9ydWJyaWMtbHNwXCJdLCB7IFwiL3BlL3B5dGhvblwiOiBNSVNTSU5HIH0pKTtcbiAgYXNzZXJ0LmRlZXBFcXVhbChjLmNob3NlbiwgeyBzb3VyY2U6IFwiUEFUSFwiLCBjb21tYW5kOiBcIi91c3IvbG9jYWwvYmluL3J1YnJpYy1sc3BcIiwgYXJnczogW10gfSk7XG4gIGFzc2VydC5lcXVhbChjLmZhaWx1cmVzLmxlbmd0aCwgMSk7XG59KTtcblxudGVzdChcIm5vdGhpbmcgd29ya3M6IGNsZWFyIG1lc3NhZ2Ugd2l0aCB0aGUgaW5zdGFsbCBjb21tYW5kXCIsIGFzeW5jICgpID0+IHtcbiAgY29uc3QgYyA9IGF3YWl0IGNob29zZUxhdW5jaCh7IHB5dGhvbkV4dGVuc2lvbkludGVycHJldGVyOiBcIi9wZS9weXRob25cIiwgZW52UGF0aDogXCIvdXNyL2JpblwiIH0sIHByb2JlcyhbXSwgeyBcIi9wZS9weXRob25cIjogTUlTU0lORyB9KSk7XG4gIGFzc2VydC5lcXVhbChjLmNob3NlbiwgdW5kZWZpbmVkKTtcbiAgYXNzZXJ0LmVxdWFsKGMuaW5zdGFsbENvbW1hbmQsICcvcGUvcHl0aG9uIC1tIHBpcCBpbnN0YWxsIFwicnVicmljLWxzcFthbGxdXCInKTtcbiAgYXNzZXJ0Lm1hdGNoKGMubWVzc2FnZSEsIC9ub3QgaW5zdGFsbGVkXFwuIEluc3RhbGwgaXQgd2l0aDogXFwvcGVcXC9weXRob24gLW0gcGlwIGluc3RhbGwgXCJydWJyaWMtbHNwXFxbYWxsXFxdXCIvKTtcbiAgYXNzZXJ0Lm1hdGNoKGMubWVzc2FnZSEsIC9ydWJyaWMtbHNwIHdhcyBub3QgZm91bmQgb24gUEFUSC8pO1xuICBjb25zdCBjMiA9IGF3YWl0IGNob29zZUxhdW5jaCh7IGVudlBhdGg6IFwiXCIgfSwgcHJvYmVzKFtdLCB7fSkpO1xuICBhc3NlcnQuZXF1YWwoYzIuaW5zdGFsbENvbW1hbmQsICdwaXAgaW5zdGFsbCBcInJ1YnJpYy1sc3BbYWxsXVwiJyk7XG59KTtcblxudGVzdChcIndpbmRvd3MgUEFUSCBsb29rdXAgdHJpZXMgLmV4ZS8uY21kXCIsICgpID0+IHtcbiAgYXNzZXJ0LmRlZXBFcXVhbChwYXRoTG9va3VwQ2FuZGlkYXRlcyhcInJ1YnJpYy1sc3BcIiwgXCJDOlxcXFxweVxcXFxTY3JpcHRzXCIsIFwid2luMzJcIikuc2xpY2UoMCwgMiksIFtcbiAgICBcIkM6XFxcXHB5XFxcXFNjcmlwdHNcXFxccnVicmljLWxzcC5leGVcIixcbiAgICBcIkM6XFxcXHB5XFxcXFNjcmlwdHNcXFxccnVicmljLWxzcC5jbWRcIixcbiAgXSk7XG4gIGFzc2VydC5lcXVhbChpbnN0YWxsQ29tbWFuZChcIkM6XFxcXFByb2dyYW0gRmlsZXNcXFxccHlcXFxccHl0aG9uLmV4ZVwiKSwgJ1wiQzpcXFxcUHJvZ3JhbSBGaWxlc1xcXFxweVxcXFxweXRob24uZXhlXCIgLW0gcGlwIGluc3RhbGwgXCJydWJyaWMtbHNwW2FsbF1cIicpO1xufSk7XG5cbnRlc3QoXCJpbnRlcnByZXRlciBwcm9iZSBvdXRjb21lc1wiLCAoKSA9PiB7XG4gIGFzc2VydC5kZWVwRXF1YWwoaW50ZXJwcmV0UHJvYmUoMCksIHsgb2s6IHRydWUgfSk7XG4gIGFzc2VydC5kZWVwRXF1YWwoaW50ZXJwcmV0UHJvYmUoMyksIHsgb2s6IGZhbHNlLCByZWFzb246IFwiTm8gbW9kdWxlIG5hbWVkIHJ1YnJpY19sc3BcIiB9KTtcbiAgYXNzZXJ0Lm1hdGNoKChpbnRlcnByZXRQcm9iZSg0KSBhcyB7IHJlYXNvbjogc3RyaW5nIH0pLnJlYXNvbiwgL3NlcnZlciBleHRyYS8pO1xuICBhc3NlcnQubWF0Y2goKGludGVycHJldFByb2JlKG51bGwsIFwiRU5PRU5UXCIpIGFzIHsgcmVhc29uOiBzdHJpbmcgfSkucmVhc29uLCAvRU5PRU5ULyk7XG4gIGFzc2VydC5tYXRjaCgoaW50ZXJwcmV0UHJvYmUoMSwgdW5kZWZpbmVkLCBcIlRyYWNlYmFja1xcblN5bnRheEVycm9yOiBiYWRcIikgYXMgeyByZWFzb246IHN0cmluZyB9KS5yZWFzb24sIC9TeW50YXhFcnJvcjogYmFkLyk7XG59KTtcblxudGVzdChcInNlcnZlciBlbnY6IEFQSSBrZXlzIG9ubHkgd2hlbiB0cnVzdGVkOyB1bnRydXN0ZWQgc3RyaXBzIGluaGVyaXRlZCBrZXlzXCIsICgpID0+IHtcbiAgY29uc3QgYmFzZSA9IHsgUEFUSDogXCIvYmluXCIsIE9QRU5BSV9BUElfS0VZOiBcImluaGVyaXRlZFwiLCBSVUJSSUNfSlVER0VfQVBJX0JBU0U6IFwiaHR0cDovL3hcIiwgVU5TRVQ6IHVuZGVmaW5lZCB9O1xuICBjb25zdCB0ID0gc2VydmVyRW52KGJhc2UsIHsgQU5USFJPUElDX0FQSV9LRVk6IFwic2stYVwiIH0sIHRydWUpO1xuICBhc3NlcnQuZXF1YWwodC5BTlRIUk9QSUNfQVBJX0tFWSwgXCJzay1hXCIpO1xuICBhc3NlcnQuZXF1YWwodC5PUEVOQUlfQVBJX0tFWSwgXCJpbmhlcml0ZWRcIik7XG4gIGFzc2VydC5lcXVhbCh0LkxJVEVMTE1fTE9DQUxfTU9ERUxfQ09TVF9NQVAsIFwiVHJ1ZVwiKTtcbiAgYXNzZXJ0LmVxdWFsKFwiVU5TRVRcIiBpbiB0LCBmYWxzZSk7XG4gIGNvbnN0IHUgPSBzZXJ2ZXJFbnYoYmFzZSwgeyBBTlRIUk9QSUNfQVBJX0tFWTogXCJzay1hXCIgfSwgZmFsc2UpO1xuICBhc3NlcnQuZXF1YWwodS5BTlRIUk9QSUNfQVBJX0tFWSwgdW5kZWZpbmVkKTtcbiAgYXNzZXJ0LmVxdWFsKHUuT1BFTkFJX0FQSV9LRVksIHVuZGVmaW5lZCk7XG4gIGFzc2VydC5lcXVhbCh1LlJVQlJJQ19KVURHRV9BUElfQkFTRSwgdW5kZWZpbmVkKTtcbiAgYXNzZXJ0LmVxdWFsKHUuUEFUSCwgXCIvYmluXCIpO1xufSk7XG4iLCAiLyoqXG4gKiBDaG9vc2luZyBob3cgdG8gc3RhcnQgdGhlIHJ1YnJpYy1sc3Agc2VydmVyLiBQdXJlIGxvZ2ljIHdpdGggaW5qZWN0ZWQgcHJvYmVzIHNvIGl0IGlzXG4gKiB1bml0LXRlc3RlZCB3aXRob3V0IFZTIENvZGUgYW5kIHdpdGhvdXQgc3Bhd25pbmcgYW55dGhpbmcuXG4gKlxuICogT3JkZXIgKGZpcnN0IHRoYXQgd29ya3Mgd2lucyk6XG4gKiAgIDEuIGBydWJyaWMuc2VydmVyLnBhdGhgICAgICAgICBcdTIwMTMgYW4gZXhlY3V0YWJsZSwgcnVuIHdpdGggbm8gYXJndW1lbnRzIChzdGRpbylcbiAqICAgMi4gYHJ1YnJpYy5zZXJ2ZXIuaW50ZXJwcmV0ZXJgIFx1MjAxMyBgPHB5dGhvbj4gLW0gcnVicmljX2xzcCBzZXJ2ZWBcbiAqICAgMy4gdGhlIFB5dGhvbiBleHRlbnNpb24ncyBzZWxlY3RlZCBpbnRlcnByZXRlciAob25seSB3aGVuIHRoYXQgZXh0ZW5zaW9uIGlzIHByZXNlbnQpXG4gKiAgIDQuIGBydWJyaWMtbHNwYCBmb3VuZCBvbiBQQVRIXG4gKiBBbiBleHBsaWNpdGx5IGNvbmZpZ3VyZWQgcGF0aC9pbnRlcnByZXRlciB0aGF0IGRvZXMgbm90IHdvcmsgaXMgcmVwb3J0ZWQgYW5kICpub3QqXG4gKiBzaWxlbnRseSByZXBsYWNlZCBieSBhIGxhdGVyIGNhbmRpZGF0ZTogdGhlIHVzZXIgYXNrZWQgZm9yIGl0LlxuICovXG5cbmV4cG9ydCB0eXBlIENhbmRpZGF0ZVNvdXJjZSA9IFwic2V0dGluZzpwYXRoXCIgfCBcInNldHRpbmc6aW50ZXJwcmV0ZXJcIiB8IFwicHl0aG9uRXh0ZW5zaW9uXCIgfCBcIlBBVEhcIjtcblxuZXhwb3J0IGludGVyZmFjZSBDYW5kaWRhdGUge1xuICBzb3VyY2U6IENhbmRpZGF0ZVNvdXJjZTtcbiAgY29tbWFuZDogc3RyaW5nO1xuICBhcmdzOiBzdHJpbmdbXTtcbiAgLyoqIEZvciBpbnRlcnByZXRlci1iYXNlZCBjYW5kaWRhdGVzLCB0aGUgcHl0aG9uIHVzZWQgKGZvciB0aGUgaW5zdGFsbCBoaW50KS4gKi9cbiAgcHl0aG9uPzogc3RyaW5nO1xufVxuXG5leHBvcnQgaW50ZXJmYWNlIExhdW5jaElucHV0cyB7XG4gIHBhdGg/OiBzdHJpbmc7XG4gIGludGVycHJldGVyPzogc3RyaW5nO1xuICAvKiogSW50ZXJwcmV0ZXIgc2VsZWN0ZWQgaW4gdGhlIFB5dGhvbiBleHRlbnNpb24sIGlmIHRoYXQgZXh0ZW5zaW9uIGlzIGluc3RhbGxlZCBhbmQgaGFzIG9uZS4gKi9cbiAgcHl0aG9uRXh0ZW5zaW9uSW50ZXJwcmV0ZXI/OiBzdHJpbmc7XG4gIC8qKiBgcHJvY2Vzcy5lbnYuUEFUSGAgKG9yIGVxdWl2YWxlbnQpLiAqL1xuICBlbnZQYXRoPzogc3RyaW5nO1xuICBwbGF0Zm9ybT86IHN0cmluZztcbn1cblxuZXhwb3J0IHR5cGUgUHJvYmVSZXN1bHQgPSB7IG9rOiB0cnVlIH0gfCB7IG9rOiBmYWxzZTsgcmVhc29uOiBzdHJpbmcgfTtcblxuZXhwb3J0IGludGVyZmFjZSBQcm9iZXMge1xuICAvKiogSXMgdGhpcyBmaWxlIGFuIGV4aXN0aW5nIGV4ZWN1dGFibGU/ICovXG4gIGlzRXhlY3V0YWJsZShmaWxlOiBzdHJpbmcpOiBQcm9taXNlPGJvb2xlYW4+O1xuICAvKiogQ2FuIHRoaXMgcHl0aG9uIGltcG9ydCBydWJyaWNfbHNwIGFuZCB0aGUgc2VydmVyIGRlcGVuZGVuY2llcz8gKi9cbiAgY2hlY2tJbnRlcnByZXRlcihweXRob246IHN0cmluZyk6IFByb21pc2U8UHJvYmVSZXN1bHQ+O1xufVxuXG5leHBvcnQgaW50ZXJmYWNlIExhdW5jaENob2ljZSB7XG4gIGNob3Nlbj86IENhbmRpZGF0ZTtcbiAgLyoqIFdoYXQgd2FzIHRyaWVkIGFuZCB3aHkgaXQgZGlkIG5vdCB3b3JrLCBpbiBvcmRlci4gKi9cbiAgZmFpbHVyZXM6IHsgY2FuZGlkYXRlOiBDYW5kaWRhdGUgfCB7IHNvdXJjZTogQ2FuZGlkYXRlU291cmNlOyBjb21tYW5kOiBzdHJpbmcgfTsgcmVhc29uOiBzdHJpbmcgfVtdO1xuICAvKiogSHVtYW4tcmVhZGFibGUgbWVzc2FnZSB3aGVuIG5vdGhpbmcgd29ya3MuICovXG4gIG1lc3NhZ2U/OiBzdHJpbmc7XG4gIC8qKiBUaGUgY29tbWFuZCB0aGUgdXNlciBjYW4gcnVuIHRvIGluc3RhbGwgdGhlIHNlcnZlci4gKi9cbiAgaW5zdGFsbENvbW1hbmQ/OiBzdHJpbmc7XG59XG5cbmV4cG9ydCBjb25zdCBTRVJWRVJfRVhFQ1VUQUJMRSA9IFwicnVicmljLWxzcFwiO1xuZXhwb3J0IGNvbnN0IFBJUF9TUEVDID0gJ1wicnVicmljLWxzcFthbGxdXCInO1xuXG5leHBvcnQgZnVuY3Rpb24gaW50ZXJwcmV0ZXJDYW5kaWRhdGUocHl0aG9uOiBzdHJpbmcsIHNvdXJjZTogQ2FuZGlkYXRlU291cmNlKTogQ2FuZGlkYXRlIHtcbiAgcmV0dXJuIHsgc291cmNlLCBjb21tYW5kOiBweXRob24sIGFyZ3M6IFtcIi1tXCIsIFwicnVicmljX2xzcFwiLCBcInNlcnZlXCJdLCBweXRob24gfTtcbn1cblxuZnVuY3Rpb24gcGF0aERlbGltaXRlcihwbGF0Zm9ybTogc3RyaW5nKTogc3RyaW5nIHtcbiAgcmV0dXJuIHBsYXRmb3JtID09PSBcIndpbjMyXCIgPyBcIjtcIiA6IFwiOlwiO1xufVxuXG4vKiogQ2FuZGlkYXRlIGZpbGUgbmFtZXMgZm9yIGFuIGV4ZWN1dGFibGUgZm91bmQgb24gUEFUSC4gKi9cbmV4cG9ydCBmdW5jdGlvbiBwYXRoTG9va3VwQ2FuZGlkYXRlcyhuYW1lOiBzdHJpbmcsIGVudlBhdGg6IHN0cmluZyB8IHVuZGVmaW5lZCwgcGxhdGZvcm06IHN0cmluZyk6IHN0cmluZ1tdIHtcbiAgaWYgKCFlbnZQYXRoKSByZXR1cm4gW107XG4gIGNvbnN0IHNlcCA9IHBsYXRmb3JtID09PSBcIndpbjMyXCIgPyBcIlxcXFxcIiA6IFwiL1wiO1xuICBjb25zdCBleHRzID0gcGxhdGZvcm0gPT09IFwid2luMzJcIiA/IFtcIi5leGVcIiwgXCIuY21kXCIsIFwiLmJhdFwiLCBcIlwiXSA6IFtcIlwiXTtcbiAgY29uc3Qgb3V0OiBzdHJpbmdbXSA9IFtdO1xuICBmb3IgKGNvbnN0IGRpciBvZiBlbnZQYXRoLnNwbGl0KHBhdGhEZWxpbWl0ZXIocGxhdGZvcm0pKSkge1xuICAgIGlmICghZGlyKSBjb250aW51ZTtcbiAgICBjb25zdCBiYXNlID0gZGlyLmVuZHNXaXRoKHNlcCkgfHwgZGlyLmVuZHNXaXRoKFwiL1wiKSA/IGRpciA6IGRpciArIHNlcDtcbiAgICBmb3IgKGNvbnN0IGV4dCBvZiBleHRzKSBvdXQucHVzaChiYXNlICsgbmFtZSArIGV4dCk7XG4gIH1cbiAgcmV0dXJuIG91dDtcbn1cblxuLyoqIERvZXMgdGhlIHZhbHVlIGxvb2sgbGlrZSBhIGJhcmUgY29tbWFuZCBuYW1lICh0byBiZSBsb29rZWQgdXAgb24gUEFUSCkgcmF0aGVyIHRoYW4gYSBwYXRoPyAqL1xuZXhwb3J0IGZ1bmN0aW9uIGlzQmFyZUNvbW1hbmQodmFsdWU6IHN0cmluZyk6IGJvb2xlYW4ge1xuICByZXR1cm4gIXZhbHVlLmluY2x1ZGVzKFwiL1wiKSAmJiAhdmFsdWUuaW5jbHVkZXMoXCJcXFxcXCIpO1xufVxuXG5leHBvcnQgZnVuY3Rpb24gaW5zdGFsbENvbW1hbmQocHl0aG9uPzogc3RyaW5nKTogc3RyaW5nIHtcbiAgcmV0dXJuIHB5dGhvbiA/IGAke3F1b3RlSWZOZWVkZWQocHl0aG9uKX0gLW0gcGlwIGluc3RhbGwgJHtQSVBfU1BFQ31gIDogYHBpcCBpbnN0YWxsICR7UElQX1NQRUN9YDtcbn1cblxuZnVuY3Rpb24gcXVvdGVJZk5lZWRlZChzOiBzdHJpbmcpOiBzdHJpbmcge1xuICByZXR1cm4gL1xccy8udGVzdChzKSA/IGBcIiR7c31cImAgOiBzO1xufVxuXG5hc3luYyBmdW5jdGlvbiByZXNvbHZlRXhlY3V0YWJsZSh2YWx1ZTogc3RyaW5nLCBpbnB1dHM6IExhdW5jaElucHV0cywgcHJvYmVzOiBQcm9iZXMpOiBQcm9taXNlPHN0cmluZyB8IHVuZGVmaW5lZD4ge1xuICBjb25zdCBwbGF0Zm9ybSA9IGlucHV0cy5wbGF0Zm9ybSA/PyBcImxpbnV4XCI7XG4gIGlmIChpc0JhcmVDb21tYW5kKHZhbHVlKSkge1xuICAgIGZvciAoY29uc3QgZmlsZSBvZiBwYXRoTG9va3VwQ2FuZGlkYXRlcyh2YWx1ZSwgaW5wdXRzLmVudlBhdGgsIHBsYXRmb3JtKSkge1xuICAgICAgaWYgKGF3YWl0IHByb2Jlcy5pc0V4ZWN1dGFibGUoZmlsZSkpIHJldHVybiBmaWxlO1xuICAgIH1cbiAgICByZXR1cm4gdW5kZWZpbmVkO1xuICB9XG4gIHJldHVybiAoYXdhaXQgcHJvYmVzLmlzRXhlY3V0YWJsZSh2YWx1ZSkpID8gdmFsdWUgOiB1bmRlZmluZWQ7XG59XG5cbmV4cG9ydCBhc3luYyBmdW5jdGlvbiBjaG9vc2VMYXVuY2goaW5wdXRzOiBMYXVuY2hJbnB1dHMsIHByb2JlczogUHJvYmVzKTogUHJvbWlzZTxMYXVuY2hDaG9pY2U+IHtcbiAgY29uc3QgZmFpbHVyZXM6IExhdW5jaENob2ljZVtcImZhaWx1cmVzXCJdID0gW107XG5cbiAgLy8gMS4gZXhwbGljaXQgZXhlY3V0YWJsZVxuICBpZiAoaW5wdXRzLnBhdGgpIHtcbiAgICBjb25zdCBleGUgPSBhd2FpdCByZXNvbHZlRXhlY3V0YWJsZShpbnB1dHMucGF0aCwgaW5wdXRzLCBwcm9iZXMpO1xuICAgIGlmIChleGUpIHJldHVybiB7IGNob3NlbjogeyBzb3VyY2U6IFwic2V0dGluZzpwYXRoXCIsIGNvbW1hbmQ6IGV4ZSwgYXJnczogW10gfSwgZmFpbHVyZXMgfTtcbiAgICBjb25zdCByZWFzb24gPSBgcnVicmljLnNlcnZlci5wYXRoIFwiJHtpbnB1dHMucGF0aH1cIiBpcyBub3QgYW4gZXhlY3V0YWJsZSBmaWxlYDtcbiAgICBmYWlsdXJlcy5wdXNoKHsgY2FuZGlkYXRlOiB7IHNvdXJjZTogXCJzZXR0aW5nOnBhdGhcIiwgY29tbWFuZDogaW5wdXRzLnBhdGggfSwgcmVhc29uIH0pO1xuICAgIHJldHVybiB7XG4gICAgICBmYWlsdXJlcyxcbiAgICAgIGluc3RhbGxDb21tYW5kOiBpbnN0YWxsQ29tbWFuZCgpLFxuICAgICAgbWVzc2FnZTogYCR7cmVhc29ufS4gRml4IHRoZSBzZXR0aW5nLCBvciBjbGVhciBpdCBhbmQgaW5zdGFsbCB0aGUgc2VydmVyIHdpdGg6ICR7aW5zdGFsbENvbW1hbmQoKX1gLFxuICAgIH07XG4gIH1cblxuICAvLyAyLiBleHBsaWNpdCBpbnRlcnByZXRlclxuICBpZiAoaW5wdXRzLmludGVycHJldGVyKSB7XG4gICAgY29uc3QgYyA9IGludGVycHJldGVyQ2FuZGlkYXRlKGlucHV0cy5pbnRlcnByZXRlciwgXCJzZXR0aW5nOmludGVycHJldGVyXCIpO1xuICAgIGNvbnN0IHIgPSBhd2FpdCBwcm9iZXMuY2hlY2tJbnRlcnByZXRlcihpbnB1dHMuaW50ZXJwcmV0ZXIpO1xuICAgIGlmIChyLm9rKSByZXR1cm4geyBjaG9zZW46IGMsIGZhaWx1cmVzIH07XG4gICAgZmFpbHVyZXMucHVzaCh7IGNhbmRpZGF0ZTogYywgcmVhc29uOiByLnJlYXNvbiB9KTtcbiAgICByZXR1cm4ge1xuICAgICAgZmFpbHVyZXMsXG4gICAgICBpbnN0YWxsQ29tbWFuZDogaW5zdGFsbENvbW1hbmQoaW5wdXRzLmludGVycHJldGVyKSxcbiAgICAgIG1lc3NhZ2U6IGBydWJyaWMuc2VydmVyLmludGVycHJldGVyIFwiJHtpbnB1dHMuaW50ZXJwcmV0ZXJ9XCI6ICR7ci5yZWFzb259LiBJbnN0YWxsIHRoZSBzZXJ2ZXIgaW50byBpdCB3aXRoOiAke2luc3RhbGxDb21tYW5kKGlucHV0cy5pbnRlcnByZXRlcil9YCxcbiAgICB9O1xuICB9XG5cbiAgLy8gMy4gdGhlIFB5dGhvbiBleHRlbnNpb24ncyBpbnRlcnByZXRlclxuICBpZiAoaW5wdXRzLnB5dGhvbkV4dGVuc2lvbkludGVycHJldGVyKSB7XG4gICAgY29uc3QgYyA9IGludGVycHJldGVyQ2FuZGlkYXRlKGlucHV0cy5weXRob25FeHRlbnNpb25JbnRlcnByZXRlciwgXCJweXRob25FeHRlbnNpb25cIik7XG4gICAgY29uc3QgciA9IGF3YWl0IHByb2Jlcy5jaGVja0ludGVycHJldGVyKGlucHV0cy5weXRob25FeHRlbnNpb25JbnRlcnByZXRlcik7XG4gICAgaWYgKHIub2spIHJldHVybiB7IGNob3NlbjogYywgZmFpbHVyZXMgfTtcbiAgICBmYWlsdXJlcy5wdXNoKHsgY2FuZGlkYXRlOiBjLCByZWFzb246IHIucmVhc29uIH0pO1xuICB9XG5cbiAgLy8gNC4gcnVicmljLWxzcCBvbiBQQVRIXG4gIGNvbnN0IGV4ZSA9IGF3YWl0IHJlc29sdmVFeGVjdXRhYmxlKFNFUlZFUl9FWEVDVVRBQkxFLCBpbnB1dHMsIHByb2Jlcyk7XG4gIGlmIChleGUpIHJldHVybiB7IGNob3NlbjogeyBzb3VyY2U6IFwiUEFUSFwiLCBjb21tYW5kOiBleGUsIGFyZ3M6IFtdIH0sIGZhaWx1cmVzIH07XG4gIGZhaWx1cmVzLnB1c2goeyBjYW5kaWRhdGU6IHsgc291cmNlOiBcIlBBVEhcIiwgY29tbWFuZDogU0VSVkVSX0VYRUNVVEFCTEUgfSwgcmVhc29uOiBcInJ1YnJpYy1sc3Agd2FzIG5vdCBmb3VuZCBvbiBQQVRIXCIgfSk7XG5cbiAgY29uc3QgY21kID0gaW5zdGFsbENvbW1hbmQoaW5wdXRzLnB5dGhvbkV4dGVuc2lvbkludGVycHJldGVyKTtcbiAgY29uc3QgdHJpZWQgPSBmYWlsdXJlcy5tYXAoKGYpID0+IGAke2YuY2FuZGlkYXRlLmNvbW1hbmR9ICgke2YucmVhc29ufSlgKS5qb2luKFwiOyBcIik7XG4gIHJldHVybiB7XG4gICAgZmFpbHVyZXMsXG4gICAgaW5zdGFsbENvbW1hbmQ6IGNtZCxcbiAgICBtZXNzYWdlOlxuICAgICAgYFRoZSBydWJyaWMtbHNwIGxhbmd1YWdlIHNlcnZlciBpcyBub3QgaW5zdGFsbGVkLiBJbnN0YWxsIGl0IHdpdGg6ICR7Y21kfSBgICtcbiAgICAgIGBcdTIwMTQgb3Igc2V0IHJ1YnJpYy5zZXJ2ZXIucGF0aCAvIHJ1YnJpYy5zZXJ2ZXIuaW50ZXJwcmV0ZXIuIFRyaWVkOiAke3RyaWVkfS5gLFxuICB9O1xufVxuXG4vKipcbiAqIFB5dGhvbiBzbmlwcGV0IHJ1biBieSB0aGUgaW50ZXJwcmV0ZXIgcHJvYmUuIEV4aXQgMDogdXNhYmxlOyAzOiBydWJyaWNfbHNwIG1pc3Npbmc7XG4gKiA0OiBpbnN0YWxsZWQgd2l0aG91dCB0aGUgc2VydmVyIGV4dHJhIChweWdscykuXG4gKi9cbmV4cG9ydCBjb25zdCBJTlRFUlBSRVRFUl9QUk9CRV9TQ1JJUFQgPVxuICBcImltcG9ydCBpbXBvcnRsaWIudXRpbCBhcyB1LCBzeXNcXG5cIiArXG4gIFwiaWYgdS5maW5kX3NwZWMoJ3J1YnJpY19sc3AnKSBpcyBOb25lOiBzeXMuZXhpdCgzKVxcblwiICtcbiAgXCJpZiB1LmZpbmRfc3BlYygncHlnbHMnKSBpcyBOb25lOiBzeXMuZXhpdCg0KVxcblwiO1xuXG4vKiogTWFwIHRoZSBwcm9iZSdzIG91dGNvbWUgdG8gYSBQcm9iZVJlc3VsdC4gKi9cbmV4cG9ydCBmdW5jdGlvbiBpbnRlcnByZXRQcm9iZShleGl0Q29kZTogbnVtYmVyIHwgbnVsbCwgc3Bhd25FcnJvcj86IHN0cmluZywgc3RkZXJyPzogc3RyaW5nKTogUHJvYmVSZXN1bHQge1xuICBpZiAoc3Bhd25FcnJvcikgcmV0dXJuIHsgb2s6IGZhbHNlLCByZWFzb246IGBjYW5ub3QgcnVuIGl0ICgke3NwYXduRXJyb3J9KWAgfTtcbiAgaWYgKGV4aXRDb2RlID09PSAwKSByZXR1cm4geyBvazogdHJ1ZSB9O1xuICBpZiAoZXhpdENvZGUgPT09IDMpIHJldHVybiB7IG9rOiBmYWxzZSwgcmVhc29uOiBcIk5vIG1vZHVsZSBuYW1lZCBydWJyaWNfbHNwXCIgfTtcbiAgaWYgKGV4aXRDb2RlID09PSA0KSByZXR1cm4geyBvazogZmFsc2UsIHJlYXNvbjogXCJydWJyaWMtbHNwIGlzIGluc3RhbGxlZCB3aXRob3V0IGl0cyBzZXJ2ZXIgZXh0cmEgKHB5Z2xzIG1pc3NpbmcpXCIgfTtcbiAgY29uc3QgdGFpbCA9IChzdGRlcnIgPz8gXCJcIikudHJpbSgpLnNwbGl0KFwiXFxuXCIpLnNsaWNlKC0xKVswXTtcbiAgcmV0dXJuIHsgb2s6IGZhbHNlLCByZWFzb246IGBwcm9iZSBmYWlsZWQgd2l0aCBleGl0IGNvZGUgJHtleGl0Q29kZX0ke3RhaWwgPyBgOiAke3RhaWx9YCA6IFwiXCJ9YCB9O1xufVxuXG4vKiogSHVtYW4gZGVzY3JpcHRpb24gZm9yIHRoZSBvdXRwdXQgY2hhbm5lbCAvIHN0YXR1cyB0b29sdGlwLiAqL1xuZXhwb3J0IGZ1bmN0aW9uIGRlc2NyaWJlQ2FuZGlkYXRlKGM6IENhbmRpZGF0ZSk6IHN0cmluZyB7XG4gIGNvbnN0IGhvdyA9IFtjLmNvbW1hbmQsIC4uLmMuYXJnc10uam9pbihcIiBcIik7XG4gIHN3aXRjaCAoYy5zb3VyY2UpIHtcbiAgICBjYXNlIFwic2V0dGluZzpwYXRoXCI6XG4gICAgICByZXR1cm4gYCR7aG93fSAocnVicmljLnNlcnZlci5wYXRoKWA7XG4gICAgY2FzZSBcInNldHRpbmc6aW50ZXJwcmV0ZXJcIjpcbiAgICAgIHJldHVybiBgJHtob3d9IChydWJyaWMuc2VydmVyLmludGVycHJldGVyKWA7XG4gICAgY2FzZSBcInB5dGhvbkV4dGVuc2lvblwiOlxuICAgICAgcmV0dXJuIGAke2hvd30gKFB5dGhvbiBleHRlbnNpb24ncyBpbnRlcnByZXRlcilgO1xuICAgIGNhc2UgXCJQQVRIXCI6XG4gICAgICByZXR1cm4gYCR7aG93fSAoZm91bmQgb24gUEFUSClgO1xuICB9XG59XG5cbi8qKiBFbnZpcm9ubWVudCBmb3IgdGhlIHNlcnZlciBwcm9jZXNzOiB0aGUgZXh0ZW5zaW9uIGhvc3QncyBlbnYgcGx1cyBzdG9yZWQgQVBJIGtleXMuICovXG5leHBvcnQgZnVuY3Rpb24gc2VydmVyRW52KFxuICBiYXNlOiBSZWNvcmQ8c3RyaW5nLCBzdHJpbmcgfCB1bmRlZmluZWQ+LFxuICBhcGlLZXlzOiBSZWNvcmQ8c3RyaW5nLCBzdHJpbmc+LFxuICB0cnVzdGVkOiBib29sZWFuLFxuKTogUmVjb3JkPHN0cmluZywgc3RyaW5nPiB7XG4gIGNvbnN0IGVudjogUmVjb3JkPHN0cmluZywgc3RyaW5nPiA9IHt9O1xuICBmb3IgKGNvbnN0IFtrLCB2XSBvZiBPYmplY3QuZW50cmllcyhiYXNlKSkgaWYgKHYgIT09IHVuZGVmaW5lZCkgZW52W2tdID0gdjtcbiAgaWYgKHRydXN0ZWQpIHtcbiAgICBPYmplY3QuYXNzaWduKGVudiwgYXBpS2V5cyk7XG4gIH0gZWxzZSB7XG4gICAgLy8gdW50cnVzdGVkIHdvcmtzcGFjZTogZGlhZ25vc3RpY3Mgb25seSwgc28gdGhlIHNlcnZlciBnZXRzIG5vIGNyZWRlbnRpYWxzIGF0IGFsbFxuICAgIGZvciAoY29uc3QgayBvZiBPYmplY3Qua2V5cyhlbnYpKSBpZiAoL19BUElfS0VZJHxeUlVCUklDX0pVREdFX0FQSV9CQVNFJC8udGVzdChrKSkgZGVsZXRlIGVudltrXTtcbiAgfVxuICAvLyBuZXZlciBsZXQgbGl0ZWxsbSBmZXRjaCBpdHMgcHJpY2UgbWFwIGF0IHN0YXJ0LXVwXG4gIGVudi5MSVRFTExNX0xPQ0FMX01PREVMX0NPU1RfTUFQID0gXCJUcnVlXCI7XG4gIGVudi5QWVRIT05VTkJVRkZFUkVEID0gXCIxXCI7XG4gIGVudi5QWVRIT05JT0VOQ09ESU5HID0gXCJ1dGYtOFwiO1xuICByZXR1cm4gZW52O1xufVxuIl0sCiAgIm1hcHBpbmdzIjogIjs7Ozs7Ozs7Ozs7Ozs7Ozs7Ozs7Ozs7OztBQUFBLHVCQUFxQjtBQUNyQixhQUF3Qjs7O0FDbURqQixJQUFNLG9CQUFvQjtBQUMxQixJQUFNLFdBQVc7QUFFakIsU0FBUyxxQkFBcUIsUUFBZ0IsUUFBb0M7QUFDdkYsU0FBTyxFQUFFLFFBQVEsU0FBUyxRQUFRLE1BQU0sQ0FBQyxNQUFNLGNBQWMsT0FBTyxHQUFHLE9BQU87QUFDaEY7QUFFQSxTQUFTLGNBQWMsVUFBMEI7QUFDL0MsU0FBTyxhQUFhLFVBQVUsTUFBTTtBQUN0QztBQUdPLFNBQVMscUJBQXFCLE1BQWMsU0FBNkIsVUFBNEI7QUFDMUcsTUFBSSxDQUFDLFFBQVMsUUFBTyxDQUFDO0FBQ3RCLFFBQU0sTUFBTSxhQUFhLFVBQVUsT0FBTztBQUMxQyxRQUFNLE9BQU8sYUFBYSxVQUFVLENBQUMsUUFBUSxRQUFRLFFBQVEsRUFBRSxJQUFJLENBQUMsRUFBRTtBQUN0RSxRQUFNLE1BQWdCLENBQUM7QUFDdkIsYUFBVyxPQUFPLFFBQVEsTUFBTSxjQUFjLFFBQVEsQ0FBQyxHQUFHO0FBQ3hELFFBQUksQ0FBQyxJQUFLO0FBQ1YsVUFBTSxPQUFPLElBQUksU0FBUyxHQUFHLEtBQUssSUFBSSxTQUFTLEdBQUcsSUFBSSxNQUFNLE1BQU07QUFDbEUsZUFBVyxPQUFPLEtBQU0sS0FBSSxLQUFLLE9BQU8sT0FBTyxHQUFHO0FBQUEsRUFDcEQ7QUFDQSxTQUFPO0FBQ1Q7QUFHTyxTQUFTLGNBQWMsT0FBd0I7QUFDcEQsU0FBTyxDQUFDLE1BQU0sU0FBUyxHQUFHLEtBQUssQ0FBQyxNQUFNLFNBQVMsSUFBSTtBQUNyRDtBQUVPLFNBQVMsZUFBZSxRQUF5QjtBQUN0RCxTQUFPLFNBQVMsR0FBRyxjQUFjLE1BQU0sQ0FBQyxtQkFBbUIsUUFBUSxLQUFLLGVBQWUsUUFBUTtBQUNqRztBQUVBLFNBQVMsY0FBYyxHQUFtQjtBQUN4QyxTQUFPLEtBQUssS0FBSyxDQUFDLElBQUksSUFBSSxDQUFDLE1BQU07QUFDbkM7QUFFQSxlQUFlLGtCQUFrQixPQUFlLFFBQXNCQSxTQUE2QztBQUNqSCxRQUFNLFdBQVcsT0FBTyxZQUFZO0FBQ3BDLE1BQUksY0FBYyxLQUFLLEdBQUc7QUFDeEIsZUFBVyxRQUFRLHFCQUFxQixPQUFPLE9BQU8sU0FBUyxRQUFRLEdBQUc7QUFDeEUsVUFBSSxNQUFNQSxRQUFPLGFBQWEsSUFBSSxFQUFHLFFBQU87QUFBQSxJQUM5QztBQUNBLFdBQU87QUFBQSxFQUNUO0FBQ0EsU0FBUSxNQUFNQSxRQUFPLGFBQWEsS0FBSyxJQUFLLFFBQVE7QUFDdEQ7QUFFQSxlQUFzQixhQUFhLFFBQXNCQSxTQUF1QztBQUM5RixRQUFNLFdBQXFDLENBQUM7QUFHNUMsTUFBSSxPQUFPLE1BQU07QUFDZixVQUFNQyxPQUFNLE1BQU0sa0JBQWtCLE9BQU8sTUFBTSxRQUFRRCxPQUFNO0FBQy9ELFFBQUlDLEtBQUssUUFBTyxFQUFFLFFBQVEsRUFBRSxRQUFRLGdCQUFnQixTQUFTQSxNQUFLLE1BQU0sQ0FBQyxFQUFFLEdBQUcsU0FBUztBQUN2RixVQUFNLFNBQVMsdUJBQXVCLE9BQU8sSUFBSTtBQUNqRCxhQUFTLEtBQUssRUFBRSxXQUFXLEVBQUUsUUFBUSxnQkFBZ0IsU0FBUyxPQUFPLEtBQUssR0FBRyxPQUFPLENBQUM7QUFDckYsV0FBTztBQUFBLE1BQ0w7QUFBQSxNQUNBLGdCQUFnQixlQUFlO0FBQUEsTUFDL0IsU0FBUyxHQUFHLE1BQU0sK0RBQStELGVBQWUsQ0FBQztBQUFBLElBQ25HO0FBQUEsRUFDRjtBQUdBLE1BQUksT0FBTyxhQUFhO0FBQ3RCLFVBQU0sSUFBSSxxQkFBcUIsT0FBTyxhQUFhLHFCQUFxQjtBQUN4RSxVQUFNLElBQUksTUFBTUQsUUFBTyxpQkFBaUIsT0FBTyxXQUFXO0FBQzFELFFBQUksRUFBRSxHQUFJLFFBQU8sRUFBRSxRQUFRLEdBQUcsU0FBUztBQUN2QyxhQUFTLEtBQUssRUFBRSxXQUFXLEdBQUcsUUFBUSxFQUFFLE9BQU8sQ0FBQztBQUNoRCxXQUFPO0FBQUEsTUFDTDtBQUFBLE1BQ0EsZ0JBQWdCLGVBQWUsT0FBTyxXQUFXO0FBQUEsTUFDakQsU0FBUyw4QkFBOEIsT0FBTyxXQUFXLE1BQU0sRUFBRSxNQUFNLHNDQUFzQyxlQUFlLE9BQU8sV0FBVyxDQUFDO0FBQUEsSUFDako7QUFBQSxFQUNGO0FBR0EsTUFBSSxPQUFPLDRCQUE0QjtBQUNyQyxVQUFNLElBQUkscUJBQXFCLE9BQU8sNEJBQTRCLGlCQUFpQjtBQUNuRixVQUFNLElBQUksTUFBTUEsUUFBTyxpQkFBaUIsT0FBTywwQkFBMEI7QUFDekUsUUFBSSxFQUFFLEdBQUksUUFBTyxFQUFFLFFBQVEsR0FBRyxTQUFTO0FBQ3ZDLGFBQVMsS0FBSyxFQUFFLFdBQVcsR0FBRyxRQUFRLEVBQUUsT0FBTyxDQUFDO0FBQUEsRUFDbEQ7QUFHQSxRQUFNLE1BQU0sTUFBTSxrQkFBa0IsbUJBQW1CLFFBQVFBLE9BQU07QUFDckUsTUFBSSxJQUFLLFFBQU8sRUFBRSxRQUFRLEVBQUUsUUFBUSxRQUFRLFNBQVMsS0FBSyxNQUFNLENBQUMsRUFBRSxHQUFHLFNBQVM7QUFDL0UsV0FBUyxLQUFLLEVBQUUsV0FBVyxFQUFFLFFBQVEsUUFBUSxTQUFTLGtCQUFrQixHQUFHLFFBQVEsbUNBQW1DLENBQUM7QUFFdkgsUUFBTSxNQUFNLGVBQWUsT0FBTywwQkFBMEI7QUFDNUQsUUFBTSxRQUFRLFNBQVMsSUFBSSxDQUFDLE1BQU0sR0FBRyxFQUFFLFVBQVUsT0FBTyxLQUFLLEVBQUUsTUFBTSxHQUFHLEVBQUUsS0FBSyxJQUFJO0FBQ25GLFNBQU87QUFBQSxJQUNMO0FBQUEsSUFDQSxnQkFBZ0I7QUFBQSxJQUNoQixTQUNFLHFFQUFxRSxHQUFHLHlFQUNMLEtBQUs7QUFBQSxFQUM1RTtBQUNGO0FBWU8sU0FBUyxlQUFlLFVBQXlCLFlBQXFCLFFBQThCO0FBQ3pHLE1BQUksV0FBWSxRQUFPLEVBQUUsSUFBSSxPQUFPLFFBQVEsa0JBQWtCLFVBQVUsSUFBSTtBQUM1RSxNQUFJLGFBQWEsRUFBRyxRQUFPLEVBQUUsSUFBSSxLQUFLO0FBQ3RDLE1BQUksYUFBYSxFQUFHLFFBQU8sRUFBRSxJQUFJLE9BQU8sUUFBUSw2QkFBNkI7QUFDN0UsTUFBSSxhQUFhLEVBQUcsUUFBTyxFQUFFLElBQUksT0FBTyxRQUFRLG1FQUFtRTtBQUNuSCxRQUFNLFFBQVEsVUFBVSxJQUFJLEtBQUssRUFBRSxNQUFNLElBQUksRUFBRSxNQUFNLEVBQUUsRUFBRSxDQUFDO0FBQzFELFNBQU8sRUFBRSxJQUFJLE9BQU8sUUFBUSwrQkFBK0IsUUFBUSxHQUFHLE9BQU8sS0FBSyxJQUFJLEtBQUssRUFBRSxHQUFHO0FBQ2xHO0FBa0JPLFNBQVMsVUFDZCxNQUNBLFNBQ0EsU0FDd0I7QUFDeEIsUUFBTSxNQUE4QixDQUFDO0FBQ3JDLGFBQVcsQ0FBQyxHQUFHLENBQUMsS0FBSyxPQUFPLFFBQVEsSUFBSSxFQUFHLEtBQUksTUFBTSxPQUFXLEtBQUksQ0FBQyxJQUFJO0FBQ3pFLE1BQUksU0FBUztBQUNYLFdBQU8sT0FBTyxLQUFLLE9BQU87QUFBQSxFQUM1QixPQUFPO0FBRUwsZUFBVyxLQUFLLE9BQU8sS0FBSyxHQUFHLEVBQUcsS0FBSSxvQ0FBb0MsS0FBSyxDQUFDLEVBQUcsUUFBTyxJQUFJLENBQUM7QUFBQSxFQUNqRztBQUVBLE1BQUksK0JBQStCO0FBQ25DLE1BQUksbUJBQW1CO0FBQ3ZCLE1BQUksbUJBQW1CO0FBQ3ZCLFNBQU87QUFDVDs7O0FEM01BLFNBQVMsT0FBTyxhQUF1QixjQUF5RTtBQUM5RyxRQUFNLFFBQWtCLENBQUM7QUFDekIsU0FBTztBQUFBLElBQ0w7QUFBQSxJQUNBLGNBQWMsT0FBTyxNQUFNO0FBQ3pCLFlBQU0sS0FBSyxPQUFPLENBQUMsRUFBRTtBQUNyQixhQUFPLFlBQVksU0FBUyxDQUFDO0FBQUEsSUFDL0I7QUFBQSxJQUNBLGtCQUFrQixPQUFPLE1BQU07QUFDN0IsWUFBTSxLQUFLLE1BQU0sQ0FBQyxFQUFFO0FBQ3BCLGFBQU8sYUFBYSxDQUFDLEtBQUssRUFBRSxJQUFJLE9BQU8sUUFBUSx5QkFBeUI7QUFBQSxJQUMxRTtBQUFBLEVBQ0Y7QUFDRjtBQUNBLElBQU0sS0FBa0IsRUFBRSxJQUFJLEtBQUs7QUFDbkMsSUFBTSxVQUF1QixFQUFFLElBQUksT0FBTyxRQUFRLDZCQUE2QjtBQUFBLElBRS9FLHVCQUFLLHNEQUFzRCxZQUFZO0FBQ3JFLFFBQU0sSUFBSSxPQUFPLENBQUMsbUJBQW1CLHFCQUFxQixHQUFHLEVBQUUsT0FBTyxHQUFHLENBQUM7QUFDMUUsUUFBTSxJQUFJLE1BQU0sYUFBYSxFQUFFLE1BQU0sbUJBQW1CLGFBQWEsT0FBTyxTQUFTLFdBQVcsR0FBRyxDQUFDO0FBQ3BHLEVBQU8saUJBQVUsRUFBRSxRQUFRLEVBQUUsUUFBUSxnQkFBZ0IsU0FBUyxtQkFBbUIsTUFBTSxDQUFDLEVBQUUsQ0FBQztBQUMzRixFQUFPLGlCQUFVLEVBQUUsT0FBTyxDQUFDLHFCQUFxQixDQUFDO0FBQ25ELENBQUM7QUFBQSxJQUVELHVCQUFLLGtEQUFrRCxZQUFZO0FBQ2pFLFFBQU0sSUFBSSxNQUFNLGFBQWEsRUFBRSxNQUFNLGFBQWEsU0FBUyxRQUFRLEdBQUcsT0FBTyxDQUFDLGNBQWMsR0FBRyxDQUFDLENBQUMsQ0FBQztBQUNsRyxFQUFPLGFBQU0sRUFBRSxRQUFRLFNBQVMsY0FBYztBQUNoRCxDQUFDO0FBQUEsSUFFRCx1QkFBSyxrRUFBa0UsWUFBWTtBQUNqRixRQUFNLElBQUksTUFBTSxhQUFhLEVBQUUsTUFBTSxTQUFTLFNBQVMsV0FBVyxHQUFHLE9BQU8sQ0FBQyxxQkFBcUIsR0FBRyxDQUFDLENBQUMsQ0FBQztBQUN4RyxFQUFPLGFBQU0sRUFBRSxRQUFRLE1BQVM7QUFDaEMsRUFBTyxhQUFNLEVBQUUsU0FBVSxvREFBb0Q7QUFDN0UsRUFBTyxhQUFNLEVBQUUsU0FBVSxpQ0FBaUM7QUFDNUQsQ0FBQztBQUFBLElBRUQsdUJBQUsseURBQXlELFlBQVk7QUFDeEUsUUFBTSxJQUFJLE1BQU0sYUFBYSxFQUFFLGFBQWEsb0JBQW9CLDRCQUE0QixTQUFTLEdBQUcsT0FBTyxDQUFDLEdBQUcsRUFBRSxvQkFBb0IsR0FBRyxDQUFDLENBQUM7QUFDOUksRUFBTyxpQkFBVSxFQUFFLFFBQVEsRUFBRSxRQUFRLHVCQUF1QixTQUFTLG9CQUFvQixNQUFNLENBQUMsTUFBTSxjQUFjLE9BQU8sR0FBRyxRQUFRLG1CQUFtQixDQUFDO0FBQzVKLENBQUM7QUFBQSxJQUVELHVCQUFLLDRFQUE0RSxZQUFZO0FBQzNGLFFBQU0sSUFBSSxNQUFNLGFBQWEsRUFBRSxhQUFhLG9CQUFvQixTQUFTLFdBQVcsR0FBRyxPQUFPLENBQUMscUJBQXFCLEdBQUcsRUFBRSxvQkFBb0IsUUFBUSxDQUFDLENBQUM7QUFDdkosRUFBTyxhQUFNLEVBQUUsUUFBUSxNQUFTO0FBQ2hDLEVBQU8sYUFBTSxFQUFFLGdCQUFnQixtREFBbUQ7QUFDbEYsRUFBTyxhQUFNLEVBQUUsU0FBVSw0QkFBNEI7QUFDdkQsQ0FBQztBQUFBLElBRUQsdUJBQUssK0RBQStELFlBQVk7QUFDOUUsUUFBTSxJQUFJLE1BQU0sYUFBYSxFQUFFLDRCQUE0QixjQUFjLFNBQVMsV0FBVyxHQUFHLE9BQU8sQ0FBQyxxQkFBcUIsR0FBRyxFQUFFLGNBQWMsR0FBRyxDQUFDLENBQUM7QUFDckosRUFBTyxhQUFNLEVBQUUsUUFBUSxRQUFRLGlCQUFpQjtBQUNoRCxFQUFPLGlCQUFVLEVBQUUsUUFBUSxNQUFNLENBQUMsTUFBTSxjQUFjLE9BQU8sQ0FBQztBQUNoRSxDQUFDO0FBQUEsSUFFRCx1QkFBSyxxRkFBcUYsWUFBWTtBQUNwRyxRQUFNLElBQUksTUFBTSxhQUFhLEVBQUUsNEJBQTRCLGNBQWMsU0FBUyxxQkFBcUIsR0FBRyxPQUFPLENBQUMsMkJBQTJCLEdBQUcsRUFBRSxjQUFjLFFBQVEsQ0FBQyxDQUFDO0FBQzFLLEVBQU8saUJBQVUsRUFBRSxRQUFRLEVBQUUsUUFBUSxRQUFRLFNBQVMsNkJBQTZCLE1BQU0sQ0FBQyxFQUFFLENBQUM7QUFDN0YsRUFBTyxhQUFNLEVBQUUsU0FBUyxRQUFRLENBQUM7QUFDbkMsQ0FBQztBQUFBLElBRUQsdUJBQUsseURBQXlELFlBQVk7QUFDeEUsUUFBTSxJQUFJLE1BQU0sYUFBYSxFQUFFLDRCQUE0QixjQUFjLFNBQVMsV0FBVyxHQUFHLE9BQU8sQ0FBQyxHQUFHLEVBQUUsY0FBYyxRQUFRLENBQUMsQ0FBQztBQUNySSxFQUFPLGFBQU0sRUFBRSxRQUFRLE1BQVM7QUFDaEMsRUFBTyxhQUFNLEVBQUUsZ0JBQWdCLDZDQUE2QztBQUM1RSxFQUFPLGFBQU0sRUFBRSxTQUFVLGtGQUFrRjtBQUMzRyxFQUFPLGFBQU0sRUFBRSxTQUFVLGtDQUFrQztBQUMzRCxRQUFNLEtBQUssTUFBTSxhQUFhLEVBQUUsU0FBUyxHQUFHLEdBQUcsT0FBTyxDQUFDLEdBQUcsQ0FBQyxDQUFDLENBQUM7QUFDN0QsRUFBTyxhQUFNLEdBQUcsZ0JBQWdCLCtCQUErQjtBQUNqRSxDQUFDO0FBQUEsSUFFRCx1QkFBSyx1Q0FBdUMsTUFBTTtBQUNoRCxFQUFPLGlCQUFVLHFCQUFxQixjQUFjLG1CQUFtQixPQUFPLEVBQUUsTUFBTSxHQUFHLENBQUMsR0FBRztBQUFBLElBQzNGO0FBQUEsSUFDQTtBQUFBLEVBQ0YsQ0FBQztBQUNELEVBQU8sYUFBTSxlQUFlLG1DQUFtQyxHQUFHLHNFQUFzRTtBQUMxSSxDQUFDO0FBQUEsSUFFRCx1QkFBSyw4QkFBOEIsTUFBTTtBQUN2QyxFQUFPLGlCQUFVLGVBQWUsQ0FBQyxHQUFHLEVBQUUsSUFBSSxLQUFLLENBQUM7QUFDaEQsRUFBTyxpQkFBVSxlQUFlLENBQUMsR0FBRyxFQUFFLElBQUksT0FBTyxRQUFRLDZCQUE2QixDQUFDO0FBQ3ZGLEVBQU8sYUFBTyxlQUFlLENBQUMsRUFBeUIsUUFBUSxjQUFjO0FBQzdFLEVBQU8sYUFBTyxlQUFlLE1BQU0sUUFBUSxFQUF5QixRQUFRLFFBQVE7QUFDcEYsRUFBTyxhQUFPLGVBQWUsR0FBRyxRQUFXLDZCQUE2QixFQUF5QixRQUFRLGtCQUFrQjtBQUM3SCxDQUFDO0FBQUEsSUFFRCx1QkFBSywyRUFBMkUsTUFBTTtBQUNwRixRQUFNLE9BQU8sRUFBRSxNQUFNLFFBQVEsZ0JBQWdCLGFBQWEsdUJBQXVCLFlBQVksT0FBTyxPQUFVO0FBQzlHLFFBQU0sSUFBSSxVQUFVLE1BQU0sRUFBRSxtQkFBbUIsT0FBTyxHQUFHLElBQUk7QUFDN0QsRUFBTyxhQUFNLEVBQUUsbUJBQW1CLE1BQU07QUFDeEMsRUFBTyxhQUFNLEVBQUUsZ0JBQWdCLFdBQVc7QUFDMUMsRUFBTyxhQUFNLEVBQUUsOEJBQThCLE1BQU07QUFDbkQsRUFBTyxhQUFNLFdBQVcsR0FBRyxLQUFLO0FBQ2hDLFFBQU0sSUFBSSxVQUFVLE1BQU0sRUFBRSxtQkFBbUIsT0FBTyxHQUFHLEtBQUs7QUFDOUQsRUFBTyxhQUFNLEVBQUUsbUJBQW1CLE1BQVM7QUFDM0MsRUFBTyxhQUFNLEVBQUUsZ0JBQWdCLE1BQVM7QUFDeEMsRUFBTyxhQUFNLEVBQUUsdUJBQXVCLE1BQVM7QUFDL0MsRUFBTyxhQUFNLEVBQUUsTUFBTSxNQUFNO0FBQzdCLENBQUM7IiwKICAibmFtZXMiOiBbInByb2JlcyIsICJleGUiXQp9Cg==

@@ -1,0 +1,197 @@
+"use strict";
+var __create = Object.create;
+var __defProp = Object.defineProperty;
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __getProtoOf = Object.getPrototypeOf;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+  // If the importer is in node compatibility mode or this is not an ESM
+  // file that has been converted to a CommonJS file using a Babel-
+  // compatible transform (i.e. "__esModule" has not been set), then set
+  // "default" to the CommonJS "module.exports" for node compatibility.
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  mod
+));
+
+// test/unit/settings.test.ts
+var import_node_test = require("node:test");
+var assert = __toESM(require("node:assert/strict"));
+
+// src/settings.ts
+var RESTART_KEYS = ["rubric.server.path", "rubric.server.interpreter", "rubric.trace.server"];
+var DEFAULTS = {
+  concurrency: 4,
+  timeoutSeconds: 60,
+  gradeOnSave: false,
+  cacheEnabled: true
+};
+function expandPath(value, ctx) {
+  let out = value.trim();
+  const home = ctx.home ?? "";
+  if (home && (out === "~" || out.startsWith("~/") || out.startsWith("~\\"))) {
+    out = home + out.slice(1);
+  }
+  out = out.replace(/\$\{userHome\}/g, home);
+  if (ctx.workspaceFolder !== void 0) {
+    out = out.replace(/\$\{workspaceFolder\}/g, ctx.workspaceFolder);
+  }
+  out = out.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name) => ctx.env?.[name] ?? "");
+  return out;
+}
+function nonEmptyString(v) {
+  return typeof v === "string" && v.trim() !== "" ? v.trim() : void 0;
+}
+function intInRange(v, dflt, min, max) {
+  if (typeof v !== "number" || !Number.isFinite(v)) return dflt;
+  return Math.min(max, Math.max(min, Math.round(v)));
+}
+function positiveNumber(v, dflt) {
+  return typeof v === "number" && Number.isFinite(v) && v > 0 ? v : dflt;
+}
+function stringList(v) {
+  if (!Array.isArray(v)) return [];
+  return v.filter((x) => typeof x === "string").map((x) => x.trim()).filter((x) => x !== "");
+}
+function readLaunchSettings(cfg2, ctx) {
+  const path = nonEmptyString(cfg2.get("server.path"));
+  const interpreter = nonEmptyString(cfg2.get("server.interpreter"));
+  return {
+    path: path === void 0 ? void 0 : expandPath(path, ctx),
+    interpreter: interpreter === void 0 ? void 0 : expandPath(interpreter, ctx)
+  };
+}
+function readServerSection(cfg2, trusted) {
+  const judge = {
+    concurrency: intInRange(cfg2.get("judge.concurrency"), DEFAULTS.concurrency, 1, 64),
+    timeoutSeconds: positiveNumber(cfg2.get("judge.timeoutSeconds"), DEFAULTS.timeoutSeconds)
+  };
+  const model = nonEmptyString(cfg2.get("judge.model"));
+  const apiBase = nonEmptyString(cfg2.get("judge.apiBase"));
+  if (trusted && model !== void 0) judge.model = model;
+  if (trusted && apiBase !== void 0) judge.apiBase = apiBase;
+  const gradeOnSave = cfg2.get("gradeOnSave");
+  const cacheEnabled = cfg2.get("cache.enabled");
+  return {
+    judge,
+    gradeOnSave: trusted && typeof gradeOnSave === "boolean" ? gradeOnSave : false,
+    cache: { enabled: typeof cacheEnabled === "boolean" ? cacheEnabled : DEFAULTS.cacheEnabled },
+    lint: { select: stringList(cfg2.get("lint.select")), ignore: stringList(cfg2.get("lint.ignore")) }
+  };
+}
+function answerConfigurationItem(section, full) {
+  if (section === void 0) return void 0;
+  if (section === "rubric") return full;
+  if (!section.startsWith("rubric.")) return void 0;
+  let cur = full;
+  for (const part of section.slice("rubric.".length).split(".")) {
+    if (cur === null || typeof cur !== "object" || !(part in cur)) return null;
+    cur = cur[part];
+  }
+  return cur;
+}
+function needsRestart(affects) {
+  return RESTART_KEYS.some((k) => affects(k));
+}
+function judgeLabel(section, envModel) {
+  return section.judge.model ?? (envModel && envModel.trim() !== "" ? envModel.trim() : "default judge");
+}
+
+// test/unit/settings.test.ts
+function cfg(values) {
+  return { get: (key) => values[key] };
+}
+(0, import_node_test.test)("defaults when nothing is set", () => {
+  const s = readServerSection(cfg({}), true);
+  assert.deepEqual(s, {
+    judge: { concurrency: 4, timeoutSeconds: 60 },
+    gradeOnSave: false,
+    cache: { enabled: true },
+    lint: { select: [], ignore: [] }
+  });
+});
+(0, import_node_test.test)("values are passed through, empty model/apiBase omitted, lists cleaned", () => {
+  const s = readServerSection(
+    cfg({
+      "judge.model": " openai/gpt-4o-mini ",
+      "judge.apiBase": "",
+      "judge.concurrency": 8,
+      "judge.timeoutSeconds": 12.5,
+      gradeOnSave: true,
+      "cache.enabled": false,
+      "lint.select": ["AR1", " ", 3, "PF001"],
+      "lint.ignore": "RL002"
+    }),
+    true
+  );
+  assert.equal(s.judge.model, "openai/gpt-4o-mini");
+  assert.equal("apiBase" in s.judge, false);
+  assert.equal(s.judge.concurrency, 8);
+  assert.equal(s.judge.timeoutSeconds, 12.5);
+  assert.equal(s.gradeOnSave, true);
+  assert.equal(s.cache.enabled, false);
+  assert.deepEqual(s.lint, { select: ["AR1", "PF001"], ignore: [] });
+});
+(0, import_node_test.test)("out-of-range numbers are clamped or defaulted", () => {
+  assert.equal(readServerSection(cfg({ "judge.concurrency": 0 }), true).judge.concurrency, 1);
+  assert.equal(readServerSection(cfg({ "judge.concurrency": 1e3 }), true).judge.concurrency, 64);
+  assert.equal(readServerSection(cfg({ "judge.concurrency": "3" }), true).judge.concurrency, 4);
+  assert.equal(readServerSection(cfg({ "judge.timeoutSeconds": -1 }), true).judge.timeoutSeconds, 60);
+});
+(0, import_node_test.test)("untrusted workspace: no grading on save, no judge endpoint or model", () => {
+  const s = readServerSection(
+    cfg({ gradeOnSave: true, "judge.model": "m", "judge.apiBase": "http://evil/v1", "lint.ignore": ["X1"] }),
+    false
+  );
+  assert.equal(s.gradeOnSave, false);
+  assert.equal(s.judge.model, void 0);
+  assert.equal(s.judge.apiBase, void 0);
+  assert.deepEqual(s.lint.ignore, ["X1"]);
+});
+(0, import_node_test.test)("path expansion", () => {
+  const ctx = { home: "/home/u", workspaceFolder: "/ws", env: { VENV: "/opt/v" } };
+  assert.equal(expandPath("~/bin/rubric-lsp", ctx), "/home/u/bin/rubric-lsp");
+  assert.equal(expandPath("${workspaceFolder}/.venv/bin/python", ctx), "/ws/.venv/bin/python");
+  assert.equal(expandPath("${env:VENV}/bin/python", ctx), "/opt/v/bin/python");
+  assert.equal(expandPath("${userHome}/x", ctx), "/home/u/x");
+  assert.equal(expandPath("  /abs/python ", ctx), "/abs/python");
+});
+(0, import_node_test.test)("launch settings: empty strings are unset", () => {
+  assert.deepEqual(readLaunchSettings(cfg({ "server.path": "  ", "server.interpreter": "" }), {}), {
+    path: void 0,
+    interpreter: void 0
+  });
+  assert.deepEqual(readLaunchSettings(cfg({ "server.interpreter": "${workspaceFolder}/py" }), { workspaceFolder: "/w" }), {
+    path: void 0,
+    interpreter: "/w/py"
+  });
+});
+(0, import_node_test.test)("workspace/configuration answers", () => {
+  const s = readServerSection(cfg({ "judge.model": "m" }), true);
+  assert.equal(answerConfigurationItem("rubric", s), s);
+  assert.equal(answerConfigurationItem("rubric.judge.model", s), "m");
+  assert.deepEqual(answerConfigurationItem("rubric.lint", s), { select: [], ignore: [] });
+  assert.equal(answerConfigurationItem("rubric.nope", s), null);
+  assert.equal(answerConfigurationItem("python", s), void 0);
+  assert.equal(answerConfigurationItem(void 0, s), void 0);
+  assert.equal(answerConfigurationItem("rubricx", s), void 0);
+});
+(0, import_node_test.test)("restart only for server launch settings", () => {
+  assert.equal(needsRestart((k) => k === "rubric.server.path"), true);
+  assert.equal(needsRestart((k) => k === "rubric.server.interpreter"), true);
+  assert.equal(needsRestart((k) => k === "rubric.judge.model"), false);
+});
+(0, import_node_test.test)("status bar label", () => {
+  assert.equal(judgeLabel(readServerSection(cfg({ "judge.model": "x/y" }), true)), "x/y");
+  assert.equal(judgeLabel(readServerSection(cfg({}), true), "env/model"), "env/model");
+  assert.equal(judgeLabel(readServerSection(cfg({}), true)), "default judge");
+});
+//# sourceMappingURL=data:application/json;base64,ewogICJ2ZXJzaW9uIjogMywKICAic291cmNlcyI6IFsiLi4vdGVzdC91bml0L3NldHRpbmdzLnRlc3QudHMiLCAiLi4vc3JjL3NldHRpbmdzLnRzIl0sCiAgInNvdXJjZXNDb250ZW50IjogWyJpbXBvcnQgeyB0ZXN0IH0gZnJvbSBcIm5vZGU6dGVzdFwiO1xuaW1wb3J0ICogYXMgYXNzZXJ0IGZyb20gXCJub2RlOmFzc2VydC9zdHJpY3RcIjtcbmltcG9ydCB7XG4gIENvbmZpZ1JlYWRlcixcbiAgYW5zd2VyQ29uZmlndXJhdGlvbkl0ZW0sXG4gIGV4cGFuZFBhdGgsXG4gIGp1ZGdlTGFiZWwsXG4gIG5lZWRzUmVzdGFydCxcbiAgcmVhZExhdW5jaFNldHRpbmdzLFxuICByZWFkU2VydmVyU2VjdGlvbixcbn0gZnJvbSBcIi4uLy4uL3NyYy9zZXR0aW5nc1wiO1xuXG4vKiogRmFrZSBvZiB2c2NvZGUuV29ya3NwYWNlQ29uZmlndXJhdGlvbiBmb3IgdGhlIGBydWJyaWNgIHNlY3Rpb24uICovXG5mdW5jdGlvbiBjZmcodmFsdWVzOiBSZWNvcmQ8c3RyaW5nLCB1bmtub3duPik6IENvbmZpZ1JlYWRlciB7XG4gIHJldHVybiB7IGdldDogPFQ+KGtleTogc3RyaW5nKSA9PiB2YWx1ZXNba2V5XSBhcyBUIHwgdW5kZWZpbmVkIH07XG59XG5cbnRlc3QoXCJkZWZhdWx0cyB3aGVuIG5vdGhpbmcgaXMgc2V0XCIsICgpID0+IHtcbiAgY29uc3QgcyA9IHJlYWRTZXJ2ZXJTZWN0aW9uKGNmZyh7fSksIHRydWUpO1xuICBhc3NlcnQuZGVlcEVxdWFsKHMsIHtcbiAgICBqdWRnZTogeyBjb25jdXJyZW5jeTogNCwgdGltZW91dFNlY29uZHM6IDYwIH0sXG4gICAgZ3JhZGVPblNhdmU6IGZhbHNlLFxuICAgIGNhY2hlOiB7IGVuYWJsZWQ6IHRydWUgfSxcbiAgICBsaW50OiB7IHNlbGVjdDogW10sIGlnbm9yZTogW10gfSxcbiAgfSk7XG59KTtcblxudGVzdChcInZhbHVlcyBhcmUgcGFzc2VkIHRocm91Z2gsIGVtcHR5IG1vZGVsL2FwaUJhc2Ugb21pdHRlZCwgbGlzdHMgY2xlYW5lZFwiLCAoKSA9PiB7XG4gIGNvbnN0IHMgPSByZWFkU2VydmVyU2VjdGlvbihcbiAgICBjZmcoe1xuICAgICAgXCJqdWRnZS5tb2RlbFwiOiBcIiBvcGVuYWkvZ3B0LTRvLW1pbmkgXCIsXG4gICAgICBcImp1ZGdlLmFwaUJhc2VcIjogXCJcIixcbiAgICAgIFwianVkZ2UuY29uY3VycmVuY3lcIjogOCxcbiAgICAgIFwianVkZ2UudGltZW91dFNlY29uZHNcIjogMTIuNSxcbiAgICAgIGdyYWRlT25TYXZlOiB0cnVlLFxuICAgICAgXCJjYWNoZS5lbmFibGVkXCI6IGZhbHNlLFxuICAgICAgXCJsaW50LnNlbGVjdFwiOiBbXCJBUjFcIiwgXCIgXCIsIDMsIFwiUEYwMDFcIl0sXG4gICAgICBcImxpbnQuaWdub3JlXCI6IFwiUkwwMDJcIixcbiAgICB9KSxcbiAgICB0cnVlLFxuICApO1xuICBhc3NlcnQuZXF1YWwocy5qdWRnZS5tb2RlbCwgXCJvcGVuYWkvZ3B0LTRvLW1pbmlcIik7XG4gIGFzc2VydC5lcXVhbChcImFwaUJhc2VcIiBpbiBzLmp1ZGdlLCBmYWxzZSk7XG4gIGFzc2VydC5lcXVhbChzLmp1ZGdlLmNvbmN1cnJlbmN5LCA4KTtcbiAgYXNzZXJ0LmVxdWFsKHMuanVkZ2UudGltZW91dFNlY29uZHMsIDEyLjUpO1xuICBhc3NlcnQuZXF1YWwocy5ncmFkZU9uU2F2ZSwgdHJ1ZSk7XG4gIGFzc2VydC5lcXVhbChzLmNhY2hlLmVuYWJsZWQsIGZhbHNlKTtcbiAgYXNzZXJ0LmRlZXBFcXVhbChzLmxpbnQsIHsgc2VsZWN0OiBbXCJBUjFcIiwgXCJQRjAwMVwiXSwgaWdub3JlOiBbXSB9KTtcbn0pO1xuXG50ZXN0KFwib3V0LW9mLXJhbmdlIG51bWJlcnMgYXJlIGNsYW1wZWQgb3IgZGVmYXVsdGVkXCIsICgpID0+IHtcbiAgYXNzZXJ0LmVxdWFsKHJlYWRTZXJ2ZXJTZWN0aW9uKGNmZyh7IFwianVkZ2UuY29uY3VycmVuY3lcIjogMCB9KSwgdHJ1ZSkuanVkZ2UuY29uY3VycmVuY3ksIDEpO1xuICBhc3NlcnQuZXF1YWwocmVhZFNlcnZlclNlY3Rpb24oY2ZnKHsgXCJqdWRnZS5jb25jdXJyZW5jeVwiOiAxMDAwIH0pLCB0cnVlKS5qdWRnZS5jb25jdXJyZW5jeSwgNjQpO1xuICBhc3NlcnQuZXF1YWwocmVhZFNlcnZlclNlY3Rpb24oY2ZnKHsgXCJqdWRnZS5jb25jdXJyZW5jeVwiOiBcIjNcIiB9KSwgdHJ1ZSkuanVkZ2UuY29uY3VycmVuY3ksIDQpO1xuICBhc3NlcnQuZXF1YWwocmVhZFNlcnZlclNlY3Rpb24oY2ZnKHsgXCJqdWRnZS50aW1lb3V0U2Vjb25kc1wiOiAtMSB9KSwgdHJ1ZSkuanVkZ2UudGltZW91dFNlY29uZHMsIDYwKTtcbn0pO1xuXG50ZXN0KFwidW50cnVzdGVkIHdvcmtzcGFjZTogbm8gZ3JhZGluZyBvbiBzYXZlLCBubyBqdWRnZSBlbmRwb2ludCBvciBtb2RlbFwiLCAoKSA9PiB7XG4gIGNvbnN0IHMgPSByZWFkU2VydmVyU2VjdGlvbihcbiAgICBjZmcoeyBncmFkZU9uU2F2ZTogdHJ1ZSwgXCJqdWRnZS5tb2RlbFwiOiBcIm1cIiwgXCJqdWRnZS5hcGlCYXNlXCI6IFwiaHR0cDovL2V2aWwvdjFcIiwgXCJsaW50Lmlnbm9yZVwiOiBbXCJYMVwiXSB9KSxcbiAgICBmYWxzZSxcbiAgKTtcbiAgYXNzZXJ0LmVxdWFsKHMuZ3JhZGVPblNhdmUsIGZhbHNlKTtcbiAgYXNzZXJ0LmVxdWFsKHMuanVkZ2UubW9kZWwsIHVuZGVmaW5lZCk7XG4gIGFzc2VydC5lcXVhbChzLmp1ZGdlLmFwaUJhc2UsIHVuZGVmaW5lZCk7XG4gIGFzc2VydC5kZWVwRXF1YWwocy5saW50Lmlnbm9yZSwgW1wiWDFcIl0pO1xufSk7XG5cbnRlc3QoXCJwYXRoIGV4cGFuc2lvblwiLCAoKSA9PiB7XG4gIGNvbnN0IGN0eCA9IHsgaG9tZTogXCIvaG9tZS91XCIsIHdvcmtzcGFjZUZvbGRlcjogXCIvd3NcIiwgZW52OiB7IFZFTlY6IFwiL29wdC92XCIgfSB9O1xuICBhc3NlcnQuZXF1YWwoZXhwYW5kUGF0aChcIn4vYmluL3J1YnJpYy1sc3BcIiwgY3R4KSwgXCIvaG9tZS91L2Jpbi9ydWJyaWMtbHNwXCIpO1xuICBhc3NlcnQuZXF1YWwoZXhwYW5kUGF0aChcIiR7d29ya3NwYWNlRm9sZGVyfS8udmVudi9iaW4vcHl0aG9uXCIsIGN0eCksIFwiL3dzLy52ZW52L2Jpbi9weXRob25cIik7XG4gIGFzc2VydC5lcXVhbChleHBhbmRQYXRoKFwiJHtlbnY6VkVOVn0vYmluL3B5dGhvblwiLCBjdHgpLCBcIi9vcHQvdi9iaW4vcHl0aG9uXCIpO1xuICBhc3NlcnQuZXF1YWwoZXhwYW5kUGF0aChcIiR7dXNlckhvbWV9L3hcIiwgY3R4KSwgXCIvaG9tZS91L3hcIik7XG4gIGFzc2VydC5lcXVhbChleHBhbmRQYXRoKFwiICAvYWJzL3B5dGhvbiBcIiwgY3R4KSwgXCIvYWJzL3B5dGhvblwiKTtcbn0pO1xuXG50ZXN0KFwibGF1bmNoIHNldHRpbmdzOiBlbXB0eSBzdHJpbmdzIGFyZSB1bnNldFwiLCAoKSA9PiB7XG4gIGFzc2VydC5kZWVwRXF1YWwocmVhZExhdW5jaFNldHRpbmdzKGNmZyh7IFwic2VydmVyLnBhdGhcIjogXCIgIFwiLCBcInNlcnZlci5pbnRlcnByZXRlclwiOiBcIlwiIH0pLCB7fSksIHtcbiAgICBwYXRoOiB1bmRlZmluZWQsXG4gICAgaW50ZXJwcmV0ZXI6IHVuZGVmaW5lZCxcbiAgfSk7XG4gIGFzc2VydC5kZWVwRXF1YWwocmVhZExhdW5jaFNldHRpbmdzKGNmZyh7IFwic2VydmVyLmludGVycHJldGVyXCI6IFwiJHt3b3Jrc3BhY2VGb2xkZXJ9L3B5XCIgfSksIHsgd29ya3NwYWNlRm9sZGVyOiBcIi93XCIgfSksIHtcbiAgICBwYXRoOiB1bmRlZmluZWQsXG4gICAgaW50ZXJwcmV0ZXI6IFwiL3cvcHlcIixcbiAgfSk7XG59KTtcblxudGVzdChcIndvcmtzcGFjZS9jb25maWd1cmF0aW9uIGFuc3dlcnNcIiwgKCkgPT4ge1xuICBjb25zdCBzID0gcmVhZFNlcnZlclNlY3Rpb24oY2ZnKHsgXCJqdWRnZS5tb2RlbFwiOiBcIm1cIiB9KSwgdHJ1ZSk7XG4gIGFzc2VydC5lcXVhbChhbnN3ZXJDb25maWd1cmF0aW9uSXRlbShcInJ1YnJpY1wiLCBzKSwgcyk7XG4gIGFzc2VydC5lcXVhbChhbnN3ZXJDb25maWd1cmF0aW9uSXRlbShcInJ1YnJpYy5qdWRnZS5tb2RlbFwiLCBzKSwgXCJtXCIpO1xuICBhc3NlcnQuZGVlcEVxdWFsKGFuc3dlckNvbmZpZ3VyYXRpb25JdGVtKFwicnVicmljLmxpbnRcIiwgcyksIHsgc2VsZWN0OiBbXSwgaWdub3JlOiBbXSB9KTtcbiAgYXNzZXJ0LmVxdWFsKGFuc3dlckNvbmZpZ3VyYXRpb25JdGVtKFwicnVicmljLm5vcGVcIiwgcyksIG51bGwpO1xuICBhc3NlcnQuZXF1YWwoYW5zd2VyQ29uZmlndXJhdGlvbkl0ZW0oXCJweXRob25cIiwgcyksIHVuZGVmaW5lZCk7XG4gIGFzc2VydC5lcXVhbChhbnN3ZXJDb25maWd1cmF0aW9uSXRlbSh1bmRlZmluZWQsIHMpLCB1bmRlZmluZWQpO1xuICBhc3NlcnQuZXF1YWwoYW5zd2VyQ29uZmlndXJhdGlvbkl0ZW0oXCJydWJyaWN4XCIsIHMpLCB1bmRlZmluZWQpO1xufSk7XG5cbnRlc3QoXCJyZXN0YXJ0IG9ubHkgZm9yIHNlcnZlciBsYXVuY2ggc2V0dGluZ3NcIiwgKCkgPT4ge1xuICBhc3NlcnQuZXF1YWwobmVlZHNSZXN0YXJ0KChrKSA9PiBrID09PSBcInJ1YnJpYy5zZXJ2ZXIucGF0aFwiKSwgdHJ1ZSk7XG4gIGFzc2VydC5lcXVhbChuZWVkc1Jlc3RhcnQoKGspID0+IGsgPT09IFwicnVicmljLnNlcnZlci5pbnRlcnByZXRlclwiKSwgdHJ1ZSk7XG4gIGFzc2VydC5lcXVhbChuZWVkc1Jlc3RhcnQoKGspID0+IGsgPT09IFwicnVicmljLmp1ZGdlLm1vZGVsXCIpLCBmYWxzZSk7XG59KTtcblxudGVzdChcInN0YXR1cyBiYXIgbGFiZWxcIiwgKCkgPT4ge1xuICBhc3NlcnQuZXF1YWwoanVkZ2VMYWJlbChyZWFkU2VydmVyU2VjdGlvbihjZmcoeyBcImp1ZGdlLm1vZGVsXCI6IFwieC95XCIgfSksIHRydWUpKSwgXCJ4L3lcIik7XG4gIGFzc2VydC5lcXVhbChqdWRnZUxhYmVsKHJlYWRTZXJ2ZXJTZWN0aW9uKGNmZyh7fSksIHRydWUpLCBcImVudi9tb2RlbFwiKSwgXCJlbnYvbW9kZWxcIik7XG4gIGFzc2VydC5lcXVhbChqdWRnZUxhYmVsKHJlYWRTZXJ2ZXJTZWN0aW9uKGNmZyh7fSksIHRydWUpKSwgXCJkZWZhdWx0IGp1ZGdlXCIpO1xufSk7XG4iLCAiLyoqXG4gKiBQdXJlIHNldHRpbmdzIHJlc29sdXRpb246IG5vIGB2c2NvZGVgIGltcG9ydCwgc28gaXQgaXMgdW5pdC10ZXN0ZWQgaW4gcGxhaW4gbm9kZS5cbiAqIFRoZSBleHRlbnNpb24gcGFzc2VzIGEgdGlueSB2aWV3IG9mIGB2c2NvZGUuV29ya3NwYWNlQ29uZmlndXJhdGlvbmAuXG4gKi9cblxuLyoqIFRoZSBwYXJ0IG9mIGB2c2NvZGUuV29ya3NwYWNlQ29uZmlndXJhdGlvbmAgdGhpcyBtb2R1bGUgdXNlcy4gKi9cbmV4cG9ydCBpbnRlcmZhY2UgQ29uZmlnUmVhZGVyIHtcbiAgZ2V0PFQ+KGtleTogc3RyaW5nKTogVCB8IHVuZGVmaW5lZDtcbn1cblxuZXhwb3J0IGludGVyZmFjZSBTZXJ2ZXJMYXVuY2hTZXR0aW5ncyB7XG4gIC8qKiBgcnVicmljLnNlcnZlci5wYXRoYCwgZXhwYW5kZWQ7IHVuZGVmaW5lZCB3aGVuIHVuc2V0LiAqL1xuICBwYXRoPzogc3RyaW5nO1xuICAvKiogYHJ1YnJpYy5zZXJ2ZXIuaW50ZXJwcmV0ZXJgLCBleHBhbmRlZDsgdW5kZWZpbmVkIHdoZW4gdW5zZXQuICovXG4gIGludGVycHJldGVyPzogc3RyaW5nO1xufVxuXG4vKiogVGhlIGBydWJyaWNgIHNldHRpbmdzIHNlY3Rpb24gYXMgdGhlIHNlcnZlciByZWFkcyBpdCAoaW5pdGlhbGl6YXRpb25PcHRpb25zIGFuZCB3b3Jrc3BhY2UvY29uZmlndXJhdGlvbikuICovXG5leHBvcnQgaW50ZXJmYWNlIFNlcnZlclNlY3Rpb24ge1xuICBqdWRnZToge1xuICAgIG1vZGVsPzogc3RyaW5nO1xuICAgIGFwaUJhc2U/OiBzdHJpbmc7XG4gICAgY29uY3VycmVuY3k6IG51bWJlcjtcbiAgICB0aW1lb3V0U2Vjb25kczogbnVtYmVyO1xuICB9O1xuICBncmFkZU9uU2F2ZTogYm9vbGVhbjtcbiAgY2FjaGU6IHsgZW5hYmxlZDogYm9vbGVhbiB9O1xuICBsaW50OiB7IHNlbGVjdDogc3RyaW5nW107IGlnbm9yZTogc3RyaW5nW10gfTtcbn1cblxuZXhwb3J0IGludGVyZmFjZSBFeHBhbmRDb250ZXh0IHtcbiAgd29ya3NwYWNlRm9sZGVyPzogc3RyaW5nO1xuICBob21lPzogc3RyaW5nO1xuICBlbnY/OiBSZWNvcmQ8c3RyaW5nLCBzdHJpbmcgfCB1bmRlZmluZWQ+O1xufVxuXG4vKiogU2V0dGluZ3Mga2V5cyB3aG9zZSBjaGFuZ2UgcmVxdWlyZXMgdGhlIHNlcnZlciBwcm9jZXNzIHRvIGJlIHJlc3RhcnRlZC4gKi9cbmV4cG9ydCBjb25zdCBSRVNUQVJUX0tFWVMgPSBbXCJydWJyaWMuc2VydmVyLnBhdGhcIiwgXCJydWJyaWMuc2VydmVyLmludGVycHJldGVyXCIsIFwicnVicmljLnRyYWNlLnNlcnZlclwiXTtcblxuZXhwb3J0IGNvbnN0IERFRkFVTFRTID0ge1xuICBjb25jdXJyZW5jeTogNCxcbiAgdGltZW91dFNlY29uZHM6IDYwLFxuICBncmFkZU9uU2F2ZTogZmFsc2UsXG4gIGNhY2hlRW5hYmxlZDogdHJ1ZSxcbn0gYXMgY29uc3Q7XG5cbi8qKiBFeHBhbmQgYH5gLCBgJHt1c2VySG9tZX1gLCBgJHt3b3Jrc3BhY2VGb2xkZXJ9YCBhbmQgYCR7ZW52Ok5BTUV9YCBpbiBhIHBhdGggc2V0dGluZy4gKi9cbmV4cG9ydCBmdW5jdGlvbiBleHBhbmRQYXRoKHZhbHVlOiBzdHJpbmcsIGN0eDogRXhwYW5kQ29udGV4dCk6IHN0cmluZyB7XG4gIGxldCBvdXQgPSB2YWx1ZS50cmltKCk7XG4gIGNvbnN0IGhvbWUgPSBjdHguaG9tZSA/PyBcIlwiO1xuICBpZiAoaG9tZSAmJiAob3V0ID09PSBcIn5cIiB8fCBvdXQuc3RhcnRzV2l0aChcIn4vXCIpIHx8IG91dC5zdGFydHNXaXRoKFwiflxcXFxcIikpKSB7XG4gICAgb3V0ID0gaG9tZSArIG91dC5zbGljZSgxKTtcbiAgfVxuICBvdXQgPSBvdXQucmVwbGFjZSgvXFwkXFx7dXNlckhvbWVcXH0vZywgaG9tZSk7XG4gIGlmIChjdHgud29ya3NwYWNlRm9sZGVyICE9PSB1bmRlZmluZWQpIHtcbiAgICBvdXQgPSBvdXQucmVwbGFjZSgvXFwkXFx7d29ya3NwYWNlRm9sZGVyXFx9L2csIGN0eC53b3Jrc3BhY2VGb2xkZXIpO1xuICB9XG4gIG91dCA9IG91dC5yZXBsYWNlKC9cXCRcXHtlbnY6KFtBLVphLXpfXVtBLVphLXowLTlfXSopXFx9L2csIChfbSwgbmFtZTogc3RyaW5nKSA9PiBjdHguZW52Py5bbmFtZV0gPz8gXCJcIik7XG4gIHJldHVybiBvdXQ7XG59XG5cbmZ1bmN0aW9uIG5vbkVtcHR5U3RyaW5nKHY6IHVua25vd24pOiBzdHJpbmcgfCB1bmRlZmluZWQge1xuICByZXR1cm4gdHlwZW9mIHYgPT09IFwic3RyaW5nXCIgJiYgdi50cmltKCkgIT09IFwiXCIgPyB2LnRyaW0oKSA6IHVuZGVmaW5lZDtcbn1cblxuZnVuY3Rpb24gaW50SW5SYW5nZSh2OiB1bmtub3duLCBkZmx0OiBudW1iZXIsIG1pbjogbnVtYmVyLCBtYXg6IG51bWJlcik6IG51bWJlciB7XG4gIGlmICh0eXBlb2YgdiAhPT0gXCJudW1iZXJcIiB8fCAhTnVtYmVyLmlzRmluaXRlKHYpKSByZXR1cm4gZGZsdDtcbiAgcmV0dXJuIE1hdGgubWluKG1heCwgTWF0aC5tYXgobWluLCBNYXRoLnJvdW5kKHYpKSk7XG59XG5cbmZ1bmN0aW9uIHBvc2l0aXZlTnVtYmVyKHY6IHVua25vd24sIGRmbHQ6IG51bWJlcik6IG51bWJlciB7XG4gIHJldHVybiB0eXBlb2YgdiA9PT0gXCJudW1iZXJcIiAmJiBOdW1iZXIuaXNGaW5pdGUodikgJiYgdiA+IDAgPyB2IDogZGZsdDtcbn1cblxuZnVuY3Rpb24gc3RyaW5nTGlzdCh2OiB1bmtub3duKTogc3RyaW5nW10ge1xuICBpZiAoIUFycmF5LmlzQXJyYXkodikpIHJldHVybiBbXTtcbiAgcmV0dXJuIHYuZmlsdGVyKCh4KTogeCBpcyBzdHJpbmcgPT4gdHlwZW9mIHggPT09IFwic3RyaW5nXCIpLm1hcCgoeCkgPT4geC50cmltKCkpLmZpbHRlcigoeCkgPT4geCAhPT0gXCJcIik7XG59XG5cbmV4cG9ydCBmdW5jdGlvbiByZWFkTGF1bmNoU2V0dGluZ3MoY2ZnOiBDb25maWdSZWFkZXIsIGN0eDogRXhwYW5kQ29udGV4dCk6IFNlcnZlckxhdW5jaFNldHRpbmdzIHtcbiAgY29uc3QgcGF0aCA9IG5vbkVtcHR5U3RyaW5nKGNmZy5nZXQ8c3RyaW5nPihcInNlcnZlci5wYXRoXCIpKTtcbiAgY29uc3QgaW50ZXJwcmV0ZXIgPSBub25FbXB0eVN0cmluZyhjZmcuZ2V0PHN0cmluZz4oXCJzZXJ2ZXIuaW50ZXJwcmV0ZXJcIikpO1xuICByZXR1cm4ge1xuICAgIHBhdGg6IHBhdGggPT09IHVuZGVmaW5lZCA/IHVuZGVmaW5lZCA6IGV4cGFuZFBhdGgocGF0aCwgY3R4KSxcbiAgICBpbnRlcnByZXRlcjogaW50ZXJwcmV0ZXIgPT09IHVuZGVmaW5lZCA/IHVuZGVmaW5lZCA6IGV4cGFuZFBhdGgoaW50ZXJwcmV0ZXIsIGN0eCksXG4gIH07XG59XG5cbi8qKlxuICogVGhlIGBydWJyaWNgIHNlY3Rpb24gc2VudCB0byB0aGUgc2VydmVyLiBgY2ZnYCByZWFkcyB0aGUgYHJ1YnJpY2Agc2VjdGlvbi5cbiAqIEVtcHR5IG1vZGVsL2FwaUJhc2UgYXJlIG9taXR0ZWQgc28gdGhlIHNlcnZlcidzIGRlZmF1bHRzIChhbmQgUlVCUklDX0pVREdFXyogZW52KSBhcHBseS5cbiAqIEluIGFuIHVudHJ1c3RlZCB3b3Jrc3BhY2UgZ3JhZGluZyBpcyBvZmY6IGdyYWRlT25TYXZlIGlzIGZvcmNlZCBmYWxzZSBhbmQgbm8ganVkZ2VcbiAqIGVuZHBvaW50IG9yIG1vZGVsIGZyb20gdGhlIHdvcmtzcGFjZSBpcyBmb3J3YXJkZWQuXG4gKi9cbmV4cG9ydCBmdW5jdGlvbiByZWFkU2VydmVyU2VjdGlvbihjZmc6IENvbmZpZ1JlYWRlciwgdHJ1c3RlZDogYm9vbGVhbik6IFNlcnZlclNlY3Rpb24ge1xuICBjb25zdCBqdWRnZTogU2VydmVyU2VjdGlvbltcImp1ZGdlXCJdID0ge1xuICAgIGNvbmN1cnJlbmN5OiBpbnRJblJhbmdlKGNmZy5nZXQoXCJqdWRnZS5jb25jdXJyZW5jeVwiKSwgREVGQVVMVFMuY29uY3VycmVuY3ksIDEsIDY0KSxcbiAgICB0aW1lb3V0U2Vjb25kczogcG9zaXRpdmVOdW1iZXIoY2ZnLmdldChcImp1ZGdlLnRpbWVvdXRTZWNvbmRzXCIpLCBERUZBVUxUUy50aW1lb3V0U2Vjb25kcyksXG4gIH07XG4gIGNvbnN0IG1vZGVsID0gbm9uRW1wdHlTdHJpbmcoY2ZnLmdldChcImp1ZGdlLm1vZGVsXCIpKTtcbiAgY29uc3QgYXBpQmFzZSA9IG5vbkVtcHR5U3RyaW5nKGNmZy5nZXQoXCJqdWRnZS5hcGlCYXNlXCIpKTtcbiAgaWYgKHRydXN0ZWQgJiYgbW9kZWwgIT09IHVuZGVmaW5lZCkganVkZ2UubW9kZWwgPSBtb2RlbDtcbiAgaWYgKHRydXN0ZWQgJiYgYXBpQmFzZSAhPT0gdW5kZWZpbmVkKSBqdWRnZS5hcGlCYXNlID0gYXBpQmFzZTtcbiAgY29uc3QgZ3JhZGVPblNhdmUgPSBjZmcuZ2V0PGJvb2xlYW4+KFwiZ3JhZGVPblNhdmVcIik7XG4gIGNvbnN0IGNhY2hlRW5hYmxlZCA9IGNmZy5nZXQ8Ym9vbGVhbj4oXCJjYWNoZS5lbmFibGVkXCIpO1xuICByZXR1cm4ge1xuICAgIGp1ZGdlLFxuICAgIGdyYWRlT25TYXZlOiB0cnVzdGVkICYmIHR5cGVvZiBncmFkZU9uU2F2ZSA9PT0gXCJib29sZWFuXCIgPyBncmFkZU9uU2F2ZSA6IGZhbHNlLFxuICAgIGNhY2hlOiB7IGVuYWJsZWQ6IHR5cGVvZiBjYWNoZUVuYWJsZWQgPT09IFwiYm9vbGVhblwiID8gY2FjaGVFbmFibGVkIDogREVGQVVMVFMuY2FjaGVFbmFibGVkIH0sXG4gICAgbGludDogeyBzZWxlY3Q6IHN0cmluZ0xpc3QoY2ZnLmdldChcImxpbnQuc2VsZWN0XCIpKSwgaWdub3JlOiBzdHJpbmdMaXN0KGNmZy5nZXQoXCJsaW50Lmlnbm9yZVwiKSkgfSxcbiAgfTtcbn1cblxuLyoqXG4gKiBBbnN3ZXIgb25lIHdvcmtzcGFjZS9jb25maWd1cmF0aW9uIGl0ZW0uIGBzZWN0aW9uYCBpcyBlLmcuIFwicnVicmljXCIsIFwicnVicmljLmp1ZGdlXCIsXG4gKiBcInJ1YnJpYy5qdWRnZS5tb2RlbFwiOyByZXR1cm5zIGB1bmRlZmluZWRgIGZvciBzZWN0aW9ucyB0aGF0IGFyZSBub3Qgb3VycyAobGV0IHRoZVxuICogZGVmYXVsdCBoYW5kbGVyIGFuc3dlcikgYW5kIGBudWxsYCBmb3IgdW5rbm93biBrZXlzIGluc2lkZSBvdXJzLlxuICovXG5leHBvcnQgZnVuY3Rpb24gYW5zd2VyQ29uZmlndXJhdGlvbkl0ZW0oc2VjdGlvbjogc3RyaW5nIHwgdW5kZWZpbmVkLCBmdWxsOiBTZXJ2ZXJTZWN0aW9uKTogdW5rbm93biB7XG4gIGlmIChzZWN0aW9uID09PSB1bmRlZmluZWQpIHJldHVybiB1bmRlZmluZWQ7XG4gIGlmIChzZWN0aW9uID09PSBcInJ1YnJpY1wiKSByZXR1cm4gZnVsbDtcbiAgaWYgKCFzZWN0aW9uLnN0YXJ0c1dpdGgoXCJydWJyaWMuXCIpKSByZXR1cm4gdW5kZWZpbmVkO1xuICBsZXQgY3VyOiB1bmtub3duID0gZnVsbDtcbiAgZm9yIChjb25zdCBwYXJ0IG9mIHNlY3Rpb24uc2xpY2UoXCJydWJyaWMuXCIubGVuZ3RoKS5zcGxpdChcIi5cIikpIHtcbiAgICBpZiAoY3VyID09PSBudWxsIHx8IHR5cGVvZiBjdXIgIT09IFwib2JqZWN0XCIgfHwgIShwYXJ0IGluIChjdXIgYXMgUmVjb3JkPHN0cmluZywgdW5rbm93bj4pKSkgcmV0dXJuIG51bGw7XG4gICAgY3VyID0gKGN1ciBhcyBSZWNvcmQ8c3RyaW5nLCB1bmtub3duPilbcGFydF07XG4gIH1cbiAgcmV0dXJuIGN1cjtcbn1cblxuLyoqIFdoZXRoZXIgYSBjb25maWd1cmF0aW9uIGNoYW5nZSAoZ2l2ZW4gYGFmZmVjdHNDb25maWd1cmF0aW9uYCkgcmVxdWlyZXMgYSBzZXJ2ZXIgcmVzdGFydC4gKi9cbmV4cG9ydCBmdW5jdGlvbiBuZWVkc1Jlc3RhcnQoYWZmZWN0czogKGtleTogc3RyaW5nKSA9PiBib29sZWFuKTogYm9vbGVhbiB7XG4gIHJldHVybiBSRVNUQVJUX0tFWVMuc29tZSgoaykgPT4gYWZmZWN0cyhrKSk7XG59XG5cbi8qKiBMYWJlbCBmb3IgdGhlIHN0YXR1cyBiYXIuICovXG5leHBvcnQgZnVuY3Rpb24ganVkZ2VMYWJlbChzZWN0aW9uOiBTZXJ2ZXJTZWN0aW9uLCBlbnZNb2RlbD86IHN0cmluZyk6IHN0cmluZyB7XG4gIHJldHVybiBzZWN0aW9uLmp1ZGdlLm1vZGVsID8/IChlbnZNb2RlbCAmJiBlbnZNb2RlbC50cmltKCkgIT09IFwiXCIgPyBlbnZNb2RlbC50cmltKCkgOiBcImRlZmF1bHQganVkZ2VcIik7XG59XG4iXSwKICAibWFwcGluZ3MiOiAiOzs7Ozs7Ozs7Ozs7Ozs7Ozs7Ozs7Ozs7O0FBQUEsdUJBQXFCO0FBQ3JCLGFBQXdCOzs7QUNvQ2pCLElBQU0sZUFBZSxDQUFDLHNCQUFzQiw2QkFBNkIscUJBQXFCO0FBRTlGLElBQU0sV0FBVztBQUFBLEVBQ3RCLGFBQWE7QUFBQSxFQUNiLGdCQUFnQjtBQUFBLEVBQ2hCLGFBQWE7QUFBQSxFQUNiLGNBQWM7QUFDaEI7QUFHTyxTQUFTLFdBQVcsT0FBZSxLQUE0QjtBQUNwRSxNQUFJLE1BQU0sTUFBTSxLQUFLO0FBQ3JCLFFBQU0sT0FBTyxJQUFJLFFBQVE7QUFDekIsTUFBSSxTQUFTLFFBQVEsT0FBTyxJQUFJLFdBQVcsSUFBSSxLQUFLLElBQUksV0FBVyxLQUFLLElBQUk7QUFDMUUsVUFBTSxPQUFPLElBQUksTUFBTSxDQUFDO0FBQUEsRUFDMUI7QUFDQSxRQUFNLElBQUksUUFBUSxtQkFBbUIsSUFBSTtBQUN6QyxNQUFJLElBQUksb0JBQW9CLFFBQVc7QUFDckMsVUFBTSxJQUFJLFFBQVEsMEJBQTBCLElBQUksZUFBZTtBQUFBLEVBQ2pFO0FBQ0EsUUFBTSxJQUFJLFFBQVEsdUNBQXVDLENBQUMsSUFBSSxTQUFpQixJQUFJLE1BQU0sSUFBSSxLQUFLLEVBQUU7QUFDcEcsU0FBTztBQUNUO0FBRUEsU0FBUyxlQUFlLEdBQWdDO0FBQ3RELFNBQU8sT0FBTyxNQUFNLFlBQVksRUFBRSxLQUFLLE1BQU0sS0FBSyxFQUFFLEtBQUssSUFBSTtBQUMvRDtBQUVBLFNBQVMsV0FBVyxHQUFZLE1BQWMsS0FBYSxLQUFxQjtBQUM5RSxNQUFJLE9BQU8sTUFBTSxZQUFZLENBQUMsT0FBTyxTQUFTLENBQUMsRUFBRyxRQUFPO0FBQ3pELFNBQU8sS0FBSyxJQUFJLEtBQUssS0FBSyxJQUFJLEtBQUssS0FBSyxNQUFNLENBQUMsQ0FBQyxDQUFDO0FBQ25EO0FBRUEsU0FBUyxlQUFlLEdBQVksTUFBc0I7QUFDeEQsU0FBTyxPQUFPLE1BQU0sWUFBWSxPQUFPLFNBQVMsQ0FBQyxLQUFLLElBQUksSUFBSSxJQUFJO0FBQ3BFO0FBRUEsU0FBUyxXQUFXLEdBQXNCO0FBQ3hDLE1BQUksQ0FBQyxNQUFNLFFBQVEsQ0FBQyxFQUFHLFFBQU8sQ0FBQztBQUMvQixTQUFPLEVBQUUsT0FBTyxDQUFDLE1BQW1CLE9BQU8sTUFBTSxRQUFRLEVBQUUsSUFBSSxDQUFDLE1BQU0sRUFBRSxLQUFLLENBQUMsRUFBRSxPQUFPLENBQUMsTUFBTSxNQUFNLEVBQUU7QUFDeEc7QUFFTyxTQUFTLG1CQUFtQkEsTUFBbUIsS0FBMEM7QUFDOUYsUUFBTSxPQUFPLGVBQWVBLEtBQUksSUFBWSxhQUFhLENBQUM7QUFDMUQsUUFBTSxjQUFjLGVBQWVBLEtBQUksSUFBWSxvQkFBb0IsQ0FBQztBQUN4RSxTQUFPO0FBQUEsSUFDTCxNQUFNLFNBQVMsU0FBWSxTQUFZLFdBQVcsTUFBTSxHQUFHO0FBQUEsSUFDM0QsYUFBYSxnQkFBZ0IsU0FBWSxTQUFZLFdBQVcsYUFBYSxHQUFHO0FBQUEsRUFDbEY7QUFDRjtBQVFPLFNBQVMsa0JBQWtCQSxNQUFtQixTQUFpQztBQUNwRixRQUFNLFFBQWdDO0FBQUEsSUFDcEMsYUFBYSxXQUFXQSxLQUFJLElBQUksbUJBQW1CLEdBQUcsU0FBUyxhQUFhLEdBQUcsRUFBRTtBQUFBLElBQ2pGLGdCQUFnQixlQUFlQSxLQUFJLElBQUksc0JBQXNCLEdBQUcsU0FBUyxjQUFjO0FBQUEsRUFDekY7QUFDQSxRQUFNLFFBQVEsZUFBZUEsS0FBSSxJQUFJLGFBQWEsQ0FBQztBQUNuRCxRQUFNLFVBQVUsZUFBZUEsS0FBSSxJQUFJLGVBQWUsQ0FBQztBQUN2RCxNQUFJLFdBQVcsVUFBVSxPQUFXLE9BQU0sUUFBUTtBQUNsRCxNQUFJLFdBQVcsWUFBWSxPQUFXLE9BQU0sVUFBVTtBQUN0RCxRQUFNLGNBQWNBLEtBQUksSUFBYSxhQUFhO0FBQ2xELFFBQU0sZUFBZUEsS0FBSSxJQUFhLGVBQWU7QUFDckQsU0FBTztBQUFBLElBQ0w7QUFBQSxJQUNBLGFBQWEsV0FBVyxPQUFPLGdCQUFnQixZQUFZLGNBQWM7QUFBQSxJQUN6RSxPQUFPLEVBQUUsU0FBUyxPQUFPLGlCQUFpQixZQUFZLGVBQWUsU0FBUyxhQUFhO0FBQUEsSUFDM0YsTUFBTSxFQUFFLFFBQVEsV0FBV0EsS0FBSSxJQUFJLGFBQWEsQ0FBQyxHQUFHLFFBQVEsV0FBV0EsS0FBSSxJQUFJLGFBQWEsQ0FBQyxFQUFFO0FBQUEsRUFDakc7QUFDRjtBQU9PLFNBQVMsd0JBQXdCLFNBQTZCLE1BQThCO0FBQ2pHLE1BQUksWUFBWSxPQUFXLFFBQU87QUFDbEMsTUFBSSxZQUFZLFNBQVUsUUFBTztBQUNqQyxNQUFJLENBQUMsUUFBUSxXQUFXLFNBQVMsRUFBRyxRQUFPO0FBQzNDLE1BQUksTUFBZTtBQUNuQixhQUFXLFFBQVEsUUFBUSxNQUFNLFVBQVUsTUFBTSxFQUFFLE1BQU0sR0FBRyxHQUFHO0FBQzdELFFBQUksUUFBUSxRQUFRLE9BQU8sUUFBUSxZQUFZLEVBQUUsUUFBUyxLQUFrQyxRQUFPO0FBQ25HLFVBQU8sSUFBZ0MsSUFBSTtBQUFBLEVBQzdDO0FBQ0EsU0FBTztBQUNUO0FBR08sU0FBUyxhQUFhLFNBQTRDO0FBQ3ZFLFNBQU8sYUFBYSxLQUFLLENBQUMsTUFBTSxRQUFRLENBQUMsQ0FBQztBQUM1QztBQUdPLFNBQVMsV0FBVyxTQUF3QixVQUEyQjtBQUM1RSxTQUFPLFFBQVEsTUFBTSxVQUFVLFlBQVksU0FBUyxLQUFLLE1BQU0sS0FBSyxTQUFTLEtBQUssSUFBSTtBQUN4Rjs7O0FEN0hBLFNBQVMsSUFBSSxRQUErQztBQUMxRCxTQUFPLEVBQUUsS0FBSyxDQUFJLFFBQWdCLE9BQU8sR0FBRyxFQUFtQjtBQUNqRTtBQUFBLElBRUEsdUJBQUssZ0NBQWdDLE1BQU07QUFDekMsUUFBTSxJQUFJLGtCQUFrQixJQUFJLENBQUMsQ0FBQyxHQUFHLElBQUk7QUFDekMsRUFBTyxpQkFBVSxHQUFHO0FBQUEsSUFDbEIsT0FBTyxFQUFFLGFBQWEsR0FBRyxnQkFBZ0IsR0FBRztBQUFBLElBQzVDLGFBQWE7QUFBQSxJQUNiLE9BQU8sRUFBRSxTQUFTLEtBQUs7QUFBQSxJQUN2QixNQUFNLEVBQUUsUUFBUSxDQUFDLEdBQUcsUUFBUSxDQUFDLEVBQUU7QUFBQSxFQUNqQyxDQUFDO0FBQ0gsQ0FBQztBQUFBLElBRUQsdUJBQUsseUVBQXlFLE1BQU07QUFDbEYsUUFBTSxJQUFJO0FBQUEsSUFDUixJQUFJO0FBQUEsTUFDRixlQUFlO0FBQUEsTUFDZixpQkFBaUI7QUFBQSxNQUNqQixxQkFBcUI7QUFBQSxNQUNyQix3QkFBd0I7QUFBQSxNQUN4QixhQUFhO0FBQUEsTUFDYixpQkFBaUI7QUFBQSxNQUNqQixlQUFlLENBQUMsT0FBTyxLQUFLLEdBQUcsT0FBTztBQUFBLE1BQ3RDLGVBQWU7QUFBQSxJQUNqQixDQUFDO0FBQUEsSUFDRDtBQUFBLEVBQ0Y7QUFDQSxFQUFPLGFBQU0sRUFBRSxNQUFNLE9BQU8sb0JBQW9CO0FBQ2hELEVBQU8sYUFBTSxhQUFhLEVBQUUsT0FBTyxLQUFLO0FBQ3hDLEVBQU8sYUFBTSxFQUFFLE1BQU0sYUFBYSxDQUFDO0FBQ25DLEVBQU8sYUFBTSxFQUFFLE1BQU0sZ0JBQWdCLElBQUk7QUFDekMsRUFBTyxhQUFNLEVBQUUsYUFBYSxJQUFJO0FBQ2hDLEVBQU8sYUFBTSxFQUFFLE1BQU0sU0FBUyxLQUFLO0FBQ25DLEVBQU8saUJBQVUsRUFBRSxNQUFNLEVBQUUsUUFBUSxDQUFDLE9BQU8sT0FBTyxHQUFHLFFBQVEsQ0FBQyxFQUFFLENBQUM7QUFDbkUsQ0FBQztBQUFBLElBRUQsdUJBQUssaURBQWlELE1BQU07QUFDMUQsRUFBTyxhQUFNLGtCQUFrQixJQUFJLEVBQUUscUJBQXFCLEVBQUUsQ0FBQyxHQUFHLElBQUksRUFBRSxNQUFNLGFBQWEsQ0FBQztBQUMxRixFQUFPLGFBQU0sa0JBQWtCLElBQUksRUFBRSxxQkFBcUIsSUFBSyxDQUFDLEdBQUcsSUFBSSxFQUFFLE1BQU0sYUFBYSxFQUFFO0FBQzlGLEVBQU8sYUFBTSxrQkFBa0IsSUFBSSxFQUFFLHFCQUFxQixJQUFJLENBQUMsR0FBRyxJQUFJLEVBQUUsTUFBTSxhQUFhLENBQUM7QUFDNUYsRUFBTyxhQUFNLGtCQUFrQixJQUFJLEVBQUUsd0JBQXdCLEdBQUcsQ0FBQyxHQUFHLElBQUksRUFBRSxNQUFNLGdCQUFnQixFQUFFO0FBQ3BHLENBQUM7QUFBQSxJQUVELHVCQUFLLHVFQUF1RSxNQUFNO0FBQ2hGLFFBQU0sSUFBSTtBQUFBLElBQ1IsSUFBSSxFQUFFLGFBQWEsTUFBTSxlQUFlLEtBQUssaUJBQWlCLGtCQUFrQixlQUFlLENBQUMsSUFBSSxFQUFFLENBQUM7QUFBQSxJQUN2RztBQUFBLEVBQ0Y7QUFDQSxFQUFPLGFBQU0sRUFBRSxhQUFhLEtBQUs7QUFDakMsRUFBTyxhQUFNLEVBQUUsTUFBTSxPQUFPLE1BQVM7QUFDckMsRUFBTyxhQUFNLEVBQUUsTUFBTSxTQUFTLE1BQVM7QUFDdkMsRUFBTyxpQkFBVSxFQUFFLEtBQUssUUFBUSxDQUFDLElBQUksQ0FBQztBQUN4QyxDQUFDO0FBQUEsSUFFRCx1QkFBSyxrQkFBa0IsTUFBTTtBQUMzQixRQUFNLE1BQU0sRUFBRSxNQUFNLFdBQVcsaUJBQWlCLE9BQU8sS0FBSyxFQUFFLE1BQU0sU0FBUyxFQUFFO0FBQy9FLEVBQU8sYUFBTSxXQUFXLG9CQUFvQixHQUFHLEdBQUcsd0JBQXdCO0FBQzFFLEVBQU8sYUFBTSxXQUFXLHVDQUF1QyxHQUFHLEdBQUcsc0JBQXNCO0FBQzNGLEVBQU8sYUFBTSxXQUFXLDBCQUEwQixHQUFHLEdBQUcsbUJBQW1CO0FBQzNFLEVBQU8sYUFBTSxXQUFXLGlCQUFpQixHQUFHLEdBQUcsV0FBVztBQUMxRCxFQUFPLGFBQU0sV0FBVyxrQkFBa0IsR0FBRyxHQUFHLGFBQWE7QUFDL0QsQ0FBQztBQUFBLElBRUQsdUJBQUssNENBQTRDLE1BQU07QUFDckQsRUFBTyxpQkFBVSxtQkFBbUIsSUFBSSxFQUFFLGVBQWUsTUFBTSxzQkFBc0IsR0FBRyxDQUFDLEdBQUcsQ0FBQyxDQUFDLEdBQUc7QUFBQSxJQUMvRixNQUFNO0FBQUEsSUFDTixhQUFhO0FBQUEsRUFDZixDQUFDO0FBQ0QsRUFBTyxpQkFBVSxtQkFBbUIsSUFBSSxFQUFFLHNCQUFzQix3QkFBd0IsQ0FBQyxHQUFHLEVBQUUsaUJBQWlCLEtBQUssQ0FBQyxHQUFHO0FBQUEsSUFDdEgsTUFBTTtBQUFBLElBQ04sYUFBYTtBQUFBLEVBQ2YsQ0FBQztBQUNILENBQUM7QUFBQSxJQUVELHVCQUFLLG1DQUFtQyxNQUFNO0FBQzVDLFFBQU0sSUFBSSxrQkFBa0IsSUFBSSxFQUFFLGVBQWUsSUFBSSxDQUFDLEdBQUcsSUFBSTtBQUM3RCxFQUFPLGFBQU0sd0JBQXdCLFVBQVUsQ0FBQyxHQUFHLENBQUM7QUFDcEQsRUFBTyxhQUFNLHdCQUF3QixzQkFBc0IsQ0FBQyxHQUFHLEdBQUc7QUFDbEUsRUFBTyxpQkFBVSx3QkFBd0IsZUFBZSxDQUFDLEdBQUcsRUFBRSxRQUFRLENBQUMsR0FBRyxRQUFRLENBQUMsRUFBRSxDQUFDO0FBQ3RGLEVBQU8sYUFBTSx3QkFBd0IsZUFBZSxDQUFDLEdBQUcsSUFBSTtBQUM1RCxFQUFPLGFBQU0sd0JBQXdCLFVBQVUsQ0FBQyxHQUFHLE1BQVM7QUFDNUQsRUFBTyxhQUFNLHdCQUF3QixRQUFXLENBQUMsR0FBRyxNQUFTO0FBQzdELEVBQU8sYUFBTSx3QkFBd0IsV0FBVyxDQUFDLEdBQUcsTUFBUztBQUMvRCxDQUFDO0FBQUEsSUFFRCx1QkFBSywyQ0FBMkMsTUFBTTtBQUNwRCxFQUFPLGFBQU0sYUFBYSxDQUFDLE1BQU0sTUFBTSxvQkFBb0IsR0FBRyxJQUFJO0FBQ2xFLEVBQU8sYUFBTSxhQUFhLENBQUMsTUFBTSxNQUFNLDJCQUEyQixHQUFHLElBQUk7QUFDekUsRUFBTyxhQUFNLGFBQWEsQ0FBQyxNQUFNLE1BQU0sb0JBQW9CLEdBQUcsS0FBSztBQUNyRSxDQUFDO0FBQUEsSUFFRCx1QkFBSyxvQkFBb0IsTUFBTTtBQUM3QixFQUFPLGFBQU0sV0FBVyxrQkFBa0IsSUFBSSxFQUFFLGVBQWUsTUFBTSxDQUFDLEdBQUcsSUFBSSxDQUFDLEdBQUcsS0FBSztBQUN0RixFQUFPLGFBQU0sV0FBVyxrQkFBa0IsSUFBSSxDQUFDLENBQUMsR0FBRyxJQUFJLEdBQUcsV0FBVyxHQUFHLFdBQVc7QUFDbkYsRUFBTyxhQUFNLFdBQVcsa0JBQWtCLElBQUksQ0FBQyxDQUFDLEdBQUcsSUFBSSxDQUFDLEdBQUcsZUFBZTtBQUM1RSxDQUFDOyIsCiAgIm5hbWVzIjogWyJjZmciXQp9Cg==

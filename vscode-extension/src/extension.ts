@@ -1,0 +1,556 @@
+import * as cp from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as vscode from "vscode";
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  TransportKind,
+  WorkDoneProgress,
+  WorkDoneProgressBegin,
+  WorkDoneProgressReport,
+} from "vscode-languageclient/node";
+import {
+  Candidate,
+  INTERPRETER_PROBE_SCRIPT,
+  LaunchChoice,
+  chooseLaunch,
+  describeCandidate,
+  interpretProbe,
+  serverEnv,
+} from "./launch";
+import { EXCLUDE_GLOB, RUBRIC_GLOB, chooseRubric, gradeTextArgs, looksLikeRubric } from "./rubrics";
+import {
+  ServerSection,
+  answerConfigurationItem,
+  judgeLabel,
+  needsRestart,
+  readLaunchSettings,
+  readServerSection,
+} from "./settings";
+
+const CLIENT_ID = "rubric";
+const SERVER_CMD = {
+  gradeText: "rubric-lsp.gradeText",
+  gradeDocument: "rubric-lsp.gradeDocument",
+  clearVerdicts: "rubric-lsp.clearVerdicts",
+};
+const GRADING_COMMANDS = new Set([SERVER_CMD.gradeText, SERVER_CMD.gradeDocument]);
+const LAST_RUBRIC_KEY = "rubric.lastRubric";
+const API_KEY_NAMES_KEY = "rubric.apiKeyNames";
+const SECRET_PREFIX = "rubric.apiKey.";
+
+export const API_KEY_PROVIDERS: { label: string; env: string }[] = [
+  { label: "OpenAI", env: "OPENAI_API_KEY" },
+  { label: "Anthropic", env: "ANTHROPIC_API_KEY" },
+  { label: "Google Gemini", env: "GEMINI_API_KEY" },
+  { label: "Azure OpenAI", env: "AZURE_API_KEY" },
+  { label: "Mistral", env: "MISTRAL_API_KEY" },
+  { label: "Groq", env: "GROQ_API_KEY" },
+  { label: "OpenRouter", env: "OPENROUTER_API_KEY" },
+  { label: "Together AI", env: "TOGETHERAI_API_KEY" },
+];
+
+let ctx: vscode.ExtensionContext;
+let output: vscode.LogOutputChannel;
+let status: vscode.StatusBarItem;
+let client: LanguageClient | undefined;
+let launched: Candidate | undefined;
+let lastChoice: LaunchChoice | undefined;
+let starting: Promise<void> | undefined;
+let activeGradings = 0;
+let progressText: string | undefined;
+let progressCounter = 0;
+
+function trusted(): boolean {
+  return vscode.workspace.isTrusted;
+}
+
+function section(): ServerSection {
+  return readServerSection(vscode.workspace.getConfiguration("rubric"), trusted());
+}
+
+// ---------------------------------------------------------------- status bar
+
+function updateStatus(): void {
+  const sec = section();
+  const model = judgeLabel(sec, process.env.RUBRIC_JUDGE_MODEL);
+  if (!client && lastChoice && !lastChoice.chosen) {
+    status.text = "$(warning) Rubric";
+    status.tooltip = `rubric-lsp is not running: ${lastChoice.message ?? ""}`;
+  } else if (activeGradings > 0) {
+    status.text = `$(sync~spin) Rubric: ${progressText ?? "grading…"}`;
+    status.tooltip = `Grading with ${model}`;
+  } else {
+    status.text = trusted() ? `$(law) ${model}` : "$(shield) Rubric: lint only";
+    status.tooltip = new vscode.MarkdownString(
+      [
+        `**Rubric** judge model: \`${model}\``,
+        launched ? `Server: \`${describeCandidate(launched)}\`` : "Server: not started",
+        trusted() ? "" : "Untrusted workspace: diagnostics only, no grading.",
+        "Click to show the output.",
+      ]
+        .filter((s) => s)
+        .join("\n\n"),
+    );
+  }
+  status.show();
+}
+
+// ---------------------------------------------------------------- server launch
+
+function isExecutable(file: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    fs.stat(file, (err, st) => {
+      if (err || !st.isFile()) return resolve(false);
+      fs.access(file, fs.constants.X_OK, (e) => resolve(!e));
+    });
+  });
+}
+
+function checkInterpreter(python: string): Promise<ReturnType<typeof interpretProbe>> {
+  return new Promise((resolve) => {
+    cp.execFile(
+      python,
+      ["-c", INTERPRETER_PROBE_SCRIPT],
+      { timeout: 20000, windowsHide: true },
+      (err, _stdout, stderr) => {
+        if (err && (err as NodeJS.ErrnoException).code && typeof (err as NodeJS.ErrnoException).code === "string") {
+          return resolve(interpretProbe(null, String((err as NodeJS.ErrnoException).code), stderr));
+        }
+        const code = err ? ((err as unknown as { code?: number }).code ?? 1) : 0;
+        resolve(interpretProbe(code, undefined, stderr));
+      },
+    );
+  });
+}
+
+interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
+    resolveEnvironment(p: { path: string } | string): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
+  };
+  settings?: { getExecutionDetails?(resource?: vscode.Uri): { execCommand?: string[] } };
+}
+
+async function pythonExtensionApi(): Promise<PythonExtensionApi | undefined> {
+  const ext = vscode.extensions.getExtension<PythonExtensionApi>("ms-python.python");
+  if (!ext) return undefined;
+  try {
+    return ext.isActive ? ext.exports : await ext.activate();
+  } catch (e) {
+    output.warn(`Python extension could not be activated: ${e}`);
+    return undefined;
+  }
+}
+
+async function pythonExtensionInterpreter(): Promise<string | undefined> {
+  const api = await pythonExtensionApi();
+  if (!api) return undefined;
+  const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+  try {
+    const envPath = api.environments?.getActiveEnvironmentPath(resource);
+    if (envPath) {
+      const env = await api.environments!.resolveEnvironment(envPath);
+      const exe = env?.executable?.uri?.fsPath;
+      if (exe) return exe;
+    }
+  } catch (e) {
+    output.warn(`Python extension environments API failed: ${e}`);
+  }
+  try {
+    const cmd = api.settings?.getExecutionDetails?.(resource)?.execCommand;
+    if (cmd && cmd.length > 0) return cmd[0];
+  } catch {
+    /* older API shapes */
+  }
+  return undefined;
+}
+
+async function storedApiKeys(): Promise<Record<string, string>> {
+  const names = ctx.globalState.get<string[]>(API_KEY_NAMES_KEY, []);
+  const out: Record<string, string> = {};
+  for (const n of names) {
+    const v = await ctx.secrets.get(SECRET_PREFIX + n);
+    if (v) out[n] = v;
+  }
+  return out;
+}
+
+async function startClient(): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  // In an untrusted workspace VS Code already ignores workspace values of the
+  // restrictedConfigurations (server.path / server.interpreter), see package.json.
+  const launch = readLaunchSettings(vscode.workspace.getConfiguration("rubric"), {
+    workspaceFolder: folder,
+    home: os.homedir(),
+    env: process.env,
+  });
+  const choice = await chooseLaunch(
+    {
+      ...launch,
+      pythonExtensionInterpreter: launch.path || launch.interpreter ? undefined : await pythonExtensionInterpreter(),
+      envPath: process.env.PATH,
+      platform: process.platform,
+    },
+    { isExecutable, checkInterpreter },
+  );
+  lastChoice = choice;
+  for (const f of choice.failures) output.info(`not usable: ${f.candidate.command}: ${f.reason}`);
+  if (!choice.chosen) {
+    output.error(choice.message ?? "rubric-lsp server not found");
+    updateStatus();
+    void showMissingServer(choice);
+    return;
+  }
+  launched = choice.chosen;
+  output.info(`starting server: ${describeCandidate(choice.chosen)}${trusted() ? "" : " [untrusted workspace: lint only]"}`);
+
+  const env = serverEnv(process.env, await storedApiKeys(), trusted());
+  const serverOptions: ServerOptions = {
+    command: choice.chosen.command,
+    args: choice.chosen.args,
+    transport: TransportKind.stdio,
+    options: { env, cwd: folder },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: ["yaml", "json", "jsonc", "jsonl"].map((language) => ({ scheme: "file", language })),
+    outputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    initializationOptions: section(),
+    middleware: {
+      workspace: {
+        configuration: async (params, token, next) => {
+          const sec = section();
+          const answers = params.items.map((item) => answerConfigurationItem(item.section, sec));
+          if (answers.every((a) => a !== undefined)) return answers;
+          const fallback = await next(params, token);
+          if (!Array.isArray(fallback)) return fallback;
+          return answers.map((a, i) => (a === undefined ? fallback[i] : a));
+        },
+      },
+      executeCommand: async (command, args, next) => {
+        if (GRADING_COMMANDS.has(command) && !trusted()) {
+          void vscode.window.showWarningMessage("Rubric: grading is disabled in an untrusted workspace.");
+          return undefined;
+        }
+        return next(command, args);
+      },
+    },
+  };
+  const c = new LanguageClient(CLIENT_ID, "Rubric Language Server", serverOptions, clientOptions);
+  c.onDidChangeState((e) => {
+    if (e.newState === State.Stopped) output.info("server stopped");
+    updateStatus();
+  });
+  client = c;
+  try {
+    await c.start();
+    output.info("server started");
+  } catch (e) {
+    output.error(`server failed to start: ${e}`);
+    void vscode.window
+      .showErrorMessage(`Rubric: the rubric-lsp server failed to start (${describeCandidate(choice.chosen)}).`, "Show Output")
+      .then((a) => a && output.show());
+  }
+  updateStatus();
+}
+
+async function showMissingServer(choice: LaunchChoice): Promise<void> {
+  const copy = "Copy Install Command";
+  const settings = "Open Settings";
+  const answer = await vscode.window.showErrorMessage(`Rubric: ${choice.message}`, copy, settings, "Show Output");
+  if (answer === copy && choice.installCommand) await vscode.env.clipboard.writeText(choice.installCommand);
+  else if (answer === settings) await vscode.commands.executeCommand("workbench.action.openSettings", "rubric.server");
+  else if (answer === "Show Output") output.show();
+}
+
+async function stopClient(): Promise<void> {
+  const c = client;
+  client = undefined;
+  launched = undefined;
+  if (c) {
+    try {
+      await c.stop(5000);
+    } catch (e) {
+      output.warn(`stopping the server: ${e}`);
+    }
+  }
+}
+
+async function restart(reason: string): Promise<void> {
+  output.info(`restarting server: ${reason}`);
+  const run = async () => {
+    await stopClient();
+    await startClient();
+  };
+  starting = (starting ?? Promise.resolve()).then(run, run);
+  await starting;
+}
+
+async function runningClient(): Promise<LanguageClient | undefined> {
+  if (starting) await starting;
+  if (client && client.state === State.Running) return client;
+  if (lastChoice && !lastChoice.chosen) {
+    await showMissingServer(lastChoice);
+  } else {
+    void vscode.window.showErrorMessage("Rubric: the rubric-lsp server is not running.", "Show Output").then((a) => a && output.show());
+  }
+  return undefined;
+}
+
+function serverSupports(c: LanguageClient, command: string): boolean {
+  const cmds = c.initializeResult?.capabilities.executeCommandProvider?.commands;
+  return !cmds || cmds.includes(command);
+}
+
+// ---------------------------------------------------------------- grading
+
+async function runGrading(c: LanguageClient, command: string, arg: unknown, title: string): Promise<unknown> {
+  const token = `rubric-grade-${Date.now()}-${++progressCounter}`;
+  activeGradings++;
+  progressText = "grading…";
+  updateStatus();
+  const sub = c.onProgress(WorkDoneProgress.type, token, (value) => {
+    if (value.kind === "end") {
+      progressText = undefined;
+    } else {
+      const v = value as WorkDoneProgressBegin | WorkDoneProgressReport;
+      const pct = typeof v.percentage === "number" ? ` ${v.percentage}%` : "";
+      progressText = `${v.message ?? (value.kind === "begin" ? (value as WorkDoneProgressBegin).title : "grading")}${pct}`;
+    }
+    updateStatus();
+  });
+  try {
+    output.info(`${title}: ${command}`);
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `Rubric: ${title}` },
+      () => c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg], workDoneToken: token }),
+    );
+    if (result !== null && result !== undefined) output.info(`${title} result: ${JSON.stringify(result).slice(0, 2000)}`);
+    return result;
+  } catch (e) {
+    output.error(`${title} failed: ${e}`);
+    void vscode.window.showErrorMessage(`Rubric: ${title} failed: ${e instanceof Error ? e.message : e}`, "Show Output").then((a) => a && output.show());
+    return undefined;
+  } finally {
+    sub.dispose();
+    activeGradings--;
+    if (activeGradings === 0) progressText = undefined;
+    updateStatus();
+  }
+}
+
+function requireTrust(): boolean {
+  if (trusted()) return true;
+  void vscode.window.showWarningMessage("Rubric: grading is disabled in an untrusted workspace (diagnostics only).");
+  return false;
+}
+
+async function pickRubric(): Promise<vscode.Uri | undefined> {
+  const found = await vscode.workspace.findFiles(RUBRIC_GLOB, EXCLUDE_GLOB, 500);
+  const seen = new Set(found.map((u) => u.toString()));
+  for (const d of vscode.workspace.textDocuments) {
+    if (d.uri.scheme === "file" && !seen.has(d.uri.toString()) && looksLikeRubric(d.fileName, d.languageId, d.getText())) {
+      found.push(d.uri);
+      seen.add(d.uri.toString());
+    }
+  }
+  if (found.length === 0) {
+    void vscode.window.showWarningMessage("Rubric: no rubric files found in the workspace (e.g. *.rubric.yaml).");
+    return undefined;
+  }
+  const last = ctx.workspaceState.get<string>(LAST_RUBRIC_KEY);
+  const items = found
+    .map((u) => ({ label: vscode.workspace.asRelativePath(u), description: u.toString() === last ? "last used" : undefined, uri: u }))
+    .sort((a, b) => (a.description ? -1 : b.description ? 1 : a.label.localeCompare(b.label)));
+  const picked = await vscode.window.showQuickPick(items, { placeHolder: "Grade against which rubric?", matchOnDescription: true });
+  if (!picked) return undefined;
+  await ctx.workspaceState.update(LAST_RUBRIC_KEY, picked.uri.toString());
+  return picked.uri;
+}
+
+async function uriExists(uriString: string): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(vscode.Uri.parse(uriString));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function gradeSelection(forcePick = false): Promise<void> {
+  if (!requireTrust()) return;
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showWarningMessage("Rubric: open the response to grade first.");
+    return;
+  }
+  const doc = editor.document;
+  const activeIsRubric = looksLikeRubric(doc.fileName, doc.languageId, doc.getText());
+  const remembered = ctx.workspaceState.get<string>(LAST_RUBRIC_KEY);
+  const choice = chooseRubric({
+    activeUri: doc.uri.toString(),
+    activeIsRubric,
+    remembered,
+    rememberedExists: remembered ? await uriExists(remembered) : false,
+    forcePick,
+  });
+  let rubricUri: vscode.Uri | undefined;
+  if (choice.kind === "pick") rubricUri = await pickRubric();
+  else rubricUri = vscode.Uri.parse(choice.uri!);
+  if (!rubricUri) return;
+
+  const selected = editor.selections.filter((s) => !s.isEmpty).map((s) => doc.getText(s)).join("\n");
+  let text = selected;
+  if (!text) {
+    if (choice.kind === "active") {
+      // the active file is the rubric itself: ask for the response to grade
+      text =
+        (await vscode.window.showInputBox({
+          prompt: "Response text to grade against this rubric (or select it in an editor)",
+          value: (await vscode.env.clipboard.readText()).slice(0, 10000),
+        })) ?? "";
+      if (!text) return;
+    } else {
+      text = doc.getText();
+    }
+  }
+  const c = await runningClient();
+  if (!c) return;
+  if (choice.kind !== "active") {
+    // show the rubric beside so its verdict hints and score lens are visible
+    await vscode.window.showTextDocument(rubricUri, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
+  }
+  await runGrading(c, SERVER_CMD.gradeText, gradeTextArgs(rubricUri.toString(), text), `Grade against ${vscode.workspace.asRelativePath(rubricUri)}`);
+}
+
+async function gradeExamples(): Promise<void> {
+  if (!requireTrust()) return;
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showWarningMessage("Rubric: open a rubric, dataset or eval config first.");
+    return;
+  }
+  const c = await runningClient();
+  if (!c) return;
+  await runGrading(c, SERVER_CMD.gradeDocument, { uri: editor.document.uri.toString() }, "Grade examples");
+}
+
+async function clearVerdicts(): Promise<void> {
+  const c = await runningClient();
+  if (!c) return;
+  if (!serverSupports(c, SERVER_CMD.clearVerdicts)) {
+    void vscode.window.showInformationMessage("Rubric: this server version cannot clear verdicts; restart it to clear them.");
+    return;
+  }
+  const uris = new Set<string>();
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active) uris.add(active.toString());
+  for (const ed of vscode.window.visibleTextEditors) uris.add(ed.document.uri.toString());
+  for (const uri of uris) {
+    try {
+      await c.sendRequest(ExecuteCommandRequest.type, { command: SERVER_CMD.clearVerdicts, arguments: [{ uri }] });
+    } catch (e) {
+      output.warn(`clearVerdicts ${uri}: ${e}`);
+    }
+  }
+}
+
+async function setApiKey(): Promise<void> {
+  if (!requireTrust()) return;
+  const stored = new Set(ctx.globalState.get<string[]>(API_KEY_NAMES_KEY, []));
+  const items: (vscode.QuickPickItem & { env?: string })[] = API_KEY_PROVIDERS.map((p) => ({
+    label: p.label,
+    description: p.env,
+    detail: stored.has(p.env) ? "a key is stored" : undefined,
+    env: p.env,
+  }));
+  for (const n of stored) if (!API_KEY_PROVIDERS.some((p) => p.env === n)) items.push({ label: n, description: n, detail: "a key is stored", env: n });
+  items.push({ label: "Other environment variable…" });
+  const picked = await vscode.window.showQuickPick(items, { placeHolder: "Which provider's API key? (passed to the server as an environment variable)" });
+  if (!picked) return;
+  let envName = picked.env;
+  if (!envName) {
+    envName = await vscode.window.showInputBox({
+      prompt: "Environment variable name",
+      placeHolder: "MY_PROVIDER_API_KEY",
+      validateInput: (v) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(v) ? undefined : "Letters, digits and _ only"),
+    });
+    if (!envName) return;
+  }
+  const value = await vscode.window.showInputBox({
+    prompt: `Value of ${envName} (stored in VS Code's secret storage; leave empty to remove it)`,
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (value === undefined) return;
+  if (value === "") {
+    await ctx.secrets.delete(SECRET_PREFIX + envName);
+    stored.delete(envName);
+  } else {
+    await ctx.secrets.store(SECRET_PREFIX + envName, value);
+    stored.add(envName);
+  }
+  await ctx.globalState.update(API_KEY_NAMES_KEY, [...stored]);
+  await restart(`API key ${envName} ${value === "" ? "removed" : "set"}`);
+  void vscode.window.showInformationMessage(`Rubric: ${envName} ${value === "" ? "removed" : "stored"}; the server was restarted.`);
+}
+
+// ---------------------------------------------------------------- activation
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  ctx = context;
+  output = vscode.window.createOutputChannel("Rubric", { log: true });
+  status = vscode.window.createStatusBarItem("rubric.status", vscode.StatusBarAlignment.Right, 100);
+  status.name = "Rubric";
+  status.command = "rubric.showOutput";
+  context.subscriptions.push(output, status);
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand("rubric.gradeSelection", () => gradeSelection(false)),
+    vscode.commands.registerCommand("rubric.chooseRubric", () => gradeSelection(true)),
+    vscode.commands.registerCommand("rubric.gradeExamples", gradeExamples),
+    vscode.commands.registerCommand("rubric.clearVerdicts", clearVerdicts),
+    vscode.commands.registerCommand("rubric.setApiKey", setApiKey),
+    vscode.commands.registerCommand("rubric.restartServer", () => restart("restart command")),
+    vscode.commands.registerCommand("rubric.showOutput", () => output.show()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration("rubric")) return;
+      if (needsRestart((k) => e.affectsConfiguration(k))) {
+        void restart("server settings changed");
+        return;
+      }
+      updateStatus();
+      if (client && client.state === State.Running) {
+        void client.sendNotification("workspace/didChangeConfiguration", { settings: { rubric: section() } });
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void restart("workspace trusted")),
+  );
+
+  const py = await pythonExtensionApi();
+  const ev = py?.environments?.onDidChangeActiveEnvironmentPath;
+  if (ev) {
+    context.subscriptions.push(
+      ev(() => {
+        if (!launched || launched.source === "pythonExtension" || launched.source === "PATH") {
+          void restart("Python interpreter changed");
+        }
+      }),
+    );
+  }
+
+  updateStatus();
+  starting = startClient();
+  await starting;
+}
+
+export async function deactivate(): Promise<void> {
+  await stopClient();
+}

@@ -1,0 +1,139 @@
+/**
+ * Pure settings resolution: no `vscode` import, so it is unit-tested in plain node.
+ * The extension passes a tiny view of `vscode.WorkspaceConfiguration`.
+ */
+
+/** The part of `vscode.WorkspaceConfiguration` this module uses. */
+export interface ConfigReader {
+  get<T>(key: string): T | undefined;
+}
+
+export interface ServerLaunchSettings {
+  /** `rubric.server.path`, expanded; undefined when unset. */
+  path?: string;
+  /** `rubric.server.interpreter`, expanded; undefined when unset. */
+  interpreter?: string;
+}
+
+/** The `rubric` settings section as the server reads it (initializationOptions and workspace/configuration). */
+export interface ServerSection {
+  judge: {
+    model?: string;
+    apiBase?: string;
+    concurrency: number;
+    timeoutSeconds: number;
+  };
+  gradeOnSave: boolean;
+  cache: { enabled: boolean };
+  lint: { select: string[]; ignore: string[] };
+}
+
+export interface ExpandContext {
+  workspaceFolder?: string;
+  home?: string;
+  env?: Record<string, string | undefined>;
+}
+
+/** Settings keys whose change requires the server process to be restarted. */
+export const RESTART_KEYS = ["rubric.server.path", "rubric.server.interpreter", "rubric.trace.server"];
+
+export const DEFAULTS = {
+  concurrency: 4,
+  timeoutSeconds: 60,
+  gradeOnSave: false,
+  cacheEnabled: true,
+} as const;
+
+/** Expand `~`, `${userHome}`, `${workspaceFolder}` and `${env:NAME}` in a path setting. */
+export function expandPath(value: string, ctx: ExpandContext): string {
+  let out = value.trim();
+  const home = ctx.home ?? "";
+  if (home && (out === "~" || out.startsWith("~/") || out.startsWith("~\\"))) {
+    out = home + out.slice(1);
+  }
+  out = out.replace(/\$\{userHome\}/g, home);
+  if (ctx.workspaceFolder !== undefined) {
+    out = out.replace(/\$\{workspaceFolder\}/g, ctx.workspaceFolder);
+  }
+  out = out.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => ctx.env?.[name] ?? "");
+  return out;
+}
+
+function nonEmptyString(v: unknown): string | undefined {
+  return typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
+}
+
+function intInRange(v: unknown, dflt: number, min: number, max: number): number {
+  if (typeof v !== "number" || !Number.isFinite(v)) return dflt;
+  return Math.min(max, Math.max(min, Math.round(v)));
+}
+
+function positiveNumber(v: unknown, dflt: number): number {
+  return typeof v === "number" && Number.isFinite(v) && v > 0 ? v : dflt;
+}
+
+function stringList(v: unknown): string[] {
+  if (!Array.isArray(v)) return [];
+  return v.filter((x): x is string => typeof x === "string").map((x) => x.trim()).filter((x) => x !== "");
+}
+
+export function readLaunchSettings(cfg: ConfigReader, ctx: ExpandContext): ServerLaunchSettings {
+  const path = nonEmptyString(cfg.get<string>("server.path"));
+  const interpreter = nonEmptyString(cfg.get<string>("server.interpreter"));
+  return {
+    path: path === undefined ? undefined : expandPath(path, ctx),
+    interpreter: interpreter === undefined ? undefined : expandPath(interpreter, ctx),
+  };
+}
+
+/**
+ * The `rubric` section sent to the server. `cfg` reads the `rubric` section.
+ * Empty model/apiBase are omitted so the server's defaults (and RUBRIC_JUDGE_* env) apply.
+ * In an untrusted workspace grading is off: gradeOnSave is forced false and no judge
+ * endpoint or model from the workspace is forwarded.
+ */
+export function readServerSection(cfg: ConfigReader, trusted: boolean): ServerSection {
+  const judge: ServerSection["judge"] = {
+    concurrency: intInRange(cfg.get("judge.concurrency"), DEFAULTS.concurrency, 1, 64),
+    timeoutSeconds: positiveNumber(cfg.get("judge.timeoutSeconds"), DEFAULTS.timeoutSeconds),
+  };
+  const model = nonEmptyString(cfg.get("judge.model"));
+  const apiBase = nonEmptyString(cfg.get("judge.apiBase"));
+  if (trusted && model !== undefined) judge.model = model;
+  if (trusted && apiBase !== undefined) judge.apiBase = apiBase;
+  const gradeOnSave = cfg.get<boolean>("gradeOnSave");
+  const cacheEnabled = cfg.get<boolean>("cache.enabled");
+  return {
+    judge,
+    gradeOnSave: trusted && typeof gradeOnSave === "boolean" ? gradeOnSave : false,
+    cache: { enabled: typeof cacheEnabled === "boolean" ? cacheEnabled : DEFAULTS.cacheEnabled },
+    lint: { select: stringList(cfg.get("lint.select")), ignore: stringList(cfg.get("lint.ignore")) },
+  };
+}
+
+/**
+ * Answer one workspace/configuration item. `section` is e.g. "rubric", "rubric.judge",
+ * "rubric.judge.model"; returns `undefined` for sections that are not ours (let the
+ * default handler answer) and `null` for unknown keys inside ours.
+ */
+export function answerConfigurationItem(section: string | undefined, full: ServerSection): unknown {
+  if (section === undefined) return undefined;
+  if (section === "rubric") return full;
+  if (!section.startsWith("rubric.")) return undefined;
+  let cur: unknown = full;
+  for (const part of section.slice("rubric.".length).split(".")) {
+    if (cur === null || typeof cur !== "object" || !(part in (cur as Record<string, unknown>))) return null;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+/** Whether a configuration change (given `affectsConfiguration`) requires a server restart. */
+export function needsRestart(affects: (key: string) => boolean): boolean {
+  return RESTART_KEYS.some((k) => affects(k));
+}
+
+/** Label for the status bar. */
+export function judgeLabel(section: ServerSection, envModel?: string): string {
+  return section.judge.model ?? (envModel && envModel.trim() !== "" ? envModel.trim() : "default judge");
+}

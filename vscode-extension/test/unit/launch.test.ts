@@ -1,0 +1,103 @@
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { Probes, ProbeResult, chooseLaunch, installCommand, interpretProbe, pathLookupCandidates, serverEnv } from "../../src/launch";
+
+function probes(executables: string[], interpreters: Record<string, ProbeResult>): Probes & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    isExecutable: async (f) => {
+      calls.push(`exe:${f}`);
+      return executables.includes(f);
+    },
+    checkInterpreter: async (p) => {
+      calls.push(`py:${p}`);
+      return interpreters[p] ?? { ok: false, reason: "cannot run it (ENOENT)" };
+    },
+  };
+}
+const OK: ProbeResult = { ok: true };
+const MISSING: ProbeResult = { ok: false, reason: "No module named rubric_lsp" };
+
+test("rubric.server.path wins and runs with no arguments", async () => {
+  const p = probes(["/opt/rubric-lsp", "/usr/bin/rubric-lsp"], { "/py": OK });
+  const c = await chooseLaunch({ path: "/opt/rubric-lsp", interpreter: "/py", envPath: "/usr/bin" }, p);
+  assert.deepEqual(c.chosen, { source: "setting:path", command: "/opt/rubric-lsp", args: [] });
+  assert.deepEqual(p.calls, ["exe:/opt/rubric-lsp"]);
+});
+
+test("a bare rubric.server.path is looked up on PATH", async () => {
+  const c = await chooseLaunch({ path: "my-rubric", envPath: "/a:/b" }, probes(["/b/my-rubric"], {}));
+  assert.equal(c.chosen?.command, "/b/my-rubric");
+});
+
+test("a broken explicit path is reported, not replaced by a fallback", async () => {
+  const c = await chooseLaunch({ path: "/nope", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], {}));
+  assert.equal(c.chosen, undefined);
+  assert.match(c.message!, /rubric\.server\.path "\/nope" is not an executable/);
+  assert.match(c.message!, /pip install "rubric-lsp\[all\]"/);
+});
+
+test("rubric.server.interpreter: python -m rubric_lsp serve", async () => {
+  const c = await chooseLaunch({ interpreter: "/venv/bin/python", pythonExtensionInterpreter: "/other" }, probes([], { "/venv/bin/python": OK }));
+  assert.deepEqual(c.chosen, { source: "setting:interpreter", command: "/venv/bin/python", args: ["-m", "rubric_lsp", "serve"], python: "/venv/bin/python" });
+});
+
+test("explicit interpreter without rubric_lsp gives the install command for it", async () => {
+  const c = await chooseLaunch({ interpreter: "/venv/bin/python", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], { "/venv/bin/python": MISSING }));
+  assert.equal(c.chosen, undefined);
+  assert.equal(c.installCommand, '/venv/bin/python -m pip install "rubric-lsp[all]"');
+  assert.match(c.message!, /No module named rubric_lsp/);
+});
+
+test("Python extension interpreter is used when it has rubric_lsp", async () => {
+  const c = await chooseLaunch({ pythonExtensionInterpreter: "/pe/python", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], { "/pe/python": OK }));
+  assert.equal(c.chosen?.source, "pythonExtension");
+  assert.deepEqual(c.chosen?.args, ["-m", "rubric_lsp", "serve"]);
+});
+
+test("falls back to rubric-lsp on PATH when the Python extension's interpreter lacks it", async () => {
+  const c = await chooseLaunch({ pythonExtensionInterpreter: "/pe/python", envPath: "/x:/usr/local/bin:" }, probes(["/usr/local/bin/rubric-lsp"], { "/pe/python": MISSING }));
+  assert.deepEqual(c.chosen, { source: "PATH", command: "/usr/local/bin/rubric-lsp", args: [] });
+  assert.equal(c.failures.length, 1);
+});
+
+test("nothing works: clear message with the install command", async () => {
+  const c = await chooseLaunch({ pythonExtensionInterpreter: "/pe/python", envPath: "/usr/bin" }, probes([], { "/pe/python": MISSING }));
+  assert.equal(c.chosen, undefined);
+  assert.equal(c.installCommand, '/pe/python -m pip install "rubric-lsp[all]"');
+  assert.match(c.message!, /not installed\. Install it with: \/pe\/python -m pip install "rubric-lsp\[all\]"/);
+  assert.match(c.message!, /rubric-lsp was not found on PATH/);
+  const c2 = await chooseLaunch({ envPath: "" }, probes([], {}));
+  assert.equal(c2.installCommand, 'pip install "rubric-lsp[all]"');
+});
+
+test("windows PATH lookup tries .exe/.cmd", () => {
+  assert.deepEqual(pathLookupCandidates("rubric-lsp", "C:\\py\\Scripts", "win32").slice(0, 2), [
+    "C:\\py\\Scripts\\rubric-lsp.exe",
+    "C:\\py\\Scripts\\rubric-lsp.cmd",
+  ]);
+  assert.equal(installCommand("C:\\Program Files\\py\\python.exe"), '"C:\\Program Files\\py\\python.exe" -m pip install "rubric-lsp[all]"');
+});
+
+test("interpreter probe outcomes", () => {
+  assert.deepEqual(interpretProbe(0), { ok: true });
+  assert.deepEqual(interpretProbe(3), { ok: false, reason: "No module named rubric_lsp" });
+  assert.match((interpretProbe(4) as { reason: string }).reason, /server extra/);
+  assert.match((interpretProbe(null, "ENOENT") as { reason: string }).reason, /ENOENT/);
+  assert.match((interpretProbe(1, undefined, "Traceback\nSyntaxError: bad") as { reason: string }).reason, /SyntaxError: bad/);
+});
+
+test("server env: API keys only when trusted; untrusted strips inherited keys", () => {
+  const base = { PATH: "/bin", OPENAI_API_KEY: "inherited", RUBRIC_JUDGE_API_BASE: "http://x", UNSET: undefined };
+  const t = serverEnv(base, { ANTHROPIC_API_KEY: "sk-a" }, true);
+  assert.equal(t.ANTHROPIC_API_KEY, "sk-a");
+  assert.equal(t.OPENAI_API_KEY, "inherited");
+  assert.equal(t.LITELLM_LOCAL_MODEL_COST_MAP, "True");
+  assert.equal("UNSET" in t, false);
+  const u = serverEnv(base, { ANTHROPIC_API_KEY: "sk-a" }, false);
+  assert.equal(u.ANTHROPIC_API_KEY, undefined);
+  assert.equal(u.OPENAI_API_KEY, undefined);
+  assert.equal(u.RUBRIC_JUDGE_API_BASE, undefined);
+  assert.equal(u.PATH, "/bin");
+});

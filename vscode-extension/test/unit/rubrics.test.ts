@@ -1,0 +1,39 @@
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { chooseRubric, gradeTextArgs, looksLikeRubric } from "../../src/rubrics";
+
+test("rubric recognition by name, schema and content", () => {
+  assert.equal(looksLikeRubric("/w/essay.rubric.yaml", "yaml", ""), true);
+  assert.equal(looksLikeRubric("/w/rubric_v2.yml", "yaml", ""), true);
+  assert.equal(looksLikeRubric("C:\\w\\x.rubric.json", "json", ""), true);
+  assert.equal(looksLikeRubric("/w/a.yaml", "yaml", "# yaml-language-server: $schema=../schemas/autorubric-rubric.schema.json\n"), true);
+  assert.equal(looksLikeRubric("/w/a.yaml", "yaml", "- name: x\n  weight: 1\n  requirement: Is it clear?\n"), true);
+  assert.equal(looksLikeRubric("/w/a.json", "json", '[{"name":"x","requirement":"y"}]'), true);
+  assert.equal(looksLikeRubric("/w/promptfooconfig.yaml", "yaml", "prompts: []\n"), false);
+  assert.equal(looksLikeRubric("/w/a.json", "json", '{"graders": [{"requirement": "x"}]}'), false);
+  assert.equal(looksLikeRubric("/w/notes.md", "markdown", "requirement: x"), false);
+  assert.equal(looksLikeRubric("/w/a.yaml", "yaml", "key: value\n"), false);
+});
+
+test("choosing the rubric: active, then remembered, else pick", () => {
+  assert.deepEqual(chooseRubric({ activeUri: "file:///a.rubric.yaml", activeIsRubric: true, remembered: "file:///r", rememberedExists: true }), {
+    kind: "active",
+    uri: "file:///a.rubric.yaml",
+  });
+  assert.deepEqual(chooseRubric({ activeUri: "file:///resp.md", activeIsRubric: false, remembered: "file:///r", rememberedExists: true }), {
+    kind: "remembered",
+    uri: "file:///r",
+  });
+  assert.deepEqual(chooseRubric({ activeUri: "file:///resp.md", activeIsRubric: false, remembered: "file:///r", rememberedExists: false }), { kind: "pick" });
+  assert.deepEqual(chooseRubric({ activeUri: "file:///resp.md", activeIsRubric: false }), { kind: "pick" } as never);
+  assert.deepEqual(
+    chooseRubric({ activeUri: "file:///a.rubric.yaml", activeIsRubric: true, remembered: "file:///r", rememberedExists: true, forcePick: true }),
+    { kind: "pick" },
+  );
+});
+
+test("gradeText arguments: one object, query only when given", () => {
+  assert.deepEqual(gradeTextArgs("file:///r.rubric.yaml", "hello"), { uri: "file:///r.rubric.yaml", text: "hello" });
+  assert.deepEqual(gradeTextArgs("u", "t", "q"), { uri: "u", text: "t", query: "q" });
+  assert.deepEqual(gradeTextArgs("u", "t", "  "), { uri: "u", text: "t" });
+});

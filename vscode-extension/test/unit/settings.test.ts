@@ -1,0 +1,110 @@
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import {
+  ConfigReader,
+  answerConfigurationItem,
+  expandPath,
+  judgeLabel,
+  needsRestart,
+  readLaunchSettings,
+  readServerSection,
+} from "../../src/settings";
+
+/** Fake of vscode.WorkspaceConfiguration for the `rubric` section. */
+function cfg(values: Record<string, unknown>): ConfigReader {
+  return { get: <T>(key: string) => values[key] as T | undefined };
+}
+
+test("defaults when nothing is set", () => {
+  const s = readServerSection(cfg({}), true);
+  assert.deepEqual(s, {
+    judge: { concurrency: 4, timeoutSeconds: 60 },
+    gradeOnSave: false,
+    cache: { enabled: true },
+    lint: { select: [], ignore: [] },
+  });
+});
+
+test("values are passed through, empty model/apiBase omitted, lists cleaned", () => {
+  const s = readServerSection(
+    cfg({
+      "judge.model": " openai/gpt-4o-mini ",
+      "judge.apiBase": "",
+      "judge.concurrency": 8,
+      "judge.timeoutSeconds": 12.5,
+      gradeOnSave: true,
+      "cache.enabled": false,
+      "lint.select": ["AR1", " ", 3, "PF001"],
+      "lint.ignore": "RL002",
+    }),
+    true,
+  );
+  assert.equal(s.judge.model, "openai/gpt-4o-mini");
+  assert.equal("apiBase" in s.judge, false);
+  assert.equal(s.judge.concurrency, 8);
+  assert.equal(s.judge.timeoutSeconds, 12.5);
+  assert.equal(s.gradeOnSave, true);
+  assert.equal(s.cache.enabled, false);
+  assert.deepEqual(s.lint, { select: ["AR1", "PF001"], ignore: [] });
+});
+
+test("out-of-range numbers are clamped or defaulted", () => {
+  assert.equal(readServerSection(cfg({ "judge.concurrency": 0 }), true).judge.concurrency, 1);
+  assert.equal(readServerSection(cfg({ "judge.concurrency": 1000 }), true).judge.concurrency, 64);
+  assert.equal(readServerSection(cfg({ "judge.concurrency": "3" }), true).judge.concurrency, 4);
+  assert.equal(readServerSection(cfg({ "judge.timeoutSeconds": -1 }), true).judge.timeoutSeconds, 60);
+});
+
+test("untrusted workspace: no grading on save, no judge endpoint or model", () => {
+  const s = readServerSection(
+    cfg({ gradeOnSave: true, "judge.model": "m", "judge.apiBase": "http://evil/v1", "lint.ignore": ["X1"] }),
+    false,
+  );
+  assert.equal(s.gradeOnSave, false);
+  assert.equal(s.judge.model, undefined);
+  assert.equal(s.judge.apiBase, undefined);
+  assert.deepEqual(s.lint.ignore, ["X1"]);
+});
+
+test("path expansion", () => {
+  const ctx = { home: "/home/u", workspaceFolder: "/ws", env: { VENV: "/opt/v" } };
+  assert.equal(expandPath("~/bin/rubric-lsp", ctx), "/home/u/bin/rubric-lsp");
+  assert.equal(expandPath("${workspaceFolder}/.venv/bin/python", ctx), "/ws/.venv/bin/python");
+  assert.equal(expandPath("${env:VENV}/bin/python", ctx), "/opt/v/bin/python");
+  assert.equal(expandPath("${userHome}/x", ctx), "/home/u/x");
+  assert.equal(expandPath("  /abs/python ", ctx), "/abs/python");
+});
+
+test("launch settings: empty strings are unset", () => {
+  assert.deepEqual(readLaunchSettings(cfg({ "server.path": "  ", "server.interpreter": "" }), {}), {
+    path: undefined,
+    interpreter: undefined,
+  });
+  assert.deepEqual(readLaunchSettings(cfg({ "server.interpreter": "${workspaceFolder}/py" }), { workspaceFolder: "/w" }), {
+    path: undefined,
+    interpreter: "/w/py",
+  });
+});
+
+test("workspace/configuration answers", () => {
+  const s = readServerSection(cfg({ "judge.model": "m" }), true);
+  assert.equal(answerConfigurationItem("rubric", s), s);
+  assert.equal(answerConfigurationItem("rubric.judge.model", s), "m");
+  assert.deepEqual(answerConfigurationItem("rubric.lint", s), { select: [], ignore: [] });
+  assert.equal(answerConfigurationItem("rubric.nope", s), null);
+  assert.equal(answerConfigurationItem("python", s), undefined);
+  assert.equal(answerConfigurationItem(undefined, s), undefined);
+  assert.equal(answerConfigurationItem("rubricx", s), undefined);
+});
+
+test("restart only for server launch settings", () => {
+  assert.equal(needsRestart((k) => k === "rubric.server.path"), true);
+  assert.equal(needsRestart((k) => k === "rubric.server.interpreter"), true);
+  assert.equal(needsRestart((k) => k === "rubric.judge.model"), false);
+});
+
+test("status bar label", () => {
+  assert.equal(judgeLabel(readServerSection(cfg({ "judge.model": "x/y" }), true)), "x/y");
+  assert.equal(judgeLabel(readServerSection(cfg({}), true), "env/model"), "env/model");
+  assert.equal(judgeLabel(readServerSection(cfg({}), true)), "default judge");
+});
