@@ -23,7 +23,7 @@ export function looksLikeRubric(fileName: string, languageId: string, text: stri
   const head = text.slice(0, 4000);
   if (SCHEMA_RE.test(head)) return true;
   if (/autorubric-dataset\.schema\.json|promptfoo|"graders"\s*:/.test(head)) return false;
-  return /(^|\n)\s*-?\s*"?requirement"?\s*:/.test(text.slice(0, 20000));
+  return /"requirement"\s*:|(^|\n)\s*(-\s*)?requirement\s*:/.test(text.slice(0, 20000));
 }
 
 export interface RubricChoice {
