@@ -22,3 +22,16 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"shared corpus not found at {CORPUS}")
     return CORPUS
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip when an optional tool is missing — except in CI, where it must be there.
+
+    `.ci/run` sets RUBRIC_REQUIRE_ALL=1 after installing every tool the tests use, so a
+    missing install step shows up as a failure instead of a silent skip.
+    """
+    if condition:
+        return
+    if os.environ.get("RUBRIC_REQUIRE_ALL") == "1":
+        pytest.fail(f"required in CI: {reason}")
+    pytest.skip(reason)

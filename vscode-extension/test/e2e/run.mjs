@@ -1,0 +1,302 @@
+// End-to-end test in a real VS Code: code-server (npm) with the built .vsix installed,
+// driven by Debian's Chromium through playwright-core. Steps:
+//   1. open a bad rubric -> error squiggle + Problems rows with their codes (AR001/AR103)
+//   2. apply the quick fix -> the problems disappear
+//   3. "Rubric: Grade Selection" on a response file against a judge on 127.0.0.1 -> verdict hints
+// Screenshots go to test/e2e/artifacts/. Exits 0 with "SKIPPED: reason" when the
+// rubric-lsp server cannot be started (`python -m rubric_lsp serve`).
+//
+// Usage: node test/e2e/run.mjs [--fake-server] [--keep]
+//   env RUBRIC_E2E_PYTHON   python with rubric-lsp installed (default: python3)
+//   env RUBRIC_E2E_CACHE    where code-server is installed (default: ~/.cache/rubric-lsp-e2e)
+//   env RUBRIC_E2E_VSIX     the .vsix to install (default: ./rubric-lsp.vsix)
+//   env CHROMIUM            browser binary (default: /usr/lib/chromium/chromium or /usr/bin/chromium)
+// --fake-server runs a Node stand-in for the server (fake-server.cjs): it checks the
+// extension and this harness only, never the Python server.
+import { spawn, spawnSync, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extRoot = path.resolve(here, "..", "..");
+const repoRoot = path.resolve(extRoot, "..");
+const args = new Set(process.argv.slice(2));
+const FAKE = args.has("--fake-server");
+const CODE_SERVER_VERSION = "4.100.3"; // VS Code 1.100; runs on Node 20
+const cache = process.env.RUBRIC_E2E_CACHE || path.join(os.homedir(), ".cache", "rubric-lsp-e2e");
+const artifacts = path.join(here, "artifacts");
+const python = process.env.RUBRIC_E2E_PYTHON || "python3";
+const vsix = process.env.RUBRIC_E2E_VSIX || path.join(extRoot, "rubric-lsp.vsix");
+const t0 = Date.now();
+const children = [];
+let failures = 0;
+let passes = 0;
+
+const log = (...a) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+
+function cleanup() {
+  for (const c of children) {
+    try { process.kill(-c.pid, "SIGTERM"); } catch { try { c.kill("SIGTERM"); } catch {} }
+  }
+}
+process.on("exit", cleanup);
+process.on("SIGINT", () => process.exit(130));
+process.on("SIGTERM", () => process.exit(143));
+
+function skip(reason) {
+  console.log(`SKIPPED: ${reason}`);
+  process.exit(0);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => resolve(p)); });
+    s.on("error", reject);
+  });
+}
+
+async function waitForHttp(url, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try { const r = await fetch(url); if (r.status < 500) return; } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${url}`);
+}
+
+/** Does `python -m rubric_lsp serve` answer an LSP initialize? Returns its capabilities or a reason. */
+async function probeServer(cmd, cmdArgs, env) {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, cmdArgs, { env, stdio: ["pipe", "pipe", "pipe"] });
+    let out = Buffer.alloc(0), err = "";
+    const timer = setTimeout(() => { p.kill("SIGKILL"); resolve({ ok: false, reason: `no answer to initialize within 30 s; stderr: ${err.trim().slice(-300)}` }); }, 30000);
+    p.on("error", (e) => { clearTimeout(timer); resolve({ ok: false, reason: String(e) }); });
+    p.on("exit", (code) => { clearTimeout(timer); resolve({ ok: false, reason: `exited with ${code}: ${err.trim().split("\n").slice(-1)[0] || ""}` }); });
+    p.stderr.on("data", (d) => (err += d));
+    p.stdout.on("data", (d) => {
+      out = Buffer.concat([out, d]);
+      const s = out.toString("utf8");
+      const i = s.indexOf("\r\n\r\n");
+      if (i < 0) return;
+      const len = Number(/Content-Length: (\d+)/i.exec(s.slice(0, i))?.[1]);
+      const body = out.subarray(Buffer.byteLength(s.slice(0, i + 4))).toString("utf8");
+      if (Buffer.byteLength(body) < len) return;
+      clearTimeout(timer);
+      p.removeAllListeners("exit");
+      try { p.kill("SIGKILL"); } catch {}
+      try { resolve({ ok: true, capabilities: JSON.parse(body).result.capabilities }); } catch (e) { resolve({ ok: false, reason: `bad initialize answer: ${e}` }); }
+    });
+    const msg = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { processId: null, rootUri: null, capabilities: {} } });
+    p.stdin.write(`Content-Length: ${Buffer.byteLength(msg)}\r\n\r\n${msg}`);
+  });
+}
+
+function check(cond, what) {
+  if (cond) { passes++; log(`PASS ${what}`); } else { failures++; log(`FAIL ${what}`); }
+  return cond;
+}
+
+// ------------------------------------------------------------------ preconditions
+const chromium = process.env.CHROMIUM || ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((p) => fs.existsSync(p));
+if (!chromium) skip("Debian chromium is not installed (apt-get install -y chromium)");
+if (!fs.existsSync(vsix)) { console.error(`no ${vsix}: run npm run package first`); process.exit(1); }
+
+let serverCmd, serverArgs;
+const serverEnv = { ...process.env, LITELLM_LOCAL_MODEL_COST_MAP: "True", OPENAI_API_KEY: "sk-e2e-fake" };
+if (FAKE) {
+  serverCmd = process.execPath; serverArgs = [path.join(here, "fake-server.cjs"), "--stdio"];
+  serverEnv.NODE_PATH = path.join(extRoot, "node_modules");
+} else {
+  serverCmd = python; serverArgs = ["-m", "rubric_lsp", "serve"];
+}
+const probe = await probeServer(serverCmd, serverArgs, serverEnv);
+if (!probe.ok) skip(`the rubric-lsp server does not start (${[serverCmd, ...serverArgs].join(" ")}): ${probe.reason}`);
+const serverCommands = probe.capabilities.executeCommandProvider?.commands ?? [];
+log(`server answers initialize; commands: ${serverCommands.join(", ") || "none"}`);
+
+// ------------------------------------------------------------------ code-server
+log("installing code-server (cached)…");
+const codeServer = execFileSync("bash", [path.join(here, "install-code-server.sh"), cache, CODE_SERVER_VERSION], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop();
+const { chromium: pw } = await import("playwright-core");
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rubric-e2e-"));
+const userData = path.join(tmp, "user-data"), extDir = path.join(tmp, "extensions"), ws = path.join(tmp, "workspace");
+fs.mkdirSync(path.join(userData, "User"), { recursive: true });
+fs.mkdirSync(ws, { recursive: true });
+fs.rmSync(artifacts, { recursive: true, force: true });
+fs.mkdirSync(artifacts, { recursive: true });
+
+log("installing the vsix…");
+const inst = spawnSync(codeServer, ["--user-data-dir", userData, "--extensions-dir", extDir, "--install-extension", vsix], { encoding: "utf8", timeout: 120000 });
+if (!check(inst.status === 0, "code-server --install-extension rubric-lsp.vsix")) { console.error(inst.stdout, inst.stderr); process.exit(1); }
+
+// the judge: the Python project's scripted judge when present, else ours
+const judgePort = await freePort();
+const judgeScript = path.join(repoRoot, "tests", "judge_server.py");
+const useRepoJudge = !FAKE && fs.existsSync(judgeScript) && !process.env.RUBRIC_E2E_NODE_JUDGE;
+const judge = useRepoJudge
+  ? spawn(python, [judgeScript, "--port", String(judgePort)], { stdio: ["ignore", "pipe", "pipe"], detached: true })
+  : spawn(process.execPath, [path.join(here, "fake-judge.mjs"), String(judgePort)], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+children.push(judge);
+judge.stderr.on("data", (d) => fs.appendFileSync(path.join(artifacts, "judge.log"), d));
+judge.stdout.on("data", (d) => fs.appendFileSync(path.join(artifacts, "judge.log"), d));
+await waitForHttp(`http://127.0.0.1:${judgePort}/v1/models`, 20000).catch(() => {});
+log(`judge on 127.0.0.1:${judgePort} (${useRepoJudge ? "tests/judge_server.py" : "fake-judge.mjs"})`);
+
+// workspace: a bad rubric and a response
+fs.writeFileSync(path.join(ws, "bad.rubric.yaml"), [
+  "criteria:",
+  "  - name: clarity",
+  "    weight: 10",
+  "    requirment: The answer is clear and direct",
+  "",
+].join("\n"));
+fs.writeFileSync(path.join(ws, "response.md"), "Paris is the capital of France.\n");
+
+let serverSetting;
+if (FAKE) {
+  const wrapper = path.join(tmp, "fake-rubric-lsp");
+  fs.writeFileSync(wrapper, `#!/bin/sh\nNODE_PATH='${serverEnv.NODE_PATH}' exec '${process.execPath}' '${path.join(here, "fake-server.cjs")}' --stdio\n`, { mode: 0o755 });
+  serverSetting = { "rubric.server.path": wrapper };
+} else {
+  const exe = execFileSync(python, ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
+  serverSetting = { "rubric.server.interpreter": exe };
+}
+fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify({
+  ...serverSetting,
+  "rubric.judge.model": "openai/fake-judge",
+  "rubric.judge.apiBase": `http://127.0.0.1:${judgePort}/v1`,
+  "rubric.cache.enabled": false,
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "security.workspace.trust.enabled": false,
+  "editor.inlayHints.enabled": "on",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "telemetry.telemetryLevel": "off",
+  "update.mode": "none",
+  "chat.disableAIFeatures": true,
+  "window.commandCenter": false,
+}, null, 2));
+
+const port = await freePort();
+log(`starting code-server on 127.0.0.1:${port}`);
+const cs = spawn(codeServer, [
+  "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
+  "--disable-workspace-trust", "--user-data-dir", userData, "--extensions-dir", extDir, ws,
+], { env: { ...process.env, OPENAI_API_KEY: "sk-e2e-fake", LITELLM_LOCAL_MODEL_COST_MAP: "True" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+children.push(cs);
+cs.stdout.on("data", (d) => fs.appendFileSync(path.join(artifacts, "code-server.log"), d));
+cs.stderr.on("data", (d) => fs.appendFileSync(path.join(artifacts, "code-server.log"), d));
+await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000);
+
+const browser = await pw.launch({
+  executablePath: chromium,
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+});
+const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+const shot = async (name) => { await page.screenshot({ path: path.join(artifacts, `${name}.png`) }); log(`screenshot ${name}.png`); };
+const problemRows = async () => page.locator(".markers-panel .monaco-list-row").allInnerTexts();
+
+try {
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+  await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
+  await page.waitForTimeout(1500);
+  log("workbench loaded");
+
+  async function runCommand(title) {
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ timeout: 10000 });
+    await input.fill(`>${title}`);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10000 });
+    await page.keyboard.press("Enter");
+  }
+  async function openFile(name) {
+    await page.keyboard.press("Control+P");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ timeout: 10000 });
+    await input.fill(name);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: 15000 });
+    await page.keyboard.press("Enter");
+    await page.locator(`.tab[aria-label^="${name}"]`).first().waitFor({ timeout: 15000 });
+    await page.waitForTimeout(500);
+  }
+
+  // 1. bad rubric: squiggle + Problems entry with its code
+  await openFile("bad.rubric.yaml");
+  const squiggle = await page.waitForSelector(".squiggly-error", { timeout: 90000 }).then(() => true, () => false);
+  check(squiggle, "error squiggle on the bad rubric");
+  await page.keyboard.press("Control+Shift+M");
+  await page.locator(".markers-panel .monaco-list-row").first().waitFor({ timeout: 20000 }).catch(() => {});
+  await page.waitForTimeout(1000);
+  let rows = await problemRows();
+  log(`problems: ${JSON.stringify(rows)}`);
+  check(rows.some((r) => /AR001/.test(r)), "Problems entry with code AR001 (unknown key)");
+  check(rows.some((r) => /rubric-lint/.test(r)), "Problems entries come from source rubric-lint");
+  await shot("01-bad-rubric-problems");
+
+  // 2. quick fix on the `requirment` key
+  const fixRow = page.locator(".markers-panel .monaco-list-row", { hasText: "AR001" }).first();
+  await fixRow.click();   // reveals the problem in the editor, cursor on the key
+  await page.waitForTimeout(500);
+  await page.locator(".monaco-editor textarea").first().focus();
+  await page.keyboard.press("Control+.");
+  const action = page.locator(".action-widget .monaco-list-row", { hasText: /requirement/i }).first();
+  const haveAction = await action.waitFor({ timeout: 20000 }).then(() => true, () => false);
+  check(haveAction, "quick fix offered for AR001");
+  await shot("02-quick-fix-menu");
+  if (haveAction) await action.click();
+  const gone = await page.waitForFunction(
+    () => ![...document.querySelectorAll(".markers-panel .monaco-list-row")].some((r) => /AR001|AR103/.test(r.textContent || "")),
+    null, { timeout: 30000 },
+  ).then(() => true, () => false);
+  rows = await problemRows();
+  check(gone, `problems disappear after the quick fix (left: ${JSON.stringify(rows)})`);
+  const squigglesLeft = await page.locator(".squiggly-error").count();
+  check(squigglesLeft === 0, "no error squiggle after the quick fix");
+  await page.keyboard.press("Control+S");
+  await shot("03-after-quick-fix");
+
+  // 3. Grade Selection against the judge on 127.0.0.1
+  if (!serverCommands.includes("rubric-lsp.gradeText")) {
+    console.log("SKIPPED (grading): the server does not offer rubric-lsp.gradeText yet");
+  } else {
+    await openFile("response.md");
+    await page.locator(".monaco-editor textarea").first().focus();
+    await page.keyboard.press("Control+A");
+    await runCommand("Rubric: Grade Selection");
+    // the active file is not a rubric: pick one from the workspace
+    const pick = page.locator(".quick-input-list .monaco-list-row", { hasText: "bad.rubric.yaml" }).first();
+    if (await pick.waitFor({ timeout: 15000 }).then(() => true, () => false)) {
+      await pick.click();
+    }
+    const hint = await page.waitForFunction(
+      () => [...document.querySelectorAll(".view-lines")].some((v) => /(✓|✗|\?|⚠)\s*(MET|UNMET|CANNOT_ASSESS)|judge error/.test(v.textContent || "")),
+      null, { timeout: 120000 },
+    ).then(() => true, () => false);
+    await page.waitForTimeout(500);
+    const hintText = await page.evaluate(() => [...document.querySelectorAll(".view-line")].map((v) => v.textContent).filter((t) => /MET|UNMET|CANNOT_ASSESS|judge error/.test(t || "")));
+    log(`verdict lines: ${JSON.stringify(hintText)}`);
+    check(hint, "verdict inlay hints appear after Grade Selection");
+    check(hintText.some((t) => /✓\s*MET/.test(t)), "the judge's MET verdict is shown");
+    await shot("04-grade-selection-verdicts");
+  }
+} catch (e) {
+  failures++;
+  log(`ERROR ${e && e.stack || e}`);
+  await shot("99-error").catch(() => {});
+} finally {
+  await browser.close().catch(() => {});
+  if (!args.has("--keep")) fs.rmSync(tmp, { recursive: true, force: true });
+}
+const secs = ((Date.now() - t0) / 1000).toFixed(1);
+console.log(`e2e (${FAKE ? "fake server" : "rubric-lsp server"}) took ${secs}s; screenshots in ${path.relative(process.cwd(), artifacts) || artifacts}`);
+console.log(`e2e: ${passes} passed, ${failures} failed`);
+process.exit(failures ? 1 : 0);
