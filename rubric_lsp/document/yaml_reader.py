@@ -45,7 +45,56 @@ def read_yaml(text: str, lines: LineIndex, limits: Limits) -> tuple[Node | None,
         return None, [ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(0), fatal=True)]
     if root is None:
         return None, issues
-    return _Converter(text, issues).convert(root), issues
+    node = _Converter(text, issues).convert(root)
+    refused = check_expansion(node, lines, limits)
+    if refused is not None:
+        return None, [refused]
+    return node, issues
+
+
+def check_expansion(root: Node, lines: LineIndex, limits: Limits) -> ParseIssue | None:
+    """Refuse graphs whose aliases expand beyond the cap, or that contain themselves.
+
+    Composing a "billion laughs" file is cheap because aliases share nodes; walking the
+    expanded value (json.dumps, pydantic) is what hangs. Sizes are memoised per node, so
+    this is linear in the size of the file, not of the expansion.
+    """
+    sizes: dict[int, int] = {}
+    in_progress: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        ident = id(node)
+        if node.kind == SCALAR or ident in sizes:
+            continue
+        children = [v for pair in node.value for v in pair] if node.kind == MAP else node.value
+        if not children_done:
+            if ident in in_progress:
+                continue
+            in_progress.add(ident)
+            stack.append((node, True))
+            for child in children:
+                if id(child) in in_progress and child.kind != SCALAR and id(child) not in sizes:
+                    return ParseIssue(
+                        K.ALIAS_BOMB,
+                        "An alias refers to a collection that contains it; recursive aliases are refused.",
+                        lines.single_line_span(node.start),
+                        fatal=True,
+                    )
+                stack.append((child, False))
+            continue
+        total = 1 + sum(1 if c.kind == SCALAR else sizes[id(c)] for c in children)
+        in_progress.discard(ident)
+        if total > limits.max_expanded_nodes:
+            return ParseIssue(
+                K.ALIAS_BOMB,
+                f"Aliases expand this document beyond {limits.max_expanded_nodes:,} nodes "
+                "(a 'billion laughs' pattern); refusing to expand it.",
+                lines.single_line_span(node.start),
+                fatal=True,
+            )
+        sizes[ident] = total
+    return None
 
 
 def _too_deep_message(limits: Limits) -> str:
@@ -56,15 +105,16 @@ def _too_deep_message(limits: Limits) -> str:
 
 
 def _prescan(text: str, lines: LineIndex, limits: Limits) -> ParseIssue | None:
-    """Walk the event stream to cap nesting depth and alias expansion before composing.
+    """Walk the event stream to cap nesting depth (and alias expansion) before composing.
 
-    Skipped when a cheap bound already proves the file safe: block nesting needs a
-    wider line, flow nesting needs a bracket, and expansion needs an alias.
+    libyaml's compose crashes the process on extreme nesting, so depth must be known
+    first. Skipped when a cheap bound already proves the depth safe: block nesting needs
+    indentation or "- " markers, flow nesting needs brackets. Alias expansion is checked
+    again on the composed graph (see ``expanded_size``), which is cheap and always runs.
     """
     block_bound = max(map(len, _BLOCK_PREFIX.findall(text)), default=0)
     depth_bound = block_bound + 1 + text.count("[") + text.count("{")
-    may_alias = "*" in text and "&" in text
-    if depth_bound <= limits.max_depth and not may_alias:
+    if depth_bound <= limits.max_depth:
         return None
     depth = 0
     expanded = 0
