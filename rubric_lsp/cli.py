@@ -27,6 +27,7 @@ def _lint_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes marked unsafe")
     parser.add_argument("--kind", help="treat every file as this kind (see --list-kinds)")
+    parser.add_argument("--skip-unknown", action="store_true", help="skip named files of no recognised kind even when they cannot be read, and apply `exclude` to them (for pre-commit, which names every YAML/JSON file)")
     parser.add_argument("--stdin-filename", help="the file name to use for text read from stdin")
     parser.add_argument("--select", action="append", help="only these rule codes or prefixes (comma-separated)")
     parser.add_argument("--ignore", action="append", help="skip these rule codes or prefixes (comma-separated)")
@@ -49,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code", nargs="?", help="rule code, e.g. AR103 (omit with --all)")
     rule.add_argument("--all", action="store_true", help="every rule's documentation, as Markdown")
     rule.add_argument("--table", action="store_true", help="the rule table, as Markdown")
+    rule.add_argument("--readme", type=Path, help="rewrite the rule table between the <!-- rules:start/end --> markers of this file")
+    rule.add_argument("--check", action="store_true", help="with --readme: exit 1 if the table is stale, change nothing")
 
     schema = sub.add_parser("schema", help="export the JSON Schemas")
     schema.add_argument("--write", action="store_true", help="write the schemas into --dir")
@@ -82,7 +85,10 @@ def _main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     if argv and argv[0] in ("grade", "serve", "convert"):
         return _delegate(argv[0], argv[1:])
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors: return the code instead
+        return exc.code if isinstance(exc.code, int) else EXIT_ERROR
     if args.command == "lint":
         from rubric_lsp.commands.lint import run_lint
 

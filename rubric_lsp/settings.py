@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 import sys
+from difflib import get_close_matches
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -113,43 +115,84 @@ def load_settings(path: Path) -> Settings:
     return settings_from_mapping(data, root=path.parent, source=path)
 
 
-def settings_from_mapping(data: dict, root: Path | None = None, source: Path | None = None) -> Settings:
-    known = {"select", "ignore", "extend-select", "per-file-ignores", "severity", "exclude", "max-file-size"}
-    unknown = sorted(set(data) - known)
-    where = f"{source}: " if source else ""
-    if unknown:
-        raise SettingsError(f"{where}unknown [tool.rubric-lint] setting(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+KNOWN_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "exclude", "max-file-size")
 
-    def codes(key: str) -> tuple[str, ...]:
-        value = data.get(key, [])
+
+def settings_from_mapping(data: dict, root: Path | None = None, source: Path | None = None) -> Settings:
+    """Validate ``[tool.rubric-lint]``; every mistake raises :class:`SettingsError` naming it."""
+    where = f"{source}: [tool.rubric-lint] " if source else "[tool.rubric-lint] "
+    if not isinstance(data, dict):
+        raise SettingsError(f"{where}must be a table")
+    unknown = sorted(set(data) - set(KNOWN_KEYS))
+    if unknown:
+        hints = []
+        for key in unknown:
+            near = get_close_matches(key, KNOWN_KEYS, n=1)
+            hints.append(f"'{key}'" + (f" (did you mean '{near[0]}'?)" if near else ""))
+        raise SettingsError(f"{where}has unknown setting(s) {', '.join(hints)}; known: {', '.join(KNOWN_KEYS)}")
+
+    def code_list(value, what: str) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise SettingsError(f"{where}'{key}' must be a list of rule codes or prefixes")
-        return tuple(v.strip().upper() for v in value)
+            raise SettingsError(f"{where}{what} must be a list of rule codes or prefixes, e.g. [\"AR1\", \"RL005\"]")
+        found = tuple(v.strip().upper() for v in value)
+        check_codes(found, f"{where}{what}")
+        return found
 
     per_file = data.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
-        raise SettingsError(f"{where}'per-file-ignores' must be a table of glob = [codes]")
+        raise SettingsError(f"{where}'per-file-ignores' must be a table of \"glob\" = [codes]")
+    per_file_ignores = tuple(
+        (glob, code_list(codes, f"'per-file-ignores' entry {glob!r}")) for glob, codes in per_file.items()
+    )
     severity = data.get("severity", {})
     if not isinstance(severity, dict):
-        raise SettingsError(f"{where}'severity' must be a table of CODE = \"error\"|\"warning\"|\"info\"")
-    try:
-        severities = tuple((k.upper(), Severity.parse(str(v))) for k, v in severity.items())
-    except ValueError as exc:
-        raise SettingsError(f"{where}{exc}") from None
+        raise SettingsError(f"{where}'severity' must be a table of CODE = \"error\" | \"warning\" | \"info\"")
+    severities = []
+    for code, level in severity.items():
+        if not isinstance(level, str):
+            raise SettingsError(f"{where}'severity' for {code}: use \"error\", \"warning\" or \"info\", not {level!r}")
+        try:
+            severities.append((code.strip().upper(), Severity.parse(level)))
+        except ValueError as exc:
+            raise SettingsError(f"{where}'severity' for {code}: {exc}") from None
+    check_codes(tuple(code for code, _ in severities), f"{where}'severity'")
+    exclude = data.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(v, str) for v in exclude):
+        raise SettingsError(f"{where}'exclude' must be a list of glob patterns")
     max_size = data.get("max-file-size")
-    if max_size is not None and (not isinstance(max_size, int) or max_size <= 0):
-        raise SettingsError(f"{where}'max-file-size' must be a positive number of bytes")
+    if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, int) or max_size <= 0):
+        raise SettingsError(f"{where}'max-file-size' must be a positive number of bytes, not {max_size!r}")
     return Settings(
-        select=codes("select"),
-        ignore=codes("ignore"),
-        extend_select=codes("extend-select"),
-        per_file_ignores=tuple((glob, tuple(c.upper() for c in v)) for glob, v in per_file.items()),
-        severity=severities,
-        exclude=tuple(data.get("exclude", [])),
+        select=code_list(data.get("select", []), "'select'"),
+        ignore=code_list(data.get("ignore", []), "'ignore'"),
+        extend_select=code_list(data.get("extend-select", []), "'extend-select'"),
+        per_file_ignores=per_file_ignores,
+        severity=tuple(severities),
+        exclude=tuple(exclude),
         max_file_size=max_size,
         root=root,
         source=source,
     )
+
+
+# Code prefixes (docs/architecture.md): any file, autorubric, promptfoo, NorthStar, Rubrics task.
+CODE_PREFIXES = ("RL", "AR", "PF", "NS", "RT")
+_CODE_OR_PREFIX = re.compile(r"(?:%s)[0-9]{0,3}" % "|".join(CODE_PREFIXES))
+
+
+def check_codes(codes: tuple[str, ...], where: str) -> None:
+    """Refuse what cannot be a code or prefix (a typo would silently select nothing).
+
+    Checked by form, not against the registry, so reading settings does not import every
+    format's rules (start-up cost on every lint).
+    """
+    for code in codes:
+        if code == "ALL" or _CODE_OR_PREFIX.fullmatch(code):
+            continue
+        raise SettingsError(
+            f"{where}: {code!r} is not a rule code or prefix (one of {', '.join(CODE_PREFIXES)}, "
+            "then up to three digits, e.g. AR1 or RL005; or ALL); see rubric-lint --list-rules"
+        )
 
 
 def settings_for(path: Path) -> Settings:

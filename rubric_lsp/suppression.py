@@ -1,4 +1,9 @@
-"""``# rubric-lint: disable=CODE`` comments (same or previous line) and ``disable-file=``."""
+"""``# rubric-lint: disable=CODE`` comments and ``# rubric-lint: disable-file=CODE``.
+
+A comment on a line of its own covers the next line (and itself); a trailing comment
+(``label: yes  # rubric-lint: disable=RL005``) covers its own line only. Codes may be
+prefixes (``AR1``) or ``all``; text after the codes is an explanation and is ignored.
+"""
 
 from __future__ import annotations
 
@@ -8,29 +13,35 @@ from dataclasses import dataclass, field
 from rubric_lsp.diagnostics import Diagnostic
 from rubric_lsp.document import Document
 
-_DIRECTIVE = re.compile(r"rubric-lint:\s*(disable|disable-file|disable-next-line)\s*=\s*([A-Za-z0-9_, ]+|all)", re.I)
+_DIRECTIVE = re.compile(
+    r"rubric-lint:\s*(disable-file|disable-next-line|disable)\s*=\s*"
+    r"([A-Za-z]+[0-9]*(?:\s*,\s*[A-Za-z]+[0-9]*)*)",
+    re.I,
+)
+
+
+_MENTIONED = re.compile("rubric-lint", re.I)
 
 
 @dataclass
 class Suppressions:
-    by_line: dict[int, set[str]] = field(default_factory=dict)  # line → codes (or "ALL")
+    by_line: dict[int, set[str]] = field(default_factory=dict)  # 0-based line → codes (or "ALL")
     file: set[str] = field(default_factory=set)
 
     def suppressed(self, diagnostic: Diagnostic) -> bool:
         code = diagnostic.code
         if _hit(code, self.file):
             return True
-        line = diagnostic.range.start.line
-        return _hit(code, self.by_line.get(line, ())) or _hit(code, self.by_line.get(line - 1, ()))
+        return _hit(code, self.by_line.get(diagnostic.range.start.line, ()))
 
 
 def _hit(code: str, codes) -> bool:
-    return any(code.startswith(c) or c == "ALL" for c in codes)
+    return any(c == "ALL" or code.startswith(c) for c in codes)
 
 
 def suppressions(doc: Document) -> Suppressions:
     found = Suppressions()
-    if "rubric-lint" not in doc.text:
+    if not _MENTIONED.search(doc.text):
         return found
     for line, comment in doc.comments():
         m = _DIRECTIVE.search(comment)
@@ -40,7 +51,10 @@ def suppressions(doc: Document) -> Suppressions:
         kind = m.group(1).lower()
         if kind == "disable-file":
             found.file |= codes
+        elif kind == "disable-next-line":
+            found.by_line.setdefault(line + 1, set()).update(codes)
         else:
-            # "disable" covers its own line and, from the line above, the next one.
             found.by_line.setdefault(line, set()).update(codes)
+            if not doc.comment_is_trailing(line):
+                found.by_line.setdefault(line + 1, set()).update(codes)
     return found

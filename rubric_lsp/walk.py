@@ -17,7 +17,7 @@ def _gitignore(folder: Path) -> pathspec.PathSpec | None:
     if not path.is_file():
         return None
     try:
-        return pathspec.PathSpec.from_lines("gitwildmatch", path.read_text(encoding="utf-8", errors="replace").splitlines())
+        return pathspec.GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines())
     except (OSError, ValueError):
         return None
 
@@ -50,10 +50,13 @@ def iter_files(root: Path) -> Iterator[Path]:
 
 
 def _ignored(path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.PathSpec]]) -> bool:
-    for base, spec in specs:
+    """Like git: the deepest .gitignore with a matching pattern decides (so '!keep' in a
+    sub-folder re-includes what a parent folder's .gitignore excluded)."""
+    for base, spec in reversed(specs):
         rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
-        if spec.match_file(rel):
-            return True
+        verdict = spec.check_file(rel).include
+        if verdict is not None:
+            return verdict
     return False
 
 

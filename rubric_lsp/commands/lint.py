@@ -8,7 +8,7 @@ from pathlib import Path
 from rubric_lsp import __version__
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.lint import LintResult, lint_path, lint_text
-from rubric_lsp.settings import Settings, SettingsError, load_settings, settings_for
+from rubric_lsp.settings import Settings, SettingsError, check_codes, load_settings, settings_for
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 MAX_FIX_PASSES = 8
@@ -19,6 +19,19 @@ def _codes(values: list[str] | None) -> list[str]:
 
 
 def run_lint(args) -> int:
+    try:
+        return _run_lint(args)
+    except (BrokenPipeError, KeyboardInterrupt):
+        raise
+    except Exception:  # a bug must give exit 2 and a report, never a bare traceback and exit 1
+        import traceback
+
+        traceback.print_exc()
+        print("rubric-lint: internal error (above); please report it with the file that caused it.", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _run_lint(args) -> int:
     from rubric_lsp import reporters
     from rubric_lsp.formats.registry import formats, get_format
 
@@ -40,6 +53,8 @@ def run_lint(args) -> int:
 
     select, ignore = _codes(args.select), _codes(args.ignore)
     try:
+        check_codes(tuple(c.upper() for c in select), "--select")
+        check_codes(tuple(c.upper() for c in ignore), "--ignore")
         fixed_settings = load_settings(args.config) if args.config else None
     except (SettingsError, OSError) as exc:
         print(f"rubric-lint: {exc}", file=sys.stderr)
@@ -65,7 +80,8 @@ def run_lint(args) -> int:
                 name = args.stdin_filename or "-"
                 settings = settings_of(Path(name)) if args.stdin_filename else Settings().with_overrides(select, ignore)
                 data = sys.stdin.buffer.read()
-                result = lint_text(data, name, settings=settings, kind=args.kind, explicit=True)
+                result = lint_text(data, name, settings=settings, kind=args.kind,
+                                   explicit=not getattr(args, "skip_unknown", False))
                 if args.fix:
                     text, count = _fix_text(result, settings, args)
                     fixed_total += count
@@ -79,8 +95,11 @@ def run_lint(args) -> int:
                 print(f"rubric-lint: {raw}: no such file or folder", file=sys.stderr)
                 errors += 1
                 continue
-            explicit = raw.is_file()
-            files = [raw] if explicit else _walk(raw)
+            named = raw.is_file()
+            # --skip-unknown (the pre-commit hook): a named file is treated like one found
+            # by walking: skipped unless recognised, and subject to `exclude`.
+            explicit = named and not getattr(args, "skip_unknown", False)
+            files = [raw] if named else _walk(raw)
             for path in files:
                 settings = settings_of(path)
                 if not explicit and settings.excluded(path):
@@ -94,7 +113,7 @@ def run_lint(args) -> int:
                 if args.fix and any(d.fix for d in result.diagnostics):
                     text, count = _fix_text(result, settings, args)
                     if count:
-                        path.write_text(text, encoding="utf-8")
+                        _write_keeping_bom(path, text)
                         fixed_total += count
                         result = lint_path(path, settings=settings, kind=args.kind, explicit=explicit)
                 if result.skipped:
@@ -123,6 +142,13 @@ def run_lint(args) -> int:
     fail_level = Severity.parse(args.fail_level)
     failing = any(d.severity <= fail_level for r in results for d in r.diagnostics)
     return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _write_keeping_bom(path: Path, text: str) -> None:
+    """Write fixed text back byte-exactly: line endings as they were, a BOM kept if there was one."""
+    with path.open("rb") as handle:
+        bom = handle.read(3) == b"\xef\xbb\xbf"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
 
 
 def _walk(folder: Path):

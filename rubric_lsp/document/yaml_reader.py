@@ -22,10 +22,19 @@ _STR, _INT, _FLOAT, _BOOL, _NULL = _T + "str", _T + "int", _T + "float", _T + "b
 _MERGE, _TIMESTAMP = _T + "merge", _T + "timestamp"
 _YAML12_BOOLS = {"true", "false"}
 _OCTAL_11 = re.compile(r"[-+]?0[0-7_]+$")
+# Plain scalars PyYAML leaves as strings that YAML 1.2 (core schema) reads as numbers:
+# 0o17, 1e3, 1.5e3 (an exponent without a sign or without a dot).
+_YAML12_NUMBER = re.compile(r"[-+]?(?:0o[0-7]+|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$")
+_NUMBER_START = frozenset("0123456789+-.")
 _SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 
 # Block nesting is bounded by the indentation and "- " markers that open a line.
 _BLOCK_PREFIX = re.compile(r"^[ \t?:-]*", re.M)
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
+
+# libyaml's compose recurses on the C stack: measured fine at 20,000 levels, a crash near
+# 50,000. Below this bound the (cheaper) depth check on the composed nodes is enough.
+_COMPOSE_SAFE_DEPTH = 5_000
 
 _constructor = yaml.SafeLoader("")  # only its construct_yaml_* helpers are used
 
@@ -36,65 +45,194 @@ def read_yaml(text: str, lines: LineIndex, limits: Limits) -> tuple[Node | None,
     if refused is not None:
         return None, [refused]
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root, extra = _compose_first(text, lines)
     except yaml.MarkedYAMLError as exc:
         return None, [_syntax_issue(exc, lines)]
     except yaml.YAMLError as exc:  # errors without a position
         return None, [ParseIssue(K.SYNTAX_ERROR, f"YAML error: {exc}", lines.single_line_span(0), fatal=True)]
     except RecursionError:
         return None, [ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(0), fatal=True)]
+    if extra is not None:
+        issues.append(extra)
     if root is None:
         return None, issues
-    node = _Converter(text, issues).convert(root)
-    refused = check_expansion(node, lines, limits)
-    if refused is not None:
-        return None, [refused]
+    converter = _Converter(text, issues, limits.max_depth)
+    try:
+        node = converter.convert(root, 1)
+    except _TooDeep as deep:
+        return None, [ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(deep.offset), fatal=True)]
+    if converter.shared:  # aliases or merge keys: the expanded value may be far larger
+        refused = check_expansion(node, lines, limits, text)
+        if refused is not None:
+            return None, [refused]
     return node, issues
 
 
-def check_expansion(root: Node, lines: LineIndex, limits: Limits) -> ParseIssue | None:
-    """Refuse graphs whose aliases expand beyond the cap, or that contain themselves.
+def _block_end(text: str, last: Node, start: int, end: int) -> int:
+    """A block collection ends where its last value ends.
+
+    libyaml ends it at the next token instead (often the start of the next line), which
+    would stretch a criterion's range over the blank lines and comments that follow.
+    When the last value is an alias (a node defined earlier), trim that trailing
+    whitespace and those comment lines instead.
+    """
+    if start <= last.start and last.end <= end:
+        return last.end
+    while True:
+        trimmed = len(text[start:end].rstrip()) + start
+        line_start = text.rfind("\n", start, trimmed) + 1
+        if line_start > start and text[line_start:trimmed].lstrip().startswith("#"):
+            end = line_start
+            continue
+        return trimmed
+
+
+class _TooDeep(Exception):
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+
+
+def _compose_first(text: str, lines: LineIndex) -> tuple[yaml.Node | None, ParseIssue | None]:
+    """Compose the first document; a second one is reported, not composed.
+
+    The loaders the rubric tools use (``yaml.safe_load``, js-yaml's ``load``) refuse a
+    stream with several documents, so that is an error, but the first document is
+    still checked.
+    """
+    loader = _Loader(text)
+    try:
+        root = loader.get_node() if loader.check_node() else None
+        if not loader.check_node():
+            return root, None
+        after = root.end_mark.index if root is not None else 0
+        marker = _DOCUMENT_START.search(text, after)
+        offset = marker.start() if marker else loader.peek_event().start_mark.index
+    finally:
+        loader.dispose()
+    return root, ParseIssue(
+        K.SYNTAX_ERROR,
+        "A second YAML document starts here; rubric tools load a single document and reject "
+        "the whole file (remove this '---' line, or split the file in two).",
+        lines.single_line_span(offset, 3),
+    )
+
+
+def check_expansion(root: Node, lines: LineIndex, limits: Limits, text: str | None = None) -> ParseIssue | None:
+    """Refuse a graph that contains itself, that aliases nest deeper than the cap, or to
+    which aliases add more nodes than the cap.
 
     Composing a "billion laughs" file is cheap because aliases share nodes; walking the
-    expanded value (json.dumps, pydantic) is what hangs. Sizes are memoised per node, so
-    this is linear in the size of the file, not of the expansion.
+    expanded value (json.dumps, pydantic) is what hangs. Sizes and heights are memoised
+    per node, so this is linear in the size of the file, not of the expansion. Only the
+    nodes that aliases (and merge keys) add count against the cap: a large file without
+    aliases is bounded by the size cap instead.
     """
     sizes: dict[int, int] = {}
+    heights: dict[int, int] = {}
     in_progress: set[int] = set()
+    distinct_scalars: set[int] = set()
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
         node, children_done = stack.pop()
         ident = id(node)
-        if node.kind == SCALAR or ident in sizes:
+        if node.kind == SCALAR:
+            distinct_scalars.add(ident)
             continue
-        children = [v for pair in node.value for v in pair] if node.kind == MAP else node.value
+        if ident in sizes:
+            continue
+        children = _children(node)
         if not children_done:
             if ident in in_progress:
                 continue
             in_progress.add(ident)
             stack.append((node, True))
             for child in children:
-                if id(child) in in_progress and child.kind != SCALAR and id(child) not in sizes:
+                if id(child) in in_progress:
                     return ParseIssue(
                         K.ALIAS_BOMB,
-                        "An alias refers to a collection that contains it; recursive aliases are refused.",
+                        "An alias refers to a collection that contains it; recursive aliases are refused "
+                        "(no rubric tool can load a value that contains itself).",
                         lines.single_line_span(node.start),
                         fatal=True,
                     )
                 stack.append((child, False))
             continue
-        total = 1 + sum(1 if c.kind == SCALAR else sizes[id(c)] for c in children)
+        containers = [c for c in children if c.kind != SCALAR]
+        sizes[ident] = 1 + len(children) - len(containers) + sum(sizes[id(c)] for c in containers)
+        heights[ident] = 1 + max((heights[id(c)] for c in containers), default=0)
         in_progress.discard(ident)
-        if total > limits.max_expanded_nodes:
-            return ParseIssue(
-                K.ALIAS_BOMB,
-                f"Aliases expand this document beyond {limits.max_expanded_nodes:,} nodes "
-                "(a 'billion laughs' pattern); refusing to expand it.",
-                lines.single_line_span(node.start),
-                fatal=True,
-            )
-        sizes[ident] = total
+    if root.kind == SCALAR:
+        return None
+    if heights[id(root)] > limits.max_depth:
+        # Follow the deepest path down to the first level past the cap.
+        node, depth = root, 1
+        while depth <= limits.max_depth:
+            node = max((c for c in _children(node) if c.kind != SCALAR), key=lambda c: heights[id(c)])
+            depth += 1
+        return ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(node.start), fatal=True)
+    added = sizes[id(root)] - len(sizes) - len(distinct_scalars)
+    if added <= limits.max_expanded_nodes:
+        return None
+    offset = _first_alias_over_cap(text, limits) if text is not None else None
+    return ParseIssue(
+        K.ALIAS_BOMB,
+        _alias_bomb_message(limits),
+        lines.single_line_span(root.start if offset is None else offset),
+        fatal=True,
+    )
+
+
+def _children(node: Node) -> list[Node]:
+    return [v for pair in node.value for v in pair] if node.kind == MAP else node.value
+
+
+def _alias_bomb_message(limits: Limits) -> str:
+    return (
+        f"Aliases expand this document by more than {limits.max_expanded_nodes:,} nodes "
+        "(a 'billion laughs' pattern); it is refused because expanding it would hang every "
+        "tool that reads it. Write the repeated values out, or use fewer nested aliases."
+    )
+
+
+def _first_alias_over_cap(text: str, limits: Limits) -> int | None:
+    """Offset of the alias at which the nodes added by aliases pass the cap (event scan)."""
+    added = 0
+    open_sizes: list[list] = []  # [node count, anchor] per open collection
+    sizes: dict[str, int] = {}
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            cls = type(event)
+            if cls is yaml.ScalarEvent:
+                if open_sizes:
+                    open_sizes[-1][0] += 1
+                if event.anchor:
+                    sizes[event.anchor] = 1
+            elif cls in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
+                open_sizes.append([1, event.anchor])
+            elif cls in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
+                count, anchor = open_sizes.pop()
+                if anchor:
+                    sizes[anchor] = count
+                if open_sizes:
+                    open_sizes[-1][0] += count
+            elif cls is yaml.AliasEvent:
+                size = sizes.get(event.anchor, 1)
+                added += size
+                if open_sizes:
+                    open_sizes[-1][0] += size
+                if added > limits.max_expanded_nodes:
+                    return event.start_mark.index
+    except yaml.YAMLError:
+        return None
     return None
+
+
+def _yaml12_number(raw: str) -> int | float:
+    body = raw.lstrip("+-")
+    sign = -1 if raw.startswith("-") else 1
+    if body.startswith("0o"):
+        return sign * int(body[2:], 8)
+    return float(raw)
 
 
 def _too_deep_message(limits: Limits) -> str:
@@ -105,107 +243,86 @@ def _too_deep_message(limits: Limits) -> str:
 
 
 def _prescan(text: str, lines: LineIndex, limits: Limits) -> ParseIssue | None:
-    """Walk the event stream to cap nesting depth (and alias expansion) before composing.
+    """Walk the event stream to cap nesting depth before composing.
 
     libyaml's compose crashes the process on extreme nesting, so depth must be known
-    first. Skipped when a cheap bound already proves the depth safe: block nesting needs
-    indentation or "- " markers, flow nesting needs brackets. Alias expansion is checked
-    again on the composed graph (see ``expanded_size``), which is cheap and always runs.
+    first. Skipped when a cheap bound already proves compose safe: block nesting needs
+    indentation or "- " markers, flow nesting needs brackets. The cap itself (and alias
+    expansion) is applied on the composed nodes, which is cheaper.
     """
     block_bound = max(map(len, _BLOCK_PREFIX.findall(text)), default=0)
     depth_bound = block_bound + 1 + text.count("[") + text.count("{")
-    if depth_bound <= limits.max_depth:
+    if depth_bound <= max(limits.max_depth, _COMPOSE_SAFE_DEPTH):
         return None
     depth = 0
-    expanded = 0
-    open_sizes: list[list] = []  # [count, anchor] per open collection
-    sizes: dict[str, int] = {}
+    opening = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+    closing = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     try:
         for event in yaml.parse(text, Loader=_Loader):
             cls = type(event)
-            if cls is yaml.ScalarEvent:
-                expanded += 1
-                if open_sizes:
-                    open_sizes[-1][0] += 1
-                if event.anchor:
-                    sizes[event.anchor] = 1
-            elif cls in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
+            if cls in opening:
                 depth += 1
                 if depth > limits.max_depth:
                     span = lines.single_line_span(event.start_mark.index)
                     return ParseIssue(K.TOO_DEEP, _too_deep_message(limits), span, fatal=True)
-                expanded += 1
-                open_sizes.append([1, event.anchor])
-            elif cls in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
+            elif cls in closing:
                 depth -= 1
-                count, anchor = open_sizes.pop()
-                if anchor:
-                    sizes[anchor] = count
-                if open_sizes:
-                    open_sizes[-1][0] += count
-            elif cls is yaml.AliasEvent:
-                size = sizes.get(event.anchor)
-                if size is None:
-                    if any(entry[1] == event.anchor for entry in open_sizes):
-                        span = lines.single_line_span(event.start_mark.index)
-                        return ParseIssue(
-                            K.ALIAS_BOMB,
-                            f"Alias *{event.anchor} refers to a collection that contains it; "
-                            "recursive aliases are refused.",
-                            span,
-                            fatal=True,
-                        )
-                    continue  # undefined alias: compose reports it with its position
-                expanded += size
-                if open_sizes:
-                    open_sizes[-1][0] += size
-                if expanded > limits.max_expanded_nodes:
-                    span = lines.single_line_span(event.start_mark.index)
-                    return ParseIssue(
-                        K.ALIAS_BOMB,
-                        f"Aliases expand this document beyond {limits.max_expanded_nodes:,} nodes "
-                        "(a 'billion laughs' pattern); refusing to expand it.",
-                        span,
-                        fatal=True,
-                    )
     except yaml.YAMLError:
         return None  # compose reports the syntax error with its position
     return None
 
 
 def _syntax_issue(exc: yaml.MarkedYAMLError, lines: LineIndex) -> ParseIssue:
+    text = lines.text
     mark = exc.problem_mark or exc.context_mark
-    offset = mark.index if mark is not None else 0
-    if mark is not None and offset > len(lines.text):  # marks past the end
-        offset = len(lines.text)
+    offset = min(mark.index, len(text)) if mark is not None else 0
     problem = exc.problem or "invalid YAML"
+    if offset >= len(text.rstrip()) and exc.context_mark is not None and exc.context_mark is not mark:
+        # "Unexpected end of stream": point at what was left open (a quote, a bracket).
+        offset = min(exc.context_mark.index, len(text))
     message = f"YAML syntax error: {problem}"
     if exc.context:
         context_mark = exc.context_mark
         where = f" (line {context_mark.line + 1})" if context_mark is not None else ""
         message += f", {exc.context}{where}"
+    if offset < len(text) and text[offset] == "\t":
+        message += "; YAML does not allow tabs for indentation, use spaces"
     return ParseIssue(K.SYNTAX_ERROR, message, lines.single_line_span(offset), fatal=True)
 
 
 class _Converter:
-    def __init__(self, text: str, issues: list[ParseIssue]) -> None:
+    """Composed YAML nodes → :class:`Node`s, sharing what aliases share.
+
+    Recursion follows the source nesting only (an alias always names a node converted
+    before it, or an ancestor), so the depth cap here also bounds the Python stack.
+    ``shared`` counts alias uses and merges; when it is 0 the value cannot expand.
+    """
+
+    def __init__(self, text: str, issues: list[ParseIssue], max_depth: int) -> None:
         self.text = text
         self.issues = issues
+        self.max_depth = max_depth
         self.memo: dict[int, Node] = {}
+        self.shared = 0
 
-    def convert(self, ynode: yaml.Node) -> Node:
+    def convert(self, ynode: yaml.Node, depth: int) -> Node:
         done = self.memo.get(id(ynode))
         if done is not None:
+            self.shared += 1
             return done
         start, end = ynode.start_mark.index, ynode.end_mark.index
         if isinstance(ynode, yaml.ScalarNode):
             node = self._scalar(ynode, start, end)
             self.memo[id(ynode)] = node
             return node
+        if depth > self.max_depth:
+            raise _TooDeep(start)
         if isinstance(ynode, yaml.SequenceNode):
             node = Node(SEQ, start, end, [], ynode.tag)
             self.memo[id(ynode)] = node
-            node.value.extend(self.convert(child) for child in ynode.value)
+            node.value.extend([self.convert(child, depth + 1) for child in ynode.value])
+            if not ynode.flow_style and node.value:
+                node.end = _block_end(self.text, node.value[-1], start, end)
             return node
         node = Node(MAP, start, end, [], ynode.tag)
         self.memo[id(ynode)] = node
@@ -213,19 +330,22 @@ class _Converter:
         explicit: list[tuple[Node, Node]] = []
         for ykey, yvalue in ynode.value:
             if ykey.tag == _MERGE:
-                merged.extend(self._merge_pairs(yvalue))
+                self.shared += 1
+                merged.extend(self._merge_pairs(yvalue, depth))
                 continue
-            explicit.append((self.convert(ykey), self.convert(yvalue)))
+            explicit.append((self.convert(ykey, depth + 1), self.convert(yvalue, depth + 1)))
         node.value.extend(merged)
         node.value.extend(explicit)
+        if not ynode.flow_style and explicit:
+            node.end = _block_end(self.text, explicit[-1][1], start, end)
         return node
 
-    def _merge_pairs(self, yvalue: yaml.Node) -> list[tuple[Node, Node]]:
+    def _merge_pairs(self, yvalue: yaml.Node, depth: int) -> list[tuple[Node, Node]]:
         sources = yvalue.value if isinstance(yvalue, yaml.SequenceNode) else [yvalue]
         pairs: list[tuple[Node, Node]] = []
         # Earlier sources win in a merge list, so add them last.
         for source in reversed(sources):
-            converted = self.convert(source)
+            converted = self.convert(source, depth + 1)
             if converted.kind == MAP:
                 pairs.extend(converted.value)
         return pairs
@@ -236,6 +356,18 @@ class _Converter:
         style = ynode.style or None
         if tag == _STR:
             value = raw
+            if style is None and raw[:1] in _NUMBER_START and _YAML12_NUMBER.match(raw):
+                number = _yaml12_number(raw)
+                self.issues.append(
+                    ParseIssue(
+                        K.YAML11_NUMBER,
+                        f"'{raw}' is read as the string \"{raw}\" by YAML 1.1 loaders (PyYAML) but as the "
+                        f"number {number} by YAML 1.2 tools; quote it if you mean text, or write "
+                        f"{number} if you mean a number.",
+                        Span(start, end),
+                        edits=[TextEdit(Span(start, end), f'"{raw}"')],
+                    )
+                )
         elif tag == _NULL:
             value = None
         elif tag == _BOOL:

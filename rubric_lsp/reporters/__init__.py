@@ -7,7 +7,7 @@ from typing import Iterable, TextIO
 
 from rubric_lsp.diagnostics import Diagnostic, Severity
 from rubric_lsp.lint import LintResult
-from rubric_lsp.rules.registry import get_rule
+from rubric_lsp.rules.registry import registered_rule as get_rule
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -59,17 +59,45 @@ def write_json(results: list[LintResult], out: TextIO) -> None:
     out.write("\n")
 
 
+def escape_github_data(text: str) -> str:
+    """Escape a workflow command's message (the part after ``::``)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_github_property(text: str) -> str:
+    """Escape a workflow command property value (``file=``, ``title=``)."""
+    return escape_github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
 def write_github(results: list[LintResult], out: TextIO) -> None:
+    """GitHub Actions workflow commands: one annotation per finding."""
     level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
     for result in results:
         for d in result.diagnostics:
-            path = d.path or result.path or "-"
-            message = d.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            path = escape_github_property(d.path or result.path or "-")
+            title = escape_github_property(f"{d.code} {_rule_name(d.code)}".strip())
             out.write(
-                f"::{level[d.severity]} title={d.code},file={path},line={d.range.start.line + 1},"
+                f"::{level[d.severity]} file={path},line={d.range.start.line + 1},"
                 f"col={d.range.start.character + 1},endLine={d.range.end.line + 1},"
-                f"endColumn={d.range.end.character + 1}::{d.code} {message}\n"
+                f"endColumn={d.range.end.character + 1},title={title}::"
+                f"{escape_github_data(d.code + ' ' + d.message)}\n"
             )
+
+
+def _rule_name(code: str) -> str:
+    found = get_rule(code)
+    return found.name if found else ""
+
+
+def sarif_uri(path: str) -> str:
+    """A SARIF artifact URI: relative paths stay relative (percent-encoded), absolute ones become file:// URIs."""
+    from pathlib import PurePath, PureWindowsPath
+    from urllib.parse import quote
+
+    posix = PureWindowsPath(path).as_posix() if "\\" in path else path
+    if PurePath(posix).is_absolute():
+        return "file://" + quote(posix)
+    return quote(posix)
 
 
 def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
@@ -78,14 +106,17 @@ def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
     rules = []
     for code in used:
         found = get_rule(code)
-        rules.append({
+        descriptor = {
             "id": code,
             "name": found.name if found else code,
             "shortDescription": {"text": found.summary if found else code},
             "fullDescription": {"text": found.rationale if found else code},
-            "helpUri": found.docs_url if found else None,
             "defaultConfiguration": {"level": level[found.severity] if found else "warning"},
-        })
+        }
+        if found:
+            descriptor["helpUri"] = found.docs_url
+            descriptor["help"] = {"text": found.summary, "markdown": found.markdown()}
+        rules.append(descriptor)
     index = {code: i for i, code in enumerate(used)}
     sarif_results = []
     for result in results:
@@ -97,7 +128,7 @@ def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
                 "message": {"text": d.message},
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": {"uri": (d.path or result.path or "-").replace("\\", "/")},
+                        "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
                         "region": {
                             "startLine": d.range.start.line + 1,
                             "startColumn": d.range.start.character + 1,
@@ -112,7 +143,7 @@ def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
                 entry["fixes"] = [{
                     "description": {"text": d.fix.title},
                     "artifactChanges": [{
-                        "artifactLocation": {"uri": (d.path or result.path or "-").replace("\\", "/")},
+                        "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
                         "replacements": [{
                             "deletedRegion": {
                                 "startLine": lines.position(e.span.start).line + 1,

@@ -1,0 +1,204 @@
+"""Lint speed: start-up on a small file, throughput, and the cost over raw YAML compose.
+
+    python bench/bench_lint.py [--quick]
+
+Prints figures; it asserts nothing (the tests bound behaviour, not speed). Targets from
+the issue: a small file lints in <= 0.3 s wall including interpreter start-up; the
+throughput figures are compared with libyaml's compose of the same text (the floor for
+any YAML tool that keeps positions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+SMALL = """\
+criteria:
+  - name: accuracy
+    weight: 5
+    requirement: States the correct final answer
+  - name: sources
+    weight: 5
+    requirement: Cites at least one source
+"""
+
+WORDS = "answer cites source clear concise correct explains reasoning step final units table code example".split()
+
+
+def generated_rubric(rng: random.Random, criteria: int) -> str:
+    lines = ["# generated for bench_lint", "criteria:"]
+    for index in range(criteria):
+        requirement = " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 12))).capitalize()
+        lines += [
+            f"  - name: c{index}_{rng.choice(WORDS)}",
+            f"    weight: {rng.choice([1, 2, 3, 5, 8, -2])}",
+            f"    requirement: \"{requirement}\"",
+        ]
+        if index % 4 == 3:
+            lines += [
+                "    scale_type: ordinal",
+                "    options:",
+                "      - {label: Poor, value: 0.0}",
+                "      - {label: Fair, value: 0.5}",
+                "      - {label: Good, value: 1.0}",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def timed(fn, repeat: int) -> float:
+    """Best of ``repeat`` runs, in seconds (the least disturbed by other load)."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def raw_compose(texts: list[str]) -> None:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for text in texts:
+        yaml.compose(text, Loader=loader)
+
+
+def bench_startup(folder: Path, runs: int) -> None:
+    small = folder / "small.rubric.yaml"
+    small.write_text(SMALL)
+    commands = {
+        "python -m rubric_lsp lint small.rubric.yaml": [sys.executable, "-m", "rubric_lsp", "lint", str(small)],
+        "python -c pass (interpreter alone)": [sys.executable, "-c", "pass"],
+        "python -c 'import yaml' (floor with PyYAML)": [sys.executable, "-c", "import yaml"],
+    }
+    print(f"\n## Start-up, small file (wall, {runs} runs)")
+    for label, command in commands.items():
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run(command, capture_output=True, check=False)
+            times.append(time.perf_counter() - start)
+        print(f"{label:48} min {min(times):.3f} s  median {statistics.median(times):.3f} s")
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "rubric_lsp", "lint", str(small)], capture_output=True, text=True
+    )
+    rows = []
+    for line in proc.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[1].strip().isdigit():
+            rows.append((int(parts[1]), parts[2].rstrip()))
+    print("largest cumulative imports (µs):")
+    top_level = [row for row in rows if not row[1].startswith("  ")]
+    for micros, name in sorted(top_level, reverse=True)[:8]:
+        print(f"  {micros:>8}  {name.strip()}")
+
+
+def bench_many(folder: Path, count: int, repeat: int) -> None:
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.lint import lint_text
+
+    rng = random.Random(1)
+    texts = [generated_rubric(rng, rng.randint(5, 15)) for _ in range(count)]
+    names = [f"r{i}.rubric.yaml" for i in range(count)]
+    size = sum(map(len, texts))
+    lint_text(texts[0], names[0])  # load the format modules outside the timing
+
+    compose = timed(lambda: raw_compose(texts), repeat)
+    parse = timed(lambda: [parse_document(t, n) for t, n in zip(texts, names)], repeat)
+    lint = timed(lambda: [lint_text(t, n) for t, n in zip(texts, names)], repeat)
+    print(f"\n## {count} generated rubrics ({size / 1024:.0f} KiB, best of {repeat})")
+    print(f"raw libyaml compose        {compose:.3f} s")
+    print(f"document (parse_document)  {parse:.3f} s   {parse / compose:.2f}x compose")
+    print(f"lint (all checks)          {lint:.3f} s   {lint / compose:.2f}x compose   {count / lint:.0f} files/s")
+
+    rubrics = folder / "many"
+    rubrics.mkdir()
+    for name, text in zip(names, texts):
+        (rubrics / name).write_text(text)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "rubric_lsp", "lint", "-q", str(rubrics)], capture_output=True)
+    print(f"CLI on the folder          {time.perf_counter() - start:.3f} s wall (start-up and folder walk included)")
+
+
+def bench_large(criteria: int, repeat: int) -> None:
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.lint import lint_text
+
+    text = generated_rubric(random.Random(2), criteria)
+    lint_text(SMALL, "warm.rubric.yaml")
+    compose = timed(lambda: raw_compose([text]), repeat)
+    parse = timed(lambda: parse_document(text, "big.rubric.yaml"), repeat)
+    lint = timed(lambda: lint_text(text, "big.rubric.yaml"), repeat)
+    result = lint_text(text, "big.rubric.yaml")
+    print(f"\n## One rubric with {criteria} criteria ({len(text) / 1024:.0f} KiB, best of {repeat})")
+    print(f"raw libyaml compose        {compose:.3f} s")
+    print(f"document (parse_document)  {parse:.3f} s   {parse / compose:.2f}x compose")
+    print(f"lint (all checks)          {lint:.3f} s   {lint / compose:.2f}x compose   ({len(result.diagnostics)} findings)")
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        compose_no_gc = timed(lambda: raw_compose([text]), repeat)
+    finally:
+        if gc_was:
+            gc.enable()
+    print(f"(raw compose with the garbage collector paused, as parse_document does: {compose_no_gc:.3f} s)")
+
+
+def bench_hostile(folder: Path) -> None:
+    cases = {
+        "billion laughs": ("laughs.yaml", "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+                           + "".join(f"{c}: &{c} [" + ", ".join([f"*{p}"] * 9) + "]\n" for p, c in zip("abcdefgh", "bcdefghi"))),
+        "50,000 levels, block": ("block.yaml", "- " * 50_000 + "x\n"),
+        "50,000 levels, flow": ("flow.yaml", "[" * 50_000 + "]" * 50_000 + "\n"),
+        "50,000 levels, JSON": ("deep.json", "[" * 50_000 + "]" * 50_000),
+        "random bytes (1 MiB)": ("noise.yaml", random.Random(3).randbytes(1 << 20)),
+    }
+    print("\n## Hostile input (wall, CLI in a subprocess, start-up included)")
+    for label, (name, content) in cases.items():
+        path = folder / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "rubric_lsp", "lint", "--format", "json", str(path)], capture_output=True, text=True)
+        print(f"{label:24} {time.perf_counter() - start:.3f} s  exit {proc.returncode}")
+    big = folder / "big.yaml"
+    with big.open("wb") as handle:
+        line = b"key: " + b"x" * 100 + b"\n"
+        for _ in range(50 * 1024 * 1024 // len(line) + 1):
+            handle.write(line)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "rubric_lsp", "lint", str(big)], capture_output=True)
+    print(f"{'50 MB file':24} {time.perf_counter() - start:.3f} s  exit {proc.returncode}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer runs and smaller inputs")
+    args = parser.parse_args()
+    runs, repeat = (3, 1) if args.quick else (10, 3)
+    print(f"Python {sys.version.split()[0]}, PyYAML {yaml.__version__} (libyaml: {hasattr(yaml, 'CSafeLoader')})")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        bench_startup(folder, runs)
+        bench_many(folder, 200 if args.quick else 1000, repeat)
+        bench_large(1000 if args.quick else 5000, repeat)
+        bench_hostile(folder)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""Hostile input: each gets exactly one clear diagnostic, never a crash or a hang.
+
+The crash-prone cases run the real CLI in a subprocess (a segfault in libyaml would take
+pytest down with it otherwise). Time is bounded by a generous subprocess timeout, not a
+timed assertion: the figures themselves are in bench/bench_lint.py.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from rubric_lsp.document import parse_document
+from rubric_lsp.document.limits import DEFAULT_LIMITS
+from tests.helpers import codes, lint
+
+DEPTH_CAP = DEFAULT_LIMITS.max_depth
+HOSTILE_TIMEOUT = 60  # seconds; each case takes well under one (see bench/bench_lint.py)
+
+CRITERION = "criteria:\n  - name: accuracy\n    weight: 10\n    requirement: States the correct answer\n"
+
+
+def run_cli(path, *args: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "rubric_lsp", "lint", "--format", "json", *args, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=HOSTILE_TIMEOUT,
+    )
+    assert proc.returncode in (0, 1), f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    return proc, json.loads(proc.stdout)
+
+
+def billion_laughs() -> str:
+    lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    previous = "a"
+    for name in "bcdefghi":
+        lines.append(f"{name}: &{name} [" + ", ".join(["*" + previous] * 9) + "]")
+        previous = name
+    return "\n".join(lines) + "\n"
+
+
+HOSTILE_FILES = {
+    "billion-laughs.yaml": (billion_laughs(), "RL003", "billion laughs"),
+    "deep-block.yaml": ("- " * 50_000 + "x\n", "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
+    "deep-block-map.yaml": ("a:\n" + "- " * 50_000 + "x\n", "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
+    "deep-flow.yaml": ("[" * 50_000 + "]" * 50_000 + "\n", "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
+    "deep-flow-map.yaml": ("{a: " * 50_000 + "1" + "}" * 50_000 + "\n", "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
+    "deep-array.json": ("[" * 50_000 + "]" * 50_000, "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
+    "deep-object.json": ('{"a": ' * 50_000 + "1" + "}" * 50_000, "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
+    "recursive-alias.yaml": ("a: &x\n  b: *x\n", "RL003", "recursive aliases are refused"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_FILES))
+def test_hostile_file_gives_one_clear_diagnostic(tmp_path, name):
+    text, code, phrase = HOSTILE_FILES[name]
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    proc, found = run_cli(path)
+    assert proc.returncode == 1
+    assert len(found) == 1, found
+    assert found[0]["code"] == code
+    assert found[0]["severity"] == "error"
+    assert phrase in found[0]["message"]
+    rng = found[0]["range"]
+    assert rng["start"]["line"] == rng["end"]["line"]  # one line, never the whole file
+
+
+def test_billion_laughs_points_at_the_alias_that_passes_the_cap(tmp_path):
+    path = tmp_path / "laughs.yaml"
+    path.write_text(billion_laughs(), encoding="utf-8")
+    _, found = run_cli(path)
+    start = found[0]["range"]["start"]
+    line = billion_laughs().split("\n")[start["line"]]
+    assert line[start["character"]] == "*"
+
+
+def test_fifty_megabyte_file_is_refused_by_size(tmp_path):
+    path = tmp_path / "huge.rubric.yaml"
+    chunk = ("  - requirement: " + "x" * 100 + "\n").encode()
+    with path.open("wb") as handle:
+        handle.write(b"criteria:\n")
+        for _ in range(50 * 1024 * 1024 // len(chunk) + 1):
+            handle.write(chunk)
+    proc, found = run_cli(path)
+    assert proc.returncode == 1
+    assert [d["code"] for d in found] == ["RL003"]
+    assert "50.0 MiB" in found[0]["message"] and "max-file-size" in found[0]["message"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_bytes_give_one_invalid_utf8_diagnostic(tmp_path, seed):
+    data = random.Random(seed).randbytes(64 * 1024)
+    path = tmp_path / "noise.yaml"
+    path.write_bytes(data)
+    proc, found = run_cli(path)
+    assert proc.returncode == 1
+    assert [d["code"] for d in found] == ["RL004"]
+    assert "not valid UTF-8" in found[0]["message"]
+
+
+def test_random_printable_text_never_crashes(tmp_path):
+    rng = random.Random(7)
+    alphabet = "ab:- \n\t[]{}&*!|>'\"#%@`,?"
+    for index in range(20):
+        path = tmp_path / f"junk{index}.rubric.yaml"
+        path.write_text("".join(rng.choice(alphabet) for _ in range(400)), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "rubric_lsp", "lint", "--format", "json", str(tmp_path)],
+        capture_output=True, text=True, timeout=HOSTILE_TIMEOUT,
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    assert "RL900" not in proc.stdout  # no checker crashed on the junk
+    json.loads(proc.stdout)
+
+
+def test_invalid_utf8_in_the_middle_is_placed_exactly(tmp_path):
+    path = tmp_path / "latin1.rubric.yaml"
+    path.write_bytes("criteria:\n  - requirement: Bien expliqué\n".encode() + b"    name: caf\xe9\n")
+    _, found = run_cli(path)
+    assert [d["code"] for d in found] == ["RL004"]
+    assert found[0]["range"]["start"] == {"line": 2, "character": 13}
+    assert "0xe9" in found[0]["message"]
+
+
+# -- in process: legal files up to the caps ---------------------------------
+
+
+def nested_block(depth: int) -> str:
+    return "".join(" " * level + "k:\n" for level in range(depth - 1)) + " " * (depth - 1) + "k: v\n"
+
+
+@pytest.mark.parametrize(
+    "make, path",
+    [
+        (nested_block, "x.yaml"),
+        (lambda d: "- " * d + "x\n", "x.yaml"),
+        (lambda d: "[" * d + "]" * d + "\n", "x.yaml"),
+        (lambda d: "{a: " * d + "1" + "}" * d + "\n", "x.yaml"),
+        (lambda d: "[" * d + "]" * d, "x.json"),
+        (lambda d: '{"a": ' * d + "1" + "}" * d, "x.json"),
+    ],
+    ids=["block-map", "block-seq", "flow-seq", "flow-map", "json-array", "json-object"],
+)
+def test_nesting_up_to_the_cap_is_read_and_one_more_level_is_refused(make, path):
+    legal = parse_document(make(DEPTH_CAP), path)
+    assert legal.issues == [] and legal.root is not None
+    depth, node = 0, legal.root
+    while node is not None and not node.is_scalar:
+        depth += 1
+        node = node.value[0][1] if node.is_map else (node.value[0] if node.value else None)
+    assert depth == DEPTH_CAP
+    refused = parse_document(make(DEPTH_CAP + 1), path)
+    assert [i.kind for i in refused.issues] == ["too-deep"]
+    assert refused.root is None
+
+
+def test_aliases_that_are_fine_are_read_and_shared():
+    text = "defaults: &d {weight: 5, scale_type: ordinal}\n" + "".join(
+        f"c{i}:\n  <<: *d\n  name: c{i}\n  also: *d\n" for i in range(200)
+    )
+    doc = parse_document(text, "x.yaml")
+    assert doc.issues == []
+    value = doc.value
+    assert value["c7"]["weight"] == 5 and value["c7"]["name"] == "c7"
+    assert value["c1"]["also"] is value["c2"]["also"]  # shared, never re-expanded
+
+
+def test_alias_chains_that_nest_past_the_cap_are_refused():
+    text = "a0: &a0 [x]\n" + "".join(f"a{i + 1}: &a{i + 1} [*a{i}]\n" for i in range(DEPTH_CAP + 5))
+    doc = parse_document(text, "x.yaml")
+    assert [i.kind for i in doc.issues] == ["too-deep"]
+
+
+def test_merge_key_bomb_is_refused():
+    lines = ["l0: &l0 {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8}"]
+    for level in range(1, 9):
+        refs = ", ".join(f"*l{level - 1}" for _ in range(9))
+        lines.append(f"l{level}: &l{level} {{x{level}: [{refs}]}}")
+    doc = parse_document("\n".join(lines) + "\n", "x.yaml")
+    assert [i.kind for i in doc.issues] == ["alias-bomb"]
+
+
+def test_a_large_file_without_aliases_is_not_mistaken_for_a_bomb():
+    text = "criteria:\n" + "".join(f"  - [{i}, a, b]\n" for i in range(DEFAULT_LIMITS.max_expanded_nodes // 3))
+    doc = parse_document(text, "x.yaml")
+    assert doc.issues == []
+
+
+def test_hostile_documents_report_through_the_rule(tmp_path):
+    result = lint(billion_laughs(), "laughs.yaml")
+    assert codes(result) == ["RL003"]
+    result = lint(b"criteria: \xff\n", "x.rubric.yaml")
+    assert codes(result) == ["RL004"]
+
+
+def test_size_cap_counts_text_given_as_str():
+    doc = parse_document("a" * (DEFAULT_LIMITS.max_bytes + 1), "x.yaml")
+    assert [i.kind for i in doc.issues] == ["too-large"]
