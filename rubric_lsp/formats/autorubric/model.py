@@ -107,10 +107,15 @@ class Example(BaseModel):
     expect: ExampleExpectation | None = Field(None, description="What grading should produce; unmet expectations are reported.")
 
 
+_SCHEMA_FIELD_DESCRIPTION = "The JSON Schema this file follows (lets editors and rubric-lint recognise it; autorubric ignores it)."
+
+
 class RubricFile(BaseModel):
     """An autorubric rubric file written as a mapping."""
 
-    model_config = _STRICT_KEYS
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, json_schema_extra={"additionalProperties": False})
+
+    schema_: str | None = Field(None, alias="$schema", description=_SCHEMA_FIELD_DESCRIPTION)
 
     rubric: list[Criterion | Section] | RubricBody | None = Field(None, description="The criteria: a list (of criteria or sections) or a mapping with 'sections' or 'criteria'. Wins over top-level 'sections'/'criteria'.")
     sections: list[Section] | None = Field(None, description="Sections, each with its 'criteria' (used when there is no 'rubric').")
@@ -134,7 +139,9 @@ class DatasetItem(BaseModel):
 class Dataset(BaseModel):
     """An autorubric RubricDataset (JSON)."""
 
-    model_config = _STRICT_KEYS
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, json_schema_extra={"additionalProperties": False})
+
+    schema_: str | None = Field(None, alias="$schema", description=_SCHEMA_FIELD_DESCRIPTION)
 
     name: str | None = Field(None, description="Dataset name.")
     prompt: str | None = Field(None, description="The prompt every item answers (items may override it).")

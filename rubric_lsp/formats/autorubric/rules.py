@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
+from rubric_lsp.formats.autorubric.edits import quoted_like
 from rubric_lsp.formats.autorubric.model import criterion_keys, option_keys
+from rubric_lsp.formats.autorubric.rules_criteria import check_criteria
+from rubric_lsp.formats.autorubric.rules_dataset import check_dataset
+from rubric_lsp.formats.autorubric.rules_rubric import check_examples, check_rubric_file_keys, check_rubric_level
 from rubric_lsp.formats.autorubric.view import Problem, RubricView, read_rubric
-from rubric_lsp.formats.errors import closest, error_span
+from rubric_lsp.formats.errors import closest, describe_type, error_span
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
@@ -104,6 +108,7 @@ _SHAPE_KINDS = {
     "nested-section": NESTED_SECTION,
     "guidelines-type": GUIDELINES,
     "guidelines-twice": GUIDELINES,
+    "criterion-key-not-string": INVALID_FIELD,
 }
 
 
@@ -116,9 +121,11 @@ def rubric_view(ctx: CheckContext):
 
 
 def report_view(ctx: CheckContext, view: RubricView) -> None:
-    """Report what autorubric would reject in ``view``, plus unknown keys."""
+    """Report what autorubric would reject in ``view``, and the pitfalls it accepts silently."""
     for problem in view.problems:
         _report_problem(ctx, problem)
+    check_rubric_level(ctx, view)
+    check_criteria(ctx, view)
     for entry in view.entries:
         if entry.node.is_map:
             _unknown_keys(ctx, entry.node, criterion_keys(), "criterion")
@@ -137,19 +144,66 @@ def _report_problem(ctx: CheckContext, problem: Problem) -> None:
     error = problem.error
     assert error is not None
     span = error_span(error, ctx.line_span)
+    if span.end == span.start and error.key_node is not None:
+        span = error.key_node.span  # an empty value (``key:``) has no width to underline
     if error.type == "missing" and error.missing_key == "requirement":
-        ctx.report(MISSING_REQUIREMENT, span, "This criterion has no 'requirement' (what the judge should check); autorubric refuses it.")
+        ctx.report(MISSING_REQUIREMENT, span, "This criterion has no 'requirement' (what the judge should check); autorubric refuses the rubric. Add 'requirement: <what the response must do>'.")
     elif error.type == "missing" and error.missing_key == "value":
-        ctx.report(INVALID_FIELD, span, "This option has no 'value' (its score in [0, 1]); autorubric refuses it.")
+        ctx.report(INVALID_FIELD, span, "This option has no 'value' (the score in [0, 1] it gives when picked); autorubric refuses the rubric. Add 'value: ...'.")
+    elif error.type == "missing" and error.missing_key == "label":
+        ctx.report(INVALID_FIELD, span, "This option has no 'label' (the text the judge picks); autorubric refuses the rubric. Add 'label: ...'.")
     elif error.type in ("ar_too_few_options", "ar_too_few_scored_options"):
-        where = error.node.get("options") if error.node.is_map else None
-        ctx.report(TOO_FEW_OPTIONS, ctx.line_span(where) if where is not None else span, error.message + "; autorubric refuses it.")
+        where = error.node.key_node("options") if error.node.is_map else None
+        ctx.report(TOO_FEW_OPTIONS, where if where is not None else span, error.message + "; autorubric refuses the rubric. Add options, or remove 'options' for a MET/UNMET criterion.")
     elif error.type == "ar_option_value_range":
         value_node = error.node.get("value") if error.node.is_map else None
-        ctx.report(OPTION_VALUE_RANGE, value_node if value_node is not None else span, error.message + ".")
+        value = error.ctx.get("value") if error.ctx else None
+        shown = ctx.source(value_node) if value_node is not None else str(value)
+        ctx.report(OPTION_VALUE_RANGE, value_node if value_node is not None else span,
+                   f"Option values are fractions of the criterion's weight between 0 and 1, got {shown}; autorubric refuses the rubric. "
+                   "Use a value in [0, 1] (1.0 for the best option), or mark a 'not applicable' option with 'na: true'.")
     else:
-        field = ".".join(str(p) for p in error.path) or "criterion"
-        ctx.report(INVALID_FIELD, span, f"'{field}': {error.message}.")
+        fix = None
+        if error.path and error.path[-1] == "scale_type" and isinstance(error.input, str):
+            suggestion = closest(error.input, ("ordinal", "nominal"))
+            if suggestion:
+                fix = ctx.replace(error.node, quoted_like(ctx, error.node, suggestion), f"Use '{suggestion}'")
+        ctx.report(INVALID_FIELD, span, _field_message(ctx, error), fix=fix)
+
+
+_FIELD_MEANING = {
+    "requirement": "text (what the judge checks)",
+    "name": "text or null",
+    "weight": "a number",
+    "aggregation": "text (an aggregation name) or null",
+    "label": "text",
+    "value": "a number in [0, 1]",
+    "na": "true or false",
+}
+
+
+def _field_message(ctx: CheckContext, error) -> str:
+    """A plain-language message for a pydantic error on a criterion field."""
+    path = [p for p in error.path if isinstance(p, str)]
+    field = path[-1] if path else "criterion"
+    got = f"the text '{error.input}'" if isinstance(error.input, str) and len(error.input) < 40 else describe_type(error.input)
+    if error.node is not None and error.node.is_scalar and error.node.value is None:
+        got = "nothing (null)"
+    where = f"'{field}'" if len(error.path) < 2 or not isinstance(error.path[-1], str) else f"'{field}' of option {error.path[-2] + 1}" if len(error.path) >= 3 and isinstance(error.path[-2], int) else f"'{field}'"
+    if field == "scale_type":
+        return (f"'scale_type' must be 'ordinal' (ordered options, the default) or 'nominal' (unordered categories), got {ctx.source(error.node) or 'nothing'}; "
+                "autorubric refuses the rubric.")
+    if field == "options" and error.type in ("list_type",):
+        return f"'options' must be a list of {{label, value}} options, got {got}; autorubric refuses the rubric."
+    if error.type in ("model_type", "dict_type", "model_attributes_type"):
+        index = error.path[-1] if error.path and isinstance(error.path[-1], int) else None
+        which = f"Option {index + 1}" if index is not None else "This option"
+        return f"{which} must be a mapping with 'label' and 'value', got {got}; autorubric refuses the rubric."
+    meaning = _FIELD_MEANING.get(field)
+    if meaning:
+        hint = " Quote the value." if meaning.startswith("text") and got in ("a number", "a boolean") else ""
+        return f"{where} must be {meaning}, got {got}; autorubric refuses the rubric.{hint}"
+    return f"{where}: {error.message}; autorubric refuses the rubric."
 
 
 def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> None:
@@ -159,14 +213,17 @@ def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> Non
         key = key_node.value
         if not isinstance(key, str) or key in known:
             continue
-        if what == "criterion" and key == "criteria":
+        if what == "criterion" and key == "criteria" and not mapping.has("requirement"):
             continue  # a nested section, reported by its own rule
+        if what == "criterion" and key == "criteria":
+            ctx.report(UNKNOWN_KEY, key_node, "A criterion cannot hold criteria (sections nest one level only): autorubric drops this 'criteria' list and never grades it. Move these criteria out to the section or the top level.")
+            continue
         suggestion = closest(key, known)
         message = f"Unknown {what} key '{key}': autorubric drops it silently."
         fix = None
         if suggestion and suggestion not in mapping.keys():
             message += f" Did you mean '{suggestion}'?"
-            fix = ctx.replace(key_node, suggestion, f"Rename '{key}' to '{suggestion}'")
+            fix = ctx.replace(key_node, quoted_like(ctx, key_node, suggestion), f"Rename '{key}' to '{suggestion}'")
         ctx.report(UNKNOWN_KEY, key_node, message, fix=fix)
 
 
@@ -177,3 +234,12 @@ def check_rubric_file(ctx: CheckContext) -> None:
         ctx.report(NO_CRITERIA, ctx.document.lines.single_line_span(0), "The file is empty: a rubric needs at least one criterion.")
         return
     report_view(ctx, view)
+    root = ctx.document.root
+    if root.is_map:
+        check_rubric_file_keys(ctx, root)
+        check_examples(ctx, root, view)
+
+
+@checker(DATASET)
+def check_dataset_file(ctx: CheckContext) -> None:
+    check_dataset(ctx, report_view)
