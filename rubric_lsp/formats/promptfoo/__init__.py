@@ -1,0 +1,48 @@
+"""promptfoo configs (promptfooconfig.yaml and friends).
+
+Modules: ``model`` (pydantic schema, assertion types), ``resolve`` (the config view the
+rules, the server's hover and the grading engine share), ``rules`` (PF checks).
+"""
+
+from __future__ import annotations
+
+from rubric_lsp.document import Document
+from rubric_lsp.formats.registry import Format, register
+
+CONFIG = "promptfoo-config"
+
+# Top-level keys that only a promptfoo config has at the top (semantics.md §2).
+CONFIG_KEYS = ("prompts", "providers", "targets", "tests", "defaultTest", "scenarios", "redteam")
+
+
+def detect_config(doc: Document) -> int:
+    root = doc.root
+    if root is None or not root.is_map:
+        return 0
+    hits = sum(1 for key in CONFIG_KEYS if root.has(key))
+    if not hits:
+        return 0
+    # 'tests' or 'prompts' alone is a weak sign; together with providers/targets it is strong.
+    return 50 + 10 * hits
+
+
+def _schema() -> dict:
+    from rubric_lsp.formats.promptfoo.model import promptfoo_json_schema
+
+    return promptfoo_json_schema()
+
+
+register(Format(
+    name=CONFIG,
+    title="promptfoo config",
+    languages=("yaml", "json"),
+    schema_names=("promptfoo.dev/config-schema.json", "promptfoo-config.schema.json"),
+    file_patterns=("promptfooconfig*.yaml", "promptfooconfig*.yml", "promptfooconfig*.json", "redteam.yaml", "redteam.yml"),
+    detect=detect_config,
+    schema_file="promptfoo-config.schema.json",
+    json_schema=_schema,
+))
+
+# Registers the rules and checkers.
+from rubric_lsp.formats.promptfoo import rules as _rules  # noqa: E402,F401
+from rubric_lsp.rules import file_refs as _file_refs  # noqa: E402,F401

@@ -1,0 +1,389 @@
+"""The promptfoo config schema (faithful to promptfoo 0.121.x), shared by lint, export and hover.
+
+Strict where promptfoo fails at run time (an assertion without a string ``type``, a
+non-numeric ``threshold``, ``assert`` that is not a list), lenient where it accepts
+(``prompts`` is not required: red-team and target-only configs run without it; nothing
+is required only because it has a default). Unknown keys are accepted by validation
+and reported by the rules with the severity promptfoo's behaviour deserves; the exported
+JSON Schema closes objects (``additionalProperties: false``) where promptfoo drops
+unknown keys, because that is how editors surface typos.
+
+Validation runs piece by piece (top level, each test, each assertion) so that an error
+points at the smallest node; :class:`PromptfooConfig` ties the pieces together for the
+exported schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# -- assertion types ----------------------------------------------------------------------
+
+# type -> one-line description (hover text and the exported schema's enum descriptions).
+BASE_ASSERTION_TYPES: dict[str, str] = {
+    "answer-relevance": "Model-graded: the output is relevant to the original query (text grader + embeddings).",
+    "bleu": "BLEU score against the reference in value is at least threshold (default 0.5).",
+    "classifier": "A HuggingFace classifier's score for the class in value is at least threshold.",
+    "contains": "The output contains the substring in value (case-sensitive).",
+    "contains-all": "The output contains every substring in value.",
+    "contains-any": "The output contains at least one substring in value.",
+    "contains-html": "The output contains HTML.",
+    "contains-json": "The output contains valid JSON (optionally matching the JSON Schema in value).",
+    "contains-sql": "The output contains valid SQL.",
+    "contains-xml": "The output contains valid XML.",
+    "context-faithfulness": "Model-graded: the output does not contradict the context var.",
+    "context-recall": "Model-graded: the ground truth in value appears in the context var.",
+    "context-relevance": "Model-graded: the context var is relevant to the query var.",
+    "conversation-relevance": "Model-graded: each turn of a conversation stays relevant.",
+    "cost": "The inference cost is below threshold.",
+    "equals": "The output equals value exactly.",
+    "factuality": "Model-graded: the output is factually consistent with the reference in value (scores from options.factuality; threshold is ignored).",
+    "finish-reason": "The provider's finish reason equals value.",
+    "g-eval": "Model-graded: G-Eval chain-of-thought scoring of the criteria in value (threshold defaults to 0.7).",
+    "gleu": "GLEU score against the reference in value is at least threshold.",
+    "guardrails": "The provider's guardrails did not flag the input or output.",
+    "icontains": "The output contains value, ignoring case.",
+    "icontains-all": "The output contains every value, ignoring case.",
+    "icontains-any": "The output contains at least one value, ignoring case.",
+    "is-html": "The output is valid HTML.",
+    "is-json": "The output is valid JSON (optionally matching the JSON Schema in value).",
+    "is-refusal": "The output is a refusal.",
+    "is-sql": "The output is valid SQL.",
+    "is-valid-function-call": "The output is a function call matching the provider's function schema.",
+    "is-valid-openai-function-call": "The output is an OpenAI function call matching its schema.",
+    "is-valid-openai-tools-call": "The output is a set of OpenAI tool calls matching their schemas.",
+    "is-xml": "The output is valid XML.",
+    "javascript": "A JavaScript expression or file (value) returns true or a score.",
+    "latency": "The response time in ms is below threshold.",
+    "levenshtein": "The Levenshtein distance to value is at most threshold.",
+    "llm-rubric": "Model-graded: a judge checks the output against the rubric in value and returns {reason, pass, score}.",
+    "pi": "Pi Labs scorer: the score for the criteria in value is at least threshold.",
+    "meteor": "METEOR score against the reference in value is at least threshold.",
+    "model-graded-closedqa": "Model-graded: the output meets the criterion in value (the judge must end its reply in Y or N; threshold is ignored).",
+    "model-graded-factuality": "Same as factuality.",
+    "moderation": "A moderation model did not flag the output.",
+    "perplexity": "The perplexity is below threshold.",
+    "perplexity-score": "The normalised perplexity score is at least threshold.",
+    "python": "A Python expression or file (value) returns true or a score.",
+    "regex": "The output matches the regular expression in value.",
+    "rouge-n": "ROUGE-N score against the reference in value is at least threshold.",
+    "ruby": "A Ruby expression or file (value) returns true or a score.",
+    "similar": "The embedding similarity to value is at least threshold (default 0.75).",
+    "similar:cosine": "Cosine embedding similarity to value is at least threshold.",
+    "similar:dot": "Dot-product embedding similarity to value is at least threshold.",
+    "similar:euclidean": "Euclidean embedding distance to value is at most threshold.",
+    "starts-with": "The output starts with value.",
+    "tool-call-f1": "F1 score of the tool calls against the expected ones in value.",
+    "skill-used": "The agent used the skill named in value.",
+    "trajectory:goal-success": "Model-graded: the agent's trajectory achieved the goal in value.",
+    "trajectory:tool-args-match": "A tool in the trajectory was called with the arguments in value.",
+    "trajectory:step-count": "The trajectory's step count is within the bounds in value.",
+    "trajectory:tool-sequence": "The tools in the trajectory were called in the order in value.",
+    "trajectory:tool-used": "The trajectory used the tool(s) in value.",
+    "trace-error-spans": "The trace has at most the allowed error spans.",
+    "trace-span-count": "The trace has the expected number of matching spans.",
+    "trace-span-duration": "Matching trace spans finish within the duration in value.",
+    "search-rubric": "Model-graded with web search: the output satisfies the rubric in value.",
+    "webhook": "A webhook at the URL in value returns {pass: true}.",
+    "word-count": "The output's word count equals value or lies within {min, max}.",
+}
+SPECIAL_ASSERTION_TYPES: dict[str, str] = {
+    "select-best": "Model-graded: a judge picks the best of the test's outputs by the criterion in value (the others fail).",
+    "human": "Graded by a person in the web viewer.",
+    "max-score": "Picks the output with the highest aggregate score of the other assertions (value: {method, weights, threshold}).",
+    "assert-set": "A group of assertions with its own weight, metric and threshold.",
+}
+REDTEAM_PREFIX = "promptfoo:redteam:"
+
+ASSERTION_KEYS: dict[str, str] = {
+    "type": "The assertion type; prefix 'not-' to invert a base type.",
+    "value": "What the assertion checks against: a string, list, mapping or file:// reference (for llm-rubric: the rubric).",
+    "config": "Extra settings passed to the assertion.",
+    "threshold": "Minimum score to pass (for llm-rubric: the judge's score must also reach it; without it a 0 score still passes).",
+    "weight": "Weight of this assertion in the test's score (default 1; 0 = informational).",
+    "provider": "Grader for model-graded assertions: an id string, {id, config, ...}, or a type map {text|embedding|classification|moderation: ...}. Wins over test and defaultTest options.",
+    "rubricPrompt": "Custom grading prompt (a string, a JSON chat array, or a list of messages); must use {{output}} and {{rubric}}.",
+    "metric": "Name to aggregate this assertion's score under in reports.",
+    "transform": "JavaScript that transforms the output before this assertion sees it.",
+    "contextTransform": "JavaScript that extracts the context for context-* assertions.",
+}
+ASSERT_SET_KEYS: dict[str, str] = {
+    "type": "Always 'assert-set'.",
+    "assert": "The grouped assertions.",
+    "weight": "Weight of the whole set in the test's score.",
+    "metric": "Name to aggregate the set's score under.",
+    "threshold": "Fraction of the set's weighted score needed to pass (default: all must pass).",
+    "config": "Settings shared by the grouped assertions.",
+}
+MAX_SCORE_VALUE_KEYS = ("method", "weights", "threshold")
+
+
+def is_known_assertion_type(name: str) -> bool:
+    if name in BASE_ASSERTION_TYPES or name in SPECIAL_ASSERTION_TYPES:
+        return True
+    if name.startswith(REDTEAM_PREFIX) and len(name) > len(REDTEAM_PREFIX):
+        return True
+    return name.startswith("not-") and name[4:] in BASE_ASSERTION_TYPES
+
+
+def known_assertion_types() -> list[str]:
+    names = list(BASE_ASSERTION_TYPES) + list(SPECIAL_ASSERTION_TYPES)
+    return names + ["not-" + name for name in BASE_ASSERTION_TYPES]
+
+
+def describe_assertion_type(name: str) -> str | None:
+    if name in BASE_ASSERTION_TYPES:
+        return BASE_ASSERTION_TYPES[name]
+    if name in SPECIAL_ASSERTION_TYPES:
+        return SPECIAL_ASSERTION_TYPES[name]
+    if name.startswith("not-") and name[4:] in BASE_ASSERTION_TYPES:
+        return "Inverted: " + BASE_ASSERTION_TYPES[name[4:]]
+    if name.startswith(REDTEAM_PREFIX):
+        return "A red-team plugin's grader (generated by promptfoo redteam)."
+    return None
+
+
+# Which kind of grader provider each model-graded type asks getGradingProvider for.
+TEXT_GRADED = frozenset({
+    "llm-rubric", "g-eval", "factuality", "model-graded-factuality", "model-graded-closedqa",
+    "select-best", "answer-relevance", "context-faithfulness", "context-recall",
+    "context-relevance", "conversation-relevance", "search-rubric", "trajectory:goal-success",
+})
+EMBEDDING_GRADED = frozenset({"similar", "similar:cosine", "similar:dot", "similar:euclidean"})
+CLASSIFICATION_GRADED = frozenset({"classifier"})
+MODERATION_GRADED = frozenset({"moderation"})
+
+
+def base_type(name: str) -> str:
+    return name[4:] if name.startswith("not-") and name[4:] in BASE_ASSERTION_TYPES else name
+
+
+def grader_kind(name: str) -> str | None:
+    """'text' | 'embedding' | 'classification' | 'moderation' for model-graded types, else None."""
+    base = base_type(name)
+    if base in TEXT_GRADED:
+        return "text"
+    if base in EMBEDDING_GRADED:
+        return "embedding"
+    if base in CLASSIFICATION_GRADED:
+        return "classification"
+    if base in MODERATION_GRADED:
+        return "moderation"
+    return None
+
+
+# -- pieces -------------------------------------------------------------------------------
+
+_CLOSED = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
+_OPEN = ConfigDict(extra="allow")
+
+ProviderId = str
+GraderProvider = Union[str, dict[str, Any]]
+
+
+class ProviderOptions(BaseModel):
+    """A provider written out in full."""
+
+    model_config = _OPEN
+
+    id: str = Field(description="Provider id, e.g. 'openai:gpt-5-mini', 'anthropic:messages:claude-sonnet-4-5', or a file:// script.")
+    label: str | None = Field(None, description="Display name; test 'providers' filters match it.")
+    config: dict[str, Any] | None = Field(None, description="Provider settings (temperature, max_tokens, apiBaseUrl, showThinking, ...).")
+    prompts: list[str] | None = Field(None, description="Only run these prompts (by label or id) against this provider.")
+    transform: str | None = Field(None, description="JavaScript applied to this provider's output.")
+    delay: float | None = Field(None, description="Milliseconds to wait between calls.")
+    env: dict[str, Any] | None = Field(None, description="Environment overrides for this provider.")
+
+
+class GraderTypeMap(BaseModel):
+    """A grader given per output kind; the key the assertion needs must be present (or an 'id')."""
+
+    model_config = _OPEN
+
+    text: GraderProvider | None = Field(None, description="Grader for text-judged assertions (llm-rubric, g-eval, factuality, closedqa, select-best, ...).")
+    embedding: GraderProvider | None = Field(None, description="Embedding provider for similar and answer-relevance.")
+    classification: GraderProvider | None = Field(None, description="Classifier for the classifier assertion.")
+    moderation: GraderProvider | None = Field(None, description="Moderation provider for the moderation assertion.")
+
+
+class Assertion(BaseModel):
+    """One check on an output. Keys other than these are dropped by promptfoo at run time."""
+
+    model_config = _CLOSED
+
+    type: str = Field(description="Assertion type (see the enum in the exported schema); 'not-' inverts a base type.")
+    value: Any = Field(None, description=ASSERTION_KEYS["value"])
+    config: dict[str, Any] | None = Field(None, description=ASSERTION_KEYS["config"])
+    threshold: float | None = Field(None, description=ASSERTION_KEYS["threshold"])
+    weight: float | None = Field(None, description=ASSERTION_KEYS["weight"])
+    provider: Union[str, ProviderOptions, GraderTypeMap, None] = Field(None, description=ASSERTION_KEYS["provider"])
+    rubricPrompt: Union[str, list[Any], dict[str, Any], None] = Field(None, description=ASSERTION_KEYS["rubricPrompt"])
+    metric: str | None = Field(None, description=ASSERTION_KEYS["metric"])
+    transform: str | None = Field(None, description=ASSERTION_KEYS["transform"])
+    contextTransform: str | None = Field(None, description=ASSERTION_KEYS["contextTransform"])
+
+
+class AssertionSet(BaseModel):
+    """A group of assertions scored together."""
+
+    model_config = _CLOSED
+
+    type: Literal["assert-set"] = Field(description=ASSERT_SET_KEYS["type"])
+    assert_: list[Assertion] = Field(alias="assert", description=ASSERT_SET_KEYS["assert"])
+    weight: float | None = Field(None, description=ASSERT_SET_KEYS["weight"])
+    metric: str | None = Field(None, description=ASSERT_SET_KEYS["metric"])
+    threshold: float | None = Field(None, description=ASSERT_SET_KEYS["threshold"])
+    config: dict[str, Any] | None = Field(None, description=ASSERT_SET_KEYS["config"])
+
+
+class AssertionReference(BaseModel):
+    """A reusable assertion pulled in with a JSON pointer (promptfoo dereferences $ref when loading)."""
+
+    model_config = _CLOSED
+
+    ref: str = Field(alias="$ref", description="JSON pointer to the assertion, e.g. '#/assertionTemplates/containsPirateNoise'.")
+
+
+class FactualityScores(BaseModel):
+    model_config = _CLOSED
+
+    subset: float | None = Field(None, description="Score when the output is a subset of the reference (A).")
+    superset: float | None = Field(None, description="Score when the output is a superset of the reference (B).")
+    agree: float | None = Field(None, description="Score when output and reference agree (C).")
+    disagree: float | None = Field(None, description="Score when they contradict (D).")
+    differButFactual: float | None = Field(None, description="Score when they differ but both are factual (E).")
+
+
+class TestOptions(BaseModel):
+    """Per-test options. Extra keys are passed on (promptfoo accepts them)."""
+
+    model_config = _OPEN
+
+    provider: Union[str, ProviderOptions, GraderTypeMap, None] = Field(None, description="Grader for the model-graded assertions of this test (defaultTest.options.provider is the only slot --grader replaces). A shorthand string here drops the config of a default grader object.")
+    rubricPrompt: Union[str, list[Any], dict[str, Any], None] = Field(None, description="Grading prompt for this test's model-graded assertions.")
+    prefix: str | None = Field(None, description="Text prepended to the prompt.")
+    suffix: str | None = Field(None, description="Text appended to the prompt.")
+    transform: str | None = Field(None, description="JavaScript applied to the output before the assertions.")
+    postprocess: str | None = Field(None, description="Deprecated alias of transform.")
+    transformVars: Union[str, dict[str, Any], None] = Field(None, description="JavaScript (or a file:// script) that computes extra vars before the prompt is rendered.")
+    storeOutputAs: str | None = Field(None, description="Store the output in this var for later tests.")
+    factuality: FactualityScores | None = Field(None, description="Scores of the five factuality categories.")
+    disableVarExpansion: bool | None = Field(None, description="Do not expand array vars into several tests.")
+    disableConversationVar: bool | None = Field(None, description="Do not provide the _conversation var.")
+    runSerially: bool | None = Field(None, description="Run this test alone, not concurrently.")
+
+
+class TestCase(BaseModel):
+    """One test: vars to render the prompts with and assertions on each output."""
+
+    model_config = _CLOSED
+
+    description: str | None = Field(None, description="Shown in the results.")
+    vars: Union[dict[str, Any], str, list[Any], None] = Field(None, description="Variables for the prompt templates (and for rubric templates); a mapping or file:// reference(s).")
+    provider: Union[str, ProviderOptions, None] = Field(None, description="Overrides the target provider for this test (not a grader).")
+    providers: list[str] | None = Field(None, description="Only run this test against these providers (labels or ids, wildcards allowed).")
+    prompts: list[str] | None = Field(None, description="Only run this test with these prompts (labels or ids).")
+    providerOutput: Any = Field(None, description="A fixed output to assert on instead of calling a provider.")
+    assert_: Union[list[Union[AssertionSet, Assertion, AssertionReference]], str, None] = Field(None, alias="assert", description="Assertions checked on every output of this test (after defaultTest.assert).")
+    assertScoringFunction: str | None = Field(None, description="file:// reference to a function that combines assertion scores.")
+    options: TestOptions | None = Field(None, description="Test options: grader provider, rubricPrompt, transforms.")
+    threshold: float | None = Field(None, description="Minimum weighted score of the assertions for the test to pass.")
+    metadata: dict[str, Any] | None = Field(None, description="Free-form metadata (filters, red-team plugin info).")
+
+
+class DefaultTest(TestCase):
+    """Merged into every test: vars and options shallowly, assert lists concatenated (these first)."""
+
+
+class TestFileReference(BaseModel):
+    """A test generator or test file with settings."""
+
+    model_config = _CLOSED
+
+    path: str = Field(description="file:// path of the tests (CSV, YAML, JSON, JSONL, a script, or a Google Sheet URL).")
+    config: dict[str, Any] | None = Field(None, description="Settings passed to the test loader.")
+
+
+class Scenario(BaseModel):
+    """Runs every test with every entry of config (each entry's vars merged in)."""
+
+    model_config = _CLOSED
+
+    description: str | None = Field(None, description="Shown in the results.")
+    config: list[dict[str, Any]] = Field(description="Variants: each a partial test (vars, options, assert) combined with every test.")
+    tests: list[Union[TestCase, str]] = Field(description="The tests of this scenario.")
+
+
+class RedteamConfig(BaseModel):
+    """Red-team generation settings (promptfoo redteam generate). Plugins and strategies have defaults."""
+
+    model_config = _OPEN
+
+    purpose: str | None = Field(None, description="What the target application does; guides attack generation and grading.")
+    provider: Union[str, ProviderOptions, None] = Field(None, description="Provider that generates attacks and grades red-team results; without it grading may go to promptfoo's remote service.")
+    plugins: list[Union[str, dict[str, Any]]] | None = Field(None, description="Vulnerability plugins (default set when omitted).")
+    strategies: list[Union[str, dict[str, Any]]] | None = Field(None, description="Attack strategies (default set when omitted).")
+    numTests: int | None = Field(None, description="Tests per plugin.")
+    injectVar: str | None = Field(None, description="The prompt variable attacks are injected into.")
+    language: Union[str, list[str], None] = Field(None, description="Language(s) of generated attacks.")
+
+
+class PromptfooConfig(BaseModel):
+    """A promptfoo config (promptfooconfig.yaml). No key is required: red-team and target-only configs need no prompts."""
+
+    model_config = _CLOSED
+
+    description: str | None = Field(None, description="What this eval is about.")
+    tags: dict[str, Any] | None = Field(None, description="Free-form tags.")
+    prompts: Union[str, list[Any], dict[str, str], None] = Field(None, description="Prompt templates: strings, file:// references (globs allowed) or {id, label, raw} objects.")
+    providers: Union[str, list[Any], dict[str, Any], None] = Field(None, description="Target providers: ids, {id, config, label} objects, {id: options} maps, or file:// references.")
+    targets: Union[str, list[Any], dict[str, Any], None] = Field(None, description="Alias of providers.")
+    tests: Union[str, list[Union[TestCase, TestFileReference, str]], TestFileReference, None] = Field(None, description="Test cases, or file:// references to CSV/YAML/JSON test files (globs allowed).")
+    defaultTest: Union[DefaultTest, str, None] = Field(None, description="Merged into every test (vars, options, assert); may be a file:// reference.")
+    scenarios: Union[list[Union[Scenario, str]], str, None] = Field(None, description="Groups of tests run with several variants of vars.")
+    redteam: RedteamConfig | None = Field(None, description="Red-team generation settings.")
+    outputPath: Union[str, list[str], None] = Field(None, description="Where to write results (file:// path; need not exist).")
+    sharing: Union[bool, dict[str, Any], None] = Field(None, description="Share results on promptfoo's server.")
+    nunjucksFilters: dict[str, str] | None = Field(None, description="Custom Nunjucks filters: name → file:// script.")
+    env: dict[str, Any] | None = Field(None, description="Environment variables for providers.")
+    derivedMetrics: list[dict[str, Any]] | None = Field(None, description="Metrics computed from other metrics.")
+    extensions: list[str] | None = Field(None, description="Hook scripts (file://path:function).")
+    metadata: dict[str, Any] | None = Field(None, description="Free-form metadata.")
+    writeLatestResults: bool | None = Field(None, description="Store the results in the local database.")
+    tracing: dict[str, Any] | None = Field(None, description="OpenTelemetry tracing settings.")
+    evaluateOptions: dict[str, Any] | None = Field(None, description="Eval settings such as maxConcurrency, repeat, delay, cache.")
+    commandLineOptions: dict[str, Any] | None = Field(None, description="Defaults for promptfoo eval command-line flags.")
+    assertionTemplates: dict[str, Any] | None = Field(None, description="Reusable assertions referenced with $ref: '#/assertionTemplates/name'.")
+
+
+TOP_LEVEL_KEYS = tuple(PromptfooConfig.model_fields)
+TEST_KEYS = tuple(f.alias or name for name, f in TestCase.model_fields.items())
+OPTION_KEYS = tuple(TestOptions.model_fields)
+# Top-level keys promptfoo writes into result files and other tools add: not config keys,
+# but not worth a warning either ($schema is read by editors).
+TOLERATED_TOP_LEVEL = ("$schema",)
+
+
+def field_description(model: type[BaseModel], key: str) -> str | None:
+    for name, info in model.model_fields.items():
+        if name == key or info.alias == key:
+            return info.description
+    return None
+
+
+def promptfoo_json_schema() -> dict[str, Any]:
+    schema = PromptfooConfig.model_json_schema(by_alias=True)
+    schema["$schema"] = "http://json-schema.org/draft-07/schema#"
+    schema["title"] = "promptfoo config"
+    schema.setdefault("$defs", {})["AssertionType"] = {
+        "description": "A promptfoo assertion type.",
+        "anyOf": [{"const": name, "description": text} for name, text in {**BASE_ASSERTION_TYPES, **SPECIAL_ASSERTION_TYPES}.items()]
+        + [{"const": "not-" + name, "description": "Inverted: " + text} for name, text in BASE_ASSERTION_TYPES.items()]
+        + [{"type": "string", "pattern": "^promptfoo:redteam:", "description": "A red-team plugin's grader."}],
+    }
+    assertion = schema["$defs"].get("Assertion")
+    if assertion:
+        assertion["properties"]["type"] = {"$ref": "#/$defs/AssertionType", "description": assertion["properties"]["type"].get("description", "")}
+    return schema

@@ -1,0 +1,100 @@
+"""``file://`` references: parse, resolve relative to the referring file, expand globs.
+
+Pure path logic with no rule codes (the rules in ``rubric_lsp/rules/file_refs.py`` report
+on it, ``resolve.py`` follows references to test files). Nothing referenced is ever
+executed or imported: script references (.py/.js/...) are only checked for existence.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+PREFIX = "file://"
+GLOB_CHARS = re.compile(r"[*?\[{]")
+# Script references may name a function after the path: file://hooks.py:afterAll
+_SCRIPT_FUNCTION = re.compile(r"^(?P<path>.+\.(?:py|js|cjs|mjs|ts|mts|cts|rb|go|sh))(?::(?P<function>[A-Za-z_$][\w$.]*))?$")
+SCRIPT_SUFFIXES = (".py", ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", ".rb", ".go", ".sh")
+DATA_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass(frozen=True)
+class FileRef:
+    text: str  # the scalar's text, e.g. 'file://tests/*.yaml'
+    path: str  # the path part, function suffix removed
+    function: str | None = None
+
+    @property
+    def is_glob(self) -> bool:
+        return bool(GLOB_CHARS.search(self.path))
+
+    @property
+    def suffix(self) -> str:
+        return os.path.splitext(self.path)[1].lower()
+
+    @property
+    def is_script(self) -> bool:
+        return self.suffix in SCRIPT_SUFFIXES
+
+    @property
+    def is_data(self) -> bool:
+        return self.suffix in DATA_SUFFIXES
+
+
+def parse_ref(text: object) -> FileRef | None:
+    """The reference in ``text`` if it is a checkable ``file://`` path, else None.
+
+    Templated paths ({{var}}, <placeholders>) and empty paths cannot be checked statically.
+    """
+    if not isinstance(text, str) or not text.startswith(PREFIX):
+        return None
+    rest = text[len(PREFIX):].strip()
+    if not rest or "{{" in rest or "{%" in rest or "<" in rest or "\n" in rest or "$" in rest.split(":")[0][:1]:
+        return None
+    match = _SCRIPT_FUNCTION.match(rest)
+    if match:
+        return FileRef(text, match.group("path"), match.group("function"))
+    return FileRef(text, rest)
+
+
+def resolve_path(ref: FileRef, base_dir: Path) -> Path:
+    path = Path(os.path.expanduser(ref.path))
+    return path if path.is_absolute() else base_dir / path
+
+
+def expand(ref: FileRef, base_dir: Path) -> list[Path]:
+    """Existing files the reference names (a glob may name several; none if missing)."""
+    target = resolve_path(ref, base_dir)
+    if ref.is_glob:
+        pattern = str(target)
+        if "{" in pattern:  # brace alternatives: glob.glob has none, expand them first
+            patterns = _braces(pattern)
+        else:
+            patterns = [pattern]
+        found: list[Path] = []
+        for one in patterns:
+            found.extend(Path(p) for p in sorted(glob.glob(one, recursive=True)))
+        return found
+    return [target] if target.exists() else []
+
+
+def escapes(path: Path, root: Path) -> bool:
+    """True when ``path`` lies outside ``root`` (after resolving .. and symlinks)."""
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return True
+    return False
+
+
+def _braces(pattern: str) -> list[str]:
+    match = re.search(r"\{([^{}]*)\}", pattern)
+    if not match:
+        return [pattern]
+    out = []
+    for choice in match.group(1).split(","):
+        out.extend(_braces(pattern[: match.start()] + choice + pattern[match.end():]))
+    return out

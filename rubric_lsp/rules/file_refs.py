@@ -1,0 +1,121 @@
+"""``file://`` references (RL010–RL019), for any format that uses them.
+
+Every scalar of the form ``file://path`` is resolved relative to the referring file's
+folder; globs must match at least one file; nothing may point outside the workspace
+(``ctx.root_dir``). Referenced files are recorded in ``ctx.dependencies`` so the server
+re-lints the config when they change. Nothing referenced is executed: scripts are only
+checked for existence. Templated paths (``file://{{ var }}.txt``) cannot be checked and
+are skipped.
+
+Other formats call :func:`check_file_references` from their own checker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from rubric_lsp.diagnostics import Severity
+from rubric_lsp.document import Node
+from rubric_lsp.formats.promptfoo import CONFIG
+from rubric_lsp.formats.promptfoo import refs
+from rubric_lsp.formats.registry import checker
+from rubric_lsp.rules.context import CheckContext
+from rubric_lsp.rules.registry import rule
+
+E = Severity.ERROR
+
+MISSING_FILE = rule(
+    "RL010", "missing-file-reference", E,
+    "A `file://` reference names a file that does not exist (or a glob that matches nothing).",
+    "The owner tool fails when it loads the reference (promptfoo: 'File does not exist' / no tests "
+    "found), usually only after the eval has started.",
+    bad="prompts:\n  - file://prompts/main.txt   # no such file", good="prompts:\n  - file://prompt.txt")
+OUTSIDE_WORKSPACE = rule(
+    "RL011", "reference-outside-workspace", E,
+    "A `file://` reference points outside the workspace.",
+    "Configs that reach outside their project break for everyone else who checks the project out, "
+    "and can read files the author never meant to share (for example ~/.ssh).",
+    bad="vars:\n  doc: file://../../secrets.txt", good="vars:\n  doc: file://data/doc.txt")
+UNREADABLE_REFERENCE = rule(
+    "RL012", "unreadable-referenced-file", E,
+    "A referenced YAML/JSON file does not parse.",
+    "The owner tool reads the referenced file when it runs and stops at its syntax error.",
+    bad="tests: file://tests.yaml   # tests.yaml has a syntax error")
+
+# Keys whose file:// value names a file that is written, not read.
+OUTPUT_KEYS = frozenset({"outputPath", "output"})
+
+
+def iter_references(root: Node, skip_keys: Iterable[str] = OUTPUT_KEYS) -> Iterable[tuple[Node, refs.FileRef]]:
+    """Every checkable ``file://`` scalar under ``root`` (values, not keys), once each."""
+    skip = set(skip_keys)
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.is_scalar:
+            value = node.value
+            if isinstance(value, str) and value.startswith(refs.PREFIX):
+                ref = refs.parse_ref(value)
+                if ref is not None:
+                    yield node, ref
+        elif node.is_seq:
+            stack.extend(reversed(node.value))
+        else:
+            for key, value in reversed(node.value):
+                if key.is_scalar and key.value in skip:
+                    continue
+                stack.append(value)
+
+
+def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys: Iterable[str] = OUTPUT_KEYS) -> None:
+    root = root if root is not None else ctx.document.root
+    if root is None or ctx.path is None:
+        return
+    base = Path(ctx.path).resolve().parent
+    workspace = ctx.root_dir.resolve() if ctx.root_dir is not None else None
+    for node, ref in iter_references(root, skip_keys):
+        target = refs.resolve_path(ref, base)
+        if workspace is not None and refs.escapes(target if not ref.is_glob else target.parent, workspace):
+            ctx.report(OUTSIDE_WORKSPACE, node,
+                       f"'{ref.text}' resolves to {target}, outside the workspace {workspace}; keep referenced files "
+                       "inside the project (copy the file in, or open the parent folder as the workspace).")
+            continue
+        found = refs.expand(ref, base)
+        if not found:
+            what = "matches no file" if ref.is_glob else "does not exist"
+            ctx.report(MISSING_FILE, node,
+                       f"'{ref.path}' {what} (looked in {target.parent}); the eval fails when it loads this reference. "
+                       "Fix the path (it is relative to this config's folder).")
+            continue
+        for path in found:
+            ctx.dependencies.add(str(path))
+
+
+@checker(CONFIG)
+def check_promptfoo_references(ctx: CheckContext) -> None:
+    check_file_references(ctx)
+    # Referenced test/defaultTest/vars files are read by the config view: report the ones
+    # that do not parse at the reference.
+    from rubric_lsp.formats.promptfoo.rules import config_view
+
+    view = config_view(ctx)
+    if view is None:
+        return
+    reported: set[int] = set()
+    for source in view.referenced:
+        doc = source.document
+        if doc is None or source.reference is None:
+            continue
+        ctx.dependencies.add(str(source.path))
+        broken = [issue for issue in doc.issues if issue.fatal or issue.kind == "syntax-error"]
+        if broken and id(source.reference) not in reported:
+            reported.add(id(source.reference))
+            issue = broken[0]
+            line = doc.lines.position(issue.span.start).line + 1
+            ctx.report(UNREADABLE_REFERENCE, source.reference,
+                       f"{source.path.name if source.path else 'The referenced file'} line {line}: {issue.message}")
