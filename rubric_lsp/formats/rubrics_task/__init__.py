@@ -1,0 +1,38 @@
+"""Vendor "Rubrics task" JSON: threads → turns → messages with per-criterion human ratings."""
+
+from __future__ import annotations
+
+from rubric_lsp.document import Document
+from rubric_lsp.formats.registry import Format, register
+
+TASK = "rubrics-task"
+
+
+def detect_task(doc: Document) -> int:
+    root = doc.root
+    if root is None or not root.is_map or not root.has("task_id"):
+        return 0
+    if root.has("threads"):
+        return 90
+    # Tasks that are not completed carry no threads.
+    return 60 if root.has("status") or root.has("project") else 0
+
+
+def _task_schema() -> dict:
+    from rubric_lsp.formats.rubrics_task.model import task_json_schema
+
+    return task_json_schema()
+
+
+register(Format(
+    name=TASK,
+    title="Rubrics task (vendor JSON with human ratings)",
+    languages=("json",),
+    schema_names=("rubrics-task.schema.json",),
+    detect=detect_task,
+    schema_file="rubrics-task.schema.json",
+    json_schema=_task_schema,
+))
+
+# Registers the rules and checkers.
+from rubric_lsp.formats.rubrics_task import rules as _rules  # noqa: E402,F401

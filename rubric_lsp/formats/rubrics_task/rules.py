@@ -1,0 +1,289 @@
+"""Checks for vendor Rubrics tasks: values, cross-references between ratings and criteria, ids."""
+
+from __future__ import annotations
+
+from rubric_lsp.diagnostics import Severity
+from rubric_lsp.document import Node
+from rubric_lsp.formats.errors import closest, error_span
+from rubric_lsp.formats.registry import checker
+from rubric_lsp.formats.rubrics_task import TASK
+from rubric_lsp.formats.rubrics_task.model import CRITERION_VALUES, RATING_VALUES, STATUSES
+from rubric_lsp.formats.rubrics_task.view import TaskView, TurnView, read_task
+from rubric_lsp.rules.context import CheckContext
+from rubric_lsp.rules.registry import rule
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+FORMATS = (TASK,)
+
+INCOMPLETE_RATINGS = rule(
+    "RT001", "incomplete-ratings", W,
+    "An assistant response does not rate every criterion of its turn exactly once.",
+    "Each response should be rated once per criterion; a missing rating leaves a hole in the human "
+    "ground truth, and a second rating of the same criterion makes it ambiguous which one counts.",
+    bad='"annotations": [{"id": "rubric_0_criteria_0_rating", ...}]   # the turn has 3 criteria',
+    good='"annotations": [{... criteria_0 ...}, {... criteria_1 ...}, {... criteria_2 ...}]',
+    formats=FORMATS,
+)
+TITLE_MISMATCH = rule(
+    "RT002", "rating-title-mismatch", W,
+    "A rating's title differs from the title of the criterion it rates.",
+    "A rating repeats its criterion's title; a different title usually means the rating was copied "
+    "from another criterion, or the criterion was edited after rating.",
+    bad='{"key": "rubric_0_criteria_0", "title": "Uses a table."}  …  {"title": "Uses a list.", "metadata": {"criteria": "rubric_0_criteria_0"}}',
+    good='{"key": "rubric_0_criteria_0", "title": "Uses a table."}  …  {"title": "Uses a table.", "metadata": {"criteria": "rubric_0_criteria_0"}}',
+    fix="copy the criterion's title",
+    formats=FORMATS,
+)
+RATING_ID = rule(
+    "RT003", "rating-id-mismatch", W,
+    "A rating's id is not '<criterion key>_rating'.",
+    "Rating ids are derived from the criterion they rate; a mismatch usually means the rating points "
+    "at the wrong criterion (or the id was copied from a neighbour).",
+    bad='{"id": "rubric_0_criteria_1_rating", "metadata": {"criteria": "rubric_0_criteria_0"}}',
+    good='{"id": "rubric_0_criteria_0_rating", "metadata": {"criteria": "rubric_0_criteria_0"}}',
+    fix="rename the id after its criterion",
+    formats=FORMATS,
+)
+THREADS_NOT_COMPLETED = rule(
+    "RT004", "threads-on-unfinished-task", W,
+    "A task whose status is not 'completed' carries threads.",
+    "Only completed tasks carry threads with ratings; a pending, canceled or errored task's threads "
+    "are unfinished and should not be used as ground truth.",
+    bad='"status": "pending",\n"threads": [ ... ]',
+    good='"status": "completed",\n"threads": [ ... ]',
+    formats=FORMATS,
+)
+
+TASK_FIELD = rule(
+    "RT100", "invalid-task-field", E,
+    "A task, thread, turn or message lacks a required field or has a value of the wrong type.",
+    "A task needs task_id, project, status (pending|completed|canceled|error) and created_at; threads "
+    "and turns need an id and their list; messages need role, content.text and source_id.",
+    bad='{"task_id": "t1", "status": "done"}',
+    good='{"task_id": "t1", "project": "p1", "status": "completed", "created_at": "2025-01-01T00:00:00Z"}',
+    formats=FORMATS,
+)
+RATING_VALUE = rule(
+    "RT101", "invalid-rating-value", E,
+    "A rating's value is not no_issues, minor_issues or major_issues.",
+    "Ratings are on a three-level scale; any other value cannot be scored or compared.",
+    bad='"value": "minor"',
+    good='"value": "minor_issues"',
+    fix="use the nearest valid rating",
+    formats=FORMATS,
+)
+CRITERION_VALUE = rule(
+    "RT102", "invalid-criterion-value", E,
+    "A criterion's value is not objective or implicit.",
+    "A turn-level criterion says whether it was stated in the prompt (objective) or implied (implicit); "
+    "any other value is not part of the format.",
+    bad='"value": "subjective"',
+    good='"value": "implicit"',
+    fix="use the nearest valid value",
+    formats=FORMATS,
+)
+UNKNOWN_CRITERION = rule(
+    "RT103", "unknown-criterion", E,
+    "A rating references a criterion that its turn does not define.",
+    "Ratings point at a turn-level criterion through metadata.criteria; a rating of an undefined "
+    "criterion rates nothing and is lost when the task is scored.",
+    bad='"metadata": {"criteria": "rubric_0_criteria_9"}   # the turn defines criteria 0-2',
+    good='"metadata": {"criteria": "rubric_0_criteria_2"}',
+    fix="point it at the nearest defined criterion",
+    formats=FORMATS,
+)
+UNKNOWN_SELECTED_MODEL = rule(
+    "RT104", "unknown-selected-model", E,
+    "`selected_model_id` names no assistant response of its turn.",
+    "The preferred response is named by its source_id; a name that matches no response of the turn "
+    "makes the preference data unusable.",
+    bad='{"key": "selected_model_id", "value": "model_3"}   # the turn has model_1 and model_2',
+    good='{"key": "selected_model_id", "value": "model_2"}',
+    fix="use the nearest source_id",
+    formats=FORMATS,
+)
+DUPLICATE_SOURCE_ID = rule(
+    "RT105", "duplicate-source-id", E,
+    "Two assistant responses of one turn have the same source_id.",
+    "source_id tells the responses apart (and selected_model_id names one by it); two responses with "
+    "one id cannot be told apart.",
+    bad='{"role": "assistant", "source_id": "model_1"} … {"role": "assistant", "source_id": "model_1"}',
+    good='{"role": "assistant", "source_id": "model_1"} … {"role": "assistant", "source_id": "model_2"}',
+    formats=FORMATS,
+)
+DUPLICATE_ID = rule(
+    "RT106", "duplicate-id", E,
+    "An id is used twice where it must be unique: thread ids, turn ids, annotation ids in one list, criterion keys in one turn.",
+    "References (ratings → criteria, results → threads and turns) go by id; a duplicate makes them ambiguous.",
+    bad='{"key": "rubric_0_criteria_0", ...}, {"key": "rubric_0_criteria_0", ...}',
+    good='{"key": "rubric_0_criteria_0", ...}, {"key": "rubric_0_criteria_1", ...}',
+    formats=FORMATS,
+)
+
+
+def task_view(ctx: CheckContext) -> TaskView | None:
+    if "rubrics_task.view" not in ctx.cache:
+        root = ctx.document.root
+        ctx.cache["rubrics_task.view"] = read_task(root) if root is not None else None
+    return ctx.cache["rubrics_task.view"]
+
+
+@checker(TASK)
+def check_task(ctx: CheckContext) -> None:
+    view = task_view(ctx)
+    if view is None:
+        ctx.report(TASK_FIELD, ctx.document.lines.single_line_span(0), "The file is empty: a Rubrics task is a JSON object with 'task_id', 'status' and 'threads'.")
+        return
+    for problem in view.problems:
+        _report_problem(ctx, problem)
+    root = view.root
+    if root.is_map:
+        _unfinished(ctx, root)
+        _unique_ids(ctx, root)
+    for turn in view.turns:
+        _check_turn(ctx, turn)
+
+
+def _report_problem(ctx: CheckContext, problem) -> None:
+    error = problem.error
+    if error is None:
+        ctx.report(TASK_FIELD, problem.node if problem.node.end - problem.node.start < 200 else ctx.line_span(problem.node), problem.message + ".")
+        return
+    span = error_span(error, ctx.line_span)
+    where = ".".join(str(p) for p in error.path) or "task"
+    if error.type == "missing":
+        ctx.report(TASK_FIELD, span, f"'{where}' has no '{error.missing_key}', which the Rubrics task format requires. Add it.")
+    elif error.path and error.path[-1] == "status" and isinstance(error.input, str):
+        suggestion = closest(error.input, STATUSES)
+        fix = ctx.replace(error.node, f'"{suggestion}"', f"Use status '{suggestion}'") if suggestion else None
+        ctx.report(TASK_FIELD, span, f"Status {error.input!r} is not one of " + ", ".join(STATUSES) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
+    else:
+        ctx.report(TASK_FIELD, span, f"'{where}': {error.message}.")
+
+
+def _unfinished(ctx: CheckContext, root: Node) -> None:
+    status = root.get("status")
+    threads = root.get("threads")
+    if status is None or not status.is_scalar or status.value == "completed" or status.value not in STATUSES:
+        return
+    if threads is not None and threads.is_seq and threads.value:
+        ctx.report(THREADS_NOT_COMPLETED, status, f"This task is '{status.value}' but carries {len(threads.value)} thread(s); only completed tasks have final ratings. Use it as ground truth only once it is completed.",
+                   related=[(root.key_node("threads"), "the threads")])
+
+
+def _unique_ids(ctx: CheckContext, root: Node) -> None:
+    """Thread ids and turn ids across the task; annotation ids within each annotations list."""
+    threads = root.get("threads")
+    thread_ids: dict[str, Node] = {}
+    turn_ids: dict[str, Node] = {}
+    for thread in _maps(threads):
+        _first_or_report(ctx, thread.get("id"), thread_ids, "Thread id")
+        _annotation_ids(ctx, thread.get("annotations"))
+        for turn in _maps(thread.get("turns")):
+            _first_or_report(ctx, turn.get("id"), turn_ids, "Turn id")
+            _annotation_ids(ctx, turn.get("annotations"))
+            for message in _maps(turn.get("messages")):
+                _annotation_ids(ctx, message.get("annotations"))
+
+
+def _annotation_ids(ctx: CheckContext, annotations: Node | None) -> None:
+    ids: dict[str, Node] = {}
+    keys: dict[str, Node] = {}
+    for annotation in _maps(annotations):
+        _first_or_report(ctx, annotation.get("id"), ids, "Annotation id")
+        _first_or_report(ctx, annotation.get("key"), keys, "Annotation key")
+
+
+def _first_or_report(ctx: CheckContext, node: Node | None, seen: dict[str, Node], what: str) -> None:
+    if node is None or not node.is_scalar or not isinstance(node.value, str):
+        return
+    first = seen.get(node.value)
+    if first is None:
+        seen[node.value] = node
+        return
+    ctx.report(DUPLICATE_ID, node, f"{what} '{node.value}' is used twice here; references by id become ambiguous. Give each its own id (or remove the copy).",
+               related=[(first, f"the first '{node.value}'")])
+
+
+def _check_turn(ctx: CheckContext, turn: TurnView) -> None:
+    for criterion in turn.criteria:
+        value_node = criterion.field("value")
+        if criterion.value not in CRITERION_VALUES:
+            _bad_value(ctx, CRITERION_VALUE, criterion.node, value_node, criterion.value, CRITERION_VALUES, f"Criterion '{criterion.key}'")
+    sources = [r.source_id for r in turn.responses if r.source_id is not None]
+    seen_sources: dict[str, Node] = {}
+    for response in turn.responses:
+        source_node = response.node.get("source_id")
+        if response.source_id is not None and source_node is not None:
+            if response.source_id in seen_sources:
+                ctx.report(DUPLICATE_SOURCE_ID, source_node, f"Two responses of turn '{turn.id}' have source_id '{response.source_id}'; they cannot be told apart (and selected_model_id cannot name one). Give each response its own source_id.",
+                           related=[(seen_sources[response.source_id], "the other response")])
+            else:
+                seen_sources[response.source_id] = source_node
+        _check_ratings(ctx, turn, response)
+    selected = turn.preferences.get("selected_model_id")
+    if selected is not None:
+        annotation, value = selected
+        value_node = annotation.get("value")
+        if value not in sources:
+            suggestion = closest(str(value), sources) if value is not None else None
+            fix = ctx.replace(value_node, f'"{suggestion}"', f"Use '{suggestion}'") if suggestion and value_node is not None else None
+            known = ", ".join(f"'{s}'" for s in sources) or "none"
+            ctx.report(UNKNOWN_SELECTED_MODEL, value_node or annotation, f"selected_model_id {value!r} names no assistant response of turn '{turn.id}' (its source_ids: {known})." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
+
+
+def _check_ratings(ctx: CheckContext, turn: TurnView, response) -> None:
+    counts: dict[str, int] = {}
+    for rating in response.ratings:
+        value_node = rating.field("value")
+        if rating.value not in RATING_VALUES:
+            _bad_value(ctx, RATING_VALUE, rating.node, value_node, rating.value, RATING_VALUES, "Rating")
+        criterion_node = rating.criterion_node
+        if rating.criterion is None:
+            ctx.report(UNKNOWN_CRITERION, rating.node.key_node("metadata") or ctx.line_span(rating.node),
+                       "This rating names no criterion: add \"metadata\": {\"criteria\": \"rubric_<r>_criteria_<n>\"} pointing at a criterion of the turn.")
+            continue
+        criterion = turn.criterion(rating.criterion)
+        if criterion is None:
+            keys = [c.key for c in turn.criteria]
+            suggestion = closest(rating.criterion, keys)
+            fix = ctx.replace(criterion_node, f'"{suggestion}"', f"Use '{suggestion}'") if suggestion and criterion_node is not None else None
+            ctx.report(UNKNOWN_CRITERION, criterion_node or rating.node, f"This rating references criterion '{rating.criterion}', which turn '{turn.id}' does not define ("
+                       + (", ".join(keys) if keys else "it defines none") + ")." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
+            continue
+        counts[criterion.key] = counts.get(criterion.key, 0) + 1
+        if counts[criterion.key] == 2:
+            ctx.report(INCOMPLETE_RATINGS, criterion_node or rating.node, f"Response '{response.source_id}' rates '{criterion.key}' more than once; keep one rating per criterion.")
+        title_node = rating.field("title")
+        if criterion.title is not None and rating.title is not None and rating.title != criterion.title and title_node is not None:
+            ctx.report(TITLE_MISMATCH, title_node, f"This rating's title differs from the title of '{criterion.key}' (\"{criterion.title}\"); the rating may have been copied from another criterion.",
+                       fix=ctx.replace(title_node, _json_string(criterion.title), "Copy the criterion's title"),
+                       related=[(criterion.field("title"), "the criterion's title")])
+        id_node = rating.field("id")
+        expected_id = f"{criterion.key}_rating"
+        if rating.id is not None and rating.id != expected_id and id_node is not None:
+            ctx.report(RATING_ID, id_node, f"Rating id '{rating.id}' does not match the criterion it rates ('{criterion.key}'); expected '{expected_id}'. Check that the rating points at the right criterion.",
+                       fix=ctx.replace(id_node, f'"{expected_id}"', f"Rename the id to '{expected_id}'"))
+    missing = [c.key for c in turn.criteria if c.key not in counts]
+    if missing:
+        where = response.node.key_node("annotations") or response.node.key_node("source_id") or ctx.line_span(response.node)
+        ctx.report(INCOMPLETE_RATINGS, where, f"Response '{response.source_id}' has no rating for " + ", ".join(missing)
+                   + "; each response should rate every criterion of its turn once.")
+
+
+def _bad_value(ctx: CheckContext, which, annotation: Node, value_node: Node | None, value, allowed: tuple[str, ...], what: str) -> None:
+    suggestion = closest(value, allowed) if isinstance(value, str) else None
+    fix = ctx.replace(value_node, f'"{suggestion}"', f"Use '{suggestion}'") if suggestion and value_node is not None else None
+    where = value_node if value_node is not None else (annotation.key_node("key") or ctx.line_span(annotation))
+    shown = "no value" if value_node is None else f"value {value!r}"
+    ctx.report(which, where, f"{what} has {shown}; allowed: " + ", ".join(allowed) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
+
+
+def _json_string(text: str) -> str:
+    import json
+
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _maps(node: Node | None) -> list[Node]:
+    return [n for n in node.value if n.is_map] if node is not None and node.is_seq else []
