@@ -1,0 +1,87 @@
+"""The grading engine: grade a response against any supported rubric with an LLM judge.
+
+Importing this package does not import litellm (the first judge call does, off the event
+loop), so the language server can import it at start-up.
+
+API (what the language server calls)::
+
+    from rubric_lsp.grading import JudgeSettings, grade_text, grade_examples, GradeReport
+
+    settings = JudgeSettings(model=None, api_base=None, concurrency=16, timeout_seconds=60.0,
+                             cache_enabled=True, cache_dir=None)   # None → RUBRIC_JUDGE_MODEL,
+                             # RUBRIC_JUDGE_API_BASE, RUBRIC_CACHE_DIR, then defaults
+    report: GradeReport = await grade_text(rubric_text, path, response, query, settings,
+                                           test_index=None, on_progress=lambda done, total: ...)
+    report.to_json()   # exactly the CLI's JSON (below)
+    results = await grade_examples(rubric_text, path, settings, on_progress=...)
+    # each ExampleResult: .name, .range (of the example node), .report, .met (bool | None),
+    # .failures (list[str]); .to_json()
+
+``report.to_json()``::
+
+    {"score": float|None, "raw_score": float|None, "passed": bool|None (promptfoo, NorthStar),
+     "verdicts": [{"name", "index", "verdict", "reason", "range", "option"?, "error"?,
+                   "counted_as"?, "score"?, "passed"?, "weight"?, "label"?, "ambiguous"?,
+                   "cached"?, "votes"?}],
+     "usage": {"calls", "cached", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd"},
+     "format", "model", "error"?, "notes"?}
+
+``range`` is the 0-based code-point range ``{"start": {"line", "character"}, "end": {...}}``
+of the criterion / assertion / grader node in ``rubric_text``. ``verdict`` is MET | UNMET |
+CANNOT_ASSESS or an option label (autorubric), PASS | FAIL (promptfoo, NorthStar), SKIPPED,
+or ``"ERROR"`` when the judgment failed: then ``error`` = ``"<category>: <message>"``
+(infrastructure | parse | unknown) and ``counted_as`` says how the score treats it. A
+failure is never a genuine-looking verdict and never a pass.
+
+Errors raised instead of a report: ``GradingError`` (the file cannot be graded; message says
+why) and ``MissingCredentials`` (no API key for the judge; raised before any call, naming the
+environment variable to set). Cancellation = cancelling the task: in-flight HTTP calls stop
+and the cache only ever holds complete entries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials
+
+__all__ = [
+    "JudgeSettings",
+    "GradeReport",
+    "Verdict",
+    "ERROR_VERDICT",
+    "MissingCredentials",
+    "GradingError",
+    "ExampleResult",
+    "grade_text",
+    "grade_examples",
+    "warm_up",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("grade_text", "grade_examples", "GradingError", "ExampleResult"):
+        from rubric_lsp.grading import engine
+
+        return getattr(engine, name)
+    raise AttributeError(name)
+
+
+async def grade_text(*args: Any, **kwargs: Any) -> GradeReport:
+    from rubric_lsp.grading.engine import grade_text as run
+
+    return await run(*args, **kwargs)
+
+
+async def grade_examples(*args: Any, **kwargs: Any) -> list[Any]:
+    from rubric_lsp.grading.engine import grade_examples as run
+
+    return await run(*args, **kwargs)
+
+
+def warm_up() -> None:
+    """Import litellm now (blocking, seconds); the server may call this on a worker thread after start-up."""
+    from rubric_lsp.grading.judge import load_litellm
+
+    load_litellm()

@@ -1,0 +1,261 @@
+"""``rubric grade``: grade a response, rescore given verdicts, or measure a judge on a dataset.
+
+Exit codes: 0 graded (and passed, where passing applies); 1 graded but failed, or no score
+could be computed; 2 the request could not be carried out (bad arguments, unreadable or
+invalid rubric, missing API key).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from rubric_lsp.formats.autorubric.score import CANNOT_ASSESS_STRATEGIES
+
+EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="rubric grade", description=(
+        "Grade a response against an autorubric rubric, a promptfoo config's model-graded assertions or a "
+        "NorthStar EvalRunRequest's graders; rescore given verdicts (--verdicts); or grade an autorubric "
+        "dataset and report the judge's agreement with its ground truth (no --response)."))
+    p.add_argument("rubric", type=Path, help="the rubric, config or dataset file")
+    p.add_argument("--response", help="file with the response to grade, or '-' for stdin")
+    p.add_argument("--query", help="the prompt the response answers")
+    p.add_argument("--model", action="append", help="judge model (litellm id or promptfoo provider id); repeat for several judges (default: $RUBRIC_JUDGE_MODEL, else the first provider with an API key)")
+    p.add_argument("--api-base", help="OpenAI-compatible server URL, e.g. http://localhost:8000/v1 (default: $RUBRIC_JUDGE_API_BASE)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument("--test", type=int, help="promptfoo: grade only this test (0-based; default: every test)")
+    p.add_argument("--verdicts", type=Path, help="score these verdicts (JSON list, one per criterion) with no judge")
+    p.add_argument("--examples", action="store_true", help="grade the autorubric file's own 'examples'")
+    p.add_argument("--cannot-assess", choices=CANNOT_ASSESS_STRATEGIES, default="skip", help="how abstentions count (default: skip)")
+    p.add_argument("--partial-credit", type=float, default=0.5, help="credit for an abstention under --cannot-assess partial (default: 0.5)")
+    p.add_argument("--raw", action="store_true", help="report the raw weighted sum instead of a 0–1 score")
+    p.add_argument("--aggregation", choices=("majority", "unanimous", "any"), default="majority", help="several judges: how binary votes combine (default: majority)")
+    p.add_argument("--concurrency", type=int, default=16, help="judge calls in flight at once (default: 16)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (default: 60)")
+    p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts (default: 4)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the verdict cache ($RUBRIC_CACHE_DIR)")
+    p.add_argument("--no-shuffle", action="store_true", help="show multi-choice options in authored order")
+    p.add_argument("--limit", type=int, help="dataset: grade only the first N items")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from rubric_lsp.grading.settings import JudgeSettings
+
+    models = list(args.model or [])
+    return JudgeSettings(
+        model=models[0] if models else None, models=models[1:], api_base=args.api_base, concurrency=max(1, args.concurrency),
+        timeout_seconds=args.timeout, cache_enabled=not args.no_cache, max_retries=max(0, args.retries),
+        cannot_assess=args.cannot_assess, partial_credit=args.partial_credit, normalize=not args.raw,
+        aggregation=args.aggregation, shuffle_options=not args.no_shuffle,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    from rubric_lsp.grading.engine import GradingError, kind_of, read
+    from rubric_lsp.grading.settings import MissingCredentials
+
+    try:
+        text = args.rubric.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return _fail(f"cannot read {args.rubric}: {exc}")
+    path = str(args.rubric)
+    try:
+        if args.verdicts is not None:
+            return _score_verdicts(args, text, path)
+        doc = read(text, path)
+        kind = kind_of(doc, path)
+        if args.response is None:
+            if kind == "autorubric-dataset":
+                return _dataset(args, doc)
+            if args.examples and kind == "autorubric-rubric":
+                return _examples(args, text, path)
+            return _fail("give the response to grade with --response FILE (or '-' for stdin)")
+        response = _read_response(args.response)
+        if response is None:
+            return EXIT_ERROR
+        from rubric_lsp.grading.engine import grade_text
+
+        report = _with_progress(args, lambda progress: grade_text(text, path, response, args.query, _settings(args), test_index=args.test, on_progress=progress))
+    except (GradingError, MissingCredentials) as exc:
+        return _fail(str(exc))
+    except ValueError as exc:
+        return _fail(str(exc))
+    if args.format == "json":
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        _print_report(report)
+    if report.score is None and report.error:
+        return EXIT_FAILED
+    return EXIT_FAILED if report.passed is False else EXIT_OK
+
+
+def _fail(message: str) -> int:
+    print(f"rubric grade: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _read_response(source: str) -> str | None:
+    if source == "-":
+        return sys.stdin.read()
+    try:
+        return Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"cannot read the response {source}: {exc}")
+        return None
+
+
+def _with_progress(args: argparse.Namespace, start: Callable[[Callable[[int, int], None] | None], Any]) -> Any:
+    """Run the coroutine ``start(progress)`` with a rich progress bar when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return asyncio.run(start(None))
+    try:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    except ImportError:  # pragma: no cover - rich is part of the [grade] extra
+        return asyncio.run(start(None))
+    with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True, console=None) as bar:
+        task = bar.add_task("judging", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return asyncio.run(start(progress))
+
+
+def _line_of(verdict: Any) -> str:
+    rng = verdict.range
+    return f"line {rng['start']['line'] + 1}" if rng else ""
+
+
+def _print_report(report: Any) -> None:
+    width = max([len(v.verdict) for v in report.verdicts] + [7])
+    for verdict in report.verdicts:
+        flags = []
+        if verdict.ambiguous:
+            flags.append("ambiguous reply")
+        if verdict.cached:
+            flags.append("cached")
+        extra = f" [{', '.join(flags)}]" if flags else ""
+        where = _line_of(verdict)
+        print(f"{verdict.verdict:<{width}}  {verdict.name}{f' ({where})' if where else ''}{extra}")
+        if verdict.error:
+            print(f"{'':<{width}}  {verdict.error} — counted as {verdict.counted_as}")
+        elif verdict.reason:
+            print(f"{'':<{width}}  {verdict.reason}")
+    if report.error:
+        print(f"no score: {report.error}")
+    elif report.score is not None:
+        passed = "" if report.passed is None else (" — PASS" if report.passed else " — FAIL")
+        print(f"score: {report.score:.4g} (raw {report.raw_score:.4g}){passed}")
+    else:
+        print("no score: nothing was left to score")
+    usage = report.usage
+    cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""
+    print(f"judge: {report.model or 'none'}; {usage.calls} calls, {usage.cached} cached, {usage.prompt_tokens + usage.completion_tokens} tokens{cost}")
+
+
+def _load_verdicts(path: Path) -> list[Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(data, dict):
+        data = data.get("verdicts")
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a JSON list of verdicts (or an object with a 'verdicts' list)")
+    return data
+
+
+def _score_verdicts(args: argparse.Namespace, text: str, path: str) -> int:
+    from rubric_lsp.formats.autorubric.score import compute_score, verdict_outcome
+    from rubric_lsp.grading.autorubric_grader import failure_outcome
+    from rubric_lsp.grading.engine import autorubric_inputs, kind_of, read
+    from rubric_lsp.grading.judge import JudgeFailure
+
+    doc = read(text, path)
+    if kind_of(doc, path) != "autorubric-rubric":
+        return _fail("--verdicts scores an autorubric rubric's criteria; this file is not one")
+    items, _ = autorubric_inputs(doc)
+    try:
+        given = _load_verdicts(args.verdicts)
+    except (OSError, ValueError) as exc:
+        return _fail(f"cannot read verdicts: {exc}")
+    if len(given) != len(items):
+        return _fail(f"{args.verdicts} has {len(given)} verdicts; the rubric has {len(items)} criteria (one verdict each, in order)")
+    outcomes = []
+    for item, entry in zip(items, given):
+        if isinstance(entry, dict):  # an entry of `rubric grade --format json` output
+            if entry.get("error"):
+                category = str(entry["error"]).split(":", 1)[0]
+                outcomes.append(failure_outcome(item.criterion, JudgeFailure(category if category in ("infrastructure", "parse") else "unknown", str(entry["error"])))[0])
+                continue
+            entry = entry.get("verdict")
+        if not isinstance(entry, str):
+            return _fail(f"verdict for {item.name} must be a string, got {entry!r}")
+        try:
+            outcomes.append(verdict_outcome(item.criterion, entry))
+        except ValueError as exc:
+            return _fail(f"verdict for {item.name}: {exc}")
+    raw = compute_score(outcomes, args.cannot_assess, args.partial_credit, normalize=False)
+    score = raw if args.raw else compute_score(outcomes, args.cannot_assess, args.partial_credit)
+    if args.format == "json":
+        print(json.dumps({"score": score, "raw_score": raw, "cannot_assess": args.cannot_assess, "partial_credit": args.partial_credit}, indent=2))
+    else:
+        print("no score: every criterion abstained" if score is None else f"score: {score:.4g} (raw {raw:.4g})")
+    return EXIT_OK if score is not None else EXIT_FAILED
+
+
+def _dataset(args: argparse.Namespace, doc: Any) -> int:
+    from rubric_lsp.grading.agreement import DatasetError, grade_dataset
+
+    try:
+        result = _with_progress(args, lambda progress: grade_dataset(doc, _settings(args), limit=args.limit, on_progress=progress))
+    except DatasetError as exc:
+        return _fail(str(exc))
+    if args.format == "json":
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    for item in result.items:
+        score = "no score" if item["score"] is None else f"{item['score']:.3f}"
+        print(f"item {item['index']}: {score}  {item.get('description') or ''}")
+    print("\nagreement with ground truth (per criterion):")
+    for c in result.criteria:
+        data = c.to_json()
+        fmt = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
+        qwk = f"  qwk {fmt(data['quadratic_weighted_kappa'])}" if "quadratic_weighted_kappa" in data else ""
+        print(f"  {c.name}: accuracy {fmt(data['accuracy'])}  κ {fmt(data['cohen_kappa'])}{qwk}  (n={c.compared}, failed={c.failed})")
+    return EXIT_OK
+
+
+def _examples(args: argparse.Namespace, text: str, path: str) -> int:
+    from rubric_lsp.grading.engine import grade_examples
+
+    results = _with_progress(args, lambda progress: grade_examples(text, path, _settings(args), on_progress=progress))
+    if args.format == "json":
+        print(json.dumps([r.to_json() for r in results], indent=2, ensure_ascii=False))
+    else:
+        for r in results:
+            score = "no score" if r.report is None or r.report.score is None else f"{r.report.score:.3f}"
+            state = {True: "ok", False: "NOT MET", None: ""}[r.met]
+            print(f"{r.name}: {score} {state}")
+            for failure in r.failures:
+                print(f"  {failure}")
+    return EXIT_FAILED if any(r.met is False for r in results) else EXIT_OK

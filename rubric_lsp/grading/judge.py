@@ -1,0 +1,295 @@
+"""One judge call through litellm: bounded concurrency, retries, timeout, verdict cache.
+
+litellm is imported lazily (first call), with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` set
+first so the import stays offline; nothing on the lint path imports this module's callers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, TypeVar
+
+from rubric_lsp.grading.cache import VerdictCache
+from rubric_lsp.grading.settings import PROVIDER_KEYS, JudgeSettings, api_key_for, provider_of
+
+T = TypeVar("T")
+
+# Bump when prompts or reply parsing change: cached verdicts from older prompts are ignored.
+PROMPT_VERSION = "1"
+
+MAX_RETRY_AFTER_SECONDS = 60.0
+_litellm: Any = None
+_import_lock = None
+
+
+def load_litellm() -> Any:
+    """Import litellm once, offline and quiet. Blocking (several seconds): call off the event loop."""
+    global _litellm
+    if _litellm is None:
+        os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+        import litellm
+
+        litellm.suppress_debug_info = True
+        litellm.telemetry = False
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        _litellm = litellm
+    return _litellm
+
+
+async def load_litellm_async() -> Any:
+    if _litellm is not None:
+        return _litellm
+    return await asyncio.get_running_loop().run_in_executor(None, load_litellm)
+
+
+class JudgeFailure(Exception):
+    """A judge call that produced no verdict.
+
+    ``category``: ``infrastructure`` (transport/API), ``parse`` (unusable reply) or
+    ``unknown``; ``kind`` is finer (rate_limit, timeout, auth, ...) for messages.
+    """
+
+    def __init__(self, category: str, message: str, kind: str = "other"):
+        super().__init__(message)
+        self.category = category
+        self.kind = kind
+        self.message = message
+
+    @property
+    def error(self) -> str:
+        return f"{self.category}: {self.message}"
+
+
+@dataclass
+class Usage:
+    calls: int = 0  # HTTP requests made (retries included)
+    cached: int = 0  # verdicts served from the cache
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+    def add(self, usage: Mapping[str, Any] | None, cost: float | None) -> None:
+        if usage:
+            self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+            self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        if cost is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + cost
+
+    def merge(self, other: "Usage") -> None:
+        self.calls += other.calls
+        self.cached += other.cached
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        if other.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "cached": self.cached,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 8),
+        }
+
+
+def secret_values(env: Mapping[str, str]) -> list[str]:
+    values = []
+    for variables in PROVIDER_KEYS.values():
+        for variable in variables:
+            value = env.get(variable)
+            if value and len(value) >= 6:
+                values.append(value)
+    return values
+
+
+def redact(text: str, env: Mapping[str, str]) -> str:
+    for value in secret_values(env):
+        text = text.replace(value, "***")
+    return re.sub(r"(sk-[A-Za-z0-9_\-]{4})[A-Za-z0-9_\-]{8,}", r"\1***", text)
+
+
+@dataclass
+class JudgeReply:
+    content: str
+    cached: bool = False
+
+
+@dataclass
+class Judge:
+    """Calls one judge model. Share one ``semaphore`` between judges of a run."""
+
+    settings: JudgeSettings  # resolved
+    model: str
+    semaphore: asyncio.Semaphore
+    cache: VerdictCache | None
+    usage: Usage = field(default_factory=Usage)
+
+    def __post_init__(self) -> None:
+        env = self.settings.environ()
+        self._api_key = api_key_for(self.model, self.settings.api_base, env)  # raises before any call
+
+    def request_fields(self, messages: list[dict[str, str]], response_format: dict[str, Any] | None) -> dict[str, Any]:
+        fields: dict[str, Any] = {"model": self.model, "messages": messages}
+        if self.settings.api_base:
+            fields["api_base"] = self.settings.api_base
+        if self.settings.temperature is not None:
+            fields["temperature"] = self.settings.temperature
+        if self.settings.max_tokens is not None:
+            fields["max_tokens"] = self.settings.max_tokens
+        if response_format is not None and self._supports_schema():
+            fields["response_format"] = response_format
+        return fields
+
+    def _supports_schema(self) -> bool:
+        provider = provider_of(self.model)
+        return provider in ("openai", "azure", "openrouter", "gemini", "vertex_ai", "hosted_vllm", "ollama_chat", "ollama", "github", "xai", "groq", "fireworks_ai", "deepseek", "mistral", "together_ai", "anthropic", "bedrock")
+
+    async def ask(self, messages: list[dict[str, str]], response_format: dict[str, Any] | None, parse: Callable[[str], T]) -> tuple[T, bool]:
+        """Ask the judge and parse its reply; returns (parsed, from_cache). Raises JudgeFailure.
+
+        A reply is cached only once it parsed: failures are never cached.
+        """
+        fields = self.request_fields(messages, response_format)
+        key = None
+        if self.cache is not None:
+            key = self.cache.key({"prompt_version": PROMPT_VERSION, **fields})
+            hit = self.cache.get(key)
+            if hit is not None:
+                try:
+                    parsed = parse(hit)
+                except JudgeFailure:
+                    parsed = None
+                if parsed is not None:
+                    self.usage.cached += 1
+                    return parsed, True
+        content = await self._complete(fields)
+        parsed = parse(content)
+        if self.cache is not None and key is not None:
+            self.cache.put(key, content)
+        return parsed, False
+
+    async def _complete(self, fields: dict[str, Any]) -> str:
+        litellm = await load_litellm_async()
+        env = self.settings.environ()
+        attempts = max(0, self.settings.max_retries) + 1
+        timeout = self.settings.timeout_seconds
+        call = dict(fields, timeout=timeout, num_retries=0, max_retries=0, drop_params=True)
+        if self._api_key is not None:
+            call["api_key"] = self._api_key
+        last: JudgeFailure | None = None
+        for attempt in range(attempts):
+            retry_after: float | None = None
+            try:
+                async with self.semaphore:
+                    self.usage.calls += 1
+                    # litellm's own timeout covers the HTTP call; wait_for is the backstop.
+                    response = await asyncio.wait_for(litellm.acompletion(**call), timeout + 5.0)
+                return self._content(litellm, response)
+            except asyncio.CancelledError:
+                raise
+            except asyncio.TimeoutError:
+                last = JudgeFailure("infrastructure", f"Judge model '{self.model}' timed out after {timeout:g} s.", "timeout")
+                retryable = True
+            except JudgeFailure:
+                raise
+            except Exception as exc:  # noqa: BLE001 - every failure becomes a categorised verdict
+                last, retryable, retry_after = _classify(exc, self.model, env)
+            if not retryable or attempt == attempts - 1:
+                break
+            delay = retry_after if retry_after is not None else min(0.5 * 2**attempt, 8.0) * random.uniform(0.5, 1.0)
+            await asyncio.sleep(min(delay, MAX_RETRY_AFTER_SECONDS))
+        assert last is not None
+        raise last
+
+    def _content(self, litellm: Any, response: Any) -> str:
+        try:
+            usage = getattr(response, "usage", None)
+            usage_map = usage.model_dump() if hasattr(usage, "model_dump") else dict(usage or {})
+        except Exception:  # noqa: BLE001
+            usage_map = {}
+        try:
+            cost = float(litellm.completion_cost(completion_response=response))
+        except Exception:  # noqa: BLE001 - unknown models have no price
+            cost = None
+        self.usage.add(usage_map, cost)
+        try:
+            message = response.choices[0].message
+        except (AttributeError, IndexError, TypeError):
+            raise JudgeFailure("parse", "The judge's reply has no message.", "bad_reply") from None
+        content = getattr(message, "content", None)
+        if not isinstance(content, str) or not content.strip():
+            raise JudgeFailure("parse", "The judge replied with an empty message.", "bad_reply")
+        return content
+
+
+def _retry_after(exc: Exception) -> float | None:
+    headers = None
+    response = getattr(exc, "response", None)
+    if response is not None:
+        headers = getattr(response, "headers", None)
+    headers = headers or getattr(exc, "litellm_response_headers", None) or {}
+    try:
+        value = headers.get("retry-after") or headers.get("Retry-After")
+    except AttributeError:
+        return None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _classify(exc: Exception, model: str, env: Mapping[str, str]) -> tuple[JudgeFailure, bool, float | None]:
+    """(failure, retryable, retry_after) for an exception from litellm."""
+    litellm = _litellm
+    errors = litellm.exceptions if litellm is not None else None
+    name = type(exc).__name__
+    detail = redact(str(exc), env).strip()
+    detail = re.sub(r"^litellm\.\w+:\s*", "", detail)[:500]
+    status = getattr(exc, "status_code", None)
+
+    def failure(kind: str, message: str) -> JudgeFailure:
+        return JudgeFailure("infrastructure", message, kind)
+
+    if errors is not None:
+        if isinstance(exc, errors.ContextWindowExceededError):
+            return failure("context_window", f"Judge model '{model}' exceeded its context window."), False, None
+        if isinstance(exc, errors.RateLimitError) or status == 429:
+            return failure("rate_limit", f"Judge model '{model}' is rate-limited."), True, _retry_after(exc)
+        if isinstance(exc, errors.Timeout):
+            return failure("timeout", f"Judge model '{model}' timed out."), True, None
+        if isinstance(exc, errors.AuthenticationError) or status == 401:
+            variables = PROVIDER_KEYS.get(provider_of(model), ())
+            hint = f" Set {' or '.join(variables)}." if variables else ""
+            return failure("auth", f"Judge model '{model}' is not authenticated.{hint}"), False, None
+        if isinstance(exc, errors.PermissionDeniedError) or status == 403:
+            return failure("denied", f"Judge model '{model}' denied the request."), False, None
+        if isinstance(exc, errors.NotFoundError) or status == 404:
+            return failure("not_found", f"Judge model '{model}' was not found."), False, None
+        if isinstance(exc, errors.APIConnectionError):
+            # litellm wraps undecodable bodies as connection/internal errors too; both retry.
+            return failure("connection", f"Judge model '{model}' could not be reached: {detail}"), True, None
+        if isinstance(exc, (errors.InternalServerError, errors.ServiceUnavailableError, errors.BadGatewayError)) or (isinstance(status, int) and status >= 500):
+            return failure("server", f"Judge model '{model}' failed with a server error: {detail}"), True, None
+        if isinstance(exc, (errors.BadRequestError, errors.UnprocessableEntityError, errors.UnsupportedParamsError)):
+            return failure("bad_request", f"Judge model '{model}' rejected the request: {detail}"), False, None
+        if isinstance(exc, errors.APIError):
+            return failure("api", f"Judge model '{model}' failed: {detail}"), False, None
+    try:
+        import openai
+
+        if isinstance(exc, openai.APIError):
+            return failure("api", f"Judge model '{model}' failed: {detail}"), False, None
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(exc, (ValueError, json.JSONDecodeError)):
+        return JudgeFailure("parse", f"The judge's reply could not be read: {detail}", "bad_reply"), False, None
+    return JudgeFailure("unknown", f"{name}: {detail}", "other"), False, None

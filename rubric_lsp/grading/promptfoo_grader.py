@@ -1,0 +1,262 @@
+"""Grading a promptfoo config's ``llm-rubric`` / ``not-llm-rubric`` assertions (semantics.md §2).
+
+The config is resolved by ``rubric_lsp.formats.promptfoo.resolve`` (merged assertions per
+test, effective grader with its config, rubricPrompt, threshold, vars). For each assertion:
+
+- ``value`` is rendered with the test vars first (so ``{{output}}`` inside it renders empty,
+  as in promptfoo), then the grading prompt (ours, or the ``rubricPrompt``) is rendered
+  with ``output`` and ``rubric`` — and the test vars spread last, as promptfoo does, so a
+  var named ``output``/``rubric`` replaces the real one (we note it when it happens);
+- verdict: ``pass = reply.pass ?? true``; ``score = reply.score`` if a number, else
+  ``Number(score)``, else ``Number(pass)``; with a finite ``threshold`` ``pass = pass and
+  score >= threshold``;
+- ``not-llm-rubric`` inverts ``pass`` and scores ``1 - score`` (the corrected behaviour);
+  a grader failure is never inverted: it stays a failure, not a pass.
+
+Unlike promptfoo, the verdict is the JSON object the judge *concluded* with (the last one
+in the reply), not the first ``{reason, pass, score}`` quoted in a reasoning preamble; a
+reply whose objects disagree is marked ambiguous.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+from dataclasses import replace
+from typing import Any, Callable
+
+from rubric_lsp.document import Document
+from rubric_lsp.grading.judge import Judge, JudgeFailure
+from rubric_lsp.grading.replies import extract, snippet
+from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.grading.settings import JudgeSettings, promptfoo_to_litellm
+
+GRADED_TYPES = ("llm-rubric", "not-llm-rubric")
+
+GRADING_SYSTEM = (
+    "You grade an output against a rubric. Decide whether the output satisfies the rubric and how well.\n"
+    'Reply with one JSON object and nothing else: {"reason": "<why>", "pass": true|false, "score": <number from 0.0 to 1.0>}'
+)
+GRADING_USER = "<Output>\n{{ output }}\n</Output>\n<Rubric>\n{{ rubric }}\n</Rubric>"
+
+_VARIABLE = re.compile(r"\{\{-?\s*([A-Za-z_][\w.]*)\s*(\|[^}]*)?-?\}\}")
+
+
+def render(template: str, variables: dict[str, Any]) -> str:
+    """``{{ name }}`` / ``{{ name.attr }}`` substitution, Nunjucks-style: unknown names render empty,
+    objects render as JSON. Filters are ignored (``| dump`` of an object is JSON anyway)."""
+
+    def value_of(match: re.Match[str]) -> str:
+        parts = match.group(1).split(".")
+        value: Any = variables
+        for part in parts:
+            if isinstance(value, dict) and part in value:
+                value = value[part]
+            else:
+                return ""
+        if value is None:
+            return ""
+        if isinstance(value, (dict, list)):
+            return json.dumps(value, ensure_ascii=False)
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+
+    return _VARIABLE.sub(value_of, template)
+
+
+def grading_messages(rubric_prompt: Any, output: str, rubric: str, test_vars: dict[str, Any]) -> list[dict[str, str]]:
+    variables = {"output": output, "rubric": rubric, **test_vars}  # test vars last, as promptfoo
+    if rubric_prompt is None:
+        return [{"role": "system", "content": GRADING_SYSTEM}, {"role": "user", "content": render(GRADING_USER, variables)}]
+    messages: Any = rubric_prompt
+    if isinstance(rubric_prompt, str):
+        try:
+            messages = json.loads(rubric_prompt)
+        except ValueError:
+            # Rendering inside the JSON text first would break it when values hold quotes; only a
+            # plain string is rendered whole.
+            return [{"role": "user", "content": render(rubric_prompt, variables)}]
+    if isinstance(messages, list) and all(isinstance(m, dict) and isinstance(m.get("content"), str) for m in messages):
+        return [{"role": str(m.get("role") or "user"), "content": render(m["content"], variables)} for m in messages]
+    return [{"role": "user", "content": render(json.dumps(messages, ensure_ascii=False), variables)}]
+
+
+def parse_rubric_reply(content: str) -> tuple[bool, float, str, bool]:
+    """(pass, score, reason, ambiguous) the way promptfoo reads it, from the concluded object."""
+    found = extract(content, lambda o: "pass" in o or "score" in o, lambda o: (o.get("pass"), o.get("score")))
+    if found is None:
+        raise JudgeFailure("parse", f"The grader's reply has no {{reason, pass, score}} object: {snippet(content)!r}", "bad_reply")
+    reply = found.value
+    passed = reply.get("pass")
+    if passed is None:
+        passed = True  # promptfoo: a missing pass means PASS
+    if not isinstance(passed, bool):
+        raise JudgeFailure("parse", f"The grader answered pass {passed!r}; expected true or false.", "bad_reply")
+    score_raw = reply.get("score")
+    if isinstance(score_raw, (int, float)) and not isinstance(score_raw, bool):
+        score = float(score_raw)
+    elif isinstance(score_raw, str) and _is_number(score_raw):
+        score = float(score_raw)
+    else:
+        score = 1.0 if passed else 0.0
+    reason = reply.get("reason")
+    return passed, score, reason if isinstance(reason, str) else "", found.ambiguous
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -> tuple[bool, float]:
+    if threshold is not None and math.isfinite(threshold):
+        passed = passed and score >= threshold
+    if inverse:
+        return not passed, 1.0 - score
+    return passed, score
+
+
+async def grade_promptfoo(doc: Document, response: str, query: str | None, settings: JudgeSettings, *, test_index: int | None = None, on_progress: Callable[[int, int], None] | None = None) -> GradeReport:
+    from rubric_lsp.formats.promptfoo.resolve import read_config
+    from rubric_lsp.grading.engine import GradingError, Run
+
+    view = read_config(doc.root, doc.path, doc)
+    if not view.tests:
+        raise GradingError("This promptfoo config has no tests to grade.")
+    numbers = list(range(1, len(view.tests) + 1))
+    if test_index is not None:
+        if not 0 <= test_index < len(view.tests):
+            raise GradingError(f"There is no test {test_index + 1}: the config has {len(view.tests)} test(s).")
+        numbers = [test_index + 1]
+    plan = [(n, item) for n in numbers for item in view.grading_plan(n) if item.type in GRADED_TYPES]
+    if not plan:
+        raise GradingError("No llm-rubric or not-llm-rubric assertions to grade" + (f" in test {numbers[0]}." if test_index is not None else "."))
+
+    from rubric_lsp.grading.settings import MissingCredentials
+
+    explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
+    try:
+        run = Run.start(settings)
+        default_model: str | None = run.settings.model
+    except MissingCredentials:
+        # Fine as long as every assertion names its grader; otherwise re-raised below.
+        if _first_provider(plan) is None:
+            raise
+        run = Run.start(replace(settings, model=_first_provider(plan)))
+        default_model = None
+    report = GradeReport(format="promptfoo")
+    notes: set[str] = set()
+
+    def judge_for(item: Any) -> Judge:
+        grader = item.grader
+        if grader.problem:
+            raise JudgeFailure("unknown", f"The grader provider is invalid: {grader.problem}", "config")
+        model = None
+        if grader.provider_id and not (explicit and grader.cli_grader_applies):
+            if grader.provider_id.startswith(("file://", "exec:", "python:", "http:", "https:", "webhook:", "echo")):
+                raise JudgeFailure("unknown", f"Grader {grader.provider_id!r} is a custom provider that rubric-lsp cannot run; set a model with --model.", "config")
+            model = promptfoo_to_litellm(grader.provider_id)
+        if model is None:
+            if default_model is None:
+                raise MissingCredentials(f"Test assertion '{item.type}' uses promptfoo's default grader, and no judge is configured: set RUBRIC_JUDGE_MODEL or pass --model, with that provider's API key.")
+            model = default_model
+        judge_settings = run.settings
+        if grader.config:
+            from rubric_lsp.grading.settings import settings_from_promptfoo
+
+            judge_settings = settings_from_promptfoo(replace(judge_settings, model=None), {"id": grader.provider_id, "config": grader.config})
+            judge_settings = replace(judge_settings, model=model, api_base=run.settings.api_base or judge_settings.api_base)
+        return run.judge(judge_settings, model=model)
+
+    # Credentials for every grader are checked before any call.
+    judges: list[Judge | JudgeFailure] = []
+    for _, item in plan:
+        try:
+            judges.append(judge_for(item))
+        except JudgeFailure as failure:
+            judges.append(failure)
+
+    done = 0
+
+    async def one(position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
+        nonlocal done
+        try:
+            return await _grade_item(position, number, item, judge)
+        finally:
+            done += 1
+            if on_progress:
+                on_progress(done, len(plan))
+
+    async def _grade_item(position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
+        assertion = item.assertion
+        node = assertion.ref_node or assertion.node
+        rng = doc.range(node).to_json() if assertion.source.is_config else None
+        inverse = item.type.startswith("not-")
+        base = dict(name=f"test {number}: {item.type}", index=position, range=rng)
+        test_vars = _test_vars(view.test_number(number))
+        for shadowed in ("output", "rubric"):
+            if shadowed in test_vars:
+                notes.add(f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here).")
+        if isinstance(judge, JudgeFailure):
+            return Verdict(verdict=ERROR_VERDICT, reason=judge.message, error=judge.error, counted_as="FAIL", passed=False, **base)
+        value = item.value
+        rubric_text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        rubric_text = render(rubric_text, test_vars)
+        messages = grading_messages(item.rubric_prompt, response, rubric_text, test_vars)
+        try:
+            (passed, score, reason, ambiguous), cached = await judge.ask(messages, {"type": "json_object"}, parse_rubric_reply)
+        except asyncio.CancelledError:
+            raise
+        except JudgeFailure as failure:
+            # Never inverted: a failed grader call is a failure in both directions.
+            return Verdict(verdict=ERROR_VERDICT, reason=f"Grader call failed ({failure.category}): {failure.message}", error=failure.error, counted_as="FAIL", passed=False, **base)
+        final_pass, final_score = decide(passed, score, item.threshold, inverse)
+        return Verdict(verdict="PASS" if final_pass else "FAIL", reason=reason, score=final_score, passed=final_pass, ambiguous=ambiguous, cached=cached, **base)
+
+    tasks = [asyncio.ensure_future(one(i, n, item, judge)) for i, ((n, item), judge) in enumerate(zip(plan, judges))]
+    try:
+        report.verdicts = list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        raise
+    for judge in run.judges.values():
+        report.usage.merge(judge.usage)
+    report.model = ", ".join(sorted({j.model for j in run.judges.values()})) or None
+    report.notes = sorted(notes)
+    report.test_index = test_index
+    if all(v.failed for v in report.verdicts):
+        report.error = "Every grader call failed: " + (report.verdicts[0].error or "")
+        report.passed = False
+        return report
+    report.score = sum(v.score or 0.0 for v in report.verdicts) / len(report.verdicts)
+    report.raw_score = report.score
+    report.passed = all(v.passed for v in report.verdicts)
+    return report
+
+
+def _test_vars(test: Any) -> dict[str, Any]:
+    """The test's vars as values, defaultTest's merged under the test's own (inline mappings only;
+    vars loaded from files or scripts are not known statically)."""
+    from rubric_lsp.document.nodes import to_plain
+
+    merged: dict[str, Any] = {}
+    for level in (getattr(test, "default", None), test):
+        node = level.get("vars") if level is not None and level.node is not None and level.node.is_map else None
+        if node is not None and node.is_map:
+            plain = to_plain(node)
+            if isinstance(plain, dict):
+                merged.update(plain)
+    return merged
+
+
+def _first_provider(plan: list[Any]) -> str | None:
+    for _, item in plan:
+        if item.grader.provider_id and not item.grader.problem:
+            return promptfoo_to_litellm(item.grader.provider_id)
+    return None

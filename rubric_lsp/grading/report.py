@@ -1,0 +1,97 @@
+"""Grading results: one ``Verdict`` per criterion or assertion, a ``GradeReport`` per response."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubric_lsp.grading.judge import Usage
+
+ERROR_VERDICT = "ERROR"  # what a failed judgment shows instead of a verdict
+
+
+@dataclass
+class Verdict:
+    """What the judge concluded about one criterion / assertion / grader.
+
+    ``verdict``: MET | UNMET | CANNOT_ASSESS (binary autorubric), the option label
+    (multi-choice), PASS | FAIL (promptfoo, NorthStar), or ``ERROR`` when the judgment
+    failed — then ``error`` is ``"<category>: <message>"`` and ``counted_as`` says how the
+    score treats it (an abstention, or the worst case). An error is never a pass.
+    """
+
+    name: str
+    index: int
+    verdict: str
+    reason: str
+    range: dict[str, Any] | None = None
+    option: int | None = None  # 0-based index of the chosen option in the criterion as written
+    error: str | None = None
+    counted_as: str | None = None
+    score: float | None = None  # this item's own score (option value, promptfoo score, normalised NorthStar score)
+    passed: bool | None = None
+    weight: float | None = None
+    label: str | None = None  # NorthStar label
+    ambiguous: bool = False
+    cached: bool = False
+    votes: list[str] | None = None  # several judges: each one's verdict
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "name": self.name,
+            "index": self.index,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "range": self.range,
+        }
+        if self.option is not None:
+            data["option"] = self.option
+        if self.error is not None:
+            data["error"] = self.error
+            data["counted_as"] = self.counted_as
+        for key in ("score", "passed", "weight", "label"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        if self.ambiguous:
+            data["ambiguous"] = True
+        if self.cached:
+            data["cached"] = True
+        if self.votes is not None:
+            data["votes"] = self.votes
+        return data
+
+
+@dataclass
+class GradeReport:
+    format: str
+    verdicts: list[Verdict] = field(default_factory=list)
+    score: float | None = None
+    raw_score: float | None = None
+    passed: bool | None = None
+    error: str | None = None  # the whole grade failed (e.g. every criterion's judgment failed)
+    model: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    notes: list[str] = field(default_factory=list)
+    test_index: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"score": self.score, "raw_score": self.raw_score}
+        if self.passed is not None or self.format != "autorubric":
+            data["passed"] = self.passed
+        data["verdicts"] = [v.to_json() for v in self.verdicts]
+        data["usage"] = self.usage.to_json()
+        data["format"] = self.format
+        if self.model:
+            data["model"] = self.model
+        if self.error:
+            data["error"] = self.error
+        if self.notes:
+            data["notes"] = list(self.notes)
+        if self.test_index is not None:
+            data["test"] = self.test_index
+        return data

@@ -1,0 +1,134 @@
+"""promptfoo llm-rubric / not-llm-rubric grading through litellm against tests/judge_server.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, grade_text
+from rubric_lsp.grading.promptfoo_grader import decide, parse_rubric_reply, render
+from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+
+SECRET = "sk-test-SECRET-pf-0123456789"
+
+CONFIG = """\
+# yaml-language-server: $schema=https://promptfoo.dev/config-schema.json
+prompts: ["Answer: {{question}}"]
+providers: [openai:gpt-5-mini]
+defaultTest:
+  options:
+    provider:
+      id: openai:chat:grader-default
+      config: {temperature: 0.3, max_tokens: 77}
+tests:
+  - vars: {question: What is the capital of France?}
+    assert:
+      - type: llm-rubric
+        value: 'Answers "{{question}}" correctly {{output}}'
+      - type: not-llm-rubric
+        value: Apologizes
+        threshold: 0.5
+  - vars: {question: Say hi}
+    assert:
+      - type: llm-rubric
+        value: Greets the user
+        provider: openai:own-grader
+      - type: contains
+        value: hi
+"""
+
+
+def settings(server, tmp_path, **kw):
+    values = dict(api_base=server.base_url, cache_dir=tmp_path / "c", timeout_seconds=5.0, max_retries=0, env={"OPENAI_API_KEY": SECRET})
+    values.update(kw)
+    return JudgeSettings(**values)
+
+
+def verdict(passed, score, reason="r"):
+    return Reply.json({"reason": reason, "pass": passed, "score": score})
+
+
+@pytest.mark.parametrize("reply, threshold, inverse, expected", [
+    ({"pass": True, "score": 0}, None, False, (True, 0.0)),      # 0/1 score without threshold always passes
+    ({"score": 0.2}, None, False, (True, 0.2)),                  # missing pass means PASS
+    ({"pass": True, "score": 0.2}, 0.5, False, (False, 0.2)),
+    ({"pass": False}, None, False, (False, 0.0)),                # score from Number(pass)
+    ({"pass": True, "score": "0.75"}, 0.7, False, (True, 0.75)),
+    ({"pass": True, "score": 0.9}, None, True, (False, pytest.approx(0.1))),
+    ({"pass": True, "score": 0.3}, 0.5, True, (True, pytest.approx(0.7))),  # threshold first, then inverted
+])
+def test_pass_score_threshold_and_inversion(reply, threshold, inverse, expected):
+    import json
+
+    passed, score, _, _ = parse_rubric_reply(json.dumps(reply))
+    assert decide(passed, score, threshold, inverse) == expected
+
+
+def test_reasoning_preamble_does_not_become_the_verdict():
+    text = 'The format is {"reason": "", "pass": false, "score": 0}. Having checked, {"reason": "fine", "pass": true, "score": 1}'
+    passed, score, reason, ambiguous = parse_rubric_reply(text)
+    assert (passed, score, reason, ambiguous) == (True, 1.0, "fine", True)
+
+
+def test_render_like_nunjucks():
+    assert render("Q: {{ question }} / {{output}} / {{ obj.a }} / {{ missing }}", {"question": "why", "obj": {"a": 1}}) == "Q: why /  / 1 / "
+
+
+async def test_grades_every_test_with_effective_graders(judge_server, tmp_path):
+    judge_server.when("Apologizes", verdict(False, 0.1, "no apology"))
+    judge_server.when("Greets", verdict(True, 1, "hi"))
+    judge_server.default = verdict(True, 0.8, "correct")
+    report = await grade_text(CONFIG, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path))
+    data = report.to_json()
+    assert [v["name"] for v in data["verdicts"]] == ["test 1: llm-rubric", "test 1: not-llm-rubric", "test 2: llm-rubric"]
+    assert [v["verdict"] for v in data["verdicts"]] == ["PASS", "PASS", "PASS"]
+    assert data["verdicts"][1]["score"] == pytest.approx(0.9)
+    assert data["passed"] is True and data["verdicts"][0]["range"]["start"]["line"] == 11
+    by_rubric = {r.text.split("<Rubric>")[1].strip(): r for r in judge_server.completions}
+    first = by_rubric['Answers "What is the capital of France?" correctly \n</Rubric>']
+    assert first.model == "grader-default" and first.body["temperature"] == 0.3 and first.body["max_tokens"] == 77
+    assert "<Output>\nParis.\n</Output>" in first.text
+    assert by_rubric["Greets the user\n</Rubric>"].model == "own-grader"
+
+
+async def test_cli_model_replaces_only_the_default_grader_slot(judge_server, tmp_path):
+    await grade_text(CONFIG, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path, model="openai/replaced"), test_index=None)
+    models = sorted(r.model for r in judge_server.completions)
+    assert models == ["own-grader", "replaced", "replaced"]
+
+
+@pytest.mark.parametrize("reply", [Reply.server_error(500), Reply.text("no json here"), Reply.garbage()])
+async def test_grader_failure_is_never_a_pass_in_either_direction(judge_server, tmp_path, reply):
+    judge_server.default = reply
+    report = await grade_text(CONFIG, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path), test_index=0)
+    assert len(report.verdicts) == 2
+    for v in report.verdicts:
+        assert v.verdict == ERROR_VERDICT and v.passed is False and v.error
+    assert report.passed is False and report.score is None
+
+
+async def test_test_index_selects_one_test_and_rejects_missing(judge_server, tmp_path):
+    report = await grade_text(CONFIG, "promptfooconfig.yaml", "hi", None, settings(judge_server, tmp_path), test_index=1)
+    assert [v.name for v in report.verdicts] == ["test 2: llm-rubric"]
+    with pytest.raises(GradingError, match="no test 5"):
+        await grade_text(CONFIG, "promptfooconfig.yaml", "hi", None, settings(judge_server, tmp_path), test_index=4)
+
+
+async def test_custom_rubric_prompt_and_shadowing_var(judge_server, tmp_path):
+    config = """\
+prompts: [x]
+providers: [echo]
+defaultTest:
+  options:
+    provider: openai:judge
+    rubricPrompt: '[{"role": "system", "content": "Custom judge for {{topic}}"}, {"role": "user", "content": "OUT={{output}} RUB={{rubric}}"}]'
+tests:
+  - vars: {topic: maths, output: shadow}
+    assert:
+      - type: llm-rubric
+        value: Is right
+"""
+    report = await grade_text(config, "promptfooconfig.yaml", "real output", None, settings(judge_server, tmp_path))
+    request = judge_server.completions[0]
+    assert request.messages[0]["content"] == "Custom judge for maths"
+    assert request.messages[1]["content"] == "OUT=shadow RUB=Is right"
+    assert report.notes and "output" in report.notes[0]
