@@ -1,0 +1,190 @@
+"""The server object: open documents, their latest lint results, settings, logging.
+
+Linting runs on one worker thread of our own (never pygls' pool, which also reads
+stdin), so a slow lint of a large file never stalls the protocol; grading runs as
+asyncio tasks (see :mod:`rubric_lsp.server.grading`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from rubric_lsp import __version__
+from rubric_lsp.lint import LintResult, lint_text
+from rubric_lsp.server.positions import Converter
+from rubric_lsp.server.settings import SECTION, ServerSettings
+
+log = logging.getLogger("rubric_lsp.server")
+
+SOURCE = "rubric-lint"
+
+
+@dataclass
+class DocState:
+    """What the server knows about one open document."""
+
+    uri: str
+    version: int = 0
+    result: LintResult | None = None  # the lint of ``result_version``
+    result_version: int | None = None
+    pending: "asyncio.Future[LintResult] | None" = None  # a lint of ``pending_version`` under way
+    pending_version: int | None = None
+    push_task: "asyncio.Task | None" = None
+    published_version: int | None = None
+    result_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class RubricServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("rubric-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.settings = ServerSettings()
+        self.docs: dict[str, DocState] = {}
+        self.lint_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rubric-lint")
+        self.settings_generation = 0  # bumped whenever lint settings may have changed
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # -- client capabilities ------------------------------------------------------
+    @property
+    def encoding(self) -> str:
+        return str(getattr(self.workspace.position_encoding, "value", self.workspace.position_encoding) or "utf-16")
+
+    def client_supports(self, dotted: str) -> bool:
+        node: Any = self.client_capabilities
+        for part in dotted.split("."):
+            node = getattr(node, part, None)
+            if node is None:
+                return False
+        return bool(node)
+
+    def markup(self, formats_at: str, text: str) -> types.MarkupContent:
+        """Markdown if the client renders it there, else plain text (``formats_at``: capability path)."""
+        node: Any = self.client_capabilities
+        for part in formats_at.split("."):
+            node = getattr(node, part, None) if node is not None else None
+        if node is None or types.MarkupKind.Markdown in node or "markdown" in [str(getattr(k, "value", k)) for k in node]:
+            return types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
+        return types.MarkupContent(kind=types.MarkupKind.PlainText, value=text)
+
+    @property
+    def pull_diagnostics(self) -> bool:
+        return self.client_supports("text_document.diagnostic")
+
+    # -- documents -----------------------------------------------------------------
+    def state(self, uri: str) -> DocState:
+        doc = self.docs.get(uri)
+        if doc is None:
+            doc = self.docs[uri] = DocState(uri)
+        return doc
+
+    def text_of(self, uri: str) -> tuple[str, int]:
+        document = self.workspace.get_text_document(uri)
+        return document.source, document.version or 0
+
+    @staticmethod
+    def path_of(uri: str) -> str | None:
+        try:
+            return to_fs_path(uri)
+        except Exception:
+            return None
+
+    def _lint_now(self, text: str, uri: str) -> LintResult:
+        path = self.path_of(uri)
+        settings = self.settings.lint_settings(path)
+        return lint_text(text, path, settings=settings, explicit=False)
+
+    async def lint(self, uri: str) -> LintResult:
+        """The lint result for the document's current version (shared with any lint under way)."""
+        state = self.state(uri)
+        text, version = self.text_of(uri)
+        key = (version, self.settings_generation)
+        if state.result is not None and state.result_version == key:
+            return state.result
+        if state.pending is not None and state.pending_version == key:
+            return await asyncio.shield(state.pending)
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self.lint_pool, self._lint_now, text, uri)
+        state.pending, state.pending_version = future, key
+        try:
+            result = await asyncio.shield(future)
+        finally:
+            if state.pending is future:
+                state.pending = None
+        current = self.text_of(uri)[1] if uri in self.workspace.text_documents else None
+        if current == version and key[1] == self.settings_generation:
+            state.result, state.result_version = result, key
+        if result.format is not None:
+            state.extra["format"] = result.format
+        return result
+
+    def grading_strategy(self) -> str:
+        """How CANNOT_ASSESS is scored (the grading CLI's environment variable, default skip)."""
+        return self.settings.cannot_assess or os.environ.get("RUBRIC_CANNOT_ASSESS") or "skip"
+
+    def converter(self, result: LintResult) -> Converter:
+        return Converter(result.document.lines, self.encoding)
+
+    # -- settings ------------------------------------------------------------------------
+    async def refresh_settings(self) -> None:
+        if not self.client_supports("workspace.configuration"):
+            return
+        try:
+            values = await asyncio.wait_for(
+                self.workspace_configuration_async(types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])),
+                timeout=5,
+            )
+        except Exception as exc:  # a client that cannot answer keeps the settings we have
+            log.warning("could not read the 'rubric' settings from the client: %s", exc)
+            return
+        if values:
+            self.apply_settings(values[0])
+
+    def apply_settings(self, data: Any) -> None:
+        before = self.settings
+        self.settings = self.settings.merged(data)
+        if (before.lint_select, before.lint_ignore) != (self.settings.lint_select, self.settings.lint_ignore):
+            self.settings_generation += 1
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # Errors are logged, never fatal; the client's log gets them through the log handler.
+        log.error("server error (%s): %s", getattr(source, "__name__", source), error)
+
+
+class ClientLogHandler(logging.Handler):
+    """Sends log records to the client's log (window/logMessage), never to stdout."""
+
+    LEVELS = {logging.ERROR: types.MessageType.Error, logging.WARNING: types.MessageType.Warning,
+              logging.INFO: types.MessageType.Info, logging.DEBUG: types.MessageType.Log}
+
+    def __init__(self, server: RubricServer) -> None:
+        super().__init__(logging.INFO)
+        self.server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = self.format(record)
+            kind = self.LEVELS.get(record.levelno, types.MessageType.Log)
+            if record.levelno >= logging.ERROR:
+                kind = types.MessageType.Error
+            loop = self.server.loop
+            if loop is None or loop.is_closed() or getattr(self.server.protocol, "writer", None) is None:
+                return
+            params = types.LogMessageParams(type=kind, message=message)
+            loop.call_soon_threadsafe(self._send, params)
+        except Exception:  # logging must never raise
+            pass
+
+    def _send(self, params: types.LogMessageParams) -> None:
+        try:
+            self.server.window_log_message(params)
+        except Exception:
+            pass

@@ -1,0 +1,169 @@
+"""Completion of keys, enum values, assertion types and known provider ids.
+
+Text being typed is rarely valid YAML, so the word under the cursor is replaced by a
+placeholder (``__rubric_complete__``) and the result parsed: where the placeholder lands
+in the tree says which keys or values fit there, and the format's JSON Schema lists them.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Iterable
+
+from lsprotocol import types
+
+from rubric_lsp.document import parse_document
+from rubric_lsp.formats.registry import Format
+from rubric_lsp.server.app import RubricServer
+from rubric_lsp.server.hover import _schema
+from rubric_lsp.server.locate import locate, schema_at
+
+log = logging.getLogger(__name__)
+
+PLACEHOLDER = "__rubric_complete__"
+_KEY_LINE = re.compile(r"^(?P<indent>[ \t]*(?:-[ \t]+)*)(?P<word>[A-Za-z_$][\w$.\-]*)?$")
+_VALUE_LINE = re.compile(r"^(?P<head>[ \t]*(?:-[ \t]+)*(?P<key>[A-Za-z_$][\w$.\-]*|\"[^\"]*\"|'[^']*')[ \t]*:[ \t]+)(?P<word>[^\s#]*)$")
+
+
+# Provider ids promptfoo understands (prefix:kind:model); the model part is an example.
+PROVIDER_IDS = (
+    "openai:gpt-4.1-mini", "openai:chat:gpt-4.1", "openai:gpt-5", "openai:responses:o4-mini",
+    "anthropic:messages:claude-sonnet-4-5-20250929", "anthropic:messages:claude-3-5-haiku-20241022",
+    "azureopenai:chat:<deployment>", "google:gemini-2.5-pro", "vertex:gemini-2.5-pro",
+    "bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0", "mistral:mistral-large-latest",
+    "groq:llama-3.3-70b-versatile", "deepseek:deepseek-chat", "openrouter:openai/gpt-4o",
+    "ollama:chat:llama3.1", "vllm:<model>", "xai:grok-3", "togetherai:meta-llama/Llama-3.3-70B-Instruct-Turbo",
+    "fireworks:accounts/fireworks/models/llama-v3p1-70b-instruct", "perplexity:sonar", "cohere:command-r-plus",
+    "github:openai/gpt-4.1", "huggingface:text-generation:<model>", "echo", "python:provider.py",
+    "file://provider.py", "exec:./provider.sh", "http://localhost:8080/generate",
+)
+
+
+def _known(name: str) -> list[str]:
+    if name == "provider":
+        return list(PROVIDER_IDS)
+    try:
+        from rubric_lsp.formats.promptfoo.model import known_assertion_types
+    except ImportError:
+        return []
+    return sorted(known_assertion_types())
+
+
+def completions(fmt: Format | None, text: str, offset: int, language: str, markup=None) -> list[types.CompletionItem]:
+    if fmt is None or language != "yaml":
+        return []
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    line_end = len(text) if line_end == -1 else line_end
+    before = text[line_start:offset]
+    value_match = _VALUE_LINE.match(before)
+    if value_match:
+        probe = text[:line_start] + value_match.group("head") + PLACEHOLDER + text[line_end:]
+        return _value_items(fmt, probe, line_start + len(value_match.group("head")), value_match.group("key").strip("\"'"))
+    key_match = _KEY_LINE.match(before)
+    if key_match:
+        probe = text[:line_start] + key_match.group("indent") + PLACEHOLDER + ": null" + text[line_end:]
+        return _key_items(fmt, probe, line_start + len(key_match.group("indent")), markup)
+    return []
+
+
+def _probe(probe: str, at: int):
+    doc = parse_document(probe, None, language="yaml")
+    if doc.root is None:
+        return None
+    return locate(doc.root, at + 1)
+
+
+def _key_items(fmt: Format, probe: str, at: int, markup=None) -> list[types.CompletionItem]:
+    loc = _probe(probe, at)
+    if loc is None or not loc.on_key or loc.path[-1:] != [PLACEHOLDER]:
+        return []
+    parent = loc.key_parent
+    present = {k for k in (parent.keys() if parent is not None else []) if k != PLACEHOLDER}
+    items: dict[str, types.CompletionItem] = {}
+    for sub in schema_at(_schema(fmt), loc.path[:-1]):
+        for key, prop in (sub.get("properties") or {}).items():
+            if key in present or key in items or key.startswith("$"):
+                continue
+            description = _describe(fmt, loc.path[:-1] + [key])
+            items[key] = types.CompletionItem(
+                label=key, kind=types.CompletionItemKind.Property, insert_text=f"{key}: ",
+                documentation=(markup(description) if markup else description) if description else None,
+                detail=_type_of(prop),
+            )
+    return list(items.values())
+
+
+def _value_items(fmt: Format, probe: str, at: int, key: str) -> list[types.CompletionItem]:
+    loc = _probe(probe, at)
+    if loc is None or loc.node is None or loc.node.value != PLACEHOLDER:
+        return []
+    values: list[Any] = []
+    for sub in schema_at(_schema(fmt), loc.path):
+        values.extend(sub.get("enum") or [])
+        if "const" in sub:
+            values.append(sub["const"])
+        if sub.get("type") == "boolean":
+            values.extend([True, False])
+    if fmt.name.startswith("promptfoo"):
+        if key == "type" and any(p in ("assert", "assertions") for p in loc.path if isinstance(p, str)):
+            values.extend(_known("assertion"))
+        if key in ("provider", "id") and any(p in ("provider", "providers", "targets", "options") for p in loc.path[:-1] if isinstance(p, str)) or key == "provider":
+            values.extend(_known("provider"))
+    return [types.CompletionItem(label=_yaml(v), kind=types.CompletionItemKind.EnumMember if not isinstance(v, bool) else types.CompletionItemKind.Value)
+            for v in _unique(values)]
+
+
+def _unique(values: Iterable[Any]) -> list[Any]:
+    seen, out = set(), []
+    for v in values:
+        key = (type(v), v) if not isinstance(v, (list, dict)) else repr(v)
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+    return out
+
+
+def _yaml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return str(value)
+
+
+def _describe(fmt: Format, path: list[Any]) -> str | None:
+    from rubric_lsp.server.locate import description_of
+
+    return description_of(schema_at(_schema(fmt), path))
+
+
+def _type_of(prop: dict) -> str | None:
+    kinds = []
+    for option in [prop, *(prop.get("anyOf") or [])]:
+        kind = option.get("type")
+        if isinstance(kind, str) and kind != "null" and kind not in kinds:
+            kinds.append(kind)
+    return " | ".join(kinds) or None
+
+
+def register(ls: RubricServer) -> None:
+    @ls.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[":", " "]))
+    async def completion(ls: RubricServer, params: types.CompletionParams):
+        uri = params.text_document.uri
+        if uri not in ls.workspace.text_documents:
+            return None
+        result = await ls.lint(uri)
+        state = ls.state(uri)
+        if result.format is not None:
+            state.extra["format"] = result.format
+        fmt = result.format or state.extra.get("format")
+        offset = ls.converter(result).offset(params.position)
+        try:
+            markup = lambda text: ls.markup("text_document.completion.completion_item.documentation_format", text)  # noqa: E731
+            items = completions(fmt, result.document.text, offset, result.document.language, markup)
+        except Exception:
+            log.exception("completion failed")
+            items = []
+        return types.CompletionList(is_incomplete=False, items=items)

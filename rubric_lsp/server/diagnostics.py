@@ -1,0 +1,172 @@
+"""Diagnostics: push (publishDiagnostics with versions) or pull (textDocument/diagnostic).
+
+Which one is chosen from the client's capabilities: a client that can pull gets pull
+only. Pushes are debounced per document and a result is published only if the document
+is still at the version that was linted; older results are dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+
+from lsprotocol import types
+
+from rubric_lsp.lint import LintResult
+from rubric_lsp.rules.registry import get_rule
+from rubric_lsp.server.app import SOURCE, RubricServer
+
+log = logging.getLogger(__name__)
+
+
+def to_lsp(ls: RubricServer, uri: str, result: LintResult) -> list[types.Diagnostic]:
+    convert = ls.converter(result)
+    out = []
+    for diag in result.diagnostics:
+        rule = get_rule(diag.code)
+        related = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri if rel.path is None else _uri(rel.path), range=convert.span(rel.span)),
+                message=rel.message,
+            )
+            for rel in diag.related
+            if rel.path is None
+        ] or None
+        out.append(types.Diagnostic(
+            range=convert.range(diag.range),
+            message=diag.message,
+            severity=types.DiagnosticSeverity(int(diag.severity)),
+            code=diag.code,
+            code_description=types.CodeDescription(href=rule.docs_url) if rule else None,
+            source=SOURCE,
+            related_information=related,
+            data={"fixable": diag.fix is not None},
+        ))
+    return out
+
+
+def _uri(path: str) -> str:
+    from pygls.uris import from_fs_path
+
+    return from_fs_path(path) or path
+
+
+def result_id(diagnostics: list[types.Diagnostic], ls: RubricServer) -> str:
+    digest = hashlib.blake2b(digest_size=8)
+    for d in diagnostics:
+        digest.update(f"{d.code}|{d.range}|{d.severity}|{d.message}\n".encode())
+    digest.update(str(ls.settings_generation).encode())
+    return digest.hexdigest()
+
+
+# -- push --------------------------------------------------------------------------------
+def schedule(ls: RubricServer, uri: str, delay: float) -> None:
+    if ls.pull_diagnostics:
+        return
+    state = ls.state(uri)
+    if state.push_task is not None and not state.push_task.done():
+        return  # the running task picks up the newest version before it publishes
+    state.push_task = asyncio.ensure_future(_push_loop(ls, uri, delay))
+
+
+async def _push_loop(ls: RubricServer, uri: str, delay: float) -> None:
+    for _ in range(1000):  # bounded: each round needs a new edit to start another
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if uri not in ls.workspace.text_documents:
+            return
+        version = ls.text_of(uri)[1]
+        try:
+            result = await ls.lint(uri)
+        except Exception:
+            log.exception("linting %s failed", uri)
+            return
+        if uri not in ls.workspace.text_documents:
+            return
+        if ls.text_of(uri)[1] != version:
+            continue  # edited while linting: this result is stale
+        publish(ls, uri, version, result)
+        return
+
+
+def publish(ls: RubricServer, uri: str, version: int | None, result: LintResult) -> None:
+    state = ls.state(uri)
+    state.published_version = version
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+        uri=uri, version=version, diagnostics=to_lsp(ls, uri, result) + state.extra.get("grading_diagnostics", [])))
+
+
+def clear(ls: RubricServer, uri: str) -> None:
+    if not ls.pull_diagnostics:
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def relint_all(ls: RubricServer) -> None:
+    """Settings changed: lint every open document again."""
+    ls.settings_generation += 1
+    if ls.pull_diagnostics:
+        if ls.client_supports("workspace.diagnostics.refresh_support"):
+            ls.workspace_diagnostic_refresh(None)
+        return
+    for uri in list(ls.workspace.text_documents):
+        schedule(ls, uri, 0)
+
+
+# -- pull --------------------------------------------------------------------------------
+async def pull(ls: RubricServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+    uri = params.text_document.uri
+    if uri not in ls.workspace.text_documents:
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
+    result = await ls.lint(uri)
+    items = to_lsp(ls, uri, result) + ls.state(uri).extra.get("grading_diagnostics", [])
+    rid = result_id(items, ls)
+    state = ls.state(uri)
+    state.result_id = rid
+    if params.previous_result_id == rid:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
+    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=rid)
+
+
+def register(ls: RubricServer) -> None:
+    @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: RubricServer, params: types.DidOpenTextDocumentParams) -> None:
+        state = ls.state(params.text_document.uri)
+        state.version = params.text_document.version
+        schedule(ls, params.text_document.uri, 0)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: RubricServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.state(params.text_document.uri).version = params.text_document.version
+        schedule(ls, params.text_document.uri, ls.settings.debounce_seconds)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: RubricServer, params: types.DidCloseTextDocumentParams) -> None:
+        state = ls.docs.pop(params.text_document.uri, None)
+        if state is not None and state.push_task is not None:
+            state.push_task.cancel()
+        clear(ls, params.text_document.uri)
+
+    @ls.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False),
+    )
+    async def diagnostic(ls: RubricServer, params: types.DocumentDiagnosticParams):
+        return await pull(ls, params)
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: RubricServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if any(change.uri.endswith("pyproject.toml") for change in params.changes):
+            log.info("pyproject.toml changed: re-reading [tool.rubric-lint]")
+            relint_all(ls)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def did_save(ls: RubricServer, params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if uri.endswith("pyproject.toml"):
+            relint_all(ls)
+            return
+        if ls.settings.grade_on_save:
+            from rubric_lsp.server import grading
+
+            await grading.grade_on_save(ls, uri)

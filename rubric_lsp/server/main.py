@@ -1,0 +1,93 @@
+"""``rubric-lsp`` / ``rubric serve``: start the language server on stdio (or TCP for debugging)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import threading
+
+from rubric_lsp import __version__
+
+
+def build_server():
+    from lsprotocol import types
+
+    from rubric_lsp.server import actions, completion, diagnostics, grading, hover, symbols
+    from rubric_lsp.server.app import ClientLogHandler, RubricServer
+
+    ls = RubricServer()
+    handler = ClientLogHandler(ls)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    logging.getLogger("rubric_lsp").addHandler(handler)
+
+    @ls.feature(types.INITIALIZE)
+    def initialize(ls: RubricServer, params: types.InitializeParams) -> None:
+        ls.loop = asyncio.get_running_loop() if _loop_running() else None
+        if params.initialization_options:
+            ls.apply_settings(params.initialization_options)
+
+    @ls.feature(types.INITIALIZED)
+    async def initialized(ls: RubricServer, params: types.InitializedParams) -> None:
+        ls.loop = asyncio.get_running_loop()
+        await ls.refresh_settings()
+        if ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
+            try:
+                await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+                    id="rubric-pyproject", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                        watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")]),
+                )]))
+            except Exception as exc:
+                logging.getLogger("rubric_lsp.server").info("could not watch pyproject.toml files: %s", exc)
+        # The grading engine's first use imports litellm (seconds): pay that off the loop now.
+        threading.Thread(target=grading.warm_up, name="rubric-warm-up", daemon=True).start()
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: RubricServer, params: types.DidChangeConfigurationParams) -> None:
+        before = ls.settings
+        if isinstance(params.settings, dict) and params.settings:
+            ls.apply_settings(params.settings)
+        await ls.refresh_settings()
+        if (before.lint_select, before.lint_ignore) != (ls.settings.lint_select, ls.settings.lint_ignore):
+            diagnostics.relint_all(ls)
+
+    for module in (diagnostics, actions, hover, completion, symbols, grading):
+        module.register(ls)
+    return ls
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+        return True
+    except RuntimeError:
+        return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="rubric-lsp", description="The rubric language server (LSP over stdio).")
+    parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    parser.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT instead (for debugging)")
+    parser.add_argument("--host", default="127.0.0.1", help="with --tcp: the address to bind (default 127.0.0.1)")
+    parser.add_argument("--log-level", default=os.environ.get("RUBRIC_LSP_LOG", "INFO"),
+                        choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="what goes to the client's log and stderr")
+    parser.add_argument("--version", action="version", version=f"rubric-lsp {__version__}")
+    args = parser.parse_args(argv)
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch a price map
+    # stdout is the protocol channel: logs go to stderr and to the client's log only.
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="rubric-lsp %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("rubric_lsp").setLevel(args.log_level)
+    logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message body at INFO
+    for noisy in ("LiteLLM", "litellm", "httpx"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+    server = build_server()
+    if args.tcp is not None:
+        server.start_tcp(args.host, args.tcp)
+    else:
+        server.start_io()
+    return 0

@@ -1,0 +1,142 @@
+"""Editor settings (section ``rubric``) and the lint settings of each document.
+
+Settings come from ``initializationOptions`` and ``workspace/configuration``; the lint
+settings of a file come from the nearest ``pyproject.toml`` with ``[tool.rubric-lint]``
+(re-read when its modification time changes), narrowed by ``lint.select``/``lint.ignore``.
+API keys never come from here: the grading engine reads them from the environment.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from rubric_lsp.settings import Settings, SettingsError, settings_for
+
+log = logging.getLogger(__name__)
+
+SECTION = "rubric"
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    judge_model: str | None = None
+    judge_api_base: str | None = None
+    judge_concurrency: int | None = None
+    judge_timeout_seconds: float | None = None
+    grade_on_save: bool = False
+    cache_enabled: bool = True
+    lint_select: tuple[str, ...] = ()
+    lint_ignore: tuple[str, ...] = ()
+    cannot_assess: str | None = None  # CANNOT_ASSESS strategy: skip | zero | partial | fail
+    # Not a user setting: how long to wait for more typing before linting (push mode).
+    debounce_seconds: float = 0.01
+    problems: tuple[str, ...] = field(default=(), compare=False)
+
+    def merged(self, data: Any) -> "ServerSettings":
+        """These settings updated from a ``rubric`` settings object (nested or dotted keys)."""
+        flat = _flatten(_unwrap(data))
+        changes: dict[str, Any] = {}
+        problems: list[str] = []
+        for key, value in flat.items():
+            spec = _KEYS.get(key)
+            if spec is None:
+                continue
+            attr, kind = spec
+            if value is None:
+                changes[attr] = _DEFAULTS[attr]
+                continue
+            try:
+                changes[attr] = kind(value)
+            except (TypeError, ValueError):
+                problems.append(f"setting rubric.{key} = {value!r} is not a valid {kind.__name__}; ignored")
+        for problem in problems:
+            log.warning(problem)
+        return replace(self, **changes, problems=tuple(problems))
+
+    def lint_settings(self, path: str | None) -> Settings:
+        base = Settings()
+        if path:
+            try:
+                base = settings_for(Path(path))
+            except SettingsError as exc:
+                log.warning("%s; using the default rules", exc)
+            except OSError as exc:
+                log.warning("cannot read settings for %s: %s", path, exc)
+        if self.lint_select or self.lint_ignore:
+            base = base.with_overrides(list(self.lint_select), list(self.lint_ignore))
+        return base
+
+
+def _codes(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, (list, tuple)):
+        raise TypeError("expected a list of rule codes")
+    return tuple(str(v).strip().upper() for v in value if str(v).strip())
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+        return value.lower() in ("true", "1")
+    raise TypeError("expected true or false")
+
+
+def _positive_int(value: Any) -> int:
+    number = int(value)
+    if number < 1 or isinstance(value, bool):
+        raise ValueError("expected a positive integer")
+    return number
+
+
+def _positive_float(value: Any) -> float:
+    number = float(value)
+    if not number > 0 or isinstance(value, bool):
+        raise ValueError("expected a positive number")
+    return number
+
+
+def _text(value: Any) -> str | None:
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    return value.strip() or None
+
+
+_KEYS: dict[str, tuple[str, Any]] = {
+    "judge.model": ("judge_model", _text),
+    "judge.apiBase": ("judge_api_base", _text),
+    "judge.concurrency": ("judge_concurrency", _positive_int),
+    "judge.timeoutSeconds": ("judge_timeout_seconds", _positive_float),
+    "gradeOnSave": ("grade_on_save", _bool),
+    "cache.enabled": ("cache_enabled", _bool),
+    "lint.select": ("lint_select", _codes),
+    "lint.ignore": ("lint_ignore", _codes),
+    "grading.cannotAssess": ("cannot_assess", _text),
+    "debounceSeconds": ("debounce_seconds", float),
+}
+_DEFAULTS = {f.name: f.default for f in fields(ServerSettings)}
+
+
+def _unwrap(data: Any) -> dict:
+    """Accept ``{"rubric": {...}}`` as well as the section's own object."""
+    if not isinstance(data, dict):
+        return {}
+    inner = data.get(SECTION)
+    if isinstance(inner, dict):
+        return inner
+    return data
+
+
+def _flatten(data: dict, prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and name not in _KEYS:
+            flat.update(_flatten(value, name + "."))
+        else:
+            flat[name] = value
+    return flat

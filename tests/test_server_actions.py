@@ -1,0 +1,173 @@
+"""End-to-end: every rule's fix as a quick fix, "disable CODE on this line", fix-all."""
+
+from __future__ import annotations
+
+import fnmatch
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from rubric_lsp.fixes import apply_edits
+from rubric_lsp.formats.registry import get_format
+from rubric_lsp.lint import lint_text
+from rubric_lsp.rules.registry import all_rules
+from tests.conftest import CORPUS
+from tests.test_server_helpers import session_fixture
+
+client = session_fixture()
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+def _file_name(format_name: str) -> str | None:
+    fmt = get_format(format_name)
+    if fmt is None:
+        return None
+    for pattern in fmt.file_patterns:
+        name = pattern.replace("*", "case")
+        if fnmatch.fnmatch(name, pattern) and not any(c in name for c in "[]?"):
+            return name
+    return None
+
+
+def fixable_examples() -> list[tuple[str, str, str]]:
+    """(code, file name, text) for every fixable rule whose documented bad example trips it with a fix."""
+    found = []
+    for rule in all_rules():
+        if not rule.fixable or not rule.bad:
+            continue
+        names = [_file_name(f) for f in rule.formats if f != "*"] or ["case.rubric.yaml", "case.rubric.json"]
+        for name in names:
+            if name is None:
+                continue
+            text = rule.bad if rule.bad.endswith("\n") else rule.bad + "\n"
+            result = lint_text(text, name, explicit=False)
+            if any(d.code == rule.code and d.fix is not None for d in result.diagnostics):
+                found.append((rule.code, name, text))
+                break
+    return found
+
+
+# Full documents for fixable rules whose documented example is only a fragment.
+OPTIONS = "    options:\n      - {label: Poor, value: 0}\n      - {label: Good, value: 1}\n"
+NS_JUDGE = '{"graders": [{"type": "rubric", "name": "j", "model": "gpt-4o", %s}]}\n'
+CASES = {
+    "AR002": ("case.rubric.yaml", "rubric:\n  - requirement: How clear is the answer?\n    aggregation: medain\n" + OPTIONS),
+    "AR003": ("case.rubric.yaml", "rubric:\n  - requirement: How clear is the answer?\n    aggregation: unanimous\n" + OPTIONS),
+    "AR008": ("case.rubric.yaml", "rubric:\n  - requirement: Clear?\n" + OPTIONS + "      - {label: N/A, value: -1, na: true}\n"),
+    "AR010": ("case.rubric.yaml", "rubric:\n  - requirement: Clear?\n    options:\n      - {label: Poor, value: 0}\n      - {label: Good, value: 0.8}\n"),
+    "AR108": ("case.rubric.yaml", "rubric:\n  - requirement: Which tone?\n    scale_type: nominal\n    aggregation: mean\n" + OPTIONS),
+    "AR206": ("case.dataset.json", '{"rubric": [{"requirement": "Greets"}, {"requirement": "Signs off"}], '
+              '"items": [{"submission": "Hi", "description": "d", "ground_truth": ["met", "UNMET"]}]}\n'),
+    "AR207": ("case.dataset.json", '{"rubric": [{"requirement": "Helpful?", "options": [{"label": "Very helpful", "value": 1}, '
+              '{"label": "Not helpful", "value": 0}]}], "items": [{"submission": "Hi", "description": "d", "ground_truth": ["Very helpfull"]}]}\n'),
+    "NS003": ("judges.json", NS_JUDGE % '"threshold": 0.8, "scoring": {"mode": "numeric", "passing_score": 0.5}'),
+    "NS004": ("judges.json", NS_JUDGE % '"temperature": 0.7'),
+    "NS005": ("judges.json", NS_JUDGE % '"rubirc": "Is it polite?"'),
+    "NS101": ("judges.json", NS_JUDGE % '"scoring": {"mode": "numerc"}'),
+    "NS102": ("judges.json", NS_JUDGE % '"scoring": {"mode": "numeric", "passingScore": 4}'),
+    "NS202": ("cases.json", '{"cases": [{"id": "c1", "messages": [{"role": "user", "content": "hi"}], '
+              '"expected": {"goal": "greet", "max_tools_calls": 1}}]}\n'),
+}
+
+
+TASK_SAMPLE = CORPUS / "rubrics-task" / "sample_task.json"
+# Rubrics task: the corpus sample with one mistake each (first occurrence replaced).
+TASK_MUTATIONS = {
+    "RT002": ('"title": "The model must respond with a formatted table."', '"title": "Uses a list."'),
+    "RT003": ('"id": "rubric_0_criteria_0_rating"', '"id": "rubric_0_criteria_0_rate"'),
+    "RT101": ('"value": "minor_issues"', '"value": "minor_issue"'),
+    "RT102": ('"value": "objective"', '"value": "subjective"'),
+    "RT103": ('"criteria": "rubric_0_criteria_0"', '"criteria": "rubric_0_criteria_9"'),
+    "RT104": ('"value": "model_2"\n', '"value": "model_3"\n'),
+}
+if TASK_SAMPLE.is_file():
+    _task = TASK_SAMPLE.read_text(encoding="utf-8")
+    for _code, (_old, _new) in TASK_MUTATIONS.items():
+        CASES[_code] = ("task.json", _task.replace(_old, _new, 1))
+
+
+def all_examples() -> list[tuple[str, str, str]]:
+    found = {code: (code, name, text) for code, name, text in fixable_examples()}
+    for code, (name, text) in CASES.items():
+        if code not in found:
+            found[code] = (code, name, text)
+    return sorted(found.values())
+
+
+EXAMPLES = all_examples()
+
+
+async def _actions(client: LanguageClient, uri: str, diag: types.Diagnostic, only=None) -> list[types.CodeAction]:
+    result = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
+        context=types.CodeActionContext(diagnostics=[diag], only=only)))
+    return list(result or [])
+
+
+async def test_every_fixable_rule_has_a_case_that_trips_it():
+    # Each fixable rule must be exercised below through the server, so a rule whose fix
+    # cannot be reached from a real document shows up here instead of being skipped.
+    covered = set()
+    for code, name, text in EXAMPLES:
+        result = lint_text(text, name, explicit=False)
+        if any(d.code == code and d.fix is not None for d in result.diagnostics):
+            covered.add(code)
+    fixable = {r.code for r in all_rules() if r.fixable}
+    assert fixable - covered == set()
+
+
+@pytest.mark.parametrize("code,name,text", EXAMPLES, ids=[e[0] for e in EXAMPLES])
+async def test_quick_fix_applies_and_relints_clean(client: LanguageClient, code: str, name: str, text: str):
+    s = client.rubric_session
+    uri = s.open(f"fix-{code}/{name}", text)
+    for _round in range(10):
+        diags = [d for d in await s.diagnostics(uri) if d.code == code]
+        if not diags:
+            break
+        actions = [a for a in await _actions(client, uri, diags[0])
+                   if a.kind == types.CodeActionKind.QuickFix and f"({code})" in a.title and a.edit is not None]
+        assert actions, f"no quick fix offered for {code}"
+        core = [d for d in lint_text(s.texts[uri], str(s.root / f"fix-{code}" / name), explicit=False).diagnostics
+                if d.code == code and d.fix is not None][0]
+        assert actions[0].is_preferred == core.fix.safe
+        expected = apply_edits(s.texts[uri], core.fix.edits)
+        new_text = await s.apply(uri, actions[0].edit)
+        assert new_text == expected  # the LSP edit is the rule's edit, in the client's encoding
+    assert not [d for d in await s.diagnostics(uri) if d.code == code]
+
+
+async def test_disable_on_this_line(client: LanguageClient):
+    s = client.rubric_session
+    text = "rubric:\n  - requirement: Says bonjour ✓ é\n    weight: [1]\n"
+    uri = s.open("disable/a.rubric.yaml", text)
+    diag = next(d for d in await s.diagnostics(uri) if d.code == "AR104")
+    action = next(a for a in await _actions(client, uri, diag) if a.title == "Disable AR104 on this line")
+    new_text = await s.apply(uri, action.edit)
+    assert new_text.split("\n")[2] == "    weight: [1]  # rubric-lint: disable=AR104"
+    assert [d.code for d in await s.diagnostics(uri)] == []
+
+
+async def test_disable_not_offered_inside_a_block_scalar_or_json(client: LanguageClient):
+    s = client.rubric_session
+    uri = s.open("disable/b.rubric.json", '{"rubric": [{"requirement": "ok", "weight": [1]}]}\n', language="json")
+    diag = next(d for d in await s.diagnostics(uri) if d.code == "AR104")
+    assert not [a for a in await _actions(client, uri, diag) if a.title.startswith("Disable")]
+
+
+async def test_fix_all(client: LanguageClient):
+    s = client.rubric_session
+    if not EXAMPLES:
+        pytest.skip("no fixable rules")
+    text = "rubric:\n  - requirment: Says hello\n    weight: 2\n  - requirement: Says bye\n    wieght: 3\n"
+    uri = s.open("fixall/a.rubric.yaml", text)
+    before = await s.diagnostics(uri)
+    assert [d.code for d in before].count("AR001") == 2 or len(before) >= 2
+    actions = await _actions(client, uri, before[0], only=["source.fixAll.rubric"])
+    assert [a.kind for a in actions] == ["source.fixAll.rubric"]
+    new_text = await s.apply(uri, actions[0].edit)
+    assert "requirement: Says hello" in new_text and "weight: 3" in new_text
+    remaining = [d for d in await s.diagnostics(uri)]
+    core = lint_text(new_text, "a.rubric.yaml", explicit=False)
+    assert not [d for d in core.diagnostics if d.fix is not None and d.fix.safe]
+    assert len(remaining) == len(core.diagnostics)

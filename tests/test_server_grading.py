@@ -1,0 +1,240 @@
+"""End-to-end: grading from the editor against a judge on 127.0.0.1.
+
+Inlay hints, code lenses, hovers and expectation diagnostics after rubric-lsp.gradeText /
+gradeDocument; cancel mid-grade; other requests answered while criteria are judged;
+grade-on-save through the verdict cache. The judge is tests/judge_server.py, reached
+through litellm's real HTTP client inside the server process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.judge_server import JudgeServer, Reply
+from tests.test_server_helpers import column, session_fixture
+
+JUDGE = JudgeServer().start()  # one per module: its address goes into the servers' settings
+
+GRADING_PROFILES = [
+    ("visual-studio-code", "push", "utf-16"),
+    ("neovim@v0.11", "pull", "utf-8"),
+    ("emacs@v29.1", "push", "utf-32"),
+]
+client = session_fixture(
+    init_options={"rubric": {"judge": {"model": "openai/judge", "apiBase": JUDGE.base_url, "concurrency": 8, "timeoutSeconds": 20},
+                             "gradeOnSave": True}},
+    env={"RUBRIC_CACHE_DIR": "__CACHE__"},
+    profiles=GRADING_PROFILES,
+    ids=[f"{spec.split('@')[0]}-{mode}-{enc}" for spec, mode, enc in GRADING_PROFILES],
+)
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _judge_lifetime():
+    yield
+    JUDGE.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_judge():
+    JUDGE.reset()
+    JUDGE.latency_ms = 0
+    JUDGE.default = Reply.json({"criterion_status": "MET", "explanation": "The response meets the criterion."})
+    yield
+
+
+RUBRIC = (
+    "rubric:\n"
+    '  - {name: "Café 🎉 greeting", weight: 8, requirement: "Greets the user warmly"}\n'
+    "  - name: sign-off\n"
+    "    weight: 2\n"
+    "    requirement: Signs off politely\n"
+    "  - name: sources\n"
+    "    requirement: Cites a source for every claim\n"
+)
+
+
+async def execute(client: LanguageClient, command: str, argument: dict, timeout: float = 90):
+    return await asyncio.wait_for(client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=[argument])), timeout)
+
+
+async def hints(client: LanguageClient, uri: str) -> list[types.InlayHint]:
+    result = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=1000, character=0))))
+    return list(result or [])
+
+
+async def lenses(client: LanguageClient, uri: str) -> list[str]:
+    result = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    return [lens.command.title for lens in result or []]
+
+
+def end_of_line(s, text: str, line: int) -> int:
+    return column(text.split("\n")[line], len(text.split("\n")[line]), s.encoding)
+
+
+async def test_grade_text_shows_verdicts_inline(client: LanguageClient):
+    s = client.rubric_session
+    JUDGE.when("Signs off politely", Reply.json({"criterion_status": "UNMET", "explanation": "It just stops; no sign-off."}))
+    JUDGE.when("Cites a source", Reply.json({"criterion_status": "CANNOT_ASSESS", "explanation": "No claims to check."}))
+    uri = s.open("grade/a.rubric.yaml", RUBRIC)
+    report = await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Hello there, friend!", "query": "Say hi"})
+    # skip strategy: CANNOT_ASSESS leaves 'sources' out; 8 of 10 → 0.8
+    assert report["score"] == pytest.approx(0.8)
+    assert [v["verdict"] for v in report["verdicts"]] == ["MET", "UNMET", "CANNOT_ASSESS"]
+    shown = await hints(client, uri)
+    assert [h.label for h in shown] == ["✓ MET", "✗ UNMET", "? CANNOT_ASSESS"]
+    # after each criterion's first line, in the client's encoding (line 1 has é and an emoji)
+    assert [(h.position.line, h.position.character) for h in shown] == [
+        (1, end_of_line(s, RUBRIC, 1)), (2, end_of_line(s, RUBRIC, 2)), (5, end_of_line(s, RUBRIC, 5))]
+    assert "It just stops; no sign-off." in shown[1].tooltip.value
+    assert [t for t in await lenses(client, uri)] == ["Graded: score 0.80"]
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=4, character=6)))
+    assert "It just stops; no sign-off." in hover.contents.value
+    assert JUDGE.call_count == 3
+    JUDGE.assert_never_saw("x-secret-never-sent")
+
+    await execute(client, "rubric-lsp.clearVerdicts", {"uri": uri})
+    assert await hints(client, uri) == [] and await lenses(client, uri) == []
+
+
+EXAMPLES_RUBRIC = (
+    "rubric:\n"
+    "  - name: greets\n"
+    "    requirement: Greets the user by name\n"
+    "  - name: concise\n"
+    "    requirement: Is at most two sentences long\n"
+    "examples:\n"
+    "  - name: polite\n"
+    "    response: Hello Ana! Bye.\n"
+    "    expect: {min_score: 1.0}\n"
+    "  - name: rambling\n"
+    "    response: Hello Ana. Let me tell you a long story. It goes on. And on.\n"
+    "    expect: {min_score: 0.9, verdicts: {concise: MET}}\n"
+)
+
+
+async def grading_diagnostics(s, uri: str) -> list[types.Diagnostic]:
+    for _ in range(100):
+        found = [d for d in await s.diagnostics(uri) if d.severity == types.DiagnosticSeverity.Information and d.code == "grading"]
+        if found:
+            return found
+        await asyncio.sleep(0.05)
+    return []
+
+
+async def test_grade_document_checks_expectations(client: LanguageClient):
+    s = client.rubric_session
+    JUDGE.when(lambda r: "at most two sentences long" in r.text and "long story" in r.text,
+               Reply.json({"criterion_status": "UNMET", "explanation": "Four sentences."}))
+    uri = s.open("grade/b.rubric.yaml", EXAMPLES_RUBRIC)
+    result = await execute(client, "rubric-lsp.gradeDocument", {"uri": uri})
+    assert [e["met"] for e in result["examples"]] == [True, False]
+    titles = await lenses(client, uri)
+    assert titles == ["polite: score 1.00 ✓ as expected", "rambling: score 0.50 ✗ expectation not met"]
+    labels = [h.label for h in await hints(client, uri)]
+    assert labels == ["polite: ✓ MET · rambling: ✓ MET", "polite: ✓ MET · rambling: ✗ UNMET"]
+    found = await grading_diagnostics(s, uri)
+    assert len(found) >= 1 and all(d.range.start.line == 9 for d in found)
+    assert any("rambling" in d.message for d in found)
+
+
+async def test_cancel_mid_grade(client: LanguageClient):
+    s = client.rubric_session
+    JUDGE.latency_ms = 3000
+    uri = s.open("grade/c.rubric.yaml", RUBRIC.replace("Greets the user warmly", "Greets the user kindly"))
+    before = set(client.progress_reports)
+    task = asyncio.ensure_future(execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Hi"}))
+    token = None
+    for _ in range(200):
+        fresh = [t for t in client.progress_reports if t not in before and client.progress_reports[t]]
+        if fresh:
+            token = fresh[0]
+            break
+        await asyncio.sleep(0.02)
+    assert token is not None, "no progress reported"
+    assert client.progress_reports[token][0].cancellable is True
+    started = time.monotonic()
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    result = await asyncio.wait_for(task, 10)
+    assert result == {"cancelled": True}
+    assert time.monotonic() - started < 2.5  # well before the judge would have answered
+    assert await hints(client, uri) == []
+    # the server is still fine
+    assert await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+
+
+async def test_requests_answer_quickly_while_grading(client: LanguageClient):
+    s = client.rubric_session
+    text = "rubric:\n" + "".join(f"  - name: c{i}\n    requirement: Mentions point {i} in slow mode\n" for i in range(8))
+    uri = s.open("grade/d.rubric.yaml", text)
+    await s.diagnostics(uri)
+    JUDGE.latency_ms = 1500
+    task = asyncio.ensure_future(execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Points 1 to 8."}))
+    for _ in range(200):  # wait until the judge is being asked
+        if JUDGE.requests:
+            break
+        await asyncio.sleep(0.02)
+    timings = []
+    for i in range(8):
+        started = time.monotonic()
+        await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=1 + 2 * (i % 8), character=6)))
+        timings.append(time.monotonic() - started)
+        await asyncio.sleep(0.05)
+    assert not task.done()  # the answers came while grading was under way
+    report = await task
+    assert len(report["verdicts"]) == 8 and JUDGE.max_in_flight >= 4
+    assert max(timings) < 0.1, timings
+
+
+async def test_judge_failure_shows_a_warning_and_the_server_survives(client: LanguageClient):
+    s = client.rubric_session
+    JUDGE.default = Reply.server_error(status=500)
+    JUDGE.when("Greets", Reply.json({"criterion_status": "MET", "explanation": "ok"}))
+    uri = s.open("grade/e.rubric.yaml", RUBRIC.replace("warmly", "at all"))
+    report = await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Hi"})
+    labels = [h.label for h in await hints(client, uri)]
+    assert labels[0] == "✓ MET" and labels[1:] == ["⚠ judge error", "⚠ judge error"]
+    assert report["verdicts"][1]["error"].startswith("infrastructure")
+
+
+async def test_grade_on_save_uses_the_cache(client: LanguageClient):
+    s = client.rubric_session
+    text = EXAMPLES_RUBRIC.replace("by name", "by their name")
+    uri = s.open("grade/f.rubric.yaml", text)
+
+    async def save_and_wait(expected_calls: int) -> None:
+        client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        for _ in range(600):
+            titles = await lenses(client, uri)
+            if titles and JUDGE.call_count >= expected_calls and saved_count() > seen:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"no grading after save; {JUDGE.call_count} calls, lenses {titles}")
+
+    def saved_count() -> int:
+        return sum(1 for r in client.progress_reports.values() for v in r if getattr(v, "kind", "") == "end")
+
+    seen = saved_count()
+    await save_and_wait(4)  # 2 examples × 2 criteria
+    assert JUDGE.call_count == 4
+    seen = saved_count()
+    await save_and_wait(4)  # unchanged: every verdict from the cache
+    assert JUDGE.call_count == 4
+    # change one criterion: only its 2 judgments are new
+    changed = text.replace("at most two sentences long", "at most three sentences long")
+    s.replace(uri, changed)
+    seen = saved_count()
+    await save_and_wait(6)
+    assert JUDGE.call_count == 6
