@@ -312,6 +312,10 @@ function serverSupports(c: LanguageClient, command: string): boolean {
 // ---------------------------------------------------------------- grading
 
 async function runGrading(c: LanguageClient, command: string, arg: unknown, title: string): Promise<unknown> {
+  if (!serverSupports(c, command)) {
+    void vscode.window.showWarningMessage(`Rubric: this rubric-lsp server does not support ${command}; upgrade it (pip install -U "rubric-lsp[all]").`);
+    return undefined;
+  }
   const token = `rubric-grade-${Date.now()}-${++progressCounter}`;
   activeGradings++;
   progressText = "grading…";
@@ -547,8 +551,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
 
   updateStatus();
-  starting = startClient();
-  await starting;
+  // not awaited: probing interpreters must not hold up activation (commands wait on `starting`)
+  starting = startClient().catch((e) => output.error(`starting the server: ${e}`));
 }
 
 export async function deactivate(): Promise<void> {

@@ -35,7 +35,7 @@ export interface ExpandContext {
 }
 
 /** Settings keys whose change requires the server process to be restarted. */
-export const RESTART_KEYS = ["rubric.server.path", "rubric.server.interpreter", "rubric.trace.server"];
+export const RESTART_KEYS = ["rubric.server.path", "rubric.server.interpreter"];
 
 export const DEFAULTS = {
   concurrency: 4,

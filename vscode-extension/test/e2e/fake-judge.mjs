@@ -12,6 +12,7 @@ const server = http.createServer((req, res) => {
       return res.end(JSON.stringify({ object: "list", data: [{ id: "fake-judge", object: "model" }] }));
     }
     if (!req.url.endsWith("/chat/completions")) { res.writeHead(404); return res.end("{}"); }
+    console.log(`REQUEST ${req.method} ${req.url}`);
     calls++;
     const verdict = JSON.stringify({ criterion_status: "MET", verdict: "MET", status: "MET", explanation: "The response satisfies the criterion.", reason: "The response satisfies the criterion." });
     res.writeHead(200, { "content-type": "application/json" });

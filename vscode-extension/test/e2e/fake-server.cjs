@@ -23,6 +23,7 @@ conn.onInitialize((params) => {
       textDocumentSync: TextDocumentSyncKind.Full,
       codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
       inlayHintProvider: true,
+      codeLensProvider: {},
       executeCommandProvider: { commands: ["rubric-lsp.gradeText", "rubric-lsp.gradeDocument", "rubric-lsp.clearVerdicts"] },
     },
   };
@@ -70,6 +71,13 @@ conn.languages.inlayHint.on((params) => {
   }));
 });
 
+const scores = new Map(); // uri -> score
+conn.onCodeLens((params) => {
+  const score = scores.get(params.textDocument.uri);
+  if (score === undefined) return [];
+  return [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, command: { title: `Graded: score ${score.toFixed(2)}`, command: "" } }];
+});
+
 function askJudge(base, model, prompt) {
   return new Promise((resolve, reject) => {
     const url = new URL(base.replace(/\/$/, "") + "/chat/completions");
@@ -104,8 +112,11 @@ conn.onExecuteCommand(async (params) => {
   }
   if (token !== undefined) await conn.sendProgress(require("vscode-languageserver").WorkDoneProgress.type, token, { kind: "end" });
   verdicts.set(arg.uri, out);
+  const score = out.filter((v) => v.label.includes("MET") && !v.label.includes("UNMET")).length / Math.max(1, out.length);
+  scores.set(arg.uri, score);
   await conn.languages.inlayHint.refresh();
-  return { score: out.filter((v) => v.label.includes("MET") && !v.label.includes("UNMET")).length / Math.max(1, out.length) };
+  await conn.sendRequest("workspace/codeLens/refresh");
+  return { score };
 });
 
 docs.listen(conn);

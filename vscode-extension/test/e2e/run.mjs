@@ -4,13 +4,17 @@
 //   2. apply the quick fix -> the problems disappear
 //   3. "Rubric: Grade Selection" on a response file against a judge on 127.0.0.1 -> verdict hints
 // Screenshots go to test/e2e/artifacts/. Exits 0 with "SKIPPED: reason" when the
-// rubric-lsp server cannot be started (`python -m rubric_lsp serve`).
+// rubric-lsp server cannot be started (`python -m rubric_lsp serve`) or Chromium is
+// missing — exit 1 instead when RUBRIC_REQUIRE_ALL=1 (CI). The grading step is skipped
+// (with a "SKIPPED (grading)" line) while the server does not offer rubric-lsp.gradeText.
 //
-// Usage: node test/e2e/run.mjs [--fake-server] [--keep]
+// Usage: node test/e2e/run.mjs [--fake-server] [--untrusted] [--keep]
 //   env RUBRIC_E2E_PYTHON   python with rubric-lsp installed (default: python3)
 //   env RUBRIC_E2E_CACHE    where code-server is installed (default: ~/.cache/rubric-lsp-e2e)
 //   env RUBRIC_E2E_VSIX     the .vsix to install (default: ./rubric-lsp.vsix)
 //   env CHROMIUM            browser binary (default: /usr/lib/chromium/chromium or /usr/bin/chromium)
+// --untrusted opens the folder in Restricted Mode, with workspace settings that try to
+// start another executable and grade on save: only diagnostics may happen.
 // --fake-server runs a Node stand-in for the server (fake-server.cjs): it checks the
 // extension and this harness only, never the Python server.
 import { spawn, spawnSync, execFileSync } from "node:child_process";
@@ -25,9 +29,10 @@ const extRoot = path.resolve(here, "..", "..");
 const repoRoot = path.resolve(extRoot, "..");
 const args = new Set(process.argv.slice(2));
 const FAKE = args.has("--fake-server");
+const UNTRUSTED = args.has("--untrusted"); // Restricted Mode: diagnostics only
 const CODE_SERVER_VERSION = "4.100.3"; // VS Code 1.100; runs on Node 20
 const cache = process.env.RUBRIC_E2E_CACHE || path.join(os.homedir(), ".cache", "rubric-lsp-e2e");
-const artifacts = path.join(here, "artifacts");
+const artifacts = path.join(here, "artifacts", (FAKE ? "fake-server" : "rubric-lsp") + (UNTRUSTED ? "-untrusted" : ""));
 const python = process.env.RUBRIC_E2E_PYTHON || "python3";
 const vsix = process.env.RUBRIC_E2E_VSIX || path.join(extRoot, "rubric-lsp.vsix");
 const t0 = Date.now();
@@ -47,6 +52,12 @@ process.on("SIGINT", () => process.exit(130));
 process.on("SIGTERM", () => process.exit(143));
 
 function skip(reason) {
+  if (process.env.RUBRIC_REQUIRE_ALL === "1") {
+    // CI promises every optional-tool test runs: a skip there is a failure
+    console.log(`FAILED (RUBRIC_REQUIRE_ALL=1, would skip): ${reason}`);
+    console.log("e2e: 0 passed, 1 failed");
+    process.exit(1);
+  }
   console.log(`SKIPPED: ${reason}`);
   process.exit(0);
 }
@@ -139,7 +150,7 @@ const judgePort = await freePort();
 const judgeScript = path.join(repoRoot, "tests", "judge_server.py");
 const useRepoJudge = !FAKE && fs.existsSync(judgeScript) && !process.env.RUBRIC_E2E_NODE_JUDGE;
 const judge = useRepoJudge
-  ? spawn(python, [judgeScript, "--port", String(judgePort)], { stdio: ["ignore", "pipe", "pipe"], detached: true })
+  ? spawn(python, [judgeScript, "--port", String(judgePort), "--log", path.join(artifacts, "judge-requests.jsonl"), "--reply-json", JSON.stringify({ criterion_status: "MET", explanation: "The response satisfies the criterion." })], { stdio: ["ignore", "pipe", "pipe"], detached: true })
   : spawn(process.execPath, [path.join(here, "fake-judge.mjs"), String(judgePort)], { stdio: ["ignore", "pipe", "pipe"], detached: true });
 children.push(judge);
 judge.stderr.on("data", (d) => fs.appendFileSync(path.join(artifacts, "judge.log"), d));
@@ -156,6 +167,8 @@ fs.writeFileSync(path.join(ws, "bad.rubric.yaml"), [
   "",
 ].join("\n"));
 fs.writeFileSync(path.join(ws, "response.md"), "Paris is the capital of France.\n");
+// a type error that a validating JSON Schema would report too (double reporting check)
+fs.writeFileSync(path.join(ws, "typed.rubric.json"), '[\n  {"name": "clarity", "weight": "ten", "requirement": "The answer is clear"}\n]\n');
 
 let serverSetting;
 if (FAKE) {
@@ -166,15 +179,20 @@ if (FAKE) {
   const exe = execFileSync(python, ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
   serverSetting = { "rubric.server.interpreter": exe };
 }
-fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify({
-  ...serverSetting,
+// first a Python without rubric-lsp (-S: no site-packages): the extension must say how to install it
+const noServerPython = path.join(tmp, "python-without-rubric-lsp");
+fs.writeFileSync(noServerPython, `#!/bin/sh\nexec '${python}' -S "$@"\n`, { mode: 0o755 });
+const settingsFile = path.join(userData, "User", "settings.json");
+const writeSettings = (server) => fs.writeFileSync(settingsFile, JSON.stringify({
+  ...server,
   "rubric.judge.model": "openai/fake-judge",
   "rubric.judge.apiBase": `http://127.0.0.1:${judgePort}/v1`,
   "rubric.cache.enabled": false,
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
   "workbench.enableExperiments": false,
-  "security.workspace.trust.enabled": false,
+  "security.workspace.trust.enabled": UNTRUSTED,
+  "security.workspace.trust.startupPrompt": "never",
   "editor.inlayHints.enabled": "on",
   "extensions.autoCheckUpdates": false,
   "extensions.autoUpdate": false,
@@ -183,12 +201,30 @@ fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify({
   "chat.disableAIFeatures": true,
   "window.commandCenter": false,
 }, null, 2));
+writeSettings(UNTRUSTED ? serverSetting : { "rubric.server.interpreter": noServerPython });
+const evilMarker = path.join(tmp, "workspace-setting-ran");
+if (UNTRUSTED) {
+  const evil = path.join(tmp, "workspace-chosen-server");
+  fs.writeFileSync(evil, `#!/bin/sh\ntouch '${evilMarker}'\nexit 1\n`, { mode: 0o755 });
+  fs.mkdirSync(path.join(ws, ".vscode"), { recursive: true });
+  fs.writeFileSync(path.join(ws, ".vscode", "settings.json"), JSON.stringify({
+    "rubric.server.path": evil, "rubric.server.interpreter": evil, "rubric.gradeOnSave": true,
+    "rubric.judge.apiBase": `http://127.0.0.1:${judgePort}/v1`,
+  }, null, 2));
+}
+const judgeRequests = () => {
+  let n = 0;
+  for (const f of ["judge.log", "judge-requests.jsonl"]) {
+    try { n += fs.readFileSync(path.join(artifacts, f), "utf8").split("\n").filter((l) => /REQUEST|chat\/completions|"messages"/.test(l)).length; } catch {}
+  }
+  return n;
+};
 
 const port = await freePort();
 log(`starting code-server on 127.0.0.1:${port}`);
 const cs = spawn(codeServer, [
   "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
-  "--disable-workspace-trust", "--user-data-dir", userData, "--extensions-dir", extDir, ws,
+  ...(UNTRUSTED ? [] : ["--disable-workspace-trust"]), "--user-data-dir", userData, "--extensions-dir", extDir, ws,
 ], { env: { ...process.env, OPENAI_API_KEY: "sk-e2e-fake", LITELLM_LOCAL_MODEL_COST_MAP: "True" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
 children.push(cs);
 cs.stdout.on("data", (d) => fs.appendFileSync(path.join(artifacts, "code-server.log"), d));
@@ -210,6 +246,24 @@ try {
   await page.waitForTimeout(1500);
   log("workbench loaded");
 
+  if (UNTRUSTED) {
+    await untrustedScenario();
+    throw "done";
+  }
+
+  // 0. no usable server: a clear message with the install command; then fixing the
+  //    setting restarts the server (settings change -> restart)
+  const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "pip install" }).first();
+  const toastShown = await toast.waitFor({ timeout: 60000 }).then(() => true, () => false);
+  const toastText = toastShown ? await toast.locator(".notification-list-item-message").first().innerText() : "";
+  log(`missing-server message: ${JSON.stringify(toastText)}`);
+  check(toastShown && /rubric-lsp\[all\]/.test(toastText), "missing server: message with the install command");
+  await shot("00-missing-server-message");
+  await page.keyboard.press("Escape");
+  // fix it in the Settings editor, as a user would; the extension restarts the server
+  for (const [key, value] of Object.entries(serverSetting)) await setSetting(key, value);
+  if (process.env.RUBRIC_E2E_DEBUG) { await page.waitForTimeout(3000); await runCommand("Rubric: Show Output"); await page.waitForTimeout(1000); await shot("00b-output"); }
+
   async function runCommand(title) {
     await page.keyboard.press("F1");
     const input = page.locator(".quick-input-widget input");
@@ -217,6 +271,51 @@ try {
     await input.fill(`>${title}`);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10000 });
     await page.keyboard.press("Enter");
+  }
+  async function setSetting(key, value) {
+    await runCommand("Preferences: Open User Settings");
+    await page.locator(".settings-editor").waitFor({ timeout: 15000 });
+    await page.waitForTimeout(500);
+    await page.keyboard.type(key);
+    // machine-overridable settings are edited in the "Remote" tab under code-server
+    const remoteTab = page.locator(".settings-editor .settings-tabs-widget .action-label", { hasText: "Remote" }).first();
+    if (await remoteTab.count()) await remoteTab.click();
+    const row = page.locator(".settings-editor .setting-item-contents", { hasText: key.split(".").pop().replace(/^./, (c) => c.toUpperCase()) }).first();
+    await row.waitFor({ timeout: 15000 });
+    const input = row.locator("input").first();
+    await input.click();
+    await input.fill(String(value));
+    await page.keyboard.press("Tab");
+    await page.waitForTimeout(800);
+    await shot(`00-setting-${key}`);
+    await page.keyboard.press("Control+W");
+  }
+  async function untrustedScenario() {
+    await openFile("bad.rubric.yaml");
+    const squiggle = await page.waitForSelector(".squiggly-error", { timeout: 90000 }).then(() => true, () => false);
+    check(squiggle, "Restricted Mode: diagnostics still appear (error squiggle)");
+    await page.keyboard.press("Control+Shift+M");
+    await page.locator(".markers-panel .monaco-list-row", { hasText: "AR001" }).first().waitFor({ timeout: 20000 }).catch(() => {});
+    const rows = await problemRows();
+    check(rows.some((r) => /AR001/.test(r)), "Restricted Mode: Problems entry with code AR001");
+    const badge = await page.locator(".statusbar-item", { hasText: "lint only" }).count();
+    check(badge > 0, "Restricted Mode: status bar says lint only");
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ timeout: 10000 });
+    await input.fill(">Rubric: ");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Rubric: Restart Server" }).first().waitFor({ timeout: 10000 });
+    const titles = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+    log(`palette in Restricted Mode: ${JSON.stringify(titles.map((t) => t.split("\n")[0]))}`);
+    check(!titles.some((t) => /Grade Selection|Grade Examples|Set API Key/.test(t)), "Restricted Mode: no grading commands in the palette");
+    await page.keyboard.press("Escape");
+    await page.locator(".monaco-editor textarea").first().focus();
+    await page.keyboard.type(" ");
+    await page.keyboard.press("Control+S"); // gradeOnSave is true in the workspace settings
+    await page.waitForTimeout(4000);
+    await shot("u1-restricted-mode");
+    check(!fs.existsSync(evilMarker), "Restricted Mode: the workspace's rubric.server.path was not run");
+    check(judgeRequests() === 0, `Restricted Mode: no judge calls (saw ${judgeRequests()})`);
   }
   async function openFile(name) {
     await page.keyboard.press("Control+P");
@@ -252,7 +351,15 @@ try {
   const haveAction = await action.waitFor({ timeout: 20000 }).then(() => true, () => false);
   check(haveAction, "quick fix offered for AR001");
   await shot("02-quick-fix-menu");
-  if (haveAction) await action.click();
+  if (haveAction) {
+    // the action widget has a pointer-block overlay: choose with the keyboard
+    for (let i = 0; i < 10; i++) {
+      const focused = await page.locator(".action-widget .monaco-list-row.focused").first().getAttribute("aria-label").catch(() => "");
+      if (/requirement/i.test(focused || "")) break;
+      await page.keyboard.press("ArrowDown");
+    }
+    await page.keyboard.press("Enter");
+  }
   const gone = await page.waitForFunction(
     () => ![...document.querySelectorAll(".markers-panel .monaco-list-row")].some((r) => /AR001|AR103/.test(r.textContent || "")),
     null, { timeout: 30000 },
@@ -263,6 +370,21 @@ try {
   check(squigglesLeft === 0, "no error squiggle after the quick fix");
   await page.keyboard.press("Control+S");
   await shot("03-after-quick-fix");
+
+  // 2b. JSON rubric: the problem is reported once, by rubric-lint (the schema we
+  //     contribute through jsonValidation is completion-only)
+  if (!FAKE) {
+    await openFile("typed.rubric.json");
+    const linted = await page.waitForFunction(
+      () => [...document.querySelectorAll(".markers-panel .monaco-list-row")].some((r) => /rubric-lint/.test(r.textContent || "")),
+      null, { timeout: 30000 },
+    ).then(() => true, () => false);
+    await page.waitForTimeout(3000); // give VS Code's JSON service time to validate too
+    const items = (await problemRows()).filter((r) => !/^typed\.rubric\.json/.test(r));
+    log(`problems for typed.rubric.json: ${JSON.stringify(items)}`);
+    check(linted && items.length > 0 && items.every((r) => /rubric-lint/.test(r)), "JSON rubric type error reported once, only by rubric-lint");
+    await shot("03b-json-rubric-single-report");
+  }
 
   // 3. Grade Selection against the judge on 127.0.0.1
   if (!serverCommands.includes("rubric-lsp.gradeText")) {
@@ -286,17 +408,30 @@ try {
     log(`verdict lines: ${JSON.stringify(hintText)}`);
     check(hint, "verdict inlay hints appear after Grade Selection");
     check(hintText.some((t) => /✓\s*MET/.test(t)), "the judge's MET verdict is shown");
+    const lens = await page.locator(".codelens-decoration", { hasText: /score/i }).first().waitFor({ timeout: 15000 }).then(() => true, () => false);
+    check(lens, `score code lens on the rubric (${lens ? await page.locator(".codelens-decoration", { hasText: /score/i }).first().innerText() : "none"})`);
+    check(judgeRequests() > 0, `the judge on 127.0.0.1 was called (${judgeRequests()} request(s))`);
     await shot("04-grade-selection-verdicts");
+    // Clear Verdicts: the hints go away
+    await runCommand("Rubric: Clear Verdicts");
+    const cleared = await page.waitForFunction(
+      () => ![...document.querySelectorAll(".view-lines")].some((v) => /(✓|✗)\s*(MET|UNMET)/.test(v.textContent || "")),
+      null, { timeout: 20000 },
+    ).then(() => true, () => false);
+    check(cleared, "Clear Verdicts removes the verdict hints");
+    await shot("05-verdicts-cleared");
   }
 } catch (e) {
-  failures++;
-  log(`ERROR ${e && e.stack || e}`);
-  await shot("99-error").catch(() => {});
+  if (e !== "done") {
+    failures++;
+    log(`ERROR ${e && e.stack || e}`);
+    await shot("99-error").catch(() => {});
+  }
 } finally {
   await browser.close().catch(() => {});
   if (!args.has("--keep")) fs.rmSync(tmp, { recursive: true, force: true });
 }
 const secs = ((Date.now() - t0) / 1000).toFixed(1);
-console.log(`e2e (${FAKE ? "fake server" : "rubric-lsp server"}) took ${secs}s; screenshots in ${path.relative(process.cwd(), artifacts) || artifacts}`);
+console.log(`e2e (${FAKE ? "fake server" : "rubric-lsp server"}${UNTRUSTED ? ", Restricted Mode" : ""}) took ${secs}s; screenshots in ${path.relative(process.cwd(), artifacts) || artifacts}`);
 console.log(`e2e: ${passes} passed, ${failures} failed`);
 process.exit(failures ? 1 : 0);

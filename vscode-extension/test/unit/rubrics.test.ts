@@ -25,7 +25,7 @@ test("choosing the rubric: active, then remembered, else pick", () => {
     uri: "file:///r",
   });
   assert.deepEqual(chooseRubric({ activeUri: "file:///resp.md", activeIsRubric: false, remembered: "file:///r", rememberedExists: false }), { kind: "pick" });
-  assert.deepEqual(chooseRubric({ activeUri: "file:///resp.md", activeIsRubric: false }), { kind: "pick" } as never);
+  assert.deepEqual(chooseRubric({ activeUri: "file:///resp.md", activeIsRubric: false, rememberedExists: false }), { kind: "pick" });
   assert.deepEqual(
     chooseRubric({ activeUri: "file:///a.rubric.yaml", activeIsRubric: true, remembered: "file:///r", rememberedExists: true, forcePick: true }),
     { kind: "pick" },

@@ -53,6 +53,10 @@ test("package.json contributes only unambiguous file patterns, with existing sch
     for (const m of c.fileMatch) assert.ok(!/^\*\.(ya?ml|json)$/.test(m), `too broad: ${m}`);
   }
   assert.equal(pkg.extensionDependencies, undefined);
+  const restricted = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
+  for (const key of ["rubric.server.path", "rubric.server.interpreter", "rubric.judge.apiBase", "rubric.gradeOnSave"]) assert.ok(restricted.includes(key), key);
+  for (const lang of ["yaml", "json", "jsonc", "jsonl"]) assert.ok(pkg.activationEvents.includes(`onLanguage:${lang}`), lang);
+  assert.ok(pkg.activationEvents.some((e) => e.startsWith("workspaceContains:**/promptfooconfig*")));
   for (const id of ["rubric.gradeSelection", "rubric.gradeExamples", "rubric.clearVerdicts", "rubric.setApiKey", "rubric.restartServer", "rubric.showOutput"]) {
     assert.ok(pkg.contributes.commands.some((c) => c.command === id), id);
   }
