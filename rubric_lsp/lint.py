@@ -7,13 +7,14 @@ the grading engine (litellm) and never raises on bad input.
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rubric_lsp.diagnostics import Diagnostic, Severity
-from rubric_lsp.document import Document, Limits, parse_document
+from rubric_lsp.document import Document, Limits, gc_paused, parse_document
 from rubric_lsp.document.limits import DEFAULT_LIMITS
-from rubric_lsp.formats.registry import Format, checkers_for, detect, load_all_checkers
+from rubric_lsp.formats.registry import Format, checkers_for, detect
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.settings import Settings
 from rubric_lsp.suppression import suppressions
@@ -49,18 +50,30 @@ def lint_text(
     without being recognised: those are skipped silently unless their kind is known,
     so unrelated YAML (CI workflows, manifests) is never reported on.
     """
-    load_all_checkers()
+    with gc_paused():  # see gc_paused: the collector's passes over fresh nodes cost more than the checks
+        return _lint_text(source, path, settings, kind, explicit, root_dir)
+
+
+def _lint_text(source, path, settings, kind, explicit, root_dir) -> LintResult:
     settings = settings or Settings()
     limits = DEFAULT_LIMITS if settings.max_file_size is None else Limits(max_bytes=settings.max_file_size)
     doc = parse_document(source, path, limits=limits)
     fmt = detect(doc, kind)
     if fmt is None and not (explicit and not doc.readable):
         return LintResult(path, doc, None)
+    enabled: dict[str, bool] = {}  # checkers ask per node; the answer is per code
+
+    def is_enabled(code: str) -> bool:
+        answer = enabled.get(code)
+        if answer is None:
+            answer = enabled[code] = settings.is_enabled(code, path)
+        return answer
+
     ctx = CheckContext(
         document=doc,
         format_name=fmt.name if fmt else None,
-        root_dir=root_dir or settings.root or (Path(path).resolve().parent if path else None),
-        is_enabled=lambda code: settings.is_enabled(code, path),
+        root_dir=root_dir or settings.root or (Path(os.path.abspath(path)).parent if path else None),
+        is_enabled=is_enabled,
     )
     for check in checkers_for(fmt.name if fmt else None):
         if not doc.readable and getattr(check, "needs_nodes", True):

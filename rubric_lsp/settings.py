@@ -5,7 +5,6 @@ from __future__ import annotations
 import fnmatch
 import re
 import sys
-from difflib import get_close_matches
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -125,6 +124,8 @@ def settings_from_mapping(data: dict, root: Path | None = None, source: Path | N
         raise SettingsError(f"{where}must be a table")
     unknown = sorted(set(data) - set(KNOWN_KEYS))
     if unknown:
+        from difflib import get_close_matches
+
         hints = []
         for key in unknown:
             near = get_close_matches(key, KNOWN_KEYS, n=1)

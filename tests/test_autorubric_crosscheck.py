@@ -9,9 +9,7 @@ error although autorubric loads the file, because it crashes later, while gradin
 from __future__ import annotations
 
 import json
-import math
 import os
-from textwrap import dedent
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -208,18 +206,59 @@ _criterion = st.one_of(
 )
 
 
-def _yaml_safe(value) -> bool:
-    # NaN is not valid JSON for our reader; YAML writes it as .nan.
-    return True
+_guidelines = st.one_of(st.none(), st.just(""), st.just("  "), st.just("Be strict"), st.integers(0, 1))
+_shapes = st.lists(_criterion, max_size=3).flatmap(lambda criteria: st.one_of(
+    st.just(criteria),
+    st.fixed_dictionaries({"criteria": st.just(criteria)}, optional={"guidelines": _guidelines, "sections": st.sampled_from([3, []])}),
+    st.fixed_dictionaries({"sections": st.just([{"criteria": criteria}])}, optional={"guidelines": _guidelines}),
+    st.fixed_dictionaries({"rubric": st.just(criteria)}, optional={"guidelines": _guidelines, "criteria": st.just("x")}),
+    st.fixed_dictionaries({"rubric": st.fixed_dictionaries({"criteria": st.just(criteria)}, optional={"guidelines": _guidelines})},
+                          optional={"guidelines": _guidelines}),
+))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_criterion, max_size=3))
-def test_random_criteria_lists_agree(autorubric, criteria):
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_shapes)
+def test_random_rubrics_agree(autorubric, data):
     import yaml
 
-    text = yaml.safe_dump(criteria, allow_unicode=True, sort_keys=False)
+    text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
     refused = _load(autorubric, "yaml", text) is not None
     errors = _errors("yaml", text)
-    # A list that parses to something else than a list (e.g. empty) is covered above.
+    assert refused == bool(errors), (text, [(d.code, d.message) for d in errors])
+
+
+# -- random datasets ------------------------------------------------------------------------
+_RUBRICS = st.sampled_from([
+    None,
+    [{"requirement": "a"}],
+    [{"requirement": "a"}, {"requirement": "b", "options": [{"label": "Lo", "value": 0}, {"label": "Hi", "value": 1}]}],
+    {"sections": [{"criteria": [{"requirement": "a"}, {"requirement": "b"}]}]},
+    [],
+    [{"weight": 1}],
+])
+_verdict = st.one_of(st.sampled_from(["MET", "UNMET", "CANNOT_ASSESS", "met", "Lo", " hi ", "Mid", ""]), st.none(), st.integers(0, 1), st.booleans())
+_item = st.one_of(
+    st.fixed_dictionaries({}, optional={
+        "submission": st.one_of(st.just("s"), st.just(""), st.none(), st.integers()),
+        "description": st.one_of(st.just("d"), st.none()),
+        "prompt": st.one_of(st.just("p"), st.none()),
+        "rubric": _RUBRICS,
+        "ground_truth": st.one_of(st.none(), st.lists(_verdict, max_size=3), st.just("MET")),
+        "ground_truth_reasons": st.one_of(st.none(), st.lists(st.one_of(st.none(), st.just("r"), st.integers()), max_size=3), st.just("r")),
+    }),
+    st.sampled_from(["text", 3, None]),
+)
+_dataset = st.fixed_dictionaries(
+    {"items": st.one_of(st.lists(_item, max_size=3), st.sampled_from([None, 5, "", {}, "ab"]))},
+    optional={"rubric": _RUBRICS, "prompt": st.one_of(st.just("p"), st.none(), st.just(7)), "name": st.just("n")},
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_dataset)
+def test_random_datasets_agree(autorubric, data):
+    text = json.dumps(data)
+    refused = _load(autorubric, "dataset", text) is not None
+    errors = _errors("dataset", text)
     assert refused == bool(errors), (text, [(d.code, d.message) for d in errors])

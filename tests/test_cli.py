@@ -619,3 +619,43 @@ def test_pre_commit_manifest_and_its_entry(tmp_path):
     assert proc.returncode == 0
     assert 'name: "yes"' in (tmp_path / "bad.rubric.yaml").read_text()
     assert (tmp_path / "template.yaml").read_text() == "a: {{ not yaml }\n"
+
+
+# -- internal errors ------------------------------------------------------------------------
+
+
+def test_a_crashing_checker_reports_rl900_and_the_other_checks_still_run(caplog):
+    from rubric_lsp.formats import registry
+    from tests.helpers import codes, lint
+
+    def crashing_checker(ctx):
+        raise RuntimeError("boom")
+
+    registry.checkers_for("autorubric-rubric")  # make sure the real checkers are registered first
+    registry.checker("autorubric-rubric")(crashing_checker)
+    try:
+        result = lint(BAD, "x.rubric.yaml")
+    finally:
+        registry._CHECKERS["autorubric-rubric"].remove(crashing_checker)
+    assert "RL900" in codes(result) and "RL005" in codes(result)
+    diag = next(d for d in result.diagnostics if d.code == "RL900")
+    assert "crashing_checker" in diag.message
+    assert "boom" in caplog.text
+
+
+def test_an_internal_error_in_the_cli_exits_two(capsys, files, monkeypatch):
+    import rubric_lsp.commands.lint as command
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("unexpected")
+
+    monkeypatch.setattr(command, "lint_path", broken)
+    code, _, err = run(capsys, str(files / "bad.rubric.yaml"))
+    assert code == 2
+    assert "internal error" in err and "RuntimeError: unexpected" in err
+
+
+def test_quiet_prints_findings_only(capsys, files):
+    code, out, _ = run(capsys, "-q", "--select", "RL", str(files / "bad.rubric.yaml"), str(files / "good.rubric.yaml"))
+    assert code == 1
+    assert len(out.splitlines()) == 3 and "Found" not in out and "fixable" not in out

@@ -132,3 +132,53 @@ tests:
     assert request.messages[0]["content"] == "Custom judge for maths"
     assert request.messages[1]["content"] == "OUT=shadow RUB=Is right"
     assert report.notes and "output" in report.notes[0]
+
+
+MAX_SCORE = """\
+prompts: [a, b, c]
+providers: [echo]
+defaultTest:
+  options: {provider: openai:judge}
+tests:
+  - assert:
+      - type: llm-rubric
+        value: Is accurate
+      - type: llm-rubric
+        value: Is clear
+      - type: contains
+        value: x
+      - type: max-score
+        value: {weights: {llm-rubric: 2}, threshold: 0.3}
+"""
+
+
+async def test_max_score_picks_first_strictly_greater_output(judge_server, tmp_path):
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.grading.promptfoo_grader import grade_promptfoo_outputs
+
+    def by_output(request):
+        output = request.text.split("<Output>\n")[1].split("\n</Output>")[0]
+        scores = {"one": 0.5, "two": 0.9, "three": 0.9}
+        return verdict(True, scores[output])
+
+    judge_server.handler = by_output
+    judge_server.default = by_output
+    doc = parse_document(MAX_SCORE, "promptfooconfig.yaml")
+    result = await grade_promptfoo_outputs(doc, ["one", "two", "three"], None, settings(judge_server, tmp_path))
+    selection = result["max_score"][0]
+    assert selection["scores"] == [pytest.approx(0.5), pytest.approx(0.9), pytest.approx(0.9)]
+    assert selection["winner"] == 1 and selection["passed"] == [False, True, False]
+    assert selection["left_out"] == ["contains"]
+    assert judge_server.call_count == 6
+
+
+async def test_max_score_threshold_and_single_output(judge_server, tmp_path):
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.grading.promptfoo_grader import grade_promptfoo_outputs
+
+    judge_server.default = verdict(False, 0.1)
+    doc = parse_document(MAX_SCORE, "promptfooconfig.yaml")
+    result = await grade_promptfoo_outputs(doc, ["one", "two"], None, settings(judge_server, tmp_path))
+    assert result["max_score"][0]["winner"] is None and "threshold" in result["max_score"][0]["reason"]
+    with pytest.raises(GradingError, match="at least 2"):
+        await grade_promptfoo_outputs(doc, ["one"], None, settings(judge_server, tmp_path))

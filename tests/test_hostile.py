@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from rubric_lsp.document import parse_document
-from rubric_lsp.document.limits import DEFAULT_LIMITS
+from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
 from tests.helpers import codes, lint
 
 DEPTH_CAP = DEFAULT_LIMITS.max_depth
@@ -187,9 +187,12 @@ def test_merge_key_bomb_is_refused():
 
 
 def test_a_large_file_without_aliases_is_not_mistaken_for_a_bomb():
-    text = "criteria:\n" + "".join(f"  - [{i}, a, b]\n" for i in range(DEFAULT_LIMITS.max_expanded_nodes // 3))
-    doc = parse_document(text, "x.yaml")
-    assert doc.issues == []
+    # Only nodes that aliases add count against the cap, not the file's own nodes.
+    small_cap = Limits(max_expanded_nodes=1_000)
+    text = "criteria:\n" + "".join(f"  - [{i}, a, b]\n" for i in range(2_000))
+    assert parse_document(text, "x.yaml", limits=small_cap).issues == []
+    with_aliases = "x: &x [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n" + "".join(f"k{i}: *x\n" for i in range(200))
+    assert [i.kind for i in parse_document(with_aliases, "x.yaml", limits=small_cap).issues] == ["alias-bomb"]
 
 
 def test_hostile_documents_report_through_the_rule(tmp_path):
@@ -202,3 +205,31 @@ def test_hostile_documents_report_through_the_rule(tmp_path):
 def test_size_cap_counts_text_given_as_str():
     doc = parse_document("a" * (DEFAULT_LIMITS.max_bytes + 1), "x.yaml")
     assert [i.kind for i in doc.issues] == ["too-large"]
+
+
+# -- never raises ----------------------------------------------------------------
+
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+YAMLISH = st.text(alphabet=st.sampled_from(list("ab:-?[]{},&*!|>'\"#% \t\n\r\\0é😀\x85")), max_size=200)
+
+
+@hsettings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=YAMLISH, as_json=st.booleans())
+def test_parse_document_never_raises_and_keeps_spans_in_the_text(text, as_json):
+    doc = parse_document(text, "x.json" if as_json else "x.yaml")
+    for issue in doc.issues:
+        assert 0 <= issue.span.start <= issue.span.end <= len(doc.text)
+        rng = doc.range(issue.span)
+        if issue.kind == "syntax-error":
+            assert rng.start.line == rng.end.line
+    doc.value  # building plain values never raises either
+    doc.comments()
+
+
+@hsettings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=300))
+def test_lint_never_raises_on_arbitrary_bytes(data):
+    result = lint(data, "x.rubric.yaml")
+    assert "RL900" not in codes(result)

@@ -114,3 +114,16 @@ def test_view_gives_cases_in_order():
     view = read_cases(doc.root, jsonl=True)
     assert [c.id for c in view.valid_cases] == ["case-1", "case-2"]
     assert doc.range(view.cases[1].node).start.line == 1
+
+
+def test_jsonl_trailing_comma_is_one_fixable_error_on_its_line():
+    text = jsonl(CASE, CASE.replace("case-1", "case-2").replace('"greet"}', '"greet",}'))
+    result = run(text)
+    [diag] = result.diagnostics
+    assert (diag.code, diag.range.start.line + 1) == ("RL006", 2)
+    assert diag.message.startswith("Trailing comma on line 2")
+    assert run(apply_edits(text, diag.fix.edits)).diagnostics == []
+
+
+def test_cases_list_near_miss():
+    assert run('{\n  "cases": [{"id": "a", "messages": []}]\n}\n', "wrapped.json").diagnostics == []

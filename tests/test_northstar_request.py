@@ -65,9 +65,7 @@ def test_unknown_scoring_key_fix_renames_it():
     result = run(text)
     [diag] = [d for d in result.diagnostics if d.code == "NS102"]
     assert "passing_score" in diag.message and diag.fix is not None
-    [edit] = diag.fix.edits
-    fixed = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
-    assert run(fixed).diagnostics == []
+    assert run(apply_edits(text, diag.fix.edits)).diagnostics == []
 
 
 def test_scoring_mode_typo_gets_a_fix():
@@ -81,11 +79,7 @@ def test_threshold_with_scoring_is_ignored_and_fix_removes_it():
     result = run(text)
     assert lines_of(result, "NS003") == [9]
     [diag] = [d for d in result.diagnostics if d.code == "NS003"]
-    edits = sorted(diag.fix.edits, key=lambda e: e.span.start, reverse=True)
-    fixed = text
-    for edit in edits:
-        fixed = fixed[: edit.span.start] + edit.new_text + fixed[edit.span.end :]
-    assert run(fixed).diagnostics == []
+    assert run(apply_edits(text, diag.fix.edits)).diagnostics == []
     # Near miss: a threshold without a scoring config is what NorthStar uses.
     no_scoring = judge().replace('      "scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4},\n', '      "threshold": 0.9,\n')
     assert "NS003" not in codes(run(no_scoring))
@@ -213,3 +207,11 @@ def test_judges_skipped_on_every_sibling_case(tmp_path):
     # Near miss: one case with a goal and context is enough for both judges.
     (tmp_path / "datasets" / "cases.jsonl").write_text('{"id": "a", "messages": [], "expected": {"goal": "greet", "context": "x"}}\n')
     assert "NS006" not in codes(lint_path(request))
+
+
+def test_threshold_fix_when_it_is_the_first_key():
+    text = '{"graders": [{"threshold": 0.8, "type": "rubric", "name": "j", "model": "m", "rubric": "r", "scoring": {"mode": "binary"}}]}\n'
+    [diag] = run(text).diagnostics
+    assert diag.code == "NS003"
+    fixed = apply_edits(text, diag.fix.edits)
+    assert fixed.startswith('{"graders": [{"type": "rubric"') and run(fixed).diagnostics == []

@@ -154,7 +154,8 @@ def test_grading_plan_for_test_n():
     assert plan[0].grader.provider_id == "openai:gpt-5-mini" and plan[0].grader.config == {"temperature": 0}
     assert plan[1].grader.provider_id == "openai:o3"
     assert plan[0].vars == {"language": "French", "question": "q1"}
-    assert view.grading_plan(3) == [] and view.grading_plan(99) == []
+    assert [item.value for item in view.grading_plan(3)] == ["Is in {{language}}"]
+    assert view.grading_plan(99) == []
 
 
 def test_rubric_prompt_in_grading_plan():
@@ -168,3 +169,12 @@ def test_rubric_prompt_in_grading_plan():
                 value: Good
     """)
     assert view.grading_plan(1)[0].rubric_prompt == "Grade {{output}} by {{rubric}}"
+
+
+def test_hover_text_names_grader_and_source():
+    view, doc = view_of(PRECEDENCE)
+    text = view.hover(doc.text.index("Is in {{language}}"))
+    assert text.startswith("**llm-rubric**")
+    assert "openai:gpt-5-mini" in text and "defaultTest.options.provider" in text and "--grader replaces it" in text
+    assert "anthropic:claude-sonnet" in text and "test.options.provider" in text
+    assert view.hover(doc.text.index("value: x")) .startswith("**contains**")

@@ -531,3 +531,80 @@ def test_bad_input_never_crashes():
                  "prompts: [a]\ntests:\n  - assert: [1, null, {type: 5}]\n", "- 1\n- 2\n", "prompts:\n"]:
         result = lint(text)
         assert "RL900" not in codes(result), text
+
+
+def test_select_best_and_closedqa_prompts():
+    select = config("""
+        tests:
+          - assert:
+              - type: select-best
+                value: funniest
+                rubricPrompt: 'Which of {{outputs}} is best by {{criteria}}? Explain why.'
+    """)
+    assert lines_of(lint(select), "PF008") == [7]
+    assert "PF008" not in codes(lint(select.replace("Explain why.", "Reply with its index only.")))
+    closedqa = config("""
+        tests:
+          - assert:
+              - type: model-graded-closedqa
+                value: is polite
+                rubricPrompt: 'Does {{output}} meet {{rubric}}? Explain.'
+    """)
+    assert lines_of(lint(closedqa), "PF008") == [7]
+    assert "PF008" not in codes(lint(closedqa.replace("Explain.", "End with Y or N.")))
+
+
+def test_max_score_beside_select_best_is_allowed():
+    text = "prompts: [a, b]\nproviders: [x]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: good\n        threshold: 0.5\n      - type: select-best\n        value: best\n      - type: max-score\n"
+    assert "PF015" not in codes(_lint(text, PATH))
+
+
+SEED_003_EXAMPLES = [
+    """
+    prompts:
+      - 'Explain {{concept}} simply'
+      - 'Explain {{concept}} in detail'
+      - 'Explain {{concept}} with examples'
+    providers:
+      - anthropic:claude-3-haiku-20240307
+    tests:
+      - vars:
+          concept: 'machine learning'
+        assert:
+          - type: llm-rubric
+            value: 'Explanation is accurate'
+          - type: llm-rubric
+            value: 'Explanation is clear and easy to understand'
+          - type: contains
+            value: 'example'
+          - type: max-score
+            value:
+              method: average
+    """,
+    """
+    tests:
+      - vars:
+          query: 'weather in Paris'
+        assert:
+          - type: is-json
+          - type: contains-json
+            value:
+              required: ['temperature', 'humidity', 'conditions']
+          - type: llm-rubric
+            value: 'Response includes all requested weather data'
+          - type: latency
+            threshold: 1000
+          - type: max-score
+            value:
+              weights:
+                is-json: 2
+                contains-json: 2
+                llm-rubric: 1
+                latency: 1
+    """,
+]
+
+
+def test_seed_003_other_examples_are_clean():
+    for text in SEED_003_EXAMPLES:
+        assert codes(_lint(text, PATH)) == [], text

@@ -132,7 +132,7 @@ def _run_lint(args) -> int:
     elif args.format == "github":
         reporters.write_github(results, out)
     elif args.quiet:
-        reporters.write_text(results, out, skipped=[], show_fixes=True, fixed=0)
+        reporters.write_text(results, out, skipped=[], summary=False)
     else:
         reporters.write_text(results, out, skipped=skipped, fixed=fixed_total)
         if not results and skipped:

@@ -251,8 +251,13 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
     return Document(path, text, lang, root, issues, lines)
 
 
+# Beyond this many, duplicate keys are counted, not listed: a generated file with 100,000
+# of them would otherwise cost seconds and drown every other finding.
+MAX_DUPLICATE_REPORTS = 100
+
+
 def _duplicate_keys(root: Node, lines: LineIndex) -> list[ParseIssue]:
-    found: list[ParseIssue] = []
+    pairs: list[tuple[Node, Node]] = []  # (duplicate key, first key)
     seen_nodes: set[int] = set()
     stack = [root]
     while stack:
@@ -270,20 +275,25 @@ def _duplicate_keys(root: Node, lines: LineIndex) -> list[ParseIssue]:
                 continue  # merged in from an anchor elsewhere
             try:
                 ident = (type(key.value) is bool, key.value)
-                hash(ident)
+                first = first_by_key.get(ident)
             except TypeError:
                 continue
-            first = first_by_key.get(ident)
             if first is None:
                 first_by_key[ident] = key
-                continue
-            found.append(
-                ParseIssue(
-                    K.DUPLICATE_KEY,
-                    f"Duplicate key '{key.value}': loaders keep only this last value and silently "
-                    f"drop the one on line {lines.position(first.start).line + 1}.",
-                    key.span,
-                    related=[(first.span, f"first '{key.value}', whose value is dropped")],
-                )
+            else:
+                pairs.append((key, first))
+    pairs.sort(key=lambda pair: pair[0].start)
+    found: list[ParseIssue] = []
+    for key, first in pairs[:MAX_DUPLICATE_REPORTS]:
+        found.append(
+            ParseIssue(
+                K.DUPLICATE_KEY,
+                f"Duplicate key '{key.value}': loaders keep only this last value and silently "
+                f"drop the one on line {lines.position(first.start).line + 1}.",
+                key.span,
+                related=[(first.span, f"first '{key.value}', whose value is dropped")],
             )
+        )
+    if len(pairs) > MAX_DUPLICATE_REPORTS:
+        found[-1].message += f" ({len(pairs) - MAX_DUPLICATE_REPORTS:,} more duplicate keys below are not listed.)"
     return found

@@ -63,7 +63,8 @@ def read_jsonl(text: str, lines: LineIndex, limits: Limits) -> tuple[Node | None
             continue
         node, line_issues = read_json(text, lines, limits, start, stop)
         for issue in line_issues:
-            issue.message = f"line {number + 1}: {issue.message}"
+            if issue.kind != K.TRAILING_COMMA:  # that message already names its line
+                issue.message = f"line {number + 1}: {issue.message}"
             issue.fatal = False
         issues.extend(line_issues)
         if node is not None:

@@ -33,8 +33,9 @@ _BLOCK_PREFIX = re.compile(r"^[ \t?:-]*", re.M)
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 
 # libyaml's compose recurses on the C stack: measured fine at 20,000 levels, a crash near
-# 50,000. Below this bound the (cheaper) depth check on the composed nodes is enough.
-_COMPOSE_SAFE_DEPTH = 5_000
+# 50,000. Below this bound the depth check on the composed nodes is enough, and the event
+# pre-scan (which costs about as much as composing) is skipped.
+_COMPOSE_SAFE_DEPTH = 10_000
 
 _constructor = yaml.SafeLoader("")  # only its construct_yaml_* helpers are used
 

@@ -38,6 +38,10 @@ class Format:
     schema_file: str | None = None  # exported JSON Schema file name in schemas/
     json_schema: Callable[[], dict] | None = None  # builds the exported JSON Schema (lazily)
     checkers: list[Checker] = field(default_factory=list)
+    # Modules holding this format's rules and checkers, imported the first time a file of
+    # this format is checked (or the rule list is needed). Keeps start-up cheap: the
+    # pydantic models behind one format's checks are not built to lint another's file.
+    checker_modules: tuple[str, ...] = ()
 
 
 _FORMATS: dict[str, Format] = {}
@@ -64,7 +68,8 @@ def checker(format_names: str | Iterable[str]) -> Callable[[Checker], Checker]:
 _CHECKERS: dict[str, list[Checker]] = {}
 
 
-def load_all_checkers() -> None:
+def load_formats() -> None:
+    """Import the format modules (registration and detection) and the any-file rules."""
     global _loaded
     if _loaded:
         return
@@ -78,18 +83,38 @@ def load_all_checkers() -> None:
                 raise
 
 
+_checkers_loaded: set[str] = set()
+
+
+def _load_checkers_of(fmt: Format) -> None:
+    if fmt.name in _checkers_loaded:
+        return
+    _checkers_loaded.add(fmt.name)
+    for module in fmt.checker_modules:
+        importlib.import_module(module)
+
+
+def load_all_checkers() -> None:
+    """Every format and every rule (for rule listings, docs and schema export)."""
+    load_formats()
+    for fmt in list(_FORMATS.values()):
+        _load_checkers_of(fmt)
+
+
 def formats() -> list[Format]:
-    load_all_checkers()
+    load_formats()
     return list(_FORMATS.values())
 
 
 def get_format(name: str) -> Format | None:
-    load_all_checkers()
+    load_formats()
     return _FORMATS.get(name)
 
 
 def checkers_for(name: str | None) -> list[Checker]:
-    load_all_checkers()
+    load_formats()
+    if name is not None and name in _FORMATS:
+        _load_checkers_of(_FORMATS[name])
     found = list(_CHECKERS.get("*", []))
     if name is not None:
         found += _CHECKERS.get(name, [])
@@ -116,7 +141,7 @@ def declared_schema(doc: Document) -> str | None:
 
 
 def detect(doc: Document, kind: str | None = None) -> Format | None:
-    load_all_checkers()
+    load_formats()
     if kind:
         return _FORMATS.get(kind)
     candidates = [f for f in _FORMATS.values() if doc.language in f.languages]

@@ -25,18 +25,25 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("test numbers start at 1")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="rubric grade", description=(
         "Grade a response against an autorubric rubric, a promptfoo config's model-graded assertions or a "
         "NorthStar EvalRunRequest's graders; rescore given verdicts (--verdicts); or grade an autorubric "
         "dataset and report the judge's agreement with its ground truth (no --response)."))
     p.add_argument("rubric", type=Path, help="the rubric, config or dataset file")
-    p.add_argument("--response", help="file with the response to grade, or '-' for stdin")
+    p.add_argument("--response", action="append", help="file with the response to grade, or '-' for stdin; promptfoo: repeat for several outputs (max-score)")
     p.add_argument("--query", help="the prompt the response answers")
     p.add_argument("--model", action="append", help="judge model (litellm id or promptfoo provider id); repeat for several judges (default: $RUBRIC_JUDGE_MODEL, else the first provider with an API key)")
     p.add_argument("--api-base", help="OpenAI-compatible server URL, e.g. http://localhost:8000/v1 (default: $RUBRIC_JUDGE_API_BASE)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    p.add_argument("--test", type=int, help="promptfoo: grade only this test (0-based; default: every test)")
+    p.add_argument("--test", type=_positive, help="promptfoo: grade only test N (1-based, in the order promptfoo runs them; default: every test)")
     p.add_argument("--verdicts", type=Path, help="score these verdicts (JSON list, one per criterion) with no judge")
     p.add_argument("--examples", action="store_true", help="grade the autorubric file's own 'examples'")
     p.add_argument("--cannot-assess", choices=CANNOT_ASSESS_STRATEGIES, default="skip", help="how abstentions count (default: skip)")
@@ -92,12 +99,17 @@ def _run(args: argparse.Namespace) -> int:
             if args.examples and kind == "autorubric-rubric":
                 return _examples(args, text, path)
             return _fail("give the response to grade with --response FILE (or '-' for stdin)")
-        response = _read_response(args.response)
-        if response is None:
+        responses = [_read_response(source) for source in args.response]
+        if any(r is None for r in responses):
             return EXIT_ERROR
+        if len(responses) > 1:
+            if kind != "promptfoo":
+                return _fail("several --response files are only for a promptfoo config's max-score selection")
+            return _max_score(args, doc, responses)
+        response = responses[0]
         from rubric_lsp.grading.engine import grade_text
 
-        report = _with_progress(args, lambda progress: grade_text(text, path, response, args.query, _settings(args), test_index=args.test, on_progress=progress))
+        report = _with_progress(args, lambda progress: grade_text(text, path, response, args.query, _settings(args), test_index=None if args.test is None else args.test - 1, on_progress=progress))
     except (GradingError, MissingCredentials) as exc:
         return _fail(str(exc))
     except ValueError as exc:
@@ -109,6 +121,28 @@ def _run(args: argparse.Namespace) -> int:
     if report.score is None and report.error:
         return EXIT_FAILED
     return EXIT_FAILED if report.passed is False else EXIT_OK
+
+
+def _max_score(args: argparse.Namespace, doc: Any, responses: list[str]) -> int:
+    from rubric_lsp.grading.promptfoo_grader import grade_promptfoo_outputs
+
+    result = _with_progress(args, lambda progress: grade_promptfoo_outputs(doc, responses, args.query, _settings(args), test_index=None if args.test is None else args.test - 1, on_progress=progress))
+    if args.format == "json":
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        for position, output in enumerate(result["outputs"]):
+            verdicts = ", ".join(f"{v['name']} {v['verdict']}" for v in output["verdicts"])
+            print(f"output {position + 1}: {verdicts}")
+        for selection in result["max_score"]:
+            if "error" in selection:
+                print(f"test {selection['test']} max-score: {selection['error']}")
+                continue
+            scores = ", ".join("n/a" if s is None else f"{s:.3g}" for s in selection["scores"])
+            winner = "none" if selection["winner"] is None else f"output {selection['winner'] + 1}"
+            print(f"test {selection['test']} max-score ({selection['method']}): scores {scores} → {winner}")
+            if selection.get("left_out"):
+                print(f"  not run here: {', '.join(selection['left_out'])}")
+    return EXIT_OK
 
 
 def _fail(message: str) -> int:

@@ -230,6 +230,7 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
     report.model = ", ".join(sorted({j.model for j in run.judges.values()})) or None
     report.notes = sorted(notes)
     report.test_index = test_index
+    report.links = [(n, item.assertion.node) for n, item in plan]
     if all(v.failed for v in report.verdicts):
         report.error = "Every grader call failed: " + (report.verdicts[0].error or "")
         report.passed = False
@@ -260,3 +261,73 @@ def _first_provider(plan: list[Any]) -> str | None:
         if item.grader.provider_id and not item.grader.problem:
             return promptfoo_to_litellm(item.grader.provider_id)
     return None
+
+
+async def grade_promptfoo_outputs(doc: Document, responses: list[str], query: str | None, settings: JudgeSettings, *, test_index: int | None = None,
+                                  on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Grade several outputs of the same prompt and apply each test's ``max-score`` (seed 003).
+
+    Returns ``{"outputs": [report JSON per response], "max_score": [selection per test]}``. Only
+    the model-graded assertions are run here; other assertions of the test (contains, python, ...)
+    are listed in ``left_out`` and take no part in the aggregate.
+    """
+    from rubric_lsp.formats.promptfoo.resolve import read_config
+    from rubric_lsp.grading.engine import GradingError
+
+    if len(responses) < 2:
+        raise GradingError("max-score needs at least 2 outputs to choose between; pass --response once per output.")
+    reports = await asyncio.gather(*(grade_promptfoo(doc, r, query, settings, test_index=test_index, on_progress=on_progress) for r in responses))
+    view = read_config(doc.root, doc.path, doc)
+    numbers = [test_index + 1] if test_index is not None else list(range(1, len(view.tests) + 1))
+    selections = []
+    for number in numbers:
+        test = view.test_number(number)
+        if test is None:
+            continue
+        top = test.top_assertions
+        max_scores = [a for a in top if a.type == "max-score"]
+        if not max_scores:
+            continue
+        chosen = max_scores[0]
+        config = chosen.value if isinstance(chosen.value, dict) else {}
+        method = config.get("method", "average")
+        weights = config.get("weights") if isinstance(config.get("weights"), dict) else {}
+        threshold = config.get("threshold")
+        others = [a for a in top if a.type not in ("max-score", "select-best")]
+        node = chosen.ref_node or chosen.node
+        entry: dict[str, Any] = {"test": number, "range": doc.range(node).to_json() if chosen.source.is_config else None, "method": method}
+        if len(max_scores) > 1:
+            entry["note"] = "Only the first max-score of a test counts; the others are ignored."
+        if not others:
+            entry["error"] = "This test has no other assertion to score; promptfoo's whole eval crashes at the end and writes nothing."
+            selections.append(entry)
+            continue
+        graded = [a for a in others if a.type in GRADED_TYPES]
+        entry["left_out"] = [a.type for a in others if a.type not in GRADED_TYPES]
+        scores: list[float | None] = []
+        for report in reports:
+            by_node = {id(node_): verdict for (n, node_), verdict in zip(report.links, report.verdicts) if n == number}
+            total = weight_sum = 0.0
+            for assertion in graded:
+                verdict = by_node.get(id(assertion.node))
+                weight = weights.get(assertion.type, 1)
+                weight = float(weight) if isinstance(weight, (int, float)) and not isinstance(weight, bool) else 1.0
+                value = 0.0 if verdict is None or verdict.failed else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
+                total += value * weight
+                weight_sum += weight
+            if not graded:
+                scores.append(None)
+            else:
+                scores.append(total if method == "sum" else (total / weight_sum if weight_sum else 0.0))
+        entry["scores"] = scores
+        winner = None
+        for position, score in enumerate(scores):
+            if score is not None and (winner is None or score > scores[winner]):  # first strictly greater wins; ties keep the first
+                winner = position
+        if winner is not None and isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and scores[winner] < threshold:
+            entry["reason"] = f"The best score {scores[winner]:.3g} is below the threshold {threshold:g}, so no output passes."
+            winner = None
+        entry["winner"] = winner
+        entry["passed"] = [position == winner for position in range(len(responses))]
+        selections.append(entry)
+    return {"outputs": [r.to_json() for r in reports], "max_score": selections}

@@ -78,6 +78,8 @@ class GradeReport:
     usage: Usage = field(default_factory=Usage)
     notes: list[str] = field(default_factory=list)
     test_index: int | None = None
+    # Engine-internal links (e.g. promptfoo: (test number, assertion node) per verdict); not serialised.
+    links: list[Any] = field(default_factory=list, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"score": self.score, "raw_score": self.raw_score}

@@ -23,7 +23,8 @@ def diagnostic_json(result: LintResult, diag: Diagnostic) -> dict:
     }
 
 
-def write_text(results: list[LintResult], out: TextIO, *, skipped: list[str], show_fixes: bool = True, fixed: int = 0) -> None:
+def write_text(results: list[LintResult], out: TextIO, *, skipped: list[str], show_fixes: bool = True, fixed: int = 0,
+               summary: bool = True) -> None:
     counts = {s: 0 for s in Severity}
     fixable = 0
     files_with = 0
@@ -40,13 +41,15 @@ def write_text(results: list[LintResult], out: TextIO, *, skipped: list[str], sh
                 + (" [*]" if show_fixes and diag.fix and diag.fix.safe else "")
                 + "\n"
             )
+    if not summary:
+        return
     total = sum(counts.values())
     checked = sum(1 for r in results if r.format is not None or r.diagnostics)
     parts = [f"{counts[Severity.ERROR]} error(s)", f"{counts[Severity.WARNING]} warning(s)", f"{counts[Severity.INFO]} info"]
-    summary = f"Found {total} problem(s) in {files_with} of {checked} file(s) checked: " + ", ".join(parts)
+    line = f"Found {total} problem(s) in {files_with} of {checked} file(s) checked: " + ", ".join(parts)
     if skipped:
-        summary += f"; {len(skipped)} file(s) of no known kind skipped"
-    out.write(summary + ".\n")
+        line += f"; {len(skipped)} file(s) of no known kind skipped"
+    out.write(line + ".\n")
     if fixable:
         out.write(f"[*] {fixable} fixable with --fix.\n")
     if fixed:

@@ -74,7 +74,7 @@ def iter_references(root: Node, skip_keys: Iterable[str] = OUTPUT_KEYS) -> Itera
 
 def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys: Iterable[str] = OUTPUT_KEYS) -> None:
     root = root if root is not None else ctx.document.root
-    if root is None or ctx.path is None:
+    if root is None or ctx.path is None or refs.PREFIX not in ctx.document.text:
         return
     base = Path(ctx.path).resolve().parent
     workspace = ctx.root_dir.resolve() if ctx.root_dir is not None else None

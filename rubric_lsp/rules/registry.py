@@ -86,6 +86,12 @@ def get_rule(code: str) -> Rule | None:
     return _RULES.get(code.upper())
 
 
+def registered_rule(code: str) -> Rule | None:
+    """A rule already registered, without importing every format (for reporters: the
+    rules of the findings they print are registered by the checks that reported them)."""
+    return _RULES.get(code.upper())
+
+
 def _load_all() -> None:
     # Importing the checkers registers their rules.
     from rubric_lsp.formats import registry

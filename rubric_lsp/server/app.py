@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from rubric_lsp import __version__
@@ -44,9 +46,45 @@ class DocState:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+class _Ignored:
+    """Stands for a message that was already answered with an error (see RubricProtocol)."""
+
+    jsonrpc = "ignored"
+
+
+class RubricProtocol(LanguageServerProtocol):
+    """Answers requests whose parameters do not fit the spec instead of dropping them.
+
+    pygls logs a request it cannot deserialize and never replies, which leaves the client
+    waiting. Here a code-action request keeps going without the malformed context
+    diagnostics it does not need, and any other such request gets an InvalidParams error.
+    """
+
+    def structure_message(self, data: dict[str, Any]):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if not isinstance(data, dict) or "id" not in data or "method" not in data:
+                raise
+            if data.get("method") == types.TEXT_DOCUMENT_CODE_ACTION:
+                context = (data.get("params") or {}).get("context")
+                if isinstance(context, dict) and context.get("diagnostics"):
+                    log.warning("code action request with malformed context diagnostics; ignoring them")
+                    context["diagnostics"] = []
+                    try:
+                        return super().structure_message(data)
+                    except JsonRpcException:
+                        pass
+            log.warning("request %s (%s) has invalid parameters; answering with an error", data.get("id"), data.get("method"))
+            error = exc if isinstance(exc, JsonRpcInvalidParams) else JsonRpcInvalidParams()
+            self._send_response(data["id"], None, error.to_response_error())
+            return _Ignored()
+
+
 class RubricServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("rubric-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("rubric-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=RubricProtocol)
         self.settings = ServerSettings()
         self.docs: dict[str, DocState] = {}
         self.lint_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rubric-lint")

@@ -137,6 +137,12 @@ def check_dataset(ctx: CheckContext, report_view) -> None:
     if not items.is_seq:
         ctx.report(ITEM_SHAPE, ctx.line_span(items), f"'items' must be a list of objects, got {describe_type(to_plain(items))}; autorubric refuses the dataset.")
         return
+    # When no item has a prompt either, one finding on 'items' says it better than one per item.
+    all_without_prompt = not dataset_prompt and len(items.elements()) > 1 and not any(
+        element.is_map and _has_value(element, "prompt") for element in items.elements())
+    if all_without_prompt:
+        ctx.report(NO_PROMPT, root.key_node("items"),
+                   "No item has a 'prompt' and the dataset has none: autorubric refuses the dataset. Add the question the submissions answer as a dataset-level \"prompt\".")
     for index, item in enumerate(items.elements()):
         if not item.is_map:
             ctx.report(ITEM_SHAPE, ctx.line_span(item), f"Item {index + 1} must be an object with 'submission' and 'description', got {describe_type(to_plain(item))}; autorubric refuses the dataset.")
@@ -148,7 +154,7 @@ def check_dataset(ctx: CheckContext, report_view) -> None:
                 state = "is null" if item.has(key) else "is missing"
                 what = "the response to grade" if key == "submission" else "a short note about the item; it may be empty"
                 ctx.report(ITEM_MISSING_FIELD, where, f"Item {index + 1}: '{key}' ({what}) {state}; autorubric refuses the dataset.")
-        if not _has_value(item, "prompt") and not dataset_prompt:
+        if not _has_value(item, "prompt") and not dataset_prompt and not all_without_prompt:
             ctx.report(NO_PROMPT, ctx.line_span(item),
                        f"Item {index + 1} has no 'prompt' and the dataset has none: autorubric refuses the dataset. Add a dataset-level \"prompt\" or one on this item.")
         item_rubric = item.get("rubric")

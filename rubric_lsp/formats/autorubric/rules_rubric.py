@@ -10,7 +10,7 @@ from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
-from rubric_lsp.formats.autorubric.edits import anchor, quoted_like, scalar_text
+from rubric_lsp.formats.autorubric.edits import anchor, quoted_like, remove_pair, scalar_text
 from rubric_lsp.formats.autorubric.model import VERDICTS, Example
 from rubric_lsp.formats.autorubric.view import RubricView
 from rubric_lsp.formats.errors import closest, error_span, place_errors
@@ -40,6 +40,7 @@ BLANK_GUIDELINES = rule(
     "the text was lost or is still to be written.",
     bad="guidelines: ''\ncriteria: [...]",
     good="guidelines: Judge only the final answer.\ncriteria: [...]",
+    fix="remove the blank key (same meaning)",
     formats=FORMATS,
 )
 IGNORED_LIST = rule(
@@ -146,8 +147,10 @@ def _blank_guidelines(ctx: CheckContext, root: Node) -> None:
     for mapping in holders:
         node = mapping.get("guidelines")
         if node is not None and node.is_scalar and isinstance(node.value, str) and not node.value.strip():
-            ctx.report(BLANK_GUIDELINES, mapping.key_node("guidelines"),
-                       "'guidelines' is blank: autorubric treats it as no guidelines, so the judge gets no extra instructions. Write them, or remove the key.")
+            key_node = mapping.key_node("guidelines")
+            ctx.report(BLANK_GUIDELINES, key_node,
+                       "'guidelines' is blank: autorubric treats it as no guidelines, so the judge gets no extra instructions. Write them, or remove the key.",
+                       fix=remove_pair(ctx, mapping, key_node, node, "Remove the blank 'guidelines'"))
 
 
 def check_unknown_keys(ctx: CheckContext, mapping: Node, known: tuple[str, ...], what: str) -> None:

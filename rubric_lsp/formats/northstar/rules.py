@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rubric_lsp.diagnostics import Fix, Severity
 from rubric_lsp.document import Node
 from rubric_lsp.document.issues import TextEdit
@@ -9,7 +11,7 @@ from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.errors import closest, error_span
 from rubric_lsp.formats.northstar import CASES, REQUEST
 from rubric_lsp.formats.northstar.model import (
-    GRADER_TYPES, REGEX_FLAGS, SCORING_MODES, TRACE_CHECKS, GraderConfig, JudgeScoringConfig, is_number,
+    GRADER_TYPES, SCORING_MODES, TRACE_CHECKS, GraderConfig, JudgeScoringConfig, is_number,
 )
 from rubric_lsp.formats.northstar.view import CasesView, Problem, RequestView, read_cases, read_request
 from rubric_lsp.formats.registry import checker
@@ -222,6 +224,14 @@ _GRADER_KEYS = set(GraderConfig.model_fields)
 
 
 # -- helpers --------------------------------------------------------------------
+_MODEL_NAME = re.compile(r" or instance of \w+")
+
+
+def plain_message(message: str) -> str:
+    """A pydantic message without our model's class names (they mean nothing to the reader)."""
+    return _MODEL_NAME.sub("", message).rstrip(".")
+
+
 def remove_pair_fix(ctx: CheckContext, mapping: Node, key_node: Node, title: str) -> Fix | None:
     """Edits that delete one ``"key": value`` pair of a JSON object, with its comma."""
     pairs = mapping.pairs()
@@ -320,7 +330,7 @@ def _report_request_problem(ctx: CheckContext, problem: Problem) -> None:
         if "[key]" in str(getattr(error, "path", ())) or error.type in ("float_parsing", "float_type"):
             ctx.report(LABEL_KEY, label_key, f"Label key '{label_key.value}' is not a number; NorthStar matches labels to the judge's raw score, so keys must be numbers such as \"4\" or \"4.5\".")
         else:
-            ctx.report(LABEL_KEY, span, f"'{'.'.join(map(str, path))}': {error.message}.")
+            ctx.report(LABEL_KEY, span, f"The label for score {path[-1]} must be text, such as \"good\"; NorthStar refuses the judge.")
     elif error.type == "missing":
         ctx.report(GRADER_FIELD, span, f"This grader has no '{error.missing_key}'; NorthStar refuses the run configuration. Add it.")
     elif path == ("type",) or path[-1:] == ("type",):
@@ -330,7 +340,7 @@ def _report_request_problem(ctx: CheckContext, problem: Problem) -> None:
         ctx.report(GRADER_FIELD, span, f"Unknown grader type {value!r}: NorthStar knows " + ", ".join(GRADER_TYPES) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
     else:
         field = ".".join(str(p) for p in path) or "grader"
-        ctx.report(GRADER_FIELD, span, f"'{field}': {error.message}.")
+        ctx.report(GRADER_FIELD, span, f"'{field}': {plain_message(error.message)}; NorthStar refuses the run configuration.")
 
 
 def _parent_map(ctx: CheckContext, key_node: Node) -> Node | None:
@@ -474,35 +484,54 @@ def _has_tool_output(messages: list) -> bool:
     return any(isinstance(m, dict) and m.get("role") == "tool" for m in messages)
 
 
-def _sibling_cases(ctx: CheckContext) -> list:
-    """Eval cases in the request's folder and its 'datasets' subfolder (read once per folder)."""
-    from pathlib import Path
+# (path, mtime, size) → the file's valid cases, or None when it is not an eval dataset.
+# The server re-lints on every edit; the sibling files rarely change meanwhile.
+_SIBLING_CACHE: dict[tuple[str, int, int], list | None] = {}
 
-    from rubric_lsp.document import parse_document
-    from rubric_lsp.formats.registry import detect
+
+def _sibling_cases(ctx: CheckContext) -> list:
+    """Eval cases in the request's folder and its 'datasets' subfolder."""
+    from pathlib import Path
 
     if not Path(ctx.path).is_file():
         return []  # an unsaved buffer: there is no folder to look in
-    folder = Path(ctx.path).resolve().parent
+    me = Path(ctx.path).resolve()
     found = []
-    for directory in (folder, folder / "datasets"):
+    for directory in (me.parent, me.parent / "datasets"):
         if not directory.is_dir():
             continue
         for path in sorted(directory.iterdir()):
-            if path.suffix.lower() not in (".json", ".jsonl") or not path.is_file() or path.stat().st_size > 5_000_000:
+            if path.suffix.lower() not in (".json", ".jsonl") or path.resolve() == me or not path.is_file():
                 continue
-            if path.resolve() == Path(ctx.path).resolve():
-                continue
-            try:
-                doc = parse_document(path.read_bytes(), str(path))
-            except OSError:
-                continue
-            fmt = detect(doc)
-            if doc.root is None or fmt is None or fmt.name != CASES:
-                continue
-            ctx.dependencies.add(str(path))
-            found.extend(read_cases(doc.root, jsonl=doc.language == "jsonl").valid_cases)
+            cases = _cases_in(path)
+            if cases is not None:
+                ctx.dependencies.add(str(path))
+                found.extend(cases)
     return found
+
+
+def _cases_in(path) -> list | None:
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.formats.registry import detect
+
+    try:
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        if key in _SIBLING_CACHE:
+            return _SIBLING_CACHE[key]
+        if stat.st_size > 5_000_000:
+            return None
+        doc = parse_document(path.read_bytes(), str(path))
+    except OSError:
+        return None
+    fmt = detect(doc)
+    cases = None
+    if doc.root is not None and fmt is not None and fmt.name == CASES:
+        cases = read_cases(doc.root, jsonl=doc.language == "jsonl").valid_cases
+    if len(_SIBLING_CACHE) > 256:
+        _SIBLING_CACHE.clear()
+    _SIBLING_CACHE[key] = cases
+    return cases
 
 
 # -- eval cases -----------------------------------------------------------------
@@ -574,4 +603,4 @@ def _report_case_error(ctx: CheckContext, problem: Problem) -> None:
         ctx.report(NEGATIVE_LIMIT, span, error.message + "; NorthStar refuses the case.")
     else:
         field = ".".join(str(p) for p in path) or "case"
-        ctx.report(CASE_FIELD, span, f"'{field}': {error.message}; NorthStar refuses the case.")
+        ctx.report(CASE_FIELD, span, f"'{field}': {plain_message(error.message)}; NorthStar refuses the case.")

@@ -75,10 +75,9 @@ class AssertionInfo:
     set_node: Node | None = None  # the enclosing assert-set, if any
     ref_node: Node | None = None  # the {$ref: ...} mapping it was reached through
 
-    @property
-    def type(self) -> str | None:
+    def __post_init__(self) -> None:
         node = self.node.get("type") if self.node.is_map else None
-        return node.value if node is not None and node.is_scalar and isinstance(node.value, str) else None
+        self.type: str | None = node.value if node is not None and node.is_scalar and isinstance(node.value, str) else None
 
     def field(self, key: str) -> Node | None:
         return self.node.get(key) if self.node.is_map else None
@@ -268,6 +267,25 @@ class ConfigView:
             return GraderChoice(kind, name, node, origin, provider_id, config, problem, container.key_node("provider"))
         return GraderChoice(kind, "default", None, None, None, None)
 
+    def hover(self, offset: int) -> str | None:
+        """Markdown for the assertion at ``offset``: what the type does and its effective grader per test."""
+        assertion = self.assertion_at(offset)
+        if assertion is None or assertion.type is None:
+            return None
+        from rubric_lsp.formats.promptfoo.model import describe_assertion_type
+
+        lines = [f"**{assertion.type}** — {describe_assertion_type(assertion.type) or 'unknown assertion type'}"]
+        if assertion.grader_kind is not None:
+            tests = self.tests_using(assertion) or [None]
+            seen: dict[str, list[str]] = {}
+            for test in tests:
+                text = self.grader(assertion, test).describe()
+                seen.setdefault(text, []).append(test.label if test is not None else "defaultTest")
+            for text, labels in seen.items():
+                where = "" if len(seen) == 1 else f" ({', '.join(labels[:3])}{' …' if len(labels) > 3 else ''})"
+                lines.append(text + where)
+        return "\n\n".join(lines)
+
     def test_number(self, number: int) -> TestInfo | None:
         return self.tests[number - 1] if 1 <= number <= len(self.tests) else None
 
@@ -358,11 +376,12 @@ class _Reader:
             return None  # CSV, scripts, sheets: not read statically
         for target in targets:
             doc = self.load(target)
-            if doc is None or doc.root is None:
+            if doc is None:
                 continue
             source = Source(doc, node, target)
             self.referenced.append(source)
-            out.append((source, doc.root))
+            if doc.root is not None:
+                out.append((source, doc.root))
         return out
 
     # -- $ref -------------------------------------------------------------------------

@@ -357,6 +357,39 @@ def check_promptfoo_config(ctx: CheckContext) -> None:
     _check_redteam(ctx, report, view)
 
 
+_NUMBER = "number"
+_TEST_KINDS = {"description": "str", "vars": "any", "provider": "any", "providers": "seq", "prompts": "seq",
+               "providerOutput": "any", "assert": "any", "assertScoringFunction": "str", "options": "any",
+               "threshold": _NUMBER, "metadata": "map"}
+_ASSERTION_KINDS = {"type": "str", "value": "any", "config": "map", "threshold": _NUMBER, "weight": _NUMBER,
+                    "provider": "any", "rubricPrompt": "any", "metric": "str", "transform": "str", "contextTransform": "str"}
+
+
+def _looks_valid(node: Node, kinds: dict[str, str]) -> bool:
+    """A cheap pre-check: True when every known field obviously has the right shape.
+
+    Validating thousands of generated red-team tests through pydantic costs more than
+    the didChange budget allows; pydantic runs only on the mappings that fail this.
+    """
+    for key, value in node.pairs():
+        kind = kinds.get(key.value)
+        if kind is None or kind == "any":
+            continue
+        if value.is_scalar and value.value is None:
+            continue
+        if kind == "str":
+            ok = value.is_scalar and isinstance(value.value, str)
+        elif kind == _NUMBER:
+            ok = value.is_scalar and isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+        elif kind == "map":
+            ok = value.is_map
+        else:
+            ok = value.is_seq and all(item.is_scalar and isinstance(item.value, str) for item in value.value)
+        if not ok:
+            return False
+    return True
+
+
 def _validate(model: type[BaseModel], data: Any) -> list[dict]:
     try:
         model.model_validate(data)
@@ -422,7 +455,7 @@ def _check_top_level(ctx, report, view: ConfigView) -> None:
     _check_unknown(ctx, report, view.source, root, TOP_LEVEL_KEYS, UNKNOWN_KEY, "top-level",
                    "promptfoo ignores it.", TOLERATED_TOP_LEVEL)
     if ctx.enabled(INVALID_FIELD):
-        plain = {k: v for k, v in to_plain(root).items() if k not in ("tests", "defaultTest", "scenarios")} if root.is_map else {}
+        plain = {key: to_plain(value) for key, _kn, value in root.items() if key not in ("tests", "defaultTest", "scenarios")}
         _report_pydantic(ctx, report, view.source, root, _validate(PromptfooConfig, plain), "config")
         tests = root.get("tests")
         if tests is not None and not (tests.is_seq or (tests.is_scalar and isinstance(tests.value, str)) or tests.is_map):
@@ -442,15 +475,17 @@ def _check_test_keys(ctx, report, test: TestInfo) -> None:
         return
     what = "defaultTest" if test.index < 0 else "test"
     _check_unknown(ctx, report, test.source, node, TEST_KEYS, UNKNOWN_KEY, what, "promptfoo ignores it.")
-    if ctx.enabled(INVALID_FIELD):
+    if not ctx.enabled(INVALID_FIELD):
+        return
+    if not _looks_valid(node, _TEST_KINDS):
         plain = {k: v for k, v in to_plain(node).items() if k != "assert"}
         _report_pydantic(ctx, report, test.source, node, _validate(TestCase, plain), what, skip=("provider", "options"))
-        options = node.get("options")
-        if options is not None and not options.is_map:
-            report(INVALID_FIELD, test.source, options, "'options' must be a mapping.")
-        asserts = node.get("assert")
-        if asserts is not None and not asserts.is_seq and not (asserts.is_scalar and asserts.value is None):
-            report(INVALID_FIELD, test.source, asserts, f"'assert' must be a list of assertions, not {describe_type(to_plain(asserts))}; promptfoo cannot run this test.")
+    options = node.get("options")
+    if options is not None and not options.is_map:
+        report(INVALID_FIELD, test.source, options, "'options' must be a mapping.")
+    asserts = node.get("assert")
+    if asserts is not None and not asserts.is_seq and not (asserts.is_scalar and asserts.value is None):
+        report(INVALID_FIELD, test.source, asserts, f"'assert' must be a list of assertions, not {describe_type(to_plain(asserts))}; promptfoo cannot run this test.")
 
 
 def _check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:
@@ -483,7 +518,7 @@ def _check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:
     if not is_known_assertion_type(kind):
         _unknown_type(ctx, report, a, type_node, kind)
     _check_unknown(ctx, report, src, node, ASSERTION_KEYS, UNKNOWN_ASSERTION_KEY, "assertion", "promptfoo drops it at run time.")
-    if ctx.enabled(INVALID_FIELD):
+    if ctx.enabled(INVALID_FIELD) and not _looks_valid(node, _ASSERTION_KINDS):
         plain = dict(to_plain(node))
         _report_pydantic(ctx, report, src, node, _validate(Assertion, plain), "assertion", skip=("provider", "rubricPrompt"))
     base = base_type(kind)
@@ -776,8 +811,8 @@ def _check_selectors(ctx, report, view: ConfigView) -> None:
                        f"'{a.type}' inside an assert-set is not run as a selector; move it to the test's assert list.")
         if not selectors:
             continue
-        for extra in selectors[1:]:
-            if extra.type == selectors[0].type or "max-score" in (extra.type,):
+        for position, extra in enumerate(selectors):
+            if any(earlier.type == extra.type for earlier in selectors[:position]):
                 report(DUPLICATE_SELECTOR, extra.source, extra.node.get("type"),
                        f"A second '{extra.type}' in this test: only the first one counts. Remove it.")
         for a in selectors:
@@ -925,11 +960,20 @@ def _rubric_prompt_problems(node: Node, kinds: set[str]) -> list[str]:
                                 f"{exc.pos}); promptfoo then sends it as one plain message. Fix the JSON.")
     else:
         return problems
-    if not re.search(r"\{\{\s*(output|rubric)\b", text) and kinds & {"llm-rubric", "g-eval", "model-graded-closedqa", "factuality", "model-graded-factuality", "select-best"}:
+    if kinds == {"select-best"}:
+        if not re.search(r"\{\{\s*outputs\b", text):
+            problems.append("This select-best prompt never uses {{outputs}}, so the judge never sees the candidates.")
+    elif not re.search(r"\{\{\s*(output|rubric)\b", text) and kinds & {"llm-rubric", "g-eval", "model-graded-closedqa", "factuality", "model-graded-factuality"}:
         problems.append("This rubricPrompt never uses {{output}} or {{rubric}}, so the judge sees neither the output nor the rubric.")
     if kinds == {"llm-rubric"} and not re.search(r"pass|score", text, re.IGNORECASE):
         problems.append("This llm-rubric prompt never asks for 'pass' or 'score'; promptfoo reads the verdict from "
                         "{reason, pass, score} JSON. Ask for that object.")
+    if kinds == {"select-best"} and not re.search(r"\bindex\b|\bnumber\b|\bdigit\b", text, re.IGNORECASE):
+        problems.append("This select-best prompt never asks for the winner's index; promptfoo takes the first digit "
+                        "anywhere in the reply, so ask for the bare index (e.g. 'Reply with the number only').")
+    if kinds == {"model-graded-closedqa"} and not re.search(r"\bY\b.{0,20}\bN\b|\byes\b.{0,20}\bno\b", text, re.IGNORECASE | re.DOTALL):
+        problems.append("This closedqa prompt never asks for a final Y or N; promptfoo passes only when the reply ends "
+                        "in 'Y', so any trailing text fails it. Ask the judge to end with Y or N.")
     return problems
 
 

@@ -158,7 +158,7 @@ def _report_problem(ctx: CheckContext, problem) -> None:
         fix = ctx.replace(error.node, f'"{suggestion}"', f"Use status '{suggestion}'") if suggestion else None
         ctx.report(TASK_FIELD, span, f"Status {error.input!r} is not one of " + ", ".join(STATUSES) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
     else:
-        ctx.report(TASK_FIELD, span, f"'{where}': {error.message}.")
+        ctx.report(TASK_FIELD, span, f"'{where}': {plain_message(error.message)}.")
 
 
 def _unfinished(ctx: CheckContext, root: Node) -> None:
@@ -277,6 +277,13 @@ def _bad_value(ctx: CheckContext, which, annotation: Node, value_node: Node | No
     where = value_node if value_node is not None else (annotation.key_node("key") or ctx.line_span(annotation))
     shown = "no value" if value_node is None else f"value {value!r}"
     ctx.report(which, where, f"{what} has {shown}; allowed: " + ", ".join(allowed) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
+
+
+def plain_message(message: str) -> str:
+    """A pydantic message without our model's class names (they mean nothing to the reader)."""
+    import re
+
+    return re.sub(r" or instance of \w+", "", message).rstrip(".")
 
 
 def _json_string(text: str) -> str:
