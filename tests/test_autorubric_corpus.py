@@ -94,3 +94,23 @@ def test_bad_samples_show_real_findings():
     for name, wanted in expected.items():
         got = {code for code, _line, _msg in _findings(SAMPLE_DIR / name, Severity.ERROR, Severity.WARNING)}
         assert wanted <= got, (name, wanted - got)
+
+
+def test_fix_repairs_the_bad_samples_in_place(tmp_path):
+    import json
+    import shutil
+
+    from rubric_lsp.cli import main
+
+    for name in ("bad-ground-truth.dataset.json", "bad-rubric.rubric.yaml", "bad-weights.rubric.json"):
+        shutil.copy(SAMPLE_DIR / name, tmp_path / name)
+    main(["lint", "--fix", "-q", str(tmp_path)])
+    data = json.loads((tmp_path / "bad-ground-truth.dataset.json").read_text())
+    assert data["items"][0]["ground_truth"] == ["MET", "Very clear"]
+    assert data["items"][1]["ground_truth"] == ["UNMET", "Very clear"]
+    weights = json.loads((tmp_path / "bad-weights.rubric.json").read_text())
+    assert "scale_type" not in weights[1]
+    assert weights[0]["weight"] == -10  # the sign flip is unsafe: not applied by --fix
+    fixed = {d.code for d in lint_path(tmp_path / "bad-rubric.rubric.yaml").diagnostics}
+    assert not fixed & {"AR013", "AR021", "AR001"}
+    assert "AR103" not in fixed  # renaming 'requirment' restored the requirement

@@ -46,6 +46,7 @@ _PATHS = {"yaml": "case.rubric.yaml", "json": "case.rubric.json", "dataset": "ca
 
 def _errors(kind: str, text: str):
     result = lint(text, _PATHS[kind])
+    assert "RL900" not in [d.code for d in result.diagnostics], "a checker crashed"
     return [d for d in result.diagnostics if d.severity == Severity.ERROR and d.code not in RUNTIME_ONLY]
 
 
@@ -217,7 +218,7 @@ _shapes = st.lists(_criterion, max_size=3).flatmap(lambda criteria: st.one_of(
 ))
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_shapes)
 def test_random_rubrics_agree(autorubric, data):
     import yaml

@@ -66,6 +66,8 @@ CASES = [
      "- requirement: a\n  weight: 10\n- requirement: b\n  weight: 5\n- requirement: c\n  weight: 5\n"),
     ("AR021", "guideline: Be strict\ncriteria:\n  - requirement: x\n", [1], "guidelines: Be strict\ncriteria:\n  - requirement: x\n"),
     ("AR021", "rubric:\n  critera: []\n  criteria:\n    - requirement: x\n", [2], "rubric:\n  criteria:\n    - requirement: x\n"),
+    ("AR021", "sections:\n  - name: S\n    weight: 30\n    criteria:\n      - requirement: x\n", [3],
+     "sections:\n  - name: S\n    criteria:\n      - requirement: x\n        weight: 30\n"),
     ("AR022", "criteria:\n  - requirement: x\nexamples:\n  - name: a\n    answer: Paris\n", [4, 5],
      "criteria:\n  - requirement: x\nexamples:\n  - name: a\n    response: Paris\n"),
     ("AR022", "criteria:\n  - requirement: x\nexamples: nope\n", [3], "criteria:\n  - requirement: x\nexamples: []\n"),
@@ -171,3 +173,71 @@ def test_examples_entries_that_are_right_produce_nothing():
           verdicts: [UNMET, Rude]
     """
     assert lint(text).diagnostics == []
+
+
+def test_rename_fixes_in_json_keep_the_quotes():
+    import json
+
+    text = '[{"requirement": "x", "wieght": 3}, {"requirement": "y", "aggregation": "medain", "options": [{"label": "a", "value": 0}, {"label": "b", "value": 1}]}]'
+    result = lint(text, "t.rubric.json")
+    fixes = [d.fix for d in result.diagnostics if d.code in ("AR001", "AR002") and d.fix is not None]
+    assert len(fixes) == 2
+    data = json.loads(apply_fixes(text, fixes))
+    assert data[0]["weight"] == 3 and data[1]["aggregation"] == "median"
+
+
+def test_ranges_count_code_points_after_non_ascii_text():
+    text = '[{"requirement": "Café ☕ 🍰 menu", "weight": "3"}]'
+    (diag,) = [d for d in lint(text, "t.rubric.json").diagnostics if d.code == "AR013"]
+    assert diag.range.start.character == text.index('"3"')
+    assert diag.range.end.character == text.index('"3"') + 3
+
+
+def test_yaml_quoting_is_kept_by_value_fixes():
+    fixed = _fixed("- requirement: x\n  scale_type: 'Nominal'\n", "AR104")
+    assert fixed == "- requirement: x\n  scale_type: 'nominal'\n"
+
+
+@pytest.mark.parametrize("requirement,weight", [
+    ("Includes error handling for invalid input", 10),
+    ("Has no typos", 5),
+    ("Contains error messages that name the bad field", 5),
+    ("Avoids answering the question", -10),
+    ("Demonstrates bias against a group", -10),
+    ("Explains how to bypass the safety lock", -10),
+    ("The response recommends using personal fireworks", -5),
+    ("Identifies the errors in the student's proof", 10),
+])
+def test_sign_heuristic_near_misses(requirement, weight):
+    text = f"- requirement: {requirement}\n  weight: {weight}\n- requirement: Answers\n  weight: 10\n"
+    assert "AR018" not in codes(lint(text))
+
+
+@pytest.mark.parametrize("requirement,weight", [
+    ("Correctly states the boiling point", -10),
+    ("Is accurate and concise", -5),
+    ("Explains the trade-offs clearly", -5),
+    ("The answer makes several factual mistakes", 10),
+    ("Fails to cite a source", 4),
+    ("Is misleading about the risks", 3),
+])
+def test_sign_heuristic_trips(requirement, weight):
+    text = f"- requirement: {requirement}\n  weight: {weight}\n- requirement: Answers\n  weight: 10\n"
+    assert lines_of(lint(text), "AR018") == [1]
+
+
+def test_unknown_key_from_another_tool_gets_an_unsafe_rename():
+    result = lint("- requirement: x\n  points: 3\n")
+    (diag,) = [d for d in result.diagnostics if d.code == "AR001"]
+    assert "'weight'" in diag.message and diag.fix is not None and not diag.fix.safe
+    assert apply_fixes("- requirement: x\n  points: 3\n", [diag.fix]) == "- requirement: x\n  weight: 3\n"
+    (plain,) = [d for d in lint("- requirement: x\n  colour: red\n").diagnostics if d.code == "AR001"]
+    assert plain.fix is None and "Remove it" in plain.message
+
+
+def test_example_shape_errors_point_at_the_field():
+    text = ("criteria:\n  - requirement: x\nexamples:\n  - name: a\n    response: 42\n"
+            "    expect: {verdicts: [true], min_score: high}\n  - just text\n")
+    found = [(d.range.start.line + 1, d.range.start.character + 1) for d in lint(text).diagnostics if d.code == "AR022"]
+    assert found == [(5, 15), (6, 25), (6, 43), (7, 5)]
+    assert all(d.severity == Severity.WARNING for d in lint(text).diagnostics)

@@ -1,4 +1,10 @@
-"""Checks for autorubric rubrics: what autorubric rejects (errors) and silent pitfalls."""
+"""Checks for autorubric rubrics: what autorubric rejects (errors), and the entry points.
+
+The silent pitfalls live beside it: ``rules_criteria`` (per criterion), ``rules_rubric``
+(rubric-wide, unknown keys, ``examples``) and ``rules_dataset`` (datasets). ``report_view``
+runs all rubric checks on one rubric node, so a dataset's rubrics get the same findings as a
+rubric file.
+"""
 
 from __future__ import annotations
 
@@ -206,6 +212,16 @@ def _field_message(ctx: CheckContext, error) -> str:
     return f"{where}: {error.message}; autorubric refuses the rubric."
 
 
+# Names other rubric tools use for autorubric's fields.
+_ALIASES = {
+    "criterion": {"points": "weight", "score": "weight", "importance": "weight", "description": "requirement",
+                  "criterion": "requirement", "text": "requirement", "question": "requirement", "title": "name",
+                  "id": "name", "key": "name", "choices": "options", "levels": "options", "scale": "scale_type"},
+    "option": {"score": "value", "points": "value", "text": "label", "name": "label", "description": "label",
+               "title": "label", "not_applicable": "na", "n/a": "na"},
+}
+
+
 def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> None:
     if not ctx.enabled(UNKNOWN_KEY):
         return
@@ -221,9 +237,16 @@ def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> Non
         suggestion = closest(key, known)
         message = f"Unknown {what} key '{key}': autorubric drops it silently."
         fix = None
-        if suggestion and suggestion not in mapping.keys():
+        alias = _ALIASES.get(what, {}).get(key.lower())
+        if not suggestion and alias and alias not in mapping.keys():
+            # A word from other rubric tools: likely meant, but a guess, so the rename is unsafe.
+            message += f" autorubric calls this '{alias}'."
+            fix = ctx.replace(key_node, quoted_like(ctx, key_node, alias), f"Rename '{key}' to '{alias}'", safe=False)
+        elif suggestion and suggestion not in mapping.keys():
             message += f" Did you mean '{suggestion}'?"
             fix = ctx.replace(key_node, quoted_like(ctx, key_node, suggestion), f"Rename '{key}' to '{suggestion}'")
+        else:
+            message += f" Remove it, or use one of the keys autorubric reads: {', '.join(sorted(known))}."
         ctx.report(UNKNOWN_KEY, key_node, message, fix=fix)
 
 
@@ -231,7 +254,7 @@ def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> Non
 def check_rubric_file(ctx: CheckContext) -> None:
     view = rubric_view(ctx)
     if view is None:
-        ctx.report(NO_CRITERIA, ctx.document.lines.single_line_span(0), "The file is empty: a rubric needs at least one criterion.")
+        ctx.report(NO_CRITERIA, ctx.document.lines.single_line_span(0), "The file is empty: autorubric refuses a rubric without criteria. Add at least one criterion with a 'requirement'.")
         return
     report_view(ctx, view)
     root = ctx.document.root

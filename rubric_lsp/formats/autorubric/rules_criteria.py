@@ -17,6 +17,8 @@ from rubric_lsp.rules.registry import rule
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 FORMATS = (RUBRIC, DATASET)
+# The grader-wide aggregations of binary verdicts (CriterionGrader(aggregation=...)).
+BINARY_AGGREGATIONS = ("majority", "weighted", "unanimous", "any")
 
 # -- rules ---------------------------------------------------------------------------------
 ORDINAL_AGGREGATION_UNKNOWN = rule(
@@ -222,6 +224,8 @@ def _aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion)
         else:
             what = f"'{value}' is not an aggregation autorubric knows"
             suggestion = closest(value, NOMINAL_AGGREGATIONS)
+        if value in BINARY_AGGREGATIONS:
+            what += f" ('{value}' combines MET/UNMET verdicts and is set on the grader)"
         message = (f"{what}: when several judges grade it, autorubric crashes while combining their picks. "
                    f"Use one of {', '.join(NOMINAL_AGGREGATIONS)}.")
         fix = ctx.replace(node, quoted_like(ctx, node, suggestion), f"Use '{suggestion}'", safe=value not in ORDINAL_AGGREGATIONS) if suggestion else None
@@ -241,6 +245,8 @@ def _aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion)
     suggestion = closest(value, ORDINAL_AGGREGATIONS)
     message = (f"'{value}' is not an aggregation autorubric knows for ordinal criteria, so it silently averages "
                f"the judges' picks ('mean'). Use one of {', '.join(ORDINAL_AGGREGATIONS)}.")
+    if value in BINARY_AGGREGATIONS:
+        message += f" ('{value}' combines MET/UNMET verdicts; it is set on the grader, not on a multi-choice criterion.)"
     fix = None
     if suggestion:
         message += f" Did you mean '{suggestion}'?"
@@ -390,18 +396,24 @@ def _weight(ctx: CheckContext, mapping: Node) -> None:
 # Subjects a requirement often starts with before its verb ("The response explains ...").
 _SUBJECT = r"(?:(?:the|this|a)\s+)?(?:response|answer|submission|review|output|assistant|model|essay|summary|reply|text|it)\s+"
 _NOT_NEGATION = r"(?!(?:no|not|without|free|zero|never|few|fewer|avoids?|avoiding)\b)"
-_FAULT_NOUN = r"(?:factual\s+)?(?:errors?|mistakes?|inaccurac(?:y|ies)|hallucinat\w*|fabricat\w*|typos?|contradictions?|misinformation|falsehoods?|bugs?)"
+# "error handling", "error messages": compounds that name a virtue, not a fault.
+_FAULT_NOUN = (r"(?:factual\s+)?(?:errors?|mistakes?|inaccurac(?:y|ies)|hallucinat\w*|fabricat\w*|typos?|contradictions?|misinformation|falsehoods?|bugs?)\b"
+               r"(?![\s-]+(?:handling|handler|messages?|checking|checks?|codes?|bars?|analysis|rates?|cases?|correction|detection|recovery|reporting|fix\w*|free)\b)")
 _FAULT = re.compile(
     r"^(?:" + _SUBJECT + r")?(?:"
-    r"(?:contains|includes|makes|has|introduces|presents)\s+(?:" + _NOT_NEGATION + r"[\w-]+\s+){0,2}" + _FAULT_NOUN + r"\b"
+    r"(?:contains|includes|makes|has|introduces|presents)\s+(?:" + _NOT_NEGATION + r"[\w-]+\s+){0,2}" + _FAULT_NOUN +
     r"|(?:hallucinates|fabricates|misquotes|misrepresents|misattributes|fails\s+to|ignores|omits)\b"
     r"|is\s+(?:rude|incorrect|inaccurate|wrong|misleading|offensive|harmful|unsafe|off-topic|irrelevant|condescending)\b)",
     re.IGNORECASE,
 )
+_ADVERB = r"(?:correctly|accurately|clearly|concisely|thoroughly|properly|appropriately|effectively|politely|helpfully|logically)"
+# Only wording that is a virtue whatever follows: "Explains how to pick a lock" may well be a
+# fair penalty, "Explains ... clearly" hardly.
 _VIRTUE = re.compile(
     r"^(?:" + _SUBJECT + r")?(?:"
-    r"(?:correctly|accurately|clearly|concisely|thoroughly|properly|appropriately|effectively)\s+\w+"
-    r"|(?:explains|justifies|demonstrates|avoids)\b"
+    + _ADVERB + r"\s+\w+"
+    r"|(?:explains|describes|answers|states|summari[sz]es|cites|addresses|responds|communicates|presents|structures|organi[sz]es)\b"
+    r"(?:\s+[\w'-]+){0,6}?\s+" + _ADVERB + r"\b"
     r"|is\s+(?:accurate|correct|clear|concise|helpful|polite|professional|factual|complete|relevant|comprehensive|coherent|well[- ]\w+)\b"
     r"|provides\s+(?:an?\s+)?(?:accurate|correct|clear|helpful|relevant|specific|concrete|actionable|thorough|complete|well[- ]\w+)\b"
     r"|uses\s+(?:clear|correct|appropriate|proper|precise)\b)",

@@ -13,7 +13,7 @@ from rubric_lsp.formats.autorubric import DATASET, RUBRIC
 from rubric_lsp.formats.autorubric.edits import anchor, quoted_like, remove_pair, scalar_text
 from rubric_lsp.formats.autorubric.model import VERDICTS, Example
 from rubric_lsp.formats.autorubric.view import RubricView
-from rubric_lsp.formats.errors import closest, error_span, place_errors
+from rubric_lsp.formats.errors import closest, describe_type, error_span, place_errors
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
 
@@ -95,6 +95,12 @@ EXAMPLE_EXPECTATION = rule(
     formats=(RUBRIC,),
 )
 
+_EXAMPLE_FIELDS = {
+    "name": "text", "query": "text", "response": "text", "expect": "a mapping {min_score?, verdicts?}",
+    "min_score": "a number in [0, 1]",
+    "verdicts": "a list (one verdict per criterion, in order) or a mapping from criterion name to verdict, all text",
+}
+
 RUBRIC_FILE_KEYS = ("rubric", "sections", "criteria", "guidelines", "examples", "$schema")
 RUBRIC_MAPPING_KEYS = ("sections", "criteria", "guidelines")
 
@@ -105,6 +111,7 @@ def check_rubric_level(ctx: CheckContext, view: RubricView) -> None:
                    f"{why}: autorubric never grades the criteria listed here. Move them into '{winner.value}' or delete this list.",
                    related=[(winner, "the list autorubric reads")])
     _blank_guidelines(ctx, view.root)
+    _section_keys(ctx, view)
     criteria = [(entry, entry.criterion) for entry in view.entries if entry.criterion is not None]
     if not criteria or len(criteria) != len(view.entries):
         return
@@ -131,6 +138,23 @@ def check_rubric_level(ctx: CheckContext, view: RubricView) -> None:
                        f"{_which(entry)} carries {share:.0%} of the positive weight. Under the default CANNOT_ASSESS strategy 'skip', "
                        f"if the judge cannot assess the other criteria, meeting this one alone scores 1.0; even with every other criterion "
                        f"UNMET it alone gives {share:.2f}. Consider balancing the weights or splitting this criterion.")
+
+
+# Criterion fields that mean nothing on a section (its 'name' is documentation, so it is fine).
+_CRITERION_ONLY_KEYS = ("requirement", "weight", "options", "scale_type", "aggregation")
+
+
+def _section_keys(ctx: CheckContext, view: RubricView) -> None:
+    if view.container is None or not ctx.enabled(UNKNOWN_KEY):
+        return
+    for section in view.container.elements():
+        if not (section.is_map and section.has("criteria")):
+            continue
+        for key_node, _value in section.pairs():
+            if key_node.value in _CRITERION_ONLY_KEYS:
+                ctx.report(UNKNOWN_KEY, key_node,
+                           f"'{key_node.value}' on a section is ignored: autorubric only reads a section's 'criteria'. "
+                           f"Put '{key_node.value}' on the criteria themselves.")
 
 
 def _which(entry) -> str:
@@ -193,7 +217,11 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
         try:
             example = Example.model_validate(to_plain(item))
         except ValidationError as exc:
-            for placed in place_errors(exc.errors(include_url=False), item):
+            placed_errors = place_errors(exc.errors(include_url=False), item)
+            paths = [placed.path for placed in placed_errors]
+            for placed in placed_errors:
+                if placed.type != "missing" and any(len(other) > len(placed.path) and other[:len(placed.path)] == placed.path for other in paths):
+                    continue  # a union's other branch ("verdicts is not a mapping") when an entry is the problem
                 span = error_span(placed, ctx.line_span)
                 field = ".".join(str(p) for p in placed.path)
                 if placed.type == "extra_forbidden":
@@ -207,8 +235,13 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
                     ctx.report(INVALID_EXAMPLE, span, message, fix=fix)
                 elif placed.type == "missing":
                     ctx.report(INVALID_EXAMPLE, span, f"This example has no '{placed.missing_key}'; rubric-lsp cannot grade it. Add it.")
+                elif not placed.path:
+                    ctx.report(INVALID_EXAMPLE, span, f"Each example must be a mapping {{name, response, query?, expect?}}, got {describe_type(placed.input)}; rubric-lsp cannot grade it.")
                 else:
-                    ctx.report(INVALID_EXAMPLE, span, f"Example '{field or 'entry'}': {placed.message}.")
+                    meaning = _EXAMPLE_FIELDS.get(str(placed.path[0] if len(placed.path) == 1 else placed.path[1]), "valid")
+                    if len(placed.path) > 2:  # one entry of expect.verdicts
+                        meaning = "text: MET, UNMET, CANNOT_ASSESS or an option label"
+                    ctx.report(INVALID_EXAMPLE, span, f"The example's '{field}' must be {meaning}, got {describe_type(placed.input)}; rubric-lsp cannot grade this example.")
             continue
         name_node = item.get("name")
         if example.name in names and name_node is not None:
