@@ -255,3 +255,44 @@ def test_import_does_not_load_litellm():
     code = "import sys, rubric_lsp.grading, rubric_lsp.formats.autorubric.score; print('litellm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_several_judges_tie_takes_worst_case_and_unanimous(judge_server, tmp_path):
+    judge_server.when(lambda r: r.model == "judge-b", unmet())
+    two = dict(model="openai/judge-a", models=["openai/judge-b"])
+    rubric = "- requirement: Says hello\n- requirement: Is rude\n  weight: -2\n"
+    report = await grade(judge_server, tmp_path, rubric=rubric, **two)
+    assert [v.verdict for v in report.verdicts] == ["UNMET", "MET"]  # ties: worst case for the weight's sign
+    report = await grade(judge_server, tmp_path, rubric=rubric, aggregation="unanimous", **two)
+    assert [v.verdict for v in report.verdicts] == ["UNMET", "UNMET"]
+
+
+async def test_several_judges_ordinal_mean_snaps_to_nearest_option(judge_server, tmp_path):
+    judge_server.when(lambda r: r.model == "judge-a", pick_label("none"))
+    judge_server.when(lambda r: r.model == "judge-b", pick_label("lots"))
+    judge_server.when(lambda r: r.model == "judge-c", pick_label("lots"))
+    rubric = "- requirement: How much detail?\n  options: [{label: none, value: 0}, {label: some, value: 0.5}, {label: lots, value: 1}]\n"
+    report = await grade(judge_server, tmp_path, rubric=rubric, model="openai/judge-a", models=["openai/judge-b", "openai/judge-c"])
+    assert report.verdicts[0].verdict == "some"  # mean 0.67 is nearest to 0.5
+    assert report.verdicts[0].votes == ["none", "lots", "lots"]
+
+
+def test_failure_categories_and_their_effect_on_the_score():
+    from rubric_lsp.formats.autorubric.model import Criterion
+    from rubric_lsp.formats.autorubric.score import compute_score
+    from rubric_lsp.grading.autorubric_grader import failure_outcome
+    from rubric_lsp.grading.judge import JudgeFailure
+
+    good = Criterion(requirement="good", weight=10)
+    bad = Criterion(requirement="bad", weight=-5)
+    choice = Criterion.model_validate({"requirement": "c", "weight": -2, "options": [{"label": "lo", "value": 0.2}, {"label": "hi", "value": 0.9}]})
+    unknown = JudgeFailure("unknown", "boom")
+    assert failure_outcome(good, unknown)[1] == "UNMET"
+    assert failure_outcome(bad, unknown)[1] == "MET"
+    assert failure_outcome(choice, unknown)[1] == "hi"  # worst for a penalty: the highest value
+    for category in ("infrastructure", "parse"):
+        outcome, counted = failure_outcome(good, JudgeFailure(category, "x"))
+        assert outcome.abstained and counted == "CANNOT_ASSESS"
+    # unknown failures count against the response; infrastructure ones are skipped
+    outcomes = [failure_outcome(good, unknown)[0], failure_outcome(bad, JudgeFailure("infrastructure", "x"))[0]]
+    assert compute_score(outcomes) == 0.0

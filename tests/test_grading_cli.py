@@ -159,3 +159,17 @@ def test_not_gradable_file(env, capfd):
     (env / "other.yaml").write_text("just: a mapping\n")
     code, _, err = run(capfd, str(env / "other.yaml"), "--response", str(env / "response.txt"))
     assert code == 2 and "not a rubric" in err
+
+
+def test_rescoring_a_json_report_keeps_failures_as_failures(env, capfd):
+    report = {"verdicts": [
+        {"name": "correct", "verdict": "MET"},
+        {"name": "harmful", "verdict": "ERROR", "error": "infrastructure: timed out"},
+        {"name": "clarity", "verdict": "ERROR", "error": "unknown: boom"},
+    ]}
+    (env / "report.json").write_text(json.dumps(report))
+    code, out, err = run(capfd, str(env / "rubric.yaml"), "--verdicts", str(env / "report.json"), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    # harmful abstains (skipped); clarity's unknown failure takes its worst option (poor = 0)
+    assert data["score"] == pytest.approx(10 / 20)

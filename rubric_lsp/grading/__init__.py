@@ -12,6 +12,8 @@ API (what the language server calls)::
                              # RUBRIC_JUDGE_API_BASE, RUBRIC_CACHE_DIR, then defaults
     report: GradeReport = await grade_text(rubric_text, path, response, query, settings,
                                            test_index=None, on_progress=lambda done, total: ...)
+    # test_index: promptfoo only, 0-based position of the test (None = every test); the
+    # CLI's --test N is 1-based (N = test_index + 1), like promptfoo's own numbering.
     report.to_json()   # exactly the CLI's JSON (below)
     results = await grade_examples(rubric_text, path, settings, on_progress=...)
     # each ExampleResult: .name, .range (of the example node), .report, .met (bool | None),
@@ -25,6 +27,12 @@ API (what the language server calls)::
                    "cached"?, "votes"?}],
      "usage": {"calls", "cached", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd"},
      "format", "model", "error"?, "notes"?}
+
+Extra ``JudgeSettings`` fields (all optional): ``models`` (more judges; verdicts are combined
+by ``aggregation`` = majority | unanimous | any, multi-choice by the criterion's aggregation),
+``cannot_assess`` (skip | zero | partial | fail), ``partial_credit``, ``normalize`` (False =
+raw weighted sum), ``temperature`` (default 0), ``max_tokens``, ``max_retries`` (default 4),
+``shuffle_options``, ``seed``, ``env`` (a mapping used instead of ``os.environ``).
 
 ``range`` is the 0-based code-point range ``{"start": {"line", "character"}, "end": {...}}``
 of the criterion / assertion / grader node in ``rubric_text``. ``verdict`` is MET | UNMET |

@@ -221,7 +221,7 @@ def aggregate(criterion: Criterion, judgments: list[Judgment], strategy: str) ->
         if met == 0 and unmet == 0:
             return Judgment(verdict="CANNOT_ASSESS", reason=reason, cached=cached)
         if strategy == "unanimous":
-            verdict = "MET" if unmet == 0 else ("UNMET" if met == 0 else ("MET" if criterion.weight < 0 else "UNMET"))
+            verdict = "MET" if unmet == 0 else "UNMET"  # autorubric: any UNMET vote decides
         elif strategy == "any":
             verdict = "MET" if met > 0 else "UNMET"
         elif met != unmet:

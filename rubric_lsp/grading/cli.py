@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cannot-assess", choices=CANNOT_ASSESS_STRATEGIES, default="skip", help="how abstentions count (default: skip)")
     p.add_argument("--partial-credit", type=float, default=0.5, help="credit for an abstention under --cannot-assess partial (default: 0.5)")
     p.add_argument("--raw", action="store_true", help="report the raw weighted sum instead of a 0–1 score")
-    p.add_argument("--aggregation", choices=("majority", "unanimous", "any"), default="majority", help="several judges: how binary votes combine (default: majority)")
+    p.add_argument("--aggregation", choices=("majority", "weighted", "unanimous", "any"), default="majority", help="several judges: how binary votes combine (default: majority; judges weigh equally, so weighted = majority)")
     p.add_argument("--concurrency", type=int, default=16, help="judge calls in flight at once (default: 16)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (default: 60)")
     p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts (default: 4)")
@@ -165,10 +165,11 @@ def _with_progress(args: argparse.Namespace, start: Callable[[Callable[[int, int
     if not sys.stderr.isatty():
         return asyncio.run(start(None))
     try:
+        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     except ImportError:  # pragma: no cover - rich is part of the [grade] extra
         return asyncio.run(start(None))
-    with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True, console=None) as bar:
+    with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True, console=Console(stderr=True)) as bar:
         task = bar.add_task("judging", total=None)
 
         def progress(done: int, total: int) -> None:

@@ -25,7 +25,6 @@ PROMPT_VERSION = "1"
 
 MAX_RETRY_AFTER_SECONDS = 60.0
 _litellm: Any = None
-_import_lock = None
 
 
 def load_litellm() -> Any:
