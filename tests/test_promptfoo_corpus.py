@@ -15,6 +15,7 @@ from rubric_lsp.lint import lint_path
 from tests.conftest import CORPUS
 
 EXAMPLES = CORPUS / "promptfoo" / "examples"
+pytestmark = pytest.mark.slow  # lints all 431 files once (a few seconds)
 
 # The defects named in corpus/README.md (they fail at eval time).
 KNOWN_DEFECTS = {

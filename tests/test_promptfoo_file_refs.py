@@ -83,3 +83,11 @@ def test_unreadable_referenced_file(tmp_path):
     write(tmp_path, "tests.yaml", "- vars: {a: 1\n")
     result = lint_config(tmp_path, "prompts: [p]\nproviders: [x]\ntests: file://tests.yaml\n")
     assert lines_of(result, "RL012") == [3]
+
+
+def test_shadowing_var_from_a_vars_file_is_reported_at_the_reference(tmp_path):
+    write(tmp_path, "vars.yaml", "topic: cats\noutput: expected\n")
+    text = "prompts: [p]\nproviders: [x]\ntests:\n  - vars: file://vars.yaml\n    assert:\n      - type: llm-rubric\n        value: Is about {{topic}}\n"
+    result = lint_config(tmp_path, text)
+    assert lines_of(result, "PF006") == [4]
+    assert next(d for d in result.diagnostics if d.code == "PF006").message.startswith("vars.yaml line 2:")

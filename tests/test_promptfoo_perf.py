@@ -27,3 +27,18 @@ def test_largest_example_lints_within_budget():
         best = min(best, time.process_time() - started)
     assert result.format is not None and result.format.name == "promptfoo-config"
     assert best < BUDGET_SECONDS, f"{best:.2f} s CPU"
+
+
+def test_many_model_graded_tests_scale_linearly():
+    tests = "".join(
+        f"  - vars: {{question: 'q{i}'}}\n    assert:\n      - type: llm-rubric\n        value: Answers {{{{question}}}} well\n"
+        f"        threshold: 0.5\n      - type: contains\n        value: x\n"
+        for i in range(3000)
+    )
+    text = "prompts: [a, b]\nproviders: [openai:gpt-5]\ndefaultTest:\n  options:\n    provider: openai:gpt-5-mini\ntests:\n" + tests
+    lint_text(b"prompts: [a]\n", "promptfooconfig.yaml")
+    started = time.process_time()
+    result = lint_text(text, "promptfooconfig.yaml")
+    elapsed = time.process_time() - started
+    assert [d.code for d in result.diagnostics] == []
+    assert elapsed < BUDGET_SECONDS, f"{elapsed:.2f} s CPU for 3000 tests"

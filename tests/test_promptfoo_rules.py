@@ -339,7 +339,10 @@ def test_geval_object_prompt_only_for_geval():
                   evaluate: 'Score {{output}}'
     """)
     assert lines_of(lint(text), "PF008") == [8]
-    assert "PF008" not in codes(lint(text.replace("llm-rubric", "g-eval")))
+    geval = text.replace("llm-rubric", "g-eval")
+    assert lines_of(lint(geval), "PF008") == [8]
+    assert "single line" in next(d for d in lint(geval).diagnostics if d.code == "PF008").message
+    assert "PF008" not in codes(lint(geval.replace("Score {{output}}", "Score {{output}}; reply with JSON on a single line")))
 
 
 # -- PF009 -------------------------------------------------------------------------------
@@ -608,3 +611,32 @@ SEED_003_EXAMPLES = [
 def test_seed_003_other_examples_are_clean():
     for text in SEED_003_EXAMPLES:
         assert codes(_lint(text, PATH)) == [], text
+
+
+# -- robustness ---------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_KEYS = st.sampled_from(["prompts", "providers", "tests", "defaultTest", "assert", "type", "value", "threshold",
+                         "provider", "options", "vars", "rubricPrompt", "id", "config", "weights", "method",
+                         "max-score", "llm-rubric", "select-best", "$ref", "redteam", "scenarios", "text", "embedding"])
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 20), st.floats(allow_nan=True),
+                     st.sampled_from(["llm-rubric", "max-score", "select-best", "file://x.yaml", "{{output}}", "openai:gpt-5",
+                                      "Return 0 or 1", "#/tests/0", "assert-set", "factuality"]))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=5)),
+                       max_leaves=25)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(_KEYS, _VALUES, min_size=1, max_size=6))
+def test_random_configs_never_crash(data):
+    import json
+
+    result = _lint(json.dumps(data), "promptfooconfig.json")
+    assert "RL900" not in codes(result)
+
+
+def test_provider_list_entry_without_id():
+    result = _lint("prompts: [p]\nproviders:\n  - label: fast\n    config: {temperature: 0}\n  - openai:gpt-5\n  - openai:gpt-4o: {config: {temperature: 0}}\n", PATH)
+    assert lines_of(result, "PF102") == [3]

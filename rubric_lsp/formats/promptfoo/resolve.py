@@ -74,6 +74,7 @@ class AssertionInfo:
     origin: str  # "test" | "defaultTest" | "scenario"
     set_node: Node | None = None  # the enclosing assert-set, if any
     ref_node: Node | None = None  # the {$ref: ...} mapping it was reached through
+    owner: "TestInfo | None" = None  # the test (or defaultTest) whose assert list holds it
 
     def __post_init__(self) -> None:
         node = self.node.get("type") if self.node.is_map else None
@@ -105,6 +106,7 @@ class TestInfo:
     own_top: list[AssertionInfo] = field(default_factory=list)  # sets as one entry
     own_vars: dict[str, Node] = field(default_factory=dict)  # name -> its key node
     own_var_values: dict[str, Node] = field(default_factory=dict)  # name -> its value node
+    own_var_sources: dict[str, Source] = field(default_factory=dict)  # name -> the file defining it, if not the test's own
     own_vars_complete: bool = True
     output_count: int | None = None
     scenario: Node | None = None
@@ -137,6 +139,14 @@ class TestInfo:
         merged = dict(self.default.own_vars) if self.default is not None and self.default is not self else {}
         merged.update(self.own_vars)
         return merged
+
+    def var_source(self, name: str) -> Source:
+        """The document that defines var ``name`` for this test (for pointing at it)."""
+        if name in self.own_vars:
+            return self.own_var_sources.get(name, self.source)
+        if self.default is not None and name in self.default.own_vars:
+            return self.default.own_var_sources.get(name, self.default.source)
+        return self.source
 
     @property
     def var_values(self) -> dict[str, Node]:
@@ -234,7 +244,7 @@ class ConfigView:
     def tests_using(self, assertion: AssertionInfo) -> list[TestInfo]:
         if assertion.origin == "defaultTest":
             return list(self.tests)
-        return [t for t in self.tests if any(a is assertion for a in t.own_assertions)]
+        return [assertion.owner] if assertion.owner is not None and assertion.owner.index >= 0 else []
 
     def assertion_at(self, offset: int) -> AssertionInfo | None:
         """The innermost assertion of the config document whose mapping contains ``offset``."""
@@ -411,7 +421,7 @@ class _Reader:
         for item in node.value:
             resolved = self.follow_ref(item) if source.is_config else item
             ref_node = item if resolved is not item else None
-            info = AssertionInfo(resolved, source, origin, None, ref_node)
+            info = AssertionInfo(resolved, source, origin, None, ref_node, test)
             test.own_top.append(info)
             test.own_assertions.append(info)
             if info.type == "assert-set":
@@ -419,7 +429,7 @@ class _Reader:
                 for child in inner.value if inner is not None and inner.is_seq else []:
                     child_resolved = self.follow_ref(child) if source.is_config else child
                     test.own_assertions.append(AssertionInfo(child_resolved, source, origin, resolved,
-                                                             child if child_resolved is not child else None))
+                                                             child if child_resolved is not child else None, test))
 
     def vars(self, test: TestInfo, node: Node | None) -> None:
         if node is None:
@@ -429,6 +439,7 @@ class _Reader:
                 if isinstance(key, str):
                     test.own_vars[key] = key_node
                     test.own_var_values[key] = value
+                    test.own_var_sources.pop(key, None)
             return
         items = node.value if node.is_seq else [node]
         for item in items:
@@ -439,12 +450,13 @@ class _Reader:
             if not loaded:
                 test.own_vars_complete = False
                 continue
-            for _source, root in loaded:
+            for source, root in loaded:
                 if root.is_map:
                     for key, key_node, value in root.items():
                         if isinstance(key, str):
                             test.own_vars[key] = key_node
                             test.own_var_values[key] = value
+                            test.own_var_sources[key] = source
                 else:
                     test.own_vars_complete = False
 

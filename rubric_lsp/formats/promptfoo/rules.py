@@ -23,7 +23,7 @@ from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.errors import closest, describe_type, place_errors
 from rubric_lsp.formats.promptfoo import CONFIG
 from rubric_lsp.formats.promptfoo.model import (
-    ASSERT_SET_KEYS, ASSERTION_KEYS, MAX_SCORE_VALUE_KEYS, OPTION_KEYS, TEST_KEYS, TOLERATED_TOP_LEVEL,
+    ASSERT_SET_KEYS, ASSERTION_KEYS, MAX_SCORE_VALUE_KEYS, TEST_KEYS, TOLERATED_TOP_LEVEL,
     TOP_LEVEL_KEYS, Assertion, AssertionSet, PromptfooConfig, TestCase, base_type, is_known_assertion_type,
     known_assertion_types,
 )
@@ -47,8 +47,8 @@ SCORE_WITHOUT_THRESHOLD = rule(
     "An llm-rubric asks the judge for a numeric score but sets no threshold and never asks for pass/fail: it always passes.",
     "promptfoo's verdict is `pass ?? true`; the score only matters with a `threshold`. A rubric "
     "that says 'return 0 or 1' without a threshold passes even when the judge returns 0.",
-    bad="- type: llm-rubric\n  value: |\n    Return 0 if the response is incorrect\n    Return 1 if the response is correct",
-    good="- type: llm-rubric\n  value: |\n    Return 0 if the response is incorrect\n    Return 1 if the response is correct\n  threshold: 1",
+    bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: |\n          Return 0 if the response is incorrect\n          Return 1 if the response is correct",
+    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: |\n          Return 0 if the response is incorrect\n          Return 1 if the response is correct\n        threshold: 1",
     fix="add a threshold to the assertion", formats=F)
 SCALE_MISMATCH = rule(
     "PF003", "rubric-scale-mismatch", W,
@@ -136,7 +136,8 @@ MAX_SCORE_THRESHOLD = rule(
     "PF014", "max-score-threshold-placement", W,
     "`threshold:` on a max-score assertion is ignored; it belongs in `value.threshold`.",
     "max-score reads its threshold from its value only.",
-    bad="- type: max-score\n  threshold: 0.7", good="- type: max-score\n  value:\n    threshold: 0.7",
+    bad="prompts: [a, b]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: contains\n        value: def\n      - type: max-score\n        threshold: 0.7",
+    good="      - type: max-score\n        value:\n          threshold: 0.7",
     fix="move the threshold into value.threshold", formats=F)
 DUPLICATE_SELECTOR = rule(
     "PF015", "duplicate-selector", W,
@@ -153,7 +154,8 @@ IGNORED_THRESHOLD = rule(
     "`threshold` on factuality or model-graded-closedqa is ignored.",
     "factuality scores come from options.factuality and closedqa passes iff the reply ends in Y; "
     "the threshold never changes the verdict.",
-    bad="- type: factuality\n  value: Paris is the capital\n  threshold: 0.8", good="- type: factuality\n  value: Paris is the capital",
+    bad="tests:\n  - assert:\n      - type: factuality\n        value: Paris is the capital\n        threshold: 0.8",
+    good="tests:\n  - assert:\n      - type: factuality\n        value: Paris is the capital",
     fix="remove the threshold", formats=F)
 REDTEAM_GRADER = rule(
     "PF018", "redteam-without-provider", W,
@@ -177,7 +179,8 @@ UNKNOWN_ASSERTION_TYPE = rule(
     "An assertion type promptfoo does not know; the eval fails with 'Unknown assertion type'.",
     "promptfoo's schema accepts any string and `promptfoo validate` reports the config as valid, but "
     "the eval stops at the first unknown type.",
-    bad="- type: not-empty", good="- type: javascript\n  value: output.length > 0",
+    bad="tests:\n  - assert:\n      - type: contians\n        value: refund\n      - type: not-empty   # no such type either",
+    good="tests:\n  - assert:\n      - type: contains\n        value: refund\n      - type: javascript\n        value: output.length > 0",
     fix="replace the type with the nearest known one", formats=F)
 UNKNOWN_ASSERTION_KEY = rule(
     "PF101", "unknown-assertion-key", E,
@@ -185,7 +188,7 @@ UNKNOWN_ASSERTION_KEY = rule(
     "Keys other than type, value, config, threshold, weight, provider, rubricPrompt, metric, "
     "transform and contextTransform are silently dropped: `rubric:` instead of `value:` grades "
     "against nothing, `threshhold:` sets no threshold.",
-    bad="- type: llm-rubric\n  rubric: Is polite", good="- type: llm-rubric\n  value: Is polite",
+    bad="tests:\n  - assert:\n      - type: llm-rubric\n        rubric: Is polite", good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     fix="rename the key to the nearest known one", formats=F)
 INVALID_PROVIDER = rule(
     "PF102", "invalid-provider-shape", E,
@@ -285,13 +288,6 @@ def _rubric_text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _line_indent(ctx: CheckContext, node: Node) -> str:
-    lines = ctx.document.lines
-    position = lines.position(node.start)
-    text = lines.line_text(position.line)
-    return text[: len(text) - len(text.lstrip(" "))] if text[:position.character].strip() == "" else " " * position.character
-
-
 def _insert_key(ctx: CheckContext, mapping: Node, text: str) -> TextEdit | None:
     """An edit adding ``key: value`` (``text``) to ``mapping`` after its last pair."""
     pairs = mapping.pairs()
@@ -303,13 +299,13 @@ def _insert_key(ctx: CheckContext, mapping: Node, text: str) -> TextEdit | None:
         return TextEdit(Span(close, close), f", {text}") if close != -1 else None
     first_key = pairs[0][0]
     indent = " " * doc.lines.position(first_key.start).character
-    last_value = pairs[-1][1]
-    end = last_value.end
-    if last_value.is_scalar and last_value.style in ("|", ">"):
-        end = last_value.end
-        insert_at = end if doc.text[end - 1:end] == "\n" else end
-        prefix = "" if doc.text[end - 1:end] == "\n" else "\n"
-        return TextEdit(Span(insert_at, insert_at), f"{prefix}{indent}{text}\n" if not prefix else f"{prefix}{indent}{text}")
+    end = pairs[-1][1].end
+    if doc.text[end - 1:end] == "\n":  # a block scalar ends at the start of the next line
+        return TextEdit(Span(end, end), f"{indent}{text}\n")
+    line_end = doc.lines.line_end(doc.lines.position(end).line)
+    rest = doc.text[end:line_end].strip()
+    if not rest or rest.startswith("#"):
+        end = line_end  # after a trailing comment, which stays with its line
     return TextEdit(Span(end, end), f"\n{indent}{text}")
 
 
@@ -607,7 +603,7 @@ _TYPE_HINTS = {
 def _score_checks(ctx, report, view, a: AssertionInfo, text: str, threshold, value_node: Node) -> None:
     asks_number = _ASKS_NUMBER.search(text)
     set_threshold = _number_of(a.set_node.get("threshold")) if a.set_node is not None else None
-    tests = view.tests_using(a) if a.origin == "defaultTest" else [t for t in view.tests if any(x is a for x in t.own_assertions)]
+    tests = view.tests_using(a)
     test_threshold = any(t.threshold_node() is not None for t in tests)
     if asks_number and threshold is None and set_threshold is None and not test_threshold and not _ASKS_PASS.search(text):
         stated = _STATED_THRESHOLD.search(text)
@@ -697,6 +693,14 @@ def _check_graders(ctx, report, view: ConfigView) -> None:
             report(INVALID_PROVIDER, test.source, test.node.key_node("provider"),
                    "This provider has no 'id', so promptfoo cannot load it "
                    + ("(a type map such as {embedding: ...} belongs under options.provider, for graders)." if any(k in provider.keys() for k in ("text", "embedding", "classification", "moderation")) else "(add 'id: <provider id>')."))
+    for key in ("providers", "targets"):
+        listed = view.root.get(key)
+        for item in listed.value if listed is not None and listed.is_seq else []:
+            if not item.is_map or item.has("id") or item.has("callApi") or len(item.value) == 1:
+                continue  # ids, {id, config}, and the {provider-id: options} map form
+            first_key = item.value[0][0] if item.value else item
+            report(INVALID_PROVIDER, view.source, first_key,
+                   f"This entry of '{key}' has no 'id', so promptfoo cannot load the provider; add 'id: <provider id>'.")
     shorthand_seen: set[int] = set()
     self_graded: list[AssertionInfo] = []
     for test in view.tests or ([default] if default is not None else []):
@@ -865,8 +869,7 @@ def _check_vars(ctx, report, view: ConfigView) -> None:
         for name, key_node in test.vars.items():
             if name in names and id(key_node) not in shadow_seen:
                 shadow_seen.add(id(key_node))
-                source = test.source if test.get("vars") is not None and _within(test.get("vars"), key_node) else (test.default.source if test.default else test.source)
-                report(SHADOWING_VAR, source, key_node,
+                report(SHADOWING_VAR, test.var_source(name), key_node,
                        f"A var named '{name}' replaces the grader's own '{{{{{name}}}}}' in the grading prompt "
                        f"(test vars are spread last), so the judge sees this var instead. Rename it (e.g. 'expected_{name}').")
     if not ctx.enabled(UNDEFINED_VAR):
@@ -904,10 +907,6 @@ def refs_like(text: str) -> bool:
     return text.startswith("file://")
 
 
-def _within(container: Node, node: Node) -> bool:
-    return container.start <= node.start <= container.end
-
-
 # -- rubricPrompt -------------------------------------------------------------------------
 
 
@@ -943,6 +942,10 @@ def _rubric_prompt_problems(node: Node, kinds: set[str]) -> list[str]:
             if kinds and kinds != {"g-eval"}:
                 problems.append("A {steps, evaluate} rubricPrompt is read only by g-eval; "
                                 f"{', '.join(sorted(kinds - {'g-eval'}))} gets it as a prompt it cannot use.")
+            evaluate = _text(node.get("evaluate"))
+            if kinds == {"g-eval"} and evaluate and not re.search(r"single line|one line|no line breaks|minified", evaluate, re.IGNORECASE):
+                problems.append("This g-eval 'evaluate' prompt does not ask for the JSON reply on a single line; "
+                                "promptfoo fails to read a multi-line JSON verdict. Ask for one-line JSON and nothing else.")
         return problems
     plain = to_plain(node)
     if isinstance(plain, list):
