@@ -338,10 +338,8 @@ def test_sarif_output_is_valid_sarif_2_1_0(capsys, tmp_path):
 
 def test_sarif_relative_paths_stay_relative(files, monkeypatch, capsys):
     monkeypatch.chdir(files)
-    run(capsys, "--select", "RL", "--format", "sarif", "bad.rubric.yaml")
-    # capsys already consumed by run(); run again to read the output
-    code = lint_main(["--select", "RL", "--format", "sarif", "bad.rubric.yaml"])
-    log = json.loads(capsys.readouterr().out)
+    code, out, _ = run(capsys, "--select", "RL", "--format", "sarif", "bad.rubric.yaml")
+    log = json.loads(out)
     assert code == 1
     assert log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad.rubric.yaml"
 
@@ -659,3 +657,41 @@ def test_quiet_prints_findings_only(capsys, files):
     code, out, _ = run(capsys, "-q", "--select", "RL", str(files / "bad.rubric.yaml"), str(files / "good.rubric.yaml"))
     assert code == 1
     assert len(out.splitlines()) == 3 and "Found" not in out and "fixable" not in out
+
+
+def test_fix_on_stdin_echoes_unfixable_and_unknown_input_unchanged():
+    for data in [b"a: [\n", b"name: x\xff\n", WORKFLOW.encode(), b"\xef\xbb\xbf" + GOOD.encode()]:
+        proc = run_subprocess("lint", "--fix", "-", stdin=data)
+        assert proc.stdout == data
+        assert proc.returncode in (0, 1)
+
+
+def test_fix_on_stdin_keeps_a_bom():
+    data = b"\xef\xbb\xbf" + BAD.encode()
+    proc = run_subprocess("lint", "--select", "RL005", "--fix", "--stdin-filename", "x.rubric.yaml", "-", stdin=data)
+    assert proc.stdout.startswith(b"\xef\xbb\xbfcriteria:") and b'name: "yes"' in proc.stdout
+
+
+def test_lone_surrogates_from_json_escapes_are_printed_escaped(tmp_path):
+    path = tmp_path / "x.rubric.json"
+    path.write_text('{"criteria": [{"requirement": "x", "\\\\ud800": 1, "\\\\ud800": 2}]}')
+    for fmt in ("text", "json", "sarif", "github"):
+        proc = run_subprocess("lint", "--select", "RL", "--format", fmt, str(path))
+        assert proc.returncode == 1, proc.stderr
+        assert b"RL002" in proc.stdout
+        if fmt in ("json", "sarif"):
+            json.loads(proc.stdout)
+
+
+def test_fix_removes_json_trailing_commas(capsys, tmp_path):
+    path = tmp_path / "x.rubric.json"
+    path.write_text('{\n  "criteria": [\n    {"requirement": "Cites a source", "weight": 1,},\n  ],\n}\n')
+    code, out, _ = run(capsys, "--select", "RL", "--fix", str(path))
+    assert path.read_text() == '{\n  "criteria": [\n    {"requirement": "Cites a source", "weight": 1}\n  ]\n}\n'
+    assert code == 0 and "Fixed 1 problem(s)." in out
+    json.loads(path.read_text())
+
+
+def test_stdin_filename_alone_reads_stdin():
+    proc = run_subprocess("lint", "--format", "json", "--select", "RL005", "--stdin-filename", "x.rubric.yaml", stdin=BAD)
+    assert [r["code"] for r in json.loads(proc.stdout)] == ["RL005", "RL005"]

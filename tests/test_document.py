@@ -58,6 +58,13 @@ def test_crlf_line_endings_keep_ranges_on_their_lines():
     assert fixed == 'a: 1\r\nb: "yes"\r\n'
 
 
+def test_a_lone_carriage_return_is_a_line_break_as_in_lsp_and_yaml():
+    doc = parse_document("a: 1\rb: yes\r\nc: 2\n", "x.yaml")
+    assert at(doc, doc.root.get("b")) == ((1, 3), (1, 6))
+    assert at(doc, doc.root.get("c")) == ((2, 3), (2, 4))
+    assert doc.lines.line_text(0) == "a: 1"
+
+
 def test_tabs_in_indentation_are_a_syntax_error_that_says_so():
     doc = parse_document("a:\n\tb: 1\n", "x.yaml")
     assert kinds(doc) == ["syntax-error"]

@@ -105,3 +105,13 @@ def test_readme_helper_rewrites_only_the_block(tmp_path, capsys):
     assert main(["rule", "--readme", str(readme), "--check"]) == 0
     readme.write_text("no markers\n")
     assert main(["rule", "--readme", str(readme)]) == 2
+
+
+@pytest.mark.parametrize("code, path", [("RL001", "x.yaml"), ("RL002", "x.yaml"), ("RL005", "x.yaml"), ("RL006", "x.json")])
+def test_any_file_rule_examples_trip_and_do_not(code, path):
+    from tests.helpers import codes, lint
+
+    found = get_rule(code)
+    assert found.bad and found.good
+    assert code in codes(lint(found.bad, path, kind="autorubric-rubric"))
+    assert code not in codes(lint(found.good, path, kind="autorubric-rubric"))

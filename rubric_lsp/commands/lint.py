@@ -19,6 +19,11 @@ def _codes(values: list[str] | None) -> list[str]:
 
 
 def run_lint(args) -> int:
+    # A file may hold text no encoder accepts (a lone surrogate from a JSON "\ud800"
+    # escape); print it escaped rather than fail on it.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return _run_lint(args)
     except (BrokenPipeError, KeyboardInterrupt):
@@ -47,6 +52,8 @@ def _run_lint(args) -> int:
     if args.kind and get_format(args.kind) is None:
         print(f"rubric-lint: unknown kind {args.kind!r}; known: {', '.join(f.name for f in formats())}", file=sys.stderr)
         return EXIT_ERROR
+    if not args.paths and args.stdin_filename:
+        args.paths = [Path("-")]  # --stdin-filename alone means: read stdin
     if not args.paths:
         print("rubric-lint: no paths given (try: rubric-lint samples/)", file=sys.stderr)
         return EXIT_ERROR
@@ -80,16 +87,18 @@ def _run_lint(args) -> int:
                 name = args.stdin_filename or "-"
                 settings = settings_of(Path(name)) if args.stdin_filename else Settings().with_overrides(select, ignore)
                 data = sys.stdin.buffer.read()
-                result = lint_text(data, name, settings=settings, kind=args.kind,
-                                   explicit=not getattr(args, "skip_unknown", False))
-                if args.fix:
+                explicit = not getattr(args, "skip_unknown", False)
+                result = lint_text(data, name, settings=settings, kind=args.kind, explicit=explicit)
+                if args.fix:  # the (fixed) text always goes to stdout, findings to stderr
                     text, count = _fix_text(result, settings, args)
                     fixed_total += count
-                    sys.stdout.write(text)
-                    result = lint_text(text, name, settings=settings, kind=args.kind)
+                    _write_stdout((_BOM if data.startswith(_BOM) else b"") + text.encode("utf-8") if count else data)
+                    if count:
+                        result = lint_text(text, name, settings=settings, kind=args.kind, explicit=explicit)
+                if result.skipped:
+                    skipped.append(name)
+                else:
                     results.append(result)
-                    continue
-                results.append(result)
                 continue
             if not raw.exists():
                 print(f"rubric-lint: {raw}: no such file or folder", file=sys.stderr)
@@ -144,11 +153,25 @@ def _run_lint(args) -> int:
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 def _write_keeping_bom(path: Path, text: str) -> None:
     """Write fixed text back byte-exactly: line endings as they were, a BOM kept if there was one."""
     with path.open("rb") as handle:
-        bom = handle.read(3) == b"\xef\xbb\xbf"
-    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
+        bom = handle.read(3) == _BOM
+    path.write_bytes((_BOM if bom else b"") + text.encode("utf-8"))
+
+
+def _write_stdout(data: bytes) -> None:
+    """The text read from stdin, fixed or not, byte for byte (no re-encoding of bad bytes)."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8", errors="replace"))
+    else:
+        buffer.write(data)
+        buffer.flush()
 
 
 def _walk(folder: Path):

@@ -6,8 +6,11 @@ the language server converts to the client's negotiated encoding at the edge.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,10 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        if "\r" in text:
+            # Line breaks as LSP clients and YAML count them: \r\n, \n, and a lone \r.
+            self.line_starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+            return
         starts = [0]
         find = text.find
         i = find("\n")

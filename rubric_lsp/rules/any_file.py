@@ -40,12 +40,14 @@ INVALID_UTF8 = rule(
 )
 YAML11_VALUE = rule(
     "RL005", "yaml11-value", W,
-    "An unquoted value means different things in YAML 1.1 and YAML 1.2 (yes/no/on/off, 010, 1:30).",
-    "PyYAML (YAML 1.1) reads `yes` as true and `010` as 8; YAML 1.2 tools (js-yaml in promptfoo, "
-    "editors) read them as the string 'yes' and the number 10. The same file then means different "
-    "things to different tools.",
-    bad="label: yes\nvalue: 010",
-    good='label: "yes"\nvalue: 10',
+    "An unquoted value means different things in YAML 1.1 and YAML 1.2 (yes/no/on/off, 010, 1:30, 1e3, 0o17).",
+    "PyYAML (YAML 1.1, used by autorubric) reads `yes` as true, `010` as 8, `1:30` as 90 and "
+    "`1e3` as the string '1e3'; YAML 1.2 tools (js-yaml in promptfoo, editors) read them as the "
+    "string 'yes', the numbers 10 and 1000.0 and the string '1:30'. The same file then means "
+    "different things to different tools. Quoting makes it text for every tool; write `true`, "
+    "`8` or `1000.0` when you mean the value.",
+    bad="label: yes\nvalue: 010\nweight: 1e3",
+    good='label: "yes"\nvalue: 10\nweight: 1000.0',
     fix="quote the value",
 )
 TRAILING_COMMA = rule(
