@@ -66,7 +66,11 @@ def _dataset_schema() -> dict:
     return dataset_json_schema()
 
 
+# Imported the first time a file of this kind is checked (keeps start-up cheap).
+_CHECKERS = ("rubric_lsp.formats.autorubric.rules",)
+
 register(Format(
+    checker_modules=_CHECKERS,
     name=RUBRIC,
     title="autorubric rubric",
     languages=("yaml", "json"),
@@ -77,6 +81,7 @@ register(Format(
     json_schema=_rubric_schema,
 ))
 register(Format(
+    checker_modules=_CHECKERS,
     name=DATASET,
     title="autorubric dataset",
     languages=("json",),
@@ -86,6 +91,3 @@ register(Format(
     schema_file="autorubric-dataset.schema.json",
     json_schema=_dataset_schema,
 ))
-
-# Registers the rules and checkers.
-from rubric_lsp.formats.autorubric import rules as _rules  # noqa: E402,F401

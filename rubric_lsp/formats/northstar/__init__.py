@@ -59,7 +59,11 @@ def _cases_schema() -> dict:
     return cases_json_schema()
 
 
+# Imported the first time a file of this kind is checked (keeps start-up cheap).
+_CHECKERS = ("rubric_lsp.formats.northstar.rules",)
+
 register(Format(
+    checker_modules=_CHECKERS,
     name=REQUEST,
     title="NorthStar eval run request (judge configuration)",
     languages=("json",),
@@ -69,6 +73,7 @@ register(Format(
     json_schema=_request_schema,
 ))
 register(Format(
+    checker_modules=_CHECKERS,
     name=CASES,
     title="NorthStar eval cases",
     languages=("json", "jsonl"),
@@ -77,6 +82,3 @@ register(Format(
     schema_file="northstar-eval-cases.schema.json",
     json_schema=_cases_schema,
 ))
-
-# Registers the rules and checkers.
-from rubric_lsp.formats.northstar import rules as _rules  # noqa: E402,F401

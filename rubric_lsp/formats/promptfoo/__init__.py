@@ -32,7 +32,11 @@ def _schema() -> dict:
     return promptfoo_json_schema()
 
 
+# Imported the first time a file of this kind is checked (keeps start-up cheap).
+_CHECKERS = ("rubric_lsp.formats.promptfoo.rules", "rubric_lsp.rules.file_refs")
+
 register(Format(
+    checker_modules=_CHECKERS,
     name=CONFIG,
     title="promptfoo config",
     languages=("yaml", "json"),
@@ -42,7 +46,3 @@ register(Format(
     schema_file="promptfoo-config.schema.json",
     json_schema=_schema,
 ))
-
-# Registers the rules and checkers.
-from rubric_lsp.formats.promptfoo import rules as _rules  # noqa: E402,F401
-from rubric_lsp.rules import file_refs as _file_refs  # noqa: E402,F401

@@ -24,7 +24,11 @@ def _task_schema() -> dict:
     return task_json_schema()
 
 
+# Imported the first time a file of this kind is checked (keeps start-up cheap).
+_CHECKERS = ("rubric_lsp.formats.rubrics_task.rules",)
+
 register(Format(
+    checker_modules=_CHECKERS,
     name=TASK,
     title="Rubrics task (vendor JSON with human ratings)",
     languages=("json",),
@@ -33,6 +37,3 @@ register(Format(
     schema_file="rubrics-task.schema.json",
     json_schema=_task_schema,
 ))
-
-# Registers the rules and checkers.
-from rubric_lsp.formats.rubrics_task import rules as _rules  # noqa: E402,F401
