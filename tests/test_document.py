@@ -293,3 +293,15 @@ def test_comments_of_unreadable_yaml_fall_back_to_a_line_scan():
     doc = parse_document('a: [1\nb: "#x"  # c\n', "x.yaml")
     assert doc.root is None
     assert doc.comments() == [(1, "c")]
+
+
+def test_json_accepts_python_json_special_numbers():
+    # json.loads (and so autorubric) reads NaN and ±Infinity; they must not be syntax errors.
+    import math
+
+    from rubric_lsp.document import parse_document
+
+    doc = parse_document('{"a": NaN, "b": Infinity, "c": -Infinity, "d": -1}', "x.json")
+    assert doc.issues == []
+    assert math.isnan(doc.value["a"]) and doc.value["b"] == math.inf and doc.value["c"] == -math.inf
+    assert doc.value["d"] == -1
