@@ -30,7 +30,12 @@ def _repo_root(start: Path) -> Path | None:
 
 
 def iter_files(root: Path) -> Iterator[Path]:
-    """Lintable files below ``root``, skipping what .gitignore files (up to the repo root) ignore."""
+    """Lintable files below ``root``, skipping what .gitignore files (up to the repo root) ignore.
+
+    Paths are yielded as ``root`` was given (relative stays relative), so reports read
+    ``samples/x.yaml`` rather than an absolute path.
+    """
+    given = root
     root = root.resolve()
     specs: list[tuple[Path, pathspec.PathSpec]] = []
     repo = _repo_root(root)
@@ -46,7 +51,8 @@ def iter_files(root: Path) -> Iterator[Path]:
             spec = _gitignore(folder)
             if spec is not None:
                 specs.append((folder, spec))
-    yield from _walk(root, specs)
+    for path in _walk(root, specs):
+        yield given / path.relative_to(root)
 
 
 def _ignored(path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.PathSpec]]) -> bool:
