@@ -13,7 +13,7 @@ from rubric_lsp.formats.registry import get_format
 from rubric_lsp.lint import lint_text
 from rubric_lsp.rules.registry import all_rules
 from tests.conftest import CORPUS
-from tests.test_server_helpers import session_fixture
+from tests.test_server_helpers import column, session_fixture
 
 client = session_fixture()
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -121,20 +121,32 @@ async def test_every_fixable_rule_has_a_case_that_trips_it():
 async def test_quick_fix_applies_and_relints_clean(client: LanguageClient, code: str, name: str, text: str):
     s = client.rubric_session
     uri = s.open(f"fix-{code}/{name}", text)
+    path = str(s.root / f"fix-{code}" / name)
     for _round in range(10):
-        diags = [d for d in await s.diagnostics(uri) if d.code == code]
-        if not diags:
+        fixable = [d for d in lint_text(s.texts[uri], path, explicit=False).diagnostics if d.code == code and d.fix is not None]
+        if not fixable:
             break
+        target = fixable[0]
+        line = s.texts[uri].split("\n")[target.range.start.line]
+        start = column(line, target.range.start.character, s.encoding)
+        diags = [d for d in await s.diagnostics(uri)
+                 if d.code == code and (d.range.start.line, d.range.start.character) == (target.range.start.line, start)]
+        assert diags, f"{code} not reported at {target.range.start} in the client's encoding"
         actions = [a for a in await _actions(client, uri, diags[0])
                    if a.kind == types.CodeActionKind.QuickFix and f"({code})" in a.title and a.edit is not None]
         assert actions, f"no quick fix offered for {code}"
-        core = [d for d in lint_text(s.texts[uri], str(s.root / f"fix-{code}" / name), explicit=False).diagnostics
-                if d.code == code and d.fix is not None][0]
-        assert actions[0].is_preferred == core.fix.safe
-        expected = apply_edits(s.texts[uri], core.fix.edits)
+        assert actions[0].is_preferred == target.fix.safe
+        expected = apply_edits(s.texts[uri], target.fix.edits)
         new_text = await s.apply(uri, actions[0].edit)
         assert new_text == expected  # the LSP edit is the rule's edit, in the client's encoding
-    assert not [d for d in await s.diagnostics(uri) if d.code == code]
+    else:
+        raise AssertionError(f"{code} still fixable after 10 rounds")
+    # re-linted: what the server reports now is what the linter says about the fixed text,
+    # and nothing fixable of this rule is left
+    after = await s.diagnostics(uri)
+    core = lint_text(s.texts[uri], path, explicit=False).diagnostics
+    assert sorted(str(d.code) for d in after) == sorted(d.code for d in core)
+    assert not [d for d in core if d.code == code and d.fix is not None]
 
 
 async def test_disable_on_this_line(client: LanguageClient):
@@ -148,8 +160,24 @@ async def test_disable_on_this_line(client: LanguageClient):
     assert [d.code for d in await s.diagnostics(uri)] == []
 
 
-async def test_disable_not_offered_inside_a_block_scalar_or_json(client: LanguageClient):
+async def test_disable_extends_an_existing_directive(client: LanguageClient):
     s = client.rubric_session
+    text = "rubric:\n  - requirement: ok\n    weight: [1]  # rubric-lint: disable=AR001\n"
+    uri = s.open("disable/c.rubric.yaml", text)
+    diag = next(d for d in await s.diagnostics(uri) if d.code == "AR104")
+    action = next(a for a in await _actions(client, uri, diag) if a.title == "Disable AR104 on this line")
+    new_text = await s.apply(uri, action.edit)
+    assert new_text.split("\n")[2] == "    weight: [1]  # rubric-lint: disable=AR001,AR104"
+    assert await s.diagnostics(uri) == []
+
+
+async def test_disable_not_offered_inside_a_multiline_scalar_or_json(client: LanguageClient):
+    s = client.rubric_session
+    # a comment at the end of line 3 would become part of the quoted string
+    uri = s.open("disable/m.rubric.yaml", 'rubric:\n  - requirement: ok\n    weight: "three\n      four"\n')
+    diag = next(d for d in await s.diagnostics(uri) if d.code == "AR104")
+    assert diag.range.start.line == 2
+    assert not [a for a in await _actions(client, uri, diag) if a.title.startswith("Disable")]
     uri = s.open("disable/b.rubric.json", '{"rubric": [{"requirement": "ok", "weight": [1]}]}\n', language="json")
     diag = next(d for d in await s.diagnostics(uri) if d.code == "AR104")
     assert not [a for a in await _actions(client, uri, diag) if a.title.startswith("Disable")]

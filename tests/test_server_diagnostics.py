@@ -118,3 +118,89 @@ async def test_pyproject_settings_apply_and_reload(client: LanguageClient):
             break
         await asyncio.sleep(0.05)
     assert [d.code for d in diags] == ["AR104"]
+    # the server's log goes to the client's log (window/logMessage), never to stdout
+    assert any("re-reading [tool.rubric-lint]" in m.message for m in client.log_messages)
+
+
+async def test_editor_settings_select_and_ignore(client: LanguageClient):
+    s = client.rubric_session
+    text = "rubric:\n  - requirement: ok\n    weight: [1]\n    wieght: 2\n"
+    uri = s.open("settings/a.rubric.yaml", text)
+    assert sorted(d.code for d in await s.diagnostics(uri)) == ["AR001", "AR104"]
+    client.set_configuration({"lint": {"ignore": ["AR104"]}}, section="rubric")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    for _ in range(100):
+        s.replace(uri, text)  # a fresh version, so the wait below sees the new settings' result
+        codes = [d.code for d in await s.diagnostics(uri)]
+        if codes == ["AR001"]:
+            break
+        await asyncio.sleep(0.05)
+    assert codes == ["AR001"]
+    client.set_configuration({"lint": {"ignore": [], "select": ["AR1"]}}, section="rubric")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    for _ in range(100):
+        s.replace(uri, text)
+        codes = [d.code for d in await s.diagnostics(uri)]
+        if codes == ["AR104"]:
+            break
+        await asyncio.sleep(0.05)
+    assert codes == ["AR104"]
+    client.set_configuration({}, section="rubric")  # settings removed: every rule again
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    for _ in range(100):
+        s.replace(uri, text)
+        codes = sorted(d.code for d in await s.diagnostics(uri))
+        if len(codes) == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert codes == ["AR001", "AR104"]
+
+
+async def test_incremental_edit_after_non_ascii_lands_in_place(client: LanguageClient):
+    s = client.rubric_session
+    text = 'rubric:\n  - {name: "café 🎉", weight: 1, requirement: "x"}\n'
+    uri = s.open("incremental/a.rubric.yaml", text)
+    assert await s.diagnostics(uri) == []
+    line = text.split("\n")[1]
+    at = line.index("1,")
+    start = types.Position(line=1, character=column(line, at, s.encoding))
+    end = types.Position(line=1, character=column(line, at + 1, s.encoding))
+    s.versions[uri] += 1
+    new_text = text.replace("weight: 1,", "weight: [1],")
+    s.texts[uri] = new_text
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=s.versions[uri]),
+        content_changes=[types.TextDocumentContentChangePartial(range=types.Range(start=start, end=end), text="[1]")]))
+    diags = await s.diagnostics(uri)
+    assert [d.code for d in diags] == ["AR104"]
+    new_line = new_text.split("\n")[1]
+    assert diags[0].range.start.character == column(new_line, new_line.index("[1]"), s.encoding)
+    assert diags[0].range.end.character == column(new_line, new_line.index("[1]") + 3, s.encoding)
+
+
+async def test_referenced_files_relint_the_config_when_they_change(client: LanguageClient):
+    s = client.rubric_session
+    folder = s.root / "deps"
+    folder.mkdir()
+    uri = s.open("deps/promptfooconfig.yaml", "prompts: [hi]\nproviders: [echo]\ntests: file://cases.yaml\n")
+    assert [d.code for d in await s.diagnostics(uri)] == ["RL010"]
+
+    async def after(path, kind, expected):
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=path.as_uri(), type=kind)]))
+        codes = None
+        for _ in range(100):
+            if s.mode == "push":  # the expected result differs from the current one: poll for it
+                codes = [d.code for d in client.diagnostics.get(uri, [])]
+            else:
+                codes = [d.code for d in await s.diagnostics(uri)]
+            if codes == expected:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"diagnostics {codes}, expected {expected}")
+
+    cases = folder / "cases.yaml"
+    cases.write_text("- vars: {a: 1}\n  assert:\n    - type: contians\n      value: x\n")
+    await after(cases, types.FileChangeType.Created, ["PF100"])  # the missing file now exists: its typo shows
+    cases.write_text("- vars: {a: 1}\n  assert:\n    - type: contains\n      value: x\n")
+    await after(cases, types.FileChangeType.Changed, [])

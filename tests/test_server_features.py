@@ -94,20 +94,28 @@ async def test_hover_effective_grader_of_a_promptfoo_assertion(client: LanguageC
     assert "grader" not in plain.lower()
 
 
-async def completion_labels(client: LanguageClient, uri: str, pos: types.Position) -> list[str]:
+async def completion_items(client: LanguageClient, uri: str, pos: types.Position) -> list[types.CompletionItem]:
     result = await client.text_document_completion_async(types.CompletionParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
-    items = result.items if isinstance(result, types.CompletionList) else (result or [])
-    return [item.label for item in items]
+    return list(result.items if isinstance(result, types.CompletionList) else (result or []))
+
+
+async def completion_labels(client: LanguageClient, uri: str, pos: types.Position) -> list[str]:
+    return [item.label for item in await completion_items(client, uri, pos)]
 
 
 async def test_complete_criterion_keys(client: LanguageClient):
     s = client.rubric_session
     text = "rubric:\n  - requirement: Says hi ✓\n    we\n"
     uri = s.open("complete/a.rubric.yaml", text)
-    labels = await completion_labels(client, uri, at(s, text, "we", delta=2))
+    items = await completion_items(client, uri, at(s, text, "we", delta=2))
+    labels = [item.label for item in items]
     assert "weight" in labels and "options" in labels and "scale_type" in labels
     assert "requirement" not in labels  # already there
+    weight = next(item for item in items if item.label == "weight")
+    # replaces the word typed so far ("we"), in the client's encoding
+    assert weight.text_edit.new_text == "weight: "
+    assert (weight.text_edit.range.start.line, weight.text_edit.range.start.character, weight.text_edit.range.end.character) == (2, 4, 6)
 
 
 async def test_complete_top_level_keys(client: LanguageClient):
@@ -124,6 +132,11 @@ async def test_complete_enum_values(client: LanguageClient):
     uri = s.open("complete/c.rubric.yaml", text)
     labels = await completion_labels(client, uri, at(s, text, "scale_type: ", delta=len("scale_type: ")))
     assert labels == ["ordinal", "nominal"]
+    # triggered by typing ':' (no space yet): the value comes with its space
+    text = "rubric:\n  - requirement: Tone ✓\n    scale_type:\n"
+    uri = s.open("complete/c2.rubric.yaml", text)
+    items = await completion_items(client, uri, at(s, text, "scale_type:", delta=len("scale_type:")))
+    assert [i.text_edit.new_text for i in items] == [" ordinal", " nominal"]
 
 
 async def test_complete_assertion_types_and_provider_ids(client: LanguageClient):
@@ -149,3 +162,21 @@ async def test_outline(client: LanguageClient):
     tests = next(sym for sym in symbols if sym.name == "tests")
     assert [t.name for t in tests.children] == ["capital ✓"]
     assert [a.name for a in tests.children[0].children] == ["llm-rubric", "contains"]
+
+
+async def test_promptfoo_keys_follow_the_assertion_kind(client: LanguageClient):
+    s = client.rubric_session
+    text = PROMPTFOO.replace("        value: Names Paris\n", "        value: Names Paris\n        thr\n")
+    uri = s.open("complete/keys/promptfooconfig.yaml", text)
+    labels = await completion_labels(client, uri, at(s, text, "thr\n", delta=3))
+    assert "threshold" in labels and "rubricPrompt" in labels
+    assert "assert" not in labels  # only an assert-set has it, and this is an llm-rubric
+    text = PROMPTFOO.replace("        value: Names Paris\n", "        value: Names Paris\n        threshold: 0.5\n")
+    uri = s.open("hover/keys/promptfooconfig.yaml", text)
+    shown = await hover(client, uri, at(s, text, "threshold", delta=2))
+    from rubric_lsp.formats.registry import get_format
+
+    schema = get_format("promptfoo-config").json_schema()
+    defs = schema.get("$defs") or schema.get("definitions")
+    assert defs["Assertion"]["properties"]["threshold"]["description"] in shown
+    assert defs["AssertionSet"]["properties"]["threshold"]["description"] not in shown

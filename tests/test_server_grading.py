@@ -148,6 +148,9 @@ async def test_grade_document_checks_expectations(client: LanguageClient):
     assert [e["met"] for e in result["examples"]] == [True, False]
     titles = await lenses(client, uri)
     assert titles == ["polite: score 1.00 ✓ as expected", "rambling: score 0.50 ✗ expectation not met"]
+    raw = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert raw[0].range.start.line == 6 and raw[1].range.start.line == 9  # on each example
+    assert raw[0].command.command == "rubric-lsp.gradeDocument" and list(raw[0].command.arguments) == [{"uri": uri}]
     labels = [h.label for h in await hints(client, uri)]
     assert labels == ["polite: ✓ MET · rambling: ✓ MET", "polite: ✓ MET · rambling: ✗ UNMET"]
     found = await grading_diagnostics(s, uri)
@@ -207,15 +210,19 @@ async def test_requests_answer_quickly_while_grading(client: LanguageClient):
 
 async def test_judge_failure_shows_a_warning_and_the_server_survives(client: LanguageClient):
     s = client.rubric_session
-    if s.spec != "visual-studio-code":
-        pytest.skip("the retries take seconds; one client profile is enough for this")
-    JUDGE.default = Reply.server_error(status=500)
+    JUDGE.default = Reply.text("I would rather not say.")  # no verdict in the reply: a parse failure
     JUDGE.when("Greets", Reply.json({"criterion_status": "MET", "explanation": "ok"}))
+    if s.spec == "visual-studio-code":  # HTTP 500s are retried for seconds: one profile is enough
+        JUDGE.when("Cites a source", Reply.server_error(status=500))
     uri = s.open("grade/e.rubric.yaml", tagged(s, RUBRIC.replace("warmly", "at all")))
     report = await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Hi"})
     labels = [h.label for h in await hints(client, uri)]
     assert labels[0] == "✓ MET" and labels[1:] == ["⚠ judge error", "⚠ judge error"]
-    assert report["verdicts"][1]["error"].startswith("infrastructure")
+    assert report["verdicts"][1]["error"].startswith("parse")
+    expected = "infrastructure" if s.spec == "visual-studio-code" else "parse"
+    assert report["verdicts"][2]["error"].startswith(expected)
+    tooltip = (await hints(client, uri))[1].tooltip.value
+    assert "Judge error" in tooltip and "counted as" in tooltip
 
 
 async def test_grade_on_save_uses_the_cache(client: LanguageClient):
@@ -248,3 +255,28 @@ async def test_grade_on_save_uses_the_cache(client: LanguageClient):
     seen = saved_count()
     await save_and_wait(6)
     assert JUDGE.call_count == 6
+
+
+PROMPTFOO = (
+    "prompts: ['Answer: {{question}}']\n"
+    "providers: [openai:gpt-4.1-mini]\n"
+    "tests:\n"
+    "  - description: capital ✓\n"
+    "    vars: {question: 'Capital of France?'}\n"
+    "    assert:\n"
+    "      - type: llm-rubric\n"
+    "        value: Names Paris as the capital ({tag})\n"
+    "        provider: openai:judge\n"
+)
+
+
+async def test_grade_text_on_a_promptfoo_config_marks_the_assertion(client: LanguageClient):
+    s = client.rubric_session
+    JUDGE.default = Reply.json({"reason": "Paris is named.", "pass": True, "score": 1})
+    text = PROMPTFOO.replace("{tag}", f"{s.spec} {s.mode}")
+    uri = s.open("grade/promptfooconfig.yaml", text)
+    report = await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "It is Paris.", "test": 1})
+    assert report.get("passed") is True, report
+    shown = await hints(client, uri)
+    assert [(h.position.line, h.label) for h in shown] == [(6, "✓ PASS")]
+    assert "Paris is named." in shown[0].tooltip.value

@@ -107,7 +107,7 @@ def test_invalid_params_get_an_error_reply_not_silence(raw: RawClient, tmp_path:
     # a code action whose context diagnostics lack required fields is still answered
     rid = raw.send("textDocument/codeAction", {
         "textDocument": {"uri": uri},
-        "range": {"start": {"line": 2, "character": 4}, "end": {"line": 2, "character": 10}},
+        "range": {"start": {"line": 2, "character": 4}, "end": {"line": 2, "character": 15}},
         "context": {"diagnostics": [{"code": "AR104"}]}})
     reply = raw.response(rid)
     assert "error" not in reply and any("AR104" in a["title"] for a in reply["result"])

@@ -6,6 +6,7 @@ them into LSP workspace edits in the client's position encoding.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from lsprotocol import types
@@ -16,6 +17,8 @@ from rubric_lsp.fixes import apply_edits, select_fixes
 from rubric_lsp.lint import LintResult
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.positions import Converter
+from rubric_lsp.suppression import _DIRECTIVE
+from rubric_lsp.document import _comment_start
 
 log = logging.getLogger(__name__)
 
@@ -58,13 +61,14 @@ def disable_comment_edit(result: LintResult, diag: Diagnostic) -> tuple[Span, st
     if _inside_multiline_scalar(doc.root, line_end, doc.lines.line_starts[line]):
         return None
     text = doc.lines.line_text(line)
-    from rubric_lsp.document import _comment_start
-
     hash_at = _comment_start(text)
-    if hash_at != -1 and "rubric-lint:" in text[hash_at:] and "disable=" in text[hash_at:]:
-        # Extend the existing directive instead of writing a second one.
-        directive_end = line_end
-        return Span(directive_end, directive_end), f",{diag.code}" if not text.rstrip().endswith(",") else diag.code
+    if hash_at != -1:
+        directive = _DIRECTIVE.search(text, hash_at)
+        if directive is not None:
+            if directive.group(1).lower() != "disable" or text[directive.end():].strip():
+                return None  # another kind of directive, or words after it: leave it alone
+            end = doc.lines.line_starts[line] + directive.end()
+            return Span(end, end), f",{diag.code}"
     trimmed = len(text.rstrip())
     at = doc.lines.line_starts[line] + trimmed
     return Span(at, line_end), f"  # rubric-lint: disable={diag.code}"
@@ -93,8 +97,8 @@ def _inside_multiline_scalar(root, offset: int, line_start: int) -> bool:
     return False
 
 
-def quick_fixes(ls: RubricServer, uri: str, version: int | None, result: LintResult, span: Span,
-                only: list[str] | None) -> list[types.CodeAction]:
+async def code_actions(ls: RubricServer, uri: str, version: int | None, result: LintResult, span: Span,
+                       only: list[str] | None) -> list[types.CodeAction]:
     convert = ls.converter(result)
     actions: list[types.CodeAction] = []
     want_quickfix = not only or any(types.CodeActionKind.QuickFix.value.startswith(k) or k.startswith("quickfix") for k in only)
@@ -127,7 +131,7 @@ def quick_fixes(ls: RubricServer, uri: str, version: int | None, result: LintRes
                     edit=_workspace_edit(ls, uri, version, [types.TextEdit(range=convert.span(at), new_text=text)]),
                 ))
     if not only or any(FIX_ALL.startswith(k) for k in only):
-        fix_all = fix_all_action(ls, uri, version, result)
+        fix_all = await fix_all_action(ls, uri, version, result)
         if fix_all is not None:
             actions.append(fix_all)
     return actions
@@ -150,11 +154,12 @@ def fix_all_text(ls: RubricServer, uri: str, result: LintResult) -> str:
     return text
 
 
-def fix_all_action(ls: RubricServer, uri: str, version: int | None, result: LintResult) -> types.CodeAction | None:
+async def fix_all_action(ls: RubricServer, uri: str, version: int | None, result: LintResult) -> types.CodeAction | None:
     if not any(d.fix is not None and d.fix.safe for d in result.diagnostics):
         return None
     old = result.document.text
-    new = fix_all_text(ls, uri, result)
+    # Re-linting between rounds takes as long as a lint: keep it off the event loop.
+    new = await asyncio.get_running_loop().run_in_executor(ls.lint_pool, fix_all_text, ls, uri, result)
     if new == old:
         return None
     # One edit over the changed region only (common prefix and suffix kept).
@@ -181,4 +186,4 @@ def register(ls: RubricServer) -> None:
         version = ls.text_of(uri)[1]
         result = await ls.lint(uri)
         span = ls.converter(result).to_span(params.range)
-        return quick_fixes(ls, uri, version, result, span, params.context.only) or None
+        return await code_actions(ls, uri, version, result, span, params.context.only) or None

@@ -8,10 +8,13 @@ asyncio tasks (see :mod:`rubric_lsp.server.grading`).
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -86,10 +89,13 @@ class RubricServer(LanguageServer):
         super().__init__("rubric-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          protocol_cls=RubricProtocol)
         self.settings = ServerSettings()
+        self.init_options: Any = None
         self.docs: dict[str, DocState] = {}
         self.lint_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rubric-lint")
         self.settings_generation = 0  # bumped whenever lint settings may have changed
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.last_activity = 0.0  # loop time of the last edit (the grading warm-up waits for quiet)
+        self.lint_busy = 0  # lints under way
 
     # -- client capabilities ------------------------------------------------------
     @property
@@ -104,20 +110,36 @@ class RubricServer(LanguageServer):
                 return False
         return bool(node)
 
-    def markup(self, formats_at: str, text: str) -> types.MarkupContent:
-        """Markdown if the client renders it there, else plain text (``formats_at``: capability path)."""
+    def markup(self, formats_at: str, text: str) -> types.MarkupContent | str:
+        """Markdown if the client renders it there, else plain text (``formats_at``: capability path).
+
+        A client that lists no format gets a bare string, which every client takes.
+        """
         node: Any = self.client_capabilities
         for part in formats_at.split("."):
             node = getattr(node, part, None) if node is not None else None
-        if node is None or types.MarkupKind.Markdown in node or "markdown" in [str(getattr(k, "value", k)) for k in node]:
+        kinds = [str(getattr(k, "value", k)) for k in node] if node is not None else []
+        if "markdown" in kinds:
             return types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
-        return types.MarkupContent(kind=types.MarkupKind.PlainText, value=text)
+        if "plaintext" in kinds:
+            return types.MarkupContent(kind=types.MarkupKind.PlainText, value=text)
+        return text
 
     @property
     def pull_diagnostics(self) -> bool:
         return self.client_supports("text_document.diagnostic")
 
     # -- documents -----------------------------------------------------------------
+    def start_up_done(self) -> None:
+        """Turn garbage collection back on (main() holds it off while starting); idempotent."""
+        if not gc.isenabled():
+            gc.freeze()  # what start-up built lives for good: keep it out of every collection
+            gc.enable()
+
+    def note_activity(self) -> None:
+        if self.loop is not None:
+            self.last_activity = self.loop.time()
+
     def state(self, uri: str) -> DocState:
         doc = self.docs.get(uri)
         if doc is None:
@@ -128,6 +150,28 @@ class RubricServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         return document.source, document.version or 0
 
+    def folder_of(self, path: str | None) -> Path | None:
+        """The innermost workspace folder holding ``path``."""
+        if path is None:
+            return None
+        best: Path | None = None
+        try:
+            folders = list(self.workspace.folders.values())
+        except Exception:
+            return None
+        for folder in folders:
+            folder_path = self.path_of(folder.uri)
+            if folder_path is None:
+                continue
+            candidate = Path(folder_path)
+            try:
+                Path(path).relative_to(candidate)
+            except ValueError:
+                continue
+            if best is None or len(candidate.parts) > len(best.parts):
+                best = candidate
+        return best
+
     @staticmethod
     def path_of(uri: str) -> str | None:
         try:
@@ -136,9 +180,14 @@ class RubricServer(LanguageServer):
             return None
 
     def _lint_now(self, text: str, uri: str) -> LintResult:
+        started = time.perf_counter()
         path = self.path_of(uri)
         settings = self.settings.lint_settings(path)
-        return lint_text(text, path, settings=settings, explicit=False)
+        # File references may not escape the project: its pyproject folder, else the workspace folder.
+        root = settings.root or self.folder_of(path)
+        result = lint_text(text, path, settings=settings, explicit=False, root_dir=root)
+        log.debug("linted %s (%d characters) in %.0f ms", uri, len(text), (time.perf_counter() - started) * 1000)
+        return result
 
     async def lint(self, uri: str) -> LintResult:
         """The lint result for the document's current version (shared with any lint under way)."""
@@ -152,9 +201,11 @@ class RubricServer(LanguageServer):
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self.lint_pool, self._lint_now, text, uri)
         state.pending, state.pending_version = future, key
+        self.lint_busy += 1
         try:
             result = await asyncio.shield(future)
         finally:
+            self.lint_busy -= 1
             if state.pending is future:
                 state.pending = None
         current = self.text_of(uri)[1] if uri in self.workspace.text_documents else None
@@ -162,6 +213,7 @@ class RubricServer(LanguageServer):
             state.result, state.result_version = result, key
         if result.format is not None:
             state.extra["format"] = result.format
+        self.start_up_done()
         return result
 
     def grading_strategy(self) -> str:
@@ -184,11 +236,15 @@ class RubricServer(LanguageServer):
             log.warning("could not read the 'rubric' settings from the client: %s", exc)
             return
         if values:
-            self.apply_settings(values[0])
+            self.apply_settings(values[0], replace_all=True)
 
-    def apply_settings(self, data: Any) -> None:
+    def apply_settings(self, data: Any, replace_all: bool = False) -> None:
+        """Take settings from the client; ``replace_all``: ``data`` is the whole section (unset = default)."""
         before = self.settings
-        self.settings = self.settings.merged(data)
+        if replace_all:
+            self.settings = ServerSettings().merged(self.init_options).merged(data)
+        else:
+            self.settings = self.settings.merged(data)
         if (before.lint_select, before.lint_ignore) != (self.settings.lint_select, self.settings.lint_ignore):
             self.settings_generation += 1
 

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from lsprotocol import types
 
 from rubric_lsp.document import parse_document
+from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import Format
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.hover import _schema
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 
 PLACEHOLDER = "__rubric_complete__"
 _KEY_LINE = re.compile(r"^(?P<indent>[ \t]*(?:-[ \t]+)*)(?P<word>[A-Za-z_$][\w$.\-]*)?$")
-_VALUE_LINE = re.compile(r"^(?P<head>[ \t]*(?:-[ \t]+)*(?P<key>[A-Za-z_$][\w$.\-]*|\"[^\"]*\"|'[^']*')[ \t]*:[ \t]+)(?P<word>[^\s#]*)$")
+_VALUE_LINE = re.compile(r"^(?P<head>[ \t]*(?:-[ \t]+)*(?P<key>[A-Za-z_$][\w$.\-]*|\"[^\"]*\"|'[^']*')[ \t]*:(?P<space>[ \t]*))(?P<word>[^\s#]*)$")
 
 
 # Provider ids promptfoo understands (prefix:kind:model); the model part is an example.
@@ -50,22 +51,30 @@ def _known(name: str) -> list[str]:
     return sorted(known_assertion_types())
 
 
-def completions(fmt: Format | None, text: str, offset: int, language: str, markup=None) -> list[types.CompletionItem]:
+def completions(fmt: Format | None, text: str, offset: int, language: str, markup=None) -> tuple[list[types.CompletionItem], Span]:
+    """Items for the cursor at ``offset``, and the span of text (the word typed so far) they replace."""
+    nothing: tuple[list[types.CompletionItem], Span] = ([], Span(offset, offset))
     if fmt is None or language != "yaml":
-        return []
+        return nothing
     line_start = text.rfind("\n", 0, offset) + 1
     line_end = text.find("\n", offset)
     line_end = len(text) if line_end == -1 else line_end
     before = text[line_start:offset]
     value_match = _VALUE_LINE.match(before)
     if value_match:
-        probe = text[:line_start] + value_match.group("head") + PLACEHOLDER + text[line_end:]
-        return _value_items(fmt, probe, line_start + len(value_match.group("head")), value_match.group("key").strip("\"'"))
+        head = value_match.group("head")
+        space = "" if value_match.group("space") else " "  # triggered by the ':' itself
+        probe = text[:line_start] + head + space + PLACEHOLDER + text[line_end:]
+        items = _value_items(fmt, probe, line_start + len(head) + len(space), value_match.group("key").strip("\"'"))
+        for item in items:
+            item.insert_text = space + item.label
+        return items, Span(line_start + len(head), offset)
     key_match = _KEY_LINE.match(before)
     if key_match:
         probe = text[:line_start] + key_match.group("indent") + PLACEHOLDER + ": null" + text[line_end:]
-        return _key_items(fmt, probe, line_start + len(key_match.group("indent")), markup)
-    return []
+        start = line_start + len(key_match.group("indent"))
+        return _key_items(fmt, probe, start, markup), Span(start, offset)
+    return nothing
 
 
 def _probe(probe: str, at: int):
@@ -82,7 +91,7 @@ def _key_items(fmt: Format, probe: str, at: int, markup=None) -> list[types.Comp
     parent = loc.key_parent
     present = {k for k in (parent.keys() if parent is not None else []) if k != PLACEHOLDER}
     items: dict[str, types.CompletionItem] = {}
-    for sub in schema_at(_schema(fmt), loc.path[:-1]):
+    for sub in schema_at(_schema(fmt), loc.path[:-1], loc.nodes, PLACEHOLDER):
         for key, prop in (sub.get("properties") or {}).items():
             if key in present or key in items or key.startswith("$"):
                 continue
@@ -100,7 +109,7 @@ def _value_items(fmt: Format, probe: str, at: int, key: str) -> list[types.Compl
     if loc is None or loc.node is None or loc.node.value != PLACEHOLDER:
         return []
     values: list[Any] = []
-    for sub in schema_at(_schema(fmt), loc.path):
+    for sub in schema_at(_schema(fmt), loc.path, loc.nodes, PLACEHOLDER):
         values.extend(sub.get("enum") or [])
         if "const" in sub:
             values.append(sub["const"])
@@ -149,7 +158,7 @@ def _type_of(prop: dict) -> str | None:
 
 
 def register(ls: RubricServer) -> None:
-    @ls.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[":", " "]))
+    @ls.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[":"]))
     async def completion(ls: RubricServer, params: types.CompletionParams):
         uri = params.text_document.uri
         if uri not in ls.workspace.text_documents:
@@ -162,8 +171,12 @@ def register(ls: RubricServer) -> None:
         offset = ls.converter(result).offset(params.position)
         try:
             markup = lambda text: ls.markup("text_document.completion.completion_item.documentation_format", text)  # noqa: E731
-            items = completions(fmt, result.document.text, offset, result.document.language, markup)
+            items, replace = completions(fmt, result.document.text, offset, result.document.language, markup)
         except Exception:
             log.exception("completion failed")
-            items = []
+            items, replace = [], Span(offset, offset)
+        edit_range = ls.converter(result).span(replace)
+        for item in items:
+            item.text_edit = types.TextEdit(range=edit_range, new_text=item.insert_text or item.label)
+            item.insert_text = None
         return types.CompletionList(is_incomplete=False, items=items)

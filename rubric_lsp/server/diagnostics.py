@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import logging
 
 from lsprotocol import types
@@ -113,6 +114,35 @@ def relint_all(ls: RubricServer) -> None:
         schedule(ls, uri, 0)
 
 
+def relint_dependents(ls: RubricServer, changes) -> None:
+    """Files on disk changed: lint again the open documents that reference them.
+
+    A created file may be one that a document reported missing (RL010), so documents
+    with that finding are linted again too.
+    """
+    changed = set()
+    created = False
+    for change in changes:
+        path = ls.path_of(change.uri)
+        if path is not None:
+            changed.add(os.path.realpath(path))
+        created = created or change.type == types.FileChangeType.Created
+    for uri, state in list(ls.docs.items()):
+        result = state.result
+        if result is None or uri not in ls.workspace.text_documents:
+            continue
+        base = os.path.dirname(result.path) if result.path else ""
+        depends = {os.path.realpath(os.path.join(base, p)) for p in result.dependencies} & changed
+        missing = created and any(d.code == "RL010" for d in result.diagnostics)
+        if depends or missing:
+            state.result = state.result_version = None
+            if ls.pull_diagnostics:
+                if ls.client_supports("workspace.diagnostics.refresh_support"):
+                    ls.workspace_diagnostic_refresh(None)
+            else:
+                schedule(ls, uri, 0)
+
+
 # -- pull --------------------------------------------------------------------------------
 async def pull(ls: RubricServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
     uri = params.text_document.uri
@@ -131,12 +161,14 @@ async def pull(ls: RubricServer, params: types.DocumentDiagnosticParams) -> type
 def register(ls: RubricServer) -> None:
     @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: RubricServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.note_activity()
         state = ls.state(params.text_document.uri)
         state.version = params.text_document.version
         schedule(ls, params.text_document.uri, 0)
 
     @ls.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: RubricServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.note_activity()
         ls.state(params.text_document.uri).version = params.text_document.version
         schedule(ls, params.text_document.uri, ls.settings.debounce_seconds)
 
@@ -159,6 +191,8 @@ def register(ls: RubricServer) -> None:
         if any(change.uri.endswith("pyproject.toml") for change in params.changes):
             log.info("pyproject.toml changed: re-reading [tool.rubric-lint]")
             relint_all(ls)
+            return
+        relint_dependents(ls, params.changes)
 
     @ls.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: RubricServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -166,6 +200,8 @@ def register(ls: RubricServer) -> None:
         if uri.endswith("pyproject.toml"):
             relint_all(ls)
             return
+        # A saved file may be referenced by other open documents (file://…).
+        relint_dependents(ls, [types.FileEvent(uri=uri, type=types.FileChangeType.Changed)])
         if ls.settings.grade_on_save:
             from rubric_lsp.server import grading
 

@@ -4,7 +4,6 @@ a key's schema description, and the judge's reason on a graded criterion."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from lsprotocol import types
 
@@ -47,7 +46,7 @@ def _key_text(fmt: Format, loc: Location) -> str | None:
     except Exception:
         log.exception("building the %s schema failed", fmt.name)
         return None
-    subs = schema_at(schema, loc.path)
+    subs = schema_at(schema, loc.path, loc.nodes)
     text = description_of(subs)
     if not text:
         return None
@@ -119,9 +118,9 @@ def _grader_text(fmt: Format, result: LintResult, loc: Location, offset: int) ->
 
 # -- verdicts from the last grading -----------------------------------------------------
 def _verdict_text(ls: RubricServer, uri: str, offset: int) -> str | None:
-    from rubric_lsp.server import grading
+    from rubric_lsp.server import verdicts
 
-    return grading.verdict_hover(ls, uri, offset)
+    return verdicts.verdict_hover(ls, uri, offset)
 
 
 def register(ls: RubricServer) -> None:

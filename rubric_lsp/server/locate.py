@@ -66,11 +66,19 @@ def _child_at(node: Node, offset: int):
     return None
 
 
-def schema_at(schema: dict, path: list[Any], value: Any = None) -> list[dict]:
-    """Every subschema of ``schema`` that can describe the value at ``path``."""
+def schema_at(schema: dict, path: list[Any], nodes: list[Node] | None = None, unknown: Any = None) -> list[dict]:
+    """Every subschema of ``schema`` that can describe the value at ``path``.
+
+    With ``nodes`` (the value node at each depth, root first), alternatives that the
+    document rules out are dropped: a mapping whose ``type: llm-rubric`` cannot be the
+    alternative that requires ``type: assert-set``. Values equal to ``unknown`` (a
+    completion placeholder) rule nothing out.
+    """
     defs = schema.get("$defs") or schema.get("definitions") or {}
     current = _expand(schema, defs)
-    for step in path:
+    for depth, step in enumerate(path):
+        if nodes is not None and depth < len(nodes):
+            current = _fitting(current, nodes[depth], unknown)
         nxt: list[dict] = []
         for sub in current:
             if isinstance(step, int):
@@ -86,7 +94,29 @@ def schema_at(schema: dict, path: list[Any], value: Any = None) -> list[dict]:
         current = nxt
         if not current:
             break
+    if nodes is not None and len(nodes) > len(path):
+        current = _fitting(current, nodes[len(path)], unknown)
     return current
+
+
+def _fitting(candidates: list[dict], node: Node, unknown: Any = None) -> list[dict]:
+    if not node.is_map:
+        return candidates
+    kept = []
+    for sub in candidates:
+        props = sub.get("properties") or {}
+        fits = True
+        for key, prop in props.items():
+            value = node.get(key)
+            if value is None or not value.is_scalar or not isinstance(prop, dict) or (unknown is not None and value.value == unknown):
+                continue
+            allowed = [prop["const"]] if "const" in prop else prop.get("enum")
+            if allowed is not None and value.value not in allowed:
+                fits = False
+                break
+        if fits:
+            kept.append(sub)
+    return kept or candidates
 
 
 def _expand(sub: Any, defs: dict, depth: int = 0) -> list[dict]:

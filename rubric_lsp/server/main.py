@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import asyncio
 import logging
 import os
@@ -26,7 +27,12 @@ def build_server():
     @ls.feature(types.INITIALIZE)
     def initialize(ls: RubricServer, params: types.InitializeParams) -> None:
         ls.loop = asyncio.get_running_loop() if _loop_running() else None
+        # Load the formats and rules now, while the client digests our capabilities.
+        from rubric_lsp.formats.registry import load_all_checkers
+
+        ls.lint_pool.submit(load_all_checkers)
         if params.initialization_options:
+            ls.init_options = params.initialization_options
             ls.apply_settings(params.initialization_options)
 
     @ls.feature(types.INITIALIZED)
@@ -37,26 +43,50 @@ def build_server():
             try:
                 await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
                     id="rubric-pyproject", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                    register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                        watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")]),
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                        types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
+                        # files that rubric configs reference (file://…): their changes re-lint the config
+                        types.FileSystemWatcher(glob_pattern="**/*.{yaml,yml,json,jsonl,csv,txt,md,py,js}"),
+                    ]),
                 )]))
             except Exception as exc:
                 logging.getLogger("rubric_lsp.server").info("could not watch pyproject.toml files: %s", exc)
-        # The grading engine's first use imports litellm (seconds): pay that off the loop now.
-        threading.Thread(target=grading.warm_up, name="rubric-warm-up", daemon=True).start()
+        # The grading engine's first use imports litellm (seconds of CPU): pay that in a
+        # background thread, but only once the editor has been quiet for a while, so it
+        # never competes with start-up or with linting while someone types.
+        _warm_up_when_idle(ls)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: RubricServer, params: types.DidChangeConfigurationParams) -> None:
         before = ls.settings
         if isinstance(params.settings, dict) and params.settings:
-            ls.apply_settings(params.settings)
-        await ls.refresh_settings()
+            ls.apply_settings(params.settings, replace_all=True)  # clients that push the section
+        await ls.refresh_settings()  # clients that are asked for it
         if (before.lint_select, before.lint_ignore) != (ls.settings.lint_select, ls.settings.lint_ignore):
             diagnostics.relint_all(ls)
 
     for module in (diagnostics, actions, hover, completion, symbols, grading):
         module.register(ls)
     return ls
+
+
+WARM_UP_IDLE_SECONDS = float(os.environ.get("RUBRIC_LSP_WARM_UP_IDLE", "2"))
+
+
+def _warm_up_when_idle(ls) -> None:
+    from rubric_lsp.server import grading
+
+    def check() -> None:
+        if grading.warm_started:
+            return
+        quiet = ls.loop.time() - ls.last_activity
+        if quiet >= WARM_UP_IDLE_SECONDS and not ls.lint_busy:
+            grading.warm_started = True
+            threading.Thread(target=grading.warm_up, name="rubric-warm-up", daemon=True).start()
+        else:
+            ls.loop.call_later(max(0.2, WARM_UP_IDLE_SECONDS - quiet), check)
+
+    ls.loop.call_later(WARM_UP_IDLE_SECONDS, check)
 
 
 def _loop_running() -> bool:
@@ -78,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch a price map
+    # Start-up builds many thousands of objects that all live on (protocol types, schemas):
+    # collecting garbage while importing them only costs time. Collection resumes after
+    # the first lint (see RubricServer.start_up_done), or 5 s after start at the latest.
+    gc.disable()
     # stdout is the protocol channel: logs go to stderr and to the client's log only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="rubric-lsp %(levelname)s %(name)s: %(message)s")
     logging.getLogger("rubric_lsp").setLevel(args.log_level)
@@ -86,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
     server = build_server()
+    timer = threading.Timer(5.0, server.start_up_done)
+    timer.daemon = True
+    timer.start()
     if args.tcp is not None:
         server.start_tcp(args.host, args.tcp)
     else:

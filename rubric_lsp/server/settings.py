@@ -32,7 +32,7 @@ class ServerSettings:
     lint_ignore: tuple[str, ...] = ()
     cannot_assess: str | None = None  # CANNOT_ASSESS strategy: skip | zero | partial | fail
     # Not a user setting: how long to wait for more typing before linting (push mode).
-    debounce_seconds: float = 0.01
+    debounce_seconds: float = 0.005
     problems: tuple[str, ...] = field(default=(), compare=False)
 
     def merged(self, data: Any) -> "ServerSettings":
@@ -43,15 +43,18 @@ class ServerSettings:
         for key, value in flat.items():
             spec = _KEYS.get(key)
             if spec is None:
+                if "key" in key.lower().rsplit(".", 1)[-1] and value:
+                    problems.append(f"setting rubric.{key} is ignored: API keys are read from the environment only "
+                                    "(e.g. OPENAI_API_KEY), never from settings")
                 continue
-            attr, kind = spec
+            attr, kind, what = spec
             if value is None:
                 changes[attr] = _DEFAULTS[attr]
                 continue
             try:
                 changes[attr] = kind(value)
             except (TypeError, ValueError):
-                problems.append(f"setting rubric.{key} = {value!r} is not a valid {kind.__name__}; ignored")
+                problems.append(f"setting rubric.{key} = {value!r} is ignored: it must be {what}")
         for problem in problems:
             log.warning(problem)
         return replace(self, **changes, problems=tuple(problems))
@@ -100,23 +103,30 @@ def _positive_float(value: Any) -> float:
     return number
 
 
+def _strategy(value: Any) -> str | None:
+    text = _text(value)
+    if text is not None and text not in ("skip", "zero", "partial", "fail"):
+        raise ValueError(text)
+    return text
+
+
 def _text(value: Any) -> str | None:
     if not isinstance(value, str):
         raise TypeError("expected a string")
     return value.strip() or None
 
 
-_KEYS: dict[str, tuple[str, Any]] = {
-    "judge.model": ("judge_model", _text),
-    "judge.apiBase": ("judge_api_base", _text),
-    "judge.concurrency": ("judge_concurrency", _positive_int),
-    "judge.timeoutSeconds": ("judge_timeout_seconds", _positive_float),
-    "gradeOnSave": ("grade_on_save", _bool),
-    "cache.enabled": ("cache_enabled", _bool),
-    "lint.select": ("lint_select", _codes),
-    "lint.ignore": ("lint_ignore", _codes),
-    "grading.cannotAssess": ("cannot_assess", _text),
-    "debounceSeconds": ("debounce_seconds", float),
+_KEYS: dict[str, tuple[str, Any, str]] = {
+    "judge.model": ("judge_model", _text, "a model name such as openai/gpt-4o-mini"),
+    "judge.apiBase": ("judge_api_base", _text, "a URL"),
+    "judge.concurrency": ("judge_concurrency", _positive_int, "a positive whole number"),
+    "judge.timeoutSeconds": ("judge_timeout_seconds", _positive_float, "a positive number of seconds"),
+    "gradeOnSave": ("grade_on_save", _bool, "true or false"),
+    "cache.enabled": ("cache_enabled", _bool, "true or false"),
+    "lint.select": ("lint_select", _codes, "a list of rule codes or prefixes"),
+    "lint.ignore": ("lint_ignore", _codes, "a list of rule codes or prefixes"),
+    "grading.cannotAssess": ("cannot_assess", _strategy, "one of skip, zero, partial, fail"),
+    "debounceSeconds": ("debounce_seconds", float, "a number of seconds"),
 }
 _DEFAULTS = {f.name: f.default for f in fields(ServerSettings)}
 

@@ -1,0 +1,207 @@
+"""Language-server latency: didChange → diagnostics, and start → first diagnostics.
+
+    python bench/bench_server.py [--rounds N] [--big PATH]
+
+Drives ``rubric-lsp`` over stdio as a client would (push diagnostics) and prints:
+- didChange → publishDiagnostics on a 50-criterion rubric       (goal ≤ 30 ms)
+- didChange → publishDiagnostics on promptfoo's largest example  (goal ≤ 1.5 s)
+- process start → first diagnostics of an opened rubric          (goal ≤ 1 s)
+Exits 1 if a median misses its goal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("RUBRIC_SHARED_DIR", REPO.parent / "shared"))
+BIG_DEFAULT = SHARED / "corpus" / "promptfoo" / "examples" / "redteam-medical-agent" / "redteam.yaml"
+SERVER = [sys.executable, "-m", "rubric_lsp", "serve"]
+
+
+class Client:
+    """A minimal LSP client over the server's stdio (a reader thread queues every message)."""
+
+    def __init__(self, cwd: Path) -> None:
+        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(REPO)}
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None if os.environ.get("BENCH_STDERR") else subprocess.DEVNULL,
+                                     cwd=cwd, env=env)
+        self.messages: queue.Queue = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._reader, daemon=True).start()
+
+    def _reader(self) -> None:
+        stdout = self.proc.stdout
+        while True:
+            length = None
+            while True:
+                line = stdout.readline()
+                if not line:
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            self.messages.put((time.perf_counter(), json.loads(stdout.read(length))))
+
+    def send(self, method: str, params, request: bool = False) -> int | None:
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        if request:
+            self.next_id += 1
+            message["id"] = self.next_id
+        body = json.dumps(message).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+        return message.get("id")
+
+    def wait(self, match, timeout: float = 60.0):
+        deadline = time.perf_counter() + timeout
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise TimeoutError("no matching message")
+            at, message = self.messages.get(timeout=remaining)
+            if "method" in message and "id" in message:  # a server request (configuration, progress…)
+                reply = {"jsonrpc": "2.0", "id": message["id"], "result": [None] * len(message["params"].get("items", []))
+                         if message["method"] == "workspace/configuration" else None}
+                body = json.dumps(reply).encode()
+                self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+                self.proc.stdin.flush()
+                continue
+            if match(message):
+                return at, message
+
+    def initialize(self, root: Path) -> None:
+        rid = self.send("initialize", {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {
+            "textDocument": {"publishDiagnostics": {"versionSupport": True}}, "workspace": {"configuration": True}}}, request=True)
+        self.wait(lambda m: m.get("id") == rid)
+        self.send("initialized", {})
+
+    def diagnostics_for(self, uri: str, version: int, timeout: float = 60.0):
+        return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                         and m["params"]["uri"] == uri and m["params"].get("version") == version, timeout)
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the server process has used so far (Linux /proc)."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return float("nan")
+
+    def close(self) -> None:
+        try:
+            rid = self.send("shutdown", None, request=True)
+            self.wait(lambda m: m.get("id") == rid, 10)
+            self.send("exit", None)
+            self.proc.wait(timeout=10)
+        except Exception:
+            self.proc.kill()
+
+
+def rubric(criteria: int, salt: int = 0) -> str:
+    lines = ["rubric:"]
+    for i in range(criteria):
+        lines += [f"  - name: criterion-{i}", f"    weight: {(i % 7) + 1}",
+                  f"    requirement: The answer states fact number {i} correctly (revision {salt})"]
+    return "\n".join(lines) + "\n"
+
+
+def time_changes(client: Client, uri: str, texts: list[str], first_version: int) -> list[float]:
+    """Seconds from each didChange to the diagnostics of that version (one change at a time)."""
+    timings = []
+    for offset, text in enumerate(texts):
+        version = first_version + offset
+        sent = time.perf_counter()
+        client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                               "contentChanges": [{"text": text}]})
+        at, _ = client.diagnostics_for(uri, version)
+        timings.append(at - sent)
+    return timings
+
+
+def describe(name: str, timings: list[float], goal: float) -> bool:
+    median = statistics.median(timings)
+    worst = max(timings)
+    ok = median <= goal
+    print(f"{name:<52} median {median * 1000:8.1f} ms   max {worst * 1000:8.1f} ms   goal ≤ {goal * 1000:.0f} ms   {'ok' if ok else 'MISSED'}")
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=20, help="edits timed on the 50-criterion rubric (default 20)")
+    parser.add_argument("--big-rounds", type=int, default=3, help="edits timed on the large promptfoo file (default 3)")
+    parser.add_argument("--starts", type=int, default=3, help="server starts timed (default 3)")
+    parser.add_argument("--big", type=Path, default=BIG_DEFAULT, help="the large promptfoo config")
+    args = parser.parse_args(argv)
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+
+        # 1. start → first diagnostics
+        starts: list[float] = []
+        start_cpu: list[float] = []  # the server's own CPU time by then: what a busy machine cannot inflate
+        for n in range(args.starts):
+            path = root / f"start{n}.rubric.yaml"
+            text = rubric(5) + "    wieght: 2\n"
+            path.write_text(text)
+            client = Client(root)
+            client.initialize(root)
+            client.send("textDocument/didOpen", {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": text}})
+            at, message = client.diagnostics_for(path.as_uri(), 1)
+            assert message["params"]["diagnostics"], "expected a finding in the start-up document"
+            starts.append(at - client.started)
+            start_cpu.append(client.cpu_seconds())
+            client.close()
+
+        client = Client(root)
+        client.initialize(root)
+        try:
+            # 2. didChange on a 50-criterion rubric
+            path = root / "fifty.rubric.yaml"
+            uri = path.as_uri()
+            client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": rubric(50)}})
+            client.diagnostics_for(uri, 1)
+            fifty = time_changes(client, uri, [rubric(50, salt) for salt in range(1, args.rounds + 1)], 2)
+
+            # 3. didChange on promptfoo's largest example
+            big_timings: list[float] = []
+            if args.big.is_file():
+                big_text = args.big.read_text(encoding="utf-8")
+                big_uri = (root / "redteam.yaml").as_uri()
+                client.send("textDocument/didOpen", {"textDocument": {"uri": big_uri, "languageId": "yaml", "version": 1, "text": big_text}})
+                client.diagnostics_for(big_uri, 1)
+                edits = [big_text.replace("description:", f"description: r{n}", 1) if "description:" in big_text else big_text + f"# {n}\n"
+                         for n in range(args.big_rounds)]
+                big_timings = time_changes(client, big_uri, edits, 2)
+        finally:
+            client.close()
+
+    print(f"rubric-lsp server latency ({os.cpu_count()} cores, Python {sys.version.split()[0]})")
+    results.append(describe("didChange → diagnostics, 50-criterion rubric", fifty, 0.030))
+    if big_timings:
+        size = args.big.stat().st_size / 1e6
+        results.append(describe(f"didChange → diagnostics, {args.big.name} ({size:.1f} MB)", big_timings, 1.5))
+    else:
+        print(f"(skipped the large file: {args.big} not found)")
+    results.append(describe("server start → first diagnostics", starts, 1.0))
+    print(f"{'  (server CPU time by its first diagnostics)':<52} median {statistics.median(start_cpu) * 1000:8.1f} ms"
+          f"   load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,236 @@
+"""Showing the last grading of a document: inlay hints, code lenses, hovers, diagnostics.
+
+Built from the grading engine's JSON report (``report.to_json()``), whose ranges are
+0-based code points in the graded text; they are converted to the client's encoding here.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsprotocol import types
+
+from rubric_lsp.document.positions import Position, Range
+from rubric_lsp.server.app import SOURCE, RubricServer
+
+log = logging.getLogger(__name__)
+
+ICONS = {"MET": "✓", "UNMET": "✗", "CANNOT_ASSESS": "?", "PASS": "✓", "FAIL": "✗", "ERROR": "⚠"}
+
+
+@dataclass
+class Mark:
+    """One verdict to show: at the end of ``line`` (code points), with the judge's reason."""
+
+    line: int
+    range: Range
+    label: str
+    tooltip: str
+
+
+@dataclass
+class Lens:
+    range: Range
+    title: str
+    regrade: bool = False  # clicking it grades the document's examples again
+
+
+@dataclass
+class Shown:
+    """The last grading of a document, ready to display."""
+
+    marks: list[Mark] = field(default_factory=list)
+    lenses: list[Lens] = field(default_factory=list)
+    problems: list[tuple[Range, str]] = field(default_factory=list)  # unmet expectations
+    result: dict[str, Any] | None = None
+
+
+def _range(data: Any) -> Range | None:
+    if not isinstance(data, dict):
+        return None
+    try:
+        start, end = data["start"], data["end"]
+        return Range(Position(int(start["line"]), int(start["character"])), Position(int(end["line"]), int(end["character"])))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _label(verdict: dict[str, Any]) -> str:
+    name = str(verdict.get("verdict", ""))
+    if verdict.get("error"):
+        return "⚠ judge error"
+    icon = ICONS.get(name)
+    if icon is None:  # a multi-choice option label
+        return f"◆ {name}"
+    return f"{icon} {name}"
+
+
+def _tooltip(verdict: dict[str, Any], example: str | None = None) -> str:
+    head = f"**{verdict.get('name') or 'criterion'}**: {verdict.get('verdict')}"
+    if example:
+        head = f"*{example}* — " + head
+    parts = [head]
+    if verdict.get("error"):
+        parts.append(f"Judge error: {verdict['error']}" + (f" (counted as {verdict['counted_as']})" if verdict.get("counted_as") else ""))
+    if verdict.get("reason"):
+        parts.append(str(verdict["reason"]))
+    if verdict.get("cached"):
+        parts.append("_(from the verdict cache)_")
+    return "\n\n".join(parts)
+
+
+def _score_text(report: dict[str, Any]) -> str:
+    score = report.get("score")
+    text = "no score" if score is None else f"score {score:.2f}"
+    if report.get("error"):
+        text += f" ⚠ {report['error']}"
+    return text
+
+
+def shown_for_report(report: dict[str, Any], where: Range) -> Shown:
+    shown = Shown(result=report)
+    for verdict in report.get("verdicts", []):
+        rng = _range(verdict.get("range"))
+        if rng is not None:
+            shown.marks.append(Mark(rng.start.line, rng, _label(verdict), _tooltip(verdict)))
+    passed = report.get("passed")
+    suffix = "" if passed is None else (" ✓ passed" if passed else " ✗ failed")
+    shown.lenses.append(Lens(where, f"Graded: {_score_text(report)}{suffix}"))
+    return shown
+
+
+def shown_for_examples(results: list[Any], top: Range) -> Shown:
+    shown = Shown(result={"examples": []})
+    by_line: dict[int, list[tuple[str, dict[str, Any]]]] = {}
+    ranges: dict[int, Range] = {}
+    for example in results:
+        data = _example_json(example)
+        shown.result["examples"].append(data)
+        report = data.get("report") or {}
+        name = data.get("name") or "example"
+        for verdict in report.get("verdicts", []):
+            rng = _range(verdict.get("range"))
+            if rng is not None:
+                by_line.setdefault(rng.start.line, []).append((name, verdict))
+                ranges.setdefault(rng.start.line, rng)
+        where = _range(data.get("range")) or top
+        met = data.get("met")
+        expect = "" if met is None else (" ✓ as expected" if met else " ✗ expectation not met")
+        shown.lenses.append(Lens(where, f"{name}: {_score_text(report)}{expect}", regrade=True))
+        for failure in data.get("failures") or []:
+            shown.problems.append((where, f"Example '{name}': {failure}"))
+    for line, items in by_line.items():
+        if len(items) == 1:
+            name, verdict = items[0]
+            label = _label(verdict)
+        else:
+            label = " · ".join(f"{name}: {_label(v)}" for name, v in items)
+        tooltip = "\n\n---\n\n".join(_tooltip(v, name) for name, v in items)
+        shown.marks.append(Mark(line, ranges[line], label, tooltip))
+    return shown
+
+
+def _example_json(example: Any) -> dict[str, Any]:
+    if isinstance(example, dict):
+        data = dict(example)
+    elif hasattr(example, "to_json"):
+        data = example.to_json()
+    else:
+        data = {key: getattr(example, key, None) for key in ("name", "range", "report", "met", "failures")}
+    report = data.get("report")
+    if report is not None and not isinstance(report, dict) and hasattr(report, "to_json"):
+        data["report"] = report.to_json()
+    return data
+
+
+def show(ls: RubricServer, uri: str, shown: Shown) -> None:
+    ls.state(uri).extra["shown"] = shown
+    _refresh(ls, uri)
+
+
+def clear(ls: RubricServer, uri: str | None) -> None:
+    for doc_uri, state in list(ls.docs.items()):
+        if uri is None or doc_uri == uri:
+            state.extra.pop("shown", None)
+            _refresh(ls, doc_uri)
+
+
+def _refresh(ls: RubricServer, uri: str) -> None:
+    state = ls.state(uri)
+    shown: Shown | None = state.extra.get("shown")
+    state.extra["grading_diagnostics"] = _problems(ls, uri, shown)
+    for capability, refresh in (("workspace.inlay_hint.refresh_support", ls.workspace_inlay_hint_refresh),
+                                ("workspace.code_lens.refresh_support", ls.workspace_code_lens_refresh)):
+        if ls.client_supports(capability):
+            try:
+                refresh(None)
+            except Exception:
+                log.debug("refresh failed", exc_info=True)
+    from rubric_lsp.server import diagnostics
+
+    if ls.pull_diagnostics:
+        if ls.client_supports("workspace.diagnostics.refresh_support"):
+            ls.workspace_diagnostic_refresh(None)
+    elif uri in ls.workspace.text_documents:
+        diagnostics.schedule(ls, uri, 0)
+
+
+def _problems(ls: RubricServer, uri: str, shown: Shown | None) -> list[types.Diagnostic]:
+    if shown is None or not shown.problems:
+        return []
+    state = ls.state(uri)
+    result = state.result
+    from rubric_lsp.document.positions import LineIndex
+    from rubric_lsp.server.positions import Converter
+
+    lines = result.document.lines if result is not None else LineIndex(ls.text_of(uri)[0] if uri in ls.workspace.text_documents else "")
+    convert = Converter(lines, ls.encoding)
+    return [types.Diagnostic(range=convert.range(rng), message=message, severity=types.DiagnosticSeverity.Information,
+                             source=SOURCE, code="grading") for rng, message in shown.problems]
+
+
+# -- display ---------------------------------------------------------------------------
+def verdict_hover(ls: RubricServer, uri: str, offset: int) -> str | None:
+    state = ls.docs.get(uri)
+    shown: Shown | None = state.extra.get("shown") if state else None
+    if shown is None or state.result is None:
+        return None
+    pos = state.result.document.lines.position(offset)
+    texts = [m.tooltip for m in shown.marks if m.range.start.line <= pos.line <= max(m.range.end.line, m.range.start.line)]
+    return "\n\n---\n\n".join(texts) or None
+
+
+def inlay_hints(ls: RubricServer, uri: str, visible: types.Range) -> list[types.InlayHint]:
+    state = ls.docs.get(uri)
+    shown: Shown | None = state.extra.get("shown") if state else None
+    if shown is None or state.result is None:
+        return []
+    lines = state.result.document.lines
+    from rubric_lsp.server.positions import Converter
+
+    convert = Converter(lines, ls.encoding)
+    hints = []
+    for mark in shown.marks:
+        if mark.line >= lines.line_count or not (visible.start.line <= mark.line <= visible.end.line):
+            continue
+        end = Position(mark.line, len(lines.line_text(mark.line)))
+        hints.append(types.InlayHint(
+            position=convert.position(end), label=mark.label, padding_left=True,
+            tooltip=types.MarkupContent(kind=types.MarkupKind.Markdown, value=mark.tooltip)))
+    return hints
+
+
+def code_lenses(ls: RubricServer, uri: str) -> list[types.CodeLens]:
+    state = ls.docs.get(uri)
+    shown: Shown | None = state.extra.get("shown") if state else None
+    if shown is None or state.result is None:
+        return []
+    from rubric_lsp.server.positions import Converter
+
+    convert = Converter(state.result.document.lines, ls.encoding)
+    return [types.CodeLens(range=convert.range(Range(lens.range.start, lens.range.start)),
+                           command=types.Command(title=lens.title, command="rubric-lsp.gradeDocument", arguments=[{"uri": uri}])
+                           if lens.regrade else types.Command(title=lens.title, command=""))
+            for lens in shown.lenses]
