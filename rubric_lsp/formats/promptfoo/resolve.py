@@ -299,12 +299,20 @@ class ConfigView:
     def test_number(self, number: int) -> TestInfo | None:
         return self.tests[number - 1] if 1 <= number <= len(self.tests) else None
 
+    def _grading_vars(self, test: TestInfo) -> dict[str, Any]:
+        merged: dict[str, Node] = {}
+        if test.default is not None and test.default is not test:
+            merged.update(test.default.own_var_values)
+        merged.update(_scenario_vars(test))
+        merged.update(test.own_var_values)
+        return {name: to_plain(node) for name, node in merged.items()}
+
     def grading_plan(self, number: int) -> list[GradingItem]:
         test = self.test_number(number)
         if test is None:
             return []
-        plain_vars = {name: to_plain(node) for name, node in test.var_values.items()}
         items = []
+        plain_vars = self._grading_vars(test)
         for assertion in test.assertions:
             if assertion.type is None or assertion.grader_kind is None:
                 continue
@@ -314,6 +322,24 @@ class ConfigView:
             items.append(GradingItem(assertion, assertion.type, assertion.value, assertion.threshold,
                                      to_plain(rubric_prompt), self.grader(assertion, test), plain_vars))
         return items
+
+
+def _scenario_vars(test: TestInfo) -> dict[str, Node]:
+    """Vars a scenario's first ``config`` entry adds to each of its tests.
+
+    promptfoo runs a scenario's tests once per ``config`` entry, merging
+    defaultTest.vars < entry vars < test vars; grading a single response uses the first
+    entry (``ConfigView.grading_plan`` documents this).
+    """
+    config = test.scenario.get("config") if test.scenario is not None else None
+    entries = config.value if config is not None and config.is_seq else ([config] if config is not None else [])
+    for entry in entries:
+        if entry.is_map:
+            found = entry.get("vars")
+            if found is not None and found.is_map:
+                return {key: value for key, _key_node, value in found.items() if isinstance(key, str)}
+            return {}
+    return {}
 
 
 def provider_parts(node: Node, kind: str) -> tuple[str | None, dict | None, str | None]:
