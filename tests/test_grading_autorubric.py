@@ -296,3 +296,16 @@ def test_failure_categories_and_their_effect_on_the_score():
     # unknown failures count against the response; infrastructure ones are skipped
     outcomes = [failure_outcome(good, unknown)[0], failure_outcome(bad, JudgeFailure("infrastructure", "x"))[0]]
     assert compute_score(outcomes) == 0.0
+
+
+async def test_retry_wait_frees_the_concurrency_slot(judge_server, tmp_path):
+    # With one slot, a rate-limited criterion waits out its Retry-After without the slot,
+    # so the other criterion is judged meanwhile instead of queueing behind the wait.
+    judge_server.queue(Reply.rate_limited(retry_after=1))
+    judge_server.default = met()
+    rubric = "- name: first\n  requirement: Says hello\n- name: second\n  requirement: Says goodbye\n"
+    report = await grade(judge_server, tmp_path, rubric=rubric, concurrency=1, cache_enabled=False)
+    assert [v.verdict for v in report.verdicts] == ["MET", "MET"]
+    first, second, retry = judge_server.completions
+    assert second.received_at - first.received_at < 0.5 <= retry.received_at - first.received_at
+    assert "Says hello" in first.text and "Says goodbye" in second.text and "Says hello" in retry.text

@@ -7,7 +7,6 @@ import json
 import pytest
 
 from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, grade_text
-from rubric_lsp.grading.northstar_grader import Scoring, ScoringError
 from tests.conftest import CORPUS
 from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
 
@@ -95,16 +94,47 @@ async def test_faithfulness_without_context_is_skipped_and_missing_key_named(jud
     assert judge_server.call_count == 1
 
 
-def test_scoring_config_rules():
-    assert Scoring.read({"mode": "binary", "max_score": 10}, 0.5).passing_score == 10
-    with pytest.raises(ScoringError, match="passing_score"):
-        Scoring.read({"mode": "numeric", "max_score": 5}, 0.5)
-    with pytest.raises(ScoringError, match="greater"):
-        Scoring.read({"min_score": 1, "max_score": 1, "passing_score": 1}, 0.5)
-    with pytest.raises(ScoringError, match="within"):
-        Scoring.read({"max_score": 5, "passing_score": 7}, 0.5)
-    with pytest.raises(ScoringError, match="unknown"):
-        Scoring.read({"mode": "binary", "pass": 1}, 0.5)
+def judge(**fields):
+    return {"type": "rubric", "name": "j", "model": "openrouter/deepseek/x", "rubric": "Is it correct?", **fields}
+
+
+@pytest.mark.parametrize("grader, reason", [
+    # NorthStar's JudgeScoringConfig (the shared format model): mode is required, numeric needs
+    # passing_score within [min, max], max above min, no unknown keys.
+    (judge(scoring={"mode": "numeric", "max_score": 5}), "passing_score is required"),
+    (judge(scoring={"mode": "numeric", "min_score": 1, "max_score": 1, "passing_score": 1}), "must be greater than min_score"),
+    (judge(scoring={"mode": "numeric", "max_score": 5, "passing_score": 7}), "must be within"),
+    (judge(scoring={"mode": "binary", "pass": 1}), "pass"),
+    (judge(scoring={"max_score": 5, "passing_score": 4}), "mode"),
+    (judge(temperature="warm"), "temperature"),
+    ({"type": "faithfulness", "model": "openrouter/deepseek/x"}, "name"),
+])
+async def test_invalid_grader_config_fails_that_grade_without_a_call(judge_server, tmp_path, grader, reason):
+    judge_server.default = numeric(5)
+    report = await grade_text(request(grader, NUMERIC), "run.json", "x", None, settings(judge_server, tmp_path))
+    bad, good = report.verdicts
+    assert bad.verdict == ERROR_VERDICT and bad.passed is False and bad.reason.startswith("Invalid grader config: ")
+    assert reason in bad.reason and bad.range["start"]["line"] == 2
+    assert good.verdict == "PASS" and report.passed is False and judge_server.call_count == 1
+
+
+@pytest.mark.parametrize("grader, passing", [
+    (judge(scoring={"mode": "binary", "max_score": 10}), True),   # binary: passing_score defaults to max_score, unused
+    (judge(threshold=0.9), False),                                 # no scoring: numeric [0, 1] passing at threshold
+    (judge(), True),                                               # RubricJudge's default threshold 0.5
+    ({"name": "untyped", "model": "openrouter/deepseek/x", "rubric": "r"}, True),  # type defaults to 'rubric'
+])
+async def test_scoring_defaults(judge_server, tmp_path, grader, passing):
+    judge_server.default = Reply.json({"passed": True, "reason": "r", "feedback": "f"}) if "scoring" in grader else numeric(0.8)
+    report = await grade_text(request(grader), "run.json", "x", None, settings(judge_server, tmp_path))
+    assert report.verdicts[0].passed is passing and report.verdicts[0].verdict == ("PASS" if passing else "FAIL")
+
+
+async def test_code_and_regex_graders_are_not_judged(judge_server, tmp_path):
+    judge_server.default = numeric(5)
+    body = request({"type": "regex", "name": "re", "pattern": "x"}, {"type": "python", "name": "py", "code": "pass"}, NUMERIC)
+    report = await grade_text(body, "run.json", "x", None, settings(judge_server, tmp_path))
+    assert [(v.name, v.index) for v in report.verdicts] == [("correctness", 2)] and judge_server.call_count == 1
 
 
 async def test_corpus_run_request(judge_server, tmp_path):

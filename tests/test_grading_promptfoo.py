@@ -182,3 +182,69 @@ async def test_max_score_threshold_and_single_output(judge_server, tmp_path):
     assert result["max_score"][0]["winner"] is None and "threshold" in result["max_score"][0]["reason"]
     with pytest.raises(GradingError, match="at least 2"):
         await grade_promptfoo_outputs(doc, ["one"], None, settings(judge_server, tmp_path))
+
+
+VARS_CONFIG = """\
+prompts: [p]
+providers: [echo]
+defaultTest:
+  options: {provider: openai:judge}
+  vars: file://shared_vars.yaml
+tests:
+  - vars:
+      - {topic: cats}
+      - file://more_vars.yaml
+    assert:
+      - type: llm-rubric
+        value: Talks about {{topic}} in {{city}} for {{audience}}
+"""
+
+
+def write_vars_config(folder):
+    (folder / "shared_vars.yaml").write_text("city: Paris\n")
+    (folder / "more_vars.yaml").write_text("audience: children\n")
+    config = folder / "promptfooconfig.yaml"
+    config.write_text(VARS_CONFIG)
+    return config
+
+
+def test_grading_plan_gives_var_values_not_names(tmp_path):
+    # Regression for the reported resolve.py bug (each var's value was its own name): the plan
+    # carries values, defaultTest's merged under the test's, from inline, list and file:// vars.
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.formats.promptfoo.resolve import read_config
+
+    config = write_vars_config(tmp_path)
+    doc = parse_document(config.read_text(), str(config))
+    plan = read_config(doc.root, config, doc).grading_plan(1)
+    assert [item.vars for item in plan] == [{"city": "Paris", "topic": "cats", "audience": "children"}]
+
+
+def test_grading_plan_merges_scenario_config_vars():
+    # promptfoo merges each scenarios[].config[] entry's vars into every test of the scenario.
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.formats.promptfoo.resolve import read_config
+
+    text = """\
+prompts: [p]
+providers: [echo]
+scenarios:
+  - config:
+      - vars: {size: big}
+    tests:
+      - vars: {topic: fish}
+        assert:
+          - type: llm-rubric
+            value: A {{size}} {{topic}}
+"""
+    doc = parse_document(text, "promptfooconfig.yaml")
+    plan = read_config(doc.root, "promptfooconfig.yaml", doc).grading_plan(1)
+    assert [item.vars for item in plan] == [{"size": "big", "topic": "fish"}]
+
+
+async def test_vars_from_files_and_lists_reach_the_grading_prompt(judge_server, tmp_path):
+    config = write_vars_config(tmp_path)
+    judge_server.default = verdict(True, 1)
+    report = await grade_text(config.read_text(), str(config), "An answer.", None, settings(judge_server, tmp_path))
+    assert report.verdicts[0].verdict == "PASS"
+    assert "Talks about cats in Paris for children" in judge_server.completions[0].text

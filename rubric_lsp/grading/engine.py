@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from pathlib import PurePath
 from typing import Any, Callable
 
 from rubric_lsp.document import Document, Node, parse_document
@@ -165,9 +164,7 @@ async def _grade_northstar(doc: Document, response: str, query: str | None, sett
 
     from rubric_lsp.grading.northstar_grader import grade_graders, read_graders
 
-    graders_node = doc.root.get("graders")
-    elements = list(graders_node.value) if graders_node is not None and graders_node.is_seq else []
-    graders = read_graders(doc.value, lambda i: doc.range(elements[i]).to_json() if i < len(elements) else None)
+    graders = read_graders(doc.root, lambda node: doc.range(node).to_json())
     if not graders:
         raise GradingError("This EvalRunRequest has no LLM graders (type 'rubric' or 'faithfulness') to run.")
     explicit_model = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")

@@ -6,23 +6,24 @@ raw score to [0, 1] and passes iff ``raw >= passing_score``; binary mode scores 
 score in range); anything else is "LLM judge returned invalid JSON.". A failed call is a
 FAILED grade carrying NorthStar's message for the error, never a crash and never a pass.
 
-The scoring config is read here with a few lines of our own (the NorthStar format model is
-written elsewhere); it accepts what ``JudgeScoringConfig`` accepts.
+Graders are read with the NorthStar format's ``read_request`` and its ``JudgeScoringConfig``
+(NorthStar's validators and threshold defaults), so lint and grading accept the same files.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
+from rubric_lsp.document import Node
+from rubric_lsp.formats.northstar.model import RUBRIC_JUDGE_TYPES, JudgeScoringConfig
+from rubric_lsp.formats.northstar.view import Problem, read_request
 from rubric_lsp.grading.judge import Judge, JudgeFailure
 from rubric_lsp.grading.replies import extract
 from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
 
-LLM_GRADER_TYPES = {"rubric": 0.5, "faithfulness": 0.7}  # type -> default threshold
 INVALID_JSON = "LLM judge returned invalid JSON."
 
 RUBRIC_SYSTEM = (
@@ -35,92 +36,57 @@ FAITHFULNESS_SYSTEM = (
 )
 
 
-class ScoringError(ValueError):
-    pass
-
-
-@dataclass
-class Scoring:
-    mode: str = "numeric"
-    min_score: float = 0.0
-    max_score: float = 1.0
-    passing_score: float | None = None
-    labels: dict[float, str] = field(default_factory=dict)
-
-    @classmethod
-    def read(cls, data: Any, threshold: float) -> "Scoring":
-        if data is None:
-            return cls(passing_score=threshold)
-        if not isinstance(data, dict):
-            raise ScoringError("'scoring' must be an object")
-        unknown = set(data) - {"mode", "min_score", "max_score", "passing_score", "labels"}
-        if unknown:
-            raise ScoringError(f"'scoring' has unknown keys: {', '.join(sorted(unknown))}")
-        mode = data.get("mode", "numeric")
-        if mode not in ("numeric", "binary"):
-            raise ScoringError(f"scoring.mode must be 'numeric' or 'binary', got {mode!r}")
-        low, high = _number(data.get("min_score", 0.0), "min_score"), _number(data.get("max_score", 1.0), "max_score")
-        if high <= low:
-            raise ScoringError(f"scoring.max_score ({high:g}) must be greater than min_score ({low:g})")
-        passing = data.get("passing_score")
-        if passing is None:
-            if mode == "numeric":
-                raise ScoringError("numeric scoring needs 'passing_score'")
-            passing_value = high
-        else:
-            passing_value = _number(passing, "passing_score")
-            if mode == "numeric" and not low <= passing_value <= high:
-                raise ScoringError(f"scoring.passing_score ({passing_value:g}) must lie within [{low:g}, {high:g}]")
-        labels_raw = data.get("labels") or {}
-        if not isinstance(labels_raw, dict):
-            raise ScoringError("scoring.labels must map scores to label strings")
-        labels = {_number(k, "a labels key"): str(v) for k, v in labels_raw.items()}
-        return cls(mode, low, high, passing_value, labels)
-
-
-def _number(value: Any, what: str) -> float:
-    if isinstance(value, bool):
-        raise ScoringError(f"{what} must be a number, got {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ScoringError(f"{what} must be a number, got {value!r}") from None
-    if math.isnan(number):
-        raise ScoringError(f"{what} must be a number, got NaN")
-    return number
-
-
 @dataclass
 class GraderInput:
     index: int
     name: str
     kind: str
     rubric: str | None
-    scoring: Scoring | None
+    scoring: JudgeScoringConfig | None
     model: str | None
     temperature: float
     range: dict[str, Any] | None
     config_error: str | None = None
 
 
-def read_graders(data: Any, range_of: Callable[[int], dict[str, Any] | None]) -> list[GraderInput]:
-    graders = data.get("graders") if isinstance(data, dict) else None
+def read_graders(root: Node, range_of: Callable[[Node], dict[str, Any] | None]) -> list[GraderInput]:
+    """The LLM judges of an EvalRunRequest, read by the NorthStar format's own reader.
+
+    A judge NorthStar would refuse (bad scoring, a field of the wrong type) is kept with
+    ``config_error`` set, so its grade fails with the reason instead of disappearing.
+    """
+    view = read_request(root)
     result: list[GraderInput] = []
-    if not isinstance(graders, list):
-        return result
-    for index, grader in enumerate(graders):
-        if not isinstance(grader, dict) or grader.get("type") not in LLM_GRADER_TYPES:
+    for entry in view.graders:
+        grader = entry.grader
+        if grader is not None:
+            if not grader.is_judge:
+                continue
+            result.append(GraderInput(entry.index, grader.name, grader.type, grader.rubric, grader.effective_scoring(), grader.model,
+                                      grader.temperature, range_of(entry.node)))
             continue
-        kind = grader["type"]
-        threshold = grader.get("threshold", LLM_GRADER_TYPES[kind])
-        entry = GraderInput(index, str(grader.get("name") or f"{kind}_judge"), kind, grader.get("rubric") if isinstance(grader.get("rubric"), str) else None, None,
-                            grader.get("model") if isinstance(grader.get("model"), str) else None, float(grader.get("temperature") or 0.0), range_of(index))
-        try:
-            entry.scoring = Scoring.read(grader.get("scoring"), _number(threshold, "threshold"))
-        except ScoringError as exc:
-            entry.config_error = str(exc)
-        result.append(entry)
+        if not entry.node.is_map:
+            continue
+        kind = _scalar(entry.node, "type", "rubric")  # NorthStar's default type is 'rubric'
+        if kind not in RUBRIC_JUDGE_TYPES:
+            continue
+        problems = [_described(p) for p in view.problems if p.kind == "grader-invalid" and entry.node.start <= p.node.start and p.node.end <= entry.node.end]
+        name = _scalar(entry.node, "name", None)
+        result.append(GraderInput(entry.index, name if isinstance(name, str) else f"{kind} grader {entry.index + 1}", kind, None, None, None, 0.0,
+                                  range_of(entry.node), config_error="; ".join(problems) or "NorthStar refuses this grader"))
     return result
+
+
+def _described(problem: Problem) -> str:
+    error = problem.error
+    parts = [*error.path, *([error.missing_key] if error.missing_key and error.missing_key not in error.path else [])] if error is not None else []
+    path = ".".join(str(part) for part in parts)
+    return f"{path}: {problem.message}" if path else problem.message
+
+
+def _scalar(node: Node, key: str, default: Any) -> Any:
+    child = node.get(key)
+    return child.value if child is not None and child.is_scalar else default
 
 
 def messages_for(grader: GraderInput, response: str, query: str | None) -> list[dict[str, str]]:
@@ -155,7 +121,7 @@ _NUMERIC_KEYS = {"score", "reason", "feedback", "label", "confidence", "evidence
 _BINARY_KEYS = {"passed", "reason", "feedback", "label", "confidence", "evidence"}
 
 
-def parse_reply(content: str, scoring: Scoring) -> tuple[dict[str, Any], bool]:
+def parse_reply(content: str, scoring: JudgeScoringConfig) -> tuple[dict[str, Any], bool]:
     key = "score" if scoring.mode == "numeric" else "passed"
     found = extract(content, lambda o: key in o, lambda o: o.get(key))
     if found is None:
@@ -201,7 +167,7 @@ async def grade_graders(judges_for: Callable[[GraderInput], Judge], graders: lis
     async def _grade_one(grader: GraderInput) -> Verdict:
         base = dict(name=grader.name, index=grader.index, range=grader.range)
         if grader.config_error:
-            failure = JudgeFailure("unknown", f"Invalid scoring config: {grader.config_error}", "config")
+            failure = JudgeFailure("unknown", f"Invalid grader config: {grader.config_error}", "config")
             return Verdict(verdict=ERROR_VERDICT, reason=failure.message, error=failure.error, counted_as="FAIL", passed=False, **base)
         if grader.kind == "faithfulness":
             # NorthStar skips faithfulness without context or tool outputs; a bare response has neither.
@@ -218,9 +184,9 @@ async def grade_graders(judges_for: Callable[[GraderInput], Judge], graders: lis
             return Verdict(verdict=ERROR_VERDICT, reason=failure.message, error=failure.error, counted_as="FAIL", passed=False, **base)
         if scoring.mode == "numeric":
             raw = float(reply["score"])
-            score = (raw - scoring.min_score) / (scoring.max_score - scoring.min_score)
+            score = scoring.normalized(raw)
             passed = raw >= (scoring.passing_score if scoring.passing_score is not None else scoring.max_score)
-            label = scoring.labels.get(raw) or reply.get("label") or ("pass" if passed else "fail")
+            label = (scoring.labels or {}).get(raw) or reply.get("label") or ("pass" if passed else "fail")
         else:
             passed = bool(reply["passed"])
             score = 1.0 if passed else 0.0

@@ -198,7 +198,7 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         rng = doc.range(node).to_json() if assertion.source.is_config else None
         inverse = item.type.startswith("not-")
         base = dict(name=f"test {number}: {item.type}", index=position, range=rng)
-        test_vars = _test_vars(view.test_number(number))
+        test_vars = item.vars  # values, defaultTest's merged under the test's, file:// vars included
         for shadowed in ("output", "rubric"):
             if shadowed in test_vars:
                 notes.add(f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here).")
@@ -239,21 +239,6 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
     report.raw_score = report.score
     report.passed = all(v.passed for v in report.verdicts)
     return report
-
-
-def _test_vars(test: Any) -> dict[str, Any]:
-    """The test's vars as values, defaultTest's merged under the test's own (inline mappings only;
-    vars loaded from files or scripts are not known statically)."""
-    from rubric_lsp.document.nodes import to_plain
-
-    merged: dict[str, Any] = {}
-    for level in (getattr(test, "default", None), test):
-        node = level.get("vars") if level is not None and level.node is not None and level.node.is_map else None
-        if node is not None and node.is_map:
-            plain = to_plain(node)
-            if isinstance(plain, dict):
-                merged.update(plain)
-    return merged
 
 
 def _first_provider(plan: list[Any]) -> str | None:
