@@ -18,7 +18,7 @@ ORDINAL_AGGREGATIONS = ("mean", "median", "weighted_mean", "mode", "min", "max")
 NOMINAL_AGGREGATIONS = ("mode", "weighted_mode", "unanimous")
 VERDICTS = ("MET", "UNMET", "CANNOT_ASSESS")
 
-_STRICT_KEYS = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
+_STRICT_KEYS = ConfigDict(defer_build=True, extra="ignore", json_schema_extra={"additionalProperties": False})
 
 
 class CriterionOption(BaseModel):
@@ -73,7 +73,7 @@ class Criterion(BaseModel):
 class Section(BaseModel):
     """A group of criteria. Sections nest one level only; keys other than 'criteria' are ignored."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(defer_build=True, extra="allow")
 
     name: str | None = Field(None, description="Section title (ignored by autorubric).")
     criteria: list[Criterion] = Field(description="The criteria of this section.")
@@ -90,7 +90,7 @@ class RubricBody(BaseModel):
 
 
 class ExampleExpectation(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     min_score: float | None = Field(None, description="The example passes when its score is at least this.")
     verdicts: list[str] | dict[str, str] | None = Field(None, description="Expected verdict per criterion (MET/UNMET/CANNOT_ASSESS or an option label), as a list in criterion order or a mapping by criterion name.")
@@ -99,7 +99,7 @@ class ExampleExpectation(BaseModel):
 class Example(BaseModel):
     """A response embedded in the rubric file to grade in the editor (rubric-lsp only; autorubric ignores it)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     name: str = Field(description="Shown beside the example's score.")
     query: str | None = Field(None, description="The prompt the response answers.")
@@ -113,7 +113,7 @@ _SCHEMA_FIELD_DESCRIPTION = "The JSON Schema this file follows (lets editors and
 class RubricFile(BaseModel):
     """An autorubric rubric file written as a mapping."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True, json_schema_extra={"additionalProperties": False})
+    model_config = ConfigDict(defer_build=True, extra="ignore", populate_by_name=True, json_schema_extra={"additionalProperties": False})
 
     schema_: str | None = Field(None, alias="$schema", description=_SCHEMA_FIELD_DESCRIPTION)
 
@@ -139,7 +139,7 @@ class DatasetItem(BaseModel):
 class Dataset(BaseModel):
     """An autorubric RubricDataset (JSON)."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True, json_schema_extra={"additionalProperties": False})
+    model_config = ConfigDict(defer_build=True, extra="ignore", populate_by_name=True, json_schema_extra={"additionalProperties": False})
 
     schema_: str | None = Field(None, alias="$schema", description=_SCHEMA_FIELD_DESCRIPTION)
 
