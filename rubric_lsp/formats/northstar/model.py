@@ -28,7 +28,7 @@ REGEX_FLAGS = ("ignorecase", "multiline", "dotall")
 DEFAULT_THRESHOLD = {"rubric": 0.5, "faithfulness": 0.7}
 DEFAULT_TEMPERATURE = 0.0
 
-_FORBID = ConfigDict(extra="forbid")
+_FORBID = ConfigDict(defer_build=True, extra="forbid")
 
 
 class JudgeScoringConfig(BaseModel):
@@ -73,7 +73,7 @@ class JudgeScoringConfig(BaseModel):
 class GraderConfig(BaseModel):
     """One grader of an EvalRunRequest. Keys other than these are ignored by NorthStar."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": False})
+    model_config = ConfigDict(defer_build=True, extra="allow", json_schema_extra={"additionalProperties": False})
 
     type: Literal["rubric", "faithfulness", "python", "typescript", "regex", "trace"] = Field("rubric", description="The grader: 'rubric' (RubricJudge), 'faithfulness' (FaithfulnessJudge), 'python'/'typescript' (code), 'regex', or 'trace'. Defaults to 'rubric'.")
     name: str = Field(description="The grader name shown in results (GradeResult.name); unique within the request.")
@@ -218,7 +218,7 @@ class EvalCase(BaseModel):
 class EvalCaseList(BaseModel):
     """The ``{"cases": [...]}`` shape of an eval dataset."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(defer_build=True, extra="allow")
 
     cases: list[EvalCase] = Field(description="The eval cases.")
 

@@ -176,8 +176,8 @@ def grader_kind(name: str) -> str | None:
 
 # -- pieces -------------------------------------------------------------------------------
 
-_CLOSED = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
-_OPEN = ConfigDict(extra="allow")
+_CLOSED = ConfigDict(defer_build=True, extra="ignore", json_schema_extra={"additionalProperties": False})
+_OPEN = ConfigDict(defer_build=True, extra="allow")
 
 ProviderId = str
 GraderProvider = Union[str, dict[str, Any]]

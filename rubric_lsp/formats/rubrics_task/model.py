@@ -23,7 +23,7 @@ CRITERION_KEY = re.compile(r"^rubric_(\d+)_criteria_(\d+)$")
 # The ordinal scale a task maps onto (issue: no_issues 1.0, minor_issues 0.5, major_issues 0.0).
 RATING_SCORES = {"no_issues": 1.0, "minor_issues": 0.5, "major_issues": 0.0}
 
-_OPEN = ConfigDict(extra="allow")
+_OPEN = ConfigDict(defer_build=True, extra="allow")
 
 
 class Annotation(BaseModel):
