@@ -12,7 +12,7 @@ from typing import Any
 from rubric_lsp.document import issues as K
 from rubric_lsp.document.issues import ParseIssue, TextEdit
 from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
-from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, Node, PlainDict, PlainList, to_plain
+from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, Node, PlainDict, PlainList, to_plain, walk
 from rubric_lsp.document.positions import LineIndex, Position, Range, Span
 
 __all__ = [
@@ -120,23 +120,7 @@ class Document:
 
 
 def _scalar_spans(root: Node) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node.kind == SCALAR:
-            if node.end > node.start:
-                spans.append((node.start, node.end))
-        elif node.kind == SEQ:
-            stack.extend(node.value)
-        else:
-            for key, value in node.value:
-                stack.append(key)
-                stack.append(value)
+    spans = [(n.start, n.end) for n in walk(root) if n.kind == SCALAR and n.end > n.start]
     spans.sort()
     return spans
 

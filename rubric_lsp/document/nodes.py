@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from rubric_lsp.document.positions import Span
 
@@ -189,3 +189,33 @@ def _plain(node: Node, memo: dict[int, Any]) -> Any:
     for k, v in node.value:
         out[_hashable(k.value) if k.kind == SCALAR else repr(_plain(k, memo))] = _plain(v, memo)
     return out
+
+
+def walk(
+    root: Node,
+    *,
+    keys: bool = True,
+    skip: "Callable[[Node], bool] | None" = None,
+) -> Iterator[Node]:
+    """Every node under ``root`` once (aliases shared), in source order.
+
+    ``keys=False`` leaves out mapping keys; ``skip(key_node)`` True leaves out that
+    key's value subtree.
+    """
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        if node.kind == SEQ:
+            stack.extend(reversed(node.value))
+        elif node.kind == MAP:
+            for key, value in reversed(node.value):
+                if skip is not None and skip(key):
+                    continue
+                stack.append(value)
+                if keys:
+                    stack.append(key)

@@ -29,6 +29,16 @@ class CheckContext:
     def path(self) -> str | None:
         return self.document.path
 
+    def view(self, key: str, read: Callable[[Node], Any]) -> Any:
+        """A format's view of this document (``read(root)``), built once and shared by checkers.
+
+        None when the document has no root (empty file).
+        """
+        if key not in self.cache:
+            root = self.document.root
+            self.cache[key] = read(root) if root is not None else None
+        return self.cache[key]
+
     def enabled(self, rule: Rule) -> bool:
         return self.is_enabled(rule.code)
 

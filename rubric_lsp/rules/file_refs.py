@@ -17,6 +17,7 @@ from typing import Iterable
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
+from rubric_lsp.document.nodes import walk
 from rubric_lsp.formats.promptfoo import CONFIG
 from rubric_lsp.formats.promptfoo import refs
 from rubric_lsp.formats.registry import checker
@@ -50,26 +51,13 @@ OUTPUT_KEYS = frozenset({"outputPath", "output"})
 def iter_references(root: Node, skip_keys: Iterable[str] = OUTPUT_KEYS) -> Iterable[tuple[Node, refs.FileRef]]:
     """Every checkable ``file://`` scalar under ``root`` (values, not keys), once each."""
     skip = set(skip_keys)
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
+    for node in walk(root, keys=False, skip=lambda key: key.is_scalar and key.value in skip):
         if node.is_scalar:
             value = node.value
             if isinstance(value, str) and value.startswith(refs.PREFIX):
                 ref = refs.parse_ref(value)
                 if ref is not None:
                     yield node, ref
-        elif node.is_seq:
-            stack.extend(reversed(node.value))
-        else:
-            for key, value in reversed(node.value):
-                if key.is_scalar and key.value in skip:
-                    continue
-                stack.append(value)
 
 
 def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys: Iterable[str] = OUTPUT_KEYS) -> None:

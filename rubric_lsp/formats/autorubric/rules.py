@@ -120,10 +120,7 @@ _SHAPE_KINDS = {
 
 def rubric_view(ctx: CheckContext):
     """The rubric of a rubric file, computed once per document."""
-    if "autorubric.view" not in ctx.cache:
-        root = ctx.document.root
-        ctx.cache["autorubric.view"] = read_rubric(root) if root is not None else None
-    return ctx.cache["autorubric.view"]
+    return ctx.view("autorubric.view", read_rubric)
 
 
 def report_view(ctx: CheckContext, view: RubricView) -> None:

@@ -262,10 +262,7 @@ def _short(ctx: CheckContext, node: Node):
 
 # -- EvalRunRequest -------------------------------------------------------------
 def request_view(ctx: CheckContext) -> RequestView | None:
-    if "northstar.request" not in ctx.cache:
-        root = ctx.document.root
-        ctx.cache["northstar.request"] = read_request(root) if root is not None else None
-    return ctx.cache["northstar.request"]
+    return ctx.view("northstar.request", read_request)
 
 
 @checker(REQUEST)

@@ -247,10 +247,7 @@ SELECTORS = {"max-score", "select-best"}
 
 def config_view(ctx: CheckContext) -> ConfigView | None:
     """The resolved config, computed once per document."""
-    if "promptfoo.view" not in ctx.cache:
-        root = ctx.document.root
-        ctx.cache["promptfoo.view"] = read_config(root, ctx.path, ctx.document) if root is not None else None
-    return ctx.cache["promptfoo.view"]
+    return ctx.view("promptfoo.view", lambda root: read_config(root, ctx.path, ctx.document))
 
 
 class _Reporter:

@@ -122,10 +122,7 @@ DUPLICATE_ID = rule(
 
 
 def task_view(ctx: CheckContext) -> TaskView | None:
-    if "rubrics_task.view" not in ctx.cache:
-        root = ctx.document.root
-        ctx.cache["rubrics_task.view"] = read_task(root) if root is not None else None
-    return ctx.cache["rubrics_task.view"]
+    return ctx.view("rubrics_task.view", read_task)
 
 
 @checker(TASK)
