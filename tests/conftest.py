@@ -35,3 +35,11 @@ def require(condition: bool, reason: str) -> None:
     if os.environ.get("RUBRIC_REQUIRE_ALL") == "1":
         pytest.fail(f"required in CI: {reason}")
     pytest.skip(reason)
+
+
+def import_or_require(module: str):
+    """``pytest.importorskip`` that fails in CI instead of skipping (see ``require``)."""
+    try:
+        return __import__(module)
+    except ImportError:
+        require(False, f"python package {module!r} is not installed")

@@ -10,7 +10,7 @@ import pytest
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.lint import lint_path
-from tests.conftest import CORPUS, SAMPLES
+from tests.conftest import CORPUS, SAMPLES, import_or_require
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -43,7 +43,7 @@ def test_good_samples_lint_without_any_finding(path):
 
 @pytest.mark.parametrize("path", GOOD_SAMPLES, ids=lambda p: p.name)
 def test_good_samples_load_in_autorubric(path):
-    autorubric = pytest.importorskip("autorubric")
+    autorubric = import_or_require("autorubric")
     if "dataset" in path.name:
         assert len(autorubric.RubricDataset.from_file(str(path))) > 0
     else:
@@ -52,7 +52,7 @@ def test_good_samples_load_in_autorubric(path):
 
 @pytest.mark.parametrize("path", BAD_SAMPLES, ids=lambda p: p.name)
 def test_bad_samples_agree_with_autorubric(path):
-    autorubric = pytest.importorskip("autorubric")
+    autorubric = import_or_require("autorubric")
     errors = _findings(path, Severity.ERROR)
     try:
         if "dataset" in path.name:

@@ -12,6 +12,8 @@ import json
 import os
 
 import pytest
+
+from tests.conftest import import_or_require
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rubric_lsp.diagnostics import Severity
@@ -25,7 +27,7 @@ RUNTIME_ONLY = {"AR108"}
 
 @pytest.fixture(scope="module")
 def autorubric():
-    return pytest.importorskip("autorubric")
+    return import_or_require("autorubric")
 
 
 def _load(autorubric, kind: str, text: str) -> Exception | None:

@@ -6,6 +6,8 @@ import math
 import os
 
 import pytest
+
+from tests.conftest import import_or_require
 from hypothesis import given, settings, strategies as st
 
 from rubric_lsp.formats.autorubric.model import Criterion
@@ -15,7 +17,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 def _reference():
-    autorubric = pytest.importorskip("autorubric")
+    autorubric = import_or_require("autorubric")
     from autorubric.types import CannotAssessStrategy
 
     return autorubric.Rubric, CannotAssessStrategy
