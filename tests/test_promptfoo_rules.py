@@ -640,3 +640,24 @@ def test_random_configs_never_crash(data):
 def test_provider_list_entry_without_id():
     result = _lint("prompts: [p]\nproviders:\n  - label: fast\n    config: {temperature: 0}\n  - openai:gpt-5\n  - openai:gpt-4o: {config: {temperature: 0}}\n", PATH)
     assert lines_of(result, "PF102") == [3]
+
+
+def test_renames_keep_json_quoting():
+    # A rename fix in a JSON config must write a JSON string, or the fixed file stops parsing.
+    import json as _json
+
+    from rubric_lsp.fixes import apply_edits, select_fixes
+    from rubric_lsp.lint import lint_text
+
+    text = (
+        '{"prompts": ["hi"], "providers": ["openai:gpt-5-mini"],\n'
+        ' "tests": [{"assert": [{"type": "llm-rubric", "value": "Is polite", "threshhold": 0.5},\n'
+        '                       {"type": "contians", "value": "x"}]}]}\n'
+    )
+    result = lint_text(text, "promptfooconfig.json")
+    edits, count = select_fixes(result.diagnostics, unsafe=True)
+    assert count == 2
+    fixed = apply_edits(text, edits)
+    data = _json.loads(fixed)
+    assert data["tests"][0]["assert"][0]["threshold"] == 0.5
+    assert data["tests"][0]["assert"][1]["type"] == "contains"

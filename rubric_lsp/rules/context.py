@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -73,6 +74,23 @@ class CheckContext:
     def replace(self, where: Node | Span, new_text: str, title: str, safe: bool = True) -> Fix:
         span = where.span if isinstance(where, Node) else where
         return Fix(title, [TextEdit(span, new_text)], safe)
+
+    def quoted_like(self, node: Node, text: str) -> str:
+        """``text`` written to replace the string scalar (or key) ``node``, keeping its quoting.
+
+        JSON strings and double-quoted YAML get a JSON string, single-quoted YAML doubles its
+        quotes, plain YAML stays plain.
+        """
+        source = self.source(node)
+        if source[:1] == "'":
+            return "'" + text.replace("'", "''") + "'"
+        if source[:1] == '"' or self.document.language in ("json", "jsonl"):
+            return json.dumps(text, ensure_ascii=False)
+        return text
+
+    def rename(self, node: Node, text: str, title: str, safe: bool = True) -> Fix:
+        """A fix that replaces the string scalar or key ``node`` by ``text``, quoted like it."""
+        return self.replace(node, self.quoted_like(node, text), title, safe)
 
     def source(self, where: Node | Span) -> str:
         span = where.span if isinstance(where, Node) else where

@@ -78,13 +78,3 @@ def anchor(ctx: CheckContext, mapping: Node) -> Node | Span:
             if value is not None and value.is_scalar:
                 return value
     return ctx.line_span(mapping)
-
-
-def quoted_like(ctx: CheckContext, node: Node, name: str) -> str:
-    """Text ``name`` written to replace the string scalar (or key) ``node``, keeping its quoting."""
-    source = ctx.source(node)
-    if source[:1] == "'":
-        return "'" + name.replace("'", "''") + "'"
-    if source[:1] == '"' or ctx.document.language == "json":
-        return json.dumps(name, ensure_ascii=False)
-    return name

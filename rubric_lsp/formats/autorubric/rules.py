@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
-from rubric_lsp.formats.autorubric.edits import quoted_like
 from rubric_lsp.formats.autorubric.model import criterion_keys, option_keys
 from rubric_lsp.formats.autorubric.rules_criteria import check_criteria
 from rubric_lsp.formats.autorubric.rules_dataset import check_dataset
@@ -170,7 +169,7 @@ def _report_problem(ctx: CheckContext, problem: Problem) -> None:
         if error.path and error.path[-1] == "scale_type" and isinstance(error.input, str):
             suggestion = closest(error.input, ("ordinal", "nominal"))
             if suggestion:
-                fix = ctx.replace(error.node, quoted_like(ctx, error.node, suggestion), f"Use '{suggestion}'")
+                fix = ctx.rename(error.node, suggestion, f"Use '{suggestion}'")
         ctx.report(INVALID_FIELD, span, _field_message(ctx, error), fix=fix)
 
 
@@ -238,10 +237,10 @@ def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> Non
         if not suggestion and alias and alias not in mapping.keys():
             # A word from other rubric tools: likely meant, but a guess, so the rename is unsafe.
             message += f" autorubric calls this '{alias}'."
-            fix = ctx.replace(key_node, quoted_like(ctx, key_node, alias), f"Rename '{key}' to '{alias}'", safe=False)
+            fix = ctx.rename(key_node, alias, f"Rename '{key}' to '{alias}'", safe=False)
         elif suggestion and suggestion not in mapping.keys():
             message += f" Did you mean '{suggestion}'?"
-            fix = ctx.replace(key_node, quoted_like(ctx, key_node, suggestion), f"Rename '{key}' to '{suggestion}'")
+            fix = ctx.rename(key_node, suggestion, f"Rename '{key}' to '{suggestion}'")
         else:
             message += f" Remove it, or use one of the keys autorubric reads: {', '.join(sorted(known))}."
         ctx.report(UNKNOWN_KEY, key_node, message, fix=fix)

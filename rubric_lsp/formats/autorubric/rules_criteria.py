@@ -8,7 +8,7 @@ import re
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
-from rubric_lsp.formats.autorubric.edits import quoted_like, remove_pair, scalar_text
+from rubric_lsp.formats.autorubric.edits import remove_pair, scalar_text
 from rubric_lsp.formats.autorubric.model import NOMINAL_AGGREGATIONS, ORDINAL_AGGREGATIONS, Criterion
 from rubric_lsp.formats.autorubric.view import CriterionEntry, RubricView
 from rubric_lsp.formats.errors import closest
@@ -228,7 +228,7 @@ def _aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion)
             what += f" ('{value}' combines MET/UNMET verdicts and is set on the grader)"
         message = (f"{what}: when several judges grade it, autorubric crashes while combining their picks. "
                    f"Use one of {', '.join(NOMINAL_AGGREGATIONS)}.")
-        fix = ctx.replace(node, quoted_like(ctx, node, suggestion), f"Use '{suggestion}'", safe=value not in ORDINAL_AGGREGATIONS) if suggestion else None
+        fix = ctx.rename(node, suggestion, f"Use '{suggestion}'", safe=value not in ORDINAL_AGGREGATIONS) if suggestion else None
         ctx.report(NOMINAL_AGGREGATION_UNKNOWN, node, message, fix=fix)
         return
     if value in ORDINAL_AGGREGATIONS:
@@ -239,7 +239,7 @@ def _aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion)
                    f"silently averages the judges' picks ('mean') instead. Use one of {', '.join(ORDINAL_AGGREGATIONS)}"
                    + (f" ('{counterpart}' is the ordinal counterpart)." if counterpart else ".")
                    + (" Or set scale_type: nominal if the options have no order." if entry.node.get("scale_type") is None else ""))
-        fix = ctx.replace(node, quoted_like(ctx, node, counterpart), f"Use '{counterpart}'", safe=False) if counterpart else None
+        fix = ctx.rename(node, counterpart, f"Use '{counterpart}'", safe=False) if counterpart else None
         ctx.report(AGGREGATION_WRONG_FAMILY, node, message, fix=fix)
         return
     suggestion = closest(value, ORDINAL_AGGREGATIONS)
@@ -250,7 +250,7 @@ def _aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion)
     fix = None
     if suggestion:
         message += f" Did you mean '{suggestion}'?"
-        fix = ctx.replace(node, quoted_like(ctx, node, suggestion), f"Use '{suggestion}'")
+        fix = ctx.rename(node, suggestion, f"Use '{suggestion}'")
     ctx.report(ORDINAL_AGGREGATION_UNKNOWN, node, message, fix=fix)
 
 

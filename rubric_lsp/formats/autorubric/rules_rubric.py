@@ -10,7 +10,7 @@ from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
-from rubric_lsp.formats.autorubric.edits import anchor, quoted_like, remove_pair, scalar_text
+from rubric_lsp.formats.autorubric.edits import anchor, remove_pair, scalar_text
 from rubric_lsp.formats.autorubric.model import VERDICTS, Example
 from rubric_lsp.formats.autorubric.view import RubricView
 from rubric_lsp.formats.errors import closest, describe_type, error_span, place_errors
@@ -192,7 +192,7 @@ def check_unknown_keys(ctx: CheckContext, mapping: Node, known: tuple[str, ...],
         fix = None
         if suggestion and suggestion not in mapping.keys():
             message += f" Did you mean '{suggestion}'?"
-            fix = ctx.replace(key_node, quoted_like(ctx, key_node, suggestion), f"Rename '{key}' to '{suggestion}'")
+            fix = ctx.rename(key_node, suggestion, f"Rename '{key}' to '{suggestion}'")
         else:
             message += f" Known keys: {', '.join(k for k in known if k != '$schema')}."
         ctx.report(UNKNOWN_KEY, key_node, message, fix=fix)
@@ -231,7 +231,7 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
                     fix = None
                     if suggestion and placed.key_node is not None:
                         message += f" Did you mean '{suggestion}'?"
-                        fix = ctx.replace(placed.key_node, quoted_like(ctx, placed.key_node, suggestion), f"Rename to '{suggestion}'")
+                        fix = ctx.rename(placed.key_node, suggestion, f"Rename to '{suggestion}'")
                     ctx.report(INVALID_EXAMPLE, span, message, fix=fix)
                 elif placed.type == "missing":
                     ctx.report(INVALID_EXAMPLE, span, f"This example has no '{placed.missing_key}'; rubric-lsp cannot grade it. Add it.")
@@ -279,7 +279,7 @@ def _expectation(ctx: CheckContext, node: Node, example: Example, view: RubricVi
                 suggestion = closest(str(key_node.value), list(by_name))
                 ctx.report(EXAMPLE_EXPECTATION, key_node,
                            f"No criterion is named '{key_node.value}'." + (f" Did you mean '{suggestion}'?" if suggestion else " Name criteria with 'name' to refer to them."),
-                           fix=ctx.replace(key_node, quoted_like(ctx, key_node, suggestion), f"Rename to '{suggestion}'") if suggestion else None)
+                           fix=ctx.rename(key_node, suggestion, f"Rename to '{suggestion}'") if suggestion else None)
                 continue
             pairs.append((entry, value_node.value, value_node))
     for entry, verdict, value_node in pairs:

@@ -252,7 +252,7 @@ def _rename_fix(ctx: CheckContext, mapping: Node, key_node: Node, known: set[str
     key = key_node.value
     suggestion = closest(key, known) if isinstance(key, str) else None
     if suggestion and suggestion not in mapping.keys():
-        return suggestion, ctx.replace(key_node, f'"{suggestion}"', f"Rename '{key}' to '{suggestion}'")
+        return suggestion, ctx.rename(key_node, suggestion, f"Rename '{key}' to '{suggestion}'")
     return suggestion, None
 
 
@@ -333,7 +333,7 @@ def _report_request_problem(ctx: CheckContext, problem: Problem) -> None:
     elif path == ("type",) or path[-1:] == ("type",):
         value = error.input
         suggestion = closest(str(value), GRADER_TYPES) if isinstance(value, str) else None
-        fix = ctx.replace(error.node, f'"{suggestion}"', f"Use '{suggestion}'") if suggestion else None
+        fix = ctx.rename(error.node, suggestion, f"Use '{suggestion}'") if suggestion else None
         ctx.report(GRADER_FIELD, span, f"Unknown grader type {value!r}: NorthStar knows " + ", ".join(GRADER_TYPES) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
     else:
         field = ".".join(str(p) for p in path) or "grader"
@@ -363,7 +363,7 @@ def _report_mode(ctx: CheckContext, error, span) -> None:
         return
     value = error.input
     suggestion = closest(value, SCORING_MODES) if isinstance(value, str) else None
-    fix = ctx.replace(error.node, f'"{suggestion}"', f"Use mode '{suggestion}'") if suggestion else None
+    fix = ctx.rename(error.node, suggestion, f"Use mode '{suggestion}'") if suggestion else None
     message = f"Scoring mode {value!r} is not 'binary' or 'numeric'; NorthStar refuses the judge."
     if suggestion:
         message += f" Did you mean '{suggestion}'?"
@@ -411,7 +411,7 @@ def _value_limits(ctx: CheckContext, node: Node, grader: GraderConfig) -> None:
     if grader.type == "trace" and grader.check is not None and grader.check not in TRACE_CHECKS:
         check_node = node.get("check")
         suggestion = closest(grader.check, TRACE_CHECKS)
-        fix = ctx.replace(check_node, f'"{suggestion}"', f"Use '{suggestion}'") if suggestion and check_node is not None else None
+        fix = ctx.rename(check_node, suggestion, f"Use '{suggestion}'") if suggestion and check_node is not None else None
         ctx.report(GRADER_FIELD, check_node or node, f"Unknown trace check '{grader.check}'." + (f" Did you mean '{suggestion}'?" if suggestion else " Known: " + ", ".join(TRACE_CHECKS) + "."), fix=fix)
     if grader.timeout_ms is not None and not 0 < grader.timeout_ms <= 5000:
         ctx.report(GRADER_FIELD, node.get("timeout_ms") or node, f"timeout_ms must be between 1 and 5000 (got {grader.timeout_ms}).")

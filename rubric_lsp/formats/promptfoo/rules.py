@@ -428,7 +428,7 @@ def _check_unknown(ctx, report, source: Source, mapping: Node, known, rule_: Rul
         if suggestion and suggestion in known and suggestion not in mapping.keys():
             if not hint:
                 message += f" Did you mean '{suggestion}'?"
-            fix = ctx.replace(key_node, suggestion, f"Rename '{key}' to '{suggestion}'") if source.is_config else None
+            fix = ctx.rename(key_node, suggestion, f"Rename '{key}' to '{suggestion}'") if source.is_config else None
         report(rule_, source, key_node, message, fix)
 
 
@@ -583,7 +583,7 @@ def _unknown_type(ctx, report, a: AssertionInfo, type_node: Node, kind: str) -> 
     elif nearest:
         message += f" Did you mean '{nearest}'?"
         if a.source.is_config:
-            fix = ctx.replace(type_node, nearest, f"Replace '{kind}' with '{nearest}'", safe=False)
+            fix = ctx.rename(type_node, nearest, f"Replace '{kind}' with '{nearest}'", safe=False)
     report(UNKNOWN_ASSERTION_TYPE, a.source, type_node, message, fix)
 
 

@@ -152,7 +152,7 @@ def _report_problem(ctx: CheckContext, problem) -> None:
         ctx.report(TASK_FIELD, span, f"'{where}' has no '{error.missing_key}', which the Rubrics task format requires. Add it.")
     elif error.path and error.path[-1] == "status" and isinstance(error.input, str):
         suggestion = closest(error.input, STATUSES)
-        fix = ctx.replace(error.node, f'"{suggestion}"', f"Use status '{suggestion}'") if suggestion else None
+        fix = ctx.rename(error.node, suggestion, f"Use status '{suggestion}'") if suggestion else None
         ctx.report(TASK_FIELD, span, f"Status {error.input!r} is not one of " + ", ".join(STATUSES) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
     else:
         ctx.report(TASK_FIELD, span, f"'{where}': {plain_message(error.message)}.")
@@ -224,7 +224,7 @@ def _check_turn(ctx: CheckContext, turn: TurnView) -> None:
         value_node = annotation.get("value")
         if value not in sources:
             suggestion = closest(str(value), sources) if value is not None else None
-            fix = ctx.replace(value_node, f'"{suggestion}"', f"Use '{suggestion}'") if suggestion and value_node is not None else None
+            fix = ctx.rename(value_node, suggestion, f"Use '{suggestion}'") if suggestion and value_node is not None else None
             known = ", ".join(f"'{s}'" for s in sources) or "none"
             ctx.report(UNKNOWN_SELECTED_MODEL, value_node or annotation, f"selected_model_id {value!r} names no assistant response of turn '{turn.id}' (its source_ids: {known})." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
 
@@ -244,7 +244,7 @@ def _check_ratings(ctx: CheckContext, turn: TurnView, response) -> None:
         if criterion is None:
             keys = [c.key for c in turn.criteria]
             suggestion = closest(rating.criterion, keys)
-            fix = ctx.replace(criterion_node, f'"{suggestion}"', f"Use '{suggestion}'") if suggestion and criterion_node is not None else None
+            fix = ctx.rename(criterion_node, suggestion, f"Use '{suggestion}'") if suggestion and criterion_node is not None else None
             ctx.report(UNKNOWN_CRITERION, criterion_node or rating.node, f"This rating references criterion '{rating.criterion}', which turn '{turn.id}' does not define ("
                        + (", ".join(keys) if keys else "it defines none") + ")." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
             continue
@@ -254,13 +254,13 @@ def _check_ratings(ctx: CheckContext, turn: TurnView, response) -> None:
         title_node = rating.field("title")
         if criterion.title is not None and rating.title is not None and rating.title != criterion.title and title_node is not None:
             ctx.report(TITLE_MISMATCH, title_node, f"This rating's title differs from the title of '{criterion.key}' (\"{criterion.title}\"); the rating may have been copied from another criterion.",
-                       fix=ctx.replace(title_node, _json_string(criterion.title), "Copy the criterion's title"),
+                       fix=ctx.rename(title_node, criterion.title, "Copy the criterion's title"),
                        related=[(criterion.field("title"), "the criterion's title")])
         id_node = rating.field("id")
         expected_id = f"{criterion.key}_rating"
         if rating.id is not None and rating.id != expected_id and id_node is not None:
             ctx.report(RATING_ID, id_node, f"Rating id '{rating.id}' does not match the criterion it rates ('{criterion.key}'); expected '{expected_id}'. Check that the rating points at the right criterion.",
-                       fix=ctx.replace(id_node, f'"{expected_id}"', f"Rename the id to '{expected_id}'"))
+                       fix=ctx.rename(id_node, expected_id, f"Rename the id to '{expected_id}'"))
     missing = [c.key for c in turn.criteria if c.key not in counts]
     if missing:
         where = response.node.key_node("annotations") or response.node.key_node("source_id") or ctx.line_span(response.node)
@@ -270,7 +270,7 @@ def _check_ratings(ctx: CheckContext, turn: TurnView, response) -> None:
 
 def _bad_value(ctx: CheckContext, which, annotation: Node, value_node: Node | None, value, allowed: tuple[str, ...], what: str) -> None:
     suggestion = closest(value, allowed) if isinstance(value, str) else None
-    fix = ctx.replace(value_node, f'"{suggestion}"', f"Use '{suggestion}'") if suggestion and value_node is not None else None
+    fix = ctx.rename(value_node, suggestion, f"Use '{suggestion}'") if suggestion and value_node is not None else None
     where = value_node if value_node is not None else (annotation.key_node("key") or ctx.line_span(annotation))
     shown = "no value" if value_node is None else f"value {value!r}"
     ctx.report(which, where, f"{what} has {shown}; allowed: " + ", ".join(allowed) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
@@ -281,12 +281,6 @@ def plain_message(message: str) -> str:
     import re
 
     return re.sub(r" or instance of \w+", "", message).rstrip(".")
-
-
-def _json_string(text: str) -> str:
-    import json
-
-    return json.dumps(text, ensure_ascii=False)
 
 
 def _maps(node: Node | None) -> list[Node]:
