@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 from rubric_lsp.diagnostics import Diagnostic
 from rubric_lsp.document.issues import TextEdit
+
+if TYPE_CHECKING:
+    from rubric_lsp.lint import LintResult
+
+# A fix can expose the next one (or collide with one); a few rounds settle any real file.
+MAX_FIX_ROUNDS = 8
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:
@@ -34,3 +42,21 @@ def select_fixes(diagnostics: list[Diagnostic], unsafe: bool = False) -> tuple[l
         taken.extend(spans)
         count += 1
     return chosen, count
+
+
+def fix_all(result: "LintResult", relint: Callable[[str], "LintResult"], unsafe: bool = False) -> tuple[str, int]:
+    """The text after applying fixes round by round, re-linting between rounds.
+
+    Returns the text and how many fixes were applied. ``relint(text)`` lints with the
+    caller's settings (the CLI and the server each pass their own).
+    """
+    text = result.document.text
+    total = 0
+    for _ in range(MAX_FIX_ROUNDS):
+        edits, count = select_fixes(result.diagnostics, unsafe=unsafe)
+        if not count:
+            break
+        text = apply_edits(text, edits)
+        total += count
+        result = relint(text)
+    return text, total

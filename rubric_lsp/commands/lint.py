@@ -11,7 +11,6 @@ from rubric_lsp.lint import LintResult, lint_path, lint_text
 from rubric_lsp.settings import Settings, SettingsError, check_codes, load_settings, settings_for
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-MAX_FIX_PASSES = 8
 
 
 def _codes(values: list[str] | None) -> list[str]:
@@ -181,16 +180,6 @@ def _walk(folder: Path):
 
 
 def _fix_text(result: LintResult, settings: Settings, args) -> tuple[str, int]:
-    """Apply fixes repeatedly (a fix can expose the next) until none are left."""
-    from rubric_lsp.fixes import apply_edits, select_fixes
+    from rubric_lsp.fixes import fix_all
 
-    text = result.document.text
-    total = 0
-    for _ in range(MAX_FIX_PASSES):
-        edits, count = select_fixes(result.diagnostics, unsafe=args.unsafe_fixes)
-        if not count:
-            break
-        text = apply_edits(text, edits)
-        total += count
-        result = lint_text(text, result.path, settings=settings, kind=args.kind)
-    return text, total
+    return fix_all(result, lambda text: lint_text(text, result.path, settings=settings, kind=args.kind), unsafe=args.unsafe_fixes)

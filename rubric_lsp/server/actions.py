@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from rubric_lsp.diagnostics import Diagnostic
 from rubric_lsp.document.positions import Span
-from rubric_lsp.fixes import apply_edits, select_fixes
+from rubric_lsp.fixes import fix_all
 from rubric_lsp.lint import LintResult
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.positions import Converter
@@ -23,7 +23,6 @@ from rubric_lsp.document import _comment_start
 log = logging.getLogger(__name__)
 
 FIX_ALL = "source.fixAll.rubric"
-MAX_FIX_ROUNDS = 8
 
 
 def _overlaps(diag: Diagnostic, span: Span) -> bool:
@@ -141,16 +140,9 @@ def fix_all_text(ls: RubricServer, uri: str, result: LintResult) -> str:
     """The text after applying every safe fix, re-linting between rounds."""
     from rubric_lsp.lint import lint_text
 
-    text = result.document.text
-    current = result
     path = ls.path_of(uri)
     settings = ls.settings.lint_settings(path)
-    for _ in range(MAX_FIX_ROUNDS):
-        edits, count = select_fixes(current.diagnostics)
-        if not count:
-            break
-        text = apply_edits(text, edits)
-        current = lint_text(text, path, settings=settings, explicit=False)
+    text, _count = fix_all(result, lambda text: lint_text(text, path, settings=settings, explicit=False))
     return text
 
 
