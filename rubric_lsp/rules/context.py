@@ -96,6 +96,10 @@ class CheckContext:
         span = where.span if isinstance(where, Node) else where
         return self.document.text[span.start : span.end]
 
+    def compact(self, node: Node) -> Node | Span:
+        """``node`` itself, or only its first line when it is long (a whole list or mapping)."""
+        return node if node.end - node.start < 200 else self.line_span(node)
+
     def line_span(self, node: Node) -> Span:
         """The node's span clipped to its first line (for multi-line values)."""
         lines = self.document.lines

@@ -141,7 +141,7 @@ def report_view(ctx: CheckContext, view: RubricView) -> None:
 def _report_problem(ctx: CheckContext, problem: Problem) -> None:
     related = [(node, text) for node, text in problem.related if node is not None]
     if problem.kind != "criterion-invalid":
-        ctx.report(_SHAPE_KINDS[problem.kind], problem.node if problem.node.end - problem.node.start < 200 else ctx.line_span(problem.node), problem.message, related=related)
+        ctx.report(_SHAPE_KINDS[problem.kind], ctx.compact(problem.node), problem.message, related=related)
         return
     error = problem.error
     assert error is not None

@@ -256,10 +256,6 @@ def _rename_fix(ctx: CheckContext, mapping: Node, key_node: Node, known: set[str
     return suggestion, None
 
 
-def _short(ctx: CheckContext, node: Node):
-    return node if node.end - node.start < 200 else ctx.line_span(node)
-
-
 # -- EvalRunRequest -------------------------------------------------------------
 def request_view(ctx: CheckContext) -> RequestView | None:
     return ctx.view("northstar.request", read_request)
@@ -292,7 +288,7 @@ def check_request(ctx: CheckContext) -> None:
 def _report_request_problem(ctx: CheckContext, problem: Problem) -> None:
     related = [(node, text) for node, text in problem.related if node is not None]
     if problem.kind in ("request-shape", "grader-not-mapping"):
-        ctx.report(REQUEST_SHAPE, _short(ctx, problem.node), problem.message + ".")
+        ctx.report(REQUEST_SHAPE, ctx.compact(problem.node), problem.message + ".")
         return
     if problem.kind == "duplicate-grader-name":
         ctx.report(DUPLICATE_GRADER, problem.node, problem.message, related=related)
@@ -569,7 +565,7 @@ def check_cases(ctx: CheckContext) -> None:
             message = problem.message
             if jsonl and problem.kind == "case-not-mapping":
                 message = f"Line {ctx.document.lines.position(problem.node.start).line + 1}: " + message[0].lower() + message[1:]
-            ctx.report(DATASET_SHAPE, _short(ctx, problem.node), message)
+            ctx.report(DATASET_SHAPE, ctx.compact(problem.node), message)
         elif problem.kind == "duplicate-case-id":
             ctx.report(DUPLICATE_CASE_ID, problem.node, problem.message, related=related)
         else:

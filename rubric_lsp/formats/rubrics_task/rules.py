@@ -144,7 +144,7 @@ def check_task(ctx: CheckContext) -> None:
 def _report_problem(ctx: CheckContext, problem) -> None:
     error = problem.error
     if error is None:
-        ctx.report(TASK_FIELD, problem.node if problem.node.end - problem.node.start < 200 else ctx.line_span(problem.node), problem.message + ".")
+        ctx.report(TASK_FIELD, ctx.compact(problem.node), problem.message + ".")
         return
     span = error_span(error, ctx.line_span)
     where = ".".join(str(p) for p in error.path) or "task"
