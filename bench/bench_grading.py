@@ -13,7 +13,9 @@ time; the median is printed too), with the load average before and after. Two co
 explain the result: "raw HTTP" is the same requests from a bare aiohttp client at the same
 concurrency (what the server and the network allow), "CPU/call" is this process's CPU per
 judge call (litellm's Python path is most of it; at 32 concurrent calls one 200 ms round
-holds 32 × that of serialised CPU on the event loop).
+holds 32 × that of serialised CPU on the event loop). The engine's two answers to that CPU
+(one request built and sent at a time; the hosted_vllm route for a local server) are
+explained in rubric_lsp/grading/send_gate.py and judge.litellm_route.
 
     python bench/bench_grading.py [--criteria 100] [--latency-ms 200] [--concurrency 8 32] [--repeat 3] [--no-autorubric]
 

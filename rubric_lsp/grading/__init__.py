@@ -45,6 +45,13 @@ Errors raised instead of a report: ``GradingError`` (the file cannot be graded; 
 why) and ``MissingCredentials`` (no API key for the judge; raised before any call, naming the
 environment variable to set). Cancellation = cancelling the task: in-flight HTTP calls stop
 and the cache only ever holds complete entries.
+
+How requests leave (``judge.py``): at most ``concurrency`` calls in flight; on each event
+loop one call at a time builds and sends its request (``send_gate.py``), so answers come
+back spread out instead of in bursts; ``openai/<name>`` at an ``api_base`` goes through
+litellm's ``hosted_vllm`` route unless ``<name>`` is one of OpenAI's own models
+(``judge.litellm_route``: the same request for ~40 % less CPU). Both were measured with
+``bench/bench_grading.py``; the reasons are in those modules.
 """
 
 from __future__ import annotations
