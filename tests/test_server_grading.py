@@ -114,6 +114,26 @@ async def test_grade_text_shows_verdicts_inline(client: LanguageClient):
     assert await hints(client, uri) == [] and await lenses(client, uri) == []
 
 
+async def test_verdicts_follow_edits_and_an_edited_criterion_loses_its_verdict(client: LanguageClient):
+    s = client.rubric_session
+    JUDGE.when("Signs off politely", Reply.json({"criterion_status": "UNMET", "explanation": "No sign-off."}))
+    text = tagged(s, RUBRIC)
+    uri = s.open("grade/follow.rubric.yaml", text)
+    await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Hello there, friend!"})
+    assert [(h.position.line, h.label) for h in await hints(client, uri)] == [(1, "✓ MET"), (2, "✗ UNMET"), (5, "✓ MET")]
+
+    edited = "# reviewed by the team\n\n" + text.replace("Signs off politely", "Signs off warmly")
+    s.replace(uri, edited)
+    shown = await hints(client, uri)
+    # two lines above moved everything down; the sign-off criterion was edited: its verdict is gone
+    assert [(h.position.line, h.label) for h in shown] == [(3, "✓ MET"), (7, "✓ MET")]
+    assert [h.position.character for h in shown] == [end_of_line(s, edited, 3), end_of_line(s, edited, 7)]
+    assert len(await lenses(client, uri)) == 1
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=8, character=6)))
+    assert "The response meets the criterion." in hover.contents.value  # the sources verdict, on its new line
+
+
 EXAMPLES_RUBRIC = (
     "rubric:\n"
     "  - name: greets\n"

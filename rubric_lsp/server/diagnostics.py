@@ -17,6 +17,7 @@ from lsprotocol import types
 from rubric_lsp.lint import LintResult
 from rubric_lsp.rules.registry import get_rule
 from rubric_lsp.server.app import SOURCE, RubricServer
+from rubric_lsp.server.verdicts import follow_edits
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +171,7 @@ def register(ls: RubricServer) -> None:
     def did_change(ls: RubricServer, params: types.DidChangeTextDocumentParams) -> None:
         ls.note_activity()
         ls.state(params.text_document.uri).version = params.text_document.version
+        follow_edits(ls, params.text_document.uri)
         schedule(ls, params.text_document.uri, ls.settings.debounce_seconds)
 
     @ls.feature(types.TEXT_DOCUMENT_DID_CLOSE)

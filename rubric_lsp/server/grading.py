@@ -165,7 +165,7 @@ async def grade_text_command(ls: RubricServer, args: dict[str, Any]) -> dict[str
         return report
     data = report.to_json() if hasattr(report, "to_json") else report
     top = Range(Position(0, 0), Position(0, 0))
-    show(ls, uri, shown_for_report(data, top))
+    show(ls, uri, shown_for_report(data, top), source)
     return data
 
 
@@ -184,7 +184,7 @@ async def grade_document_command(ls: RubricServer, args: dict[str, Any]) -> dict
         return results
     top = Range(Position(0, 0), Position(0, 0))
     shown = shown_for_examples(list(results), top)
-    show(ls, uri, shown)
+    show(ls, uri, shown, source)
     return shown.result or {}
 
 

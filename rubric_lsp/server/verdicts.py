@@ -2,6 +2,8 @@
 
 Built from the grading engine's JSON report (``report.to_json()``), whose ranges are
 0-based code points in the graded text; they are converted to the client's encoding here.
+As the user edits, what is shown follows its lines (``follow_edits``); a criterion or
+example whose lines were edited loses its verdict, which no longer describes it.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from rubric_lsp.document.positions import Position, Range
+from rubric_lsp.document.positions import LineIndex, Position, Range
 from rubric_lsp.server.app import SOURCE, RubricServer
+from rubric_lsp.server.line_map import LineMap, line_map
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +48,41 @@ class Shown:
     lenses: list[Lens] = field(default_factory=list)
     problems: list[tuple[Range, str]] = field(default_factory=list)  # unmet expectations
     result: dict[str, Any] | None = None
+    text: str | None = None  # the text the ranges above refer to
+    _lines: LineIndex | None = field(default=None, repr=False)
+
+    def lines(self) -> LineIndex | None:
+        if self.text is None:
+            return None
+        if self._lines is None:
+            self._lines = LineIndex(self.text)
+        return self._lines
+
+    def move_to(self, text: str) -> None:
+        """Re-anchor everything on ``text``, a later version of ``self.text``."""
+        if self.text is None or text == self.text:
+            self.text = text
+            return
+        where = line_map(self.text, text)
+        self.marks = [Mark(moved.start.line, moved, mark.label, mark.tooltip)
+                      for mark in self.marks if (moved := _moved(mark.range, where)) is not None]
+        self.problems = [(moved, message) for rng, message in self.problems if (moved := _moved(rng, where)) is not None]
+        last_line = text.count("\n")
+        for lens in self.lenses:
+            # A lens stays (the score is still the last grading's); on an edited line it keeps its line number.
+            line = where(lens.range.start.line)
+            line = min(lens.range.start.line, last_line) if line is None else line
+            lens.range = Range(Position(line, 0), Position(line, 0))
+        self.text, self._lines = text, None
+
+
+def _moved(rng: Range, where: LineMap) -> Range | None:
+    """``rng`` in the new text, or None when any of its lines was edited."""
+    lines = [where(line) for line in range(rng.start.line, rng.end.line + 1)]
+    if any(line is None for line in lines) or lines != list(range(lines[0], lines[0] + len(lines))):  # type: ignore[operator]
+        return None
+    shift = lines[0] - rng.start.line  # type: ignore[operator]
+    return Range(Position(rng.start.line + shift, rng.start.character), Position(rng.end.line + shift, rng.end.character))
 
 
 def _range(data: Any) -> Range | None:
@@ -145,9 +183,25 @@ def _example_json(example: Any) -> dict[str, Any]:
     return data
 
 
-def show(ls: RubricServer, uri: str, shown: Shown) -> None:
+def show(ls: RubricServer, uri: str, shown: Shown, graded_text: str) -> None:
+    """Show ``shown``, whose ranges refer to ``graded_text``, on the document as it is now."""
+    shown.text = graded_text
+    if uri in ls.workspace.text_documents:
+        shown.move_to(ls.text_of(uri)[0])  # the user may have typed while the judge worked
     ls.state(uri).extra["shown"] = shown
     _refresh(ls, uri)
+
+
+def follow_edits(ls: RubricServer, uri: str) -> None:
+    """After a change to ``uri``: keep what is shown on its lines (the client asks for hints again)."""
+    state = ls.docs.get(uri)
+    shown: Shown | None = state.extra.get("shown") if state else None
+    if shown is None or uri not in ls.workspace.text_documents:
+        return
+    had_problems = bool(shown.problems)
+    shown.move_to(ls.text_of(uri)[0])
+    if had_problems:
+        state.extra["grading_diagnostics"] = _problems(ls, uri, shown)
 
 
 def clear(ls: RubricServer, uri: str | None) -> None:
@@ -182,10 +236,9 @@ def _problems(ls: RubricServer, uri: str, shown: Shown | None) -> list[types.Dia
         return []
     state = ls.state(uri)
     result = state.result
-    from rubric_lsp.document.positions import LineIndex
     from rubric_lsp.server.positions import Converter
 
-    lines = result.document.lines if result is not None else LineIndex(ls.text_of(uri)[0] if uri in ls.workspace.text_documents else "")
+    lines = shown.lines() or (result.document.lines if result is not None else LineIndex(ls.text_of(uri)[0] if uri in ls.workspace.text_documents else ""))
     convert = Converter(lines, ls.encoding)
     return [types.Diagnostic(range=convert.range(rng), message=message, severity=types.DiagnosticSeverity.Information,
                              source=SOURCE, code="grading") for rng, message in shown.problems]
@@ -207,7 +260,7 @@ def inlay_hints(ls: RubricServer, uri: str, visible: types.Range) -> list[types.
     shown: Shown | None = state.extra.get("shown") if state else None
     if shown is None or state.result is None:
         return []
-    lines = state.result.document.lines
+    lines = shown.lines() or state.result.document.lines  # the lint result may lag behind the text
     from rubric_lsp.server.positions import Converter
 
     convert = Converter(lines, ls.encoding)
@@ -229,7 +282,7 @@ def code_lenses(ls: RubricServer, uri: str) -> list[types.CodeLens]:
         return []
     from rubric_lsp.server.positions import Converter
 
-    convert = Converter(state.result.document.lines, ls.encoding)
+    convert = Converter(shown.lines() or state.result.document.lines, ls.encoding)
     return [types.CodeLens(range=convert.range(Range(lens.range.start, lens.range.start)),
                            command=types.Command(title=lens.title, command="rubric-lsp.gradeDocument", arguments=[{"uri": uri}])
                            if lens.regrade else types.Command(title=lens.title, command=""))
