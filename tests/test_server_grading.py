@@ -133,6 +133,15 @@ async def test_verdicts_follow_edits_and_an_edited_criterion_loses_its_verdict(c
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=8, character=6)))
     assert "The response meets the criterion." in hover.contents.value  # the sources verdict, on its new line
 
+    # an incremental change (how VS Code and Neovim send edits): delete the two added lines
+    s.versions[uri] += 1
+    s.texts[uri] = "\n".join(edited.split("\n")[2:])
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=s.versions[uri]),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=2, character=0)), text="")]))
+    assert [(h.position.line, h.label) for h in await hints(client, uri)] == [(1, "✓ MET"), (5, "✓ MET")]
+
 
 EXAMPLES_RUBRIC = (
     "rubric:\n"

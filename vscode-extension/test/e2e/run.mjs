@@ -2,7 +2,8 @@
 // driven by Debian's Chromium through playwright-core. Steps:
 //   1. open a bad rubric -> error squiggle + Problems rows with their codes (AR001/AR103)
 //   2. apply the quick fix -> the problems disappear
-//   3. "Rubric: Grade Selection" on a response file against a judge on 127.0.0.1 -> verdict hints
+//   3. "Rubric: Grade Selection" on a response file against a judge on 127.0.0.1 -> verdict hints;
+//      typing above the graded criterion keeps its verdict on it (real server only)
 // Screenshots go to test/e2e/artifacts/. Exits 0 with "SKIPPED: reason" when the
 // rubric-lsp server cannot be started (`python -m rubric_lsp serve`) or Chromium is
 // missing — exit 1 instead when RUBRIC_REQUIRE_ALL=1 (CI). The grading step is skipped
@@ -412,6 +413,24 @@ try {
     check(lens, `score code lens on the rubric (${lens ? await page.locator(".codelens-decoration", { hasText: /score/i }).first().innerText() : "none"})`);
     check(judgeRequests() > 0, `the judge on 127.0.0.1 was called (${judgeRequests()} request(s))`);
     await shot("04-grade-selection-verdicts");
+    if (!FAKE) {
+      // Typing above the criterion (VS Code sends incremental changes): its verdict moves with it.
+      // VS Code shifts hints locally at once; the server's answer to the next inlay-hint request
+      // is what must keep it there, hence the pause before looking.
+      // (Grade Selection opened the rubric beside the response: click into that editor.)
+      const graded = page.locator(".monaco-editor", { hasText: "MET" }).first();
+      await graded.locator(".view-line", { hasText: "criteria:" }).first().click();
+      await page.keyboard.press("Control+Home");
+      await page.keyboard.type("# reviewed by the team\n");
+      await page.waitForTimeout(2500);
+      const followed = await page.waitForFunction(() => {
+        const lines = [...document.querySelectorAll(".view-line")].map((v) => (v.textContent || "").replace(/\u00a0/g, " "));
+        return lines.some((t) => /^\s*- name: clarity.*✓\s*MET/.test(t)) && !lines.some((t) => /^(criteria:|# reviewed).*MET/.test(t));
+      }, null, { timeout: 20000 }).then(() => true, () => false);
+      const now = await page.evaluate(() => [...document.querySelectorAll(".view-line")].map((v) => v.textContent).filter((t) => /MET/.test(t || "")));
+      check(followed, `the verdict stays on its criterion after typing above it (${JSON.stringify(now)})`);
+      await shot("04b-verdict-followed-the-edit");
+    }
     // Clear Verdicts: the hints go away
     await runCommand("Rubric: Clear Verdicts");
     const cleared = await page.waitForFunction(
