@@ -4,6 +4,8 @@
 //   2. apply the quick fix -> the problems disappear
 //   3. "Rubric: Grade Selection" on a response file against a judge on 127.0.0.1 -> verdict hints;
 //      typing above the graded criterion keeps its verdict on it (real server only)
+//   4. "Rubric: Grade Examples" -> a lens per example, unmet expectations in Problems; saving
+//      the rubric grades its examples again (rubric.gradeOnSave; real server only)
 // Screenshots go to test/e2e/artifacts/. Exits 0 with "SKIPPED: reason" when the
 // rubric-lsp server cannot be started (`python -m rubric_lsp serve`) or Chromium is
 // missing — exit 1 instead when RUBRIC_REQUIRE_ALL=1 (CI). The grading step is skipped
@@ -168,6 +170,22 @@ fs.writeFileSync(path.join(ws, "bad.rubric.yaml"), [
   "",
 ].join("\n"));
 fs.writeFileSync(path.join(ws, "response.md"), "Paris is the capital of France.\n");
+// a rubric with examples: the judge (always MET) meets one expectation and misses the other
+fs.writeFileSync(path.join(ws, "examples.rubric.yaml"), [
+  "rubric:",
+  "  - name: greets",
+  "    requirement: Greets the user by name",
+  "  - name: concise",
+  "    requirement: Is at most two sentences long",
+  "examples:",
+  "  - name: polite",
+  "    response: Hello Ana! Bye.",
+  "    expect: {min_score: 1.0}",
+  "  - name: strict",
+  "    response: Hello Ana. Let me tell you a long story. It goes on.",
+  "    expect: {verdicts: {concise: UNMET}}",
+  "",
+].join("\n"));
 // a type error that a validating JSON Schema would report too (double reporting check)
 fs.writeFileSync(path.join(ws, "typed.rubric.json"), '[\n  {"name": "clarity", "weight": "ten", "requirement": "The answer is clear"}\n]\n');
 
@@ -189,6 +207,7 @@ const writeSettings = (server) => fs.writeFileSync(settingsFile, JSON.stringify(
   "rubric.judge.model": "openai/fake-judge",
   "rubric.judge.apiBase": `http://127.0.0.1:${judgePort}/v1`,
   "rubric.cache.enabled": false,
+  "rubric.gradeOnSave": true,
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
   "workbench.enableExperiments": false,
@@ -240,6 +259,12 @@ const browser = await pw.launch({
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 const shot = async (name) => { await page.screenshot({ path: path.join(artifacts, `${name}.png`) }); log(`screenshot ${name}.png`); };
 const problemRows = async () => page.locator(".markers-panel .monaco-list-row").allInnerTexts();
+const waitUntil = async (condition, ms) => {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
+    if (condition()) return true;
+  }
+  return condition();
+};
 
 try {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
@@ -439,6 +464,31 @@ try {
     ).then(() => true, () => false);
     check(cleared, "Clear Verdicts removes the verdict hints");
     await shot("05-verdicts-cleared");
+
+    if (!FAKE) {
+      // 4. Grade Examples: a lens per example with its score and expectation, an unmet
+      //    expectation in Problems; then saving the rubric grades its examples again (gradeOnSave).
+      await openFile("examples.rubric.yaml");
+      const before = judgeRequests();
+      await runCommand("Rubric: Grade Examples");
+      const exampleLens = (text) => page.locator(".codelens-decoration", { hasText: text }).first().waitFor({ timeout: 90000 }).then(() => true, () => false);
+      check(await exampleLens(/polite: score 1\.00 ✓ as expected/), "Grade Examples: lens 'polite: score 1.00 ✓ as expected'");
+      check(await exampleLens(/strict: score 1\.00 ✗ expectation not met/), "Grade Examples: lens 'strict: … ✗ expectation not met'");
+      const graded = judgeRequests() - before;
+      check(graded === 4, `Grade Examples: one judge call per criterion and example (${graded}, expected 4)`);
+      await page.keyboard.press("Control+Shift+M");
+      const unmet = await page.locator(".markers-panel .monaco-list-row", { hasText: "Example 'strict'" }).first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+      check(unmet, `the unmet expectation is listed in Problems (${JSON.stringify(await problemRows())})`);
+      await shot("06-grade-examples");
+      await page.locator(".monaco-editor", { hasText: "examples:" }).first().locator(".view-line", { hasText: "examples:" }).first().click();
+      await page.keyboard.press("End");
+      await page.keyboard.type("  # reviewed");
+      await page.keyboard.press("Control+S");
+      const regraded = await waitUntil(() => judgeRequests() - before >= 8, 90000);
+      check(regraded, `grade on save: the examples were graded again (${judgeRequests() - before - graded} more judge calls)`);
+      check(await exampleLens(/polite: score 1\.00 ✓ as expected/), "grade on save: the example lenses are shown after the new grading");
+      await shot("07-grade-on-save");
+    }
   }
 } catch (e) {
   if (e !== "done") {
