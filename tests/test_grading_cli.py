@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+import sys
 
 import pytest
 
@@ -173,3 +175,29 @@ def test_rescoring_a_json_report_keeps_failures_as_failures(env, capfd):
     data = json.loads(out)
     # harmful abstains (skipped); clarity's unknown failure takes its worst option (poor = 0)
     assert data["score"] == pytest.approx(10 / 20)
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--concurrency", "0", "must be at least 1, got 0"),
+    ("--retries", "-1", "must be at least 0, got -1"),
+    ("--timeout", "0", "must be a positive number of seconds"),
+    ("--timeout", "nan", "must be a positive number of seconds"),
+    ("--partial-credit", "1.5", "must be between 0 and 1"),
+    ("--limit", "0", "must be at least 1, got 0"),
+])
+def test_out_of_range_options_are_refused_before_any_call(env, judge_server, capfd, option, value, message):
+    with pytest.raises(SystemExit) as exited:  # argparse's own exit, as for any usage error
+        run(capfd, str(env / "rubric.yaml"), "--response", str(env / "response.txt"), option, value)
+    assert exited.value.code == 2 and f"argument {option}: {message}" in capfd.readouterr().err
+    assert judge_server.call_count == 0
+
+
+def test_a_response_that_is_not_utf8_is_refused_from_a_file_and_from_stdin(env, judge_server, capfd, monkeypatch):
+    latin1 = "café".encode("latin-1")
+    (env / "latin1.txt").write_bytes(latin1)
+    code, _, err = run(capfd, str(env / "rubric.yaml"), "--response", str(env / "latin1.txt"))
+    assert code == 2 and "the response in " in err and "is not UTF-8 text (byte 0xe9 at offset 3)" in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(latin1), encoding="utf-8", errors="surrogateescape"))
+    code, _, err = run(capfd, str(env / "rubric.yaml"), "--response", "-")
+    assert code == 2 and "the response in standard input is not UTF-8 text" in err
+    assert judge_server.call_count == 0

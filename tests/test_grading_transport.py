@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 import time
 
@@ -150,3 +151,20 @@ async def test_errors_quote_the_server_not_litellms_route(judge_server, tmp_path
     assert verdict.error.startswith("infrastructure: Judge model 'openai/judge' failed with a server error")
     assert "Internal server error" in verdict.error or "Service" in verdict.error
     assert "Exception" not in verdict.error and "hosted_vllm" not in verdict.error.lower() and "{" not in verdict.error
+
+
+@pytest.mark.parametrize("model, said", [
+    ("openai/judge", "cannot connect to 127.0.0.1:{port}"),  # hosted_vllm route (litellm's own client)
+    ("openai/gpt-4o-mini", "the connection failed"),  # OpenAI SDK route
+])
+async def test_an_unreachable_judge_is_a_connection_failure_not_a_server_error(tmp_path, model, said):
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = JudgeSettings(model=model, api_base=f"http://127.0.0.1:{port}/v1", cache_enabled=False, timeout_seconds=5.0,
+                             max_retries=1, env={"OPENAI_API_KEY": SECRET})
+    report = await grade_text(rubric(1), "r.yaml", "A response.", None, settings)
+    (verdict,) = report.verdicts
+    assert verdict.verdict == ERROR_VERDICT
+    assert verdict.error == f"infrastructure: Judge model '{model}' could not be reached: {said.format(port=port)}."
+    assert report.usage.calls == 2  # retried once, like any transport failure

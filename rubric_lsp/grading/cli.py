@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -32,6 +33,30 @@ def _positive(text: str) -> int:
     return value
 
 
+def _at_least(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="rubric grade", description=(
         "Grade a response against an autorubric rubric, a promptfoo config's model-graded assertions or a "
@@ -47,15 +72,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verdicts", type=Path, help="score these verdicts (JSON list, one per criterion) with no judge")
     p.add_argument("--examples", action="store_true", help="grade the autorubric file's own 'examples'")
     p.add_argument("--cannot-assess", choices=CANNOT_ASSESS_STRATEGIES, default="skip", help="how abstentions count (default: skip)")
-    p.add_argument("--partial-credit", type=float, default=0.5, help="credit for an abstention under --cannot-assess partial (default: 0.5)")
+    p.add_argument("--partial-credit", type=_fraction, default=0.5, help="credit for an abstention under --cannot-assess partial (default: 0.5)")
     p.add_argument("--raw", action="store_true", help="report the raw weighted sum instead of a 0–1 score")
     p.add_argument("--aggregation", choices=("majority", "weighted", "unanimous", "any"), default="majority", help="several judges: how binary votes combine (default: majority; judges weigh equally, so weighted = majority)")
-    p.add_argument("--concurrency", type=int, default=16, help="judge calls in flight at once (default: 16)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per judge call (default: 60)")
-    p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts (default: 4)")
+    p.add_argument("--concurrency", type=_at_least(1), default=16, help="judge calls in flight at once (default: 16)")
+    p.add_argument("--timeout", type=_seconds, default=60.0, help="seconds per judge call (default: 60)")
+    p.add_argument("--retries", type=_at_least(0), default=4, help="retries on 429/5xx/timeouts (default: 4)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the verdict cache ($RUBRIC_CACHE_DIR)")
     p.add_argument("--no-shuffle", action="store_true", help="show multi-choice options in authored order")
-    p.add_argument("--limit", type=int, help="dataset: grade only the first N items")
+    p.add_argument("--limit", type=_at_least(1), help="dataset: grade only the first N items")
     return p
 
 
@@ -72,7 +97,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
     models = list(args.model or [])
     return JudgeSettings(
-        model=models[0] if models else None, models=models[1:], api_base=args.api_base, concurrency=max(1, args.concurrency),
+        model=models[0] if models else None, models=models[1:], api_base=args.api_base, concurrency=args.concurrency,
         timeout_seconds=args.timeout, cache_enabled=not args.no_cache, max_retries=max(0, args.retries),
         cannot_assess=args.cannot_assess, partial_credit=args.partial_credit, normalize=not args.raw,
         aggregation=args.aggregation, shuffle_options=not args.no_shuffle,
@@ -151,12 +176,17 @@ def _fail(message: str) -> int:
 
 
 def _read_response(source: str) -> str | None:
-    if source == "-":
-        return sys.stdin.read()
+    name = "standard input" if source == "-" else source
     try:
-        return Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"cannot read the response {source}: {exc}")
+        # stdin as bytes too: its text layer would turn invalid bytes into surrogates, not an error
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read the response {name}: {exc.strerror or exc}")
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        _fail(f"the response in {name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); convert it first, e.g. with iconv")
         return None
 
 

@@ -333,6 +333,22 @@ def _retry_after(exc: Exception) -> float | None:
 UNDECODABLE_BODY = "Unable to get json response"
 
 
+_CONNECT_FAILURES = ("Cannot connect to host", "Connect call failed", "Connection error", "Connection refused",
+                     "Name or service not known", "nodename nor servname", "Temporary failure in name resolution")
+
+
+def _unreachable(text: str) -> str | None:
+    """What a connection failure says, shortly (``cannot connect to 127.0.0.1:9``), or None."""
+    if not any(marker in text for marker in _CONNECT_FAILURES):
+        return None
+    host = re.search(r"Cannot connect to host (\S+)", text)
+    if host:
+        return f"cannot connect to {host.group(1)}"
+    if "name resolution" in text or "not known" in text or "servname" in text:
+        return "its host name does not resolve"
+    return "the connection failed"
+
+
 def _readable_detail(text: str) -> str:
     """litellm's exception text without its prefixes; a JSON error body reduced to its message.
 
@@ -342,6 +358,7 @@ def _readable_detail(text: str) -> str:
     """
     text = re.sub(r"^litellm\.\w+:\s*", "", text.strip())
     text = re.sub(r"\b\w+Exception - ", "", text, count=1)
+    text = re.sub(r"\s*ssl:(<[^>]*>|default)", "", text)
     match = re.match(r"^(\w+: )?(\{.*\})\s*$", text, re.S)
     if match:
         try:
@@ -366,6 +383,11 @@ def _classify(exc: Exception, model: str, env: Mapping[str, str]) -> tuple[Judge
     def failure(kind: str, message: str) -> JudgeFailure:
         return JudgeFailure("infrastructure", message, kind)
 
+    unreachable = _unreachable(str(exc))
+    if unreachable is not None:
+        # litellm reports a refused or failed connection as an internal server error on some
+        # routes; the user needs to hear that nothing answered, and where.
+        return failure("connection", f"Judge model '{model}' could not be reached: {unreachable}."), True, None
     if errors is not None:
         if isinstance(exc, errors.ContextWindowExceededError):
             return failure("context_window", f"Judge model '{model}' exceeded its context window."), False, None
