@@ -6,6 +6,8 @@
 //      typing above the graded criterion keeps its verdict on it (real server only)
 //   4. "Rubric: Grade Examples" -> a lens per example, unmet expectations in Problems; saving
 //      the rubric grades its examples again (rubric.gradeOnSave; real server only)
+//   5. "Rubric: Set API Key" -> the judge receives the key as its bearer token; the key is
+//      in neither the Output channel nor the judge's log (real server only)
 // Screenshots go to test/e2e/artifacts/. Exits 0 with "SKIPPED: reason" when the
 // rubric-lsp server cannot be started (`python -m rubric_lsp serve`) or Chromium is
 // missing — exit 1 instead when RUBRIC_REQUIRE_ALL=1 (CI). The grading step is skipped
@@ -21,6 +23,7 @@
 // --fake-server runs a Node stand-in for the server (fake-server.cjs): it checks the
 // extension and this harness only, never the Python server.
 import { spawn, spawnSync, execFileSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -488,6 +491,43 @@ try {
       check(regraded, `grade on save: the examples were graded again (${judgeRequests() - before - graded} more judge calls)`);
       check(await exampleLens(/polite: score 1\.00 ✓ as expected/), "grade on save: the example lenses are shown after the new grading");
       await shot("07-grade-on-save");
+
+      // 5. Set API Key: stored in VS Code's secret storage, handed to the restarted server, sent
+      //    to the judge as the bearer token, and written nowhere (Output, judge log).
+      const secret = "sk-e2e-SECRET-4f2a9c0d1b8e7a6f";
+      const authorizations = () => {
+        try {
+          return fs.readFileSync(path.join(artifacts, "judge-requests.jsonl"), "utf8").split("\n").filter(Boolean)
+            .map((line) => JSON.parse(line).authorization_sha256);
+        } catch { return []; }
+      };
+      const sha256 = (text) => crypto.createHash("sha256").update(text).digest("hex");
+      check(authorizations().length > 0 && authorizations().every((h) => h !== sha256(`Bearer ${secret}`)), "before Set API Key: the judge never saw the key");
+      await runCommand("Rubric: Set API Key");
+      await page.locator(".quick-input-list .monaco-list-row", { hasText: "OPENAI_API_KEY" }).first().click();
+      const keyInput = page.locator(".quick-input-widget input[type=password]");
+      await keyInput.waitFor({ timeout: 10000 });
+      await keyInput.fill(secret);
+      await page.keyboard.press("Enter");
+      const stored = await page.locator(".notifications-toasts", { hasText: "OPENAI_API_KEY stored" }).first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+      check(stored, "Set API Key: 'OPENAI_API_KEY stored; the server was restarted'");
+      const sent = authorizations().length;
+      await openFile("examples.rubric.yaml");
+      await runCommand("Rubric: Grade Examples");
+      const regradedWithKey = await waitUntil(() => authorizations().length >= sent + 4, 90000);
+      const withKey = authorizations().slice(sent);
+      check(regradedWithKey && withKey.every((h) => h === sha256(`Bearer ${secret}`)), `the judge received the stored key as its bearer token (${withKey.length} request(s))`);
+      check(await exampleLens(/polite: score 1\.00 ✓ as expected/), "after the server restart: the example lenses are shown again");
+      // Every log VS Code wrote (the Rubric output channel is logs/*/exthost1/*/Rubric.log) and the workspace.
+      const files = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? files(path.join(dir, e.name)) : e.isFile() ? [path.join(dir, e.name)] : []);
+      const written = [...files(path.join(userData, "logs")), ...files(ws)];
+      const rubricLog = written.find((f) => f.endsWith("Rubric.log"));
+      const leaks = written.filter((f) => fs.readFileSync(f, "latin1").includes(secret));
+      check(rubricLog && fs.statSync(rubricLog).size > 0 && leaks.length === 0,
+        `the key is in none of the ${written.length} log and workspace files, the Rubric output channel's log included (leaks: ${JSON.stringify(leaks)})`);
+      const judgeLog = ["judge.log", "judge-requests.jsonl"].map((f) => { try { return fs.readFileSync(path.join(artifacts, f), "utf8"); } catch { return ""; } }).join("");
+      check(!judgeLog.includes(secret), "the key is not in the judge's request log");
+      await shot("08-api-key-set");
     }
   }
 } catch (e) {
