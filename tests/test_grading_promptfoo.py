@@ -248,3 +248,44 @@ async def test_vars_from_files_and_lists_reach_the_grading_prompt(judge_server, 
     report = await grade_text(config.read_text(), str(config), "An answer.", None, settings(judge_server, tmp_path))
     assert report.verdicts[0].verdict == "PASS"
     assert "Talks about cats in Paris for children" in judge_server.completions[0].text
+
+
+MIXED = """\
+prompts: ["Answer: {{question}}"]
+providers: [openai:gpt-5-mini]
+tests:
+  - vars: {question: What is the capital of California?}
+    assert:
+      - type: llm-rubric
+        value: Names Sacramento
+      - type: factuality
+        value: Sacramento is the capital of California
+      - type: g-eval
+        value: Is concise
+  - vars: {question: Capital of France?}
+    assert:
+      - type: model-graded-closedqa
+        value: Names Paris
+"""
+
+
+async def test_model_graded_types_not_run_here_are_named_not_silently_dropped(judge_server, tmp_path):
+    judge_server.default = verdict(True, 1.0)
+    report = await grade_text(MIXED, "promptfooconfig.yaml", "Sacramento.", None, settings(judge_server, tmp_path, model="openai/judge"), test_index=0)
+    assert [v.name for v in report.verdicts] == ["test 1: llm-rubric"] and judge_server.call_count == 1
+    assert report.to_json()["notes"] == ["Not graded here (rubric grade runs llm-rubric and not-llm-rubric): 'factuality', 'g-eval'; the result leaves them out."]
+    with pytest.raises(GradingError, match=r"in test 2; 'model-graded-closedqa' is model-graded too, but rubric grade does not run it yet\."):
+        await grade_text(MIXED, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path, model="openai/judge"), test_index=1)
+
+
+def test_the_text_report_prints_its_notes(judge_server, tmp_path, capfd):
+    from rubric_lsp.cli import main
+
+    judge_server.default = verdict(True, 1.0)
+
+    (tmp_path / "promptfooconfig.yaml").write_text(MIXED)
+    (tmp_path / "out.txt").write_text("Sacramento.")
+    code = main(["grade", str(tmp_path / "promptfooconfig.yaml"), "--response", str(tmp_path / "out.txt"), "--test", "1",
+                 "--model", "openai/judge", "--api-base", judge_server.base_url, "--no-cache"])
+    out = capfd.readouterr().out
+    assert code == 0 and "note: Not graded here (rubric grade runs llm-rubric and not-llm-rubric): 'factuality', 'g-eval'" in out

@@ -235,6 +235,8 @@ def _print_report(report: Any) -> None:
         print(f"score: {report.score:.4g} (raw {report.raw_score:.4g}){passed}")
     else:
         print("no score: nothing was left to score")
+    for note in report.notes:
+        print(f"note: {note}")
     usage = report.usage
     cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""
     print(f"judge: {report.model or 'none'}; {usage.calls} calls, {usage.cached} cached, {usage.prompt_tokens + usage.completion_tokens} tokens{cost}")

@@ -121,6 +121,10 @@ def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -
     return passed, score
 
 
+def _listing(types: list[str]) -> str:
+    return ", ".join(f"'{name}'" for name in types)
+
+
 async def grade_promptfoo(doc: Document, response: str, query: str | None, settings: JudgeSettings, *, test_index: int | None = None, on_progress: Callable[[int, int], None] | None = None) -> GradeReport:
     from rubric_lsp.formats.promptfoo.resolve import read_config
     from rubric_lsp.grading.engine import GradingError, Run
@@ -133,9 +137,15 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         if not 0 <= test_index < len(view.tests):
             raise GradingError(f"There is no test {test_index + 1}: the config has {len(view.tests)} test(s).")
         numbers = [test_index + 1]
-    plan = [(n, item) for n in numbers for item in view.grading_plan(n) if item.type in GRADED_TYPES]
+    model_graded = [(n, item) for n in numbers for item in view.grading_plan(n)]
+    plan = [(n, item) for n, item in model_graded if item.type in GRADED_TYPES]
+    # Other model-graded types (factuality, g-eval, closedqa, select-best, ...) are not run
+    # here; say so rather than let a result look complete.
+    not_run = sorted({item.type for _, item in model_graded if item.type not in GRADED_TYPES})
     if not plan:
-        raise GradingError("No llm-rubric or not-llm-rubric assertions to grade" + (f" in test {numbers[0]}." if test_index is not None else "."))
+        where = f" in test {numbers[0]}" if test_index is not None else ""
+        also = f"; {_listing(not_run)} {'is' if len(not_run) == 1 else 'are'} model-graded too, but rubric grade does not run {'it' if len(not_run) == 1 else 'them'} yet" if not_run else ""
+        raise GradingError(f"No llm-rubric or not-llm-rubric assertions to grade{where}{also}.")
 
     from rubric_lsp.grading.settings import MissingCredentials
 
@@ -151,6 +161,8 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         default_model = None
     report = GradeReport(format="promptfoo")
     notes: set[str] = set()
+    if not_run:
+        notes.add(f"Not graded here (rubric grade runs llm-rubric and not-llm-rubric): {_listing(not_run)}; the result leaves them out.")
 
     def judge_for(item: Any) -> Judge:
         grader = item.grader
