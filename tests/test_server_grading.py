@@ -296,6 +296,8 @@ PROMPTFOO = (
     "      - type: llm-rubric\n"
     "        value: Names Paris as the capital ({tag})\n"
     "        provider: openai:judge\n"
+    "      - type: factuality\n"
+    "        value: Paris is the capital of France\n"
 )
 
 
@@ -309,3 +311,5 @@ async def test_grade_text_on_a_promptfoo_config_marks_the_assertion(client: Lang
     shown = await hints(client, uri)
     assert [(h.position.line, h.label) for h in shown] == [(6, "✓ PASS")]
     assert "Paris is named." in shown[0].tooltip.value
+    titles = await lenses(client, uri)
+    assert titles[0].startswith("Graded: score 1.00") and any("Not graded here" in t and "'factuality'" in t for t in titles[1:])

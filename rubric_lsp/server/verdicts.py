@@ -136,6 +136,8 @@ def shown_for_report(report: dict[str, Any], where: Range) -> Shown:
     passed = report.get("passed")
     suffix = "" if passed is None else (" ✓ passed" if passed else " ✗ failed")
     shown.lenses.append(Lens(where, f"Graded: {_score_text(report)}{suffix}"))
+    for note in report.get("notes") or []:  # e.g. assertions this grading did not run
+        shown.lenses.append(Lens(where, f"ⓘ {note}"))
     return shown
 
 
