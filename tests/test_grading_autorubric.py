@@ -281,7 +281,7 @@ def test_failure_categories_and_their_effect_on_the_score():
     from rubric_lsp.formats.autorubric.model import Criterion
     from rubric_lsp.formats.autorubric.score import compute_score
     from rubric_lsp.grading.autorubric_grader import failure_outcome
-    from rubric_lsp.grading.judge import JudgeFailure
+    from rubric_lsp.grading.failures import JudgeFailure
 
     good = Criterion(requirement="good", weight=10)
     bad = Criterion(requirement="bad", weight=-5)

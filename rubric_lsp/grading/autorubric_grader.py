@@ -17,7 +17,8 @@ from typing import Any, Callable, Sequence
 
 from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
 from rubric_lsp.formats.autorubric.score import Outcome, binary_outcome, compute_score, fail_value, option_outcome, worst_option_index
-from rubric_lsp.grading.judge import Judge, JudgeFailure
+from rubric_lsp.grading.failures import JudgeFailure
+from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet
 from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
 

@@ -255,7 +255,7 @@ def _score_verdicts(args: argparse.Namespace, text: str, path: str) -> int:
     from rubric_lsp.formats.autorubric.score import compute_score, verdict_outcome
     from rubric_lsp.grading.autorubric_grader import failure_outcome
     from rubric_lsp.grading.engine import autorubric_inputs, kind_of, read
-    from rubric_lsp.grading.judge import JudgeFailure
+    from rubric_lsp.grading.failures import JudgeFailure
 
     doc = read(text, path)
     if kind_of(doc, path) != "autorubric-rubric":

@@ -20,7 +20,8 @@ from typing import Any, Callable
 from rubric_lsp.document import Node
 from rubric_lsp.formats.northstar.model import RUBRIC_JUDGE_TYPES, JudgeScoringConfig
 from rubric_lsp.formats.northstar.view import Problem, read_request
-from rubric_lsp.grading.judge import Judge, JudgeFailure
+from rubric_lsp.grading.failures import JudgeFailure
+from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract
 from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
 

@@ -28,7 +28,8 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from rubric_lsp.document import Document
-from rubric_lsp.grading.judge import Judge, JudgeFailure
+from rubric_lsp.grading.failures import JudgeFailure
+from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet
 from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
 from rubric_lsp.grading.settings import JudgeSettings, promptfoo_to_litellm

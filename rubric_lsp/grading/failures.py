@@ -1,0 +1,161 @@
+"""Why a judge call produced no verdict: litellm's exceptions as categorised failures.
+
+Every failure becomes a ``JudgeFailure`` (category infrastructure | parse | unknown, with a
+finer ``kind``) whose message names the judge model and quotes what the server said,
+never an API key; ``classify`` also says whether to retry and how long the server asked
+to wait.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Mapping
+
+from rubric_lsp.grading.settings import PROVIDER_KEYS, provider_of
+
+
+class JudgeFailure(Exception):
+    """A judge call that produced no verdict.
+
+    ``category``: ``infrastructure`` (transport/API), ``parse`` (unusable reply) or
+    ``unknown``; ``kind`` is finer (rate_limit, timeout, auth, ...) for messages.
+    """
+
+    def __init__(self, category: str, message: str, kind: str = "other"):
+        super().__init__(message)
+        self.category = category
+        self.kind = kind
+        self.message = message
+
+    @property
+    def error(self) -> str:
+        return f"{self.category}: {self.message}"
+
+
+def secret_values(env: Mapping[str, str]) -> list[str]:
+    values = []
+    for variables in PROVIDER_KEYS.values():
+        for variable in variables:
+            value = env.get(variable)
+            if value and len(value) >= 6:
+                values.append(value)
+    return values
+
+
+def redact(text: str, env: Mapping[str, str]) -> str:
+    for value in secret_values(env):
+        text = text.replace(value, "***")
+    return re.sub(r"(sk-[A-Za-z0-9_\-]{4})[A-Za-z0-9_\-]{8,}", r"\1***", text)
+
+
+def retry_after(exc: Exception) -> float | None:
+    headers = None
+    response = getattr(exc, "response", None)
+    if response is not None:
+        headers = getattr(response, "headers", None)
+    headers = headers or getattr(exc, "litellm_response_headers", None) or {}
+    try:
+        value = headers.get("retry-after") or headers.get("Retry-After")
+    except AttributeError:
+        return None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+UNDECODABLE_BODY = "Unable to get json response"
+
+
+_CONNECT_FAILURES = ("Cannot connect to host", "Connect call failed", "Connection error", "Connection refused",
+                     "Name or service not known", "nodename nor servname", "Temporary failure in name resolution")
+
+
+def _unreachable(text: str) -> str | None:
+    """What a connection failure says, shortly (``cannot connect to 127.0.0.1:9``), or None."""
+    if not any(marker in text for marker in _CONNECT_FAILURES):
+        return None
+    host = re.search(r"Cannot connect to host (\S+)", text)
+    if host:
+        return f"cannot connect to {host.group(1)}"
+    if "name resolution" in text or "not known" in text or "servname" in text:
+        return "its host name does not resolve"
+    return "the connection failed"
+
+
+def _readable_detail(text: str) -> str:
+    """litellm's exception text without its prefixes; a JSON error body reduced to its message.
+
+    ``litellm.InternalServerError: InternalServerError: Hosted_vllmException - {"error":
+    {"message": "..."}}`` becomes ``InternalServerError: ...``: which of litellm's routes
+    carried the call is not the user's business, the server's own words are.
+    """
+    text = re.sub(r"^litellm\.\w+:\s*", "", text.strip())
+    text = re.sub(r"\b\w+Exception - ", "", text, count=1)
+    text = re.sub(r"\s*ssl:(<[^>]*>|default)", "", text)
+    match = re.match(r"^(\w+: )?(\{.*\})\s*$", text, re.S)
+    if match:
+        try:
+            parsed = json.loads(match.group(2))
+        except ValueError:
+            parsed = None
+        error = parsed.get("error") if isinstance(parsed, dict) else None
+        message = error.get("message") if isinstance(error, dict) else error
+        if isinstance(message, str) and message.strip():
+            text = (match.group(1) or "") + message.strip()
+    return text[:500]
+
+
+def classify(exc: Exception, model: str, env: Mapping[str, str], litellm: Any) -> tuple[JudgeFailure, bool, float | None]:
+    """(failure, retryable, retry_after) for an exception from ``litellm`` (the module, or None)."""
+    errors = litellm.exceptions if litellm is not None else None
+    name = type(exc).__name__
+    detail = _readable_detail(redact(str(exc), env))
+    status = getattr(exc, "status_code", None)
+
+    def failure(kind: str, message: str) -> JudgeFailure:
+        return JudgeFailure("infrastructure", message, kind)
+
+    unreachable = _unreachable(str(exc))
+    if unreachable is not None:
+        # litellm reports a refused or failed connection as an internal server error on some
+        # routes; the user needs to hear that nothing answered, and where.
+        return failure("connection", f"Judge model '{model}' could not be reached: {unreachable}."), True, None
+    if errors is not None:
+        if isinstance(exc, errors.ContextWindowExceededError):
+            return failure("context_window", f"Judge model '{model}' exceeded its context window."), False, None
+        if isinstance(exc, errors.RateLimitError) or status == 429:
+            return failure("rate_limit", f"Judge model '{model}' is rate-limited."), True, retry_after(exc)
+        if isinstance(exc, errors.Timeout):
+            return failure("timeout", f"Judge model '{model}' timed out."), True, None
+        if isinstance(exc, errors.AuthenticationError) or status == 401:
+            variables = PROVIDER_KEYS.get(provider_of(model), ())
+            hint = f" Set {' or '.join(variables)}." if variables else ""
+            return failure("auth", f"Judge model '{model}' is not authenticated.{hint}"), False, None
+        if isinstance(exc, errors.PermissionDeniedError) or status == 403:
+            return failure("denied", f"Judge model '{model}' denied the request."), False, None
+        if isinstance(exc, errors.NotFoundError) or status == 404:
+            return failure("not_found", f"Judge model '{model}' was not found."), False, None
+        if isinstance(exc, errors.APIError) and UNDECODABLE_BODY in str(exc):
+            # An HTTP body that is not JSON (a proxy's error page, a truncated answer): transient like a 5xx.
+            return failure("server", f"Judge model '{model}' sent a reply that is not JSON: {detail}"), True, None
+        if isinstance(exc, errors.APIConnectionError):
+            # litellm wraps undecodable bodies as connection/internal errors too; both retry.
+            return failure("connection", f"Judge model '{model}' could not be reached: {detail}"), True, None
+        if isinstance(exc, (errors.InternalServerError, errors.ServiceUnavailableError, errors.BadGatewayError)) or (isinstance(status, int) and status >= 500):
+            return failure("server", f"Judge model '{model}' failed with a server error: {detail}"), True, None
+        if isinstance(exc, (errors.BadRequestError, errors.UnprocessableEntityError, errors.UnsupportedParamsError)):
+            return failure("bad_request", f"Judge model '{model}' rejected the request: {detail}"), False, None
+        if isinstance(exc, errors.APIError):
+            return failure("api", f"Judge model '{model}' failed: {detail}"), False, None
+    try:
+        import openai
+
+        if isinstance(exc, openai.APIError):
+            return failure("api", f"Judge model '{model}' failed: {detail}"), False, None
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(exc, (ValueError, json.JSONDecodeError)):
+        return JudgeFailure("parse", f"The judge's reply could not be read: {detail}", "bad_reply"), False, None
+    return JudgeFailure("unknown", f"{name}: {detail}", "other"), False, None
