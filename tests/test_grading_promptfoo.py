@@ -258,14 +258,13 @@ tests:
     assert:
       - type: llm-rubric
         value: Names Sacramento
-      - type: factuality
-        value: Sacramento is the capital of California
-      - type: g-eval
+      - type: answer-relevance
+      - type: select-best
         value: Is concise
   - vars: {question: Capital of France?}
     assert:
-      - type: model-graded-closedqa
-        value: Names Paris
+      - type: context-recall
+        value: Paris is the capital of France
 """
 
 
@@ -273,8 +272,9 @@ async def test_model_graded_types_not_run_here_are_named_not_silently_dropped(ju
     judge_server.default = verdict(True, 1.0)
     report = await grade_text(MIXED, "promptfooconfig.yaml", "Sacramento.", None, settings(judge_server, tmp_path, model="openai/judge"), test_index=0)
     assert [v.name for v in report.verdicts] == ["test 1: llm-rubric"] and judge_server.call_count == 1
-    assert report.to_json()["notes"] == ["Not graded here (rubric grade runs llm-rubric and not-llm-rubric): 'factuality', 'g-eval'; the result leaves them out."]
-    with pytest.raises(GradingError, match=r"in test 2; 'model-graded-closedqa' is model-graded too, but rubric grade does not run it yet\."):
+    assert report.to_json()["notes"] == ["Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): "
+                                         "'answer-relevance', 'select-best'; the result leaves them out."]
+    with pytest.raises(GradingError, match=r"in test 2; 'context-recall' is model-graded too, but rubric grade does not run it yet\."):
         await grade_text(MIXED, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path, model="openai/judge"), test_index=1)
 
 
@@ -288,4 +288,4 @@ def test_the_text_report_prints_its_notes(judge_server, tmp_path, capfd):
     code = main(["grade", str(tmp_path / "promptfooconfig.yaml"), "--response", str(tmp_path / "out.txt"), "--test", "1",
                  "--model", "openai/judge", "--api-base", judge_server.base_url, "--no-cache"])
     out = capfd.readouterr().out
-    assert code == 0 and "note: Not graded here (rubric grade runs llm-rubric and not-llm-rubric): 'factuality', 'g-eval'" in out
+    assert code == 0 and "note: Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): 'answer-relevance', 'select-best'" in out

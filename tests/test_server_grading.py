@@ -296,8 +296,8 @@ PROMPTFOO = (
     "      - type: llm-rubric\n"
     "        value: Names Paris as the capital ({tag})\n"
     "        provider: openai:judge\n"
-    "      - type: factuality\n"
-    "        value: Paris is the capital of France\n"
+    "      - type: select-best\n"
+    "        value: Names Paris\n"
 )
 
 
@@ -312,4 +312,4 @@ async def test_grade_text_on_a_promptfoo_config_marks_the_assertion(client: Lang
     assert [(h.position.line, h.label) for h in shown] == [(6, "✓ PASS")]
     assert "Paris is named." in shown[0].tooltip.value
     titles = await lenses(client, uri)
-    assert titles[0].startswith("Graded: score 1.00") and any("Not graded here" in t and "'factuality'" in t for t in titles[1:])
+    assert titles[0].startswith("Graded: score 1.00") and any("Not graded here" in t and "'select-best'" in t for t in titles[1:])

@@ -1,6 +1,10 @@
-"""Grading a promptfoo config's ``llm-rubric`` / ``not-llm-rubric`` assertions (semantics.md §2).
+"""Grading a promptfoo config's model-graded assertions (semantics.md §2).
 
-The config is resolved by ``rubric_lsp.formats.promptfoo.resolve`` (merged assertions per
+``rubric grade`` runs ``llm-rubric``, ``model-graded-closedqa``, ``factuality`` (and its alias
+``model-graded-factuality``) and ``g-eval``, each with its ``not-`` variant; the last three
+live in ``promptfoo_model_graded`` (semantics and sources there). Other model-graded types
+(``select-best``, ``answer-relevance``, ``context-*``, ...) are not run: the report names them
+in a note. The config is resolved by ``rubric_lsp.formats.promptfoo.resolve`` (merged assertions per
 test, effective grader with its config, rubricPrompt, threshold, vars). For each assertion:
 
 - ``value`` is rendered with the test vars first (so ``{{output}}`` inside it renders empty,
@@ -11,7 +15,12 @@ test, effective grader with its config, rubricPrompt, threshold, vars). For each
   ``Number(score)``, else ``Number(pass)``; with a finite ``threshold`` ``pass = pass and
   score >= threshold``;
 - ``not-llm-rubric`` inverts ``pass`` and scores ``1 - score`` (the corrected behaviour);
-  a grader failure is never inverted: it stays a failure, not a pass.
+  a grader failure is never inverted: it stays a failure, not a pass. The same holds for
+  every ``not-`` type run here.
+
+For closedqa, factuality and g-eval the prompt the output answers is ``--query`` when given,
+else the config's first prompt rendered with the test vars (noted in the report), else the
+assertion is an error verdict (promptfoo refuses to grade these types without a prompt).
 
 Unlike promptfoo, the verdict is the JSON object the judge *concluded* with (the last one
 in the reply), not the first ``{reason, pass, score}`` quoted in a reasoning preamble; a
@@ -28,13 +37,18 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from rubric_lsp.document import Document
+from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet
 from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
 from rubric_lsp.grading.settings import JudgeSettings, promptfoo_to_litellm
 
-GRADED_TYPES = ("llm-rubric", "not-llm-rubric")
+RUBRIC_TYPES = ("llm-rubric", "not-llm-rubric")
+# Graded by promptfoo_model_graded.
+MODEL_GRADED_TYPES = tuple(name for base in ("model-graded-closedqa", "factuality", "model-graded-factuality", "g-eval")
+                           for name in (base, f"not-{base}"))
+GRADED_TYPES = RUBRIC_TYPES + MODEL_GRADED_TYPES
 
 GRADING_SYSTEM = (
     "You grade an output against a rubric. Decide whether the output satisfies the rubric and how well.\n"
@@ -72,6 +86,11 @@ def grading_messages(rubric_prompt: Any, output: str, rubric: str, test_vars: di
     variables = {"output": output, "rubric": rubric, **test_vars}  # test vars last, as promptfoo
     if rubric_prompt is None:
         return [{"role": "system", "content": GRADING_SYSTEM}, {"role": "user", "content": render(GRADING_USER, variables)}]
+    return custom_messages(rubric_prompt, variables)
+
+
+def custom_messages(rubric_prompt: Any, variables: dict[str, Any]) -> list[dict[str, str]]:
+    """A ``rubricPrompt`` (JSON chat text, a message list, or plain text) rendered with ``variables``."""
     messages: Any = rubric_prompt
     if isinstance(rubric_prompt, str):
         try:
@@ -122,6 +141,12 @@ def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -
     return passed, score
 
 
+def _shadowed_names(type_name: str) -> tuple[str, ...]:
+    from rubric_lsp.grading.promptfoo_model_graded import SHADOWED, base_of
+
+    return ("output", "rubric") if type_name in RUBRIC_TYPES else SHADOWED[base_of(type_name)]
+
+
 def _listing(types: list[str]) -> str:
     return ", ".join(f"'{name}'" for name in types)
 
@@ -133,6 +158,7 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
     view = read_config(doc.root, doc.path, doc)
     if not view.tests:
         raise GradingError("This promptfoo config has no tests to grade.")
+    first_prompt = view.first_prompt() if query is None else None
     numbers = list(range(1, len(view.tests) + 1))
     if test_index is not None:
         if not 0 <= test_index < len(view.tests):
@@ -140,13 +166,13 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         numbers = [test_index + 1]
     model_graded = [(n, item) for n in numbers for item in view.grading_plan(n)]
     plan = [(n, item) for n, item in model_graded if item.type in GRADED_TYPES]
-    # Other model-graded types (factuality, g-eval, closedqa, select-best, ...) are not run
+    # Other model-graded types (select-best, answer-relevance, context-*, ...) are not run
     # here; say so rather than let a result look complete.
     not_run = sorted({item.type for _, item in model_graded if item.type not in GRADED_TYPES})
     if not plan:
         where = f" in test {numbers[0]}" if test_index is not None else ""
         also = f"; {_listing(not_run)} {'is' if len(not_run) == 1 else 'are'} model-graded too, but rubric grade does not run {'it' if len(not_run) == 1 else 'them'} yet" if not_run else ""
-        raise GradingError(f"No llm-rubric or not-llm-rubric assertions to grade{where}{also}.")
+        raise GradingError(f"No model-graded assertions that rubric grade runs (llm-rubric, model-graded-closedqa, factuality, g-eval and their not- forms) to grade{where}{also}.")
 
     from rubric_lsp.grading.settings import MissingCredentials
 
@@ -163,7 +189,7 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
     report = GradeReport(format="promptfoo")
     notes: set[str] = set()
     if not_run:
-        notes.add(f"Not graded here (rubric grade runs llm-rubric and not-llm-rubric): {_listing(not_run)}; the result leaves them out.")
+        notes.add(f"Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): {_listing(not_run)}; the result leaves them out.")
 
     def judge_for(item: Any) -> Judge:
         grader = item.grader
@@ -212,11 +238,13 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         inverse = item.type.startswith("not-")
         base = dict(name=f"test {number}: {item.type}", index=position, range=rng)
         test_vars = item.vars  # values, defaultTest's merged under the test's, file:// vars included
-        for shadowed in ("output", "rubric"):
+        for shadowed in _shadowed_names(item.type):
             if shadowed in test_vars:
                 notes.add(f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here).")
         if isinstance(judge, JudgeFailure):
             return Verdict(verdict=ERROR_VERDICT, reason=judge.message, error=judge.error, counted_as="FAIL", passed=False, **base)
+        if item.type in MODEL_GRADED_TYPES:
+            return await _grade_model_graded(number, item, judge, inverse, base)
         value = item.value
         rubric_text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         rubric_text = render(rubric_text, test_vars)
@@ -230,6 +258,32 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
             return Verdict(verdict=ERROR_VERDICT, reason=f"Grader call failed ({failure.category}): {failure.message}", error=failure.error, counted_as="FAIL", passed=False, **base)
         final_pass, final_score = decide(passed, score, item.threshold, inverse)
         return Verdict(verdict="PASS" if final_pass else "FAIL", reason=reason, score=final_score, passed=final_pass, ambiguous=ambiguous, cached=cached, **base)
+
+    async def _grade_model_graded(number: int, item: Any, judge: Judge, inverse: bool, base: dict[str, Any]) -> Verdict:
+        from rubric_lsp.grading.promptfoo_model_graded import base_of, grade_model_graded
+
+        kind = base_of(item.type)
+        prompt_input = query
+        if prompt_input is None and first_prompt is not None:
+            prompt_input = render(first_prompt, item.vars)
+            notes.add(f"test {number}: {kind} was graded against the config's first prompt rendered with the test's vars; pass --query to give the prompt the response answers.")
+        if kind == "g-eval" and item.rubric_prompt and not isinstance(item.rubric_prompt, dict):
+            notes.add(f"test {number}: g-eval uses a rubricPrompt only when it is an object {{steps, evaluate}}; this one is ignored, as promptfoo does.")
+        test = view.test_number(number)
+        factuality = test.options_field("factuality") if test is not None else None
+        if factuality is None and test is not None and test.default is not None:
+            factuality = test.default.options_field("factuality")  # options merge shallowly: the test's whole object wins
+        try:
+            outcome = await grade_model_graded(item, judge, response, prompt_input, to_plain(factuality))
+        except asyncio.CancelledError:
+            raise
+        except JudgeFailure as failure:
+            # Never inverted, like llm-rubric's failures.
+            reason = failure.message if failure.kind == "config" else f"Grader call failed ({failure.category}): {failure.message}"
+            return Verdict(verdict=ERROR_VERDICT, reason=reason, error=failure.error, counted_as="FAIL", passed=False, **base)
+        final_pass, final_score = decide(outcome.passed, outcome.score, None, inverse)
+        return Verdict(verdict="PASS" if final_pass else "FAIL", reason=outcome.reason, score=final_score, passed=final_pass,
+                       ambiguous=outcome.ambiguous, cached=outcome.cached, **base)
 
     tasks = [asyncio.ensure_future(one(i, n, item, judge)) for i, ((n, item), judge) in enumerate(zip(plan, judges))]
     try:

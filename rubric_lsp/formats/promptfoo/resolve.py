@@ -21,7 +21,8 @@ API
     grader and where it comes from), ``tests_using(assertion)``, ``assertion_at(offset)``
     (for hover), ``grading_plan(number) -> list[GradingItem]`` (1-based test number: the
     model-graded assertions of that test with value, threshold, rubricPrompt, grader id +
-    config and the test's vars as plain values, for ``rubric grade CONFIG --test N``).
+    config and the test's vars as plain values, for ``rubric grade CONFIG --test N``),
+    ``first_prompt()`` (the first prompt's template text when readable statically).
 
 ``TestInfo``
     ``assertions`` = defaultTest's then the test's own (promptfoo concatenates them),
@@ -298,6 +299,28 @@ class ConfigView:
 
     def test_number(self, number: int) -> TestInfo | None:
         return self.tests[number - 1] if 1 <= number <= len(self.tests) else None
+
+    def first_prompt(self) -> str | None:
+        """The template text of the config's first prompt, when it can be read statically: an inline
+        string, a ``{raw: ...}`` entry, or the first ``---``-separated part of a file:// text file."""
+        node = self.root.get("prompts") if self.root.is_map else None
+        items = node.value if node is not None and node.is_seq else ([node] if node is not None and node.is_scalar else [])
+        if not items:
+            return None
+        first = items[0]
+        raw = first.get("raw") if first.is_map else first
+        text = raw.value if raw is not None and raw.is_scalar and isinstance(raw.value, str) else None
+        if text is None or not text.startswith(refs.PREFIX):
+            return text
+        ref = refs.parse_ref(text)
+        if ref is None or ref.is_glob or self.base_dir is None or ref.suffix not in (".txt", ".md"):
+            return None
+        try:
+            content = refs.resolve_path(ref, self.base_dir).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        parts = [part for part in content.split("\n---\n") if part.strip()]
+        return parts[0] if parts else None
 
     def _grading_vars(self, test: TestInfo) -> dict[str, Any]:
         merged: dict[str, Node] = {}

@@ -1,0 +1,284 @@
+"""promptfoo's ``model-graded-closedqa``, ``factuality`` and ``g-eval`` assertions (semantics.md §2).
+
+What promptfoo computes, read from its ``src/matchers/llmGrading.ts`` (``matchesClosedQa``,
+``matchesFactuality``, ``matchesGEval``) and the handlers in ``src/assertions/``
+(``modelGradedClosedQa.ts``, ``factuality.ts``, ``geval.ts``); the prompts here are ours and
+ask for the same reply contract:
+
+``model-graded-closedqa``
+    Variables: ``input`` (the prompt), ``criteria`` (the rendered ``value``), ``completion``
+    (the output), then the test vars spread over them. The judge reasons and ends with ``Y``
+    or ``N``: pass iff the reply, trailing whitespace removed, ends in ``Y``; score 1 or 0;
+    ``threshold`` is not used. A reply ending in neither letter is unreadable (a ``parse``
+    failure here; promptfoo scores it as a plain FAIL).
+``factuality`` (alias ``model-graded-factuality``)
+    Variables: ``input``, ``ideal`` (the rendered ``value``), ``completion``, then the test
+    vars. The judge picks category A–E, as JSON ``{"category", "reason"}`` or, failing that,
+    as a legacy ``(X)`` answer. Each category's score comes from ``options.factuality``
+    (``subset`` A, ``superset`` B, ``agree`` C, ``disagree`` D, ``differButFactual`` E;
+    defaults 1, 1, 1, 0, 1); pass iff that score is above 0. ``threshold`` is ignored. A
+    category letter outside A–E is a ``parse`` failure.
+``g-eval``
+    Two judge calls per criterion (``value`` is a string or a list of strings). First the
+    judge turns ``criteria`` into ``{"steps": [...]}`` (a non-empty list of non-empty
+    strings); then it rates the reply with ``criteria``, ``steps`` (joined by ``"\\n- "``),
+    ``maxScore`` (``"10"``), ``input`` and ``output`` — the test vars are not passed — as
+    ``{"score": 0..10, "reason": "..."}`` (a number or numeric string in range, a non-empty
+    reason, or the call fails). score = raw / 10, averaged over a list of criteria;
+    pass = score >= threshold, where threshold is the assertion's own ``threshold`` or 0.7.
+    A custom ``rubricPrompt`` counts only as an object ``{steps, evaluate}`` (each part
+    replaces one prompt); any other shape is ignored, as promptfoo does.
+
+The ``not-`` variants invert pass and score ``1 - score``; ``promptfoo_grader`` applies it
+and never inverts a failure (promptfoo itself still inverts a closedqa / factuality transport
+error into a pass; we do not).
+
+Where we read replies more robustly than promptfoo: promptfoo finds g-eval's JSON with a
+single-line regular expression, so a judge that pretty-prints ``{"score": ...}`` over several
+lines fails there; we take the last fitting JSON object wherever it is, multi-line or fenced,
+as for llm-rubric (``replies.extract``, with ``ambiguous`` when fitting objects disagree), and
+set aside ``<think>`` reasoning before looking at closedqa's last letter or a legacy
+factuality answer.
+
+The prompt (``input``): promptfoo passes the rendered prompt and refuses to grade these types
+without one; ``grade_promptfoo`` passes ``--query`` or else the config's first prompt rendered
+with the test vars, and without either the assertion is an error verdict, not a guess.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_lsp.grading.failures import JudgeFailure
+from rubric_lsp.grading.judge import Judge
+from rubric_lsp.grading.promptfoo_grader import custom_messages, render
+from rubric_lsp.grading.replies import extract, snippet, strip_thinking
+
+# Test vars spread over these grader variables replace them (promptfoo spreads vars last).
+SHADOWED = {
+    "model-graded-closedqa": ("input", "criteria", "completion"),
+    "factuality": ("input", "ideal", "completion"),
+    "model-graded-factuality": ("input", "ideal", "completion"),
+    "g-eval": (),
+}
+
+GEVAL_MAX_SCORE = 10
+GEVAL_DEFAULT_THRESHOLD = 0.7
+
+CLOSEDQA_SYSTEM = (
+    "You check whether a submission meets one criterion for a task. Think it through step by step "
+    "before deciding, and do not open with the verdict. Finish with a line holding a single letter: "
+    "Y if the submission meets the criterion, N if it does not."
+)
+CLOSEDQA_USER = "<Task>\n{{ input }}\n</Task>\n<Submission>\n{{ completion }}\n</Submission>\n<Criterion>\n{{ criteria }}\n</Criterion>"
+
+FACTUALITY_SYSTEM = (
+    "You compare the facts in a submitted answer with an expert's answer to the same question, "
+    "ignoring style, wording and punctuation. Choose the one category that fits:\n"
+    "A: the submission states part of what the expert says, and nothing that conflicts with it;\n"
+    "B: the submission states all the expert says and more, and nothing that conflicts with it;\n"
+    "C: the submission states the same facts as the expert;\n"
+    "D: the submission and the expert disagree on a fact;\n"
+    "E: they differ, but not in a way that matters for factual accuracy.\n"
+    'Reply with one JSON object and nothing else: {"category": "<A|B|C|D|E>", "reason": "<why>"}'
+)
+FACTUALITY_USER = "<Question>\n{{ input }}\n</Question>\n<Expert>\n{{ ideal }}\n</Expert>\n<Submission>\n{{ completion }}\n</Submission>"
+
+# options.factuality key, default score, and the reason shown when the judge gives none.
+FACTUALITY_CATEGORIES = {
+    "A": ("subset", 1.0, "a consistent subset of the expert answer"),
+    "B": ("superset", 1.0, "a consistent superset of the expert answer"),
+    "C": ("agree", 1.0, "the same facts as the expert answer"),
+    "D": ("disagree", 0.0, "disagrees with the expert answer"),
+    "E": ("differButFactual", 1.0, "differs from the expert answer in ways that do not matter for factuality"),
+}
+
+GEVAL_STEPS_SYSTEM = (
+    "Turn an evaluation criterion into 3 to 4 short, checkable steps a grader can follow for any text. "
+    'Reply with one JSON object on a single line and nothing else: {"steps": ["<step>", "..."]}'
+)
+GEVAL_STEPS_USER = "<Criterion>\n{{ criteria }}\n</Criterion>"
+GEVAL_EVALUATE_SYSTEM = (
+    "You rate a reply to a prompt on one criterion, following the evaluation steps given. Score it "
+    "from 0 to {{ maxScore }}: {{ maxScore }} when the reply fully meets the criterion, 0 when it does "
+    "not meet it at all. Give a brief reason that points at the prompt and the reply without restating "
+    "the score. Reply with one JSON object on a single line and nothing else: "
+    '{"score": <0 to {{ maxScore }}>, "reason": "<why>"}'
+)
+GEVAL_EVALUATE_USER = "<Criterion>\n{{ criteria }}\n</Criterion>\n<Steps>\n- {{ steps }}\n</Steps>\n<Prompt>\n{{ input }}\n</Prompt>\n<Reply>\n{{ output }}\n</Reply>"
+
+JSON_REPLY = {"type": "json_object"}
+
+
+@dataclass
+class Outcome:
+    """A judged assertion before ``not-`` inversion."""
+
+    passed: bool
+    score: float
+    reason: str
+    ambiguous: bool = False
+    cached: bool = False
+
+
+def base_of(type_name: str) -> str:
+    return type_name[4:] if type_name.startswith("not-") else type_name
+
+
+def config_failure(message: str) -> JudgeFailure:
+    return JudgeFailure("unknown", message, "config")
+
+
+def messages_for(rubric_prompt: Any, system: str, user: str, variables: dict[str, Any], json_reply: bool) -> tuple[list[dict[str, str]], dict[str, Any] | None]:
+    """Our prompt, or the custom one (promptfoo falls back to its default for an empty one too).
+
+    JSON mode only with our prompts: a custom prompt may ask for another shape (``(A)``, ``Y``)."""
+    if not rubric_prompt:
+        messages = [{"role": "system", "content": render(system, variables)}, {"role": "user", "content": render(user, variables)}]
+        return messages, JSON_REPLY if json_reply else None
+    return custom_messages(rubric_prompt, variables), None
+
+
+def parse_closedqa(content: str) -> tuple[bool, str]:
+    text = strip_thinking(content).rstrip()
+    if text.endswith("Y"):
+        return True, text
+    if text.endswith("N"):
+        return False, text
+    raise JudgeFailure("parse", f"The grader's reply does not end in Y or N: {snippet(text[-120:])!r}", "bad_reply")
+
+
+def parse_factuality(content: str) -> tuple[str, str, bool]:
+    """(category letter, reason, ambiguous): the concluding ``{"category", ...}`` object, else a legacy ``(X)`` answer."""
+    found = extract(content, lambda o: isinstance(o.get("category"), str), lambda o: o["category"].strip().upper())
+    if found is not None:
+        letter = found.value["category"].strip().upper()
+        if letter not in FACTUALITY_CATEGORIES:
+            raise JudgeFailure("parse", f"The grader chose category {letter!r}; expected one of A, B, C, D, E.", "bad_reply")
+        reason = found.value.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            reason = f"Category {letter}: {FACTUALITY_CATEGORIES[letter][2]}."
+        return letter, reason.strip(), found.ambiguous
+    visible = strip_thinking(content)
+    match = re.search(r"([a-eA-E])\)", visible)
+    if match is None:
+        raise JudgeFailure("parse", f"The grader's reply names no factuality category (A-E): {snippet(visible)!r}", "bad_reply")
+    return match.group(1).upper(), visible[match.end():].strip() or visible.strip(), False
+
+
+def parse_steps(content: str) -> tuple[list[str], bool]:
+    found = extract(content, lambda o: "steps" in o, lambda o: o.get("steps"))
+    if found is None:
+        raise JudgeFailure("parse", f'The grader proposed no {{"steps": [...]}} object: {snippet(content)!r}', "bad_reply")
+    steps = found.value["steps"]
+    if not isinstance(steps, list) or not steps or not all(isinstance(step, str) and step.strip() for step in steps):
+        raise JudgeFailure("parse", f"The grader's evaluation steps must be a non-empty list of non-empty strings, not {snippet(repr(steps))}.", "bad_reply")
+    return steps, found.ambiguous
+
+
+def parse_geval_score(content: str) -> tuple[float, str, bool]:
+    found = extract(content, lambda o: "score" in o, lambda o: o.get("score"))
+    if found is None:
+        raise JudgeFailure("parse", f'The grader\'s reply has no {{"score", "reason"}} object: {snippet(content)!r}', "bad_reply")
+    raw = _finite(found.value["score"])
+    if raw is None:
+        raise JudgeFailure("parse", f"The grader's score {found.value['score']!r} is not a number.", "bad_reply")
+    if not 0 <= raw <= GEVAL_MAX_SCORE:
+        raise JudgeFailure("parse", f"The grader's score {raw:g} is outside 0-{GEVAL_MAX_SCORE}.", "bad_reply")
+    reason = found.value.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise JudgeFailure("parse", "The grader gave no reason with its score.", "bad_reply")
+    return raw, reason, found.ambiguous
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        number = float(value)
+    elif isinstance(value, str) and value.strip():
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def factuality_scores(options: Any) -> dict[str, float]:
+    """Score per category: ``options.factuality`` over the defaults (an absent or null key keeps its default)."""
+    given = options if isinstance(options, dict) else {}
+    scores = {}
+    for letter, (key, default, _) in FACTUALITY_CATEGORIES.items():
+        value = given.get(key)
+        if value is None:
+            scores[letter] = default
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise config_failure(f"options.factuality.{key} is {value!r}; it must be a number (the score of category {letter}).")
+        else:
+            scores[letter] = float(value)
+    return scores
+
+
+def _string_value(item: Any, test_vars: dict[str, Any]) -> str:
+    if not isinstance(item.value, str):
+        raise config_failure(f"{base_of(item.type)} needs a string value; promptfoo rejects {type(item.value).__name__} {snippet(repr(item.value))}.")
+    return render(item.value, test_vars)
+
+
+async def grade_model_graded(item: Any, judge: Judge, output: str, prompt_input: str | None, factuality_options: Any) -> Outcome:
+    """One closedqa / factuality / g-eval assertion. Raises JudgeFailure (never a verdict) when it cannot be judged."""
+    base = base_of(item.type)
+    test_vars = item.vars
+    if not prompt_input:
+        raise config_failure(f"{base} grades the output against the prompt it answers: pass --query (the config's first prompt could not be read statically).")
+    if base == "g-eval":
+        return await _grade_geval(item, judge, output, prompt_input, test_vars)
+    if base == "model-graded-closedqa":
+        variables = {"input": prompt_input, "criteria": _string_value(item, test_vars), "completion": output, **test_vars}
+        messages, reply_format = messages_for(item.rubric_prompt, CLOSEDQA_SYSTEM, CLOSEDQA_USER, variables, json_reply=False)
+        (passed, reason), cached = await judge.ask(messages, reply_format, parse_closedqa)
+        return Outcome(passed, 1.0 if passed else 0.0, reason, cached=cached)
+    scores = factuality_scores(factuality_options)
+    variables = {"input": prompt_input, "ideal": _string_value(item, test_vars), "completion": output, **test_vars}
+    messages, reply_format = messages_for(item.rubric_prompt, FACTUALITY_SYSTEM, FACTUALITY_USER, variables, json_reply=True)
+    (letter, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_factuality)
+    score = scores[letter]
+    return Outcome(score > 0, score, reason, ambiguous=ambiguous, cached=cached)
+
+
+async def _grade_geval(item: Any, judge: Judge, output: str, prompt_input: str, test_vars: dict[str, Any]) -> Outcome:
+    value = item.value
+    if isinstance(value, str):
+        criteria = [render(value, test_vars)]
+    elif isinstance(value, list) and value and all(isinstance(part, str) for part in value):
+        criteria = [render(part, test_vars) for part in value]
+    else:
+        raise config_failure("g-eval needs a string value or a non-empty list of strings (one criterion each).")
+    threshold = item.threshold if item.threshold is not None else GEVAL_DEFAULT_THRESHOLD
+    parts = item.rubric_prompt if isinstance(item.rubric_prompt, dict) else {}
+    scores: list[float] = []
+    reasons: list[str] = []
+    ambiguous = False
+    cached = True
+    for position, criterion in enumerate(criteria):
+        try:
+            messages, reply_format = messages_for(parts.get("steps"), GEVAL_STEPS_SYSTEM, GEVAL_STEPS_USER, {"criteria": criterion}, json_reply=True)
+            (steps, steps_ambiguous), steps_cached = await judge.ask(messages, reply_format, parse_steps)
+            variables = {"criteria": criterion, "steps": "\n- ".join(steps), "maxScore": str(GEVAL_MAX_SCORE), "input": prompt_input, "output": output}
+            messages, reply_format = messages_for(parts.get("evaluate"), GEVAL_EVALUATE_SYSTEM, GEVAL_EVALUATE_USER, variables, json_reply=True)
+            (raw, reason, score_ambiguous), score_cached = await judge.ask(messages, reply_format, parse_geval_score)
+        except JudgeFailure as failure:
+            if len(criteria) > 1:  # promptfoo stops at the first failed criterion too
+                raise JudgeFailure(failure.category, f"criterion {position + 1}/{len(criteria)} ({criterion[:60]!r}): {failure.message}", failure.kind) from failure
+            raise
+        scores.append(raw / GEVAL_MAX_SCORE)
+        reasons.append(reason)
+        ambiguous = ambiguous or steps_ambiguous or score_ambiguous
+        cached = cached and steps_cached and score_cached
+    score = sum(scores) / len(scores)
+    return Outcome(score >= threshold, score, "\n\n".join(reasons), ambiguous=ambiguous, cached=cached)
