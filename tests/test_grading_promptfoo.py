@@ -273,7 +273,8 @@ async def test_model_graded_types_not_run_here_are_named_not_silently_dropped(ju
     report = await grade_text(MIXED, "promptfooconfig.yaml", "Sacramento.", None, settings(judge_server, tmp_path, model="openai/judge"), test_index=0)
     assert [v.name for v in report.verdicts] == ["test 1: llm-rubric"] and judge_server.call_count == 1
     assert report.to_json()["notes"] == ["Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): "
-                                         "'answer-relevance', 'select-best'; the result leaves them out."]
+                                         "'answer-relevance', 'select-best'; the result leaves them out. "
+                                         "select-best compares several outputs: give at least 2, with --response once per output."]
     with pytest.raises(GradingError, match=r"in test 2; 'context-recall' is model-graded too, but rubric grade does not run it yet\."):
         await grade_text(MIXED, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path, model="openai/judge"), test_index=1)
 

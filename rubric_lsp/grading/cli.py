@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "NorthStar EvalRunRequest's graders; rescore given verdicts (--verdicts); or grade an autorubric "
         "dataset and report the judge's agreement with its ground truth (no --response)."))
     p.add_argument("rubric", type=Path, help="the rubric, config or dataset file")
-    p.add_argument("--response", action="append", help="file with the response to grade, or '-' for stdin; promptfoo: repeat for several outputs (max-score)")
+    p.add_argument("--response", action="append", help="file with the response to grade, or '-' for stdin; promptfoo: repeat for several outputs (max-score, select-best)")
     p.add_argument("--query", help="the prompt the response answers")
     p.add_argument("--model", action="append", help="judge model (litellm id or promptfoo provider id); repeat for several judges (default: $RUBRIC_JUDGE_MODEL, else the first provider with an API key)")
     p.add_argument("--api-base", help="OpenAI-compatible server URL, e.g. http://localhost:8000/v1 (default: $RUBRIC_JUDGE_API_BASE)")
@@ -167,6 +167,21 @@ def _max_score(args: argparse.Namespace, doc: Any, responses: list[str]) -> int:
             print(f"test {selection['test']} max-score ({selection['method']}): scores {scores} → {winner}")
             if selection.get("left_out"):
                 print(f"  not run here: {', '.join(selection['left_out'])}")
+        for comparison in result.get("select_best", []):
+            if "error" in comparison:
+                print(f"test {comparison['test']} select-best: no winner, every output fails — {comparison['error']}")
+            else:
+                flags = [flag for flag, on in (("ambiguous reply", comparison.get("ambiguous")), ("cached", comparison.get("cached"))) if on]
+                extra = f" [{', '.join(flags)}]" if flags else ""
+                print(f"test {comparison['test']} select-best: → output {comparison['winner'] + 1}{extra}")
+                if comparison["reason"]:
+                    print(f"  {comparison['reason']}")
+                if "promptfoo_reads" in comparison:
+                    theirs = comparison["promptfoo_reads"]
+                    outcome = "every output fails" if theirs is None or theirs >= len(comparison["passed"]) else f"output {theirs + 1} wins"
+                    print(f"  promptfoo reads this reply as {'no number' if theirs is None else f'index {theirs}'}: {outcome}")
+            if comparison.get("note"):
+                print(f"  note: {comparison['note']}")
     return EXIT_OK
 
 

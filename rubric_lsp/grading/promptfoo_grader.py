@@ -2,9 +2,10 @@
 
 ``rubric grade`` runs ``llm-rubric``, ``model-graded-closedqa``, ``factuality`` (and its alias
 ``model-graded-factuality``) and ``g-eval``, each with its ``not-`` variant; the last three
-live in ``promptfoo_model_graded`` (semantics and sources there). Other model-graded types
-(``select-best``, ``answer-relevance``, ``context-*``, ...) are not run: the report names them
-in a note. The config is resolved by ``rubric_lsp.formats.promptfoo.resolve`` (merged assertions per
+live in ``promptfoo_model_graded`` (semantics and sources there). ``select-best`` compares
+several outputs, so it runs only with several ``--response`` (``grade_promptfoo_outputs``,
+semantics in ``promptfoo_select_best``). Other model-graded types (``answer-relevance``,
+``context-*``, ...) are not run: the report names them in a note. The config is resolved by ``rubric_lsp.formats.promptfoo.resolve`` (merged assertions per
 test, effective grader with its config, rubricPrompt, threshold, vars). For each assertion:
 
 - ``value`` is rendered with the test vars first (so ``{{output}}`` inside it renders empty,
@@ -89,7 +90,7 @@ def grading_messages(rubric_prompt: Any, output: str, rubric: str, test_vars: di
     return custom_messages(rubric_prompt, variables)
 
 
-def custom_messages(rubric_prompt: Any, variables: dict[str, Any]) -> list[dict[str, str]]:
+def custom_messages(rubric_prompt: Any, variables: dict[str, Any], render_text: Callable[[str, dict[str, Any]], str] = render) -> list[dict[str, str]]:
     """A ``rubricPrompt`` (JSON chat text, a message list, or plain text) rendered with ``variables``."""
     messages: Any = rubric_prompt
     if isinstance(rubric_prompt, str):
@@ -98,10 +99,10 @@ def custom_messages(rubric_prompt: Any, variables: dict[str, Any]) -> list[dict[
         except ValueError:
             # Rendering inside the JSON text first would break it when values hold quotes; only a
             # plain string is rendered whole.
-            return [{"role": "user", "content": render(rubric_prompt, variables)}]
+            return [{"role": "user", "content": render_text(rubric_prompt, variables)}]
     if isinstance(messages, list) and all(isinstance(m, dict) and isinstance(m.get("content"), str) for m in messages):
-        return [{"role": str(m.get("role") or "user"), "content": render(m["content"], variables)} for m in messages]
-    return [{"role": "user", "content": render(json.dumps(messages, ensure_ascii=False), variables)}]
+        return [{"role": str(m.get("role") or "user"), "content": render_text(m["content"], variables)} for m in messages]
+    return [{"role": "user", "content": render_text(json.dumps(messages, ensure_ascii=False), variables)}]
 
 
 def parse_rubric_reply(content: str) -> tuple[bool, float, str, bool]:
@@ -151,9 +152,16 @@ def _listing(types: list[str]) -> str:
     return ", ".join(f"'{name}'" for name in types)
 
 
-async def grade_promptfoo(doc: Document, response: str, query: str | None, settings: JudgeSettings, *, test_index: int | None = None, on_progress: Callable[[int, int], None] | None = None) -> GradeReport:
+SELECT_BEST = "select-best"
+NEEDS_OUTPUTS = "select-best compares several outputs: give at least 2, with --response once per output."
+
+
+async def grade_promptfoo(doc: Document, response: str, query: str | None, settings: JudgeSettings, *, test_index: int | None = None, on_progress: Callable[[int, int], None] | None = None,
+                          compared: bool = False) -> GradeReport:
+    """Grade one response. ``compared``: part of a multi-output run that grades select-best itself,
+    so select-best is neither noted as not run nor an obstacle when nothing else is left to grade."""
     from rubric_lsp.formats.promptfoo.resolve import read_config
-    from rubric_lsp.grading.engine import GradingError, Run
+    from rubric_lsp.grading.engine import GradingError
 
     view = read_config(doc.root, doc.path, doc)
     if not view.tests:
@@ -166,51 +174,27 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         numbers = [test_index + 1]
     model_graded = [(n, item) for n in numbers for item in view.grading_plan(n)]
     plan = [(n, item) for n, item in model_graded if item.type in GRADED_TYPES]
-    # Other model-graded types (select-best, answer-relevance, context-*, ...) are not run
-    # here; say so rather than let a result look complete.
-    not_run = sorted({item.type for _, item in model_graded if item.type not in GRADED_TYPES})
+    run_elsewhere = {SELECT_BEST} if compared else set()
+    # Other model-graded types (answer-relevance, context-*, ...) are not run here; say so
+    # rather than let a result look complete.
+    not_run = sorted({item.type for _, item in model_graded if item.type not in GRADED_TYPES and item.type not in run_elsewhere})
+    needs_outputs = f" {NEEDS_OUTPUTS}" if SELECT_BEST in not_run else ""
+    not_run_note = (f"Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): "
+                    f"{_listing(not_run)}; the result leaves them out.{needs_outputs}")
+    report = GradeReport(format="promptfoo")
+    report.test_index = test_index
     if not plan:
+        if any(item.type in run_elsewhere for _, item in model_graded):
+            report.notes = [not_run_note] if not_run else []
+            return report  # only select-best to run: grade_promptfoo_outputs adds its verdicts
         where = f" in test {numbers[0]}" if test_index is not None else ""
         also = f"; {_listing(not_run)} {'is' if len(not_run) == 1 else 'are'} model-graded too, but rubric grade does not run {'it' if len(not_run) == 1 else 'them'} yet" if not_run else ""
-        raise GradingError(f"No model-graded assertions that rubric grade runs (llm-rubric, model-graded-closedqa, factuality, g-eval and their not- forms) to grade{where}{also}.")
+        raise GradingError(f"No model-graded assertions that rubric grade runs (llm-rubric, model-graded-closedqa, factuality, g-eval and their not- forms) to grade{where}{also}.{needs_outputs}")
 
-    from rubric_lsp.grading.settings import MissingCredentials
-
-    explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
-    try:
-        run = Run.start(settings)
-        default_model: str | None = run.settings.model
-    except MissingCredentials:
-        # Fine as long as every assertion names its grader; otherwise re-raised below.
-        if _first_provider(plan) is None:
-            raise
-        run = Run.start(replace(settings, model=_first_provider(plan)))
-        default_model = None
-    report = GradeReport(format="promptfoo")
+    run, judge_for = start_judges(settings, plan)
     notes: set[str] = set()
     if not_run:
-        notes.add(f"Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): {_listing(not_run)}; the result leaves them out.")
-
-    def judge_for(item: Any) -> Judge:
-        grader = item.grader
-        if grader.problem:
-            raise JudgeFailure("unknown", f"The grader provider is invalid: {grader.problem}", "config")
-        model = None
-        if grader.provider_id and not (explicit and grader.cli_grader_applies):
-            if grader.provider_id.startswith(("file://", "exec:", "python:", "http:", "https:", "webhook:", "echo")):
-                raise JudgeFailure("unknown", f"Grader {grader.provider_id!r} is a custom provider that rubric-lsp cannot run; set a model with --model.", "config")
-            model = promptfoo_to_litellm(grader.provider_id)
-        if model is None:
-            if default_model is None:
-                raise MissingCredentials(f"Test assertion '{item.type}' uses promptfoo's default grader, and no judge is configured: set RUBRIC_JUDGE_MODEL or pass --model, with that provider's API key.")
-            model = default_model
-        judge_settings = run.settings
-        if grader.config:
-            from rubric_lsp.grading.settings import settings_from_promptfoo
-
-            judge_settings = settings_from_promptfoo(replace(judge_settings, model=None), {"id": grader.provider_id, "config": grader.config})
-            judge_settings = replace(judge_settings, model=model, api_base=run.settings.api_base or judge_settings.api_base)
-        return run.judge(judge_settings, model=model)
+        notes.add(not_run_note)
 
     # Credentials for every grader are checked before any call.
     judges: list[Judge | JudgeFailure] = []
@@ -296,7 +280,6 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         report.usage.merge(judge.usage)
     report.model = ", ".join(sorted({j.model for j in run.judges.values()})) or None
     report.notes = sorted(notes)
-    report.test_index = test_index
     report.links = [(n, item.assertion.node) for n, item in plan]
     if all(v.failed for v in report.verdicts):
         report.error = "Every grader call failed: " + (report.verdicts[0].error or "")
@@ -308,6 +291,48 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
     return report
 
 
+def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[Any, Callable[[Any], Judge]]:
+    """A grading run and ``judge_for(item)``: the judge of one grading-plan item (its grader, as
+    promptfoo's precedence chose it, with its config; ``--model`` only where the CLI grader applies).
+
+    Raises MissingCredentials when no judge is configured and no assertion names its grader;
+    ``judge_for`` raises JudgeFailure (kind ``config``) for a grader rubric-lsp cannot run."""
+    from rubric_lsp.grading.engine import Run
+    from rubric_lsp.grading.settings import MissingCredentials, settings_from_promptfoo
+
+    explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
+    try:
+        run = Run.start(settings)
+        default_model: str | None = run.settings.model
+    except MissingCredentials:
+        # Fine as long as every assertion names its grader; otherwise re-raised by judge_for.
+        if _first_provider(plan) is None:
+            raise
+        run = Run.start(replace(settings, model=_first_provider(plan)))
+        default_model = None
+
+    def judge_for(item: Any) -> Judge:
+        grader = item.grader
+        if grader.problem:
+            raise JudgeFailure("unknown", f"The grader provider is invalid: {grader.problem}", "config")
+        model = None
+        if grader.provider_id and not (explicit and grader.cli_grader_applies):
+            if grader.provider_id.startswith(("file://", "exec:", "python:", "http:", "https:", "webhook:", "echo")):
+                raise JudgeFailure("unknown", f"Grader {grader.provider_id!r} is a custom provider that rubric-lsp cannot run; set a model with --model.", "config")
+            model = promptfoo_to_litellm(grader.provider_id)
+        if model is None:
+            if default_model is None:
+                raise MissingCredentials(f"Test assertion '{item.type}' uses promptfoo's default grader, and no judge is configured: set RUBRIC_JUDGE_MODEL or pass --model, with that provider's API key.")
+            model = default_model
+        judge_settings = run.settings
+        if grader.config:
+            judge_settings = settings_from_promptfoo(replace(judge_settings, model=None), {"id": grader.provider_id, "config": grader.config})
+            judge_settings = replace(judge_settings, model=model, api_base=run.settings.api_base or judge_settings.api_base)
+        return run.judge(judge_settings, model=model)
+
+    return run, judge_for
+
+
 def _first_provider(plan: list[Any]) -> str | None:
     for _, item in plan:
         if item.grader.provider_id and not item.grader.problem:
@@ -317,20 +342,26 @@ def _first_provider(plan: list[Any]) -> str | None:
 
 async def grade_promptfoo_outputs(doc: Document, responses: list[str], query: str | None, settings: JudgeSettings, *, test_index: int | None = None,
                                   on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Grade several outputs of the same prompt and apply each test's ``max-score`` (seed 003).
+    """Grade several outputs of the same prompt and apply each test's ``max-score`` (seed 003) and
+    ``select-best`` (``promptfoo_select_best``).
 
-    Returns ``{"outputs": [report JSON per response], "max_score": [selection per test]}``. Only
-    the model-graded assertions are run here; other assertions of the test (contains, python, ...)
-    are listed in ``left_out`` and take no part in the aggregate.
+    Returns ``{"outputs": [report JSON per response], "max_score": [selection per test],
+    "select_best": [comparison per test]}`` (``select_best_usage`` too when a comparison ran).
+    Only the model-graded assertions are run here; other assertions of the test (contains,
+    python, ...) are listed in ``left_out`` and take no part in the aggregate.
     """
     from rubric_lsp.formats.promptfoo.resolve import read_config
     from rubric_lsp.grading.engine import GradingError
+    from rubric_lsp.grading.promptfoo_select_best import add_verdicts, grade_select_best
 
     if len(responses) < 2:
-        raise GradingError("max-score needs at least 2 outputs to choose between; pass --response once per output.")
-    reports = await asyncio.gather(*(grade_promptfoo(doc, r, query, settings, test_index=test_index, on_progress=on_progress) for r in responses))
+        raise GradingError("max-score and select-best need at least 2 outputs to choose between; pass --response once per output.")
+    reports = await asyncio.gather(*(grade_promptfoo(doc, r, query, settings, test_index=test_index, on_progress=on_progress, compared=True) for r in responses))
     view = read_config(doc.root, doc.path, doc)
     numbers = [test_index + 1] if test_index is not None else list(range(1, len(view.tests) + 1))
+    # promptfoo compares (select-best) before it applies max-score, which leaves the comparison out.
+    compared, compare_usage = await grade_select_best(doc, view, numbers, responses, settings)
+    add_verdicts(reports, compared)
     selections = []
     for number in numbers:
         test = view.test_number(number)
@@ -382,4 +413,7 @@ async def grade_promptfoo_outputs(doc: Document, responses: list[str], query: st
         entry["winner"] = winner
         entry["passed"] = [position == winner for position in range(len(responses))]
         selections.append(entry)
-    return {"outputs": [r.to_json() for r in reports], "max_score": selections}
+    result: dict[str, Any] = {"outputs": [r.to_json() for r in reports], "max_score": selections, "select_best": compared}
+    if compared:
+        result["select_best_usage"] = compare_usage.to_json()
+    return result

@@ -1,0 +1,264 @@
+"""promptfoo's ``select-best`` assertion over several outputs of one test (semantics.md §2).
+
+What promptfoo does, read from ``matchesSelectBest`` (``src/matchers/comparison.ts``),
+``runCompareAssertion`` (``src/assertions/index.ts``), ``getFinalTest``
+(``src/assertions/utils.ts``) and the comparison pass of ``src/evaluator.ts``; our prompt is
+our own and asks for the same answer:
+
+- Only the first ``select-best`` among a test's top-level assertions (``defaultTest``'s
+  first) is run; further ones, and any inside an assert-set, are skipped without a word.
+- ``value`` must be a string (otherwise promptfoo throws and the eval stops). It is passed
+  as ``criteria`` as written: unlike llm-rubric's value it is not rendered with the test vars,
+  so a ``{{var}}`` in it reaches the judge literally.
+- Prompt variables: ``criteria``, ``outputs`` (each output JSON-parsed when it parses, and an
+  object or list shown again as compact JSON), then the test vars spread over them — a var
+  named ``criteria`` or ``outputs`` replaces the real one. promptfoo's default prompt lists
+  the outputs numbered from 0 and asks for the index of the best as a single integer. A
+  custom ``rubricPrompt`` (assertion, else test, else defaultTest options) is rendered with
+  the same variables; ``{% for x in outputs %}`` loops with ``loop.index0`` / ``loop.index``
+  are expanded here, and a bare ``{{ outputs }}`` renders comma-joined as in Nunjucks.
+- One judge call (the grader the plan item carries, precedence as for llm-rubric). The
+  winner gets pass true, score 1, reason "selected as the best"; every other output pass
+  false, score 0. A failed call, no number, or an index outside 0..n-1 fails every output
+  (pass false, score 0); nobody passes.
+- In each output's result the comparison is one more component: the output passes only if
+  it passed before and select-best passed it; a non-selected output's test score becomes 0
+  (the winner keeps its score).
+
+How we read the judge, unlike promptfoo: promptfoo takes the first run of digits anywhere in
+the reply (releases before that the first single digit, so more than 10 outputs could never
+be chosen), so "Comparing outputs 1 and 2 ... the best is 0" picks output 1. We read the
+index the judge concluded with: the last JSON object with a ``best`` key (ours asks for
+``{"best": N, "reason": "..."}``; ``ambiguous`` when such objects disagree), else a reply —
+or its last non-empty line — that is a bare integer (``**3**``, ``Index: 3.``). Indexes of
+10 and more win normally. When promptfoo's reading would pick another output, the result
+says which (``promptfoo_reads``). A reply with no readable index, or an index out of range,
+is a judge failure (``parse``): every output gets an ERROR verdict, never a pass.
+
+The per-output reports get one ``select-best`` verdict each (PASS score 1 / FAIL score 0 /
+ERROR) and their ``passed`` takes it into account; their ``score`` stays the mean of the
+other assertions' verdicts (it spans every graded test, where promptfoo's test score would
+drop to 0 for a non-selected output).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_lsp.document import Document
+from rubric_lsp.grading.failures import JudgeFailure
+from rubric_lsp.grading.judge import Usage
+from rubric_lsp.grading.promptfoo_grader import SELECT_BEST, custom_messages, render, start_judges
+from rubric_lsp.grading.replies import extract, snippet, strip_thinking
+from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+
+SHADOWED = ("criteria", "outputs")
+
+SELECT_BEST_SYSTEM = (
+    "You compare several candidate texts and choose the single one that best meets a criterion. "
+    "Candidates are numbered from 0. Weigh them against each other, then reply with one JSON object "
+    'and nothing else: {"best": <number of the chosen candidate>, "reason": "<why it beats the others>"}'
+)
+SELECT_BEST_USER = (
+    "<Criterion>\n{{ criteria }}\n</Criterion>\n"
+    '{% for output in outputs %}<Candidate number="{{ loop.index0 }}">\n{{ output }}\n</Candidate>\n{% endfor %}'
+)
+
+_LOOP = re.compile(r"\{%-?\s*for\s+([A-Za-z_]\w*)\s+in\s+([A-Za-z_]\w*)\s*-?%\}(.*?)\{%-?\s*endfor\s*-?%\}", re.DOTALL)
+_LABELLED_NUMBER = re.compile(r"^(?:[A-Za-z][\w ]{0,30}[:=]\s*)?(\d+)$")
+_FIRST_INTEGER = re.compile(r"\d+")
+
+
+@dataclass
+class Pick:
+    best: int
+    reason: str
+    ambiguous: bool
+
+
+def template_value(output: str) -> str:
+    """An output as promptfoo hands it to the template: JSON-parsed when it parses, objects as compact JSON."""
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return output
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # JavaScript prints 1.0 as 1
+    return str(value)
+
+
+def render_with_loops(template: str, variables: dict[str, Any]) -> str:
+    """``render`` plus Nunjucks ``{% for x in list %}...{% endfor %}`` over list variables."""
+
+    def expand(match: re.Match[str]) -> str:
+        name, source, body = match.groups()
+        items = variables.get(source)
+        if not isinstance(items, list):
+            return ""
+        count = len(items)
+        return "".join(render(body, {**variables, name: item, "loop": {"index0": i, "index": i + 1, "first": i == 0, "last": i == count - 1, "length": count}})
+                       for i, item in enumerate(items))
+
+    expanded = _LOOP.sub(expand, template)
+    flat = {key: ",".join(str(v) for v in value) if isinstance(value, list) else value for key, value in variables.items()}
+    return render(expanded, flat)
+
+
+def select_best_messages(rubric_prompt: Any, criteria: str, outputs: list[str], test_vars: dict[str, Any]) -> tuple[list[dict[str, str]], dict[str, Any] | None]:
+    """The judge's messages and reply format: ours (JSON mode), or the custom prompt as written."""
+    variables = {"criteria": criteria, "outputs": [template_value(o) for o in outputs], **test_vars}  # test vars last, as promptfoo
+    if not rubric_prompt:
+        messages = [{"role": "system", "content": render_with_loops(SELECT_BEST_SYSTEM, variables)},
+                    {"role": "user", "content": render_with_loops(SELECT_BEST_USER, variables)}]
+        return messages, {"type": "json_object"}
+    return custom_messages(rubric_prompt, variables, render_with_loops), None
+
+
+def _index(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def parse_pick(content: str, count: int) -> Pick:
+    """The index the judge concluded with; raises JudgeFailure when there is none or it is out of range."""
+    found = extract(content, lambda o: "best" in o, lambda o: o.get("best"))
+    if found is not None:
+        best = _index(found.value["best"])
+        if best is None:
+            raise JudgeFailure("parse", f"The grader's choice {found.value['best']!r} is not an output number.", "bad_reply")
+        reason = found.value.get("reason")
+        pick = Pick(best, reason.strip() if isinstance(reason, str) else "", found.ambiguous)
+    else:
+        lines = [line.strip().strip("*_`'\"").rstrip(".").strip() for line in strip_thinking(content).splitlines()]
+        numbers = [m.group(1) for m in (_LABELLED_NUMBER.match(line) for line in lines if line) if m]
+        last = next((line for line in reversed(lines) if line), "")
+        final = _LABELLED_NUMBER.match(last)
+        if final is None:
+            raise JudgeFailure("parse", f"The grader's reply ends in no output number: {snippet(content)!r}", "bad_reply")
+        pick = Pick(int(final.group(1)), "", len({int(n) for n in numbers}) > 1)
+    if not 0 <= pick.best < count:
+        raise JudgeFailure("parse", f"The grader chose output {pick.best}, but the outputs are numbered 0 to {count - 1}.", "bad_reply")
+    return pick
+
+
+def promptfoo_reading(content: str) -> int | None:
+    """The index promptfoo reads: the first run of digits anywhere in the trimmed reply."""
+    match = _FIRST_INTEGER.search(content.strip())
+    return int(match.group(0)) if match else None
+
+
+async def grade_select_best(doc: Document, view: Any, numbers: list[int], responses: list[str], settings: Any) -> tuple[list[dict[str, Any]], Usage]:
+    """One ``select_best`` entry per test that has a select-best, and the judges' usage."""
+    plan = []
+    for number in numbers:
+        test = view.test_number(number)
+        if test is None:
+            continue
+        chosen = [a for a in test.top_assertions if a.type == SELECT_BEST]
+        if not chosen:
+            continue
+        item = next((i for i in view.grading_plan(number) if i.assertion.node is chosen[0].node), None)
+        if item is not None:
+            plan.append((number, item, len(chosen)))
+    if not plan:
+        return [], Usage()
+    run, judge_for = start_judges(settings, [(n, item) for n, item, _ in plan])
+    # Credentials for every grader are checked before any call.
+    judges: list[Any] = []
+    for _, item, _ in plan:
+        try:
+            judges.append(judge_for(item))
+        except JudgeFailure as failure:
+            judges.append(failure)
+
+    async def one(number: int, item: Any, count: int, judge: Any) -> dict[str, Any]:
+        assertion = item.assertion
+        node = assertion.ref_node or assertion.node
+        entry: dict[str, Any] = {"test": number, "range": doc.range(node).to_json() if assertion.source.is_config else None,
+                                 "criteria": item.value if isinstance(item.value, str) else None}
+        notes = []
+        if count > 1:
+            notes.append("Only the first select-best of a test runs; promptfoo skips the others.")
+        shadowed = [name for name in SHADOWED if name in item.vars]
+        if shadowed:
+            notes.append(f"A test var named {' and '.join(repr(n) for n in shadowed)} replaces the real one in the grading prompt (promptfoo spreads test vars last).")
+        if notes:
+            entry["note"] = " ".join(notes)
+        try:
+            if not isinstance(item.value, str):
+                raise JudgeFailure("unknown", f"select-best needs a string value (the criterion); promptfoo stops the eval on {type(item.value).__name__} {snippet(repr(item.value))}.", "config")
+            if isinstance(judge, JudgeFailure):
+                raise judge
+            messages, reply_format = select_best_messages(item.rubric_prompt, item.value, responses, item.vars)
+            replies: list[str] = []
+
+            def parse(content: str) -> Pick:
+                replies.append(content)
+                return parse_pick(content, len(responses))
+
+            pick, cached = await judge.ask(messages, reply_format, parse)
+        except asyncio.CancelledError:
+            raise
+        except JudgeFailure as failure:
+            reason = failure.message if failure.kind == "config" else f"Grader call failed ({failure.category}): {failure.message}"
+            entry.update(winner=None, passed=[False] * len(responses), scores=[None] * len(responses), reason=reason, error=failure.error or reason)
+            return entry
+        entry.update(winner=pick.best, passed=[i == pick.best for i in range(len(responses))],
+                     scores=[1.0 if i == pick.best else 0.0 for i in range(len(responses))], reason=pick.reason)
+        if pick.ambiguous:
+            entry["ambiguous"] = True
+        if cached:
+            entry["cached"] = True
+        theirs = promptfoo_reading(replies[-1]) if replies else None
+        if theirs != pick.best:
+            entry["promptfoo_reads"] = theirs
+        return entry
+
+    entries = list(await asyncio.gather(*(one(n, item, count, judge) for (n, item, count), judge in zip(plan, judges))))
+    usage = Usage()
+    for judge in run.judges.values():
+        usage.merge(judge.usage)
+    return entries, usage
+
+
+def add_verdicts(reports: list[GradeReport], entries: list[dict[str, Any]]) -> None:
+    """Each output's select-best result as one more verdict of its report (see the module docstring)."""
+    for position, report in enumerate(reports):
+        for entry in entries:
+            name = f"test {entry['test']}: {SELECT_BEST}"
+            base = dict(name=name, index=len(report.verdicts), range=entry["range"], ambiguous=bool(entry.get("ambiguous")), cached=bool(entry.get("cached")))
+            if "error" in entry:
+                verdict = Verdict(verdict=ERROR_VERDICT, reason=entry["reason"], error=entry["error"], counted_as="FAIL", passed=False, **base)
+            else:
+                won = entry["winner"] == position
+                reason = f"Selected as the best: {entry['reason'] or entry['criteria']}" if won else f"Not selected (output {entry['winner'] + 1} was): {entry['criteria']}"
+                verdict = Verdict(verdict="PASS" if won else "FAIL", reason=reason, score=1.0 if won else 0.0, passed=won, **base)
+            report.verdicts.append(verdict)
+            report.passed = verdict.passed and report.passed is not False
+        if entries and report.score is None and report.error is None:
+            # Nothing else was graded for this output: the select-best verdicts are its result.
+            failed = [v for v in report.verdicts if v.failed]
+            if len(failed) == len(report.verdicts):
+                report.error = "Every grader call failed: " + (failed[0].error or "")
+                report.passed = False
+            else:
+                report.score = report.raw_score = sum(v.score or 0.0 for v in report.verdicts) / len(report.verdicts)
