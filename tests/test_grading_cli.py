@@ -8,6 +8,8 @@ import logging
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rubric_lsp.cli import main
 from rubric_lsp.grading.agreement import cohen_kappa
@@ -149,12 +151,103 @@ def test_dataset_agreement_per_criterion(env, judge_server, capfd):
     assert "quadratic_weighted_kappa" in tone and "quadratic_weighted_kappa" not in correct
 
 
-def test_kappa_values():
-    assert cohen_kappa([("a", "a"), ("b", "b")], ["a", "b"]) == 1.0
-    assert cohen_kappa([("a", "b"), ("b", "a")], ["a", "b"]) == -1.0
-    pairs = [(0, 0), (1, 2), (2, 2), (2, 1)]
-    assert cohen_kappa(pairs, [0, 1, 2], "quadratic") > cohen_kappa(pairs, [0, 1, 2])
-    assert cohen_kappa([], ["a"]) is None
+def test_kappa_on_a_worked_example():
+    # 50 pairs: 20 both MET, 15 both UNMET, 5 MET judged UNMET, 10 UNMET judged MET.
+    # p_o = 35/50 = 0.7; p_e = (25*30 + 25*20) / 50**2 = 0.5; κ = (0.7 - 0.5) / 0.5 = 0.4.
+    pairs = [("MET", "MET")] * 20 + [("UNMET", "UNMET")] * 15 + [("MET", "UNMET")] * 5 + [("UNMET", "MET")] * 10
+    assert cohen_kappa(pairs) == pytest.approx(0.4)
+    assert cohen_kappa([("a", "a"), ("b", "b")]) == 1.0
+    assert cohen_kappa([("a", "b"), ("b", "a")]) == -1.0
+    # One label in all: κ is undefined (None), never a made-up 0 or 1.
+    assert cohen_kappa([("a", "a"), ("a", "a")]) is None and cohen_kappa([]) is None
+    # Quadratic weights: missing by two steps costs four times missing by one.
+    near = [(0, 0), (1, 1), (2, 2), (0, 1)]
+    far = [(0, 0), (1, 1), (2, 2), (0, 2)]
+    assert cohen_kappa(near, "quadratic") > cohen_kappa(far, "quadratic")
+    assert cohen_kappa(near) == pytest.approx(cohen_kappa(far))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=40), st.sampled_from([None, "quadratic"]))
+def test_kappa_equals_scikit_learn_as_autorubric_calls_it(pairs, weights):
+    """autorubric's metrics call sklearn's cohen_kappa_score(truth, judged, weights=...) and
+    call κ undefined (None) when fewer than two labels occur; ours must give the same figures."""
+    import math
+    import warnings
+
+    from sklearn.metrics import cohen_kappa_score
+
+    ours = cohen_kappa(pairs, weights)
+    if len({label for pair in pairs for label in pair}) < 2:
+        assert ours is None
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = float(cohen_kappa_score([t for t, _ in pairs], [j for _, j in pairs], weights=weights))
+    if math.isnan(theirs):
+        assert ours is None
+    else:
+        assert ours == pytest.approx(theirs, abs=1e-9)
+
+
+def test_abstentions_are_left_out_of_accuracy_and_kappa_and_counted_apart(env, judge_server, capfd):
+    """autorubric's compute_metrics defaults: cannot_assess="exclude", na_mode="exclude"."""
+    dataset = {
+        "prompt": "What is 6*7?",
+        "rubric": [{"name": "correct", "requirement": "Gives the right answer"},
+                   {"name": "tone", "requirement": "Tone?", "options": [{"label": "bad", "value": 0}, {"label": "good", "value": 1}, {"label": "n/a", "value": 0, "na": True}]}],
+        "items": [
+            {"submission": "42", "description": "a", "ground_truth": ["MET", "good"]},
+            {"submission": "41", "description": "b", "ground_truth": ["CANNOT_ASSESS", "n/a"]},
+            {"submission": "40", "description": "c", "ground_truth": ["UNMET", "bad"]},
+            {"submission": "39", "description": "d", "ground_truth": ["UNMET", "n/a"]},
+        ],
+    }
+    (env / "abstain.dataset.json").write_text(json.dumps(dataset))
+    judge_server.when(lambda r: "<response>\n42" in r.text and "Tone?" in r.text, choose("good"))
+    judge_server.when(lambda r: "<response>\n39" in r.text and "Tone?" in r.text, choose("bad"))
+    judge_server.when(lambda r: "Tone?" in r.text, choose("n/a"))
+    judge_server.when(lambda r: "<response>\n41" in r.text, Reply.json({"criterion_status": "CANNOT_ASSESS", "explanation": "?"}))
+    judge_server.when(lambda r: "<response>\n40" in r.text, Reply.json({"criterion_status": "CANNOT_ASSESS", "explanation": "?"}))
+    judge_server.when(lambda r: "<response>\n39" in r.text, Reply.json({"criterion_status": "MET", "explanation": "?"}))
+    code, out, err = run(capfd, str(env / "abstain.dataset.json"), "--format", "json")
+    assert code == 0, err
+    correct, tone = json.loads(out)["agreement"]
+    # correct: a MET/MET, b both abstain, c judge abstains, d UNMET judged MET → 2 compared, 1 agreed.
+    assert correct["abstained"] == {"both": 1, "judge_only": 1, "truth_only": 0}
+    assert correct["compared"] == 2 and correct["accuracy"] == pytest.approx(0.5)
+    # tone: a good/good, b both n/a, c judge n/a on 'bad', d truth n/a judged 'bad' → 1 compared.
+    assert tone["abstained"] == {"both": 1, "judge_only": 1, "truth_only": 1}
+    assert tone["compared"] == 1 and tone["accuracy"] == 1.0 and tone["cohen_kappa"] is None
+    code, out, _ = run(capfd, str(env / "abstain.dataset.json"))
+    assert "abstained: both 1, judge only 1, truth only 1" in out and "left out of accuracy and κ" in out
+
+
+def test_a_converted_multi_turn_rubrics_task_is_graded_per_criterion(env, judge_server, capfd):
+    """rubric convert → rubric grade: a second turn's criteria live in its items' own rubrics
+    and are measured too, each criterion pooled over the items that hold it."""
+    from tests.conftest import SAMPLES
+
+    task = json.loads((SAMPLES / "rubrics-task" / "task.json").read_text(encoding="utf-8"))
+    turns = task["threads"][0]["turns"]
+    second = json.dumps(turns[0]).replace("turn_0", "turn_1").replace("rubric_0_", "rubric_1_").replace("Convert 5 miles", "Convert 3 miles")
+    turns.append(json.loads(second))
+    (env / "task.json").write_text(json.dumps(task))
+    assert main(["convert", str(env / "task.json"), "--to", "autorubric-dataset", "-o", str(env / "task.dataset.json")]) == 0
+    capfd.readouterr()
+    converted = json.loads((env / "task.dataset.json").read_text())
+    assert "rubric" in converted["items"][-1], "the second turn's items carry their own rubric"
+    judge_server.when(lambda r: "<options>" in r.text, choose("no_issues"))
+    code, out, err = run(capfd, str(env / "task.dataset.json"), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert len(data["items"]) == 4 and all(i["score"] == 1.0 for i in data["items"])
+    entries = {e["name"]: e for e in data["agreement"]}
+    assert sorted(entries) == [f"rubric_{r}_criteria_{n}" for r in (0, 1) for n in range(3)]
+    for entry in entries.values():
+        assert entry["kind"] == "ordinal" and entry["compared"] == 2 and "quadratic_weighted_kappa" in entry
+    # model_a was rated no_issues everywhere (agrees); model_b never was (disagrees).
+    assert all(e["accuracy"] == 0.5 for e in entries.values())
 
 
 def test_not_gradable_file(env, capfd):

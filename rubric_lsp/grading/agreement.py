@@ -1,8 +1,12 @@
 """Grading an autorubric dataset and measuring the judge against its ground truth.
 
-Per criterion: accuracy, Cohen's κ, and for ordinal multi-choice criteria the
-quadratic-weighted κ (categories ordered by option value). Items whose judgment failed
-are counted apart, never as agreement or disagreement.
+The measures are autorubric 1.6.1's ``compute_metrics`` with its defaults
+(``cannot_assess="exclude"``, ``na_mode="exclude"``), so a team sees the figures
+autorubric would report for the same verdicts: per criterion, accuracy and Cohen's κ over
+the pairs where neither the ground truth nor the judge abstained (CANNOT_ASSESS, or an NA
+option), and for ordinal criteria the quadratic-weighted κ. Abstentions are counted apart
+(both, judge only, truth only), and so are failed judgments, which are neither agreement
+nor disagreement.
 """
 
 from __future__ import annotations
@@ -20,31 +24,33 @@ class DatasetError(ValueError):
     pass
 
 
-def cohen_kappa(pairs: Sequence[tuple[Any, Any]], categories: Sequence[Any], weights: str | None = None) -> float | None:
-    """Cohen's κ of (truth, judged) pairs over ``categories`` (ordered for ``weights='quadratic'``).
+def cohen_kappa(pairs: Sequence[tuple[Any, Any]], weights: str | None = None) -> float | None:
+    """Cohen's κ of (truth, judged) pairs, as scikit-learn's ``cohen_kappa_score`` computes it.
 
-    None when undefined (no pairs, or chance agreement is total and nothing disagrees).
+    The categories are the labels present on either side, in sorted order (option indices
+    for multi-choice criteria, so the authored order is the scale); ``weights="quadratic"``
+    weighs a disagreement by the squared distance between those positions. None when κ is
+    undefined: fewer than two labels in all (autorubric's ``_kappa_or_none``).
     """
-    if not pairs:
+    labels = sorted({label for pair in pairs for label in pair})
+    if len(labels) < 2:
         return None
-    index = {c: i for i, c in enumerate(categories)}
-    k = len(categories)
-    n = len(pairs)
-    observed = [[0.0] * k for _ in range(k)]
+    position = {label: i for i, label in enumerate(labels)}
+    k = len(labels)
+    observed = [[0] * k for _ in range(k)]
     for truth, judged in pairs:
-        observed[index[truth]][index[judged]] += 1
-    rows = [sum(observed[i]) for i in range(k)]
-    cols = [sum(observed[i][j] for i in range(k)) for j in range(k)]
+        observed[position[truth]][position[judged]] += 1
+    truth_counts = [sum(row) for row in observed]
+    judged_counts = [sum(observed[i][j] for i in range(k)) for j in range(k)]
+    n = len(pairs)
 
-    def weight(i: int, j: int) -> float:
-        if weights == "quadratic":
-            return ((i - j) ** 2) / ((k - 1) ** 2) if k > 1 else 0.0
-        return 0.0 if i == j else 1.0
+    def weight(i: int, j: int) -> int:
+        return (i - j) ** 2 if weights == "quadratic" else int(i != j)
 
-    disagreement = sum(weight(i, j) * observed[i][j] for i in range(k) for j in range(k)) / n
-    expected = sum(weight(i, j) * rows[i] * cols[j] for i in range(k) for j in range(k)) / (n * n)
+    disagreement = sum(weight(i, j) * observed[i][j] for i in range(k) for j in range(k))
+    expected = sum(weight(i, j) * truth_counts[i] * judged_counts[j] for i in range(k) for j in range(k)) / n
     if expected == 0:
-        return 1.0 if disagreement == 0 else None
+        return None
     return 1.0 - disagreement / expected
 
 
@@ -53,24 +59,42 @@ class CriterionAgreement:
     index: int
     name: str
     kind: str  # binary | ordinal | nominal
-    compared: int = 0
-    agreed: int = 0
+    abstain: frozenset[Any] = frozenset()  # the categories that are abstentions (CANNOT_ASSESS, NA options)
     failed: int = 0
-    pairs: list[tuple[Any, Any]] = field(default_factory=list)
-    categories: list[Any] = field(default_factory=list)
+    pairs: list[tuple[Any, Any]] = field(default_factory=list)  # neither side abstained
+    abstained_both: int = 0
+    abstained_judge_only: int = 0
+    abstained_truth_only: int = 0
+
+    def add(self, truth: Any, judged: Any) -> None:
+        truth_abstains, judge_abstains = truth in self.abstain, judged in self.abstain
+        if truth_abstains and judge_abstains:
+            self.abstained_both += 1
+        elif judge_abstains:
+            self.abstained_judge_only += 1
+        elif truth_abstains:
+            self.abstained_truth_only += 1
+        else:
+            self.pairs.append((truth, judged))
+
+    @property
+    def compared(self) -> int:
+        return len(self.pairs)
 
     def to_json(self) -> dict[str, Any]:
+        agreed = sum(truth == judged for truth, judged in self.pairs)
         data: dict[str, Any] = {
             "index": self.index,
             "name": self.name,
             "kind": self.kind,
             "compared": self.compared,
             "failed": self.failed,
-            "accuracy": self.agreed / self.compared if self.compared else None,
-            "cohen_kappa": cohen_kappa(self.pairs, self.categories),
+            "abstained": {"both": self.abstained_both, "judge_only": self.abstained_judge_only, "truth_only": self.abstained_truth_only},
+            "accuracy": agreed / self.compared if self.compared else None,
+            "cohen_kappa": cohen_kappa(self.pairs),
         }
         if self.kind == "ordinal":
-            data["quadratic_weighted_kappa"] = cohen_kappa(self.pairs, self.categories, "quadratic")
+            data["quadratic_weighted_kappa"] = cohen_kappa(self.pairs, "quadratic")
         return data
 
 
@@ -123,7 +147,7 @@ async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = Non
         submission = _text(item.get("submission"))
         if submission is None:
             raise DatasetError(f"Item {position} has no 'submission' text.")
-        plans.append((position, item, criteria, guidelines, own is None or (own.is_scalar and own.value is None), submission))
+        plans.append((position, item, criteria, guidelines, submission))
 
     total = sum(len(p[2]) for p in plans) * len(models)
     progress = {"done": 0}
@@ -134,7 +158,7 @@ async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = Non
             on_progress(progress["done"], total)
 
     async def one(plan: Any) -> GradeReport:
-        position, item, criteria, guidelines, _, submission = plan
+        position, item, criteria, guidelines, submission = plan
         judges = [Judge(s, m, run.semaphore, run.cache) for m in models]
         query = _text(item.get("prompt")) or prompt
         return await grade_criteria(judges, criteria, submission, query, guidelines, strategy=s.cannot_assess, partial_credit=s.partial_credit,
@@ -148,16 +172,24 @@ async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = Non
             task.cancel()
         raise
 
-    agreements = [_agreement_for(c) for c in shared]
+    # One entry per criterion: the shared rubric's criteria in order, then each criterion of
+    # an item's own rubric (a converted multi-turn Rubrics task has one per turn), pooled
+    # across the items whose rubrics hold the same criterion.
+    agreements: dict[tuple[Any, ...], CriterionAgreement] = {}
+    for criterion in shared:
+        agreements.setdefault(_identity(criterion), _agreement_for(criterion, len(agreements)))
     items_out = []
     for plan, report in zip(plans, reports):
-        position, item, criteria, _, uses_shared, _ = plan
+        position, item, criteria, _, _ = plan
         truth = _plain(item.get("ground_truth"))
         items_out.append({"index": position, "description": _text(item.get("description")), "score": report.score, "error": report.error,
                           "verdicts": [v.verdict for v in report.verdicts], "ground_truth": truth if isinstance(truth, list) else None})
-        if not uses_shared or not isinstance(truth, list):
+        if not isinstance(truth, list):
             continue
-        for agreement, criterion, verdict, wanted in zip(agreements, criteria, report.verdicts, truth):
+        for criterion, verdict, wanted in zip(criteria, report.verdicts, truth):
+            agreement = agreements.get(_identity(criterion))
+            if agreement is None:
+                agreement = agreements[_identity(criterion)] = _agreement_for(criterion, len(agreements))
             if not isinstance(wanted, str):
                 continue
             if verdict.failed:
@@ -167,25 +199,26 @@ async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = Non
             judged = _category(criterion.criterion, verdict.verdict)
             if expected is None or judged is None:
                 continue
-            agreement.compared += 1
-            agreement.agreed += expected == judged
-            agreement.pairs.append((expected, judged))
-    return DatasetResult(items_out, agreements, reports)
+            agreement.add(expected, judged)
+    return DatasetResult(items_out, list(agreements.values()), reports)
 
 
-def _agreement_for(item: Any) -> CriterionAgreement:
+def _identity(item: Any) -> tuple[Any, ...]:
+    """What makes two items' criteria the same criterion: its name, requirement and scale."""
+    criterion = item.criterion
+    options = None if criterion.options is None else tuple((o.label, o.value, o.na) for o in criterion.options)
+    return (item.name, criterion.requirement, criterion.scale_type if options else None, options)
+
+
+def _agreement_for(item: Any, index: int) -> CriterionAgreement:
     criterion = item.criterion
     if criterion.options is None:
-        return CriterionAgreement(item.index, item.name, "binary", categories=["MET", "UNMET", "CANNOT_ASSESS"])
+        return CriterionAgreement(index, item.name, "binary", abstain=frozenset({"CANNOT_ASSESS"}))
     from rubric_lsp.grading.autorubric_grader import effective_options
 
     options = effective_options(criterion)
-    if criterion.scale_type == "ordinal":
-        scored = sorted((i for i, o in enumerate(options) if not o.na), key=lambda i: options[i].value)
-        # NA categories sit after the scale so they count as disagreement but do not stretch it.
-        ordered = scored + [i for i, o in enumerate(options) if o.na]
-        return CriterionAgreement(item.index, item.name, "ordinal", categories=ordered)
-    return CriterionAgreement(item.index, item.name, "nominal", categories=list(range(len(options))))
+    kind = "ordinal" if criterion.scale_type == "ordinal" else "nominal"
+    return CriterionAgreement(index, item.name, kind, abstain=frozenset(i for i, o in enumerate(options) if o.na))
 
 
 def _category(criterion: Any, label: str) -> Any:

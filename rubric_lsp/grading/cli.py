@@ -323,7 +323,10 @@ def _dataset(args: argparse.Namespace, doc: Any) -> int:
         data = c.to_json()
         fmt = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
         qwk = f"  qwk {fmt(data['quadratic_weighted_kappa'])}" if "quadratic_weighted_kappa" in data else ""
-        print(f"  {c.name}: accuracy {fmt(data['accuracy'])}  κ {fmt(data['cohen_kappa'])}{qwk}  (n={c.compared}, failed={c.failed})")
+        abstained = data["abstained"]
+        apart = f", abstained: both {abstained['both']}, judge only {abstained['judge_only']}, truth only {abstained['truth_only']}" if any(abstained.values()) else ""
+        print(f"  {c.name}: accuracy {fmt(data['accuracy'])}  κ {fmt(data['cohen_kappa'])}{qwk}  (n={c.compared}, failed={c.failed}{apart})")
+    print("(abstentions and failed judgments are left out of accuracy and κ, as autorubric's compute_metrics does by default)")
     return EXIT_OK
 
 

@@ -1,0 +1,78 @@
+"""``rubric grade`` shows a progress bar on a terminal and none when its output is piped.
+
+The command runs as a real process against the fake judge; its standard error is a
+pseudo-terminal in one case and a pipe in the other.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.judge_server import judge_server  # noqa: F401 - fixture
+
+SECRET = "sk-test-SECRET-progress-0123456789"
+RUBRIC = "\n".join(f"- {{name: c{i}, requirement: Requirement number {i}}}" for i in range(4)) + "\n"
+
+
+@pytest.fixture
+def command(judge_server, tmp_path):
+    judge_server.latency_ms = 400  # four calls one at a time: long enough for the bar to draw
+    (tmp_path / "rubric.yaml").write_text(RUBRIC)
+    (tmp_path / "response.txt").write_text("An answer.")
+    env = dict(os.environ, OPENAI_API_KEY=SECRET, RUBRIC_JUDGE_API_BASE=judge_server.base_url, RUBRIC_JUDGE_MODEL="openai/judge",
+               RUBRIC_CACHE_DIR=str(tmp_path / "cache"), TERM="xterm-256color", COLUMNS="100", LITELLM_LOCAL_MODEL_COST_MAP="True")
+    env.pop("NO_COLOR", None)
+    argv = [sys.executable, "-m", "rubric_lsp", "grade", str(tmp_path / "rubric.yaml"), "--response", str(tmp_path / "response.txt"), "--concurrency", "1"]
+    return argv, env
+
+
+def _read_all(fd: int, process: subprocess.Popen, limit_s: float = 120.0) -> bytes:
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        elif process.poll() is not None:
+            break
+    return b"".join(chunks)
+
+
+def test_a_terminal_gets_a_progress_bar(command):
+    argv, env = command
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=terminal)
+    os.close(terminal)
+    try:
+        shown = _read_all(controller, process).decode("utf-8", "replace")
+        out = process.communicate(timeout=120)[0].decode()
+    finally:
+        os.close(controller)
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, shown
+    assert "judging" in shown and "4/4" in shown, shown  # rich's bar: label and done/total
+    assert "score: 1" in out  # the report itself still goes to standard output
+    assert SECRET not in shown and SECRET not in out
+
+
+def test_piped_output_has_no_progress_bar(command):
+    argv, env = command
+    done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b""  # nothing at all: no bar, no escape codes, no log lines
+    assert b"score: 1" in done.stdout and b"\x1b[" not in done.stdout
+    assert SECRET.encode() not in done.stdout
