@@ -24,7 +24,7 @@ API (what the language server calls)::
     {"score": float|None, "raw_score": float|None, "passed": bool|None (promptfoo, NorthStar),
      "verdicts": [{"name", "index", "verdict", "reason", "range", "option"?, "error"?,
                    "counted_as"?, "score"?, "passed"?, "weight"?, "label"?, "ambiguous"?,
-                   "cached"?, "votes"?}],
+                   "cached"?, "votes"?, "feedback"?, "confidence"?, "evidence"?}],
      "usage": {"calls", "cached", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd"},
      "format", "model", "error"?, "notes"?}
 

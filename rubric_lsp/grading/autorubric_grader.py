@@ -5,14 +5,30 @@ contracts, an automatic "cannot assess" option appended to multi-choice criteria
 one, deterministic option shuffling mapped back to the authored order, penalties, the score
 formula with its CANNOT_ASSESS strategies, the failure categories and their effect, and
 "every criterion failed" → no score. The prompts are our own.
+
+Several judges (autorubric's ensemble, ``criterion_grader.py``): every judge votes on every
+criterion. A failed call casts a stand-in vote the way autorubric's does: an
+infrastructure/parse failure votes CANNOT_ASSESS (binary) or the NA option (multi-choice),
+an unknown failure votes the worst case for the weight's sign. Abstaining votes are left out
+unless every vote abstains. Binary votes combine by the run's ``aggregation`` (majority —
+ties take the worst case — , unanimous, any); multi-choice votes by the criterion's own
+``aggregation``: ordinal mean (default) | weighted_mean | median — snapped to the nearest
+non-NA option, near-ties (``math.isclose``) to the worst — | mode | min | max, anything else
+(including the nominal-only names) falling back to mean; nominal mode (default) |
+weighted_mode (judges weigh equally, so = mode) | unanimous (disagreement abstains through
+the NA option). An unknown nominal aggregation crashes autorubric; ``unknown_aggregation``
+names it so the engine refuses the rubric before any call. Deliberate differences: when
+every judge failed on a criterion it stays a failed judgment (``ERROR``), and a verdict some
+failed votes influenced says so in its ``reason`` and ``votes``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
@@ -23,6 +39,9 @@ from rubric_lsp.grading.replies import extract, snippet
 from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
 
 NA_OPTION = CriterionOption(label="Cannot assess / not applicable", value=0.0, na=True)
+ORDINAL_AGGREGATIONS = ("mean", "median", "weighted_mean", "mode", "min", "max")
+NOMINAL_AGGREGATIONS = ("mode", "weighted_mode", "unanimous")
+NA_TAG = "(choose this when the response gives no way to judge the criterion, or it does not apply)"
 BINARY = ("MET", "UNMET", "CANNOT_ASSESS")
 
 BINARY_SYSTEM = (
@@ -89,6 +108,10 @@ class Judgment:
     ambiguous: bool = False
     cached: bool = False
     failure: JudgeFailure | None = None
+    judge: str = ""  # the judge model that gave it
+    # An aggregated judgment some failed calls voted in: "<judge>: <category> (counted as X)".
+    failed_votes: list[str] = field(default_factory=list)
+    votes: int = 1  # how many judges' votes it combines
 
 
 def effective_options(criterion: Criterion) -> list[CriterionOption]:
@@ -126,8 +149,20 @@ def binary_messages(criterion: Criterion, response: str, query: str | None, guid
     return [{"role": "system", "content": BINARY_SYSTEM}, {"role": "user", "content": user}]
 
 
+def label_signals_na(label: str) -> bool:
+    low = label.lower()
+    return any(token in low for token in ("n/a", "not applicable", "cannot assess"))
+
+
+def option_line(number: int, option: CriterionOption) -> str:
+    """One numbered option; an NA option whose label does not say so is tagged as the abstain choice."""
+    if option.na and not label_signals_na(option.label):
+        return f"{number}. {option.label} {NA_TAG}"
+    return f"{number}. {option.label}"
+
+
 def choice_messages(criterion: Criterion, shown: Sequence[CriterionOption], response: str, query: str | None, guidelines: str | None) -> list[dict[str, str]]:
-    lines = "\n".join(f"{n}. {option.label}" for n, option in enumerate(shown, 1))
+    lines = "\n".join(option_line(n, option) for n, option in enumerate(shown, 1))
     user = f"{_context(response, query, guidelines)}\n\n<criterion>\n{criterion.requirement}\n</criterion>\n\n<options>\n{lines}\n</options>"
     return [{"role": "system", "content": CHOICE_SYSTEM}, {"role": "user", "content": user}]
 
@@ -145,14 +180,34 @@ def parse_binary(content: str) -> tuple[str, str, bool]:
     return status, explanation, found.ambiguous
 
 
+_INT_ADAPTER: Any = None
+
+
+def lax_int(value: Any) -> int | None:
+    """``value`` as autorubric's pydantic model reads an ``int`` field (lax mode), or None.
+
+    Accepted: ints, integral floats (2.0), numeric strings of an integer ("2", " 2 ", "2.0"),
+    and bools (True = 1), exactly as pydantic does; rejected: 2.5, "two", None, ...
+    """
+    global _INT_ADAPTER
+    if _INT_ADAPTER is None:
+        from pydantic import TypeAdapter
+
+        _INT_ADAPTER = TypeAdapter(int)
+    try:
+        return _INT_ADAPTER.validate_python(value)
+    except Exception:  # noqa: BLE001 - pydantic's ValidationError: not an int
+        return None
+
+
 def parse_choice(content: str, shown_count: int) -> tuple[int, str, bool]:
     """(0-based shown position, explanation, ambiguous)."""
     found = extract(content, lambda o: "selected_option" in o, lambda o: o.get("selected_option"))
     if found is None:
         raise JudgeFailure("parse", f"The judge's reply has no {{\"selected_option\", \"explanation\"}} object: {snippet(content)!r}", "bad_reply")
-    selected = found.value.get("selected_option")
-    if isinstance(selected, bool) or not isinstance(selected, int):
-        raise JudgeFailure("parse", f"The judge answered selected_option {selected!r}; expected an option number.", "bad_reply")
+    selected = lax_int(found.value.get("selected_option"))
+    if selected is None:
+        raise JudgeFailure("parse", f"The judge answered selected_option {found.value.get('selected_option')!r}; expected an option number.", "bad_reply")
     if not 1 <= selected <= shown_count:
         raise JudgeFailure("parse", f"The judge chose option {selected}, outside 1–{shown_count}.", "bad_reply")
     explanation = found.value.get("explanation")
@@ -167,19 +222,19 @@ async def judge_criterion(judge: Judge, item: CriterionInput, response: str, que
         if criterion.options is None:
             messages = binary_messages(criterion, response, query, guidelines)
             (status, reason, ambiguous), cached = await judge.ask(messages, BINARY_FORMAT, parse_binary)
-            return Judgment(verdict=status, reason=reason, ambiguous=ambiguous, cached=cached)
+            return Judgment(verdict=status, reason=reason, ambiguous=ambiguous, cached=cached, judge=judge.model)
         options = effective_options(criterion)
         order = shuffle_order(len(options), response, item.index, judge.model, seed) if shuffle else list(range(len(options)))
         shown = [options[i] for i in order]
         messages = choice_messages(criterion, shown, response, query, guidelines)
         (position, reason, ambiguous), cached = await judge.ask(messages, CHOICE_FORMAT, lambda c: parse_choice(c, len(shown)))
-        return Judgment(option=order[position], reason=reason, ambiguous=ambiguous, cached=cached)
+        return Judgment(option=order[position], reason=reason, ambiguous=ambiguous, cached=cached, judge=judge.model)
     except asyncio.CancelledError:
         raise
     except JudgeFailure as failure:
-        return Judgment(failure=failure)
+        return Judgment(failure=failure, judge=judge.model)
     except Exception as exc:  # noqa: BLE001 - a bug of ours must still not look like a verdict
-        return Judgment(failure=JudgeFailure("unknown", f"{type(exc).__name__}: {exc}"))
+        return Judgment(failure=JudgeFailure("unknown", f"{type(exc).__name__}: {exc}"), judge=judge.model)
 
 
 def _verdict_name(criterion: Criterion, option: int) -> str:
@@ -207,46 +262,125 @@ def judgment_outcome(criterion: Criterion, judgment: Judgment) -> Outcome:
     return Outcome(criterion.weight, chosen.value, chosen.na, fail_value(criterion))
 
 
-def aggregate(criterion: Criterion, judgments: list[Judgment], strategy: str) -> Judgment:
-    """Several judges' answers on one criterion → one (failures are left out; all failed → failure)."""
-    good = [j for j in judgments if j.failure is None]
-    if not good:
-        return judgments[0]
-    if len(good) == 1:
-        return good[0]
-    reason = " | ".join(j.reason for j in good)
-    cached = all(j.cached for j in good)
+def unknown_aggregation(criterion: Criterion) -> str | None:
+    """The aggregation name autorubric crashes on (a nominal multi-choice criterion's unknown one), or None."""
+    if criterion.options is None or criterion.scale_type != "nominal" or not criterion.aggregation:
+        return None
+    return None if criterion.aggregation in NOMINAL_AGGREGATIONS else criterion.aggregation
+
+
+def na_index(criterion: Criterion) -> int:
+    """The first NA option among the effective options (there always is one)."""
+    return next(i for i, option in enumerate(effective_options(criterion)) if option.na)
+
+
+def stand_in(criterion: Criterion, judgment: Judgment) -> Judgment:
+    """A failed call's vote, as autorubric casts it: abstain (infrastructure/parse) or the worst case (unknown)."""
+    failure = judgment.failure
+    if failure is None:
+        return judgment
     if criterion.options is None:
-        met = sum(1 for j in good if j.verdict == "MET")
-        unmet = sum(1 for j in good if j.verdict == "UNMET")
-        if met == 0 and unmet == 0:
-            return Judgment(verdict="CANNOT_ASSESS", reason=reason, cached=cached)
-        if strategy == "unanimous":
-            verdict = "MET" if unmet == 0 else "UNMET"  # autorubric: any UNMET vote decides
-        elif strategy == "any":
-            verdict = "MET" if met > 0 else "UNMET"
-        elif met != unmet:
-            verdict = "MET" if met > unmet else "UNMET"
-        else:  # a tie takes the worst case for the weight's sign
+        if failure.category == "unknown":
             verdict = "MET" if criterion.weight < 0 else "UNMET"
-        return Judgment(verdict=verdict, reason=reason, cached=cached)
+        else:
+            verdict = "CANNOT_ASSESS"
+        return Judgment(verdict=verdict, judge=judgment.judge)
+    option = worst_option_index(criterion) if failure.category == "unknown" else na_index(criterion)
+    return Judgment(option=option, judge=judgment.judge)
+
+
+def _vote_name(criterion: Criterion, vote: Judgment) -> str:
+    if criterion.options is None:
+        return vote.verdict or "CANNOT_ASSESS"
+    return effective_options(criterion)[vote.option if vote.option is not None else na_index(criterion)].label
+
+
+def all_failed(judgments: list[Judgment]) -> JudgeFailure:
+    """One failure for a criterion every judge failed on, independent of judge order.
+
+    Its category decides how it counts: unknown if any call failed that way (their worst-case
+    votes are then the only ones autorubric would count), else an abstention.
+    """
+    categories = {j.failure.category for j in judgments if j.failure is not None}
+    category = next((c for c in ("unknown", "infrastructure", "parse") if c in categories), "unknown")
+    parts = sorted(f"{j.judge or 'judge'}: {j.failure.error}" for j in judgments if j.failure is not None)
+    kind = judgments[0].failure.kind if len(judgments) == 1 and judgments[0].failure is not None else "other"
+    return JudgeFailure(category, f"every judge failed — {'; '.join(parts)}", kind)
+
+
+def aggregate(criterion: Criterion, judgments: list[Judgment], strategy: str) -> Judgment:
+    """Several judges' answers on one criterion → one, the way autorubric's ensemble combines them.
+
+    Failed calls vote their stand-in (``stand_in``); when every call failed the result is a
+    failed judgment. A result some failed votes influenced lists them in ``failed_votes``.
+    """
+    if all(j.failure is not None for j in judgments):
+        return Judgment(failure=all_failed(judgments), votes=len(judgments))
+    votes = [stand_in(criterion, j) for j in judgments]
+    good = [j for j in judgments if j.failure is None]
+    failed_votes = sorted(f"{j.judge or 'judge'}: {j.failure.category} failure (counted as {_vote_name(criterion, v)})"
+                          for j, v in zip(judgments, votes) if j.failure is not None)
+    reason = " | ".join(j.reason for j in good)
+    common = dict(reason=reason, cached=all(j.cached for j in good), ambiguous=any(j.ambiguous for j in good),
+                  failed_votes=failed_votes, votes=len(judgments))
+    if criterion.options is None:
+        return Judgment(verdict=aggregate_binary(criterion, [v.verdict or "CANNOT_ASSESS" for v in votes], strategy), **common)
+    return Judgment(option=aggregate_options(criterion, [v.option if v.option is not None else na_index(criterion) for v in votes]), **common)
+
+
+def aggregate_binary(criterion: Criterion, verdicts: list[str], strategy: str) -> str:
+    """autorubric's ``_aggregate_votes`` with equal judge weights."""
+    met = sum(1 for v in verdicts if v == "MET")
+    unmet = sum(1 for v in verdicts if v == "UNMET")
+    if met == 0 and unmet == 0:
+        return "CANNOT_ASSESS"
+    if strategy == "unanimous":
+        return "MET" if unmet == 0 else "UNMET"  # any UNMET vote decides
+    if strategy == "any":
+        return "MET" if met > 0 else "UNMET"
+    if met != unmet:  # majority, weighted (equal weights) and anything else
+        return "MET" if met > unmet else "UNMET"
+    return "MET" if criterion.weight < 0 else "UNMET"  # a tie takes the worst case for the weight's sign
+
+
+def aggregate_options(criterion: Criterion, picks: list[int]) -> int:
+    """autorubric's ``_aggregate_multi_choice_votes`` with equal judge weights; picks index the effective options."""
     options = effective_options(criterion)
-    picks = [j.option for j in good if j.option is not None and not options[j.option].na]
-    if not picks:
-        return Judgment(option=good[0].option, reason=reason, cached=cached)
+    scored = [p for p in picks if not options[p].na]
+    if not scored:  # every vote abstained: the first NA pick, in judge order
+        return picks[0]
+    how = criterion.aggregation or None
+    if criterion.scale_type == "nominal":
+        how = how or "mode"
+        if how in ("mode", "weighted_mode"):
+            return _mode(criterion, options, scored)
+        if how == "unanimous":
+            return scored[0] if len(set(scored)) == 1 else na_index(criterion)
+        raise ValueError(f"autorubric cannot combine votes with the nominal aggregation {how!r}; use one of {', '.join(NOMINAL_AGGREGATIONS)}")
+    how = how or "mean"
+    if how == "mode":
+        return _mode(criterion, options, scored)
+    if how == "min":
+        return min(scored, key=lambda i: (options[i].value, i))
+    if how == "max":
+        return max(scored, key=lambda i: (options[i].value, -i))
+    values = sorted(options[p].value for p in scored)
+    if how == "median":
+        n = len(values)
+        target = values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+    else:  # mean, weighted_mean (equal weights), and any other name: autorubric falls back to mean
+        target = sum(options[p].value for p in scored) / len(scored)
+    distances = [(abs(option.value - target), i) for i, option in enumerate(options) if not option.na]
+    nearest = min(d for d, _ in distances)
+    return _worst_among(criterion, options, [i for d, i in distances if math.isclose(d, nearest, abs_tol=1e-9)])
+
+
+def _mode(criterion: Criterion, options: list[CriterionOption], picks: list[int]) -> int:
     counts: dict[int, int] = {}
     for pick in picks:
         counts[pick] = counts.get(pick, 0) + 1
-    if criterion.scale_type == "ordinal" and (criterion.aggregation or "mean") in ("mean", "weighted_mean", "median", "min", "max"):
-        values = sorted(options[p].value for p in picks)
-        how = criterion.aggregation or "mean"
-        target = {"min": values[0], "max": values[-1], "median": values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2}.get(how, sum(values) / len(values))
-        scored = [i for i, o in enumerate(options) if not o.na]
-        best = min(abs(options[i].value - target) for i in scored)
-        nearest = [i for i in scored if abs(options[i].value - target) == best]
-        return Judgment(option=_worst_among(criterion, options, nearest), reason=reason, cached=cached)
     top = max(counts.values())
-    return Judgment(option=_worst_among(criterion, options, [i for i, c in counts.items() if c == top]), reason=reason, cached=cached)
+    return _worst_among(criterion, options, [i for i, c in counts.items() if c == top])
 
 
 def _worst_among(criterion: Criterion, options: list[CriterionOption], candidates: list[int]) -> int:
@@ -270,6 +404,11 @@ async def grade_criteria(
     aggregation: str = "majority",
     on_progress: Callable[[int, int], None] | None = None,
 ) -> GradeReport:
+    for item in items:
+        name = unknown_aggregation(item.criterion)
+        if name is not None:
+            raise ValueError(f"Criterion {item.name!r} is nominal and its aggregation {name!r} is none of {', '.join(NOMINAL_AGGREGATIONS)}: "
+                             "autorubric crashes when it combines the judges' picks. Rename it (rule AR108).")
     total = len(items) * len(judges)
     done = 0
 
@@ -297,7 +436,7 @@ async def grade_criteria(
         judgment = aggregate(item.criterion, judgments, aggregation) if len(judgments) > 1 else judgments[0]
         verdict = to_verdict(item, judgment)
         if len(judgments) > 1:
-            verdict.votes = [to_verdict(item, j).verdict for j in judgments]
+            verdict.votes = [vote_label(item.criterion, j) for j in judgments]
         report.verdicts.append(verdict)
         if judgment.failure is not None:
             outcomes.append(failure_outcome(item.criterion, judgment.failure)[0])
@@ -315,6 +454,21 @@ def finish_score(report: GradeReport, outcomes: list[Outcome], strategy: str, pa
     report.score = compute_score(outcomes, strategy, partial_credit, normalize=normalize) if normalize else report.raw_score
 
 
+def vote_label(criterion: Criterion, judgment: Judgment) -> str:
+    """One judge's vote as ``votes`` lists it; a failed call shows what it was counted as."""
+    if judgment.failure is None:
+        return _vote_name(criterion, judgment)
+    return f"ERROR ({judgment.failure.category}; counted as {_vote_name(criterion, stand_in(criterion, judgment))})"
+
+
+def _with_failures(judgment: Judgment, reason: str) -> str:
+    if not judgment.failed_votes:
+        return reason
+    count = len(judgment.failed_votes)
+    said = f"{count} of {judgment.votes} judges failed and voted a stand-in ({'; '.join(judgment.failed_votes)})."
+    return f"{said} {reason}" if reason else said
+
+
 def to_verdict(item: CriterionInput, judgment: Judgment) -> Verdict:
     criterion = item.criterion
     base = dict(name=item.name, index=item.index, range=item.range, weight=criterion.weight)
@@ -322,10 +476,10 @@ def to_verdict(item: CriterionInput, judgment: Judgment) -> Verdict:
         _, counted = failure_outcome(criterion, judgment.failure)
         return Verdict(verdict=ERROR_VERDICT, reason=f"Judge call failed ({judgment.failure.category}): {judgment.failure.message}", error=judgment.failure.error, counted_as=counted, **base)
     if criterion.options is None:
-        return Verdict(verdict=judgment.verdict or "CANNOT_ASSESS", reason=judgment.reason, ambiguous=judgment.ambiguous, cached=judgment.cached, score={"MET": 1.0, "UNMET": 0.0}.get(judgment.verdict or ""), **base)
+        return Verdict(verdict=judgment.verdict or "CANNOT_ASSESS", reason=_with_failures(judgment, judgment.reason), ambiguous=judgment.ambiguous, cached=judgment.cached, score={"MET": 1.0, "UNMET": 0.0}.get(judgment.verdict or ""), **base)
     options = effective_options(criterion)
     option = judgment.option
     chosen = options[option] if option is not None else NA_OPTION
     # An appended NA option has no authored index; report it by label only.
     authored = option if option is not None and option < len(criterion.options) else None
-    return Verdict(verdict=chosen.label, option=authored, reason=judgment.reason, ambiguous=judgment.ambiguous, cached=judgment.cached, score=None if chosen.na else chosen.value, **base)
+    return Verdict(verdict=chosen.label, option=authored, reason=_with_failures(judgment, judgment.reason), ambiguous=judgment.ambiguous, cached=judgment.cached, score=None if chosen.na else chosen.value, **base)

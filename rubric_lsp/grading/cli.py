@@ -243,6 +243,8 @@ def _print_report(report: Any) -> None:
             print(f"{'':<{width}}  {verdict.error} — counted as {verdict.counted_as}")
         elif verdict.reason:
             print(f"{'':<{width}}  {verdict.reason}")
+        if verdict.feedback:
+            print(f"{'':<{width}}  feedback: {verdict.feedback}")
     if report.error:
         print(f"no score: {report.error}")
     elif report.score is not None:
@@ -267,8 +269,8 @@ def _load_verdicts(path: Path) -> list[Any]:
 
 
 def _score_verdicts(args: argparse.Namespace, text: str, path: str) -> int:
-    from rubric_lsp.formats.autorubric.score import compute_score, verdict_outcome
-    from rubric_lsp.grading.autorubric_grader import failure_outcome
+    from rubric_lsp.formats.autorubric.score import compute_score, option_outcome, verdict_outcome
+    from rubric_lsp.grading.autorubric_grader import NA_OPTION, failure_outcome
     from rubric_lsp.grading.engine import autorubric_inputs, kind_of, read
     from rubric_lsp.grading.failures import JudgeFailure
 
@@ -283,23 +285,40 @@ def _score_verdicts(args: argparse.Namespace, text: str, path: str) -> int:
     if len(given) != len(items):
         return _fail(f"{args.verdicts} has {len(given)} verdicts; the rubric has {len(items)} criteria (one verdict each, in order)")
     outcomes = []
+    failed = 0
     for item, entry in zip(items, given):
         if isinstance(entry, dict):  # an entry of `rubric grade --format json` output
             if entry.get("error"):
                 category = str(entry["error"]).split(":", 1)[0]
                 outcomes.append(failure_outcome(item.criterion, JudgeFailure(category if category in ("infrastructure", "parse") else "unknown", str(entry["error"])))[0])
+                failed += 1
                 continue
             entry = entry.get("verdict")
         if not isinstance(entry, str):
             return _fail(f"verdict for {item.name} must be a string, got {entry!r}")
+        criterion = item.criterion
         try:
-            outcomes.append(verdict_outcome(item.criterion, entry))
+            outcomes.append(verdict_outcome(criterion, entry))
         except ValueError as exc:
+            # The "cannot assess" option the judge is shown when the criterion has no NA option of its own.
+            if criterion.options is not None and not any(o.na for o in criterion.options) and entry.strip().lower() == NA_OPTION.label.lower():
+                outcomes.append(option_outcome(criterion, None))
+                continue
             return _fail(f"verdict for {item.name}: {exc}")
-    raw = compute_score(outcomes, args.cannot_assess, args.partial_credit, normalize=False)
-    score = raw if args.raw else compute_score(outcomes, args.cannot_assess, args.partial_credit)
+    if items and failed == len(items):  # semantics.md §1: every criterion failed → no score
+        error = "every criterion's judgment failed"
+        raw = score = None
+    else:
+        error = None
+        raw = compute_score(outcomes, args.cannot_assess, args.partial_credit, normalize=False)
+        score = raw if args.raw else compute_score(outcomes, args.cannot_assess, args.partial_credit)
     if args.format == "json":
-        print(json.dumps({"score": score, "raw_score": raw, "cannot_assess": args.cannot_assess, "partial_credit": args.partial_credit}, indent=2))
+        data = {"score": score, "raw_score": raw, "cannot_assess": args.cannot_assess, "partial_credit": args.partial_credit}
+        if error:
+            data["error"] = error
+        print(json.dumps(data, indent=2))
+    elif error:
+        print(f"no score: {error}")
     else:
         print("no score: every criterion abstained" if score is None else f"score: {score:.4g} (raw {raw:.4g})")
     return EXIT_OK if score is not None else EXIT_FAILED

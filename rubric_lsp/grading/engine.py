@@ -110,6 +110,28 @@ def autorubric_inputs(doc: Document) -> tuple[list[Any], str | None]:
     return items, view.guidelines
 
 
+def autorubric_gradable(items: list[Any]) -> None:
+    """Raise GradingError, before any call, for a rubric autorubric loads but crashes grading.
+
+    A nominal multi-choice criterion with an aggregation autorubric does not know (rule AR108)
+    crashes autorubric's grader when it combines the judges' picks, even one judge's.
+    """
+    from rubric_lsp.grading.autorubric_grader import NOMINAL_AGGREGATIONS, unknown_aggregation
+
+    for item in items:
+        name = unknown_aggregation(item.criterion)
+        if name is not None:
+            line = f" (line {item.range['start']['line'] + 1})" if item.range else ""
+            raise GradingError(f"autorubric cannot grade this rubric{line}: criterion {item.name!r} is nominal and its aggregation "
+                               f"{name!r} is none of {', '.join(NOMINAL_AGGREGATIONS)}, so autorubric crashes when it combines "
+                               "the judges' picks. Rename it. Run `rubric lint` for details (AR108).")
+
+
+def autorubric_models(settings: JudgeSettings) -> list[str]:
+    """The judge models, each once: autorubric refuses a judge given twice, we let it vote once."""
+    return list(dict.fromkeys(settings.judge_models()))
+
+
 async def grade_text(
     rubric_text: str,
     path: str | None,
@@ -152,8 +174,9 @@ async def _grade_autorubric(doc: Document, response: str, query: str | None, set
     from rubric_lsp.grading.autorubric_grader import grade_criteria
 
     items, guidelines = autorubric_inputs(doc)
+    autorubric_gradable(items)
     run = Run.start(settings)
-    judges = [run.judge(model=m) for m in run.settings.judge_models()]
+    judges = [run.judge(model=m) for m in autorubric_models(run.settings)]
     s = run.settings
     return await grade_criteria(judges, items, response, query, guidelines, strategy=s.cannot_assess, partial_credit=s.partial_credit,
                                 normalize=s.normalize, shuffle=s.shuffle_options, seed=s.seed, aggregation=s.aggregation, on_progress=on_progress)
@@ -162,23 +185,29 @@ async def _grade_autorubric(doc: Document, response: str, query: str | None, set
 async def _grade_northstar(doc: Document, response: str, query: str | None, settings: JudgeSettings, on_progress: Progress | None) -> GradeReport:
     from dataclasses import replace
 
-    from rubric_lsp.grading.northstar_grader import grade_graders, read_graders
+    from rubric_lsp.grading.northstar_grader import DEFAULT_JUDGE_MODEL, GraderRequestError, grade_graders, read_graders
 
-    graders = read_graders(doc.root, lambda node: doc.range(node).to_json())
-    if not graders:
-        raise GradingError("This EvalRunRequest has no LLM graders (type 'rubric' or 'faithfulness') to run.")
+    try:
+        plan = read_graders(doc.root, lambda node: doc.range(node).to_json())
+    except GraderRequestError as exc:
+        raise GradingError(str(exc)) from None
+    if not plan.judges:
+        others = f" (it has {', '.join(plan.not_run)}, which are not LLM judges)" if plan.not_run else ""
+        raise GradingError(f"This EvalRunRequest has no LLM graders (type 'rubric' or 'faithfulness') to run{others}.")
+    # --model / RUBRIC_JUDGE_MODEL stand in for every judge's model (to try a request on another
+    # judge); otherwise each grader's own model, and NorthStar's default where it names none.
     explicit_model = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
-    run = Run.start(replace(settings, model=explicit_model or next((g.model for g in graders if g.model), None)))
+    run = Run.start(replace(settings, model=explicit_model or next((g.model for g in plan.judges if g.model), DEFAULT_JUDGE_MODEL)))
 
     def judge_for(grader) -> Any:
-        model = explicit_model or grader.model or run.settings.model
+        model = explicit_model or grader.model or DEFAULT_JUDGE_MODEL
         return run.judge(replace(run.settings, model=model, temperature=grader.temperature))
 
-    # Credentials are checked for every grader before any call is made.
-    for grader in graders:
-        if grader.config_error is None and grader.kind != "faithfulness":
+    # Credentials are checked for every grader that will call its judge, before any call is made.
+    for grader in plan.judges:
+        if grader.config_error is None and grader.kind != "faithfulness" and (grader.rubric is not None or query is not None):
             judge_for(grader)
-    return await grade_graders(judge_for, graders, response, query, on_progress=on_progress)
+    return await grade_graders(judge_for, plan, response, query, on_progress=on_progress)
 
 
 @dataclass
@@ -204,12 +233,13 @@ async def grade_examples(rubric_text: str, path: str | None, settings: JudgeSett
     if examples_node is None or not examples_node.is_seq:
         return []
     items, guidelines = autorubric_inputs(doc)
+    autorubric_gradable(items)
     run = Run.start(settings)
     s = run.settings
-    for model in s.judge_models():
+    for model in autorubric_models(s):
         run.judge(model=model)  # checks credentials before any call
     examples = [e for e in examples_node.value if e.is_map]
-    judge_count = len(s.judge_models())
+    judge_count = len(autorubric_models(s))
     total = len(examples) * len(items) * judge_count
     progress = {"done": 0}
 
@@ -226,7 +256,7 @@ async def grade_examples(rubric_text: str, path: str | None, settings: JudgeSett
             return ExampleResult(name, doc.range(node).to_json(), None, False, ["The example has no 'response' text to grade."])
         query = plain.get("query") if isinstance(plain.get("query"), str) else None
         # Judges of their own (sharing the run's concurrency limit and cache) so usage is per example.
-        judges = [Judge(s, m, run.semaphore, run.cache) for m in s.judge_models()]
+        judges = [Judge(s, m, run.semaphore, run.cache) for m in autorubric_models(s)]
         report = await grade_criteria(judges, items, response, query, guidelines, strategy=s.cannot_assess, partial_credit=s.partial_credit,
                                       normalize=s.normalize, shuffle=s.shuffle_options, seed=s.seed, aggregation=s.aggregation, on_progress=tick)
         failures: list[str] = []

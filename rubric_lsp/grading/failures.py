@@ -107,6 +107,47 @@ def _readable_detail(text: str) -> str:
     return text[:500]
 
 
+# What a provider's error text says when its status code or litellm's exception type does not
+# (a 400 for an over-long prompt, a connection error that is a timeout): NorthStar reads the
+# text too, so its error table's messages come out for these.
+_MESSAGE_KINDS: tuple[tuple[str, re.Pattern[str], bool], ...] = (
+    ("auth", re.compile(r"invalid api key|incorrect api key|missing authentication", re.I), False),
+    ("rate_limit", re.compile(r"rate.?limit", re.I), True),
+    ("context_window", re.compile(r"context.length|context_length|context window", re.I), False),
+    ("timeout", re.compile(r"timed out|\btimeout\b", re.I), True),
+    ("not_found", re.compile(r"model not found|unknown model|model .{0,80} does not exist", re.I), False),
+)
+
+
+def _is_api_error(exc: Exception, errors: Any) -> bool:
+    """An error a provider or the transport raised (litellm's exceptions derive from openai's)."""
+    try:
+        import openai
+
+        if isinstance(exc, openai.APIError):
+            return True
+    except ImportError:  # pragma: no cover
+        pass
+    return isinstance(exc, (errors.APIError, errors.APIConnectionError))
+
+
+def _said_by_message(text: str, model: str) -> tuple[JudgeFailure, bool, float | None] | None:
+    for kind, pattern, retryable in _MESSAGE_KINDS:
+        if pattern.search(text):
+            message = {
+                "auth": f"Judge model '{model}' is not authenticated.",
+                "rate_limit": f"Judge model '{model}' is rate-limited.",
+                "context_window": f"Judge model '{model}' exceeded its context window.",
+                "timeout": f"Judge model '{model}' timed out.",
+                "not_found": f"Judge model '{model}' was not found.",
+            }[kind]
+            if kind == "auth":
+                variables = PROVIDER_KEYS.get(provider_of(model), ())
+                message += f" Set {' or '.join(variables)}." if variables else ""
+            return JudgeFailure("infrastructure", message, kind), retryable, None
+    return None
+
+
 def classify(exc: Exception, model: str, env: Mapping[str, str], litellm: Any) -> tuple[JudgeFailure, bool, float | None]:
     """(failure, retryable, retry_after) for an exception from ``litellm`` (the module, or None)."""
     errors = litellm.exceptions if litellm is not None else None
@@ -137,6 +178,10 @@ def classify(exc: Exception, model: str, env: Mapping[str, str], litellm: Any) -
             return failure("denied", f"Judge model '{model}' denied the request."), False, None
         if isinstance(exc, errors.NotFoundError) or status == 404:
             return failure("not_found", f"Judge model '{model}' was not found."), False, None
+        if _is_api_error(exc, errors):
+            said = _said_by_message(detail, model)
+            if said is not None:
+                return said
         if isinstance(exc, errors.APIError) and UNDECODABLE_BODY in str(exc):
             # An HTTP body that is not JSON (a proxy's error page, a truncated answer): transient like a 5xx.
             return failure("server", f"Judge model '{model}' sent a reply that is not JSON: {detail}"), True, None

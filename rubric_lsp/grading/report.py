@@ -32,6 +32,9 @@ class Verdict:
     passed: bool | None = None
     weight: float | None = None
     label: str | None = None  # NorthStar label
+    feedback: str | None = None  # NorthStar: what the judge tells the answer's author to fix
+    confidence: float | None = None  # NorthStar: the judge's own confidence, 0..1
+    evidence: list[str] | None = None  # NorthStar: short quotes or summaries the judge relied on
     ambiguous: bool = False
     cached: bool = False
     votes: list[str] | None = None  # several judges: each one's verdict
@@ -53,7 +56,7 @@ class Verdict:
         if self.error is not None:
             data["error"] = self.error
             data["counted_as"] = self.counted_as
-        for key in ("score", "passed", "weight", "label"):
+        for key in ("score", "passed", "weight", "label", "feedback", "confidence", "evidence"):
             value = getattr(self, key)
             if value is not None:
                 data[key] = value
