@@ -178,3 +178,31 @@ def test_hover_text_names_grader_and_source():
     assert "openai:gpt-5-mini" in text and "defaultTest.options.provider" in text and "--grader replaces it" in text
     assert "anthropic:claude-sonnet" in text and "test.options.provider" in text
     assert view.hover(doc.text.index("value: x")) .startswith("**contains**")
+
+
+def test_a_key_written_in_a_grader_config_is_never_quoted_in_hover_or_diagnostics():
+    from tests.helpers import lint
+
+    literal = "sk-literal-key-in-config-0123456789"
+    config = f"""
+        defaultTest:
+          options:
+            provider:
+              id: openai:gpt-4.1-mini
+              config: {{temperature: 0, apiKey: {literal}, headers: {{Authorization: Bearer {literal}}}, max_tokens: 200}}
+        tests:
+          - assert:
+              - type: llm-rubric
+                value: Is polite
+                provider: openai:gpt-4.1
+              - type: llm-rubric
+                value: Is brief
+    """
+    view, doc = view_of(config)
+    text = view.hover(doc.text.index("Is brief"))
+    assert "openai:gpt-4.1-mini" in text and "'apiKey': '***'" in text and "'max_tokens': 200" in text and literal not in text
+    result = lint(config, "promptfooconfig.yaml")
+    shorthand = [d for d in result.diagnostics if d.code == "PF009"]
+    assert shorthand, "the shorthand provider drops the default grader's config"
+    assert all(literal not in d.message for d in result.diagnostics)
+    assert '"apiKey": "***"' in shorthand[0].message and '"max_tokens": 200' in shorthand[0].message

@@ -43,6 +43,7 @@ whole provider, config included.
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -194,12 +195,26 @@ class GraderChoice:
         who = self.provider_id or "promptfoo's default grader (chosen from available API keys)"
         text = f"Effective {self.kind} grader: {who}"
         if self.config:
-            text += f" with config {self.config}"
+            text += f" with config {masked(self.config)}"
         text += f" — from {self.source}."
         if self.grades_itself:
             text += " The target provider grades its own output."
         text += " --grader replaces it." if self.cli_grader_applies else " --grader does not reach it."
         return text
+
+
+_SECRET_NAME = re.compile(r"(key|token|secret|password|authorization)$", re.IGNORECASE)
+
+
+def masked(value: Any) -> Any:
+    """``value`` with every secret-looking entry (apiKey, accessToken, Authorization, ...) shown
+    as ``***``: a grader's config is quoted in hovers and diagnostics, and a key written into
+    a config file must not travel further than the file itself."""
+    if isinstance(value, dict):
+        return {k: "***" if isinstance(k, str) and _SECRET_NAME.search(k) and v not in (None, "") else masked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [masked(v) for v in value]
+    return value
 
 
 SOURCES = ("assertion.provider", "test.options.provider", "defaultTest.options.provider", "defaultTest.provider", "default")

@@ -27,7 +27,7 @@ from rubric_lsp.formats.promptfoo.model import (
     TOP_LEVEL_KEYS, Assertion, AssertionSet, PromptfooConfig, TestCase, base_type, is_known_assertion_type,
     known_assertion_types,
 )
-from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView, Source, TestInfo, read_config
+from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView, Source, TestInfo, masked, read_config
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import Rule, rule
@@ -786,7 +786,7 @@ def _shorthand(ctx, report, view: ConfigView, a: AssertionInfo, test: TestInfo |
             fix = Fix("Expand into {id, config} with the default grader's config", [TextEdit(node.span, text)], safe=False)
         report(SHORTHAND_DROPS_CONFIG, source, node,
                f"'provider: {node.value}' replaces the grader object on line {_line(view, target)} entirely (shallow merge), "
-               f"so its config {json.dumps(to_plain(config), default=str)} no longer applies. Write the provider as {{id, config}}.",
+               f"so its config {json.dumps(masked(to_plain(config)), default=str)} no longer applies. Write the provider as {{id, config}}.",
                fix, related=[(target, "the grader object whose config is dropped")] if source.is_config and (default is None or default.source.is_config) else None)
 
 
