@@ -12,20 +12,35 @@ test, effective grader with its config, rubricPrompt, threshold, vars). For each
   as in promptfoo), then the grading prompt (ours, or the ``rubricPrompt``) is rendered
   with ``output`` and ``rubric`` — and the test vars spread last, as promptfoo does, so a
   var named ``output``/``rubric`` replaces the real one (we note it when it happens);
-- verdict: ``pass = reply.pass ?? true``; ``score = reply.score`` if a number, else
-  ``Number(score)``, else ``Number(pass)``; with a finite ``threshold`` ``pass = pass and
-  score >= threshold``;
-- ``not-llm-rubric`` inverts ``pass`` and scores ``1 - score`` (the corrected behaviour);
-  a grader failure is never inverted: it stays a failure, not a pass. The same holds for
-  every ``not-`` type run here.
+- variables reach the grading prompt as promptfoo hands them to Nunjucks: the output
+  JSON-parsed when it is JSON text (``tryParse``), objects as compact ``JSON.stringify``
+  text, arrays comma-joined, null/undefined empty, numbers as JavaScript prints them; a
+  missing ``value`` is an empty rubric. A text ``rubricPrompt`` starting ``- role:`` is a
+  YAML message list. JSON mode is requested only with our own prompt;
+- verdict: ``pass = reply.pass ?? true``, a non-boolean pass is true iff ``String(pass)``
+  is true|yes|pass|y; ``score = reply.score`` if a number, else ``Number(score)`` (JavaScript's
+  ``Number``: ``js_number``) when finite, else ``Number(pass)``; a string ``threshold`` goes
+  through ``Number()``; with a finite threshold ``pass = pass and score >= threshold``;
+- ``not-llm-rubric`` inverts ``pass`` and scores ``1 - score`` clamped to 0..1 (the corrected
+  behaviour); a grader failure is never inverted: it stays a failure, not a pass. The same
+  holds for every ``not-`` type run here;
+- the report's score is the ``weight``-weighted mean; a weight-0 assertion (promptfoo forces
+  it to pass) keeps its own verdict, an ERROR included, but counts toward neither the
+  report's pass nor its score. A test-level ``threshold`` is not applied.
+
+Graders: ``--model`` / ``RUBRIC_JUDGE_MODEL`` replaces the ``defaultTest.options.provider``
+slot whole (its config goes too), like promptfoo's ``--grader``; a grader the file names
+keeps its config (``settings.settings_from_promptfoo``), and its own ``apiBaseUrl``/``apiHost``
+wins over ``--api-base``, which serves the graders without one.
 
 For closedqa, factuality and g-eval the prompt the output answers is ``--query`` when given,
 else the config's first prompt rendered with the test vars (noted in the report), else the
 assertion is an error verdict (promptfoo refuses to grade these types without a prompt).
 
 Unlike promptfoo, the verdict is the JSON object the judge *concluded* with (the last one
-in the reply), not the first ``{reason, pass, score}`` quoted in a reasoning preamble; a
-reply whose objects disagree is marked ambiguous.
+in the reply that has ``pass`` or ``score``, else the last object), not the first one quoted
+in a reasoning preamble; a reply whose objects disagree is marked ambiguous. Only a reply
+with no JSON object at all is a parse failure.
 """
 
 from __future__ import annotations
@@ -60,9 +75,141 @@ GRADING_USER = "<Output>\n{{ output }}\n</Output>\n<Rubric>\n{{ rubric }}\n</Rub
 _VARIABLE = re.compile(r"\{\{-?\s*([A-Za-z_][\w.]*)\s*(\|[^}]*)?-?\}\}")
 
 
+class _Undefined:
+    """JavaScript's ``undefined`` (a missing key), as opposed to ``None`` (JSON ``null``)."""
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+
+UNDEFINED: Any = _Undefined()
+
+# What JavaScript's String.prototype.trim() strips (Number() trims the same set).
+_JS_SPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_JS_RADIX = re.compile(r"0([xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+
+
+def js_number(value: Any) -> float:
+    """JavaScript's ``Number(value)`` for JSON-like values (``UNDEFINED`` for a missing one).
+
+    null → 0, true/false → 1/0, "" and whitespace → 0, " 1 " → 1, "0x10" → 16, "1_0" → NaN,
+    "Infinity" → inf, [] → 0, [0.3] → 0.3, [1, 2] → NaN, objects and undefined → NaN."""
+    if value is UNDEFINED:
+        return math.nan
+    if value is None:
+        return 0.0
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, list):
+        return js_number(js_string(value))  # ToPrimitive of an array is its join(",")
+    if not isinstance(value, str):
+        return math.nan  # objects: "[object Object]"
+    text = value.strip(_JS_SPACE)
+    if not text:
+        return 0.0
+    if text in ("Infinity", "+Infinity"):
+        return math.inf
+    if text == "-Infinity":
+        return -math.inf
+    if _JS_RADIX.fullmatch(text):
+        return float(int(text, 0))
+    if _JS_DECIMAL.fullmatch(text):
+        return float(text)
+    return math.nan
+
+
+def js_number_text(number: float) -> str:
+    """A number as JavaScript prints it (``1.0`` → ``1``, ``1e-7``, ``0.00001``, ``1e+21``)."""
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    if number == 0:
+        return "0"
+    if number < 0:
+        return "-" + js_number_text(-number)
+    from decimal import Decimal
+
+    sign, digit_tuple, exponent = Decimal(repr(float(number))).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    k = len(digits)
+    n = k + int(exponent)  # number = 0.<digits> x 10^n
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    e = n - 1
+    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+    return f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
+
+
+def _js_plain(value: Any) -> Any:
+    """Integral floats as ints, so JSON text matches JSON.stringify (1.0 → 1)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _js_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_js_plain(v) for v in value]
+    return value
+
+
+def js_json(value: Any) -> str:
+    """``JSON.stringify(value)``: compact, integral floats without ``.0``."""
+    return json.dumps(_js_plain(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def js_string(value: Any) -> str:
+    """How Nunjucks prints a value: ``String(value)``, with null/undefined empty."""
+    if value is None or value is UNDEFINED:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number_text(float(value)) if isinstance(value, float) else str(value)
+    if isinstance(value, list):
+        return ",".join(js_string(item) for item in value)  # Array.prototype.join: null items empty
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def try_parse(text: str) -> Any:
+    """promptfoo's ``tryParse``: the output parsed as JSON when it is JSON text, else the text."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)  # JSON.parse knows no NaN/Infinity
+    except (ValueError, RecursionError):
+        return text
+
+
+def prompt_context(variables: dict[str, Any]) -> dict[str, Any]:
+    """promptfoo's ``processContextForTemplating`` for grading prompts: objects become compact
+    JSON text, arrays keep their items with object items as JSON text (so ``{{ list }}`` prints
+    them comma-joined)."""
+    processed: dict[str, Any] = {}
+    for key, value in variables.items():
+        if isinstance(value, dict):
+            processed[key] = js_json(value)
+        elif isinstance(value, list):
+            processed[key] = [js_json(item) if isinstance(item, (dict, list)) else item for item in value]
+        else:
+            processed[key] = value
+    return processed
+
+
 def render(template: str, variables: dict[str, Any]) -> str:
-    """``{{ name }}`` / ``{{ name.attr }}`` substitution, Nunjucks-style: unknown names render empty,
-    objects render as JSON. Filters are ignored (``| dump`` of an object is JSON anyway)."""
+    """``{{ name }}`` / ``{{ name.attr }}`` substitution, Nunjucks-style: unknown names and
+    null render empty, objects as compact JSON, arrays comma-joined, numbers as JavaScript
+    prints them. Filters are ignored (``| dump`` of an object is JSON anyway)."""
 
     def value_of(match: re.Match[str]) -> str:
         parts = match.group(1).split(".")
@@ -72,19 +219,18 @@ def render(template: str, variables: dict[str, Any]) -> str:
                 value = value[part]
             else:
                 return ""
-        if value is None:
-            return ""
-        if isinstance(value, (dict, list)):
-            return json.dumps(value, ensure_ascii=False)
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        return str(value)
+        if isinstance(value, dict):
+            return js_json(value)
+        if isinstance(value, list):
+            return ",".join(js_json(item) if isinstance(item, dict) else js_string(item) for item in value)
+        return js_string(value)
 
     return _VARIABLE.sub(value_of, template)
 
 
-def grading_messages(rubric_prompt: Any, output: str, rubric: str, test_vars: dict[str, Any]) -> list[dict[str, str]]:
-    variables = {"output": output, "rubric": rubric, **test_vars}  # test vars last, as promptfoo
+def grading_messages(rubric_prompt: Any, output: str, rubric: Any, test_vars: dict[str, Any]) -> list[dict[str, str]]:
+    # The output JSON-parsed when it parses (promptfoo's tryParse); test vars last, as promptfoo.
+    variables = prompt_context({"output": try_parse(output), "rubric": rubric, **test_vars})
     if rubric_prompt is None:
         return [{"role": "system", "content": GRADING_SYSTEM}, {"role": "user", "content": render(GRADING_USER, variables)}]
     return custom_messages(rubric_prompt, variables)
@@ -97,48 +243,95 @@ def custom_messages(rubric_prompt: Any, variables: dict[str, Any], render_text: 
         try:
             messages = json.loads(rubric_prompt)
         except ValueError:
-            # Rendering inside the JSON text first would break it when values hold quotes; only a
-            # plain string is rendered whole.
-            return [{"role": "user", "content": render_text(rubric_prompt, variables)}]
+            messages = _yaml_messages(rubric_prompt)
+            if messages is None:
+                # Rendering inside the JSON text first would break it when values hold quotes; only a
+                # plain string is rendered whole.
+                return [{"role": "user", "content": render_text(rubric_prompt, variables)}]
     if isinstance(messages, list) and all(isinstance(m, dict) and isinstance(m.get("content"), str) for m in messages):
         return [{"role": str(m.get("role") or "user"), "content": render_text(m["content"], variables)} for m in messages]
     return [{"role": "user", "content": render_text(json.dumps(messages, ensure_ascii=False), variables)}]
+
+
+def _yaml_messages(text: str) -> list[dict[str, Any]] | None:
+    """A text prompt written as a YAML list of ``{role, content}`` messages (promptfoo's chat
+    providers read a prompt starting with ``- role:`` that way), else None. Parsed before
+    rendering, so values holding quotes or newlines cannot break the YAML."""
+    if not text.strip().startswith("- role:"):
+        return None
+    import yaml
+
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if isinstance(loaded, list) and loaded and all(isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str) for m in loaded):
+        return loaded
+    return None
 
 
 def parse_rubric_reply(content: str) -> tuple[bool, float, str, bool]:
     """(pass, score, reason, ambiguous) the way promptfoo reads it, from the concluded object."""
     found = extract(content, lambda o: "pass" in o or "score" in o, lambda o: (o.get("pass"), o.get("score")))
     if found is None:
-        raise JudgeFailure("parse", f"The grader's reply has no {{reason, pass, score}} object: {snippet(content)!r}", "bad_reply")
+        # promptfoo reads whatever object comes first; we take the last one (no pass: PASS, score 1).
+        found = extract(content, lambda o: True, lambda o: None)
+    if found is None:
+        raise JudgeFailure("parse", f"The grader's reply has no JSON object: {snippet(content)!r}", "bad_reply")
     reply = found.value
-    passed = reply.get("pass")
-    if passed is None:
-        passed = True  # promptfoo: a missing pass means PASS
-    if not isinstance(passed, bool):
-        raise JudgeFailure("parse", f"The grader answered pass {passed!r}; expected true or false.", "bad_reply")
-    score_raw = reply.get("score")
-    if isinstance(score_raw, (int, float)) and not isinstance(score_raw, bool):
-        score = float(score_raw)
-    elif isinstance(score_raw, str) and _is_number(score_raw):
-        score = float(score_raw)
-    else:
-        score = 1.0 if passed else 0.0
+    passed = coerce_pass(reply.get("pass", UNDEFINED))
+    score = coerce_score(reply.get("score", UNDEFINED), passed)
     reason = reply.get("reason")
     return passed, score, reason if isinstance(reason, str) else "", found.ambiguous
 
 
-def _is_number(text: str) -> bool:
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
+def coerce_pass(value: Any) -> bool:
+    """promptfoo: ``pass ?? true``, then a non-boolean passes iff String(pass) is true|yes|pass|y."""
+    if value is None or value is UNDEFINED:
+        return True
+    if isinstance(value, bool):
+        return value
+    return re.fullmatch(r"(true|yes|pass|y)", js_string(value), re.IGNORECASE) is not None
+
+
+def coerce_score(value: Any, passed: bool) -> float:
+    """promptfoo: a number stays; else ``Number(score)`` when finite; else ``Number(pass)``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    number = js_number(value)
+    return number if math.isfinite(number) else (1.0 if passed else 0.0)
+
+
+def rubric_threshold(raw: Any) -> float | None:
+    """llm-rubric's threshold: a string through ``Number()``, a number as is; NaN or anything else: none."""
+    if isinstance(raw, str):
+        number = js_number(raw)
+    elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        number = float(raw)
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def compared_threshold(raw: Any, default: float | None) -> float | None:
+    """A threshold JavaScript compares with ``>=`` / ``<`` (g-eval's ``threshold ?? 0.7``,
+    max-score's ``value.threshold``): ``Number()`` of it, NaN included (every comparison false)."""
+    if raw is None or raw is UNDEFINED:
+        return default
+    return js_number(raw)
+
+
+def raw_threshold(item: Any) -> Any:
+    node = item.assertion.field("threshold")
+    return UNDEFINED if node is None else to_plain(node)
 
 
 def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -> tuple[bool, float]:
     if threshold is not None and math.isfinite(threshold):
         passed = passed and score >= threshold
     if inverse:
-        return not passed, 1.0 - score
+        # promptfoo clamps the inverted score (a NaN or out-of-range score cannot escape 0..1).
+        return not passed, min(1.0, max(0.0, 1.0 - (score if math.isfinite(score) else 0.0)))
     return passed, score
 
 
@@ -220,7 +413,7 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         node = assertion.ref_node or assertion.node
         rng = doc.range(node).to_json() if assertion.source.is_config else None
         inverse = item.type.startswith("not-")
-        base = dict(name=f"test {number}: {item.type}", index=position, range=rng)
+        base = dict(name=f"test {number}: {item.type}", index=position, range=rng, weight=assertion_weight(assertion))
         test_vars = item.vars  # values, defaultTest's merged under the test's, file:// vars included
         for shadowed in _shadowed_names(item.type):
             if shadowed in test_vars:
@@ -230,21 +423,25 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         if item.type in MODEL_GRADED_TYPES:
             return await _grade_model_graded(number, item, judge, inverse, base)
         value = item.value
-        rubric_text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        # promptfoo: ``renderedValue || ''`` (a missing value is an empty rubric, not "null").
+        rubric_text = "" if value is None else value if isinstance(value, str) else js_json(value)
         rubric_text = render(rubric_text, test_vars)
         messages = grading_messages(item.rubric_prompt, response, rubric_text, test_vars)
+        # JSON mode only with our own prompt (it asks for JSON): promptfoo sends a custom
+        # rubricPrompt as written, and OpenAI rejects JSON mode when no message says "json".
+        reply_format = {"type": "json_object"} if item.rubric_prompt is None else None
         try:
-            (passed, score, reason, ambiguous), cached = await judge.ask(messages, {"type": "json_object"}, parse_rubric_reply)
+            (passed, score, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_rubric_reply)
         except asyncio.CancelledError:
             raise
         except JudgeFailure as failure:
             # Never inverted: a failed grader call is a failure in both directions.
             return Verdict(verdict=ERROR_VERDICT, reason=f"Grader call failed ({failure.category}): {failure.message}", error=failure.error, counted_as="FAIL", passed=False, **base)
-        final_pass, final_score = decide(passed, score, item.threshold, inverse)
+        final_pass, final_score = decide(passed, score, rubric_threshold(raw_threshold(item)), inverse)
         return Verdict(verdict="PASS" if final_pass else "FAIL", reason=reason, score=final_score, passed=final_pass, ambiguous=ambiguous, cached=cached, **base)
 
     async def _grade_model_graded(number: int, item: Any, judge: Judge, inverse: bool, base: dict[str, Any]) -> Verdict:
-        from rubric_lsp.grading.promptfoo_model_graded import base_of, grade_model_graded
+        from rubric_lsp.grading.promptfoo_model_graded import GEVAL_DEFAULT_THRESHOLD, base_of, grade_model_graded
 
         kind = base_of(item.type)
         prompt_input = query
@@ -257,6 +454,8 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         factuality = test.options_field("factuality") if test is not None else None
         if factuality is None and test is not None and test.default is not None:
             factuality = test.default.options_field("factuality")  # options merge shallowly: the test's whole object wins
+        if kind == "g-eval":
+            item = replace(item, threshold=compared_threshold(raw_threshold(item), GEVAL_DEFAULT_THRESHOLD))
         try:
             outcome = await grade_model_graded(item, judge, response, prompt_input, to_plain(factuality))
         except asyncio.CancelledError:
@@ -285,10 +484,24 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         report.error = "Every grader call failed: " + (report.verdicts[0].error or "")
         report.passed = False
         return report
-    report.score = sum(v.score or 0.0 for v in report.verdicts) / len(report.verdicts)
+    # promptfoo: a weight-0 assertion is forced to pass and the test's score is
+    # sum(score * weight) / sum(weight). Here a weight-0 verdict keeps its own verdict (an
+    # ERROR stays an ERROR) but counts toward neither the report's pass nor its score.
+    weights = [1.0 if v.weight is None else v.weight for v in report.verdicts]
+    total_weight = sum(weights)
+    report.score = sum((v.score or 0.0) * w for v, w in zip(report.verdicts, weights)) / total_weight if total_weight > 0 else 0.0
     report.raw_score = report.score
-    report.passed = all(v.passed for v in report.verdicts)
+    report.passed = all(v.passed for v, w in zip(report.verdicts, weights) if w != 0)
     return report
+
+
+def assertion_weight(assertion: Any) -> float | None:
+    """The assertion's ``weight`` when it sets a number (promptfoo's default is 1)."""
+    node = assertion.field("weight")
+    value = node.value if node is not None and node.is_scalar else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
 
 
 def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[Any, Callable[[Any], Judge]]:
@@ -298,7 +511,7 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
     Raises MissingCredentials when no judge is configured and no assertion names its grader;
     ``judge_for`` raises JudgeFailure (kind ``config``) for a grader rubric-lsp cannot run."""
     from rubric_lsp.grading.engine import Run
-    from rubric_lsp.grading.settings import MissingCredentials, settings_from_promptfoo
+    from rubric_lsp.grading.settings import GraderConfigError, MissingCredentials, settings_from_promptfoo
 
     explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
     try:
@@ -311,24 +524,39 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
         run = Run.start(replace(settings, model=_first_provider(plan)))
         default_model = None
 
+    own_keys: dict[tuple[Any, ...], Judge] = {}
+
     def judge_for(item: Any) -> Judge:
         grader = item.grader
         if grader.problem:
             raise JudgeFailure("unknown", f"The grader provider is invalid: {grader.problem}", "config")
-        model = None
-        if grader.provider_id and not (explicit and grader.cli_grader_applies):
-            if grader.provider_id.startswith(("file://", "exec:", "python:", "http:", "https:", "webhook:", "echo")):
-                raise JudgeFailure("unknown", f"Grader {grader.provider_id!r} is a custom provider that rubric-lsp cannot run; set a model with --model.", "config")
-            model = promptfoo_to_litellm(grader.provider_id)
-        if model is None:
+        if not grader.provider_id or (explicit and grader.cli_grader_applies):
+            # The CLI judge (or promptfoo's default) replaces the slot whole, like promptfoo's
+            # --grader: the replaced provider's config (apiBaseUrl, temperature, ...) goes with it.
             if default_model is None:
                 raise MissingCredentials(f"Test assertion '{item.type}' uses promptfoo's default grader, and no judge is configured: set RUBRIC_JUDGE_MODEL or pass --model, with that provider's API key.")
-            model = default_model
-        judge_settings = run.settings
-        if grader.config:
-            judge_settings = settings_from_promptfoo(replace(judge_settings, model=None), {"id": grader.provider_id, "config": grader.config})
-            judge_settings = replace(judge_settings, model=model, api_base=run.settings.api_base or judge_settings.api_base)
-        return run.judge(judge_settings, model=model)
+            return run.judge(run.settings, model=default_model)
+        if grader.provider_id.startswith(("file://", "exec:", "python:", "http:", "https:", "webhook:", "echo")):
+            raise JudgeFailure("unknown", f"Grader {grader.provider_id!r} is a custom provider that rubric-lsp cannot run; set a model with --model.", "config")
+        model = promptfoo_to_litellm(grader.provider_id)
+        try:
+            # The grader's own apiBaseUrl/apiHost wins; the global --api-base fills in when it has none.
+            own = settings_from_promptfoo(replace(run.settings, model=None, api_base=None), {"id": grader.provider_id, "config": grader.config or {}})
+        except GraderConfigError as error:
+            raise JudgeFailure("unknown", f"Grader {grader.provider_id!r}: {error}", "config") from None
+        judge_settings = replace(own, model=model, api_base=own.api_base or run.settings.api_base)
+        if judge_settings.env is run.settings.env:
+            return run.judge(judge_settings, model=model)
+        # A grader with its own API key (apiKey / apiKeyEnvar) gets its own judge; the key itself
+        # is never part of a dictionary key, a cache key or a message.
+        env_slot = len(own_keys)
+        for (key_model, key_base, key_temperature, key_tokens, _), existing in own_keys.items():
+            if (key_model, key_base, key_temperature, key_tokens) == (model, judge_settings.api_base, judge_settings.temperature, judge_settings.max_tokens) and dict(existing.settings.environ()) == dict(judge_settings.environ()):
+                return existing
+        judge = Judge(judge_settings, model, run.semaphore, run.cache)
+        own_keys[(model, judge_settings.api_base, judge_settings.temperature, judge_settings.max_tokens, env_slot)] = judge
+        run.judges[(model, judge_settings.api_base, judge_settings.temperature, judge_settings.max_tokens, ("own key", env_slot))] = judge  # usage and model listing
+        return judge
 
     return run, judge_for
 
@@ -407,8 +635,9 @@ async def grade_promptfoo_outputs(doc: Document, responses: list[str], query: st
         for position, score in enumerate(scores):
             if score is not None and (winner is None or score > scores[winner]):  # first strictly greater wins; ties keep the first
                 winner = position
-        if winner is not None and isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and scores[winner] < threshold:
-            entry["reason"] = f"The best score {scores[winner]:.3g} is below the threshold {threshold:g}, so no output passes."
+        threshold = compared_threshold(threshold, None)  # JavaScript's `<` turns a string threshold into a number
+        if winner is not None and threshold is not None and scores[winner] < threshold:
+            entry["reason"] = f"The best score {scores[winner]:.3g} is below the threshold {js_number_text(threshold)}, so no output passes."
             winner = None
         entry["winner"] = winner
         entry["passed"] = [position == winner for position in range(len(responses))]

@@ -54,7 +54,7 @@ from typing import Any
 
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.promptfoo_grader import custom_messages, render
+from rubric_lsp.grading.promptfoo_grader import custom_messages, prompt_context, render, try_parse
 from rubric_lsp.grading.replies import extract, snippet, strip_thinking
 
 # Test vars spread over these grader variables replace them (promptfoo spreads vars last).
@@ -135,7 +135,9 @@ def config_failure(message: str) -> JudgeFailure:
 def messages_for(rubric_prompt: Any, system: str, user: str, variables: dict[str, Any], json_reply: bool) -> tuple[list[dict[str, str]], dict[str, Any] | None]:
     """Our prompt, or the custom one (promptfoo falls back to its default for an empty one too).
 
-    JSON mode only with our prompts: a custom prompt may ask for another shape (``(A)``, ``Y``)."""
+    JSON mode only with our prompts: a custom prompt may ask for another shape (``(A)``, ``Y``).
+    Variables as promptfoo hands them to the template (objects as compact JSON)."""
+    variables = prompt_context(variables)
     if not rubric_prompt:
         messages = [{"role": "system", "content": render(system, variables)}, {"role": "user", "content": render(user, variables)}]
         return messages, JSON_REPLY if json_reply else None
@@ -239,12 +241,12 @@ async def grade_model_graded(item: Any, judge: Judge, output: str, prompt_input:
     if base == "g-eval":
         return await _grade_geval(item, judge, output, prompt_input, test_vars)
     if base == "model-graded-closedqa":
-        variables = {"input": prompt_input, "criteria": _string_value(item, test_vars), "completion": output, **test_vars}
+        variables = {"input": prompt_input, "criteria": _string_value(item, test_vars), "completion": try_parse(output), **test_vars}
         messages, reply_format = messages_for(item.rubric_prompt, CLOSEDQA_SYSTEM, CLOSEDQA_USER, variables, json_reply=False)
         (passed, reason), cached = await judge.ask(messages, reply_format, parse_closedqa)
         return Outcome(passed, 1.0 if passed else 0.0, reason, cached=cached)
     scores = factuality_scores(factuality_options)
-    variables = {"input": prompt_input, "ideal": _string_value(item, test_vars), "completion": output, **test_vars}
+    variables = {"input": prompt_input, "ideal": _string_value(item, test_vars), "completion": try_parse(output), **test_vars}
     messages, reply_format = messages_for(item.rubric_prompt, FACTUALITY_SYSTEM, FACTUALITY_USER, variables, json_reply=True)
     (letter, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_factuality)
     score = scores[letter]
@@ -269,7 +271,7 @@ async def _grade_geval(item: Any, judge: Judge, output: str, prompt_input: str, 
         try:
             messages, reply_format = messages_for(parts.get("steps"), GEVAL_STEPS_SYSTEM, GEVAL_STEPS_USER, {"criteria": criterion}, json_reply=True)
             (steps, steps_ambiguous), steps_cached = await judge.ask(messages, reply_format, parse_steps)
-            variables = {"criteria": criterion, "steps": "\n- ".join(steps), "maxScore": str(GEVAL_MAX_SCORE), "input": prompt_input, "output": output}
+            variables = {"criteria": criterion, "steps": "\n- ".join(steps), "maxScore": str(GEVAL_MAX_SCORE), "input": try_parse(prompt_input), "output": try_parse(output)}
             messages, reply_format = messages_for(parts.get("evaluate"), GEVAL_EVALUATE_SYSTEM, GEVAL_EVALUATE_USER, variables, json_reply=True)
             (raw, reason, score_ambiguous), score_cached = await judge.ask(messages, reply_format, parse_geval_score)
         except JudgeFailure as failure:

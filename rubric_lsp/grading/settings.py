@@ -58,7 +58,21 @@ _PROMPTFOO_PREFIXES = {
     "xai": "xai", "github": "github", "vllm": "hosted_vllm", "huggingface": "huggingface",
 }
 # promptfoo's API-kind segment (openai:chat:gpt-4o, anthropic:messages:claude-…, ollama:chat:llama3).
-_API_KINDS = {"chat", "completion", "messages", "responses", "assistant", "embedding", "embeddings"}
+_API_KINDS = {"chat", "completion", "messages", "responses", "assistant", "embedding", "embeddings", "converse"}
+# Providers whose credentials need not be environment variables (gcloud application-default
+# credentials, IAM instance roles, AWS profiles/SSO): never refused before the call; litellm's
+# authentication error is classified afterwards.
+AMBIENT_CREDENTIAL_PROVIDERS = {"vertex_ai", "bedrock"}
+# Unprefixed model names litellm routes by name (its model lists), first match wins.
+_UNPREFIXED = (
+    (("gpt-", "o1", "o3", "o4", "chatgpt", "text-embedding"), "openai"),
+    (("claude",), "anthropic"),
+    (("gemini",), "gemini"),
+    (("command",), "cohere"),
+    (("mistral", "mixtral", "codestral"), "mistral"),
+)
+# promptfoo OpenAI-compatible providers: ``apiHost`` means ``https://HOST/v1`` and wins over ``apiBaseUrl``.
+_API_HOST_V1 = {"openai", "mistral", "groq", "deepseek", "together_ai", "fireworks_ai", "perplexity", "xai", "github", "openrouter"}
 
 
 class MissingCredentials(Exception):
@@ -75,22 +89,28 @@ def promptfoo_to_litellm(provider_id: str) -> str:
         return provider_id
     provider = _PROMPTFOO_PREFIXES[prefix.lower()]
     kind, sep2, tail = rest.partition(":")
-    if sep2 and kind.lower() in _API_KINDS:
+    kind = kind.lower() if sep2 else ""
+    if kind in _API_KINDS:
         rest = tail
-    if provider == "openrouter" or provider == "bedrock" or provider == "vertex_ai":
-        return f"{provider}/{rest}"
+    if provider == "ollama_chat" and kind != "chat":
+        # promptfoo: ollama:<model> and ollama:completion:<model> call /api/generate (litellm's
+        # ``ollama/``); only ollama:chat:<model> calls /api/chat (``ollama_chat/``).
+        provider = "ollama"
+    if provider == "bedrock" and kind == "converse":
+        return f"bedrock/converse/{rest}"  # litellm's Converse route prefix
     return f"{provider}/{rest}"
 
 
 def provider_of(model: str) -> str:
+    """The litellm provider of ``model``; ``""`` for an unprefixed name litellm would not place
+    by its name (no credential pre-check then: litellm reports what it needs)."""
     if "/" in model:
         return model.split("/", 1)[0].lower()
     lowered = model.lower()
-    if lowered.startswith("claude"):
-        return "anthropic"
-    if lowered.startswith("gemini"):
-        return "gemini"
-    return "openai"
+    for prefixes, provider in _UNPREFIXED:
+        if lowered.startswith(prefixes):
+            return provider
+    return ""
 
 
 def default_cache_dir() -> Path:
@@ -147,8 +167,8 @@ class JudgeSettings:
         return replace(self, model=model, api_base=api_base, cache_dir=cache_dir, models=[promptfoo_to_litellm(m) for m in self.models])
 
     def judge_models(self) -> list[str]:
-        first = [self.model] if self.model else []
-        return first + [m for m in self.models if m not in first]
+        """``model`` then ``models``, each model once, in order."""
+        return list(dict.fromkeys(([self.model] if self.model else []) + [m for m in self.models if m]))
 
 
 def default_model(env: Mapping[str, str], api_base: str | None = None) -> str:
@@ -184,6 +204,8 @@ def api_key_for(model: str, api_base: str | None, env: Mapping[str, str]) -> str
             # Passed explicitly so settings.env (tests, the editor's environment) is honoured;
             # credentials that are not keys (a credentials file, an AWS profile) litellm reads itself.
             return env[variable] if variable.endswith(("_KEY", "_TOKEN")) else None
+    if provider in AMBIENT_CREDENTIAL_PROVIDERS:
+        return None  # application-default credentials / instance roles: let the call go
     if api_base and provider in ("openai", "hosted_vllm"):
         # OpenAI-compatible local servers (vLLM, llama.cpp, Ollama's /v1) usually ignore the key.
         return "no-key-needed"
@@ -193,10 +215,72 @@ def api_key_for(model: str, api_base: str | None, env: Mapping[str, str]) -> str
     )
 
 
+class GraderConfigError(ValueError):
+    """A promptfoo grader ``config`` value rubric-lsp refuses to send (the message says which)."""
+
+
+def _number_setting(config: Mapping[str, Any], key: str) -> float | None:
+    value = config.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise GraderConfigError(f"The grader's config.{key} is {value!r}; it must be a number.")
+    return float(value)
+
+
+def _token_setting(config: Mapping[str, Any], key: str) -> int | None:
+    number = _number_setting(config, key)
+    if number is None:
+        return None
+    if not number.is_integer() or number < 1:
+        raise GraderConfigError(f"The grader's config.{key} is {config[key]!r}; it must be a whole number of tokens.")
+    return int(number)
+
+
+def grader_api_base(provider: str, config: Mapping[str, Any]) -> str | None:
+    """The endpoint a promptfoo grader's ``apiBaseUrl`` / ``apiHost`` name, as that provider reads them.
+
+    OpenAI and the OpenAI-compatible providers: ``apiHost`` wins and means ``https://HOST/v1``.
+    Azure: ``apiBaseUrl`` wins; ``apiHost`` is the resource host, ``https://HOST``. Others: ``apiBaseUrl``.
+    """
+    base = config.get("apiBaseUrl")
+    base = base.strip() if isinstance(base, str) and base.strip() else None
+    host = config.get("apiHost")
+    host = host.strip() if isinstance(host, str) and host.strip() else None
+    if provider == "azure":
+        if base:
+            return base.rstrip("/")
+        if host:
+            bare = host.split("://", 1)[1] if host.startswith(("http://", "https://")) else host
+            return f"https://{bare.rstrip('/')}"
+        return None
+    if provider in _API_HOST_V1 and host:
+        return f"https://{host}/v1"
+    return base
+
+
+def with_api_key(settings: "JudgeSettings", model: str, key: str) -> "JudgeSettings":
+    """Settings whose environment gives ``key`` as ``model``'s provider key (the one the judge sends).
+
+    The key lives only in ``settings.env`` under the provider's own variable, so the judge passes
+    it and failure messages redact it like any key read from the environment."""
+    variables = [v for v in PROVIDER_KEYS.get(provider_of(model), ()) if v.endswith(("_KEY", "_TOKEN"))]
+    if not variables:
+        return settings
+    env = {name: value for name, value in settings.environ().items() if name not in PROVIDER_KEYS.get(provider_of(model), ())}
+    env[variables[0]] = key
+    return replace(settings, env=env)
+
+
 def settings_from_promptfoo(base: JudgeSettings, provider: Any) -> JudgeSettings:
     """Apply a promptfoo grader (id string or ``{id, config}``) to settings.
 
-    The command line's ``--model`` still wins (like promptfoo's ``--grader``).
+    The command line's ``--model`` still wins (like promptfoo's ``--grader``); ``base.api_base``
+    wins over the grader's own. Config read: ``temperature``, ``max_tokens`` / ``maxTokens`` /
+    ``max_completion_tokens`` (sent as litellm's ``max_tokens``, which litellm turns into
+    ``max_completion_tokens`` for OpenAI's reasoning models), ``apiBaseUrl`` / ``apiHost``
+    (``grader_api_base``), ``apiKey`` and ``apiKeyEnvar`` (``with_api_key``). Raises
+    GraderConfigError for a value promptfoo would send but the API rejects (``temperature: true``).
     """
     if provider is None:
         return base
@@ -210,12 +294,25 @@ def settings_from_promptfoo(base: JudgeSettings, provider: Any) -> JudgeSettings
     updates: dict[str, Any] = {}
     if provider_id and not base.model:
         updates["model"] = promptfoo_to_litellm(provider_id)
-    if isinstance(config.get("temperature"), (int, float)):
-        updates["temperature"] = float(config["temperature"])
-    max_tokens = config.get("max_tokens", config.get("maxTokens"))
-    if isinstance(max_tokens, int):
+    temperature = _number_setting(config, "temperature")
+    if temperature is not None:
+        updates["temperature"] = temperature
+    max_tokens = None
+    for key in ("max_completion_tokens", "max_tokens", "maxTokens"):
+        value = _token_setting(config, key)
+        if max_tokens is None and value is not None:
+            max_tokens = value
+    if max_tokens is not None:
         updates["max_tokens"] = max_tokens
-    api_base = config.get("apiBaseUrl") or config.get("apiHost")
-    if isinstance(api_base, str) and not base.api_base:
+    model = updates.get("model") or base.model or (promptfoo_to_litellm(provider_id) if provider_id else None)
+    api_base = grader_api_base(provider_of(model) if model else "", config)
+    if api_base and not base.api_base:
         updates["api_base"] = api_base
-    return replace(base, **updates) if updates else base
+    result = replace(base, **updates) if updates else base
+    key = config.get("apiKey")
+    if not (isinstance(key, str) and key):
+        envar = config.get("apiKeyEnvar")
+        key = result.environ().get(envar) if isinstance(envar, str) and envar else None
+    if key and model:
+        result = with_api_key(result, model, key)
+    return result
