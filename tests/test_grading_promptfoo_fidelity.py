@@ -22,18 +22,9 @@ from rubric_lsp.grading.settings import (
 )
 from tests.judge_server import JudgeServer, Reply, judge_server  # noqa: F401 - fixture
 
-SECRET = "sk-test-SECRET-fidelity-0123456789"
+from tests.test_grading_promptfoo import SECRET, settings, verdict
+
 OWN_KEY = "sk-own-grader-KEY-9876543210abcdef"
-
-
-def settings(server, tmp_path, **kw):
-    values = dict(api_base=server.base_url, cache_dir=tmp_path / "c", timeout_seconds=5.0, max_retries=0, env={"OPENAI_API_KEY": SECRET})
-    values.update(kw)
-    return JudgeSettings(**values)
-
-
-def verdict(passed, score, reason="r"):
-    return Reply.json({"reason": reason, "pass": passed, "score": score})
 
 
 def config(assertions: str, default_options: str = "    provider: openai:judge\n", vars_: str = "{q: hi}") -> str:
