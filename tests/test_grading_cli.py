@@ -151,6 +151,16 @@ def test_dataset_agreement_per_criterion(env, judge_server, capfd):
     assert "quadratic_weighted_kappa" in tone and "quadratic_weighted_kappa" not in correct
 
 
+def test_a_dataset_whose_rubric_autorubric_cannot_grade_is_refused_before_any_call(env, judge_server, capfd):
+    dataset = {"prompt": "p", "rubric": [{"name": "tone", "requirement": "Tone?", "scale_type": "nominal", "aggregation": "mean",
+                                          "options": [{"label": "a", "value": 0}, {"label": "b", "value": 1}]}],
+               "items": [{"submission": "x", "description": "d", "ground_truth": ["a"]}]}
+    (env / "bad.dataset.json").write_text(json.dumps(dataset))
+    code, _, err = run(capfd, str(env / "bad.dataset.json"))
+    assert code == 2 and "'mean'" in err and "AR108" in err
+    assert judge_server.call_count == 0
+
+
 def test_kappa_on_a_worked_example():
     # 50 pairs: 20 both MET, 15 both UNMET, 5 MET judged UNMET, 10 UNMET judged MET.
     # p_o = 35/50 = 0.7; p_e = (25*30 + 25*20) / 50**2 = 0.5; κ = (0.7 - 0.5) / 0.5 = 0.4.

@@ -251,6 +251,17 @@ async def test_api_key_envar_and_literal_api_key_are_sent_and_never_shown(judge_
     assert OWN_KEY not in cached and "sk-from-envar" not in cached
 
 
+async def test_two_graders_of_one_model_with_their_own_keys_each_send_their_own(judge_server, tmp_path):
+    judge_server.default = verdict(True, 1)
+    other = "sk-other-grader-KEY-0123456789abcdef"
+    text = config(f"      - type: llm-rubric\n        value: is polite\n        provider: {{id: 'openai:chat:same', config: {{apiKey: '{OWN_KEY}'}}}}\n"
+                  f"      - type: llm-rubric\n        value: is short\n        provider: {{id: 'openai:chat:same', config: {{apiKey: '{other}'}}}}\n")
+    report = await grade(judge_server, tmp_path, text)
+    auth = {("polite" if "is polite" in r.text else "short"): r.headers.get("authorization", "") for r in judge_server.completions}
+    assert OWN_KEY in auth["polite"] and other in auth["short"]
+    assert [v.verdict for v in report.verdicts] == ["PASS", "PASS"]
+
+
 # -- 9. provider ids --------------------------------------------------------------------------------
 
 

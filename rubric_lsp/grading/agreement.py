@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from rubric_lsp.document import Document, Node
-from rubric_lsp.formats.autorubric.score import find_option
 from rubric_lsp.grading.report import GradeReport
 
 
@@ -111,7 +110,7 @@ class DatasetResult:
 async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = None, on_progress: Callable[[int, int], None] | None = None) -> DatasetResult:
     from rubric_lsp.formats.autorubric.view import read_rubric
     from rubric_lsp.grading.autorubric_grader import CriterionInput, grade_criteria
-    from rubric_lsp.grading.engine import Run
+    from rubric_lsp.grading.engine import Run, autorubric_gradable
     from rubric_lsp.grading.judge import Judge
 
     root = doc.root
@@ -128,7 +127,9 @@ async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = Non
         if view.problems or any(e.criterion is None for e in view.entries):
             where = doc.range(view.problems[0].node).start.line + 1 if view.problems else 0
             raise DatasetError(f"A rubric in the dataset is invalid (line {where}): {view.problems[0].message if view.problems else 'no criteria'}")
-        return [CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json()) for e in view.entries], view.guidelines
+        inputs = [CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json()) for e in view.entries]
+        autorubric_gradable(inputs)
+        return inputs, view.guidelines
 
     shared, shared_guidelines = criteria_of(shared_node)
     run = Run.start(settings)
@@ -224,17 +225,9 @@ def _agreement_for(item: Any, index: int) -> CriterionAgreement:
 def _category(criterion: Any, label: str) -> Any:
     if criterion.options is None:
         return label if label in ("MET", "UNMET", "CANNOT_ASSESS") else None
-    from rubric_lsp.grading.autorubric_grader import effective_options
+    from rubric_lsp.grading.autorubric_grader import effective_option_index
 
-    options = effective_options(criterion)
-    wanted = label.strip().lower()
-    for index, option in enumerate(options):
-        if option.label.strip().lower() == wanted:
-            return index
-    try:
-        return find_option(criterion, label)
-    except ValueError:
-        return None
+    return effective_option_index(criterion, label)
 
 
 def _text(node: Node | None) -> str | None:

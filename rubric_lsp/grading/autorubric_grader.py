@@ -31,6 +31,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from pydantic import TypeAdapter, ValidationError
+
 from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
 from rubric_lsp.formats.autorubric.score import Outcome, binary_outcome, compute_score, fail_value, option_outcome, worst_option_index
 from rubric_lsp.grading.failures import JudgeFailure
@@ -180,7 +182,7 @@ def parse_binary(content: str) -> tuple[str, str, bool]:
     return status, explanation, found.ambiguous
 
 
-_INT_ADAPTER: Any = None
+_INT = TypeAdapter(int)
 
 
 def lax_int(value: Any) -> int | None:
@@ -189,14 +191,9 @@ def lax_int(value: Any) -> int | None:
     Accepted: ints, integral floats (2.0), numeric strings of an integer ("2", " 2 ", "2.0"),
     and bools (True = 1), exactly as pydantic does; rejected: 2.5, "two", None, ...
     """
-    global _INT_ADAPTER
-    if _INT_ADAPTER is None:
-        from pydantic import TypeAdapter
-
-        _INT_ADAPTER = TypeAdapter(int)
     try:
-        return _INT_ADAPTER.validate_python(value)
-    except Exception:  # noqa: BLE001 - pydantic's ValidationError: not an int
+        return _INT.validate_python(value)
+    except ValidationError:
         return None
 
 
@@ -241,11 +238,16 @@ def _verdict_name(criterion: Criterion, option: int) -> str:
     return effective_options(criterion)[option].label
 
 
+def worst_verdict(criterion: Criterion) -> str:
+    """The binary verdict that scores worst for the weight's sign (MET for a penalty)."""
+    return "MET" if criterion.weight < 0 else "UNMET"
+
+
 def failure_outcome(criterion: Criterion, failure: JudgeFailure) -> tuple[Outcome, str]:
     """How a failed judgment counts: infrastructure/parse abstain; unknown takes the worst case."""
     if failure.category == "unknown":
         if criterion.options is None:
-            worst = "MET" if criterion.weight < 0 else "UNMET"
+            worst = worst_verdict(criterion)
             return binary_outcome(criterion, worst), worst
         index = worst_option_index(criterion)
         return option_outcome(criterion, index), criterion.options[index].label
@@ -269,6 +271,13 @@ def unknown_aggregation(criterion: Criterion) -> str | None:
     return None if criterion.aggregation in NOMINAL_AGGREGATIONS else criterion.aggregation
 
 
+def effective_option_index(criterion: Criterion, label: str) -> int | None:
+    """The effective option (the automatic NA one included) ``label`` names, matched as autorubric
+    matches labels (``strip().lower()``, first match), or None."""
+    wanted = label.strip().lower()
+    return next((i for i, option in enumerate(effective_options(criterion)) if option.label.strip().lower() == wanted), None)
+
+
 def na_index(criterion: Criterion) -> int:
     """The first NA option among the effective options (there always is one)."""
     return next(i for i, option in enumerate(effective_options(criterion)) if option.na)
@@ -280,10 +289,7 @@ def stand_in(criterion: Criterion, judgment: Judgment) -> Judgment:
     if failure is None:
         return judgment
     if criterion.options is None:
-        if failure.category == "unknown":
-            verdict = "MET" if criterion.weight < 0 else "UNMET"
-        else:
-            verdict = "CANNOT_ASSESS"
+        verdict = worst_verdict(criterion) if failure.category == "unknown" else "CANNOT_ASSESS"
         return Judgment(verdict=verdict, judge=judgment.judge)
     option = worst_option_index(criterion) if failure.category == "unknown" else na_index(criterion)
     return Judgment(option=option, judge=judgment.judge)
@@ -340,7 +346,7 @@ def aggregate_binary(criterion: Criterion, verdicts: list[str], strategy: str) -
         return "MET" if met > 0 else "UNMET"
     if met != unmet:  # majority, weighted (equal weights) and anything else
         return "MET" if met > unmet else "UNMET"
-    return "MET" if criterion.weight < 0 else "UNMET"  # a tie takes the worst case for the weight's sign
+    return worst_verdict(criterion)  # a tie takes the worst case for the weight's sign
 
 
 def aggregate_options(criterion: Criterion, picks: list[int]) -> int:
@@ -404,11 +410,6 @@ async def grade_criteria(
     aggregation: str = "majority",
     on_progress: Callable[[int, int], None] | None = None,
 ) -> GradeReport:
-    for item in items:
-        name = unknown_aggregation(item.criterion)
-        if name is not None:
-            raise ValueError(f"Criterion {item.name!r} is nominal and its aggregation {name!r} is none of {', '.join(NOMINAL_AGGREGATIONS)}: "
-                             "autorubric crashes when it combines the judges' picks. Rename it (rule AR108).")
     total = len(items) * len(judges)
     done = 0
 

@@ -269,8 +269,8 @@ def _load_verdicts(path: Path) -> list[Any]:
 
 
 def _score_verdicts(args: argparse.Namespace, text: str, path: str) -> int:
-    from rubric_lsp.formats.autorubric.score import compute_score, option_outcome, verdict_outcome
-    from rubric_lsp.grading.autorubric_grader import NA_OPTION, failure_outcome
+    from rubric_lsp.formats.autorubric.score import compute_score, verdict_outcome
+    from rubric_lsp.grading.autorubric_grader import Judgment, effective_option_index, failure_outcome, judgment_outcome
     from rubric_lsp.grading.engine import autorubric_inputs, kind_of, read
     from rubric_lsp.grading.failures import JudgeFailure
 
@@ -301,10 +301,10 @@ def _score_verdicts(args: argparse.Namespace, text: str, path: str) -> int:
             outcomes.append(verdict_outcome(criterion, entry))
         except ValueError as exc:
             # The "cannot assess" option the judge is shown when the criterion has no NA option of its own.
-            if criterion.options is not None and not any(o.na for o in criterion.options) and entry.strip().lower() == NA_OPTION.label.lower():
-                outcomes.append(option_outcome(criterion, None))
-                continue
-            return _fail(f"verdict for {item.name}: {exc}")
+            index = effective_option_index(criterion, entry) if criterion.options is not None else None
+            if index is None:
+                return _fail(f"verdict for {item.name}: {exc}")
+            outcomes.append(judgment_outcome(criterion, Judgment(option=index)))
     if items and failed == len(items):  # semantics.md §1: every criterion failed → no score
         error = "every criterion's judgment failed"
         raw = score = None

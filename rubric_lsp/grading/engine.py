@@ -8,6 +8,7 @@ imports litellm at module level: the first judge call does (off the event loop).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -15,7 +16,7 @@ from rubric_lsp.document import Document, Node, parse_document
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.report import GradeReport
-from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials
+from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials, api_key_for
 
 Progress = Callable[[int, int], None]
 
@@ -31,7 +32,7 @@ class Run:
     settings: JudgeSettings  # resolved
     semaphore: asyncio.Semaphore
     cache: VerdictCache | None
-    judges: dict[tuple[str, str | None, float | None, int | None], Judge] = field(default_factory=dict)
+    judges: dict[tuple[str, str | None, float | None, int | None, str | None], Judge] = field(default_factory=dict)
 
     @classmethod
     def start(cls, settings: JudgeSettings) -> "Run":
@@ -43,7 +44,11 @@ class Run:
         settings = settings or self.settings
         model = model or settings.model
         assert model is not None
-        key = (model, settings.api_base, settings.temperature, settings.max_tokens)
+        # Graders with a key of their own (promptfoo's apiKey / apiKeyEnvar) get judges of their
+        # own; the key is held here only as a digest.
+        credential = api_key_for(model, settings.api_base, settings.environ())
+        digest = None if credential is None else hashlib.sha256(credential.encode("utf-8")).hexdigest()
+        key = (model, settings.api_base, settings.temperature, settings.max_tokens, digest)
         if key not in self.judges:
             self.judges[key] = Judge(settings, model, self.semaphore, self.cache)
         return self.judges[key]
@@ -127,11 +132,6 @@ def autorubric_gradable(items: list[Any]) -> None:
                                "the judges' picks. Rename it. Run `rubric lint` for details (AR108).")
 
 
-def autorubric_models(settings: JudgeSettings) -> list[str]:
-    """The judge models, each once: autorubric refuses a judge given twice, we let it vote once."""
-    return list(dict.fromkeys(settings.judge_models()))
-
-
 async def grade_text(
     rubric_text: str,
     path: str | None,
@@ -176,7 +176,7 @@ async def _grade_autorubric(doc: Document, response: str, query: str | None, set
     items, guidelines = autorubric_inputs(doc)
     autorubric_gradable(items)
     run = Run.start(settings)
-    judges = [run.judge(model=m) for m in autorubric_models(run.settings)]
+    judges = [run.judge(model=m) for m in run.settings.judge_models()]
     s = run.settings
     return await grade_criteria(judges, items, response, query, guidelines, strategy=s.cannot_assess, partial_credit=s.partial_credit,
                                 normalize=s.normalize, shuffle=s.shuffle_options, seed=s.seed, aggregation=s.aggregation, on_progress=on_progress)
@@ -185,7 +185,7 @@ async def _grade_autorubric(doc: Document, response: str, query: str | None, set
 async def _grade_northstar(doc: Document, response: str, query: str | None, settings: JudgeSettings, on_progress: Progress | None) -> GradeReport:
     from dataclasses import replace
 
-    from rubric_lsp.grading.northstar_grader import DEFAULT_JUDGE_MODEL, GraderRequestError, grade_graders, read_graders
+    from rubric_lsp.grading.northstar_grader import DEFAULT_JUDGE_MODEL, GraderRequestError, grade_graders, read_graders, skip_reason
 
     try:
         plan = read_graders(doc.root, lambda node: doc.range(node).to_json())
@@ -205,7 +205,7 @@ async def _grade_northstar(doc: Document, response: str, query: str | None, sett
 
     # Credentials are checked for every grader that will call its judge, before any call is made.
     for grader in plan.judges:
-        if grader.config_error is None and grader.kind != "faithfulness" and (grader.rubric is not None or query is not None):
+        if grader.config_error is None and skip_reason(grader, query) is None:
             judge_for(grader)
     return await grade_graders(judge_for, plan, response, query, on_progress=on_progress)
 
@@ -236,10 +236,10 @@ async def grade_examples(rubric_text: str, path: str | None, settings: JudgeSett
     autorubric_gradable(items)
     run = Run.start(settings)
     s = run.settings
-    for model in autorubric_models(s):
+    for model in s.judge_models():
         run.judge(model=model)  # checks credentials before any call
     examples = [e for e in examples_node.value if e.is_map]
-    judge_count = len(autorubric_models(s))
+    judge_count = len(s.judge_models())
     total = len(examples) * len(items) * judge_count
     progress = {"done": 0}
 
@@ -256,7 +256,7 @@ async def grade_examples(rubric_text: str, path: str | None, settings: JudgeSett
             return ExampleResult(name, doc.range(node).to_json(), None, False, ["The example has no 'response' text to grade."])
         query = plain.get("query") if isinstance(plain.get("query"), str) else None
         # Judges of their own (sharing the run's concurrency limit and cache) so usage is per example.
-        judges = [Judge(s, m, run.semaphore, run.cache) for m in autorubric_models(s)]
+        judges = [Judge(s, m, run.semaphore, run.cache) for m in s.judge_models()]
         report = await grade_criteria(judges, items, response, query, guidelines, strategy=s.cannot_assess, partial_credit=s.partial_credit,
                                       normalize=s.normalize, shuffle=s.shuffle_options, seed=s.seed, aggregation=s.aggregation, on_progress=tick)
         failures: list[str] = []

@@ -107,6 +107,25 @@ def _readable_detail(text: str) -> str:
     return text[:500]
 
 
+# NorthStar's error table: what a judge call that failed this way is called.
+_TABLE = {
+    "rate_limit": "is rate-limited.",
+    "context_window": "exceeded its context window.",
+    "timeout": "timed out.",
+    "denied": "denied the request.",
+    "not_found": "was not found.",
+}
+
+
+def table_failure(kind: str, model: str) -> JudgeFailure:
+    """The error-table failure of ``kind`` (auth names the variable that authenticates the provider)."""
+    if kind == "auth":
+        variables = PROVIDER_KEYS.get(provider_of(model), ())
+        hint = f" Set {' or '.join(variables)}." if variables else ""
+        return JudgeFailure("infrastructure", f"Judge model '{model}' is not authenticated.{hint}", kind)
+    return JudgeFailure("infrastructure", f"Judge model '{model}' {_TABLE[kind]}", kind)
+
+
 # What a provider's error text says when its status code or litellm's exception type does not
 # (a 400 for an over-long prompt, a connection error that is a timeout): NorthStar reads the
 # text too, so its error table's messages come out for these.
@@ -128,23 +147,13 @@ def _is_api_error(exc: Exception, errors: Any) -> bool:
             return True
     except ImportError:  # pragma: no cover
         pass
-    return isinstance(exc, (errors.APIError, errors.APIConnectionError))
+    return errors is not None and isinstance(exc, (errors.APIError, errors.APIConnectionError))
 
 
 def _said_by_message(text: str, model: str) -> tuple[JudgeFailure, bool, float | None] | None:
     for kind, pattern, retryable in _MESSAGE_KINDS:
         if pattern.search(text):
-            message = {
-                "auth": f"Judge model '{model}' is not authenticated.",
-                "rate_limit": f"Judge model '{model}' is rate-limited.",
-                "context_window": f"Judge model '{model}' exceeded its context window.",
-                "timeout": f"Judge model '{model}' timed out.",
-                "not_found": f"Judge model '{model}' was not found.",
-            }[kind]
-            if kind == "auth":
-                variables = PROVIDER_KEYS.get(provider_of(model), ())
-                message += f" Set {' or '.join(variables)}." if variables else ""
-            return JudgeFailure("infrastructure", message, kind), retryable, None
+            return table_failure(kind, model), retryable, None
     return None
 
 
@@ -165,19 +174,17 @@ def classify(exc: Exception, model: str, env: Mapping[str, str], litellm: Any) -
         return failure("connection", f"Judge model '{model}' could not be reached: {unreachable}."), True, None
     if errors is not None:
         if isinstance(exc, errors.ContextWindowExceededError):
-            return failure("context_window", f"Judge model '{model}' exceeded its context window."), False, None
+            return table_failure("context_window", model), False, None
         if isinstance(exc, errors.RateLimitError) or status == 429:
-            return failure("rate_limit", f"Judge model '{model}' is rate-limited."), True, retry_after(exc)
+            return table_failure("rate_limit", model), True, retry_after(exc)
         if isinstance(exc, errors.Timeout):
-            return failure("timeout", f"Judge model '{model}' timed out."), True, None
+            return table_failure("timeout", model), True, None
         if isinstance(exc, errors.AuthenticationError) or status == 401:
-            variables = PROVIDER_KEYS.get(provider_of(model), ())
-            hint = f" Set {' or '.join(variables)}." if variables else ""
-            return failure("auth", f"Judge model '{model}' is not authenticated.{hint}"), False, None
+            return table_failure("auth", model), False, None
         if isinstance(exc, errors.PermissionDeniedError) or status == 403:
-            return failure("denied", f"Judge model '{model}' denied the request."), False, None
+            return table_failure("denied", model), False, None
         if isinstance(exc, errors.NotFoundError) or status == 404:
-            return failure("not_found", f"Judge model '{model}' was not found."), False, None
+            return table_failure("not_found", model), False, None
         if _is_api_error(exc, errors):
             said = _said_by_message(detail, model)
             if said is not None:
@@ -194,13 +201,8 @@ def classify(exc: Exception, model: str, env: Mapping[str, str], litellm: Any) -
             return failure("bad_request", f"Judge model '{model}' rejected the request: {detail}"), False, None
         if isinstance(exc, errors.APIError):
             return failure("api", f"Judge model '{model}' failed: {detail}"), False, None
-    try:
-        import openai
-
-        if isinstance(exc, openai.APIError):
-            return failure("api", f"Judge model '{model}' failed: {detail}"), False, None
-    except ImportError:  # pragma: no cover
-        pass
+    if _is_api_error(exc, errors):
+        return failure("api", f"Judge model '{model}' failed: {detail}"), False, None
     if isinstance(exc, (ValueError, json.JSONDecodeError)):
         return JudgeFailure("parse", f"The judge's reply could not be read: {detail}", "bad_reply"), False, None
     return JudgeFailure("unknown", f"{name}: {detail}", "other"), False, None

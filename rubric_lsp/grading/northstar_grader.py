@@ -136,6 +136,16 @@ def _scalar(node: Node, key: str, default: Any) -> Any:
     return child.value if child is not None and child.is_scalar else default
 
 
+def skip_reason(grader: GraderInput, query: str | None) -> str | None:
+    """Why NorthStar would skip this judge for a bare response, or None when it calls its judge."""
+    if grader.kind == "faithfulness":
+        # NorthStar skips faithfulness without context or tool outputs; a bare response has neither.
+        return "Faithfulness needs context or tool outputs to check against; a single response has none, so NorthStar skips it."
+    if grader.rubric is None and query is None:
+        return "This judge has no rubric and there is no goal, so NorthStar skips it; give the goal with --query."
+    return None
+
+
 def messages_for(grader: GraderInput, response: str, query: str | None) -> list[dict[str, str]]:
     scoring = grader.scoring
     assert scoring is not None
@@ -258,11 +268,9 @@ async def grade_graders(judges_for: Callable[[GraderInput], Judge], plan: Grader
         if grader.config_error:
             failure = JudgeFailure("unknown", f"Invalid grader config: {grader.config_error}", "config")
             return Verdict(verdict=ERROR_VERDICT, reason=failure.message, error=failure.error, counted_as="FAIL", passed=False, **base)
-        if grader.kind == "faithfulness":
-            # NorthStar skips faithfulness without context or tool outputs; a bare response has neither.
-            return Verdict(verdict="SKIPPED", reason="Faithfulness needs context or tool outputs to check against; a single response has none, so NorthStar skips it.", **base)
-        if grader.rubric is None and query is None:
-            return Verdict(verdict="SKIPPED", reason="This judge has no rubric and there is no goal, so NorthStar skips it; give the goal with --query.", **base)
+        skipped = skip_reason(grader, query)
+        if skipped is not None:
+            return Verdict(verdict="SKIPPED", reason=skipped, **base)
         scoring = grader.scoring
         assert scoring is not None
         try:

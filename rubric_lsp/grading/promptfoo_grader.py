@@ -524,8 +524,6 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
         run = Run.start(replace(settings, model=_first_provider(plan)))
         default_model = None
 
-    own_keys: dict[tuple[Any, ...], Judge] = {}
-
     def judge_for(item: Any) -> Judge:
         grader = item.grader
         if grader.problem:
@@ -545,18 +543,7 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
         except GraderConfigError as error:
             raise JudgeFailure("unknown", f"Grader {grader.provider_id!r}: {error}", "config") from None
         judge_settings = replace(own, model=model, api_base=own.api_base or run.settings.api_base)
-        if judge_settings.env is run.settings.env:
-            return run.judge(judge_settings, model=model)
-        # A grader with its own API key (apiKey / apiKeyEnvar) gets its own judge; the key itself
-        # is never part of a dictionary key, a cache key or a message.
-        env_slot = len(own_keys)
-        for (key_model, key_base, key_temperature, key_tokens, _), existing in own_keys.items():
-            if (key_model, key_base, key_temperature, key_tokens) == (model, judge_settings.api_base, judge_settings.temperature, judge_settings.max_tokens) and dict(existing.settings.environ()) == dict(judge_settings.environ()):
-                return existing
-        judge = Judge(judge_settings, model, run.semaphore, run.cache)
-        own_keys[(model, judge_settings.api_base, judge_settings.temperature, judge_settings.max_tokens, env_slot)] = judge
-        run.judges[(model, judge_settings.api_base, judge_settings.temperature, judge_settings.max_tokens, ("own key", env_slot))] = judge  # usage and model listing
-        return judge
+        return run.judge(judge_settings, model=model)
 
     return run, judge_for
 
