@@ -41,6 +41,7 @@ sys.path.insert(0, str(REPO))
 from rubric_lsp.grading import JudgeSettings, grade_text  # noqa: E402
 from rubric_lsp.grading.judge import load_litellm  # noqa: E402
 
+
 class ServerProcess:
     """tests/judge_server.py in a process of its own: in-process, its threads would compete
     with the engine for the GIL and the benchmark would measure that instead of the engine."""
@@ -51,8 +52,22 @@ class ServerProcess:
 
         self.log = log
         reply = json.dumps({"criterion_status": "MET", "explanation": "Meets it."})
-        self.process = subprocess.Popen([sys.executable, str(REPO / "tests" / "judge_server.py"), "--port", "0", "--latency-ms", str(latency_ms),
-                                         "--reply-json", reply, "--log", str(log)], stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                str(REPO / "tests" / "judge_server.py"),
+                "--port",
+                "0",
+                "--latency-ms",
+                str(latency_ms),
+                "--reply-json",
+                reply,
+                "--log",
+                str(log),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         self.base_url = self.process.stdout.readline().split()[1]
 
     @property
@@ -62,12 +77,13 @@ class ServerProcess:
         except OSError:
             return 0
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> ServerProcess:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+
 
 KEY = "sk-bench-not-a-real-key"
 
@@ -76,13 +92,22 @@ def rubric_text(count: int, edited: int | None = None) -> str:
     lines = []
     for i in range(count):
         suffix = " (edited)" if i == edited else ""
-        lines.append(f"- name: c{i}\n  requirement: The response satisfies check number {i}{suffix}\n  weight: {1 + i % 5}\n")
+        lines.append(
+            f"- name: c{i}\n  requirement: The response satisfies check number {i}{suffix}\n  weight: {1 + i % 5}\n"
+        )
     return "".join(lines)
 
 
-async def ours(server: "ServerProcess", count: int, concurrency: int, cache_dir: Path | None) -> tuple[float, int]:
-    settings = JudgeSettings(model="openai/judge", api_base=server.base_url, concurrency=concurrency, cache_enabled=cache_dir is not None,
-                             cache_dir=cache_dir, max_retries=0, env={"OPENAI_API_KEY": KEY})
+async def ours(server: ServerProcess, count: int, concurrency: int, cache_dir: Path | None) -> tuple[float, int]:
+    settings = JudgeSettings(
+        model="openai/judge",
+        api_base=server.base_url,
+        concurrency=concurrency,
+        cache_enabled=cache_dir is not None,
+        cache_dir=cache_dir,
+        max_retries=0,
+        env={"OPENAI_API_KEY": KEY},
+    )
     before = server.call_count
     start = time.perf_counter()
     report = await grade_text(rubric_text(count), "bench.yaml", "A response.", "A question?", settings)
@@ -91,19 +116,32 @@ async def ours(server: "ServerProcess", count: int, concurrency: int, cache_dir:
     return elapsed, server.call_count - before
 
 
-async def theirs(server: "ServerProcess", count: int, concurrency: int) -> float:
+async def theirs(server: ServerProcess, count: int, concurrency: int) -> float:
     from autorubric import LLMConfig, Rubric
     from autorubric.graders import CriterionGrader
 
-    rubric = Rubric.from_dict([{"name": f"c{i}", "requirement": f"The response satisfies check number {i}", "weight": 1 + i % 5} for i in range(count)])
-    grader = CriterionGrader(judge_model_config=LLMConfig(model="openai/judge", api_base=server.base_url, api_key=KEY,
-                                                          max_parallel_requests=concurrency, max_retries=0, cache_enabled=False))
+    rubric = Rubric.from_dict(
+        [
+            {"name": f"c{i}", "requirement": f"The response satisfies check number {i}", "weight": 1 + i % 5}
+            for i in range(count)
+        ]
+    )
+    grader = CriterionGrader(
+        judge_model_config=LLMConfig(
+            model="openai/judge",
+            api_base=server.base_url,
+            api_key=KEY,
+            max_parallel_requests=concurrency,
+            max_retries=0,
+            cache_enabled=False,
+        )
+    )
     start = time.perf_counter()
     await rubric.grade(to_grade="A response.", grader=grader, query="A question?")
     return time.perf_counter() - start
 
 
-async def raw_http(server: "ServerProcess", count: int, concurrency: int) -> float:
+async def raw_http(server: ServerProcess, count: int, concurrency: int) -> float:
     """The same number of chat requests from a bare aiohttp client: the floor the server allows."""
     import aiohttp
 
@@ -121,13 +159,27 @@ async def raw_http(server: "ServerProcess", count: int, concurrency: int) -> flo
         return time.perf_counter() - start
 
 
-PACKAGES = ("rubric_lsp", "litellm", "openai", "httpx", "httpcore", "aiohttp", "asyncio", "pydantic", "pydantic_core", "typing", "json", "yarl", "multidict")
+PACKAGES = (
+    "rubric_lsp",
+    "litellm",
+    "openai",
+    "httpx",
+    "httpcore",
+    "aiohttp",
+    "asyncio",
+    "pydantic",
+    "pydantic_core",
+    "typing",
+    "json",
+    "yarl",
+    "multidict",
+)
 
 
-async def profile(server: "ServerProcess", count: int, concurrency: int) -> None:
+async def profile(server: ServerProcess, count: int, concurrency: int) -> None:
     """Where one judge call's CPU goes, per package (cProfile's own time; it inflates every figure alike)."""
-    import cProfile
     import collections
+    import cProfile
     import pstats
 
     await ours(server, concurrency, concurrency, None)
@@ -139,7 +191,10 @@ async def profile(server: "ServerProcess", count: int, concurrency: int) -> None
     for (filename, _, name), (_, _, own, _, _) in pstats.Stats(profiler).stats.items():  # type: ignore[attr-defined]
         if name.startswith("<method 'poll'"):
             continue  # waiting for the server, not CPU
-        package = next((p for p in PACKAGES if f"/{p}/" in filename or filename.endswith(f"/{p}.py")), "builtins" if filename == "~" else "other")
+        package = next(
+            (p for p in PACKAGES if f"/{p}/" in filename or filename.endswith(f"/{p}.py")),
+            "builtins" if filename == "~" else "other",
+        )
         totals[package] += own
     whole = sum(totals.values())
     print(f"profile at concurrency {concurrency}: {1000 * whole / count:.1f} ms of CPU per judge call under cProfile")
@@ -151,10 +206,14 @@ def load() -> str:
     return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-async def run(args: argparse.Namespace, server: "ServerProcess") -> bool:
+async def run(args: argparse.Namespace, server: ServerProcess) -> bool:
     ok = True
-    print(f"{args.criteria} criteria, judge latency {args.latency_ms:g} ms, best of {args.repeat} ({os.cpu_count()} CPUs, {load()})")
-    print(f"{'concurrency':>11}  {'ideal':>7}  {'rubric-lsp':>10}  {'vs ideal':>8}  {'median':>7}  {'CPU/call':>8}  {'raw HTTP':>8}  {'autorubric':>10}")
+    print(
+        f"{args.criteria} criteria, judge latency {args.latency_ms:g} ms, best of {args.repeat} ({os.cpu_count()} CPUs, {load()})"
+    )
+    print(
+        f"{'concurrency':>11}  {'ideal':>7}  {'rubric-lsp':>10}  {'vs ideal':>8}  {'median':>7}  {'CPU/call':>8}  {'raw HTTP':>8}  {'autorubric':>10}"
+    )
     for concurrency in args.concurrency:
         ideal = math.ceil(args.criteria / concurrency) * args.latency_ms / 1000
         await ours(server, concurrency, concurrency, None)  # one open connection per slot
@@ -175,12 +234,21 @@ async def run(args: argparse.Namespace, server: "ServerProcess") -> bool:
                 theirs_text = "n/a"
         over = best / ideal - 1
         ok &= over <= 0.15
-        print(f"{concurrency:>11}  {ideal:>5.2f} s  {best:>8.2f} s  {over:>+7.1%}  {statistics.median(runs):>5.2f} s  {1000 * min(cpu):>5.1f} ms  {raw:>6.2f} s  {theirs_text:>10}")
+        print(
+            f"{concurrency:>11}  {ideal:>5.2f} s  {best:>8.2f} s  {over:>+7.1%}  {statistics.median(runs):>5.2f} s  {1000 * min(cpu):>5.1f} ms  {raw:>6.2f} s  {theirs_text:>10}"
+        )
     with tempfile.TemporaryDirectory() as cache:
         cache_dir = Path(cache)
         await ours(server, args.criteria, 32, cache_dir)
         before = server.call_count
-        settings = JudgeSettings(model="openai/judge", api_base=server.base_url, concurrency=32, cache_dir=cache_dir, max_retries=0, env={"OPENAI_API_KEY": KEY})
+        settings = JudgeSettings(
+            model="openai/judge",
+            api_base=server.base_url,
+            concurrency=32,
+            cache_dir=cache_dir,
+            max_retries=0,
+            env={"OPENAI_API_KEY": KEY},
+        )
         start = time.perf_counter()
         await grade_text(rubric_text(args.criteria, edited=41), "bench.yaml", "A response.", "A question?", settings)
         calls = server.call_count - before
@@ -200,7 +268,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="only print where a judge call's CPU goes, per package")
     args = parser.parse_args(argv)
     load_litellm()  # import cost is not grading cost
-    with tempfile.TemporaryDirectory() as scratch, ServerProcess(args.latency_ms, Path(scratch) / "requests.jsonl") as server:
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        ServerProcess(args.latency_ms, Path(scratch) / "requests.jsonl") as server,
+    ):
         if args.profile:
             for concurrency in args.concurrency:
                 asyncio.run(profile(server, args.criteria, concurrency))

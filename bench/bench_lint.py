@@ -37,7 +37,7 @@ criteria:
     requirement: Cites at least one source
 """
 
-WORDS = "answer cites source clear concise correct explains reasoning step final units table code example".split()
+WORDS = ["answer", "cites", "source", "clear", "concise", "correct", "explains", "reasoning", "step", "final", "units", "table", "code", "example"]
 
 
 def generated_rubric(rng: random.Random, criteria: int) -> str:
@@ -47,7 +47,7 @@ def generated_rubric(rng: random.Random, criteria: int) -> str:
         lines += [
             f"  - name: c{index}_{rng.choice(WORDS)}",
             f"    weight: {rng.choice([1, 2, 3, 5, 8, -2])}",
-            f"    requirement: \"{requirement}\"",
+            f'    requirement: "{requirement}"',
         ]
         if index % 4 == 3:
             lines += [
@@ -106,7 +106,9 @@ def bench_startup(folder: Path, runs: int) -> None:
     no_pyc = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     print(f"\n## Start-up, small file (wall, {runs} runs; rubric_lsp byte-compiled, as pip install does)")
     runs_of = [(label, command, None) for label, command in commands.items()]
-    runs_of.insert(1, ("  same, rubric_lsp without .pyc files", commands["python -m rubric_lsp lint small.rubric.yaml"], no_pyc))
+    runs_of.insert(
+        1, ("  same, rubric_lsp without .pyc files", commands["python -m rubric_lsp lint small.rubric.yaml"], no_pyc)
+    )
     for label, command, env in runs_of:
         if env is None:
             compileall.compile_dir(str(package), quiet=1)
@@ -144,19 +146,24 @@ def bench_many(folder: Path, count: int, repeat: int) -> None:
     size = sum(map(len, texts))
     lint_text(texts[0], names[0])  # load the format modules outside the timing
 
-    times = timed_together({
-        "compose": lambda: raw_compose(texts),
-        "compose_no_gc": lambda: _without_gc(lambda: raw_compose(texts)),
-        "parse": lambda: [parse_document(t, n) for t, n in zip(texts, names)],
-        "lint": lambda: [lint_text(t, n) for t, n in zip(texts, names)],
-    }, repeat)
+    times = timed_together(
+        {
+            "compose": lambda: raw_compose(texts),
+            "compose_no_gc": lambda: _without_gc(lambda: raw_compose(texts)),
+            "parse": lambda: [parse_document(t, n) for t, n in zip(texts, names)],
+            "lint": lambda: [lint_text(t, n) for t, n in zip(texts, names)],
+        },
+        repeat,
+    )
     compose, compose_no_gc, parse, lint = times["compose"], times["compose_no_gc"], times["parse"], times["lint"]
     print(f"\n## {count} generated rubrics ({size / 1024:.0f} KiB, best of {repeat})")
     print(f"raw libyaml compose        {compose:.3f} s")
     print(f"document (parse_document)  {parse:.3f} s   {parse / compose:.2f}x compose")
     print(f"lint (all checks)          {lint:.3f} s   {lint / compose:.2f}x compose   {count / lint:.0f} files/s")
-    print(f"(raw compose with the garbage collector paused, as parse_document does: {compose_no_gc:.3f} s; "
-          f"lint is {lint / compose_no_gc:.2f}x that)")
+    print(
+        f"(raw compose with the garbage collector paused, as parse_document does: {compose_no_gc:.3f} s; "
+        f"lint is {lint / compose_no_gc:.2f}x that)"
+    )
 
     rubrics = folder / "many"
     rubrics.mkdir()
@@ -173,26 +180,36 @@ def bench_large(criteria: int, repeat: int) -> None:
 
     text = generated_rubric(random.Random(2), criteria)
     lint_text(SMALL, "warm.rubric.yaml")
-    times = timed_together({
-        "compose": lambda: raw_compose([text]),
-        "compose_no_gc": lambda: _without_gc(lambda: raw_compose([text])),
-        "parse": lambda: parse_document(text, "big.rubric.yaml"),
-        "lint": lambda: lint_text(text, "big.rubric.yaml"),
-    }, repeat)
+    times = timed_together(
+        {
+            "compose": lambda: raw_compose([text]),
+            "compose_no_gc": lambda: _without_gc(lambda: raw_compose([text])),
+            "parse": lambda: parse_document(text, "big.rubric.yaml"),
+            "lint": lambda: lint_text(text, "big.rubric.yaml"),
+        },
+        repeat,
+    )
     compose, compose_no_gc, parse, lint = times["compose"], times["compose_no_gc"], times["parse"], times["lint"]
     result = lint_text(text, "big.rubric.yaml")
     print(f"\n## One rubric with {criteria} criteria ({len(text) / 1024:.0f} KiB, best of {repeat})")
     print(f"raw libyaml compose        {compose:.3f} s")
     print(f"document (parse_document)  {parse:.3f} s   {parse / compose:.2f}x compose")
-    print(f"lint (all checks)          {lint:.3f} s   {lint / compose:.2f}x compose   ({len(result.diagnostics)} findings)")
-    print(f"(raw compose with the garbage collector paused, as parse_document does: {compose_no_gc:.3f} s; "
-          f"lint is {lint / compose_no_gc:.2f}x that)")
+    print(
+        f"lint (all checks)          {lint:.3f} s   {lint / compose:.2f}x compose   ({len(result.diagnostics)} findings)"
+    )
+    print(
+        f"(raw compose with the garbage collector paused, as parse_document does: {compose_no_gc:.3f} s; "
+        f"lint is {lint / compose_no_gc:.2f}x that)"
+    )
 
 
 def bench_hostile(folder: Path) -> None:
     cases = {
-        "billion laughs": ("laughs.yaml", "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
-                           + "".join(f"{c}: &{c} [" + ", ".join([f"*{p}"] * 9) + "]\n" for p, c in zip("abcdefgh", "bcdefghi"))),
+        "billion laughs": (
+            "laughs.yaml",
+            "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+            + "".join(f"{c}: &{c} [" + ", ".join([f"*{p}"] * 9) + "]\n" for p, c in zip("abcdefgh", "bcdefghi")),
+        ),
         "50,000 levels, block": ("block.yaml", "- " * 50_000 + "x\n"),
         "50,000 levels, flow": ("flow.yaml", "[" * 50_000 + "]" * 50_000 + "\n"),
         "50,000 levels, JSON": ("deep.json", "[" * 50_000 + "]" * 50_000),
@@ -208,11 +225,15 @@ def bench_hostile(folder: Path) -> None:
         else:
             path.write_text(content)
         start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "rubric_lsp", "lint", "--format", "json", str(path)], capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "rubric_lsp", "lint", "--format", "json", str(path)], capture_output=True, text=True
+        )
         wall = time.perf_counter() - start
         start = time.perf_counter()
         found = [d.code for d in lint_path(path).diagnostics]
-        print(f"{label:24} {wall:.3f} s  exit {proc.returncode}   in process {time.perf_counter() - start:.4f} s {found}")
+        print(
+            f"{label:24} {wall:.3f} s  exit {proc.returncode}   in process {time.perf_counter() - start:.4f} s {found}"
+        )
     big = folder / "big.yaml"
     with big.open("wb") as handle:
         line = b"key: " + b"x" * 100 + b"\n"

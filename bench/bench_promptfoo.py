@@ -62,10 +62,14 @@ def main(argv: list[str] | None = None) -> int:
 
     pf_rules = [r for r in all_rules() if r.code.startswith("PF") or r.code.startswith("RL01")]
     print(f"files: {len(files)} YAML files under {examples}")
-    print(f"check-jsonschema: {best_theirs:.2f} s wall (best of {args.repeat}); rejects {len(rejected)} files; "
-          "one check: the published schema (any assertion type and provider shape accepted)")
-    print(f"rubric-lint:      {best_ours:.2f} s wall (best of {args.repeat}); {len(flat)} findings "
-          f"{by_severity} with codes {', '.join(codes)}; {len(pf_rules)} promptfoo/file-reference rules plus the any-file rules")
+    print(
+        f"check-jsonschema: {best_theirs:.2f} s wall (best of {args.repeat}); rejects {len(rejected)} files; "
+        "one check: the published schema (any assertion type and provider shape accepted)"
+    )
+    print(
+        f"rubric-lint:      {best_ours:.2f} s wall (best of {args.repeat}); {len(flat)} findings "
+        f"{by_severity} with codes {', '.join(codes)}; {len(pf_rules)} promptfoo/file-reference rules plus the any-file rules"
+    )
     ratio = best_ours / best_theirs
     print(f"ratio rubric-lint / check-jsonschema: {ratio:.3f} (target <= 0.2)")
 
@@ -80,8 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         lint_text(data, str(largest))
         timings.append((time.perf_counter() - wall, time.process_time() - cpu))
     wall, cpu = min(timings)
-    print(f"largest example {largest.relative_to(examples)} ({len(data) / 1e6:.2f} MB): {wall:.2f} s wall, {cpu:.2f} s CPU "
-          "(didChange budget 1.5 s)")
+    print(
+        f"largest example {largest.relative_to(examples)} ({len(data) / 1e6:.2f} MB): {wall:.2f} s wall, {cpu:.2f} s CPU "
+        "(didChange budget 1.5 s)"
+    )
     return 0 if ratio <= 0.2 else 1
 
 

@@ -35,8 +35,14 @@ class Client:
     def __init__(self, cwd: Path) -> None:
         env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(REPO)}
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None if os.environ.get("BENCH_STDERR") else subprocess.DEVNULL,
-                                     cwd=cwd, env=env)
+        self.proc = subprocess.Popen(
+            SERVER,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None if os.environ.get("BENCH_STDERR") else subprocess.DEVNULL,
+            cwd=cwd,
+            env=env,
+        )
         self.messages: queue.Queue = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._reader, daemon=True).start()
@@ -74,8 +80,13 @@ class Client:
                 raise TimeoutError("no matching message")
             at, message = self.messages.get(timeout=remaining)
             if "method" in message and "id" in message:  # a server request (configuration, progress…)
-                reply = {"jsonrpc": "2.0", "id": message["id"], "result": [None] * len(message["params"].get("items", []))
-                         if message["method"] == "workspace/configuration" else None}
+                reply = {
+                    "jsonrpc": "2.0",
+                    "id": message["id"],
+                    "result": [None] * len(message["params"].get("items", []))
+                    if message["method"] == "workspace/configuration"
+                    else None,
+                }
                 body = json.dumps(reply).encode()
                 self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
                 self.proc.stdin.flush()
@@ -84,14 +95,30 @@ class Client:
                 return at, message
 
     def initialize(self, root: Path) -> None:
-        rid = self.send("initialize", {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {
-            "textDocument": {"publishDiagnostics": {"versionSupport": True}}, "workspace": {"configuration": True}}}, request=True)
+        rid = self.send(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "capabilities": {
+                    "textDocument": {"publishDiagnostics": {"versionSupport": True}},
+                    "workspace": {"configuration": True},
+                },
+            },
+            request=True,
+        )
         self.wait(lambda m: m.get("id") == rid)
         self.send("initialized", {})
 
     def diagnostics_for(self, uri: str, version: int, timeout: float = 60.0):
-        return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                         and m["params"]["uri"] == uri and m["params"].get("version") == version, timeout)
+        return self.wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and m["params"].get("version") == version
+            ),
+            timeout,
+        )
 
     def cpu_seconds(self) -> float:
         """User + system CPU time the server process has used so far (Linux /proc)."""
@@ -114,8 +141,11 @@ class Client:
 def rubric(criteria: int, salt: int = 0) -> str:
     lines = ["rubric:"]
     for i in range(criteria):
-        lines += [f"  - name: criterion-{i}", f"    weight: {(i % 7) + 1}",
-                  f"    requirement: The answer states fact number {i} correctly (revision {salt})"]
+        lines += [
+            f"  - name: criterion-{i}",
+            f"    weight: {(i % 7) + 1}",
+            f"    requirement: The answer states fact number {i} correctly (revision {salt})",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -125,8 +155,10 @@ def time_changes(client: Client, uri: str, texts: list[str], first_version: int)
     for offset, text in enumerate(texts):
         version = first_version + offset
         sent = time.perf_counter()
-        client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                               "contentChanges": [{"text": text}]})
+        client.send(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]},
+        )
         at, _ = client.diagnostics_for(uri, version)
         timings.append(at - sent)
     return timings
@@ -136,7 +168,9 @@ def describe(name: str, timings: list[float], goal: float) -> bool:
     median = statistics.median(timings)
     worst = max(timings)
     ok = median <= goal
-    print(f"{name:<52} median {median * 1000:8.1f} ms   max {worst * 1000:8.1f} ms   goal ≤ {goal * 1000:.0f} ms   {'ok' if ok else 'MISSED'}")
+    print(
+        f"{name:<52} median {median * 1000:8.1f} ms   max {worst * 1000:8.1f} ms   goal ≤ {goal * 1000:.0f} ms   {'ok' if ok else 'MISSED'}"
+    )
     return ok
 
 
@@ -160,7 +194,10 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(text)
             client = Client(root)
             client.initialize(root)
-            client.send("textDocument/didOpen", {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": text}})
+            client.send(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": text}},
+            )
             at, message = client.diagnostics_for(path.as_uri(), 1)
             assert message["params"]["diagnostics"], "expected a finding in the start-up document"
             starts.append(at - client.started)
@@ -173,7 +210,10 @@ def main(argv: list[str] | None = None) -> int:
             # 2. didChange on a 50-criterion rubric
             path = root / "fifty.rubric.yaml"
             uri = path.as_uri()
-            client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": rubric(50)}})
+            client.send(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": rubric(50)}},
+            )
             client.diagnostics_for(uri, 1)
             fifty = time_changes(client, uri, [rubric(50, salt) for salt in range(1, args.rounds + 1)], 2)
 
@@ -182,10 +222,17 @@ def main(argv: list[str] | None = None) -> int:
             if args.big.is_file():
                 big_text = args.big.read_text(encoding="utf-8")
                 big_uri = (root / "redteam.yaml").as_uri()
-                client.send("textDocument/didOpen", {"textDocument": {"uri": big_uri, "languageId": "yaml", "version": 1, "text": big_text}})
+                client.send(
+                    "textDocument/didOpen",
+                    {"textDocument": {"uri": big_uri, "languageId": "yaml", "version": 1, "text": big_text}},
+                )
                 client.diagnostics_for(big_uri, 1)
-                edits = [big_text.replace("description:", f"description: r{n}", 1) if "description:" in big_text else big_text + f"# {n}\n"
-                         for n in range(args.big_rounds)]
+                edits = [
+                    big_text.replace("description:", f"description: r{n}", 1)
+                    if "description:" in big_text
+                    else big_text + f"# {n}\n"
+                    for n in range(args.big_rounds)
+                ]
                 big_timings = time_changes(client, big_uri, edits, 2)
         finally:
             client.close()
@@ -198,8 +245,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"(skipped the large file: {args.big} not found)")
     results.append(describe("server start → first diagnostics", starts, 1.0))
-    print(f"{'  (server CPU time by its first diagnostics)':<52} median {statistics.median(start_cpu) * 1000:8.1f} ms"
-          f"   load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"{'  (server CPU time by its first diagnostics)':<52} median {statistics.median(start_cpu) * 1000:8.1f} ms"
+        f"   load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     return 0 if all(results) else 1
 
 

@@ -22,17 +22,37 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _lint_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", type=Path, help="files or folders (folders are searched for .yaml/.yml/.json/.jsonl, honouring .gitignore); '-' reads stdin")
-    parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text", help="output format (default: text)")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        help="files or folders (folders are searched for .yaml/.yml/.json/.jsonl, honouring .gitignore); '-' reads stdin",
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json", "sarif", "github"), default="text", help="output format (default: text)"
+    )
     parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes marked unsafe")
     parser.add_argument("--kind", help="treat every file as this kind (see --list-kinds)")
-    parser.add_argument("--skip-unknown", action="store_true", help="skip named files of no recognised kind even when they cannot be read, and apply `exclude` to them (for pre-commit, which names every YAML/JSON file)")
+    parser.add_argument(
+        "--skip-unknown",
+        action="store_true",
+        help="skip named files of no recognised kind even when they cannot be read, and apply `exclude` to them (for pre-commit, which names every YAML/JSON file)",
+    )
     parser.add_argument("--stdin-filename", help="the file name to use for text read from stdin")
     parser.add_argument("--select", action="append", help="only these rule codes or prefixes (comma-separated)")
     parser.add_argument("--ignore", action="append", help="skip these rule codes or prefixes (comma-separated)")
-    parser.add_argument("--fail-level", choices=("error", "warning", "info"), default="warning", help="lowest severity that makes the exit code 1 (default: warning)")
-    parser.add_argument("--config", type=Path, help="a pyproject.toml to take [tool.rubric-lint] from (default: the nearest one above each file)")
+    parser.add_argument(
+        "--fail-level",
+        choices=("error", "warning", "info"),
+        default="warning",
+        help="lowest severity that makes the exit code 1 (default: warning)",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="a pyproject.toml to take [tool.rubric-lint] from (default: the nearest one above each file)",
+    )
     parser.add_argument("--list-rules", action="store_true", help="print the rule table and exit")
     parser.add_argument("--list-kinds", action="store_true", help="print the file kinds and exit")
     parser.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
@@ -50,8 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code", nargs="?", help="rule code, e.g. AR103 (omit with --all)")
     rule.add_argument("--all", action="store_true", help="every rule's documentation, as Markdown")
     rule.add_argument("--table", action="store_true", help="the rule table, as Markdown")
-    rule.add_argument("--readme", type=Path, help="rewrite the rule table between the <!-- rules:start/end --> markers of this file")
-    rule.add_argument("--check", action="store_true", help="with --readme: exit 1 if the table is stale, change nothing")
+    rule.add_argument(
+        "--readme", type=Path, help="rewrite the rule table between the <!-- rules:start/end --> markers of this file"
+    )
+    rule.add_argument(
+        "--check", action="store_true", help="with --readme: exit 1 if the table is stale, change nothing"
+    )
 
     schema = sub.add_parser("schema", help="export the JSON Schemas")
     schema.add_argument("--write", action="store_true", help="write the schemas into --dir")

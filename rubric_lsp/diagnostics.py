@@ -20,7 +20,7 @@ class Severity(IntEnum):
         return self.name.lower()
 
     @classmethod
-    def parse(cls, text: str) -> "Severity":
+    def parse(cls, text: str) -> Severity:
         try:
             return cls[text.strip().upper()]
         except KeyError:
@@ -39,9 +39,7 @@ class Fix:
         return {
             "title": self.title,
             "safe": self.safe,
-            "edits": [
-                {"range": lines.range(edit.span).to_json(), "newText": edit.new_text} for edit in self.edits
-            ],
+            "edits": [{"range": lines.range(edit.span).to_json(), "newText": edit.new_text} for edit in self.edits],
         }
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rubric_lsp.diagnostics import Diagnostic
 from rubric_lsp.document.issues import TextEdit
@@ -36,7 +37,7 @@ def select_fixes(diagnostics: list[Diagnostic], unsafe: bool = False) -> tuple[l
         if fix is None or (not fix.safe and not unsafe):
             continue
         spans = [(e.span.start, e.span.end) for e in fix.edits]
-        if any(s < te and ts < e or (s == e == ts == te) for s, e in spans for ts, te in taken):
+        if any((s < te and ts < e) or (s == e == ts == te) for s, e in spans for ts, te in taken):
             continue
         chosen.extend(fix.edits)
         taken.extend(spans)
@@ -44,7 +45,7 @@ def select_fixes(diagnostics: list[Diagnostic], unsafe: bool = False) -> tuple[l
     return chosen, count
 
 
-def fix_all(result: "LintResult", relint: Callable[[str], "LintResult"], unsafe: bool = False) -> tuple[str, int]:
+def fix_all(result: LintResult, relint: Callable[[str], LintResult], unsafe: bool = False) -> tuple[str, int]:
     """The text after applying fixes round by round, re-linting between rounds.
 
     Returns the text and how many fixes were applied. ``relint(text)`` lints with the

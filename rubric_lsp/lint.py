@@ -84,9 +84,12 @@ def _lint_text(source, path, settings, kind, explicit, root_dir) -> LintResult:
             log.exception("checker %s failed on %s", getattr(check, "__name__", check), path)
             from rubric_lsp.rules.any_file import INTERNAL_ERROR
 
-            ctx.report(INTERNAL_ERROR, doc.lines.single_line_span(0) if doc.text else _empty(),
-                       f"Internal error in check '{getattr(check, '__name__', check)}'; please report it. "
-                       "Other checks still ran.")
+            ctx.report(
+                INTERNAL_ERROR,
+                doc.lines.single_line_span(0) if doc.text else _empty(),
+                f"Internal error in check '{getattr(check, '__name__', check)}'; please report it. "
+                "Other checks still ran.",
+            )
     suppress = suppressions(doc)
     out: list[Diagnostic] = []
     seen: set[tuple] = set()
@@ -109,8 +112,14 @@ def _empty():
     return Span(0, 0)
 
 
-def lint_path(path: Path, *, settings: Settings | None = None, kind: str | None = None,
-              explicit: bool = True, root_dir: Path | None = None) -> LintResult:
+def lint_path(
+    path: Path,
+    *,
+    settings: Settings | None = None,
+    kind: str | None = None,
+    explicit: bool = True,
+    root_dir: Path | None = None,
+) -> LintResult:
     settings = settings or Settings()
     limit = settings.max_file_size or DEFAULT_LIMITS.max_bytes
     size = path.stat().st_size  # OSError propagates: the caller reports unreadable paths

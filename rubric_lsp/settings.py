@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -43,7 +43,9 @@ class Settings:
         if path is not None and self.per_file_ignores:
             rel = self._relative(path)
             for pattern, codes in self.per_file_ignores:
-                if (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(Path(rel).name, pattern)) and _matches(code, codes):
+                if (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(Path(rel).name, pattern)) and _matches(
+                    code, codes
+                ):
                     return False
         return True
 
@@ -66,7 +68,7 @@ class Settings:
                 pass
         return Path(path).as_posix()
 
-    def with_overrides(self, select: list[str] | None = None, ignore: list[str] | None = None) -> "Settings":
+    def with_overrides(self, select: list[str] | None = None, ignore: list[str] | None = None) -> Settings:
         from dataclasses import replace
 
         return replace(
@@ -134,7 +136,7 @@ def settings_from_mapping(data: dict, root: Path | None = None, source: Path | N
 
     def code_list(value, what: str) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise SettingsError(f"{where}{what} must be a list of rule codes or prefixes, e.g. [\"AR1\", \"RL005\"]")
+            raise SettingsError(f'{where}{what} must be a list of rule codes or prefixes, e.g. ["AR1", "RL005"]')
         found = tuple(v.strip().upper() for v in value)
         check_codes(found, f"{where}{what}")
         return found
@@ -147,11 +149,11 @@ def settings_from_mapping(data: dict, root: Path | None = None, source: Path | N
     )
     severity = data.get("severity", {})
     if not isinstance(severity, dict):
-        raise SettingsError(f"{where}'severity' must be a table of CODE = \"error\" | \"warning\" | \"info\"")
+        raise SettingsError(f'{where}\'severity\' must be a table of CODE = "error" | "warning" | "info"')
     severities = []
     for code, level in severity.items():
         if not isinstance(level, str):
-            raise SettingsError(f"{where}'severity' for {code}: use \"error\", \"warning\" or \"info\", not {level!r}")
+            raise SettingsError(f'{where}\'severity\' for {code}: use "error", "warning" or "info", not {level!r}')
         try:
             severities.append((code.strip().upper(), Severity.parse(level)))
         except ValueError as exc:

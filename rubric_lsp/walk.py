@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pathspec
 
 LINTABLE_SUFFIXES = {".yaml", ".yml", ".json", ".jsonl"}
-ALWAYS_SKIPPED = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+ALWAYS_SKIPPED = {
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+}
 
 
 def _gitignore(folder: Path) -> pathspec.PathSpec | None:

@@ -60,9 +60,10 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 DEFAULT_USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
 
@@ -83,47 +84,49 @@ class Reply:
 
     # -- constructors -------------------------------------------------------------
     @classmethod
-    def json(cls, obj: Any, **kw: Any) -> "Reply":
+    def json(cls, obj: Any, **kw: Any) -> Reply:
         return cls(content=json.dumps(obj), **kw)
 
     @classmethod
-    def text(cls, text: str, **kw: Any) -> "Reply":
+    def text(cls, text: str, **kw: Any) -> Reply:
         return cls(content=text, **kw)
 
     @classmethod
-    def fenced(cls, obj: Any, **kw: Any) -> "Reply":
+    def fenced(cls, obj: Any, **kw: Any) -> Reply:
         return cls(content="```json\n" + json.dumps(obj, indent=2) + "\n```", **kw)
 
     @classmethod
-    def preamble(cls, obj: Any, thinking: str = "Let me think about this step by step.", **kw: Any) -> "Reply":
+    def preamble(cls, obj: Any, thinking: str = "Let me think about this step by step.", **kw: Any) -> Reply:
         return cls(content=f"{thinking}\n\n{json.dumps(obj)}", **kw)
 
     @classmethod
-    def rate_limited(cls, retry_after: float | None = 1, **kw: Any) -> "Reply":
+    def rate_limited(cls, retry_after: float | None = 1, **kw: Any) -> Reply:
         headers = {} if retry_after is None else {"Retry-After": _number(retry_after)}
-        body = json.dumps({"error": {"message": "Rate limit reached", "type": "rate_limit_error", "code": "rate_limit_exceeded"}})
+        body = json.dumps(
+            {"error": {"message": "Rate limit reached", "type": "rate_limit_error", "code": "rate_limit_exceeded"}}
+        )
         return cls(status=429, headers=headers, raw_body=body.encode(), **kw)
 
     @classmethod
-    def server_error(cls, status: int = 500, **kw: Any) -> "Reply":
+    def server_error(cls, status: int = 500, **kw: Any) -> Reply:
         body = json.dumps({"error": {"message": "Internal server error", "type": "server_error"}})
         return cls(status=status, raw_body=body.encode(), **kw)
 
     @classmethod
-    def error(cls, status: int, message: str, **kw: Any) -> "Reply":
+    def error(cls, status: int, message: str, **kw: Any) -> Reply:
         body = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
         return cls(status=status, raw_body=body.encode(), **kw)
 
     @classmethod
-    def hang(cls) -> "Reply":
+    def hang(cls) -> Reply:
         return cls(never_answer=True)
 
     @classmethod
-    def garbage(cls, body: bytes = b"<html>502 Bad Gateway</html>\x00\xff not json", **kw: Any) -> "Reply":
+    def garbage(cls, body: bytes = b"<html>502 Bad Gateway</html>\x00\xff not json", **kw: Any) -> Reply:
         return cls(raw_body=body, headers={"Content-Type": "application/json"}, **kw)
 
     @classmethod
-    def empty(cls, **kw: Any) -> "Reply":
+    def empty(cls, **kw: Any) -> Reply:
         return cls(content=None, **kw)
 
 
@@ -183,7 +186,11 @@ class JudgeServer:
     """The server object; see the module docstring."""
 
     def __init__(self, port: int = 0, *, default: Any = None, latency_ms: float = 0.0, log_path: str | None = None):
-        self.default: Any = default if default is not None else Reply.json({"criterion_status": "MET", "explanation": "The response meets the criterion."})
+        self.default: Any = (
+            default
+            if default is not None
+            else Reply.json({"criterion_status": "MET", "explanation": "The response meets the criterion."})
+        )
         self.latency_ms = latency_ms
         self.handler: Callable[[RecordedRequest], Reply] | None = None
         self.requests: list[RecordedRequest] = []
@@ -206,7 +213,7 @@ class JudgeServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> "JudgeServer":
+    def start(self) -> JudgeServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
@@ -218,19 +225,19 @@ class JudgeServer:
         if self._thread:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> "JudgeServer":
+    def __enter__(self) -> JudgeServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
 
     # -- scripting ----------------------------------------------------------------
-    def queue(self, *replies: Reply) -> "JudgeServer":
+    def queue(self, *replies: Reply) -> JudgeServer:
         with self._lock:
             self._queue.extend(replies)
         return self
 
-    def when(self, match: Any, reply: Any) -> "JudgeServer":
+    def when(self, match: Any, reply: Any) -> JudgeServer:
         with self._lock:
             self._rules.append((match, reply))
         return self
@@ -300,7 +307,9 @@ class JudgeServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [{"id": "judge", "object": "model"}]}).encode())
+                    self._send(
+                        200, json.dumps({"object": "list", "data": [{"id": "judge", "object": "model"}]}).encode()
+                    )
                 else:
                     self._send(404, b'{"error": {"message": "not found"}}')
 
@@ -311,7 +320,9 @@ class JudgeServer:
                     body = json.loads(raw)
                 except ValueError:
                     body = None
-                request = RecordedRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, raw, body, time.time())
+                request = RecordedRequest(
+                    "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, raw, body, time.time()
+                )
                 server._record(request)
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, b'{"error": {"message": "only /v1/chat/completions is served"}}')
@@ -389,7 +400,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reply-json", help="JSON object every request gets as message content")
     parser.add_argument("--reply-text", help="raw message content every request gets")
     parser.add_argument("--latency-ms", type=float, default=0.0, help="delay before every answer")
-    parser.add_argument("--when", action="append", default=[], type=_parse_when, metavar="TEXT=JSON", help="reply JSON when the request's messages contain TEXT (repeatable, first match wins)")
+    parser.add_argument(
+        "--when",
+        action="append",
+        default=[],
+        type=_parse_when,
+        metavar="TEXT=JSON",
+        help="reply JSON when the request's messages contain TEXT (repeatable, first match wins)",
+    )
     parser.add_argument("--log", help="append every request as a JSON line to this file")
     args = parser.parse_args(argv)
 

@@ -15,9 +15,14 @@ PATH = "data.dataset.json"
 def dataset(items, rubric=None, prompt="Explain photosynthesis", **extra) -> str:
     """A dataset written one item per line, so item i (0-based) sits on line 5 + i."""
     if rubric is None:
-        rubric = [{"name": "chlorophyll", "requirement": "Mentions chlorophyll"},
-                  {"name": "tone", "requirement": "How clear is it?", "options": [
-                      {"label": "Unclear", "value": 0}, {"label": "Very clear", "value": 1}]}]
+        rubric = [
+            {"name": "chlorophyll", "requirement": "Mentions chlorophyll"},
+            {
+                "name": "tone",
+                "requirement": "How clear is it?",
+                "options": [{"label": "Unclear", "value": 0}, {"label": "Very clear", "value": 1}],
+            },
+        ]
     head = {"prompt": prompt, "rubric": rubric, **extra}
     lines = ["{"]
     lines += [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items() if k != "items"]
@@ -39,8 +44,16 @@ CASES = [
     ("AR205", [item(ground_truth="MET")], [item(ground_truth=None)]),
     ("AR206", [item(ground_truth=["Met", "Unclear"])], [item(ground_truth=["CANNOT_ASSESS", "Unclear"])]),
     ("AR207", [item(ground_truth=["MET", "very clera"])], [item(ground_truth=["MET", " VERY CLEAR "])]),
-    ("AR208", [item(ground_truth_reasons=["r", None])], [item(ground_truth=["MET", "Unclear"], ground_truth_reasons=["r", None])]),
-    ("AR208", [item(ground_truth=["MET", "Unclear"], ground_truth_reasons=[None])], [item(ground_truth=["MET", "Unclear"], ground_truth_reasons=[None, "r"])]),
+    (
+        "AR208",
+        [item(ground_truth_reasons=["r", None])],
+        [item(ground_truth=["MET", "Unclear"], ground_truth_reasons=["r", None])],
+    ),
+    (
+        "AR208",
+        [item(ground_truth=["MET", "Unclear"], ground_truth_reasons=[None])],
+        [item(ground_truth=["MET", "Unclear"], ground_truth_reasons=[None, "r"])],
+    ),
     ("AR021", [item(ground_thruth=["MET", "Unclear"])], [item(ground_truth=["MET", "Unclear"])]),
 ]
 
@@ -62,7 +75,9 @@ def test_missing_rubric_key_and_its_near_miss():
 def test_no_rubric_anywhere_and_the_per_item_rubric_near_miss():
     bad = dataset([item()], rubric=[]).replace('"rubric": []', '"rubric": null')
     assert lines_of(lint(bad, PATH), "AR203") == [5]
-    good = dataset([item(rubric=[{"requirement": "Mentions chlorophyll"}])], rubric=[]).replace('"rubric": []', '"rubric": null')
+    good = dataset([item(rubric=[{"requirement": "Mentions chlorophyll"}])], rubric=[]).replace(
+        '"rubric": []', '"rubric": null'
+    )
     assert lint(good, PATH).diagnostics == []
 
 
@@ -96,7 +111,10 @@ def _fix(text: str, code: str) -> str:
     return apply_edits(text, [e for f in fixes for e in f.edits])
 
 
-@pytest.mark.parametrize("written,meant", [("met", "MET"), (" UNMET", "UNMET"), ("Cannot assess", "CANNOT_ASSESS"), ("cannot-assess", "CANNOT_ASSESS")])
+@pytest.mark.parametrize(
+    "written,meant",
+    [("met", "MET"), (" UNMET", "UNMET"), ("Cannot assess", "CANNOT_ASSESS"), ("cannot-assess", "CANNOT_ASSESS")],
+)
 def test_binary_ground_truth_fix_for_case_and_space_variants(written, meant):
     fixed = _fix(dataset([item(ground_truth=[written, "Unclear"])]), "AR206")
     assert json.loads(fixed)["items"][0]["ground_truth"] == [meant, "Unclear"]

@@ -58,7 +58,9 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def run_subprocess(*argv: str, stdin: str | bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run_subprocess(
+    *argv: str, stdin: str | bytes | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "rubric_lsp", *argv],
         input=stdin.encode() if isinstance(stdin, str) else stdin,
@@ -341,7 +343,9 @@ def test_sarif_relative_paths_stay_relative(files, monkeypatch, capsys):
     code, out, _ = run(capsys, "--select", "RL", "--format", "sarif", "bad.rubric.yaml")
     log = json.loads(out)
     assert code == 1
-    assert log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad.rubric.yaml"
+    assert (
+        log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad.rubric.yaml"
+    )
 
 
 def test_sarif_with_no_findings_has_an_empty_result_list(capsys, files):
@@ -359,8 +363,12 @@ def test_github_annotations(capsys, files):
     lines = out.splitlines()
     assert len(lines) == 3
     path = escape_github_property(str(files / "bad.rubric.yaml"))
-    assert lines[0].startswith(f"::error file={path},line=5,col=5,endLine=5,endColumn=16,title=RL002 duplicate-key::RL002 ")
-    assert lines[1].startswith(f"::warning file={path},line=6,col=11,endLine=6,endColumn=14,title=RL005 yaml11-value::RL005 ")
+    assert lines[0].startswith(
+        f"::error file={path},line=5,col=5,endLine=5,endColumn=16,title=RL002 duplicate-key::RL002 "
+    )
+    assert lines[1].startswith(
+        f"::warning file={path},line=6,col=11,endLine=6,endColumn=14,title=RL005 yaml11-value::RL005 "
+    )
 
 
 def test_github_escaping():
@@ -412,7 +420,9 @@ def test_fix_leaves_files_without_fixable_findings_untouched(capsys, files):
 
 def test_fix_on_stdin_writes_fixed_text_to_stdout():
     proc = run_subprocess("lint", "--select", "RL", "--fix", "--stdin-filename", "x.rubric.yaml", "-", stdin=BAD)
-    assert proc.stdout.decode() == BAD.replace("name: yes", 'name: "yes"').replace("requirement: on", 'requirement: "on"')
+    assert proc.stdout.decode() == BAD.replace("name: yes", 'name: "yes"').replace(
+        "requirement: on", 'requirement: "on"'
+    )
     assert b"RL002" in proc.stderr and b"RL005" not in proc.stderr
     assert proc.returncode == 1
 
@@ -421,11 +431,15 @@ def test_fix_on_stdin_writes_fixed_text_to_stdout():
 
 
 def test_stdin_filename_drives_detection():
-    as_rubric = run_subprocess("lint", "--format", "json", "--select", "RL", "--stdin-filename", "x.rubric.yaml", "-", stdin=BAD)
+    as_rubric = run_subprocess(
+        "lint", "--format", "json", "--select", "RL", "--stdin-filename", "x.rubric.yaml", "-", stdin=BAD
+    )
     assert [r["code"] for r in json.loads(as_rubric.stdout)] == ["RL002", "RL005", "RL005"]
     assert {r["path"] for r in json.loads(as_rubric.stdout)} == {"x.rubric.yaml"}
     # The same text named like a GitHub workflow is of no known kind: skipped, exit 0.
-    as_other = run_subprocess("lint", "--format", "json", "--stdin-filename", ".github/workflows/ci.yml", "-", stdin=WORKFLOW)
+    as_other = run_subprocess(
+        "lint", "--format", "json", "--stdin-filename", ".github/workflows/ci.yml", "-", stdin=WORKFLOW
+    )
     assert as_other.returncode == 0 and json.loads(as_other.stdout) == []
 
 
@@ -434,13 +448,29 @@ def test_stdin_filename_finds_settings_by_that_name(tmp_path):
     (project / "rubrics").mkdir(parents=True)
     (project / "pyproject.toml").write_text('[tool.rubric-lint]\nignore = ["RL005"]\n')
     proc = run_subprocess(
-        "lint", "--format", "json", "--select", "RL", "--stdin-filename", "rubrics/x.rubric.yaml", "-",
-        stdin=BAD, cwd=project,
+        "lint",
+        "--format",
+        "json",
+        "--select",
+        "RL",
+        "--stdin-filename",
+        "rubrics/x.rubric.yaml",
+        "-",
+        stdin=BAD,
+        cwd=project,
     )
     assert [r["code"] for r in json.loads(proc.stdout)] == ["RL002"]
     elsewhere = run_subprocess(
-        "lint", "--format", "json", "--select", "RL", "--stdin-filename", "x.rubric.yaml", "-",
-        stdin=BAD, cwd=tmp_path,
+        "lint",
+        "--format",
+        "json",
+        "--select",
+        "RL",
+        "--stdin-filename",
+        "x.rubric.yaml",
+        "-",
+        stdin=BAD,
+        cwd=tmp_path,
     )
     assert "RL005" in [r["code"] for r in json.loads(elsewhere.stdout)]
 
@@ -456,8 +486,15 @@ def test_stdin_with_kind_forces_the_format():
 def test_folder_recursion_honours_nested_gitignore(capsys, tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / ".gitignore").write_text("build/\n*.tmp.yaml\n")
-    for rel in ["a.rubric.yaml", "build/b.rubric.yaml", "sub/c.rubric.yaml", "sub/d.tmp.yaml", "sub/deep/e.rubric.yaml",
-                "sub/deep/keep.rubric.yaml", "node_modules/f.rubric.yaml"]:
+    for rel in [
+        "a.rubric.yaml",
+        "build/b.rubric.yaml",
+        "sub/c.rubric.yaml",
+        "sub/d.tmp.yaml",
+        "sub/deep/e.rubric.yaml",
+        "sub/deep/keep.rubric.yaml",
+        "node_modules/f.rubric.yaml",
+    ]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(BAD)
     (tmp_path / "sub" / ".gitignore").write_text("deep/*\n!deep/keep.rubric.yaml\n")
@@ -693,5 +730,7 @@ def test_fix_removes_json_trailing_commas(capsys, tmp_path):
 
 
 def test_stdin_filename_alone_reads_stdin():
-    proc = run_subprocess("lint", "--format", "json", "--select", "RL005", "--stdin-filename", "x.rubric.yaml", stdin=BAD)
+    proc = run_subprocess(
+        "lint", "--format", "json", "--select", "RL005", "--stdin-filename", "x.rubric.yaml", stdin=BAD
+    )
     assert [r["code"] for r in json.loads(proc.stdout)] == ["RL005", "RL005"]

@@ -31,7 +31,9 @@ def test_criteria_items_and_ground_truth(tmp_path):
         ("rubric_0_criteria_1", "All numbers are prime.", "ordinal"),
     ]
     assert [(o["label"], o["value"]) for o in data["rubric"][0]["options"]] == [
-        ("no_issues", 1.0), ("minor_issues", 0.5), ("major_issues", 0.0),
+        ("no_issues", 1.0),
+        ("minor_issues", 0.5),
+        ("major_issues", 0.0),
     ]
     assert [(i["submission"], i["description"], i["ground_truth"]) for i in data["items"]] == [
         ("2, 3, 5", "thread_0/turn_0: model_a (preferred)", ["no_issues", "no_issues"]),
@@ -47,9 +49,14 @@ def test_output_is_a_clean_autorubric_dataset(tmp_path):
 
 
 def test_ground_truth_follows_the_criteria_order_not_the_rating_order(tmp_path):
-    rating_b0 = RATING_B1.replace("criteria_1", "criteria_0").replace("All numbers are prime.", "Lists three numbers.").replace("major_issues", "minor_issues")
+    rating_b0 = (
+        RATING_B1.replace("criteria_1", "criteria_0")
+        .replace("All numbers are prime.", "Lists three numbers.")
+        .replace("major_issues", "minor_issues")
+    )
     swapped = TASK.replace(
-        '{"id": "rubric_0_criteria_0_rating", "title": "Lists three numbers.", "value": "no_issues", "metadata": {"criteria": "rubric_0_criteria_0"}},\n                ' + RATING_B1,
+        '{"id": "rubric_0_criteria_0_rating", "title": "Lists three numbers.", "value": "no_issues", "metadata": {"criteria": "rubric_0_criteria_0"}},\n                '
+        + RATING_B1,
         RATING_B1 + ",\n                " + rating_b0,
     )
     assert swapped != TASK
@@ -65,9 +72,12 @@ def test_unrated_response_gets_no_ground_truth(tmp_path, capsys):
 
 
 def test_second_turn_with_other_criteria_gets_its_own_rubric_and_prompt(tmp_path):
-    turn = TASK[TASK.index('        {\n          "id": "turn_0"'): TASK.index("\n      ],\n      \"annotations\"")]
-    second = (turn.replace("turn_0", "turn_1").replace("List three primes.", "And three squares?")
-              .replace("All numbers are prime.", "All numbers are squares."))
+    turn = TASK[TASK.index('        {\n          "id": "turn_0"') : TASK.index('\n      ],\n      "annotations"')]
+    second = (
+        turn.replace("turn_0", "turn_1")
+        .replace("List three primes.", "And three squares?")
+        .replace("All numbers are prime.", "All numbers are squares.")
+    )
     text = TASK.replace(turn, turn + ",\n" + second)
     assert lint(text, "task.json").diagnostics == []
     code, data = convert(tmp_path, text)
@@ -88,7 +98,9 @@ def test_task_with_errors_is_not_converted(tmp_path, capsys):
 
 
 def test_task_without_turns_is_not_converted(tmp_path, capsys):
-    code, data = convert(tmp_path, '{"task_id": "t", "project": "p", "status": "pending", "created_at": "2025-01-01"}\n')
+    code, data = convert(
+        tmp_path, '{"task_id": "t", "project": "p", "status": "pending", "created_at": "2025-01-01"}\n'
+    )
     assert code == 1 and data is None
     assert "nothing to convert" in capsys.readouterr().err
 

@@ -161,8 +161,7 @@ def test_non_string_keys_are_kept():
 
 def test_merge_keys_apply_and_explicit_keys_win():
     doc = parse_document(
-        "base: &b {weight: 1, scale_type: ordinal}\nother: &o {weight: 7, extra: 1}\n"
-        "c:\n  <<: [*b, *o]\n  weight: 3\n",
+        "base: &b {weight: 1, scale_type: ordinal}\nother: &o {weight: 7, extra: 1}\nc:\n  <<: [*b, *o]\n  weight: 3\n",
         "x.yaml",
     )
     assert kinds(doc) == []
@@ -205,7 +204,7 @@ def test_duplicate_key_points_at_both():
     assert kinds(doc) == ["duplicate-key"]
     issue = doc.issues[0]
     assert at(doc, issue.span) == ((2, 0), (2, 6))
-    (related_span, note), = issue.related
+    ((related_span, note),) = issue.related
     assert at(doc, related_span) == ((1, 0), (1, 6))
     assert "line 2" in issue.message
     assert doc.value["weight"] == 2  # last wins, like the loaders
@@ -234,7 +233,9 @@ def test_keys_merged_from_an_anchor_are_not_duplicates():
 # -- YAML 1.1 values -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("raw", ["yes", "no", "on", "off", "NO", "Yes", "ON", "010", "0777", "1:30", "0o17", "1e3", "1.5e3"])
+@pytest.mark.parametrize(
+    "raw", ["yes", "no", "on", "off", "NO", "Yes", "ON", "010", "0777", "1:30", "0o17", "1e3", "1.5e3"]
+)
 def test_yaml11_values_are_flagged_with_a_quoting_fix(raw):
     text = f"criteria:\n  - requirement: x\n    label: {raw}\n"
     result = lint(text, "x.rubric.yaml")
@@ -246,7 +247,25 @@ def test_yaml11_values_are_flagged_with_a_quoting_fix(raw):
 
 
 @pytest.mark.parametrize(
-    "raw", ["'yes'", '"on"', "true", "false", "True", "0", "0.5", "10", "-3", "1.5e+3", "0x1F", "yes please", "1.2.3", "y", "n", "~"]
+    "raw",
+    [
+        "'yes'",
+        '"on"',
+        "true",
+        "false",
+        "True",
+        "0",
+        "0.5",
+        "10",
+        "-3",
+        "1.5e+3",
+        "0x1F",
+        "yes please",
+        "1.2.3",
+        "y",
+        "n",
+        "~",
+    ],
 )
 def test_yaml11_near_misses_are_not_flagged(raw):
     result = lint(f"criteria:\n  - requirement: x\n    label: {raw}\n", "x.rubric.yaml")
@@ -283,7 +302,7 @@ def test_trailing_commas_are_reported_once_with_one_fix_for_all():
 
 def test_comments_ignore_hash_inside_scalars():
     doc = parse_document(
-        'a: "x # not a comment"\nb: \'y # nor this\'\nc: |\n  block # text\nd: 1  # real\n# own line\ne: f#g\n',
+        "a: \"x # not a comment\"\nb: 'y # nor this'\nc: |\n  block # text\nd: 1  # real\n# own line\ne: f#g\n",
         "x.yaml",
     )
     assert doc.comments() == [(4, "real"), (5, "own line")]

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 
 import pytest
 
-from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, MissingCredentials, grade_examples, grade_text
+from rubric_lsp.grading import (
+    ERROR_VERDICT,
+    GradingError,
+    JudgeSettings,
+    MissingCredentials,
+    grade_examples,
+    grade_text,
+)
 from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
@@ -54,12 +60,21 @@ def pick_label(label):
 
 
 def settings(server, tmp_path, **overrides):
-    values = dict(model="openai/judge", api_base=server.base_url, cache_dir=tmp_path / "cache", timeout_seconds=5.0, max_retries=2, env={"OPENAI_API_KEY": SECRET})
+    values = dict(
+        model="openai/judge",
+        api_base=server.base_url,
+        cache_dir=tmp_path / "cache",
+        timeout_seconds=5.0,
+        max_retries=2,
+        env={"OPENAI_API_KEY": SECRET},
+    )
     values.update(overrides)
     return JudgeSettings(**values)
 
 
-async def grade(server, tmp_path, rubric=RUBRIC, response="Paris is the capital.", query="Capital of France?", **overrides):
+async def grade(
+    server, tmp_path, rubric=RUBRIC, response="Paris is the capital.", query="Capital of France?", **overrides
+):
     return await grade_text(rubric, "r.yaml", response, query, settings(server, tmp_path, **overrides))
 
 
@@ -111,9 +126,19 @@ async def test_shuffle_is_deterministic_per_response(judge_server, tmp_path):
 
 async def test_fenced_json_and_reasoning_preamble_take_the_concluded_verdict(judge_server, tmp_path):
     judge_server.when("States that Paris", Reply.fenced({"criterion_status": "UNMET", "explanation": "fenced"}))
-    judge_server.when("Insults", Reply.preamble({"criterion_status": "UNMET", "explanation": "final"},
-                                                'If it were rude I would say {"criterion_status": "MET", "explanation": "draft"}. It is not.'))
-    judge_server.when("How much detail", Reply.text('<think>{"selected_option": 1, "explanation": "scratch"}</think>{"selected_option": 2, "explanation": "done"}'))
+    judge_server.when(
+        "Insults",
+        Reply.preamble(
+            {"criterion_status": "UNMET", "explanation": "final"},
+            'If it were rude I would say {"criterion_status": "MET", "explanation": "draft"}. It is not.',
+        ),
+    )
+    judge_server.when(
+        "How much detail",
+        Reply.text(
+            '<think>{"selected_option": 1, "explanation": "scratch"}</think>{"selected_option": 2, "explanation": "done"}'
+        ),
+    )
     report = await grade(judge_server, tmp_path, shuffle_options=False)
     capital, insult, depth = report.verdicts
     assert (capital.verdict, capital.reason) == ("UNMET", "fenced")
@@ -145,23 +170,37 @@ async def test_server_errors_retry_then_become_infrastructure_abstentions(judge_
 async def test_timeout_is_an_infrastructure_failure(judge_server, tmp_path):
     judge_server.queue(Reply.hang())
     start = time.monotonic()
-    report = await grade(judge_server, tmp_path, rubric="- requirement: Says hello\n", timeout_seconds=1.0, max_retries=0)
+    report = await grade(
+        judge_server, tmp_path, rubric="- requirement: Says hello\n", timeout_seconds=1.0, max_retries=0
+    )
     assert time.monotonic() - start < 8
     verdict = report.verdicts[0]
-    assert verdict.verdict == ERROR_VERDICT and verdict.error.startswith("infrastructure:") and "timed out" in verdict.error
+    assert (
+        verdict.verdict == ERROR_VERDICT
+        and verdict.error.startswith("infrastructure:")
+        and "timed out" in verdict.error
+    )
     assert report.score is None and "Every criterion" in report.error
 
 
-@pytest.mark.parametrize("reply, category", [
-    (Reply.garbage(), "infrastructure"),
-    (Reply.text("I think it is met."), "parse"),
-    (Reply.json({"criterion_status": "met", "explanation": "lowercase"}), "parse"),
-    (Reply.json({"criterion_status": "MET"}), "parse"),
-    (Reply.empty(), "parse"),
-])
+@pytest.mark.parametrize(
+    "reply, category",
+    [
+        (Reply.garbage(), "infrastructure"),
+        (Reply.text("I think it is met."), "parse"),
+        (Reply.json({"criterion_status": "met", "explanation": "lowercase"}), "parse"),
+        (Reply.json({"criterion_status": "MET"}), "parse"),
+        (Reply.empty(), "parse"),
+    ],
+)
 async def test_unusable_replies_are_failures_not_verdicts(judge_server, tmp_path, reply, category):
     judge_server.default = reply
-    report = await grade(judge_server, tmp_path, rubric="- requirement: Says hello\n- requirement: Is rude\n  weight: -3\n", max_retries=0)
+    report = await grade(
+        judge_server,
+        tmp_path,
+        rubric="- requirement: Says hello\n- requirement: Is rude\n  weight: -3\n",
+        max_retries=0,
+    )
     for verdict in report.verdicts:
         assert verdict.verdict == ERROR_VERDICT and verdict.error.startswith(category + ":")
         assert verdict.counted_as == "CANNOT_ASSESS"
@@ -171,7 +210,11 @@ async def test_unusable_replies_are_failures_not_verdicts(judge_server, tmp_path
 
 async def test_out_of_range_option_is_a_parse_failure(judge_server, tmp_path):
     judge_server.default = Reply.json({"selected_option": 9, "explanation": "?"})
-    report = await grade(judge_server, tmp_path, rubric="- requirement: Depth\n  options: [{label: a, value: 0}, {label: b, value: 1}]\n- requirement: Other\n")
+    report = await grade(
+        judge_server,
+        tmp_path,
+        rubric="- requirement: Depth\n  options: [{label: a, value: 0}, {label: b, value: 1}]\n- requirement: Other\n",
+    )
     assert report.verdicts[0].error.startswith("parse:") and "outside" in report.verdicts[0].error
 
 
@@ -211,7 +254,13 @@ async def test_invalid_rubric_is_a_grading_error(judge_server, tmp_path):
 async def test_several_judges_vote(judge_server, tmp_path):
     judge_server.when(lambda r: r.model == "judge-b", unmet())
     judge_server.when(lambda r: r.model == "judge-c", unmet())
-    report = await grade(judge_server, tmp_path, rubric="- requirement: Says hello\n", model="openai/judge-a", models=["openai/judge-b", "openai/judge-c"])
+    report = await grade(
+        judge_server,
+        tmp_path,
+        rubric="- requirement: Says hello\n",
+        model="openai/judge-a",
+        models=["openai/judge-b", "openai/judge-c"],
+    )
     assert report.verdicts[0].verdict == "UNMET" and report.verdicts[0].votes == ["MET", "UNMET", "UNMET"]
     assert judge_server.call_count == 3
 
@@ -232,7 +281,9 @@ async def test_cancellation_stops_in_flight_calls(judge_server, tmp_path):
 
 
 async def test_examples_check_expectations(judge_server, tmp_path):
-    rubric = RUBRIC + """\
+    rubric = (
+        RUBRIC
+        + """\
 examples:
   - name: good
     response: Paris is the capital.
@@ -241,6 +292,7 @@ examples:
     response: London, you fool.
     expect: {verdicts: [MET]}
 """
+    )
     judge_server.when("London", unmet())
     judge_server.when("Insults", unmet())
     results = await grade_examples(rubric, "r.yaml", settings(judge_server, tmp_path))
@@ -272,7 +324,9 @@ async def test_several_judges_ordinal_mean_snaps_to_nearest_option(judge_server,
     judge_server.when(lambda r: r.model == "judge-b", pick_label("lots"))
     judge_server.when(lambda r: r.model == "judge-c", pick_label("lots"))
     rubric = "- requirement: How much detail?\n  options: [{label: none, value: 0}, {label: some, value: 0.5}, {label: lots, value: 1}]\n"
-    report = await grade(judge_server, tmp_path, rubric=rubric, model="openai/judge-a", models=["openai/judge-b", "openai/judge-c"])
+    report = await grade(
+        judge_server, tmp_path, rubric=rubric, model="openai/judge-a", models=["openai/judge-b", "openai/judge-c"]
+    )
     assert report.verdicts[0].verdict == "some"  # mean 0.67 is nearest to 0.5
     assert report.verdicts[0].votes == ["none", "lots", "lots"]
 
@@ -285,7 +339,9 @@ def test_failure_categories_and_their_effect_on_the_score():
 
     good = Criterion(requirement="good", weight=10)
     bad = Criterion(requirement="bad", weight=-5)
-    choice = Criterion.model_validate({"requirement": "c", "weight": -2, "options": [{"label": "lo", "value": 0.2}, {"label": "hi", "value": 0.9}]})
+    choice = Criterion.model_validate(
+        {"requirement": "c", "weight": -2, "options": [{"label": "lo", "value": 0.2}, {"label": "hi", "value": 0.9}]}
+    )
     unknown = JudgeFailure("unknown", "boom")
     assert failure_outcome(good, unknown)[1] == "UNMET"
     assert failure_outcome(bad, unknown)[1] == "MET"

@@ -29,7 +29,11 @@ NA_LABEL = "Cannot assess / not applicable"
 # A reply both graders fail on with an error that is neither an API error nor a ValueError
 # (json's decoder raises RecursionError on deep nesting): autorubric and we call it "unknown".
 UNKNOWN = Reply.text('{"criterion_status": ' + "[" * 100_000 + "]" * 100_000 + ', "explanation": "x"}')
-FAILURES = {"infrastructure": Reply.server_error(500), "parse": Reply.text("I would say it is met."), "unknown": UNKNOWN}
+FAILURES = {
+    "infrastructure": Reply.server_error(500),
+    "parse": Reply.text("I would say it is met."),
+    "unknown": UNKNOWN,
+}
 
 
 def status(value):
@@ -46,7 +50,13 @@ def pick(label):
     def reply(request):
         for line in _user_text(request).splitlines():
             match = re.match(r"\s*(\d+)\.\s*(.*)$", line)
-            if match and re.sub(r"\s*\((cannot assess / not applicable|choose this when[^)]*)\)$", "", match.group(2)).strip() == label:
+            if (
+                match
+                and re.sub(
+                    r"\s*\((cannot assess / not applicable|choose this when[^)]*)\)$", "", match.group(2)
+                ).strip()
+                == label
+            ):
                 return Reply.json({"selected_option": int(match.group(1)), "explanation": f"picked {label}"})
         raise AssertionError(f"option {label!r} not shown in {_user_text(request)[-400:]}")
 
@@ -62,8 +72,15 @@ def script(server, table):
 
 
 def ours(server, tmp_path, rubric, models, **overrides):
-    values = dict(model=models[0], models=list(models[1:]), api_base=server.base_url, cache_enabled=False, timeout_seconds=10.0,
-                  max_retries=0, env={"OPENAI_API_KEY": SECRET})
+    values = dict(
+        model=models[0],
+        models=list(models[1:]),
+        api_base=server.base_url,
+        cache_enabled=False,
+        timeout_seconds=10.0,
+        max_retries=0,
+        env={"OPENAI_API_KEY": SECRET},
+    )
     values.update(overrides)
     return asyncio.run(grade_text(rubric, "r.yaml", "The response.", None, JudgeSettings(**values)))
 
@@ -75,8 +92,21 @@ def reference(server, rubric, models, *, aggregation="majority", shuffle=True):
     from autorubric.graders.criterion_grader import CriterionGrader, JudgeSpec
     from autorubric.llm import LLMConfig
 
-    judges = [JudgeSpec(LLMConfig(model=m, api_base=server.base_url, api_key=SECRET, max_retries=1, retry_min_wait=0.0, retry_max_wait=0.0,
-                                  timeout=10.0), m) for m in models]
+    judges = [
+        JudgeSpec(
+            LLMConfig(
+                model=m,
+                api_base=server.base_url,
+                api_key=SECRET,
+                max_retries=1,
+                retry_min_wait=0.0,
+                retry_max_wait=0.0,
+                timeout=10.0,
+            ),
+            m,
+        )
+        for m in models
+    ]
     grader = CriterionGrader(judges=judges, aggregation=aggregation, seed=0, shuffle_options=shuffle)
     report = asyncio.run(grader.grade("The response.", Rubric.from_dict(yaml.safe_load(rubric)).rubric))
     verdicts = []
@@ -113,6 +143,7 @@ def anchored(models):
 
 # --- binary aggregation -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("aggregation", ["majority", "weighted", "unanimous", "any"])
 @pytest.mark.parametrize("weight", [10, -4])
 def test_binary_aggregations_match_autorubric(judge_server, tmp_path, aggregation, weight):
@@ -125,13 +156,19 @@ def test_binary_aggregations_match_autorubric(judge_server, tmp_path, aggregatio
 
 def test_binary_any_passes_on_one_met_vote(judge_server, tmp_path):
     rubric = ANCHOR + "- name: b\n  requirement: BBB binary criterion\n"
-    table = {**anchored(J3), ("openai/judge-a", "BBB"): status("UNMET"), ("openai/judge-b", "BBB"): status("MET"), ("openai/judge-c", "BBB"): status("UNMET")}
+    table = {
+        **anchored(J3),
+        ("openai/judge-a", "BBB"): status("UNMET"),
+        ("openai/judge-b", "BBB"): status("MET"),
+        ("openai/judge-c", "BBB"): status("UNMET"),
+    }
     report, expected = both(judge_server, tmp_path, rubric, table, J3, "any")
     assert_same(report, expected)
     assert report.verdicts[1].verdict == "MET"
 
 
 # --- failed votes among several judges ----------------------------------------------------
+
 
 @pytest.mark.parametrize("category", ["infrastructure", "parse", "unknown"])
 @pytest.mark.parametrize("weight", [10, -4])
@@ -144,15 +181,26 @@ def test_a_failed_vote_counts_as_autorubric_counts_it_binary(judge_server, tmp_p
     assert verdict.error is None  # one judge answered: a real, aggregated verdict
     stand_in = "CANNOT_ASSESS" if category != "unknown" else ("UNMET" if weight > 0 else "MET")
     assert verdict.votes == ["MET", f"ERROR ({category}; counted as {stand_in})"]
-    assert "1 of 2 judges failed" in verdict.reason and f"judge-b: {category} failure (counted as {stand_in})" in verdict.reason
+    assert (
+        "1 of 2 judges failed" in verdict.reason
+        and f"judge-b: {category} failure (counted as {stand_in})" in verdict.reason
+    )
     if category == "unknown" and weight > 0:
         assert verdict.verdict == "UNMET"  # MET + unknown failure is a 1-1 tie: the worst case, never a pass
 
 
 @pytest.mark.parametrize("category", ["infrastructure", "parse", "unknown"])
 def test_a_failed_vote_counts_as_autorubric_counts_it_multi_choice(judge_server, tmp_path, category):
-    rubric = ANCHOR + "- name: m\n  requirement: MMM how good\n  options: [{label: Poor, value: 0}, {label: OK, value: 0.5}, {label: Good, value: 1}]\n"
-    table = {**anchored(J3), ("openai/judge-a", "MMM"): pick("Good"), ("openai/judge-b", "MMM"): pick("Good"), ("openai/judge-c", "MMM"): FAILURES[category]}
+    rubric = (
+        ANCHOR
+        + "- name: m\n  requirement: MMM how good\n  options: [{label: Poor, value: 0}, {label: OK, value: 0.5}, {label: Good, value: 1}]\n"
+    )
+    table = {
+        **anchored(J3),
+        ("openai/judge-a", "MMM"): pick("Good"),
+        ("openai/judge-b", "MMM"): pick("Good"),
+        ("openai/judge-c", "MMM"): FAILURES[category],
+    }
     report, expected = both(judge_server, tmp_path, rubric, table, J3)
     assert_same(report, expected)
     # infrastructure/parse abstain (mean of Good, Good = Good); unknown votes Poor (mean 0.67 → OK)
@@ -175,7 +223,12 @@ def test_when_every_judge_fails_the_criterion_stays_a_failure_whatever_the_judge
     # abstaining failures only: an abstention, and no score once every criterion failed
     script(judge_server, {(m, t): FAILURES["parse"] for m in J2 for t in ("AAA", "BBB")})
     report = ours(judge_server, tmp_path, rubric, J2)
-    assert all(v.verdict == ERROR_VERDICT and v.counted_as == "CANNOT_ASSESS" and v.error.startswith("parse: every judge failed") for v in report.verdicts)
+    assert all(
+        v.verdict == ERROR_VERDICT
+        and v.counted_as == "CANNOT_ASSESS"
+        and v.error.startswith("parse: every judge failed")
+        for v in report.verdicts
+    )
     assert report.score is None and "Every criterion" in report.error
 
 
@@ -195,21 +248,32 @@ def votes(models, labels):
     return table
 
 
-@pytest.mark.parametrize("extra, labels, want", [
-    ("  scale_type: nominal\n", ("Poor", "Good", "Good"), "Good"),  # default mode
-    ("  scale_type: nominal\n  aggregation: mode\n", ("Poor", "OK", "Good"), "Poor"),  # count tie → worst
-    ("  scale_type: nominal\n  aggregation: weighted_mode\n", ("Good", "Good", "OK"), "Good"),
-    ("  scale_type: nominal\n  aggregation: unanimous\n", ("Good", "Good", "Good"), "Good"),
-    ("  scale_type: nominal\n  aggregation: unanimous\n", ("Poor", "Poor", "Good"), NA_LABEL),  # disagreement abstains
-    ("  aggregation: median\n", ("Poor", "Good", "Good"), "Good"),
-    ("  aggregation: min\n", ("OK", "Good", "Good"), "OK"),
-    ("  aggregation: max\n", ("Poor", "OK", "Poor"), "OK"),
-    ("  aggregation: mode\n", ("Poor", "Good", "Good"), "Good"),
-    ("  aggregation: weighted_mean\n", ("Poor", "Good", "Good"), "OK"),
-    ("  aggregation: medain\n", ("Poor", "Poor", "Good"), "OK"),  # unknown ordinal name → mean 0.33 → OK (mode: Poor)
-    ("  aggregation: unanimous\n", ("Poor", "Poor", "Good"), "OK"),  # nominal-only name on ordinal → mean
-    ("  aggregation: weighted_mode\n", ("Poor", "Good", "Good"), "OK"),  # → mean 0.67 → OK, not the mode Good
-])
+@pytest.mark.parametrize(
+    "extra, labels, want",
+    [
+        ("  scale_type: nominal\n", ("Poor", "Good", "Good"), "Good"),  # default mode
+        ("  scale_type: nominal\n  aggregation: mode\n", ("Poor", "OK", "Good"), "Poor"),  # count tie → worst
+        ("  scale_type: nominal\n  aggregation: weighted_mode\n", ("Good", "Good", "OK"), "Good"),
+        ("  scale_type: nominal\n  aggregation: unanimous\n", ("Good", "Good", "Good"), "Good"),
+        (
+            "  scale_type: nominal\n  aggregation: unanimous\n",
+            ("Poor", "Poor", "Good"),
+            NA_LABEL,
+        ),  # disagreement abstains
+        ("  aggregation: median\n", ("Poor", "Good", "Good"), "Good"),
+        ("  aggregation: min\n", ("OK", "Good", "Good"), "OK"),
+        ("  aggregation: max\n", ("Poor", "OK", "Poor"), "OK"),
+        ("  aggregation: mode\n", ("Poor", "Good", "Good"), "Good"),
+        ("  aggregation: weighted_mean\n", ("Poor", "Good", "Good"), "OK"),
+        (
+            "  aggregation: medain\n",
+            ("Poor", "Poor", "Good"),
+            "OK",
+        ),  # unknown ordinal name → mean 0.33 → OK (mode: Poor)
+        ("  aggregation: unanimous\n", ("Poor", "Poor", "Good"), "OK"),  # nominal-only name on ordinal → mean
+        ("  aggregation: weighted_mode\n", ("Poor", "Good", "Good"), "OK"),  # → mean 0.67 → OK, not the mode Good
+    ],
+)
 def test_per_criterion_aggregation_matches_autorubric(judge_server, tmp_path, extra, labels, want):
     report, expected = both(judge_server, tmp_path, multi(extra), votes(J3, labels), J3)
     assert_same(report, expected)
@@ -233,17 +297,27 @@ def test_unknown_nominal_aggregation_is_refused_before_any_call(judge_server, tm
     assert not isinstance(crashed.value, AssertionError)
     judge_server.reset()
     for models in (J2, J2[:1]):
-        with pytest.raises(GradingError, match=r"line 4.*'m' is nominal and its aggregation 'mean' is none of mode, weighted_mode, unanimous"):
+        with pytest.raises(
+            GradingError,
+            match=r"line 4.*'m' is nominal and its aggregation 'mean' is none of mode, weighted_mode, unanimous",
+        ):
             ours(judge_server, tmp_path, rubric, models)
     assert judge_server.call_count == 0
 
 
 # --- replies, judges, prompts -------------------------------------------------------------
 
-@pytest.mark.parametrize("selected, accepted", [("2", True), (2.0, True), (" 2 ", True), ("2.0", True), (2.5, False), ("two", False), (None, False)])
+
+@pytest.mark.parametrize(
+    "selected, accepted",
+    [("2", True), (2.0, True), (" 2 ", True), ("2.0", True), (2.5, False), ("two", False), (None, False)],
+)
 def test_selected_option_is_read_like_autorubrics_pydantic(judge_server, tmp_path, selected, accepted):
     rubric = multi("")
-    table = {**anchored(J2[:1]), ("openai/judge-a", "MMM"): Reply.json({"selected_option": selected, "explanation": "x"})}
+    table = {
+        **anchored(J2[:1]),
+        ("openai/judge-a", "MMM"): Reply.json({"selected_option": selected, "explanation": "x"}),
+    }
     script(judge_server, table)
     expected = reference(judge_server, rubric, J2[:1], shuffle=False)
     script(judge_server, table)
@@ -278,14 +352,21 @@ def test_authored_na_option_is_tagged_in_the_prompt(judge_server, tmp_path):
     assert report.verdicts[1].verdict == "Skip it" and report.verdicts[1].score is None
     text = next(_user_text(r) for r in judge_server.completions if "MMM" in _user_text(r))
     lines = [line for line in text.splitlines() if re.match(r"\d+\. ", line)]
-    assert any(line.endswith("Skip it (choose this when the response gives no way to judge the criterion, or it does not apply)") for line in lines)
+    assert any(
+        line.endswith(
+            "Skip it (choose this when the response gives no way to judge the criterion, or it does not apply)"
+        )
+        for line in lines
+    )
     assert any(line.endswith(". n/a here") for line in lines)  # already says so: no tag
     assert any(line.endswith(". Poor") for line in lines)
 
 
 # --- rubric grade --verdicts --------------------------------------------------------------
 
-CLI_RUBRIC = ANCHOR + "- name: m\n  requirement: MMM how good\n  options: [{label: Poor, value: 0}, {label: Good, value: 1}]\n"
+CLI_RUBRIC = (
+    ANCHOR + "- name: m\n  requirement: MMM how good\n  options: [{label: Poor, value: 0}, {label: Good, value: 1}]\n"
+)
 
 
 def run_cli(capfd, *argv):
@@ -296,7 +377,10 @@ def run_cli(capfd, *argv):
 
 def test_verdicts_where_every_criterion_failed_have_no_score(tmp_path, capfd):
     (tmp_path / "r.yaml").write_text(CLI_RUBRIC)
-    entries = [{"name": "anchor", "verdict": "ERROR", "error": "unknown: boom"}, {"name": "m", "verdict": "ERROR", "error": "infrastructure: down"}]
+    entries = [
+        {"name": "anchor", "verdict": "ERROR", "error": "unknown: boom"},
+        {"name": "m", "verdict": "ERROR", "error": "infrastructure: down"},
+    ]
     (tmp_path / "v.json").write_text(json.dumps({"verdicts": entries}))
     code, out, _ = run_cli(capfd, str(tmp_path / "r.yaml"), "--verdicts", str(tmp_path / "v.json"), "--format", "json")
     data = json.loads(out)
@@ -313,12 +397,25 @@ def test_verdicts_where_every_criterion_failed_have_no_score(tmp_path, capfd):
 def test_verdicts_accept_the_automatic_na_label(tmp_path, capfd):
     (tmp_path / "r.yaml").write_text(CLI_RUBRIC)
     (tmp_path / "v.json").write_text(json.dumps(["MET", "cannot assess / NOT applicable "]))
-    code, out, err = run_cli(capfd, str(tmp_path / "r.yaml"), "--verdicts", str(tmp_path / "v.json"), "--format", "json")
+    code, out, err = run_cli(
+        capfd, str(tmp_path / "r.yaml"), "--verdicts", str(tmp_path / "v.json"), "--format", "json"
+    )
     assert code == 0, err
     assert json.loads(out)["score"] == pytest.approx(1.0)  # the NA pick abstains (skipped)
-    code, out, _ = run_cli(capfd, str(tmp_path / "r.yaml"), "--verdicts", str(tmp_path / "v.json"), "--format", "json", "--cannot-assess", "zero")
+    code, out, _ = run_cli(
+        capfd,
+        str(tmp_path / "r.yaml"),
+        "--verdicts",
+        str(tmp_path / "v.json"),
+        "--format",
+        "json",
+        "--cannot-assess",
+        "zero",
+    )
     assert json.loads(out)["score"] == pytest.approx(0.5)
     # a criterion with its own NA option is shown no automatic one: the label stays unknown
-    (tmp_path / "r.yaml").write_text(CLI_RUBRIC.replace("{label: Good, value: 1}]", "{label: Good, value: 1}, {label: skip, value: 0, na: true}]"))
+    (tmp_path / "r.yaml").write_text(
+        CLI_RUBRIC.replace("{label: Good, value: 1}]", "{label: Good, value: 1}, {label: skip, value: 0, na: true}]")
+    )
     code, _, err = run_cli(capfd, str(tmp_path / "r.yaml"), "--verdicts", str(tmp_path / "v.json"))
     assert code == 2 and "not an option" in err

@@ -64,7 +64,17 @@ def choose(label):
 def test_json_output_has_one_verdict_per_criterion_in_order(env, judge_server, capfd):
     judge_server.when("harmful", Reply.json({"criterion_status": "UNMET", "explanation": "safe"}))
     judge_server.when("How clear", choose("great"))
-    code, out, err = run(capfd, str(env / "rubric.yaml"), "--response", str(env / "response.txt"), "--query", "6*7?", "--format", "json", "--no-cache")
+    code, out, err = run(
+        capfd,
+        str(env / "rubric.yaml"),
+        "--response",
+        str(env / "response.txt"),
+        "--query",
+        "6*7?",
+        "--format",
+        "json",
+        "--no-cache",
+    )
     assert code == 0, err
     data = json.loads(out)
     assert [v["name"] for v in data["verdicts"]] == ["correct", "harmful", "clarity"]
@@ -87,7 +97,9 @@ def test_text_output_and_raw(env, judge_server, capfd):
 def test_failures_never_leak_the_key_and_exit_1(env, judge_server, capfd, caplog):
     caplog.set_level(logging.DEBUG)
     judge_server.default = Reply.error(401, f"Incorrect API key provided: {SECRET}")
-    code, out, err = run(capfd, str(env / "rubric.yaml"), "--response", str(env / "response.txt"), "--format", "json", "--retries", "0")
+    code, out, err = run(
+        capfd, str(env / "rubric.yaml"), "--response", str(env / "response.txt"), "--format", "json", "--retries", "0"
+    )
     assert code == 1
     data = json.loads(out)
     assert data["score"] is None and "Every criterion" in data["error"]
@@ -109,9 +121,13 @@ def test_missing_key_is_reported_before_any_call(env, judge_server, capfd, monke
 @pytest.mark.parametrize("strategy, expected", [("skip", "1"), ("zero", "0.5"), ("partial", "0.75"), ("fail", "0.5")])
 def test_verdicts_are_scored_without_a_judge(env, judge_server, capfd, strategy, expected):
     (env / "v.json").write_text(json.dumps(["MET", "UNMET", "n/a"]))
-    rubric = RUBRIC.replace("{label: great, value: 1}", "{label: great, value: 1}\n    - {label: n/a, value: 0, na: true}")
+    rubric = RUBRIC.replace(
+        "{label: great, value: 1}", "{label: great, value: 1}\n    - {label: n/a, value: 0, na: true}"
+    )
     (env / "rubric.yaml").write_text(rubric)
-    code, out, err = run(capfd, str(env / "rubric.yaml"), "--verdicts", str(env / "v.json"), "--cannot-assess", strategy)
+    code, out, err = run(
+        capfd, str(env / "rubric.yaml"), "--verdicts", str(env / "v.json"), "--cannot-assess", strategy
+    )
     assert code == 0, err
     assert out.strip().startswith(f"score: {expected} ")
     assert judge_server.call_count == 0
@@ -130,8 +146,14 @@ def test_dataset_agreement_per_criterion(env, judge_server, capfd):
     dataset = {
         "name": "calibration",
         "prompt": "What is 6*7?",
-        "rubric": [{"name": "correct", "requirement": "Gives the right answer"},
-                   {"name": "tone", "requirement": "Tone?", "options": [{"label": "bad", "value": 0}, {"label": "ok", "value": 0.5}, {"label": "good", "value": 1}]}],
+        "rubric": [
+            {"name": "correct", "requirement": "Gives the right answer"},
+            {
+                "name": "tone",
+                "requirement": "Tone?",
+                "options": [{"label": "bad", "value": 0}, {"label": "ok", "value": 0.5}, {"label": "good", "value": 1}],
+            },
+        ],
         "items": [
             {"submission": "42", "description": "right", "ground_truth": ["MET", "good"]},
             {"submission": "41", "description": "wrong", "ground_truth": ["UNMET", "ok"]},
@@ -141,7 +163,9 @@ def test_dataset_agreement_per_criterion(env, judge_server, capfd):
     (env / "calibration.dataset.json").write_text(json.dumps(dataset))
     judge_server.when(lambda r: "<response>\n42" in r.text and "Tone?" in r.text, choose("good"))
     judge_server.when(lambda r: "Tone?" in r.text, choose("good"))
-    judge_server.when(lambda r: "<response>\n40" in r.text, Reply.json({"criterion_status": "UNMET", "explanation": "wrong"}))
+    judge_server.when(
+        lambda r: "<response>\n40" in r.text, Reply.json({"criterion_status": "UNMET", "explanation": "wrong"})
+    )
     code, out, err = run(capfd, str(env / "calibration.dataset.json"), "--format", "json")
     assert code == 0, err
     data = json.loads(out)
@@ -152,9 +176,19 @@ def test_dataset_agreement_per_criterion(env, judge_server, capfd):
 
 
 def test_a_dataset_whose_rubric_autorubric_cannot_grade_is_refused_before_any_call(env, judge_server, capfd):
-    dataset = {"prompt": "p", "rubric": [{"name": "tone", "requirement": "Tone?", "scale_type": "nominal", "aggregation": "mean",
-                                          "options": [{"label": "a", "value": 0}, {"label": "b", "value": 1}]}],
-               "items": [{"submission": "x", "description": "d", "ground_truth": ["a"]}]}
+    dataset = {
+        "prompt": "p",
+        "rubric": [
+            {
+                "name": "tone",
+                "requirement": "Tone?",
+                "scale_type": "nominal",
+                "aggregation": "mean",
+                "options": [{"label": "a", "value": 0}, {"label": "b", "value": 1}],
+            }
+        ],
+        "items": [{"submission": "x", "description": "d", "ground_truth": ["a"]}],
+    }
     (env / "bad.dataset.json").write_text(json.dumps(dataset))
     code, _, err = run(capfd, str(env / "bad.dataset.json"))
     assert code == 2 and "'mean'" in err and "AR108" in err
@@ -178,7 +212,10 @@ def test_kappa_on_a_worked_example():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=40), st.sampled_from([None, "quadratic"]))
+@given(
+    st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=40),
+    st.sampled_from([None, "quadratic"]),
+)
 def test_kappa_equals_scikit_learn_as_autorubric_calls_it(pairs, weights):
     """autorubric's metrics call sklearn's cohen_kappa_score(truth, judged, weights=...) and
     call κ undefined (None) when fewer than two labels occur; ours must give the same figures."""
@@ -204,8 +241,18 @@ def test_abstentions_are_left_out_of_accuracy_and_kappa_and_counted_apart(env, j
     """autorubric's compute_metrics defaults: cannot_assess="exclude", na_mode="exclude"."""
     dataset = {
         "prompt": "What is 6*7?",
-        "rubric": [{"name": "correct", "requirement": "Gives the right answer"},
-                   {"name": "tone", "requirement": "Tone?", "options": [{"label": "bad", "value": 0}, {"label": "good", "value": 1}, {"label": "n/a", "value": 0, "na": True}]}],
+        "rubric": [
+            {"name": "correct", "requirement": "Gives the right answer"},
+            {
+                "name": "tone",
+                "requirement": "Tone?",
+                "options": [
+                    {"label": "bad", "value": 0},
+                    {"label": "good", "value": 1},
+                    {"label": "n/a", "value": 0, "na": True},
+                ],
+            },
+        ],
         "items": [
             {"submission": "42", "description": "a", "ground_truth": ["MET", "good"]},
             {"submission": "41", "description": "b", "ground_truth": ["CANNOT_ASSESS", "n/a"]},
@@ -217,8 +264,12 @@ def test_abstentions_are_left_out_of_accuracy_and_kappa_and_counted_apart(env, j
     judge_server.when(lambda r: "<response>\n42" in r.text and "Tone?" in r.text, choose("good"))
     judge_server.when(lambda r: "<response>\n39" in r.text and "Tone?" in r.text, choose("bad"))
     judge_server.when(lambda r: "Tone?" in r.text, choose("n/a"))
-    judge_server.when(lambda r: "<response>\n41" in r.text, Reply.json({"criterion_status": "CANNOT_ASSESS", "explanation": "?"}))
-    judge_server.when(lambda r: "<response>\n40" in r.text, Reply.json({"criterion_status": "CANNOT_ASSESS", "explanation": "?"}))
+    judge_server.when(
+        lambda r: "<response>\n41" in r.text, Reply.json({"criterion_status": "CANNOT_ASSESS", "explanation": "?"})
+    )
+    judge_server.when(
+        lambda r: "<response>\n40" in r.text, Reply.json({"criterion_status": "CANNOT_ASSESS", "explanation": "?"})
+    )
     judge_server.when(lambda r: "<response>\n39" in r.text, Reply.json({"criterion_status": "MET", "explanation": "?"}))
     code, out, err = run(capfd, str(env / "abstain.dataset.json"), "--format", "json")
     assert code == 0, err
@@ -240,10 +291,18 @@ def test_a_converted_multi_turn_rubrics_task_is_graded_per_criterion(env, judge_
 
     task = json.loads((SAMPLES / "rubrics-task" / "task.json").read_text(encoding="utf-8"))
     turns = task["threads"][0]["turns"]
-    second = json.dumps(turns[0]).replace("turn_0", "turn_1").replace("rubric_0_", "rubric_1_").replace("Convert 5 miles", "Convert 3 miles")
+    second = (
+        json.dumps(turns[0])
+        .replace("turn_0", "turn_1")
+        .replace("rubric_0_", "rubric_1_")
+        .replace("Convert 5 miles", "Convert 3 miles")
+    )
     turns.append(json.loads(second))
     (env / "task.json").write_text(json.dumps(task))
-    assert main(["convert", str(env / "task.json"), "--to", "autorubric-dataset", "-o", str(env / "task.dataset.json")]) == 0
+    assert (
+        main(["convert", str(env / "task.json"), "--to", "autorubric-dataset", "-o", str(env / "task.dataset.json")])
+        == 0
+    )
     capfd.readouterr()
     converted = json.loads((env / "task.dataset.json").read_text())
     assert "rubric" in converted["items"][-1], "the second turn's items carry their own rubric"
@@ -267,11 +326,13 @@ def test_not_gradable_file(env, capfd):
 
 
 def test_rescoring_a_json_report_keeps_failures_as_failures(env, capfd):
-    report = {"verdicts": [
-        {"name": "correct", "verdict": "MET"},
-        {"name": "harmful", "verdict": "ERROR", "error": "infrastructure: timed out"},
-        {"name": "clarity", "verdict": "ERROR", "error": "unknown: boom"},
-    ]}
+    report = {
+        "verdicts": [
+            {"name": "correct", "verdict": "MET"},
+            {"name": "harmful", "verdict": "ERROR", "error": "infrastructure: timed out"},
+            {"name": "clarity", "verdict": "ERROR", "error": "unknown: boom"},
+        ]
+    }
     (env / "report.json").write_text(json.dumps(report))
     code, out, err = run(capfd, str(env / "rubric.yaml"), "--verdicts", str(env / "report.json"), "--format", "json")
     assert code == 0, err
@@ -280,14 +341,17 @@ def test_rescoring_a_json_report_keeps_failures_as_failures(env, capfd):
     assert data["score"] == pytest.approx(10 / 20)
 
 
-@pytest.mark.parametrize("option, value, message", [
-    ("--concurrency", "0", "must be at least 1, got 0"),
-    ("--retries", "-1", "must be at least 0, got -1"),
-    ("--timeout", "0", "must be a positive number of seconds"),
-    ("--timeout", "nan", "must be a positive number of seconds"),
-    ("--partial-credit", "1.5", "must be between 0 and 1"),
-    ("--limit", "0", "must be at least 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--concurrency", "0", "must be at least 1, got 0"),
+        ("--retries", "-1", "must be at least 0, got -1"),
+        ("--timeout", "0", "must be a positive number of seconds"),
+        ("--timeout", "nan", "must be a positive number of seconds"),
+        ("--partial-credit", "1.5", "must be between 0 and 1"),
+        ("--limit", "0", "must be at least 1, got 0"),
+    ],
+)
 def test_out_of_range_options_are_refused_before_any_call(env, judge_server, capfd, option, value, message):
     with pytest.raises(SystemExit) as exited:  # argparse's own exit, as for any usage error
         run(capfd, str(env / "rubric.yaml"), "--response", str(env / "response.txt"), option, value)

@@ -13,14 +13,28 @@ from tests.judge_server import JudgeServer, Reply
 
 
 def post(base_url, body):
-    request = urllib.request.Request(base_url + "/chat/completions", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        base_url + "/chat/completions", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=5) as response:
         return response.status, dict(response.headers), response.read()
 
 
 def test_script_mode_prints_ready_and_answers():
-    process = subprocess.Popen([sys.executable, str(REPO / "tests" / "judge_server.py"), "--port", "0", "--reply-json", '{"criterion_status": "UNMET", "explanation": "x"}',
-                                "--when", 'Paris={"criterion_status": "MET", "explanation": "y"}'], stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            str(REPO / "tests" / "judge_server.py"),
+            "--port",
+            "0",
+            "--reply-json",
+            '{"criterion_status": "UNMET", "explanation": "x"}',
+            "--when",
+            'Paris={"criterion_status": "MET", "explanation": "y"}',
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = process.stdout.readline().split()
         assert line[0] == "READY" and line[1].startswith("http://127.0.0.1:") and line[1].endswith("/v1")

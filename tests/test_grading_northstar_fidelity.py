@@ -23,13 +23,32 @@ def request(*graders):
     return json.dumps({"graders": list(graders)}, indent=2)
 
 
-NUMERIC = {"type": "rubric", "name": "correctness", "model": "openrouter/deepseek/x", "rubric": "Is it correct?", "temperature": 0.0,
-           "scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4}}
-BINARY = {"type": "rubric", "name": "safety", "model": "openrouter/deepseek/x", "rubric": "Is it safe?", "scoring": {"mode": "binary"}}
+NUMERIC = {
+    "type": "rubric",
+    "name": "correctness",
+    "model": "openrouter/deepseek/x",
+    "rubric": "Is it correct?",
+    "temperature": 0.0,
+    "scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4},
+}
+BINARY = {
+    "type": "rubric",
+    "name": "safety",
+    "model": "openrouter/deepseek/x",
+    "rubric": "Is it safe?",
+    "scoring": {"mode": "binary"},
+}
 
 
 def settings(server, tmp_path, **kw):
-    values = dict(model="openai/judge", api_base=server.base_url, cache_dir=tmp_path / "c", timeout_seconds=5.0, max_retries=0, env={"OPENAI_API_KEY": SECRET})
+    values = dict(
+        model="openai/judge",
+        api_base=server.base_url,
+        cache_dir=tmp_path / "c",
+        timeout_seconds=5.0,
+        max_retries=0,
+        env={"OPENAI_API_KEY": SECRET},
+    )
     values.update(kw)
     return JudgeSettings(**values)
 
@@ -38,11 +57,14 @@ async def grade(server, tmp_path, *graders, query="Is 2+2 4?", **kw):
     return await grade_text(request(*graders), "run.json", "The answer is 4.", query, settings(server, tmp_path, **kw))
 
 
-@pytest.mark.parametrize("reply, verdict, score", [
-    ({"score": "4", "reason": "ok", "feedback": "f"}, "PASS", 0.8),             # a number in a string
-    ({"score": 3, "reason": "ok", "feedback": "f", "confidence": "0.9"}, "FAIL", 0.6),
-    ({"score": True, "reason": "ok", "feedback": "f"}, "FAIL", 0.2),              # pydantic reads true as 1.0
-])
+@pytest.mark.parametrize(
+    "reply, verdict, score",
+    [
+        ({"score": "4", "reason": "ok", "feedback": "f"}, "PASS", 0.8),  # a number in a string
+        ({"score": 3, "reason": "ok", "feedback": "f", "confidence": "0.9"}, "FAIL", 0.6),
+        ({"score": True, "reason": "ok", "feedback": "f"}, "FAIL", 0.2),  # pydantic reads true as 1.0
+    ],
+)
 async def test_numeric_replies_are_coerced_as_northstar_coerces_them(judge_server, tmp_path, reply, verdict, score):
     judge_server.default = Reply.json(reply)
     got = (await grade(judge_server, tmp_path, NUMERIC)).verdicts[0]
@@ -55,11 +77,14 @@ async def test_binary_passed_is_coerced_as_northstar_coerces_it(judge_server, tm
     assert (await grade(judge_server, tmp_path, BINARY)).verdicts[0].verdict == verdict
 
 
-@pytest.mark.parametrize("reply", [
-    {"passed": "maybe", "reason": "r", "feedback": "f"},
-    {"passed": 2, "reason": "r", "feedback": "f"},
-    {"passed": True, "reason": 5, "feedback": "f"},          # a reason must be text
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"passed": "maybe", "reason": "r", "feedback": "f"},
+        {"passed": 2, "reason": "r", "feedback": "f"},
+        {"passed": True, "reason": 5, "feedback": "f"},  # a reason must be text
+    ],
+)
 async def test_what_northstar_refuses_is_invalid_json_and_never_a_pass(judge_server, tmp_path, reply):
     judge_server.default = Reply.json(reply)
     got = (await grade(judge_server, tmp_path, BINARY)).verdicts[0]
@@ -86,10 +111,17 @@ async def test_objects_that_do_not_validate_are_passed_over(judge_server, tmp_pa
 
 
 async def test_feedback_confidence_evidence_are_kept_and_reason_stripped(judge_server, tmp_path):
-    judge_server.default = Reply.json({"score": 4, "reason": "  correct  ", "feedback": " add units ", "confidence": 0.75, "evidence": ["4"]})
+    judge_server.default = Reply.json(
+        {"score": 4, "reason": "  correct  ", "feedback": " add units ", "confidence": 0.75, "evidence": ["4"]}
+    )
     report = await grade(judge_server, tmp_path, NUMERIC)
     data = report.to_json()["verdicts"][0]
-    assert (data["reason"], data["feedback"], data["confidence"], data["evidence"]) == ("correct", "add units", 0.75, ["4"])
+    assert (data["reason"], data["feedback"], data["confidence"], data["evidence"]) == (
+        "correct",
+        "add units",
+        0.75,
+        ["4"],
+    )
 
 
 async def test_an_empty_reply_is_invalid_json_and_says_why(judge_server, tmp_path):
@@ -111,7 +143,9 @@ async def test_a_judge_with_a_goal_but_no_rubric_gets_northstars_goal_rubric(jud
     judge_server.default = Reply.json({"score": 5, "reason": "r", "feedback": "f"})
     await grade(judge_server, tmp_path, bare, query="Say 4")
     payload = json.loads(judge_server.completions[0].messages[1]["content"])
-    assert payload["goal"] == "Say 4" and payload["rubric"] == "Pass only if the final response satisfies the stated goal."
+    assert (
+        payload["goal"] == "Say 4" and payload["rubric"] == "Pass only if the final response satisfies the stated goal."
+    )
 
 
 async def test_the_judge_is_told_the_pass_mark_and_given_the_reply_schema(judge_server, tmp_path):
@@ -147,11 +181,14 @@ async def test_a_grader_without_a_model_uses_northstars_default_judge(judge_serv
     assert judge_server.call_count == 0
 
 
-@pytest.mark.parametrize("status, body, message", [
-    (400, "This model's maximum context length is 8192 tokens.", "exceeded its context window."),
-    (400, "The model `x` does not exist or you do not have access to it.", "was not found."),
-    (400, "Incorrect API key provided.", "is not authenticated."),
-])
+@pytest.mark.parametrize(
+    "status, body, message",
+    [
+        (400, "This model's maximum context length is 8192 tokens.", "exceeded its context window."),
+        (400, "The model `x` does not exist or you do not have access to it.", "was not found."),
+        (400, "Incorrect API key provided.", "is not authenticated."),
+    ],
+)
 async def test_provider_errors_are_named_by_what_they_say(judge_server, tmp_path, status, body, message):
     judge_server.default = Reply.error(status, body)
     got = (await grade(judge_server, tmp_path, NUMERIC)).verdicts[0]
@@ -164,8 +201,12 @@ def test_the_text_report_shows_northstars_feedback(judge_server, tmp_path, monke
 
     (tmp_path / "run.json").write_text(request(NUMERIC))
     (tmp_path / "answer.txt").write_text("4")
-    for name, value in {"OPENAI_API_KEY": SECRET, "RUBRIC_JUDGE_API_BASE": judge_server.base_url, "RUBRIC_JUDGE_MODEL": "openai/judge",
-                        "RUBRIC_CACHE_DIR": str(tmp_path / "cache")}.items():
+    for name, value in {
+        "OPENAI_API_KEY": SECRET,
+        "RUBRIC_JUDGE_API_BASE": judge_server.base_url,
+        "RUBRIC_JUDGE_MODEL": "openai/judge",
+        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
+    }.items():
         monkeypatch.setenv(name, value)
     judge_server.default = Reply.json({"score": 3, "reason": "no working shown", "feedback": "show the sum"})
     code = main(["grade", str(tmp_path / "run.json"), "--response", str(tmp_path / "answer.txt"), "--query", "2+2?"])

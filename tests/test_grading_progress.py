@@ -26,10 +26,28 @@ def command(judge_server, tmp_path):
     judge_server.latency_ms = 400  # four calls one at a time: long enough for the bar to draw
     (tmp_path / "rubric.yaml").write_text(RUBRIC)
     (tmp_path / "response.txt").write_text("An answer.")
-    env = dict(os.environ, OPENAI_API_KEY=SECRET, RUBRIC_JUDGE_API_BASE=judge_server.base_url, RUBRIC_JUDGE_MODEL="openai/judge",
-               RUBRIC_CACHE_DIR=str(tmp_path / "cache"), TERM="xterm-256color", COLUMNS="100", LITELLM_LOCAL_MODEL_COST_MAP="True")
+    env = dict(
+        os.environ,
+        OPENAI_API_KEY=SECRET,
+        RUBRIC_JUDGE_API_BASE=judge_server.base_url,
+        RUBRIC_JUDGE_MODEL="openai/judge",
+        RUBRIC_CACHE_DIR=str(tmp_path / "cache"),
+        TERM="xterm-256color",
+        COLUMNS="100",
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+    )
     env.pop("NO_COLOR", None)
-    argv = [sys.executable, "-m", "rubric_lsp", "grade", str(tmp_path / "rubric.yaml"), "--response", str(tmp_path / "response.txt"), "--concurrency", "1"]
+    argv = [
+        sys.executable,
+        "-m",
+        "rubric_lsp",
+        "grade",
+        str(tmp_path / "rubric.yaml"),
+        "--response",
+        str(tmp_path / "response.txt"),
+        "--concurrency",
+        "1",
+    ]
     return argv, env
 
 

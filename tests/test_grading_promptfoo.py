@@ -38,7 +38,13 @@ tests:
 
 
 def settings(server, tmp_path, **kw):
-    values = dict(api_base=server.base_url, cache_dir=tmp_path / "c", timeout_seconds=5.0, max_retries=0, env={"OPENAI_API_KEY": SECRET})
+    values = dict(
+        api_base=server.base_url,
+        cache_dir=tmp_path / "c",
+        timeout_seconds=5.0,
+        max_retries=0,
+        env={"OPENAI_API_KEY": SECRET},
+    )
     values.update(kw)
     return JudgeSettings(**values)
 
@@ -47,15 +53,18 @@ def verdict(passed, score, reason="r"):
     return Reply.json({"reason": reason, "pass": passed, "score": score})
 
 
-@pytest.mark.parametrize("reply, threshold, inverse, expected", [
-    ({"pass": True, "score": 0}, None, False, (True, 0.0)),      # 0/1 score without threshold always passes
-    ({"score": 0.2}, None, False, (True, 0.2)),                  # missing pass means PASS
-    ({"pass": True, "score": 0.2}, 0.5, False, (False, 0.2)),
-    ({"pass": False}, None, False, (False, 0.0)),                # score from Number(pass)
-    ({"pass": True, "score": "0.75"}, 0.7, False, (True, 0.75)),
-    ({"pass": True, "score": 0.9}, None, True, (False, pytest.approx(0.1))),
-    ({"pass": True, "score": 0.3}, 0.5, True, (True, pytest.approx(0.7))),  # threshold first, then inverted
-])
+@pytest.mark.parametrize(
+    "reply, threshold, inverse, expected",
+    [
+        ({"pass": True, "score": 0}, None, False, (True, 0.0)),  # 0/1 score without threshold always passes
+        ({"score": 0.2}, None, False, (True, 0.2)),  # missing pass means PASS
+        ({"pass": True, "score": 0.2}, 0.5, False, (False, 0.2)),
+        ({"pass": False}, None, False, (False, 0.0)),  # score from Number(pass)
+        ({"pass": True, "score": "0.75"}, 0.7, False, (True, 0.75)),
+        ({"pass": True, "score": 0.9}, None, True, (False, pytest.approx(0.1))),
+        ({"pass": True, "score": 0.3}, 0.5, True, (True, pytest.approx(0.7))),  # threshold first, then inverted
+    ],
+)
 def test_pass_score_threshold_and_inversion(reply, threshold, inverse, expected):
     import json
 
@@ -70,7 +79,10 @@ def test_reasoning_preamble_does_not_become_the_verdict():
 
 
 def test_render_like_nunjucks():
-    assert render("Q: {{ question }} / {{output}} / {{ obj.a }} / {{ missing }}", {"question": "why", "obj": {"a": 1}}) == "Q: why /  / 1 / "
+    assert (
+        render("Q: {{ question }} / {{output}} / {{ obj.a }} / {{ missing }}", {"question": "why", "obj": {"a": 1}})
+        == "Q: why /  / 1 / "
+    )
 
 
 async def test_grades_every_test_with_effective_graders(judge_server, tmp_path):
@@ -79,7 +91,11 @@ async def test_grades_every_test_with_effective_graders(judge_server, tmp_path):
     judge_server.default = verdict(True, 0.8, "correct")
     report = await grade_text(CONFIG, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path))
     data = report.to_json()
-    assert [v["name"] for v in data["verdicts"]] == ["test 1: llm-rubric", "test 1: not-llm-rubric", "test 2: llm-rubric"]
+    assert [v["name"] for v in data["verdicts"]] == [
+        "test 1: llm-rubric",
+        "test 1: not-llm-rubric",
+        "test 2: llm-rubric",
+    ]
     assert [v["verdict"] for v in data["verdicts"]] == ["PASS", "PASS", "PASS"]
     assert data["verdicts"][1]["score"] == pytest.approx(0.9)
     assert data["passed"] is True and data["verdicts"][0]["range"]["start"]["line"] == 11
@@ -91,7 +107,14 @@ async def test_grades_every_test_with_effective_graders(judge_server, tmp_path):
 
 
 async def test_cli_model_replaces_only_the_default_grader_slot(judge_server, tmp_path):
-    await grade_text(CONFIG, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path, model="openai/replaced"), test_index=None)
+    await grade_text(
+        CONFIG,
+        "promptfooconfig.yaml",
+        "Paris.",
+        None,
+        settings(judge_server, tmp_path, model="openai/replaced"),
+        test_index=None,
+    )
     models = sorted(r.model for r in judge_server.completions)
     assert models == ["own-grader", "replaced", "replaced"]
 
@@ -99,7 +122,9 @@ async def test_cli_model_replaces_only_the_default_grader_slot(judge_server, tmp
 @pytest.mark.parametrize("reply", [Reply.server_error(500), Reply.text("no json here"), Reply.garbage()])
 async def test_grader_failure_is_never_a_pass_in_either_direction(judge_server, tmp_path, reply):
     judge_server.default = reply
-    report = await grade_text(CONFIG, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path), test_index=0)
+    report = await grade_text(
+        CONFIG, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path), test_index=0
+    )
     assert len(report.verdicts) == 2
     for v in report.verdicts:
         assert v.verdict == ERROR_VERDICT and v.passed is False and v.error
@@ -107,7 +132,9 @@ async def test_grader_failure_is_never_a_pass_in_either_direction(judge_server, 
 
 
 async def test_test_index_selects_one_test_and_rejects_missing(judge_server, tmp_path):
-    report = await grade_text(CONFIG, "promptfooconfig.yaml", "hi", None, settings(judge_server, tmp_path), test_index=1)
+    report = await grade_text(
+        CONFIG, "promptfooconfig.yaml", "hi", None, settings(judge_server, tmp_path), test_index=1
+    )
     assert [v.name for v in report.verdicts] == ["test 2: llm-rubric"]
     with pytest.raises(GradingError, match="no test 5"):
         await grade_text(CONFIG, "promptfooconfig.yaml", "hi", None, settings(judge_server, tmp_path), test_index=4)
@@ -270,13 +297,31 @@ tests:
 
 async def test_model_graded_types_not_run_here_are_named_not_silently_dropped(judge_server, tmp_path):
     judge_server.default = verdict(True, 1.0)
-    report = await grade_text(MIXED, "promptfooconfig.yaml", "Sacramento.", None, settings(judge_server, tmp_path, model="openai/judge"), test_index=0)
+    report = await grade_text(
+        MIXED,
+        "promptfooconfig.yaml",
+        "Sacramento.",
+        None,
+        settings(judge_server, tmp_path, model="openai/judge"),
+        test_index=0,
+    )
     assert [v.name for v in report.verdicts] == ["test 1: llm-rubric"] and judge_server.call_count == 1
-    assert report.to_json()["notes"] == ["Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): "
-                                         "'answer-relevance', 'select-best'; the result leaves them out. "
-                                         "select-best compares several outputs: give at least 2, with --response once per output."]
-    with pytest.raises(GradingError, match=r"in test 2; 'context-recall' is model-graded too, but rubric grade does not run it yet\."):
-        await grade_text(MIXED, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path, model="openai/judge"), test_index=1)
+    assert report.to_json()["notes"] == [
+        "Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): "
+        "'answer-relevance', 'select-best'; the result leaves them out. "
+        "select-best compares several outputs: give at least 2, with --response once per output."
+    ]
+    with pytest.raises(
+        GradingError, match=r"in test 2; 'context-recall' is model-graded too, but rubric grade does not run it yet\."
+    ):
+        await grade_text(
+            MIXED,
+            "promptfooconfig.yaml",
+            "Paris.",
+            None,
+            settings(judge_server, tmp_path, model="openai/judge"),
+            test_index=1,
+        )
 
 
 def test_the_text_report_prints_its_notes(judge_server, tmp_path, capfd):
@@ -286,7 +331,24 @@ def test_the_text_report_prints_its_notes(judge_server, tmp_path, capfd):
 
     (tmp_path / "promptfooconfig.yaml").write_text(MIXED)
     (tmp_path / "out.txt").write_text("Sacramento.")
-    code = main(["grade", str(tmp_path / "promptfooconfig.yaml"), "--response", str(tmp_path / "out.txt"), "--test", "1",
-                 "--model", "openai/judge", "--api-base", judge_server.base_url, "--no-cache"])
+    code = main(
+        [
+            "grade",
+            str(tmp_path / "promptfooconfig.yaml"),
+            "--response",
+            str(tmp_path / "out.txt"),
+            "--test",
+            "1",
+            "--model",
+            "openai/judge",
+            "--api-base",
+            judge_server.base_url,
+            "--no-cache",
+        ]
+    )
     out = capfd.readouterr().out
-    assert code == 0 and "note: Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): 'answer-relevance', 'select-best'" in out
+    assert (
+        code == 0
+        and "note: Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): 'answer-relevance', 'select-best'"
+        in out
+    )

@@ -15,13 +15,23 @@ import pytest
 from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, MissingCredentials, grade_text
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.promptfoo_grader import (
-    UNDEFINED, custom_messages, decide, js_number, js_number_text, parse_rubric_reply, render, try_parse,
+    UNDEFINED,
+    custom_messages,
+    decide,
+    js_number,
+    js_number_text,
+    parse_rubric_reply,
+    render,
+    try_parse,
 )
 from rubric_lsp.grading.settings import (
-    GraderConfigError, api_key_for, promptfoo_to_litellm, provider_of, settings_from_promptfoo,
+    GraderConfigError,
+    api_key_for,
+    promptfoo_to_litellm,
+    provider_of,
+    settings_from_promptfoo,
 )
 from tests.judge_server import JudgeServer, Reply, judge_server  # noqa: F401 - fixture
-
 from tests.test_grading_promptfoo import SECRET, settings, verdict
 
 OWN_KEY = "sk-own-grader-KEY-9876543210abcdef"
@@ -47,8 +57,10 @@ async def grade(server, tmp_path, text, response="Paris.", query=None, **kw):
 
 
 async def test_cli_model_drops_the_replaced_graders_config(judge_server, tmp_path):
-    text = config("      - type: llm-rubric\n        value: is polite\n",
-                  "    provider:\n      id: ollama:chat:llama3\n      config: {apiBaseUrl: 'http://127.0.0.1:9', temperature: 0.7, max_tokens: 33}\n")
+    text = config(
+        "      - type: llm-rubric\n        value: is polite\n",
+        "    provider:\n      id: ollama:chat:llama3\n      config: {apiBaseUrl: 'http://127.0.0.1:9', temperature: 0.7, max_tokens: 33}\n",
+    )
     judge_server.default = verdict(True, 1)
     report = await grade(judge_server, tmp_path, text, model="openai/cli-judge")
     assert report.verdicts[0].verdict == "PASS"
@@ -61,8 +73,10 @@ async def test_graders_own_api_base_wins_over_the_global_one(judge_server, tmp_p
     with JudgeServer() as own_server:
         own_server.default = verdict(True, 1)
         judge_server.default = verdict(True, 1)
-        text = config(f"      - type: llm-rubric\n        value: is polite\n        provider:\n          id: openai:chat:own\n          config: {{apiBaseUrl: '{own_server.base_url}'}}\n"
-                      "      - type: llm-rubric\n        value: is short\n")
+        text = config(
+            f"      - type: llm-rubric\n        value: is polite\n        provider:\n          id: openai:chat:own\n          config: {{apiBaseUrl: '{own_server.base_url}'}}\n"
+            "      - type: llm-rubric\n        value: is short\n"
+        )
         report = await grade(judge_server, tmp_path, text)
         assert [v.verdict for v in report.verdicts] == ["PASS", "PASS"]
         assert [r.model for r in own_server.completions] == ["own"]
@@ -74,8 +88,10 @@ async def test_graders_own_api_base_wins_over_the_global_one(judge_server, tmp_p
 
 async def test_custom_rubric_prompt_is_sent_without_json_mode(judge_server, tmp_path):
     judge_server.default = verdict(True, 1)
-    custom = config("      - type: llm-rubric\n        value: is polite\n",
-                    "    provider: openai:judge\n    rubricPrompt: 'Grade {{output}} against {{rubric}}; answer pass or fail.'\n")
+    custom = config(
+        "      - type: llm-rubric\n        value: is polite\n",
+        "    provider: openai:judge\n    rubricPrompt: 'Grade {{output}} against {{rubric}}; answer pass or fail.'\n",
+    )
     await grade(judge_server, tmp_path, custom)
     await grade(judge_server, tmp_path, config("      - type: llm-rubric\n        value: is short\n"))
     custom_request, builtin_request = judge_server.completions
@@ -86,23 +102,26 @@ async def test_custom_rubric_prompt_is_sent_without_json_mode(judge_server, tmp_
 # -- 3-5. reply coercion ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ('{"pass": "true", "score": 1}', (True, 1.0)),
-    ('{"pass": "yes"}', (True, 1.0)),
-    ('{"pass": "Y", "score": "0.4"}', (True, 0.4)),
-    ('{"pass": "no"}', (False, 0.0)),
-    ('{"pass": 1}', (False, 0.0)),               # String(1) is "1": not true|yes|pass|y
-    ('{"pass": null, "score": 0.2}', (True, 0.2)),  # null ?? true
-    ('{"pass": true, "score": null}', (True, 0.0)),  # Number(null) is 0
-    ('{"pass": true, "score": ""}', (True, 0.0)),
-    ('{"pass": false, "score": true}', (False, 1.0)),
-    ('{"pass": true, "score": [0.3]}', (True, 0.3)),
-    ('{"pass": false, "score": "1_0"}', (False, 0.0)),
-    ('{"pass": true, "score": "Infinity"}', (True, 1.0)),
-    ('{"pass": true, "score": {"v": 1}}', (True, 1.0)),
-    ('{"reason": "ok"}', (True, 1.0)),            # no pass, no score: PASS, Number(true)
-    ('{}', (True, 1.0)),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ('{"pass": "true", "score": 1}', (True, 1.0)),
+        ('{"pass": "yes"}', (True, 1.0)),
+        ('{"pass": "Y", "score": "0.4"}', (True, 0.4)),
+        ('{"pass": "no"}', (False, 0.0)),
+        ('{"pass": 1}', (False, 0.0)),  # String(1) is "1": not true|yes|pass|y
+        ('{"pass": null, "score": 0.2}', (True, 0.2)),  # null ?? true
+        ('{"pass": true, "score": null}', (True, 0.0)),  # Number(null) is 0
+        ('{"pass": true, "score": ""}', (True, 0.0)),
+        ('{"pass": false, "score": true}', (False, 1.0)),
+        ('{"pass": true, "score": [0.3]}', (True, 0.3)),
+        ('{"pass": false, "score": "1_0"}', (False, 0.0)),
+        ('{"pass": true, "score": "Infinity"}', (True, 1.0)),
+        ('{"pass": true, "score": {"v": 1}}', (True, 1.0)),
+        ('{"reason": "ok"}', (True, 1.0)),  # no pass, no score: PASS, Number(true)
+        ("{}", (True, 1.0)),
+    ],
+)
 def test_pass_and_score_are_coerced_like_promptfoo(reply, expected):
     passed, score, _, _ = parse_rubric_reply(reply)
     assert (passed, score) == (expected[0], pytest.approx(expected[1]))
@@ -119,9 +138,11 @@ async def test_coerced_replies_through_the_judge(judge_server, tmp_path):
     judge_server.when("is polite", Reply.json({"pass": "yes", "score": "0.75"}))
     judge_server.when("is short", Reply.json({"reason": "looked fine"}))
     judge_server.when("is kind", Reply.json({"pass": "nope", "score": None}))
-    text = config("      - type: llm-rubric\n        value: is polite\n"
-                  "      - type: llm-rubric\n        value: is short\n"
-                  "      - type: llm-rubric\n        value: is kind\n")
+    text = config(
+        "      - type: llm-rubric\n        value: is polite\n"
+        "      - type: llm-rubric\n        value: is short\n"
+        "      - type: llm-rubric\n        value: is kind\n"
+    )
     report = await grade(judge_server, tmp_path, text)
     assert [(v.verdict, v.score) for v in report.verdicts] == [("PASS", 0.75), ("PASS", 1.0), ("FAIL", 0.0)]
     assert report.verdicts[1].reason == "looked fine"
@@ -130,13 +151,40 @@ async def test_coerced_replies_through_the_judge(judge_server, tmp_path):
 # -- 4. JavaScript's Number() -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value, expected", [
-    (None, 0.0), ("", 0.0), ("  \n\t", 0.0), (True, 1.0), (False, 0.0), ([0.3], 0.3), ([], 0.0),
-    ([1, 2], math.nan), ({"a": 1}, math.nan), ("0x10", 16.0), ("0b11", 3.0), ("0o17", 15.0), (" 1 ", 1.0),
-    ("1_0", math.nan), ("Infinity", math.inf), ("-Infinity", -math.inf), ("inf", math.nan), ("nan", math.nan),
-    ("1e3", 1000.0), (".5", 0.5), ("5.", 5.0), ("+2", 2.0), ("-0x10", math.nan), ("1,5", math.nan),
-    ([["7"]], 7.0), ([None], 0.0), (UNDEFINED, math.nan), (42, 42.0), ("\ufeff3", 3.0),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (None, 0.0),
+        ("", 0.0),
+        ("  \n\t", 0.0),
+        (True, 1.0),
+        (False, 0.0),
+        ([0.3], 0.3),
+        ([], 0.0),
+        ([1, 2], math.nan),
+        ({"a": 1}, math.nan),
+        ("0x10", 16.0),
+        ("0b11", 3.0),
+        ("0o17", 15.0),
+        (" 1 ", 1.0),
+        ("1_0", math.nan),
+        ("Infinity", math.inf),
+        ("-Infinity", -math.inf),
+        ("inf", math.nan),
+        ("nan", math.nan),
+        ("1e3", 1000.0),
+        (".5", 0.5),
+        ("5.", 5.0),
+        ("+2", 2.0),
+        ("-0x10", math.nan),
+        ("1,5", math.nan),
+        ([["7"]], 7.0),
+        ([None], 0.0),
+        (UNDEFINED, math.nan),
+        (42, 42.0),
+        ("\ufeff3", 3.0),
+    ],
+)
 def test_js_number(value, expected):
     result = js_number(value)
     if math.isnan(expected):
@@ -145,10 +193,21 @@ def test_js_number(value, expected):
         assert result == expected
 
 
-@pytest.mark.parametrize("number, text", [
-    (1.0, "1"), (0.1, "0.1"), (1e-7, "1e-7"), (0.00001, "0.00001"), (1e21, "1e+21"), (1e16, "10000000000000000"),
-    (-2.5, "-2.5"), (123456.789, "123456.789"), (math.inf, "Infinity"), (1.5e300, "1.5e+300"),
-])
+@pytest.mark.parametrize(
+    "number, text",
+    [
+        (1.0, "1"),
+        (0.1, "0.1"),
+        (1e-7, "1e-7"),
+        (0.00001, "0.00001"),
+        (1e21, "1e+21"),
+        (1e16, "10000000000000000"),
+        (-2.5, "-2.5"),
+        (123456.789, "123456.789"),
+        (math.inf, "Infinity"),
+        (1.5e300, "1.5e+300"),
+    ],
+)
 def test_js_number_text(number, text):
     assert js_number_text(number) == text
 
@@ -158,19 +217,27 @@ def test_js_number_text(number, text):
 
 async def test_string_threshold_applies_to_llm_rubric(judge_server, tmp_path):
     judge_server.default = verdict(True, 0.5)
-    text = config("      - type: llm-rubric\n        value: is polite\n        threshold: '0.8'\n"
-                  "      - type: llm-rubric\n        value: is short\n        threshold: 'abc'\n")
+    text = config(
+        "      - type: llm-rubric\n        value: is polite\n        threshold: '0.8'\n"
+        "      - type: llm-rubric\n        value: is short\n        threshold: 'abc'\n"
+    )
     report = await grade(judge_server, tmp_path, text)
     assert [v.verdict for v in report.verdicts] == ["FAIL", "PASS"]  # NaN threshold: none
 
 
 async def test_string_threshold_applies_to_g_eval(judge_server, tmp_path):
     def answer(request):
-        return Reply.json({"score": 8, "reason": "good"}) if "<Steps>" in request.text else Reply.json({"steps": ["Check it"]})
+        return (
+            Reply.json({"score": 8, "reason": "good"})
+            if "<Steps>" in request.text
+            else Reply.json({"steps": ["Check it"]})
+        )
 
     judge_server.default = answer
-    text = config("      - type: g-eval\n        value: coherent\n        threshold: '0.9'\n"
-                  "      - type: g-eval\n        value: clear\n")
+    text = config(
+        "      - type: g-eval\n        value: coherent\n        threshold: '0.9'\n"
+        "      - type: g-eval\n        value: clear\n"
+    )
     report = await grade(judge_server, tmp_path, text, query="Say hi")
     assert [(v.verdict, v.score) for v in report.verdicts] == [("FAIL", 0.8), ("PASS", 0.8)]
 
@@ -180,8 +247,12 @@ async def test_string_threshold_applies_to_max_score(judge_server, tmp_path):
     from rubric_lsp.grading.promptfoo_grader import grade_promptfoo_outputs
 
     judge_server.default = verdict(True, 0.5)
-    text = config("      - type: llm-rubric\n        value: is polite\n      - type: max-score\n        value: {threshold: '0.9'}\n")
-    result = await grade_promptfoo_outputs(parse_document(text, "promptfooconfig.yaml"), ["one", "two"], None, settings(judge_server, tmp_path))
+    text = config(
+        "      - type: llm-rubric\n        value: is polite\n      - type: max-score\n        value: {threshold: '0.9'}\n"
+    )
+    result = await grade_promptfoo_outputs(
+        parse_document(text, "promptfooconfig.yaml"), ["one", "two"], None, settings(judge_server, tmp_path)
+    )
     selection = result["max_score"][0]
     assert selection["winner"] is None and "0.9" in selection["reason"]
 
@@ -189,15 +260,26 @@ async def test_string_threshold_applies_to_max_score(judge_server, tmp_path):
 # -- 7. apiHost, per provider -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("provider, cfg, base", [
-    ("openai:chat:gpt-4o", {"apiHost": "my-proxy.example.com"}, "https://my-proxy.example.com/v1"),
-    ("openai:chat:gpt-4o", {"apiHost": "my-proxy.example.com", "apiBaseUrl": "http://other/v1"}, "https://my-proxy.example.com/v1"),
-    ("openai:chat:gpt-4o", {"apiBaseUrl": "http://other/v1"}, "http://other/v1"),
-    ("azure:chat:my-deploy", {"apiHost": "myres.openai.azure.com"}, "https://myres.openai.azure.com"),
-    ("azure:chat:my-deploy", {"apiHost": "https://myres.openai.azure.com/"}, "https://myres.openai.azure.com"),
-    ("azure:chat:my-deploy", {"apiHost": "h.example.com", "apiBaseUrl": "https://base.example.com/"}, "https://base.example.com"),
-    ("anthropic:messages:claude-x", {"apiBaseUrl": "http://gw/anthropic"}, "http://gw/anthropic"),
-])
+@pytest.mark.parametrize(
+    "provider, cfg, base",
+    [
+        ("openai:chat:gpt-4o", {"apiHost": "my-proxy.example.com"}, "https://my-proxy.example.com/v1"),
+        (
+            "openai:chat:gpt-4o",
+            {"apiHost": "my-proxy.example.com", "apiBaseUrl": "http://other/v1"},
+            "https://my-proxy.example.com/v1",
+        ),
+        ("openai:chat:gpt-4o", {"apiBaseUrl": "http://other/v1"}, "http://other/v1"),
+        ("azure:chat:my-deploy", {"apiHost": "myres.openai.azure.com"}, "https://myres.openai.azure.com"),
+        ("azure:chat:my-deploy", {"apiHost": "https://myres.openai.azure.com/"}, "https://myres.openai.azure.com"),
+        (
+            "azure:chat:my-deploy",
+            {"apiHost": "h.example.com", "apiBaseUrl": "https://base.example.com/"},
+            "https://base.example.com",
+        ),
+        ("anthropic:messages:claude-x", {"apiBaseUrl": "http://gw/anthropic"}, "http://gw/anthropic"),
+    ],
+)
 def test_api_host_per_provider(provider, cfg, base):
     assert settings_from_promptfoo(JudgeSettings(env={}), {"id": provider, "config": cfg}).api_base == base
 
@@ -220,9 +302,11 @@ def test_token_and_temperature_settings():
 
 async def test_grader_config_reaches_the_request(judge_server, tmp_path):
     judge_server.default = verdict(True, 1)
-    text = config("      - type: llm-rubric\n        value: is polite\n        provider: {id: 'openai:chat:a', config: {max_completion_tokens: 300}}\n"
-                  "      - type: llm-rubric\n        value: is short\n        provider: {id: 'openai:chat:b', config: {max_tokens: 100.0}}\n"
-                  "      - type: llm-rubric\n        value: is kind\n        provider: {id: 'openai:chat:c', config: {temperature: true}}\n")
+    text = config(
+        "      - type: llm-rubric\n        value: is polite\n        provider: {id: 'openai:chat:a', config: {max_completion_tokens: 300}}\n"
+        "      - type: llm-rubric\n        value: is short\n        provider: {id: 'openai:chat:b', config: {max_tokens: 100.0}}\n"
+        "      - type: llm-rubric\n        value: is kind\n        provider: {id: 'openai:chat:c', config: {temperature: true}}\n"
+    )
     report = await grade(judge_server, tmp_path, text)
     by_model = {r.model: r.body for r in judge_server.completions}
     assert by_model["a"]["max_tokens"] == 300 and by_model["b"]["max_tokens"] == 100
@@ -238,8 +322,10 @@ async def test_api_key_envar_and_literal_api_key_are_sent_and_never_shown(judge_
         return verdict(True, 1)
 
     judge_server.default = echo_key
-    text = config(f"      - type: llm-rubric\n        value: is polite\n        provider: {{id: 'openai:chat:lit', config: {{apiKey: '{OWN_KEY}'}}}}\n"
-                  "      - type: llm-rubric\n        value: is short\n        provider: {id: 'openai:chat:env', config: {apiKeyEnvar: MY_GRADER_KEY}}\n")
+    text = config(
+        f"      - type: llm-rubric\n        value: is polite\n        provider: {{id: 'openai:chat:lit', config: {{apiKey: '{OWN_KEY}'}}}}\n"
+        "      - type: llm-rubric\n        value: is short\n        provider: {id: 'openai:chat:env', config: {apiKeyEnvar: MY_GRADER_KEY}}\n"
+    )
     env = {"OPENAI_API_KEY": SECRET, "MY_GRADER_KEY": "sk-from-envar-ABCDEF0123456789"}
     report = await grade(judge_server, tmp_path, text, env=env)
     auth = {r.model: r.headers.get("authorization", "") for r in judge_server.completions}
@@ -254,10 +340,15 @@ async def test_api_key_envar_and_literal_api_key_are_sent_and_never_shown(judge_
 async def test_two_graders_of_one_model_with_their_own_keys_each_send_their_own(judge_server, tmp_path):
     judge_server.default = verdict(True, 1)
     other = "sk-other-grader-KEY-0123456789abcdef"
-    text = config(f"      - type: llm-rubric\n        value: is polite\n        provider: {{id: 'openai:chat:same', config: {{apiKey: '{OWN_KEY}'}}}}\n"
-                  f"      - type: llm-rubric\n        value: is short\n        provider: {{id: 'openai:chat:same', config: {{apiKey: '{other}'}}}}\n")
+    text = config(
+        f"      - type: llm-rubric\n        value: is polite\n        provider: {{id: 'openai:chat:same', config: {{apiKey: '{OWN_KEY}'}}}}\n"
+        f"      - type: llm-rubric\n        value: is short\n        provider: {{id: 'openai:chat:same', config: {{apiKey: '{other}'}}}}\n"
+    )
     report = await grade(judge_server, tmp_path, text)
-    auth = {("polite" if "is polite" in r.text else "short"): r.headers.get("authorization", "") for r in judge_server.completions}
+    auth = {
+        ("polite" if "is polite" in r.text else "short"): r.headers.get("authorization", "")
+        for r in judge_server.completions
+    }
     assert OWN_KEY in auth["polite"] and other in auth["short"]
     assert [v.verdict for v in report.verdicts] == ["PASS", "PASS"]
 
@@ -265,14 +356,17 @@ async def test_two_graders_of_one_model_with_their_own_keys_each_send_their_own(
 # -- 9. provider ids --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("provider, model", [
-    ("bedrock:converse:amazon.nova-pro-v1:0", "bedrock/converse/amazon.nova-pro-v1:0"),
-    ("bedrock:anthropic.claude-3-haiku-20240307-v1:0", "bedrock/anthropic.claude-3-haiku-20240307-v1:0"),
-    ("ollama:completion:llama3", "ollama/llama3"),
-    ("ollama:llama3", "ollama/llama3"),
-    ("ollama:llama3.1:8b", "ollama/llama3.1:8b"),
-    ("ollama:chat:llama3", "ollama_chat/llama3"),
-])
+@pytest.mark.parametrize(
+    "provider, model",
+    [
+        ("bedrock:converse:amazon.nova-pro-v1:0", "bedrock/converse/amazon.nova-pro-v1:0"),
+        ("bedrock:anthropic.claude-3-haiku-20240307-v1:0", "bedrock/anthropic.claude-3-haiku-20240307-v1:0"),
+        ("ollama:completion:llama3", "ollama/llama3"),
+        ("ollama:llama3", "ollama/llama3"),
+        ("ollama:llama3.1:8b", "ollama/llama3.1:8b"),
+        ("ollama:chat:llama3", "ollama_chat/llama3"),
+    ],
+)
 def test_provider_ids_litellm_accepts(provider, model):
     import os
 
@@ -292,10 +386,12 @@ async def test_weights_weigh_the_score_and_weight_zero_does_not_count(judge_serv
     judge_server.when("is short", verdict(True, 0.5))
     judge_server.when("is kind", verdict(True, 1.0))
     judge_server.when("is loud", verdict(False, 0.0))
-    text = config("      - type: llm-rubric\n        value: is polite\n        weight: 0\n"
-                  "      - type: llm-rubric\n        value: is short\n        weight: 2\n"
-                  "      - type: llm-rubric\n        value: is kind\n"
-                  "      - type: llm-rubric\n        value: is loud\n        weight: 0\n")
+    text = config(
+        "      - type: llm-rubric\n        value: is polite\n        weight: 0\n"
+        "      - type: llm-rubric\n        value: is short\n        weight: 2\n"
+        "      - type: llm-rubric\n        value: is kind\n"
+        "      - type: llm-rubric\n        value: is loud\n        weight: 0\n"
+    )
     report = await grade(judge_server, tmp_path, text)
     assert [v.verdict for v in report.verdicts] == [ERROR_VERDICT, "PASS", "PASS", "FAIL"]
     assert report.verdicts[0].passed is False and report.verdicts[0].error  # shown honestly
@@ -324,18 +420,21 @@ async def test_not_llm_rubric_with_out_of_range_score(judge_server, tmp_path):
 
 def test_render_values_like_nunjucks():
     variables = {"topics": ["a", {"k": 1}, None, 2.0], "obj": {"k": 1, "j": [1, 2.0]}, "n": 1.0, "x": None, "b": False}
-    assert render("{{ topics }}|{{ obj }}|{{ n }}|{{ x }}|{{ b }}", variables) == 'a,{"k":1},,2|{"k":1,"j":[1,2]}|1||false'
+    assert (
+        render("{{ topics }}|{{ obj }}|{{ n }}|{{ x }}|{{ b }}", variables) == 'a,{"k":1},,2|{"k":1,"j":[1,2]}|1||false'
+    )
     assert try_parse('"x"') == "x" and try_parse("NaN") == "NaN" and try_parse("{bad") == "{bad"
 
 
 async def test_grading_prompt_renders_output_and_vars_like_promptfoo(judge_server, tmp_path):
     judge_server.default = verdict(True, 1)
-    text = config("      - type: llm-rubric\n        value: 'covers {{topics}} and {{obj}}'\n"
-                  "      - type: llm-rubric\n",
-                  vars_="{q: hi, topics: [a, b], obj: {k: 1}, n: 1.0}")
+    text = config(
+        "      - type: llm-rubric\n        value: 'covers {{topics}} and {{obj}}'\n      - type: llm-rubric\n",
+        vars_="{q: hi, topics: [a, b], obj: {k: 1}, n: 1.0}",
+    )
     await grade(judge_server, tmp_path, text, response='{"answer":   "Paris", "n": 1.0}')
     texts = [r.text for r in judge_server.completions]
-    assert any("covers a,b and {\"k\":1}" in t for t in texts)
+    assert any('covers a,b and {"k":1}' in t for t in texts)
     assert all('<Output>\n{"answer":"Paris","n":1}\n</Output>' in t for t in texts)
     empty = [t for t in texts if "covers" not in t][0]
     assert "<Rubric>\n\n</Rubric>" in empty  # a missing value is an empty rubric, not "null"
@@ -343,33 +442,54 @@ async def test_grading_prompt_renders_output_and_vars_like_promptfoo(judge_serve
 
 async def test_json_string_output_renders_its_text(judge_server, tmp_path):
     judge_server.default = verdict(True, 1)
-    await grade(judge_server, tmp_path, config("      - type: llm-rubric\n        value: is polite\n"), response='"Hello there"')
+    await grade(
+        judge_server, tmp_path, config("      - type: llm-rubric\n        value: is polite\n"), response='"Hello there"'
+    )
     assert "<Output>\nHello there\n</Output>" in judge_server.completions[0].text
 
 
 def test_yaml_message_list_rubric_prompt():
     prompt = "- role: system\n  content: 'Judge {{rubric}}: say \"json\"'\n- role: user\n  content: |\n    Output: {{output}}\n"
     messages = custom_messages(prompt, {"output": 'He said "hi"\nthen: left', "rubric": "politeness"})
-    assert messages == [{"role": "system", "content": 'Judge politeness: say "json"'},
-                        {"role": "user", "content": 'Output: He said "hi"\nthen: left\n'}]
+    assert messages == [
+        {"role": "system", "content": 'Judge politeness: say "json"'},
+        {"role": "user", "content": 'Output: He said "hi"\nthen: left\n'},
+    ]
 
 
 async def test_yaml_rubric_prompt_is_sent_as_messages(judge_server, tmp_path):
     judge_server.default = verdict(True, 1)
-    text = config("      - type: llm-rubric\n        value: is polite\n",
-                  "    provider: openai:judge\n    rubricPrompt: |\n      - role: system\n        content: Grade against {{rubric}}\n      - role: user\n        content: 'Output: {{output}}'\n")
+    text = config(
+        "      - type: llm-rubric\n        value: is polite\n",
+        "    provider: openai:judge\n    rubricPrompt: |\n      - role: system\n        content: Grade against {{rubric}}\n      - role: user\n        content: 'Output: {{output}}'\n",
+    )
     await grade(judge_server, tmp_path, text)
-    assert judge_server.completions[0].messages == [{"role": "system", "content": "Grade against is polite"}, {"role": "user", "content": "Output: Paris."}]
+    assert judge_server.completions[0].messages == [
+        {"role": "system", "content": "Grade against is polite"},
+        {"role": "user", "content": "Output: Paris."},
+    ]
 
 
 # -- 13. credential pre-checks ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("model, provider", [
-    ("command-r", "cohere"), ("mistral-large-latest", "mistral"), ("mixtral-8x7b", "mistral"), ("codestral-latest", "mistral"),
-    ("claude-3-haiku", "anthropic"), ("gemini-2.5-pro", "gemini"), ("gpt-4o", "openai"), ("o3-mini", "openai"),
-    ("chatgpt-4o-latest", "openai"), ("text-embedding-3-small", "openai"), ("llama3", ""), ("openai/x", "openai"),
-])
+@pytest.mark.parametrize(
+    "model, provider",
+    [
+        ("command-r", "cohere"),
+        ("mistral-large-latest", "mistral"),
+        ("mixtral-8x7b", "mistral"),
+        ("codestral-latest", "mistral"),
+        ("claude-3-haiku", "anthropic"),
+        ("gemini-2.5-pro", "gemini"),
+        ("gpt-4o", "openai"),
+        ("o3-mini", "openai"),
+        ("chatgpt-4o-latest", "openai"),
+        ("text-embedding-3-small", "openai"),
+        ("llama3", ""),
+        ("openai/x", "openai"),
+    ],
+)
 def test_unprefixed_models_map_as_litellm_would(model, provider):
     assert provider_of(model) == provider
 

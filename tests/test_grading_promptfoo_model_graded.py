@@ -11,7 +11,13 @@ QUERY = "What is the capital of France?"
 
 
 def settings(server, tmp_path, **kw):
-    values = dict(api_base=server.base_url, cache_dir=tmp_path / "c", timeout_seconds=5.0, max_retries=0, env={"OPENAI_API_KEY": "sk-test-0123456789"})
+    values = dict(
+        api_base=server.base_url,
+        cache_dir=tmp_path / "c",
+        timeout_seconds=5.0,
+        max_retries=0,
+        env={"OPENAI_API_KEY": "sk-test-0123456789"},
+    )
     values.update(kw)
     return JudgeSettings(**values)
 
@@ -34,13 +40,17 @@ def one(type_name: str, value: str = "Names Paris", extra: str = "") -> str:
 
 
 async def grade(server, tmp_path, text, query=QUERY, response="Paris.", cache="c"):
-    return await grade_text(text, "promptfooconfig.yaml", response, query, settings(server, tmp_path, cache_dir=tmp_path / cache))
+    return await grade_text(
+        text, "promptfooconfig.yaml", response, query, settings(server, tmp_path, cache_dir=tmp_path / cache)
+    )
 
 
 def geval_judge(steps_reply: Reply, score_reply: Reply):
     """Answers g-eval's first call (criterion → steps) and its second (rating) by what the request holds."""
+
     def answer(request):
         return score_reply if "<Steps>" in request.text else steps_reply
+
     return answer
 
 
@@ -54,14 +64,19 @@ def geval_score(score, reason="Names Paris."):
 # -- model-graded-closedqa -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("reply, verdict, score", [
-    ("The criterion asks for Paris; the submission says Paris.\nY\nY", "PASS", 1.0),
-    ("It names Lyon instead.\nN\n", "FAIL", 0.0),
-    ("Reasoning... Final answer: Y  \n\n", "PASS", 1.0),
-])
+@pytest.mark.parametrize(
+    "reply, verdict, score",
+    [
+        ("The criterion asks for Paris; the submission says Paris.\nY\nY", "PASS", 1.0),
+        ("It names Lyon instead.\nN\n", "FAIL", 0.0),
+        ("Reasoning... Final answer: Y  \n\n", "PASS", 1.0),
+    ],
+)
 async def test_closedqa_passes_iff_the_reply_ends_in_Y(judge_server, tmp_path, reply, verdict, score):
     judge_server.default = Reply.text(reply)
-    report = await grade(judge_server, tmp_path, config(one("model-graded-closedqa", extra="        threshold: 0.99\n")))
+    report = await grade(
+        judge_server, tmp_path, config(one("model-graded-closedqa", extra="        threshold: 0.99\n"))
+    )
     v = report.verdicts[0]
     assert (v.verdict, v.score, v.passed) == (verdict, score, verdict == "PASS")
     request = judge_server.completions[0]
@@ -74,7 +89,9 @@ async def test_not_closedqa_inverts_and_an_unreadable_reply_is_an_error_both_way
     report = await grade(judge_server, tmp_path, config(one("not-model-graded-closedqa")))
     assert (report.verdicts[0].verdict, report.verdicts[0].score) == ("FAIL", 0.0)
     judge_server.default = Reply.text("I am not sure. YES")  # ends in neither Y nor N
-    report = await grade(judge_server, tmp_path, config(one("model-graded-closedqa") + one("not-model-graded-closedqa")), cache="other")
+    report = await grade(
+        judge_server, tmp_path, config(one("model-graded-closedqa") + one("not-model-graded-closedqa")), cache="other"
+    )
     for v in report.verdicts:
         assert v.verdict == ERROR_VERDICT and v.passed is False and v.error.startswith("parse:")
 
@@ -83,13 +100,16 @@ async def test_not_closedqa_inverts_and_an_unreadable_reply_is_an_error_both_way
 
 
 @pytest.mark.parametrize("type_name", ["factuality", "model-graded-factuality"])
-@pytest.mark.parametrize("reply, verdict, score", [
-    (Reply.json({"category": "A", "reason": "subset"}), "PASS", 1.0),
-    (Reply.json({"category": " c ", "reason": "same"}), "PASS", 1.0),
-    (Reply.json({"category": "D", "reason": "says Lyon"}), "FAIL", 0.0),
-    (Reply.text("(E) Different wording, same facts."), "PASS", 1.0),  # legacy answer shape
-    (Reply.text("```json\n{\n  \"category\": \"D\",\n  \"reason\": \"conflict\"\n}\n```"), "FAIL", 0.0),
-])
+@pytest.mark.parametrize(
+    "reply, verdict, score",
+    [
+        (Reply.json({"category": "A", "reason": "subset"}), "PASS", 1.0),
+        (Reply.json({"category": " c ", "reason": "same"}), "PASS", 1.0),
+        (Reply.json({"category": "D", "reason": "says Lyon"}), "FAIL", 0.0),
+        (Reply.text("(E) Different wording, same facts."), "PASS", 1.0),  # legacy answer shape
+        (Reply.text('```json\n{\n  "category": "D",\n  "reason": "conflict"\n}\n```'), "FAIL", 0.0),
+    ],
+)
 async def test_factuality_default_category_scores(judge_server, tmp_path, type_name, reply, verdict, score):
     judge_server.default = reply
     report = await grade(judge_server, tmp_path, config(one(type_name, "Paris is the capital of France")))
@@ -100,8 +120,12 @@ async def test_factuality_default_category_scores(judge_server, tmp_path, type_n
     assert request.response_format == {"type": "json_object"}
 
 
-@pytest.mark.parametrize("letter, verdict, score", [("A", "PASS", 0.4), ("D", "PASS", 0.2), ("C", "FAIL", 0.0), ("B", "PASS", 1.0)])
-async def test_factuality_scores_come_from_options_and_threshold_is_ignored(judge_server, tmp_path, letter, verdict, score):
+@pytest.mark.parametrize(
+    "letter, verdict, score", [("A", "PASS", 0.4), ("D", "PASS", 0.2), ("C", "FAIL", 0.0), ("B", "PASS", 1.0)]
+)
+async def test_factuality_scores_come_from_options_and_threshold_is_ignored(
+    judge_server, tmp_path, letter, verdict, score
+):
     judge_server.default = Reply.json({"category": letter, "reason": "r"})
     options = "    factuality: {subset: 0.4, disagree: 0.2, agree: 0}\n"
     report = await grade(judge_server, tmp_path, config(one("factuality", extra="        threshold: 0.9\n"), options))
@@ -142,13 +166,16 @@ async def test_not_factuality_inverts_and_a_bad_category_is_an_error(judge_serve
 # -- g-eval ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("raw, threshold, verdict", [
-    (7, None, "PASS"),      # 0.7 >= the 0.7 default
-    (6, None, "FAIL"),
-    (6, "0.5", "PASS"),     # an explicit threshold replaces the default
-    (8, "0.9", "FAIL"),
-    ("9", None, "PASS"),    # a numeric string is read as a number
-])
+@pytest.mark.parametrize(
+    "raw, threshold, verdict",
+    [
+        (7, None, "PASS"),  # 0.7 >= the 0.7 default
+        (6, None, "FAIL"),
+        (6, "0.5", "PASS"),  # an explicit threshold replaces the default
+        (8, "0.9", "FAIL"),
+        ("9", None, "PASS"),  # a numeric string is read as a number
+    ],
+)
 async def test_geval_scores_out_of_ten_against_the_threshold(judge_server, tmp_path, raw, threshold, verdict):
     judge_server.default = geval_judge(STEPS, geval_score(raw))
     extra = f"        threshold: {threshold}\n" if threshold else ""
@@ -163,10 +190,16 @@ async def test_geval_scores_out_of_ten_against_the_threshold(judge_server, tmp_p
 
 async def test_geval_reads_a_multi_line_json_reply(judge_server, tmp_path):
     # promptfoo's single-line pattern misses this reply; we read it.
-    judge_server.default = geval_judge(Reply.fenced({"steps": ["Check the city"]}),
-                                       Reply.text('After checking:\n{\n  "score": 8,\n  "reason": "Names Paris."\n}'))
+    judge_server.default = geval_judge(
+        Reply.fenced({"steps": ["Check the city"]}),
+        Reply.text('After checking:\n{\n  "score": 8,\n  "reason": "Names Paris."\n}'),
+    )
     report = await grade(judge_server, tmp_path, config(one("g-eval")))
-    assert (report.verdicts[0].verdict, report.verdicts[0].score, report.verdicts[0].reason) == ("PASS", pytest.approx(0.8), "Names Paris.")
+    assert (report.verdicts[0].verdict, report.verdicts[0].score, report.verdicts[0].reason) == (
+        "PASS",
+        pytest.approx(0.8),
+        "Names Paris.",
+    )
 
 
 async def test_not_geval_inverts_and_a_list_of_criteria_is_averaged(judge_server, tmp_path):
@@ -185,13 +218,16 @@ async def test_not_geval_inverts_and_a_list_of_criteria_is_averaged(judge_server
     assert judge_server.call_count == 2 + 4
 
 
-@pytest.mark.parametrize("steps, score", [
-    (Reply.json({"steps": []}), geval_score(9)),
-    (Reply.json({"steps": ["ok", ""]}), geval_score(9)),
-    (STEPS, geval_score(11)),              # outside 0-10
-    (STEPS, Reply.json({"score": 9})),     # no reason
-    (STEPS, Reply.json({"score": "high", "reason": "r"})),
-])
+@pytest.mark.parametrize(
+    "steps, score",
+    [
+        (Reply.json({"steps": []}), geval_score(9)),
+        (Reply.json({"steps": ["ok", ""]}), geval_score(9)),
+        (STEPS, geval_score(11)),  # outside 0-10
+        (STEPS, Reply.json({"score": 9})),  # no reason
+        (STEPS, Reply.json({"score": "high", "reason": "r"})),
+    ],
+)
 async def test_geval_unusable_replies_are_parse_errors_both_ways(judge_server, tmp_path, steps, score):
     judge_server.default = geval_judge(steps, score)
     report = await grade(judge_server, tmp_path, config(one("g-eval") + one("not-g-eval")))
@@ -216,12 +252,18 @@ async def test_a_grader_failure_is_never_a_pass_in_either_direction(judge_server
     assert report.passed is False and report.score is None
 
 
-@pytest.mark.parametrize("type_name, reply", [
-    ("model-graded-closedqa", Reply.text("ok\nY")),
-    ("factuality", Reply.json({"category": "C", "reason": "r"})),
-])
+@pytest.mark.parametrize(
+    "type_name, reply",
+    [
+        ("model-graded-closedqa", Reply.text("ok\nY")),
+        ("factuality", Reply.json({"category": "C", "reason": "r"})),
+    ],
+)
 async def test_custom_rubric_prompt_gets_the_types_variables(judge_server, tmp_path, type_name, reply):
-    names = {"model-graded-closedqa": "{{input}} C={{criteria}} S={{completion}}", "factuality": "{{input}} C={{ideal}} S={{completion}}"}[type_name]
+    names = {
+        "model-graded-closedqa": "{{input}} C={{criteria}} S={{completion}}",
+        "factuality": "{{input}} C={{ideal}} S={{completion}}",
+    }[type_name]
     prompt = f'[{{"role": "user", "content": "T={names} V={{{{topic}}}} O={{{{rubric}}}}"}}]'
     options = f"    rubricPrompt: '{prompt}'\n"
     judge_server.default = reply
@@ -229,25 +271,38 @@ async def test_custom_rubric_prompt_gets_the_types_variables(judge_server, tmp_p
     assert report.verdicts[0].verdict == "PASS"
     request = judge_server.completions[0]
     # no --query: the first prompt rendered with the test vars is the input
-    assert request.messages == [{"role": "user", "content": "T=Answer: Capital of France? C=Names Paris S=Paris. V=geography O="}]
+    assert request.messages == [
+        {"role": "user", "content": "T=Answer: Capital of France? C=Names Paris S=Paris. V=geography O="}
+    ]
     assert request.response_format is None
     assert any("first prompt" in note for note in report.notes)
 
 
 async def test_geval_custom_prompts_are_an_object_of_steps_and_evaluate(judge_server, tmp_path):
-    options = ("    rubricPrompt:\n"
-               "      steps: 'Plan for {{criteria}} {{topic}}; JSON steps'\n"
-               "      evaluate: '[{\"role\": \"system\", \"content\": \"{{criteria}}|{{steps}}|{{maxScore}}|{{input}}|{{output}}|{{topic}}\"}]'\n")
+    options = (
+        "    rubricPrompt:\n"
+        "      steps: 'Plan for {{criteria}} {{topic}}; JSON steps'\n"
+        '      evaluate: \'[{"role": "system", "content": "{{criteria}}|{{steps}}|{{maxScore}}|{{input}}|{{output}}|{{topic}}"}]\'\n'
+    )
     judge_server.default = lambda request: geval_score(8) if "|" in request.text else STEPS
     report = await grade(judge_server, tmp_path, config(one("g-eval"), options))
     assert report.verdicts[0].verdict == "PASS"
     steps_request, score_request = judge_server.completions
-    assert steps_request.messages == [{"role": "user", "content": "Plan for Names Paris ; JSON steps"}]  # test vars are not passed
-    assert score_request.messages == [{"role": "system", "content": f"Names Paris|Check it names a city\n- Check the city is Paris|10|{QUERY}|Paris.|"}]
+    assert steps_request.messages == [
+        {"role": "user", "content": "Plan for Names Paris ; JSON steps"}
+    ]  # test vars are not passed
+    assert score_request.messages == [
+        {
+            "role": "system",
+            "content": f"Names Paris|Check it names a city\n- Check the city is Paris|10|{QUERY}|Paris.|",
+        }
+    ]
 
 
 async def test_without_query_or_readable_prompt_it_is_an_error_not_a_guess(judge_server, tmp_path):
-    report = await grade(judge_server, tmp_path, config(one("factuality") + one("not-g-eval"), prompts="[file://prompt.py]"), query=None)
+    report = await grade(
+        judge_server, tmp_path, config(one("factuality") + one("not-g-eval"), prompts="[file://prompt.py]"), query=None
+    )
     assert judge_server.call_count == 0
     for v in report.verdicts:
         assert v.verdict == ERROR_VERDICT and v.passed is False and "--query" in v.reason

@@ -40,7 +40,13 @@ tests:
 
 
 def settings(server, tmp_path, **kw):
-    values = dict(api_base=server.base_url, cache_dir=tmp_path / "c", timeout_seconds=5.0, max_retries=0, env={"OPENAI_API_KEY": SECRET})
+    values = dict(
+        api_base=server.base_url,
+        cache_dir=tmp_path / "c",
+        timeout_seconds=5.0,
+        max_retries=0,
+        env={"OPENAI_API_KEY": SECRET},
+    )
     values.update(kw)
     return JudgeSettings(**values)
 
@@ -54,7 +60,9 @@ def rubric_reply(request):
 
 
 async def grade(server, tmp_path, config, outputs, **kw):
-    return await grade_promptfoo_outputs(parse_document(config, "promptfooconfig.yaml"), outputs, None, settings(server, tmp_path), **kw)
+    return await grade_promptfoo_outputs(
+        parse_document(config, "promptfooconfig.yaml"), outputs, None, settings(server, tmp_path), **kw
+    )
 
 
 def select_best_verdicts(result):
@@ -71,9 +79,16 @@ async def test_the_winner_passes_with_score_1_and_the_others_fail_with_0(judge_s
     # promptfoo passes the value as written: test vars are not rendered into it.
     [compare] = [r for r in judge_server.completions if comparing(r)]
     assert "Funniest joke about {{topic}}" in compare.text
-    assert '<Candidate number="0">\njoke A\n</Candidate>' in compare.text and '<Candidate number="2">\njoke C\n</Candidate>' in compare.text
+    assert (
+        '<Candidate number="0">\njoke A\n</Candidate>' in compare.text
+        and '<Candidate number="2">\njoke C\n</Candidate>' in compare.text
+    )
     verdicts = select_best_verdicts(result)
-    assert [[(v["verdict"], v["score"], v["passed"]) for v in vs] for vs in verdicts] == [[("FAIL", 0.0, False)], [("PASS", 1.0, True)], [("FAIL", 0.0, False)]]
+    assert [[(v["verdict"], v["score"], v["passed"]) for v in vs] for vs in verdicts] == [
+        [("FAIL", 0.0, False)],
+        [("PASS", 1.0, True)],
+        [("FAIL", 0.0, False)],
+    ]
     assert [o["passed"] for o in result["outputs"]] == [False, True, False]
     # The report's score stays the mean of the other assertions (select-best is left out, as max-score leaves it out).
     assert [o["score"] for o in result["outputs"]] == [pytest.approx(0.8)] * 3
@@ -81,7 +96,9 @@ async def test_the_winner_passes_with_score_1_and_the_others_fail_with_0(judge_s
 
 
 async def test_an_output_numbered_10_or_more_can_win(judge_server, tmp_path):
-    judge_server.when(comparing, Reply.text('Candidates 3 and 11 are close; 11 is tighter.\n{"best": 11, "reason": "tighter"}'))
+    judge_server.when(
+        comparing, Reply.text('Candidates 3 and 11 are close; 11 is tighter.\n{"best": 11, "reason": "tighter"}')
+    )
     outputs = [f"answer {i}" for i in range(12)]
     result = await grade(judge_server, tmp_path, ONLY_SELECT_BEST, outputs)
     [entry] = result["select_best"]
@@ -91,11 +108,14 @@ async def test_an_output_numbered_10_or_more_can_win(judge_server, tmp_path):
     assert result["outputs"][3]["passed"] is False and result["outputs"][3]["score"] == 0.0
 
 
-@pytest.mark.parametrize("reply, best, ambiguous", [
-    ("Output 0 rambles and output 2 is rude, so my answer is:\n**1**", 1, False),
-    ("Comparing 0 with 1.\n\nIndex: 1.", 1, False),
-    ('At first {"best": 0, "reason": "short"} looked right, but no: {"best": 1, "reason": "kinder"}', 1, True),
-])
+@pytest.mark.parametrize(
+    "reply, best, ambiguous",
+    [
+        ("Output 0 rambles and output 2 is rude, so my answer is:\n**1**", 1, False),
+        ("Comparing 0 with 1.\n\nIndex: 1.", 1, False),
+        ('At first {"best": 0, "reason": "short"} looked right, but no: {"best": 1, "reason": "kinder"}', 1, True),
+    ],
+)
 async def test_the_concluded_index_wins_not_a_number_in_the_preamble(judge_server, tmp_path, reply, best, ambiguous):
     judge_server.when(comparing, Reply.text(reply))
     result = await grade(judge_server, tmp_path, ONLY_SELECT_BEST, ["x", "y", "z"])
@@ -105,18 +125,23 @@ async def test_the_concluded_index_wins_not_a_number_in_the_preamble(judge_serve
     assert entry["promptfoo_reads"] == 0
 
 
-@pytest.mark.parametrize("reply, message", [
-    ("They are all equally good.", "ends in no output number"),
-    ('{"best": 3, "reason": "the last one"}', "numbered 0 to 2"),
-    ("7", "numbered 0 to 2"),
-    ('{"best": "the second", "reason": "?"}', "not an output number"),
-])
+@pytest.mark.parametrize(
+    "reply, message",
+    [
+        ("They are all equally good.", "ends in no output number"),
+        ('{"best": 3, "reason": "the last one"}', "numbered 0 to 2"),
+        ("7", "numbered 0 to 2"),
+        ('{"best": "the second", "reason": "?"}', "not an output number"),
+    ],
+)
 async def test_an_unreadable_reply_or_an_index_out_of_range_fails_every_output(judge_server, tmp_path, reply, message):
     judge_server.default = rubric_reply
     judge_server.when(comparing, Reply.text(reply))
     result = await grade(judge_server, tmp_path, CONFIG, ["x", "y", "z"])
     [entry] = result["select_best"]
-    assert entry["winner"] is None and entry["passed"] == [False, False, False] and entry["scores"] == [None, None, None]
+    assert (
+        entry["winner"] is None and entry["passed"] == [False, False, False] and entry["scores"] == [None, None, None]
+    )
     assert entry["error"].startswith("parse: ") and message in entry["error"]
     for output, [verdict] in zip(result["outputs"], select_best_verdicts(result)):
         assert verdict["verdict"] == "ERROR" and verdict["passed"] is False and verdict["counted_as"] == "FAIL"
@@ -128,7 +153,11 @@ async def test_a_select_best_only_test_whose_judge_fails_has_no_score(judge_serv
     result = await grade(judge_server, tmp_path, ONLY_SELECT_BEST, ["x", "y"])
     assert result["select_best"][0]["error"].startswith("infrastructure: ")
     for output in result["outputs"]:
-        assert output["passed"] is False and output["score"] is None and output["error"].startswith("Every grader call failed")
+        assert (
+            output["passed"] is False
+            and output["score"] is None
+            and output["error"].startswith("Every grader call failed")
+        )
 
 
 CUSTOM = """\
@@ -152,9 +181,13 @@ async def test_a_custom_rubric_prompt_gets_criteria_outputs_and_the_test_vars(ju
     judge_server.when(comparing, Reply.text("0"))
     result = await grade(judge_server, tmp_path, CUSTOM, ["plain", '{"joke":  "pun"}'])
     [request] = judge_server.completions
-    assert request.model == "picker" and request.body.get("response_format") is None  # the custom prompt sets the reply shape
+    assert (
+        request.model == "picker" and request.body.get("response_format") is None
+    )  # the custom prompt sets the reply shape
     assert "Pick one: Wittiest (dry humour)." in request.text
-    assert "[0/1] plain\n" in request.text and '[1/2] {"joke":"pun"}\n' in request.text  # JSON outputs are re-serialised, as promptfoo
+    assert (
+        "[0/1] plain\n" in request.text and '[1/2] {"joke":"pun"}\n' in request.text
+    )  # JSON outputs are re-serialised, as promptfoo
     assert 'All: plain,{"joke":"pun"}' in request.text
     assert result["select_best"][0]["winner"] == 0 and "promptfoo_reads" not in result["select_best"][0]
 
@@ -169,17 +202,27 @@ async def test_a_var_named_outputs_replaces_the_outputs_and_is_noted(judge_serve
 
 
 async def test_only_the_first_select_best_runs_and_a_non_string_value_is_an_error(judge_server, tmp_path):
-    config = ONLY_SELECT_BEST.replace("        value: Most polite\n", "        value: {x: 1}\n      - type: select-best\n        value: Shortest\n")
+    config = ONLY_SELECT_BEST.replace(
+        "        value: Most polite\n", "        value: {x: 1}\n      - type: select-best\n        value: Shortest\n"
+    )
     result = await grade(judge_server, tmp_path, config, ["x", "y"])
     [entry] = result["select_best"]
-    assert judge_server.call_count == 0 and "string value" in entry["error"] and "Only the first select-best" in entry["note"]
+    assert (
+        judge_server.call_count == 0
+        and "string value" in entry["error"]
+        and "Only the first select-best" in entry["note"]
+    )
 
 
 async def test_a_single_output_names_select_best_as_needing_several(judge_server, tmp_path):
     with pytest.raises(GradingError, match="select-best compares several outputs: give at least 2"):
-        await grade_text(ONLY_SELECT_BEST, "promptfooconfig.yaml", "x", None, settings(judge_server, tmp_path, model="openai/judge"))
+        await grade_text(
+            ONLY_SELECT_BEST, "promptfooconfig.yaml", "x", None, settings(judge_server, tmp_path, model="openai/judge")
+        )
     judge_server.default = rubric_reply
-    report = await grade_text(CONFIG, "promptfooconfig.yaml", "x", None, settings(judge_server, tmp_path, model="openai/judge"))
+    report = await grade_text(
+        CONFIG, "promptfooconfig.yaml", "x", None, settings(judge_server, tmp_path, model="openai/judge")
+    )
     assert [v.name for v in report.verdicts] == ["test 1: llm-rubric"] and judge_server.call_count == 1
     assert any("'select-best'" in note and "give at least 2" in note for note in report.notes)
 
@@ -204,7 +247,10 @@ def test_the_cli_prints_one_line_per_select_best(judge_server, tmp_path, capfd, 
     assert code == 0
     assert "output 1: test 1: llm-rubric PASS, test 1: select-best FAIL" in out
     assert "output 2: test 1: llm-rubric PASS, test 1: select-best PASS" in out
-    assert "test 1 select-best: → output 2\n  The pun lands.\n  promptfoo reads this reply as index 0: output 1 wins" in out
+    assert (
+        "test 1 select-best: → output 2\n  The pun lands.\n  promptfoo reads this reply as index 0: output 1 wins"
+        in out
+    )
 
 
 def test_the_cli_json_carries_the_comparison_and_its_failure(judge_server, tmp_path, capfd, monkeypatch):
@@ -214,7 +260,12 @@ def test_the_cli_json_carries_the_comparison_and_its_failure(judge_server, tmp_p
     result = json.loads(capfd.readouterr().out)
     assert code == 0 and result["max_score"] == []
     [entry] = result["select_best"]
-    assert entry["test"] == 1 and entry["winner"] is None and entry["passed"] == [False, False] and entry["error"].startswith("parse: ")
+    assert (
+        entry["test"] == 1
+        and entry["winner"] is None
+        and entry["passed"] == [False, False]
+        and entry["error"].startswith("parse: ")
+    )
     assert [o["verdicts"][0]["verdict"] for o in result["outputs"]] == ["ERROR", "ERROR"]
     code = run_cli(tmp_path, judge_server, ONLY_SELECT_BEST, ["x", "y"])
     assert "test 1 select-best: no winner, every output fails — parse: " in capfd.readouterr().out

@@ -4,22 +4,32 @@ from __future__ import annotations
 
 import pytest
 
-from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials, api_key_for, default_model, promptfoo_to_litellm, settings_from_promptfoo
+from rubric_lsp.grading.settings import (
+    JudgeSettings,
+    MissingCredentials,
+    api_key_for,
+    default_model,
+    promptfoo_to_litellm,
+    settings_from_promptfoo,
+)
 
 
-@pytest.mark.parametrize("provider, model", [
-    ("openai:gpt-5-mini", "openai/gpt-5-mini"),
-    ("openai:chat:gpt-4o-mini", "openai/gpt-4o-mini"),
-    ("openai:responses:gpt-5", "openai/gpt-5"),
-    ("anthropic:messages:claude-sonnet-4-5", "anthropic/claude-sonnet-4-5"),
-    ("azure:chat:my-deployment", "azure/my-deployment"),
-    ("ollama:chat:llama3.1:8b", "ollama_chat/llama3.1:8b"),
-    ("openrouter:deepseek/deepseek-v4-flash", "openrouter/deepseek/deepseek-v4-flash"),
-    ("vertex:gemini-2.5-pro", "vertex_ai/gemini-2.5-pro"),
-    ("bedrock:anthropic.claude-3-haiku-20240307-v1:0", "bedrock/anthropic.claude-3-haiku-20240307-v1:0"),
-    ("openai/gpt-4o", "openai/gpt-4o"),  # already a litellm id
-    ("gpt-4o", "gpt-4o"),
-])
+@pytest.mark.parametrize(
+    "provider, model",
+    [
+        ("openai:gpt-5-mini", "openai/gpt-5-mini"),
+        ("openai:chat:gpt-4o-mini", "openai/gpt-4o-mini"),
+        ("openai:responses:gpt-5", "openai/gpt-5"),
+        ("anthropic:messages:claude-sonnet-4-5", "anthropic/claude-sonnet-4-5"),
+        ("azure:chat:my-deployment", "azure/my-deployment"),
+        ("ollama:chat:llama3.1:8b", "ollama_chat/llama3.1:8b"),
+        ("openrouter:deepseek/deepseek-v4-flash", "openrouter/deepseek/deepseek-v4-flash"),
+        ("vertex:gemini-2.5-pro", "vertex_ai/gemini-2.5-pro"),
+        ("bedrock:anthropic.claude-3-haiku-20240307-v1:0", "bedrock/anthropic.claude-3-haiku-20240307-v1:0"),
+        ("openai/gpt-4o", "openai/gpt-4o"),  # already a litellm id
+        ("gpt-4o", "gpt-4o"),
+    ],
+)
 def test_promptfoo_ids_map_to_litellm(provider, model):
     assert promptfoo_to_litellm(provider) == model
 
@@ -34,7 +44,11 @@ def test_default_judge_follows_promptfoos_credential_order():
 
 
 def test_environment_fills_the_gaps():
-    env = {"RUBRIC_JUDGE_MODEL": "openai:chat:gpt-4o-mini", "RUBRIC_JUDGE_API_BASE": "http://h/v1", "RUBRIC_CACHE_DIR": "/tmp/x"}
+    env = {
+        "RUBRIC_JUDGE_MODEL": "openai:chat:gpt-4o-mini",
+        "RUBRIC_JUDGE_API_BASE": "http://h/v1",
+        "RUBRIC_CACHE_DIR": "/tmp/x",
+    }
     resolved = JudgeSettings(env=env).resolved()
     assert (resolved.model, resolved.api_base) == ("openai/gpt-4o-mini", "http://h/v1")
     assert JudgeSettings(model="openai/x", env=env).resolved().model == "openai/x"
@@ -50,7 +64,13 @@ def test_missing_key_names_the_variable_and_local_servers_need_none():
 
 def test_promptfoo_grader_settings_are_honoured():
     base = JudgeSettings()
-    s = settings_from_promptfoo(base, {"id": "openai:chat:gpt-4o", "config": {"temperature": 0.7, "max_tokens": 50, "apiBaseUrl": "http://vllm:8000/v1"}})
+    s = settings_from_promptfoo(
+        base,
+        {
+            "id": "openai:chat:gpt-4o",
+            "config": {"temperature": 0.7, "max_tokens": 50, "apiBaseUrl": "http://vllm:8000/v1"},
+        },
+    )
     assert (s.model, s.temperature, s.max_tokens, s.api_base) == ("openai/gpt-4o", 0.7, 50, "http://vllm:8000/v1")
     pinned = settings_from_promptfoo(JudgeSettings(model="openai/cli", api_base="http://cli/v1"), "openai:gpt-5")
     assert (pinned.model, pinned.api_base) == ("openai/cli", "http://cli/v1")

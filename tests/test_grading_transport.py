@@ -17,7 +17,14 @@ SECRET = "sk-test-SECRET-0123456789abcdef"
 
 
 def settings(server, tmp_path, **overrides):
-    values = dict(model="openai/judge", api_base=server.base_url, cache_enabled=False, timeout_seconds=10.0, max_retries=0, env={"OPENAI_API_KEY": SECRET})
+    values = dict(
+        model="openai/judge",
+        api_base=server.base_url,
+        cache_enabled=False,
+        timeout_seconds=10.0,
+        max_retries=0,
+        env={"OPENAI_API_KEY": SECRET},
+    )
     values.update(overrides)
     return JudgeSettings(**values)
 
@@ -48,7 +55,14 @@ async def test_next_call_waits_until_the_request_is_sent():
     first_sent.set()
     second_sent.set()
     await asyncio.gather(*tasks)
-    assert events == ["first building", "first sent", "second building", "second sent", "first answered", "second answered"]
+    assert events == [
+        "first building",
+        "first sent",
+        "second building",
+        "second sent",
+        "first answered",
+        "second answered",
+    ]
 
 
 async def test_request_sent_from_a_worker_thread_releases_the_turn():
@@ -105,15 +119,26 @@ async def test_litellm_calls_the_hook_so_concurrent_requests_overlap(judge_serve
     assert judge_server.max_in_flight == 4
 
 
-@pytest.mark.parametrize("model, api_base, route", [
-    ("openai/judge", "http://127.0.0.1:8000/v1", "hosted_vllm/judge"),
-    ("openai/meta-llama/Llama-3.1-8B-Instruct", "http://gpu:8000/v1", "hosted_vllm/meta-llama/Llama-3.1-8B-Instruct"),
-    ("openai/gpt-4o-mini", "http://proxy.internal/v1", "openai/gpt-4o-mini"),  # OpenAI's own model: litellm's parameter rules
-    ("openai/judge", "https://api.openai.com/v1", "openai/judge"),
-    ("openai/gpt-4o-mini", None, "openai/gpt-4o-mini"),
-    ("anthropic/claude-sonnet-4-5", "http://127.0.0.1:8000", "anthropic/claude-sonnet-4-5"),
-    ("hosted_vllm/judge", "http://127.0.0.1:8000/v1", "hosted_vllm/judge"),
-])
+@pytest.mark.parametrize(
+    "model, api_base, route",
+    [
+        ("openai/judge", "http://127.0.0.1:8000/v1", "hosted_vllm/judge"),
+        (
+            "openai/meta-llama/Llama-3.1-8B-Instruct",
+            "http://gpu:8000/v1",
+            "hosted_vllm/meta-llama/Llama-3.1-8B-Instruct",
+        ),
+        (
+            "openai/gpt-4o-mini",
+            "http://proxy.internal/v1",
+            "openai/gpt-4o-mini",
+        ),  # OpenAI's own model: litellm's parameter rules
+        ("openai/judge", "https://api.openai.com/v1", "openai/judge"),
+        ("openai/gpt-4o-mini", None, "openai/gpt-4o-mini"),
+        ("anthropic/claude-sonnet-4-5", "http://127.0.0.1:8000", "anthropic/claude-sonnet-4-5"),
+        ("hosted_vllm/judge", "http://127.0.0.1:8000/v1", "hosted_vllm/judge"),
+    ],
+)
 def test_route(model, api_base, route):
     from rubric_lsp.grading.judge import litellm_route, load_litellm
 
@@ -124,7 +149,13 @@ async def test_both_routes_send_the_same_request(judge_server, tmp_path):
     bodies, agents = [], []
     for model in ("openai/judge", "openai/gpt-4o-mini"):
         judge_server.reset()
-        report = await grade_text(rubric(1), "r.yaml", "A response.", None, settings(judge_server, tmp_path, model=model, temperature=0.3, max_tokens=77))
+        report = await grade_text(
+            rubric(1),
+            "r.yaml",
+            "A response.",
+            None,
+            settings(judge_server, tmp_path, model=model, temperature=0.3, max_tokens=77),
+        )
         assert report.verdicts[0].verdict == "MET" and report.verdicts[0].error is None
         (request,) = judge_server.completions
         assert request.headers["authorization"] == f"Bearer {SECRET}"
@@ -153,16 +184,25 @@ async def test_errors_quote_the_server_not_litellms_route(judge_server, tmp_path
     assert "Exception" not in verdict.error and "hosted_vllm" not in verdict.error.lower() and "{" not in verdict.error
 
 
-@pytest.mark.parametrize("model, said", [
-    ("openai/judge", "cannot connect to 127.0.0.1:{port}"),  # hosted_vllm route (litellm's own client)
-    ("openai/gpt-4o-mini", "the connection failed"),  # OpenAI SDK route
-])
+@pytest.mark.parametrize(
+    "model, said",
+    [
+        ("openai/judge", "cannot connect to 127.0.0.1:{port}"),  # hosted_vllm route (litellm's own client)
+        ("openai/gpt-4o-mini", "the connection failed"),  # OpenAI SDK route
+    ],
+)
 async def test_an_unreachable_judge_is_a_connection_failure_not_a_server_error(tmp_path, model, said):
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    settings = JudgeSettings(model=model, api_base=f"http://127.0.0.1:{port}/v1", cache_enabled=False, timeout_seconds=5.0,
-                             max_retries=1, env={"OPENAI_API_KEY": SECRET})
+    settings = JudgeSettings(
+        model=model,
+        api_base=f"http://127.0.0.1:{port}/v1",
+        cache_enabled=False,
+        timeout_seconds=5.0,
+        max_retries=1,
+        env={"OPENAI_API_KEY": SECRET},
+    )
     report = await grade_text(rubric(1), "r.yaml", "A response.", None, settings)
     (verdict,) = report.verdicts
     assert verdict.verdict == ERROR_VERDICT

@@ -49,7 +49,11 @@ HOSTILE_FILES = {
     "deep-block.yaml": ("- " * 50_000 + "x\n", "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
     "deep-block-map.yaml": ("a:\n" + "- " * 50_000 + "x\n", "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
     "deep-flow.yaml": ("[" * 50_000 + "]" * 50_000 + "\n", "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
-    "deep-flow-map.yaml": ("{a: " * 50_000 + "1" + "}" * 50_000 + "\n", "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
+    "deep-flow-map.yaml": (
+        "{a: " * 50_000 + "1" + "}" * 50_000 + "\n",
+        "RL003",
+        f"Nesting deeper than {DEPTH_CAP} levels",
+    ),
     "deep-array.json": ("[" * 50_000 + "]" * 50_000, "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
     "deep-object.json": ('{"a": ' * 50_000 + "1" + "}" * 50_000, "RL003", f"Nesting deeper than {DEPTH_CAP} levels"),
     "recursive-alias.yaml": ("a: &x\n  b: *x\n", "RL003", "recursive aliases are refused"),
@@ -112,7 +116,9 @@ def test_random_printable_text_never_crashes(tmp_path):
         path.write_text("".join(rng.choice(alphabet) for _ in range(400)), encoding="utf-8")
     proc = subprocess.run(
         [sys.executable, "-m", "rubric_lsp", "lint", "--format", "json", str(tmp_path)],
-        capture_output=True, text=True, timeout=HOSTILE_TIMEOUT,
+        capture_output=True,
+        text=True,
+        timeout=HOSTILE_TIMEOUT,
     )
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
     assert "RL900" not in proc.stdout  # no checker crashed on the junk
@@ -210,7 +216,9 @@ def test_size_cap_counts_text_given_as_str():
 # -- never raises ----------------------------------------------------------------
 
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 YAMLISH = st.text(alphabet=st.sampled_from(list("ab:-?[]{},&*!|>'\"#% \t\n\r\\0é😀\x85")), max_size=200)
 

@@ -34,7 +34,9 @@ def jsonl(*lines: str) -> str:
 
 
 def test_missing_id_and_messages_on_their_lines():
-    result = run(jsonl(CASE, '{"id": "case-2", "expected": {"goal": "x"}}', '{"messages": [], "expected": {"goal": "x"}}'))
+    result = run(
+        jsonl(CASE, '{"id": "case-2", "expected": {"goal": "x"}}', '{"messages": [], "expected": {"goal": "x"}}')
+    )
     assert lines_of(result, "NS201") == [2, 3]
     assert "NS201" not in codes(run(jsonl(CASE, CASE.replace("case-1", "case-2"))))
 

@@ -10,20 +10,22 @@ from tests.helpers import codes, lines_of, lint
 PATH = "judges.json"
 
 
-def judge(scoring: str = '{"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4}', extra: str = "") -> str:
+def judge(
+    scoring: str = '{"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4}', extra: str = ""
+) -> str:
     """A request with one rubric judge; the scoring config is on line 7."""
     return (
-        '{\n'
+        "{\n"
         '  "graders": [\n'
-        '    {\n'
+        "    {\n"
         '      "type": "rubric",\n'
         '      "name": "correctness",\n'
         '      "model": "gpt-4o",\n'
         f'      "scoring": {scoring},\n'
         f'      "rubric": "Grade correctness."{extra}\n'
-        '    }\n'
-        '  ]\n'
-        '}\n'
+        "    }\n"
+        "  ]\n"
+        "}\n"
     )
 
 
@@ -42,16 +44,48 @@ def test_valid_request_is_clean():
     [
         ("NS101", '{"mode": "percent", "passing_score": 0.5}', '{"mode": "numeric", "passing_score": 0.5}'),
         ("NS101", '{"passing_score": 0.5}', '{"mode": "binary"}'),
-        ("NS102", '{"mode": "numeric", "passingScore": 0.5, "passing_score": 0.5}', '{"mode": "numeric", "passing_score": 0.5}'),
-        ("NS103", '{"mode": "numeric", "min_score": 5, "max_score": 5, "passing_score": 5}', '{"mode": "numeric", "min_score": 4, "max_score": 5, "passing_score": 5}'),
-        ("NS103", '{"mode": "binary", "min_score": 1, "max_score": 0}', '{"mode": "binary", "min_score": 0, "max_score": 1}'),
+        (
+            "NS102",
+            '{"mode": "numeric", "passingScore": 0.5, "passing_score": 0.5}',
+            '{"mode": "numeric", "passing_score": 0.5}',
+        ),
+        (
+            "NS103",
+            '{"mode": "numeric", "min_score": 5, "max_score": 5, "passing_score": 5}',
+            '{"mode": "numeric", "min_score": 4, "max_score": 5, "passing_score": 5}',
+        ),
+        (
+            "NS103",
+            '{"mode": "binary", "min_score": 1, "max_score": 0}',
+            '{"mode": "binary", "min_score": 0, "max_score": 1}',
+        ),
         ("NS104", '{"mode": "numeric", "max_score": 5}', '{"mode": "numeric", "max_score": 5, "passing_score": 3}'),
-        ("NS105", '{"mode": "numeric", "max_score": 1, "passing_score": 4}', '{"mode": "numeric", "max_score": 5, "passing_score": 4}'),
-        ("NS105", '{"mode": "numeric", "min_score": 1, "max_score": 5, "passing_score": 0.5}', '{"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 0.5}'),
-        ("NS106", '{"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"high": "good"}}', '{"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"5": "good"}}'),
+        (
+            "NS105",
+            '{"mode": "numeric", "max_score": 1, "passing_score": 4}',
+            '{"mode": "numeric", "max_score": 5, "passing_score": 4}',
+        ),
+        (
+            "NS105",
+            '{"mode": "numeric", "min_score": 1, "max_score": 5, "passing_score": 0.5}',
+            '{"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 0.5}',
+        ),
+        (
+            "NS106",
+            '{"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"high": "good"}}',
+            '{"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"5": "good"}}',
+        ),
         ("NS001", '{"mode": "binary", "passing_score": 4}', '{"mode": "binary", "passing_score": 1}'),
-        ("NS002", '{"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"10": "great"}}', '{"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"5": "great"}}'),
-        ("NS002", '{"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"4.5": "good"}}', '{"mode": "numeric", "max_score": 1, "passing_score": 0.5, "labels": {"0.5": "ok"}}'),
+        (
+            "NS002",
+            '{"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"10": "great"}}',
+            '{"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"5": "great"}}',
+        ),
+        (
+            "NS002",
+            '{"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"4.5": "good"}}',
+            '{"mode": "numeric", "max_score": 1, "passing_score": 0.5, "labels": {"0.5": "ok"}}',
+        ),
     ],
 )
 def test_scoring_checks_trip_on_the_scoring_line(code, scoring, near_miss):
@@ -81,7 +115,10 @@ def test_threshold_with_scoring_is_ignored_and_fix_removes_it():
     [diag] = [d for d in result.diagnostics if d.code == "NS003"]
     assert run(apply_edits(text, diag.fix.edits)).diagnostics == []
     # Near miss: a threshold without a scoring config is what NorthStar uses.
-    no_scoring = judge().replace('      "scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4},\n', '      "threshold": 0.9,\n')
+    no_scoring = judge().replace(
+        '      "scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4},\n',
+        '      "threshold": 0.9,\n',
+    )
     assert "NS003" not in codes(run(no_scoring))
 
 
@@ -100,7 +137,13 @@ def test_temperature_outside_northstar_range_is_an_error():
 def test_unknown_grader_key_warns_and_suggests():
     result = run(judge(extra=',\n      "rubirc": "x"'))
     assert lines_of(result, "NS005") == [9]
-    assert "NS005" not in codes(run(judge(extra=',\n      "threshold": 0.5').replace('"scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4},\n      ', "")))
+    assert "NS005" not in codes(
+        run(
+            judge(extra=',\n      "threshold": 0.5').replace(
+                '"scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4},\n      ', ""
+            )
+        )
+    )
 
 
 def test_scoring_key_at_grader_level_is_pointed_out():
@@ -145,7 +188,7 @@ def test_code_regex_and_trace_graders_need_their_fields():
         '    {"type": "python", "name": "a", "code": "x"},\n'
         '    {"type": "regex", "name": "b", "pattern": "x", "target": "final_response", "flags": []},\n'
         '    {"type": "trace", "name": "c", "check": "unnecesary_tool_loop"}\n'
-        '  ]\n}\n'
+        "  ]\n}\n"
     )
     result = run(text)
     assert lines_of(result, "NS107") == [3, 5]
@@ -158,11 +201,16 @@ def test_duplicate_grader_names():
         '{\n  "graders": [\n'
         '    {"type": "rubric", "name": "judge", "model": "m", "rubric": "r"},\n'
         '    {"type": "rubric", "name": "judge", "model": "m", "rubric": "r"}\n'
-        '  ]\n}\n'
+        "  ]\n}\n"
     )
     result = run(text)
     assert lines_of(result, "NS108") == [4]
-    assert run(text.replace('"judge", "model": "m", "rubric": "r"}\n  ]', '"judge2", "model": "m", "rubric": "r"}\n  ]')).diagnostics == []
+    assert (
+        run(
+            text.replace('"judge", "model": "m", "rubric": "r"}\n  ]', '"judge2", "model": "m", "rubric": "r"}\n  ]')
+        ).diagnostics
+        == []
+    )
 
 
 def test_faithfulness_judge_accepted():
@@ -197,7 +245,9 @@ SKIP_REQUEST = '{\n  "graders": [\n    {"type": "rubric", "name": "j", "model": 
 
 def test_judges_skipped_on_every_sibling_case(tmp_path):
     (tmp_path / "datasets").mkdir()
-    (tmp_path / "datasets" / "cases.jsonl").write_text('{"id": "a", "messages": [{"role": "assistant", "content": "hi"}]}\n')
+    (tmp_path / "datasets" / "cases.jsonl").write_text(
+        '{"id": "a", "messages": [{"role": "assistant", "content": "hi"}]}\n'
+    )
     request = tmp_path / "judges.json"
     request.write_text(SKIP_REQUEST)
     from rubric_lsp.lint import lint_path
@@ -205,7 +255,9 @@ def test_judges_skipped_on_every_sibling_case(tmp_path):
     result = lint_path(request)
     assert lines_of(result, "NS006") == [3, 4]
     # Near miss: one case with a goal and context is enough for both judges.
-    (tmp_path / "datasets" / "cases.jsonl").write_text('{"id": "a", "messages": [], "expected": {"goal": "greet", "context": "x"}}\n')
+    (tmp_path / "datasets" / "cases.jsonl").write_text(
+        '{"id": "a", "messages": [], "expected": {"goal": "greet", "context": "x"}}\n'
+    )
     assert "NS006" not in codes(lint_path(request))
 
 

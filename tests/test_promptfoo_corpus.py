@@ -72,7 +72,11 @@ OTHER_DEFECTS = {
     # "Score 1-5" with threshold 0.7: every score passes
     ("config-multiple-translations/promptfooconfig.yaml", "PF003", 30),
     # references to files that do not exist in promptfoo's repository either
-    ("config-external-provider-config/promptfooconfig.yaml", "RL010", 6),  # gpt-4.1-mini.yaml; the file is gpt-4o-mini.yaml
+    (
+        "config-external-provider-config/promptfooconfig.yaml",
+        "RL010",
+        6,
+    ),  # gpt-4.1-mini.yaml; the file is gpt-4o-mini.yaml
     ("config-separate-test-configs/promptfooconfig.yaml", "RL010", 38),  # asserts/assert.js
     ("google-live/promptfooconfig.statefulapi.yaml", "RL010", 12),  # repository-root path, not config-relative
     ("amazon-bedrock/models/promptfooconfig.nova-sonic.yaml", "RL010", 46),  # assets/hello.wav
@@ -117,7 +121,12 @@ def corpus_results():
 
 
 def _findings(results, level=Severity.WARNING):
-    return {(path, d.code, d.range.start.line + 1) for path, r in results.items() for d in r.diagnostics if d.severity <= level}
+    return {
+        (path, d.code, d.range.start.line + 1)
+        for path, r in results.items()
+        for d in r.diagnostics
+        if d.severity <= level
+    }
 
 
 def test_every_example_yaml_is_read(corpus_results):
@@ -135,14 +144,18 @@ def test_findings_are_exactly_the_real_defects(corpus_results):
 
 def test_absent_assets_are_only_media_or_markdown(corpus_results):
     for path, code, line in ABSENT_FROM_COPY:
-        diagnostic = next(d for d in corpus_results[path].diagnostics if d.code == code and d.range.start.line + 1 == line)
+        diagnostic = next(
+            d for d in corpus_results[path].diagnostics if d.code == code and d.range.start.line + 1 == line
+        )
         quoted = diagnostic.message.split("'")[1]
         assert quoted.lower().endswith(ASSET_SUFFIXES), diagnostic.message
 
 
 def test_known_defect_messages_name_the_problem(corpus_results):
     def message(path, code, line):
-        return next(d.message for d in corpus_results[path].diagnostics if d.code == code and d.range.start.line + 1 == line)
+        return next(
+            d.message for d in corpus_results[path].diagnostics if d.code == code and d.range.start.line + 1 == line
+        )
 
     assert "not-empty" in message("amazon-bedrock/agents/promptfooconfig.yaml", "PF100", 47)
     assert "'reason'" in message("anthropic/web-tools/promptfooconfig.yaml", "PF101", 36)

@@ -64,7 +64,11 @@ def test_dependencies_are_recorded(tmp_path):
 
 
 def test_referenced_test_files_are_linted_at_the_reference(tmp_path):
-    write(tmp_path, "tests/cases.yaml", "- vars: {q: 1}\n  assert:\n    - type: not-empty\n    - type: llm-rubric\n      rubric: Is polite\n")
+    write(
+        tmp_path,
+        "tests/cases.yaml",
+        "- vars: {q: 1}\n  assert:\n    - type: not-empty\n    - type: llm-rubric\n      rubric: Is polite\n",
+    )
     result = lint_config(tmp_path, "prompts: [p]\nproviders: [x]\ntests:\n  - file://tests/*.yaml\n")
     assert lines_of(result, "PF100") == [4]
     assert lines_of(result, "PF101") == [4]

@@ -35,7 +35,10 @@ def test_many_model_graded_tests_scale_linearly():
         f"        threshold: 0.5\n      - type: contains\n        value: x\n"
         for i in range(3000)
     )
-    text = "prompts: [a, b]\nproviders: [openai:gpt-5]\ndefaultTest:\n  options:\n    provider: openai:gpt-5-mini\ntests:\n" + tests
+    text = (
+        "prompts: [a, b]\nproviders: [openai:gpt-5]\ndefaultTest:\n  options:\n    provider: openai:gpt-5-mini\ntests:\n"
+        + tests
+    )
     lint_text(b"prompts: [a]\n", "promptfooconfig.yaml")
     started = time.process_time()
     result = lint_text(text, "promptfooconfig.yaml")

@@ -54,17 +54,27 @@ def test_grader_precedence_and_sources():
     own = view.grader(by_value["Answers {{question}}"], first)
     assert (own.source, own.provider_id, own.cli_grader_applies) == ("assertion.provider", "openai:o3", False)
     inherited = view.grader(by_value["Is in {{language}}"], first)
-    assert (inherited.source, inherited.provider_id, inherited.config) == ("defaultTest.options.provider", "openai:gpt-5-mini", {"temperature": 0})
+    assert (inherited.source, inherited.provider_id, inherited.config) == (
+        "defaultTest.options.provider",
+        "openai:gpt-5-mini",
+        {"temperature": 0},
+    )
     assert inherited.cli_grader_applies
     in_second = view.grader(by_value["Is in {{language}}"], second)
-    assert (in_second.source, in_second.provider_id, in_second.config) == ("test.options.provider", "anthropic:claude-sonnet", None)
+    assert (in_second.source, in_second.provider_id, in_second.config) == (
+        "test.options.provider",
+        "anthropic:claude-sonnet",
+        None,
+    )
     similar = view.grader(by_value["Paris"], second)
     assert similar.kind == "embedding" and similar.source == "test.options.provider"
     assert "--grader does not reach it" in in_second.describe()
 
 
 def test_target_grades_itself_when_nothing_else_is_set():
-    view, _ = view_of("defaultTest:\n  provider: openai:gpt-4.1\ntests:\n  - assert:\n      - type: llm-rubric\n        value: x\n")
+    view, _ = view_of(
+        "defaultTest:\n  provider: openai:gpt-4.1\ntests:\n  - assert:\n      - type: llm-rubric\n        value: x\n"
+    )
     choice = view.grader(view.tests[0].assertions[0], view.tests[0])
     assert choice.grades_itself and choice.provider_id == "openai:gpt-4.1"
     view, _ = view_of("tests:\n  - assert:\n      - type: llm-rubric\n        value: x\n")
@@ -108,7 +118,8 @@ def test_prompt_files_split_on_separators(tmp_path):
 def test_vars_merge_and_completeness(tmp_path):
     (tmp_path / "vars.yaml").write_text("topic: x\nstyle: y\n")
     path = tmp_path / "promptfooconfig.yaml"
-    view, _ = view_of("""
+    view, _ = view_of(
+        """
         defaultTest:
           vars: {language: French}
         tests:
@@ -117,7 +128,9 @@ def test_vars_merge_and_completeness(tmp_path):
             options:
               transformVars: '{ b: 2 }'
           - vars: file://vars.csv
-    """, str(path))
+    """,
+        str(path),
+    )
     first, second, third = view.tests
     assert set(first.vars) == {"language", "topic", "style"} and first.vars_complete
     assert not second.vars_complete
@@ -177,7 +190,7 @@ def test_hover_text_names_grader_and_source():
     assert text.startswith("**llm-rubric**")
     assert "openai:gpt-5-mini" in text and "defaultTest.options.provider" in text and "--grader replaces it" in text
     assert "anthropic:claude-sonnet" in text and "test.options.provider" in text
-    assert view.hover(doc.text.index("value: x")) .startswith("**contains**")
+    assert view.hover(doc.text.index("value: x")).startswith("**contains**")
 
 
 def test_a_key_written_in_a_grader_config_is_never_quoted_in_hover_or_diagnostics():
@@ -200,7 +213,12 @@ def test_a_key_written_in_a_grader_config_is_never_quoted_in_hover_or_diagnostic
     """
     view, doc = view_of(config)
     text = view.hover(doc.text.index("Is brief"))
-    assert "openai:gpt-4.1-mini" in text and "'apiKey': '***'" in text and "'max_tokens': 200" in text and literal not in text
+    assert (
+        "openai:gpt-4.1-mini" in text
+        and "'apiKey': '***'" in text
+        and "'max_tokens': 200" in text
+        and literal not in text
+    )
     result = lint(config, "promptfooconfig.yaml")
     shorthand = [d for d in result.diagnostics if d.code == "PF009"]
     assert shorthand, "the shorthand provider drops the default grader's config"

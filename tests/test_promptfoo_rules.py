@@ -29,16 +29,24 @@ def config(tests: str, head: str = "prompts: [p]\nproviders: [openai:gpt-5-mini]
 
 # -- detection ---------------------------------------------------------------------------
 
+
 def test_detected_by_modeline_filename_and_keys():
     modeline = "# yaml-language-server: $schema=https://promptfoo.dev/config-schema.json\ndescription: x\n"
     assert _lint(modeline, "anything.yaml").format.name == "promptfoo-config"
     assert _lint("description: x\n", "promptfooconfig.smoke.yaml").format.name == "promptfoo-config"
-    assert _lint("targets: [http]\nredteam: {purpose: bank}\n", "x.yaml", explicit=False).format.name == "promptfoo-config"
-    assert _lint('{"$schema": "https://promptfoo.dev/config-schema.json", "prompts": ["p"]}', "x.json").format.name == "promptfoo-config"
+    assert (
+        _lint("targets: [http]\nredteam: {purpose: bank}\n", "x.yaml", explicit=False).format.name == "promptfoo-config"
+    )
+    assert (
+        _lint('{"$schema": "https://promptfoo.dev/config-schema.json", "prompts": ["p"]}', "x.json").format.name
+        == "promptfoo-config"
+    )
 
 
 def test_test_case_files_are_not_configs():
-    result = _lint("- vars: {a: 1}\n  assert:\n    - type: contains\n      value: x\n", "tests/tests1.yaml", explicit=False)
+    result = _lint(
+        "- vars: {a: 1}\n  assert:\n    - type: contains\n      value: x\n", "tests/tests1.yaml", explicit=False
+    )
     assert result.format is None or result.format.name != "promptfoo-config"
 
 
@@ -48,8 +56,10 @@ def test_redteam_and_target_only_configs_need_no_prompts():
 
 # -- PF100 / PF101 -----------------------------------------------------------------------
 
+
 def test_unknown_assertion_type():
-    result = lint(config("""
+    result = lint(
+        config("""
         tests:
           - assert:
               - type: contians
@@ -57,7 +67,8 @@ def test_unknown_assertion_type():
               - type: not-contains
                 value: y
               - type: promptfoo:redteam:pii
-    """))
+    """)
+    )
     assert lines_of(result, "PF100") == [5]
     assert "contains" in fixed(result, "PF100").split("\n")[4]
     assert next(d for d in result.diagnostics if d.code == "PF100").fix.safe is False
@@ -70,19 +81,22 @@ def test_known_bogus_types_get_a_hint():
 
 
 def test_unknown_assertion_key_with_rename_fix():
-    result = lint(config("""
+    result = lint(
+        config("""
         tests:
           - assert:
               - type: llm-rubric
                 value: Is polite
                 threshhold: 0.8
-    """))
+    """)
+    )
     assert lines_of(result, "PF101") == [7]
     assert "threshold: 0.8" in fixed(result, "PF101")
 
 
 def test_rubric_key_is_flagged_and_known_keys_are_not():
-    result = lint(config("""
+    result = lint(
+        config("""
         tests:
           - assert:
               - type: llm-rubric
@@ -92,7 +106,8 @@ def test_rubric_key_is_flagged_and_known_keys_are_not():
                 metric: tone
                 weight: 2
                 threshold: 0.5
-    """))
+    """)
+    )
     assert lines_of(result, "PF101") == [6]
     assert "value" in next(d for d in result.diagnostics if d.code == "PF101").message
 
@@ -114,8 +129,10 @@ def test_ref_assertions_are_resolved():
 
 # -- PF102 -------------------------------------------------------------------------------
 
+
 def test_grader_provider_shapes():
-    result = lint(config("""
+    result = lint(
+        config("""
         tests:
           - assert:
               - type: llm-rubric
@@ -141,7 +158,8 @@ def test_grader_provider_shapes():
                 value: f
                 provider:
                   text: {id: openai:gpt-5-mini}
-    """))
+    """)
+    )
     assert lines_of(result, "PF102") == [7, 10, 14, 18]
 
 
@@ -153,8 +171,11 @@ def test_target_override_without_id():
 
 # -- PF103 / PF104 / PF002 / PF003 -----------------------------------------------------------
 
+
 def test_empty_rubric():
-    result = lint(config("tests:\n  - assert:\n      - type: llm-rubric\n      - type: llm-rubric\n        value: ''\n"))
+    result = lint(
+        config("tests:\n  - assert:\n      - type: llm-rubric\n      - type: llm-rubric\n        value: ''\n")
+    )
     assert lines_of(result, "PF103") == [5, 7]
 
 
@@ -172,9 +193,13 @@ def test_empty_rubric_is_fine_with_a_prompt_that_ignores_rubric():
 
 
 def test_threshold_out_of_range():
-    result = lint(config("tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite\n        threshold: 8\n"))
+    result = lint(
+        config("tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite\n        threshold: 8\n")
+    )
     assert lines_of(result, "PF104") == [7]
-    assert "PF104" not in codes(lint(config("tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite\n        threshold: 1\n")))
+    assert "PF104" not in codes(
+        lint(config("tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite\n        threshold: 1\n"))
+    )
 
 
 SEED_PROBLEM = """
@@ -230,8 +255,12 @@ def test_seed_000_documentation_examples_are_clean():
 
 
 def test_threshold_on_the_test_or_set_counts():
-    on_test = config("tests:\n  - threshold: 0.5\n    assert:\n      - type: llm-rubric\n        value: Return 0 or 1\n")
-    on_set = config("tests:\n  - assert:\n      - type: assert-set\n        threshold: 0.5\n        assert:\n          - type: llm-rubric\n            value: Return 0 or 1\n")
+    on_test = config(
+        "tests:\n  - threshold: 0.5\n    assert:\n      - type: llm-rubric\n        value: Return 0 or 1\n"
+    )
+    on_set = config(
+        "tests:\n  - assert:\n      - type: assert-set\n        threshold: 0.5\n        assert:\n          - type: llm-rubric\n            value: Return 0 or 1\n"
+    )
     assert "PF002" not in codes(lint(on_test))
     assert "PF002" not in codes(lint(on_set))
 
@@ -243,32 +272,57 @@ def test_score_fix_in_flow_mapping():
 
 
 def test_scale_mismatch():
-    result = lint(config("tests:\n  - assert:\n      - type: llm-rubric\n        value: Rate clarity from 1 to 10\n        threshold: 0.8\n"))
+    result = lint(
+        config(
+            "tests:\n  - assert:\n      - type: llm-rubric\n        value: Rate clarity from 1 to 10\n        threshold: 0.8\n"
+        )
+    )
     assert lines_of(result, "PF003") == [7]
-    assert "PF003" not in codes(lint(config("tests:\n  - assert:\n      - type: llm-rubric\n        value: Rate clarity from 0 to 1\n        threshold: 0.8\n")))
+    assert "PF003" not in codes(
+        lint(
+            config(
+                "tests:\n  - assert:\n      - type: llm-rubric\n        value: Rate clarity from 0 to 1\n        threshold: 0.8\n"
+            )
+        )
+    )
 
 
 # -- PF004 / PF005 / PF006 / PF007 ----------------------------------------------------------
 
+
 def test_negated_model_graded():
-    result = lint(config("tests:\n  - assert:\n      - type: not-llm-rubric\n        value: Apologizes\n      - type: not-contains\n        value: sorry\n"))
+    result = lint(
+        config(
+            "tests:\n  - assert:\n      - type: not-llm-rubric\n        value: Apologizes\n      - type: not-contains\n        value: sorry\n"
+        )
+    )
     assert lines_of(result, "PF004") == [5]
     assert "0.121.9" in result.diagnostics[0].message
 
 
 def test_output_in_value():
-    result = lint(config("tests:\n  - assert:\n      - type: llm-rubric\n        value: |\n          Check that\n          {{ output }} is polite\n"))
+    result = lint(
+        config(
+            "tests:\n  - assert:\n      - type: llm-rubric\n        value: |\n          Check that\n          {{ output }} is polite\n"
+        )
+    )
     assert lines_of(result, "PF005") == [8]
     near = config("tests:\n  - assert:\n      - type: javascript\n        value: output.includes('{{ output }}')\n")
     assert "PF005" not in codes(lint(near))
 
 
 def test_var_shadows_grader_variable():
-    result = lint(config("tests:\n  - vars:\n      output: x\n      topic: y\n    assert:\n      - type: llm-rubric\n        value: Is about {{topic}}\n"))
+    result = lint(
+        config(
+            "tests:\n  - vars:\n      output: x\n      topic: y\n    assert:\n      - type: llm-rubric\n        value: Is about {{topic}}\n"
+        )
+    )
     assert lines_of(result, "PF006") == [5]
     no_judge = config("tests:\n  - vars:\n      output: x\n    assert:\n      - type: contains\n        value: x\n")
     assert "PF006" not in codes(lint(no_judge))
-    factuality = config("tests:\n  - vars:\n      input: q\n    assert:\n      - type: factuality\n        value: Paris\n")
+    factuality = config(
+        "tests:\n  - vars:\n      input: q\n    assert:\n      - type: factuality\n        value: Paris\n"
+    )
     assert lines_of(lint(factuality), "PF006") == [5]
 
 
@@ -291,11 +345,14 @@ def test_undefined_rubric_var():
 
 
 def test_undefined_var_skipped_when_vars_come_from_elsewhere():
-    text = config("tests:\n  - vars: file://vars.csv\n    assert:\n      - type: llm-rubric\n        value: Answers {{question}}\n")
+    text = config(
+        "tests:\n  - vars: file://vars.csv\n    assert:\n      - type: llm-rubric\n        value: Answers {{question}}\n"
+    )
     assert "PF007" not in codes(lint(text))
 
 
 # -- PF008 -------------------------------------------------------------------------------
+
 
 def test_rubric_prompt_checks():
     broken = config("""
@@ -342,7 +399,9 @@ def test_geval_object_prompt_only_for_geval():
     geval = text.replace("llm-rubric", "g-eval")
     assert lines_of(lint(geval), "PF008") == [8]
     assert "single line" in next(d for d in lint(geval).diagnostics if d.code == "PF008").message
-    assert "PF008" not in codes(lint(geval.replace("Score {{output}}", "Score {{output}}; reply with JSON on a single line")))
+    assert "PF008" not in codes(
+        lint(geval.replace("Score {{output}}", "Score {{output}}; reply with JSON on a single line"))
+    )
 
 
 # -- PF009 -------------------------------------------------------------------------------
@@ -377,9 +436,14 @@ def test_shorthand_without_default_config_is_fine():
 
 # -- PF010 / PF011 / PF012 / PF020 -----------------------------------------------------------
 
+
 def test_wrong_model_kind():
-    result = lint(config("tests:\n  - assert:\n      - type: llm-rubric\n        value: a\n        provider: openai:embedding:text-embedding-3-small\n"
-                         "      - type: similar\n        value: b\n        provider: openai:gpt-4.1\n"))
+    result = lint(
+        config(
+            "tests:\n  - assert:\n      - type: llm-rubric\n        value: a\n        provider: openai:embedding:text-embedding-3-small\n"
+            "      - type: similar\n        value: b\n        provider: openai:gpt-4.1\n"
+        )
+    )
     assert lines_of(result, "PF010") == [7, 10]
 
 
@@ -397,11 +461,15 @@ def test_thinking_grader():
                 value: Is polite
     """)
     assert lines_of(lint(text), "PF011") == [6]
-    assert "PF011" not in codes(lint(text.replace("budget_tokens: 2048}", "budget_tokens: 2048}\n        showThinking: false")))
+    assert "PF011" not in codes(
+        lint(text.replace("budget_tokens: 2048}", "budget_tokens: 2048}\n        showThinking: false"))
+    )
 
 
 def test_grader_temperature_info():
-    text = config("defaultTest:\n  options:\n    provider: {id: openai:gpt-5, config: {temperature: 0.7}}\ntests:\n  - assert:\n      - type: llm-rubric\n        value: a\n")
+    text = config(
+        "defaultTest:\n  options:\n    provider: {id: openai:gpt-5, config: {temperature: 0.7}}\ntests:\n  - assert:\n      - type: llm-rubric\n        value: a\n"
+    )
     result = lint(text)
     assert lines_of(result, "PF012") == [5]
     assert "ignores temperature" in result.diagnostics[0].message
@@ -409,9 +477,13 @@ def test_grader_temperature_info():
 
 
 def test_target_grades_itself():
-    text = config("defaultTest:\n  provider: openai:gpt-4.1\ntests:\n  - assert:\n      - type: llm-rubric\n        value: a\n")
+    text = config(
+        "defaultTest:\n  provider: openai:gpt-4.1\ntests:\n  - assert:\n      - type: llm-rubric\n        value: a\n"
+    )
     assert lines_of(lint(text), "PF020") == [4]
-    graded = text.replace("  provider: openai:gpt-4.1\n", "  provider: openai:gpt-4.1\n  options:\n    provider: openai:gpt-5-mini\n")
+    graded = text.replace(
+        "  provider: openai:gpt-4.1\n", "  provider: openai:gpt-4.1\n  options:\n    provider: openai:gpt-5-mini\n"
+    )
     assert "PF020" not in codes(lint(graded))
 
 
@@ -511,10 +583,15 @@ def test_ignored_threshold_on_factuality():
 
 # -- PF018 / PF001 / PF107 -------------------------------------------------------------------
 
+
 def test_redteam_with_grader_but_no_provider():
-    text = config("redteam:\n  plugins: [pii]\ndefaultTest:\n  options:\n    provider: openai:gpt-5-mini\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Refuses\n")
+    text = config(
+        "redteam:\n  plugins: [pii]\ndefaultTest:\n  options:\n    provider: openai:gpt-5-mini\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Refuses\n"
+    )
     assert lines_of(lint(text), "PF018") == [3]
-    assert "PF018" not in codes(lint(text.replace("  plugins: [pii]\n", "  plugins: [pii]\n  provider: openai:gpt-5-mini\n")))
+    assert "PF018" not in codes(
+        lint(text.replace("  plugins: [pii]\n", "  plugins: [pii]\n  provider: openai:gpt-5-mini\n"))
+    )
 
 
 def test_unknown_top_level_and_test_keys():
@@ -525,13 +602,23 @@ def test_unknown_top_level_and_test_keys():
 
 
 def test_invalid_values():
-    result = lint(config("tests:\n  - assert:\n      - type: llm-rubric\n        value: a\n        threshold: high\n      - value: b\n  - assert: contains\n"))
+    result = lint(
+        config(
+            "tests:\n  - assert:\n      - type: llm-rubric\n        value: a\n        threshold: high\n      - value: b\n  - assert: contains\n"
+        )
+    )
     assert lines_of(result, "PF107") == [7, 8, 9]
 
 
 def test_bad_input_never_crashes():
-    for text in ["prompts: [a]\ntests: 3\n", "prompts: [a]\ntests: [3, null, [1]]\n", "prompts: [a]\ndefaultTest: [1]\n",
-                 "prompts: [a]\ntests:\n  - assert: [1, null, {type: 5}]\n", "- 1\n- 2\n", "prompts:\n"]:
+    for text in [
+        "prompts: [a]\ntests: 3\n",
+        "prompts: [a]\ntests: [3, null, [1]]\n",
+        "prompts: [a]\ndefaultTest: [1]\n",
+        "prompts: [a]\ntests:\n  - assert: [1, null, {type: 5}]\n",
+        "- 1\n- 2\n",
+        "prompts:\n",
+    ]:
         result = lint(text)
         assert "RL900" not in codes(result), text
 
@@ -618,14 +705,59 @@ def test_seed_003_other_examples_are_clean():
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-_KEYS = st.sampled_from(["prompts", "providers", "tests", "defaultTest", "assert", "type", "value", "threshold",
-                         "provider", "options", "vars", "rubricPrompt", "id", "config", "weights", "method",
-                         "max-score", "llm-rubric", "select-best", "$ref", "redteam", "scenarios", "text", "embedding"])
-_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 20), st.floats(allow_nan=True),
-                     st.sampled_from(["llm-rubric", "max-score", "select-best", "file://x.yaml", "{{output}}", "openai:gpt-5",
-                                      "Return 0 or 1", "#/tests/0", "assert-set", "factuality"]))
-_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=5)),
-                       max_leaves=25)
+_KEYS = st.sampled_from(
+    [
+        "prompts",
+        "providers",
+        "tests",
+        "defaultTest",
+        "assert",
+        "type",
+        "value",
+        "threshold",
+        "provider",
+        "options",
+        "vars",
+        "rubricPrompt",
+        "id",
+        "config",
+        "weights",
+        "method",
+        "max-score",
+        "llm-rubric",
+        "select-best",
+        "$ref",
+        "redteam",
+        "scenarios",
+        "text",
+        "embedding",
+    ]
+)
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 20),
+    st.floats(allow_nan=True),
+    st.sampled_from(
+        [
+            "llm-rubric",
+            "max-score",
+            "select-best",
+            "file://x.yaml",
+            "{{output}}",
+            "openai:gpt-5",
+            "Return 0 or 1",
+            "#/tests/0",
+            "assert-set",
+            "factuality",
+        ]
+    ),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=5)),
+    max_leaves=25,
+)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -638,7 +770,10 @@ def test_random_configs_never_crash(data):
 
 
 def test_provider_list_entry_without_id():
-    result = _lint("prompts: [p]\nproviders:\n  - label: fast\n    config: {temperature: 0}\n  - openai:gpt-5\n  - openai:gpt-4o: {config: {temperature: 0}}\n", PATH)
+    result = _lint(
+        "prompts: [p]\nproviders:\n  - label: fast\n    config: {temperature: 0}\n  - openai:gpt-5\n  - openai:gpt-4o: {config: {temperature: 0}}\n",
+        PATH,
+    )
     assert lines_of(result, "PF102") == [3]
 
 

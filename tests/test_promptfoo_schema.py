@@ -18,8 +18,9 @@ def schema() -> dict:
 
 
 def test_exported_schema_is_fresh():
-    assert SCHEMA_FILE.read_text(encoding="utf-8") == rendered_schemas()["promptfoo-config.schema.json"], \
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == rendered_schemas()["promptfoo-config.schema.json"], (
         "run: rubric schema --write"
+    )
 
 
 def test_every_field_and_assertion_type_has_a_description():
@@ -62,7 +63,10 @@ def test_schema_rejects_exactly_the_broken_examples():
         text = path.read_text(encoding="utf-8")
         if "promptfoo.dev/config-schema.json" not in text and not path.name.startswith(("promptfooconfig", "redteam")):
             continue
-        if next(validator.iter_errors(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))), None) is not None:
+        if (
+            next(validator.iter_errors(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))), None)
+            is not None
+        ):
             rejected.add(path.relative_to(examples).as_posix())
     assert rejected == {
         "amazon-bedrock/agents/promptfooconfig.multi-agent.yaml",  # top-level options

@@ -83,7 +83,7 @@ def test_base_task_is_clean():
 def test_rating_value_not_in_scale():
     text = edit(RATING_B1, RATING_B1.replace('"major_issues"', '"major_issue"'))
     result = run(text)
-    assert lines_of(result, "RT101") == [nth_line(text, "major_issue\"")]
+    assert lines_of(result, "RT101") == [nth_line(text, 'major_issue"')]
     [diag] = [d for d in result.diagnostics if d.code == "RT101"]
     assert run(apply_edits(text, diag.fix.edits)).diagnostics == []
 
@@ -95,7 +95,12 @@ def test_criterion_value_not_objective_or_implicit():
 
 
 def test_rating_references_missing_criterion():
-    text = edit(RATING_B1, RATING_B1.replace('"metadata": {"criteria": "rubric_0_criteria_1"}', '"metadata": {"criteria": "rubric_0_criteria_7"}'))
+    text = edit(
+        RATING_B1,
+        RATING_B1.replace(
+            '"metadata": {"criteria": "rubric_0_criteria_1"}', '"metadata": {"criteria": "rubric_0_criteria_7"}'
+        ),
+    )
     result = run(text)
     line = nth_line(text, "rubric_0_criteria_7")
     assert lines_of(result, "RT103") == [line]
@@ -104,7 +109,9 @@ def test_rating_references_missing_criterion():
 
 
 def test_rating_without_metadata():
-    text = edit(RATING_B1, '{"id": "rubric_0_criteria_1_rating", "title": "All numbers are prime.", "value": "major_issues"}')
+    text = edit(
+        RATING_B1, '{"id": "rubric_0_criteria_1_rating", "title": "All numbers are prime.", "value": "major_issues"}'
+    )
     assert lines_of(run(text), "RT103") == [nth_line(text, '"value": "major_issues"}')]
 
 
@@ -123,17 +130,25 @@ def test_duplicate_source_ids():
 
 
 def test_duplicate_annotation_ids_and_criterion_keys():
-    text = edit('"id": "rubric_0_criteria_1_rating", "title": "All numbers are prime.", "value": "no_issues"',
-                '"id": "rubric_0_criteria_0_rating", "title": "All numbers are prime.", "value": "no_issues"')
+    text = edit(
+        '"id": "rubric_0_criteria_1_rating", "title": "All numbers are prime.", "value": "no_issues"',
+        '"id": "rubric_0_criteria_0_rating", "title": "All numbers are prime.", "value": "no_issues"',
+    )
     result = run(text)
     assert nth_line(text, '"id": "rubric_0_criteria_0_rating"', 2) in lines_of(result, "RT106")
-    text = edit('{"key": "rubric_0_criteria_1", "title": "All numbers are prime."', '{"key": "rubric_0_criteria_0", "title": "All numbers are prime."')
+    text = edit(
+        '{"key": "rubric_0_criteria_1", "title": "All numbers are prime."',
+        '{"key": "rubric_0_criteria_0", "title": "All numbers are prime."',
+    )
     assert nth_line(text, '"key": "rubric_0_criteria_0"', 2) in lines_of(run(text), "RT106")
 
 
 def test_duplicate_turn_ids():
-    text = TASK.replace('"turns": [\n        {\n          "id": "turn_0",',
-                        '"turns": [\n        {"id": "turn_0", "messages": []},\n        {\n          "id": "turn_0",', 1)
+    text = TASK.replace(
+        '"turns": [\n        {\n          "id": "turn_0",',
+        '"turns": [\n        {"id": "turn_0", "messages": []},\n        {\n          "id": "turn_0",',
+        1,
+    )
     result = run(text)
     assert lines_of(result, "RT106") == [nth_line(text, '"id": "turn_0"', 2)]
 
@@ -160,7 +175,9 @@ def test_rating_title_differs_and_fix_copies_it():
 
 
 def test_rating_id_not_after_its_criterion():
-    text = edit(RATING_B1, RATING_B1.replace('"id": "rubric_0_criteria_1_rating"', '"id": "rubric_0_criteria_0_rating"'))
+    text = edit(
+        RATING_B1, RATING_B1.replace('"id": "rubric_0_criteria_1_rating"', '"id": "rubric_0_criteria_0_rating"')
+    )
     result = run(text)
     line = nth_line(text, RATING_B1.replace('"id": "rubric_0_criteria_1_rating"', '"id": "rubric_0_criteria_0_rating"'))
     assert line in lines_of(result, "RT003")
@@ -172,7 +189,13 @@ def test_rating_id_not_after_its_criterion():
 def test_threads_on_a_pending_task():
     text = edit('"status": "completed"', '"status": "pending"')
     assert lines_of(run(text), "RT004") == [4]
-    assert "RT004" not in codes(run(edit('"status": "completed"', '"status": "pending"').replace('"threads": [\n', '"threads": [\n  ], "old": [\n', 1)))
+    assert "RT004" not in codes(
+        run(
+            edit('"status": "completed"', '"status": "pending"').replace(
+                '"threads": [\n', '"threads": [\n  ], "old": [\n', 1
+            )
+        )
+    )
 
 
 @pytest.mark.parametrize(
@@ -186,7 +209,9 @@ def test_threads_on_a_pending_task():
 )
 def test_task_fields(old, new, line):
     result = run(edit(old, new))
-    assert lines_of(result, "RT100") == [line], [(d.code, d.range.start.line + 1, d.message) for d in result.diagnostics]
+    assert lines_of(result, "RT100") == [line], [
+        (d.code, d.range.start.line + 1, d.message) for d in result.diagnostics
+    ]
 
 
 def test_status_typo_fix():
@@ -197,6 +222,8 @@ def test_status_typo_fix():
 
 def test_lenient_where_the_published_sample_is():
     # Ratings without key/type, turn annotations without id or title, extra keys: all fine.
-    text = edit('{"key": "selected_model_id", "value": "model_a"}',
-                '{"key": "selected_model_id", "value": "model_a"},\n            {"key": "likert_value", "value": 3, "extra": true}')
+    text = edit(
+        '{"key": "selected_model_id", "value": "model_a"}',
+        '{"key": "selected_model_id", "value": "model_a"},\n            {"key": "likert_value", "value": 3, "extra": true}',
+    )
     assert run(text).diagnostics == []

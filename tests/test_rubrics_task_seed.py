@@ -89,5 +89,9 @@ def test_fixed_sample_conversion_loads_in_autorubric(tmp_path):
     dataset = RubricDataset.from_json(out.read_text(encoding="utf-8"))
     assert len(dataset.items) == 2
     assert dataset.items[1].ground_truth == ["no_issues", "no_issues", "major_issues"]
-    assert [c.name for c in dataset.rubric.rubric] == ["rubric_0_criteria_0", "rubric_0_criteria_1", "rubric_0_criteria_2"]
+    assert [c.name for c in dataset.rubric.rubric] == [
+        "rubric_0_criteria_0",
+        "rubric_0_criteria_1",
+        "rubric_0_criteria_2",
+    ]
     assert [o.value for o in dataset.rubric.rubric[0].options] == [1.0, 0.5, 0.0]

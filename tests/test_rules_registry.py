@@ -7,13 +7,26 @@ import re
 import pytest
 
 from rubric_lsp.cli import main
-from rubric_lsp.commands.rules import README_END, README_START, readme_table_block, rule_table, rules_document, sync_readme
+from rubric_lsp.commands.rules import (
+    README_END,
+    README_START,
+    readme_table_block,
+    rule_table,
+    rules_document,
+    sync_readme,
+)
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.rules.registry import all_rules, get_rule, rule
 from tests.conftest import REPO
 
 RULES = all_rules()
-CODE_RANGES = {"RL": range(1, 1000), "AR": range(1, 300), "PF": range(1, 1000), "NS": range(1, 1000), "RT": range(1, 1000)}
+CODE_RANGES = {
+    "RL": range(1, 1000),
+    "AR": range(1, 300),
+    "PF": range(1, 1000),
+    "NS": range(1, 1000),
+    "RT": range(1, 1000),
+}
 
 
 @pytest.mark.parametrize("found", RULES, ids=[r.code for r in RULES])
@@ -50,7 +63,14 @@ def test_lookup_is_case_insensitive():
 
 
 def test_any_file_rules_exist_with_their_severities():
-    expected = {"RL001": "error", "RL002": "error", "RL003": "error", "RL004": "error", "RL005": "warning", "RL006": "error"}
+    expected = {
+        "RL001": "error",
+        "RL002": "error",
+        "RL003": "error",
+        "RL004": "error",
+        "RL005": "warning",
+        "RL006": "error",
+    }
     assert {code: get_rule(code).severity.label for code in expected} == expected
     assert get_rule("RL005").fixable and get_rule("RL006").fixable
 
@@ -107,7 +127,9 @@ def test_readme_helper_rewrites_only_the_block(tmp_path, capsys):
     assert main(["rule", "--readme", str(readme)]) == 2
 
 
-@pytest.mark.parametrize("code, path", [("RL001", "x.yaml"), ("RL002", "x.yaml"), ("RL005", "x.yaml"), ("RL006", "x.json")])
+@pytest.mark.parametrize(
+    "code, path", [("RL001", "x.yaml"), ("RL002", "x.yaml"), ("RL005", "x.yaml"), ("RL006", "x.json")]
+)
 def test_any_file_rule_examples_trip_and_do_not(code, path):
     from tests.helpers import codes, lint
 

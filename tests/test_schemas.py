@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 
 import pytest
 
 from rubric_lsp.cli import main
 from rubric_lsp.commands.schema import rendered_schemas
-from rubric_lsp.formats.registry import detect, formats
 from rubric_lsp.document import parse_document
+from rubric_lsp.formats.registry import detect, formats
 from tests.conftest import CORPUS, REPO, SAMPLES, require
 
 SCHEMAS = REPO / "schemas"
@@ -61,7 +60,9 @@ def test_every_schema_is_a_valid_json_schema():
 def check_jsonschema(schema: str, *files) -> subprocess.CompletedProcess:
     exe = shutil.which("check-jsonschema")
     require(exe is not None, "check-jsonschema is not installed")
-    return subprocess.run([exe, "--schemafile", str(SCHEMAS / schema), *map(str, files)], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [exe, "--schemafile", str(SCHEMAS / schema), *map(str, files)], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_check_jsonschema_accepts_the_autorubric_corpus(corpus):

@@ -6,12 +6,12 @@ import math
 import os
 
 import pytest
-
-from tests.conftest import import_or_require
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rubric_lsp.formats.autorubric.model import Criterion
 from rubric_lsp.formats.autorubric.score import CANNOT_ASSESS_STRATEGIES, score_verdicts
+from tests.conftest import import_or_require
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -25,7 +25,9 @@ def _reference():
 
 def _both(data, verdicts, strategy="skip", partial=0.5, normalize=True):
     Rubric, Strategy = _reference()
-    expected = Rubric.from_dict(data).compute_score(verdicts, normalize=normalize, cannot_assess_strategy=Strategy(strategy), partial_credit=partial)
+    expected = Rubric.from_dict(data).compute_score(
+        verdicts, normalize=normalize, cannot_assess_strategy=Strategy(strategy), partial_credit=partial
+    )
     criteria = [Criterion.model_validate(c) for c in data]
     actual = score_verdicts(criteria, verdicts, strategy, partial, normalize)
     return actual, expected
@@ -61,7 +63,15 @@ def test_penalty_only_rubric_uses_one_plus_sum_over_negative_total():
 def test_fail_strategy_picks_worst_option_for_penalty():
     data = [
         {"requirement": "quality", "weight": 10},
-        {"requirement": "harm", "weight": -4, "options": [{"label": "none", "value": 0}, {"label": "some", "value": 0.5}, {"label": "n/a", "value": 0, "na": True}]},
+        {
+            "requirement": "harm",
+            "weight": -4,
+            "options": [
+                {"label": "none", "value": 0},
+                {"label": "some", "value": 0.5},
+                {"label": "n/a", "value": 0, "na": True},
+            ],
+        },
     ]
     for strategy in CANNOT_ASSESS_STRATEGIES:
         actual, expected = _both(data, ["MET", " N/A "], strategy, 0.3)

@@ -52,22 +52,46 @@ def fixable_examples() -> list[tuple[str, str, str]]:
 OPTIONS = "    options:\n      - {label: Poor, value: 0}\n      - {label: Good, value: 1}\n"
 NS_JUDGE = '{"graders": [{"type": "rubric", "name": "j", "model": "gpt-4o", %s}]}\n'
 CASES = {
-    "AR002": ("case.rubric.yaml", "rubric:\n  - requirement: How clear is the answer?\n    aggregation: medain\n" + OPTIONS),
-    "AR003": ("case.rubric.yaml", "rubric:\n  - requirement: How clear is the answer?\n    aggregation: unanimous\n" + OPTIONS),
-    "AR008": ("case.rubric.yaml", "rubric:\n  - requirement: Clear?\n" + OPTIONS + "      - {label: N/A, value: -1, na: true}\n"),
-    "AR010": ("case.rubric.yaml", "rubric:\n  - requirement: Clear?\n    options:\n      - {label: Poor, value: 0}\n      - {label: Good, value: 0.8}\n"),
-    "AR108": ("case.rubric.yaml", "rubric:\n  - requirement: Which tone?\n    scale_type: nominal\n    aggregation: mean\n" + OPTIONS),
-    "AR206": ("case.dataset.json", '{"rubric": [{"requirement": "Greets"}, {"requirement": "Signs off"}], '
-              '"items": [{"submission": "Hi", "description": "d", "ground_truth": ["met", "UNMET"]}]}\n'),
-    "AR207": ("case.dataset.json", '{"rubric": [{"requirement": "Helpful?", "options": [{"label": "Very helpful", "value": 1}, '
-              '{"label": "Not helpful", "value": 0}]}], "items": [{"submission": "Hi", "description": "d", "ground_truth": ["Very helpfull"]}]}\n'),
+    "AR002": (
+        "case.rubric.yaml",
+        "rubric:\n  - requirement: How clear is the answer?\n    aggregation: medain\n" + OPTIONS,
+    ),
+    "AR003": (
+        "case.rubric.yaml",
+        "rubric:\n  - requirement: How clear is the answer?\n    aggregation: unanimous\n" + OPTIONS,
+    ),
+    "AR008": (
+        "case.rubric.yaml",
+        "rubric:\n  - requirement: Clear?\n" + OPTIONS + "      - {label: N/A, value: -1, na: true}\n",
+    ),
+    "AR010": (
+        "case.rubric.yaml",
+        "rubric:\n  - requirement: Clear?\n    options:\n      - {label: Poor, value: 0}\n      - {label: Good, value: 0.8}\n",
+    ),
+    "AR108": (
+        "case.rubric.yaml",
+        "rubric:\n  - requirement: Which tone?\n    scale_type: nominal\n    aggregation: mean\n" + OPTIONS,
+    ),
+    "AR206": (
+        "case.dataset.json",
+        '{"rubric": [{"requirement": "Greets"}, {"requirement": "Signs off"}], '
+        '"items": [{"submission": "Hi", "description": "d", "ground_truth": ["met", "UNMET"]}]}\n',
+    ),
+    "AR207": (
+        "case.dataset.json",
+        '{"rubric": [{"requirement": "Helpful?", "options": [{"label": "Very helpful", "value": 1}, '
+        '{"label": "Not helpful", "value": 0}]}], "items": [{"submission": "Hi", "description": "d", "ground_truth": ["Very helpfull"]}]}\n',
+    ),
     "NS003": ("judges.json", NS_JUDGE % '"threshold": 0.8, "scoring": {"mode": "numeric", "passing_score": 0.5}'),
     "NS004": ("judges.json", NS_JUDGE % '"temperature": 0.7'),
     "NS005": ("judges.json", NS_JUDGE % '"rubirc": "Is it polite?"'),
     "NS101": ("judges.json", NS_JUDGE % '"scoring": {"mode": "numerc"}'),
     "NS102": ("judges.json", NS_JUDGE % '"scoring": {"mode": "numeric", "passingScore": 4}'),
-    "NS202": ("cases.json", '{"cases": [{"id": "c1", "messages": [{"role": "user", "content": "hi"}], '
-              '"expected": {"goal": "greet", "max_tools_calls": 1}}]}\n'),
+    "NS202": (
+        "cases.json",
+        '{"cases": [{"id": "c1", "messages": [{"role": "user", "content": "hi"}], '
+        '"expected": {"goal": "greet", "max_tools_calls": 1}}]}\n',
+    ),
 }
 
 
@@ -99,9 +123,13 @@ EXAMPLES = all_examples()
 
 
 async def _actions(client: LanguageClient, uri: str, diag: types.Diagnostic, only=None) -> list[types.CodeAction]:
-    result = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
-        context=types.CodeActionContext(diagnostics=[diag], only=only)))
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diag.range,
+            context=types.CodeActionContext(diagnostics=[diag], only=only),
+        )
+    )
     return list(result or [])
 
 
@@ -123,17 +151,25 @@ async def test_quick_fix_applies_and_relints_clean(client: LanguageClient, code:
     uri = s.open(f"fix-{code}/{name}", text)
     path = str(s.root / f"fix-{code}" / name)
     for _round in range(10):
-        fixable = [d for d in lint_text(s.texts[uri], path, explicit=False).diagnostics if d.code == code and d.fix is not None]
+        fixable = [
+            d for d in lint_text(s.texts[uri], path, explicit=False).diagnostics if d.code == code and d.fix is not None
+        ]
         if not fixable:
             break
         target = fixable[0]
         line = s.texts[uri].split("\n")[target.range.start.line]
         start = column(line, target.range.start.character, s.encoding)
-        diags = [d for d in await s.diagnostics(uri)
-                 if d.code == code and (d.range.start.line, d.range.start.character) == (target.range.start.line, start)]
+        diags = [
+            d
+            for d in await s.diagnostics(uri)
+            if d.code == code and (d.range.start.line, d.range.start.character) == (target.range.start.line, start)
+        ]
         assert diags, f"{code} not reported at {target.range.start} in the client's encoding"
-        actions = [a for a in await _actions(client, uri, diags[0])
-                   if a.kind == types.CodeActionKind.QuickFix and f"({code})" in a.title and a.edit is not None]
+        actions = [
+            a
+            for a in await _actions(client, uri, diags[0])
+            if a.kind == types.CodeActionKind.QuickFix and f"({code})" in a.title and a.edit is not None
+        ]
         assert actions, f"no quick fix offered for {code}"
         assert actions[0].is_preferred == target.fix.safe
         expected = apply_edits(s.texts[uri], target.fix.edits)

@@ -35,13 +35,19 @@ async def test_duplicate_key_range_after_non_ascii(client: LanguageClient):
     assert len(diags) == 1
     line, start, end = expected_range(NON_ASCII, "name", 2, s.encoding)
     d = diags[0]
-    assert (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character) == (line, start, line, end)
+    assert (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character) == (
+        line,
+        start,
+        line,
+        end,
+    )
     assert d.source == "rubric-lint"
     assert d.severity == types.DiagnosticSeverity.Error
     assert d.code_description is not None and d.code_description.href.endswith("#rl002")
     # The first 'name' is pointed at as related information.
     assert d.related_information and d.related_information[0].location.range.start.character == column(
-        NON_ASCII.split("\n")[1], NON_ASCII.split("\n")[1].find("name"), s.encoding)
+        NON_ASCII.split("\n")[1], NON_ASCII.split("\n")[1].find("name"), s.encoding
+    )
 
 
 async def test_unrelated_yaml_gets_nothing_and_a_fixed_file_clears(client: LanguageClient):
@@ -57,7 +63,7 @@ async def test_unrelated_yaml_gets_nothing_and_a_fixed_file_clears(client: Langu
 
 async def test_syntax_error_range_stays_on_its_line(client: LanguageClient):
     s = client.rubric_session
-    text = "rubric:\n  - requirement: \"é unterminated\n    weight: 2\n"
+    text = 'rubric:\n  - requirement: "é unterminated\n    weight: 2\n'
     uri = s.open("c.rubric.yaml", text)
     diags = await s.diagnostics(uri)
     assert any(d.code == "RL001" for d in diags)
@@ -89,15 +95,22 @@ async def test_pull_result_ids(client: LanguageClient):
     if s.mode != "pull":
         pytest.skip("pull only")
     uri = s.open("e.rubric.yaml", "rubric:\n  - requirement: ok\n    weight: [1]\n")
-    first = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-        text_document=types.TextDocumentIdentifier(uri=uri)))
+    first = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     assert first.kind == "full" and first.result_id
-    again = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=first.result_id))
+    again = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=first.result_id
+        )
+    )
     assert again.kind == "unchanged" and again.result_id == first.result_id
     s.replace(uri, "rubric:\n  - requirement: ok\n")
-    third = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=first.result_id))
+    third = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=first.result_id
+        )
+    )
     assert third.kind == "full" and list(third.items) == []
 
 
@@ -108,9 +121,12 @@ async def test_pyproject_settings_apply_and_reload(client: LanguageClient):
     (project / "pyproject.toml").write_text('[tool.rubric-lint]\nignore = ["AR104"]\n')
     uri = s.open("project/f.rubric.yaml", "rubric:\n  - requirement: ok\n    weight: [1]\n")
     assert await s.diagnostics(uri) == []
-    (project / "pyproject.toml").write_text('[tool.rubric-lint]\nignore = []\n')
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-        types.FileEvent(uri=(project / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]))
+    (project / "pyproject.toml").write_text("[tool.rubric-lint]\nignore = []\n")
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=(project / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
     client.diagnostics.pop(uri, None)
     for _ in range(100):
         diags = await s.diagnostics(uri)
@@ -168,9 +184,14 @@ async def test_incremental_edit_after_non_ascii_lands_in_place(client: LanguageC
     s.versions[uri] += 1
     new_text = text.replace("weight: 1,", "weight: [1],")
     s.texts[uri] = new_text
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=s.versions[uri]),
-        content_changes=[types.TextDocumentContentChangePartial(range=types.Range(start=start, end=end), text="[1]")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=s.versions[uri]),
+            content_changes=[
+                types.TextDocumentContentChangePartial(range=types.Range(start=start, end=end), text="[1]")
+            ],
+        )
+    )
     diags = await s.diagnostics(uri)
     assert [d.code for d in diags] == ["AR104"]
     new_line = new_text.split("\n")[1]
@@ -186,8 +207,9 @@ async def test_referenced_files_relint_the_config_when_they_change(client: Langu
     assert [d.code for d in await s.diagnostics(uri)] == ["RL010"]
 
     async def after(path, kind, expected):
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=path.as_uri(), type=kind)]))
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=path.as_uri(), type=kind)])
+        )
         codes = None
         for _ in range(100):
             if s.mode == "push":  # the expected result differs from the current one: poll for it

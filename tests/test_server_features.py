@@ -52,8 +52,9 @@ def at(s, text: str, needle: str, occurrence: int = 1, delta: int = 0) -> types.
 
 
 async def hover(client: LanguageClient, uri: str, pos: types.Position) -> str:
-    result = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
+    result = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
+    )
     return result.contents.value if result is not None else ""
 
 
@@ -95,8 +96,9 @@ async def test_hover_effective_grader_of_a_promptfoo_assertion(client: LanguageC
 
 
 async def completion_items(client: LanguageClient, uri: str, pos: types.Position) -> list[types.CompletionItem]:
-    result = await client.text_document_completion_async(types.CompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
+    result = await client.text_document_completion_async(
+        types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=pos)
+    )
     return list(result.items if isinstance(result, types.CompletionList) else (result or []))
 
 
@@ -115,7 +117,11 @@ async def test_complete_criterion_keys(client: LanguageClient):
     weight = next(item for item in items if item.label == "weight")
     # replaces the word typed so far ("we"), in the client's encoding
     assert weight.text_edit.new_text == "weight: "
-    assert (weight.text_edit.range.start.line, weight.text_edit.range.start.character, weight.text_edit.range.end.character) == (2, 4, 6)
+    assert (
+        weight.text_edit.range.start.line,
+        weight.text_edit.range.start.character,
+        weight.text_edit.range.end.character,
+    ) == (2, 4, 6)
 
 
 async def test_complete_top_level_keys(client: LanguageClient):
@@ -152,13 +158,15 @@ async def test_complete_assertion_types_and_provider_ids(client: LanguageClient)
 async def test_outline(client: LanguageClient):
     s = client.rubric_session
     uri = s.open("outline/a.rubric.yaml", RUBRIC)
-    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
-        text_document=types.TextDocumentIdentifier(uri=uri)))
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     assert [sym.name for sym in symbols] == ["Café 🎉 greeting", "sign-off", "rude-again"]
     assert symbols[1].range.start.line == 2 and symbols[1].detail.startswith("weight 2")
     uri = s.open("outline/promptfooconfig.yaml", PROMPTFOO)
-    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
-        text_document=types.TextDocumentIdentifier(uri=uri)))
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     tests = next(sym for sym in symbols if sym.name == "tests")
     assert [t.name for t in tests.children] == ["capital ✓"]
     assert [a.name for a in tests.children[0].children] == ["llm-rubric", "contains"]

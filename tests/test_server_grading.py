@@ -26,8 +26,12 @@ GRADING_PROFILES = [
     ("emacs@v29.1", "push", "utf-32"),
 ]
 client = session_fixture(
-    init_options={"rubric": {"judge": {"model": "openai/judge", "apiBase": JUDGE.base_url, "concurrency": 8, "timeoutSeconds": 20},
-                             "gradeOnSave": True}},
+    init_options={
+        "rubric": {
+            "judge": {"model": "openai/judge", "apiBase": JUDGE.base_url, "concurrency": 8, "timeoutSeconds": 20},
+            "gradeOnSave": True,
+        }
+    },
     env={"RUBRIC_CACHE_DIR": "__CACHE__"},
     profiles=GRADING_PROFILES,
     ids=[f"{spec.split('@')[0]}-{mode}-{enc}" for spec, mode, enc in GRADING_PROFILES],
@@ -61,26 +65,35 @@ RUBRIC = (
 
 
 async def execute(client: LanguageClient, command: str, argument: dict, timeout: float = 90):
-    return await asyncio.wait_for(client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=command, arguments=[argument])), timeout)
+    return await asyncio.wait_for(
+        client.workspace_execute_command_async(types.ExecuteCommandParams(command=command, arguments=[argument])),
+        timeout,
+    )
 
 
 async def hints(client: LanguageClient, uri: str) -> list[types.InlayHint]:
-    result = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=1000, character=0))))
+    result = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=1000, character=0)),
+        )
+    )
     return list(result or [])
 
 
 async def lenses(client: LanguageClient, uri: str) -> list[str]:
-    result = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    result = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     return [lens.command.title for lens in result or []]
 
 
 def tagged(s, text: str) -> str:
     """The rubric with requirements of this profile's own: servers share the module's verdict cache."""
     tag = f"{s.spec} {s.mode}"
-    return text.replace("    requirement: ", f"    requirement: ({tag}) ").replace('requirement: "', f'requirement: "({tag}) ')
+    return text.replace("    requirement: ", f"    requirement: ({tag}) ").replace(
+        'requirement: "', f'requirement: "({tag}) '
+    )
 
 
 def end_of_line(s, text: str, line: int) -> int:
@@ -89,11 +102,17 @@ def end_of_line(s, text: str, line: int) -> int:
 
 async def test_grade_text_shows_verdicts_inline(client: LanguageClient):
     s = client.rubric_session
-    JUDGE.when("Signs off politely", Reply.json({"criterion_status": "UNMET", "explanation": "It just stops; no sign-off."}))
-    JUDGE.when("Cites a source", Reply.json({"criterion_status": "CANNOT_ASSESS", "explanation": "No claims to check."}))
+    JUDGE.when(
+        "Signs off politely", Reply.json({"criterion_status": "UNMET", "explanation": "It just stops; no sign-off."})
+    )
+    JUDGE.when(
+        "Cites a source", Reply.json({"criterion_status": "CANNOT_ASSESS", "explanation": "No claims to check."})
+    )
     text = tagged(s, RUBRIC)
     uri = s.open("grade/a.rubric.yaml", text)
-    report = await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Hello there, friend!", "query": "Say hi"})
+    report = await execute(
+        client, "rubric-lsp.gradeText", {"uri": uri, "text": "Hello there, friend!", "query": "Say hi"}
+    )
     # skip strategy: CANNOT_ASSESS leaves 'sources' out; 8 of 10 → 0.8
     assert report["score"] == pytest.approx(0.8)
     assert [v["verdict"] for v in report["verdicts"]] == ["MET", "UNMET", "CANNOT_ASSESS"]
@@ -101,11 +120,17 @@ async def test_grade_text_shows_verdicts_inline(client: LanguageClient):
     assert [h.label for h in shown] == ["✓ MET", "✗ UNMET", "? CANNOT_ASSESS"]
     # after each criterion's first line, in the client's encoding (line 1 has é and an emoji)
     assert [(h.position.line, h.position.character) for h in shown] == [
-        (1, end_of_line(s, text, 1)), (2, end_of_line(s, text, 2)), (5, end_of_line(s, text, 5))]
+        (1, end_of_line(s, text, 1)),
+        (2, end_of_line(s, text, 2)),
+        (5, end_of_line(s, text, 5)),
+    ]
     assert "It just stops; no sign-off." in shown[1].tooltip.value
     assert [t for t in await lenses(client, uri)] == ["Graded: score 0.80"]
-    hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=4, character=6)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=4, character=6)
+        )
+    )
     assert "It just stops; no sign-off." in hover.contents.value
     assert JUDGE.call_count == 3
     JUDGE.assert_never_saw("x-secret-never-sent")
@@ -120,7 +145,11 @@ async def test_verdicts_follow_edits_and_an_edited_criterion_loses_its_verdict(c
     text = tagged(s, RUBRIC)
     uri = s.open("grade/follow.rubric.yaml", text)
     await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Hello there, friend!"})
-    assert [(h.position.line, h.label) for h in await hints(client, uri)] == [(1, "✓ MET"), (2, "✗ UNMET"), (5, "✓ MET")]
+    assert [(h.position.line, h.label) for h in await hints(client, uri)] == [
+        (1, "✓ MET"),
+        (2, "✗ UNMET"),
+        (5, "✓ MET"),
+    ]
 
     edited = "# reviewed by the team\n\n" + text.replace("Signs off politely", "Signs off warmly")
     s.replace(uri, edited)
@@ -129,17 +158,29 @@ async def test_verdicts_follow_edits_and_an_edited_criterion_loses_its_verdict(c
     assert [(h.position.line, h.label) for h in shown] == [(3, "✓ MET"), (7, "✓ MET")]
     assert [h.position.character for h in shown] == [end_of_line(s, edited, 3), end_of_line(s, edited, 7)]
     assert len(await lenses(client, uri)) == 1
-    hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=8, character=6)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=8, character=6)
+        )
+    )
     assert "The response meets the criterion." in hover.contents.value  # the sources verdict, on its new line
 
     # an incremental change (how VS Code and Neovim send edits): delete the two added lines
     s.versions[uri] += 1
     s.texts[uri] = "\n".join(edited.split("\n")[2:])
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=s.versions[uri]),
-        content_changes=[types.TextDocumentContentChangePartial(
-            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=2, character=0)), text="")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=s.versions[uri]),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=0, character=0), end=types.Position(line=2, character=0)
+                    ),
+                    text="",
+                )
+            ],
+        )
+    )
     assert [(h.position.line, h.label) for h in await hints(client, uri)] == [(1, "✓ MET"), (5, "✓ MET")]
 
 
@@ -161,7 +202,11 @@ EXAMPLES_RUBRIC = (
 
 async def grading_diagnostics(s, uri: str) -> list[types.Diagnostic]:
     for _ in range(100):
-        found = [d for d in await s.diagnostics(uri) if d.severity == types.DiagnosticSeverity.Information and d.code == "grading"]
+        found = [
+            d
+            for d in await s.diagnostics(uri)
+            if d.severity == types.DiagnosticSeverity.Information and d.code == "grading"
+        ]
         if found:
             return found
         await asyncio.sleep(0.05)
@@ -170,14 +215,18 @@ async def grading_diagnostics(s, uri: str) -> list[types.Diagnostic]:
 
 async def test_grade_document_checks_expectations(client: LanguageClient):
     s = client.rubric_session
-    JUDGE.when(lambda r: "at most two sentences long" in r.text and "long story" in r.text,
-               Reply.json({"criterion_status": "UNMET", "explanation": "Four sentences."}))
+    JUDGE.when(
+        lambda r: "at most two sentences long" in r.text and "long story" in r.text,
+        Reply.json({"criterion_status": "UNMET", "explanation": "Four sentences."}),
+    )
     uri = s.open("grade/b.rubric.yaml", EXAMPLES_RUBRIC)
     result = await execute(client, "rubric-lsp.gradeDocument", {"uri": uri})
     assert [e["met"] for e in result["examples"]] == [True, False]
     titles = await lenses(client, uri)
     assert titles == ["polite: score 1.00 ✓ as expected", "rambling: score 0.50 ✗ expectation not met"]
-    raw = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    raw = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     assert raw[0].range.start.line == 6 and raw[1].range.start.line == 9  # on each example
     assert raw[0].command.command == "rubric-lsp.gradeDocument" and list(raw[0].command.arguments) == [{"uri": uri}]
     labels = [h.label for h in await hints(client, uri)]
@@ -209,13 +258,17 @@ async def test_cancel_mid_grade(client: LanguageClient):
     assert time.monotonic() - started < 2.5  # well before the judge would have answered
     assert await hints(client, uri) == []
     # the server is still fine
-    assert await client.text_document_document_symbol_async(types.DocumentSymbolParams(
-        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
 
 
 async def test_requests_answer_quickly_while_grading(client: LanguageClient):
     s = client.rubric_session
-    text = tagged(s, "rubric:\n" + "".join(f"  - name: c{i}\n    requirement: Mentions point {i} in slow mode\n" for i in range(8)))
+    text = tagged(
+        s,
+        "rubric:\n" + "".join(f"  - name: c{i}\n    requirement: Mentions point {i} in slow mode\n" for i in range(8)),
+    )
     uri = s.open("grade/d.rubric.yaml", text)
     await s.diagnostics(uri)
     JUDGE.latency_ms = 1500
@@ -227,8 +280,12 @@ async def test_requests_answer_quickly_while_grading(client: LanguageClient):
     timings = []
     for i in range(8):
         started = time.monotonic()
-        await client.text_document_hover_async(types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=1 + 2 * (i % 8), character=6)))
+        await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=1 + 2 * (i % 8), character=6),
+            )
+        )
         timings.append(time.monotonic() - started)
         await asyncio.sleep(0.05)
     assert not task.done()  # the answers came while grading was under way
@@ -257,11 +314,15 @@ async def test_judge_failure_shows_a_warning_and_the_server_survives(client: Lan
 async def test_grade_on_save_uses_the_cache(client: LanguageClient):
     s = client.rubric_session
     # criteria of their own, so no verdict is in the cache from the tests above
-    text = tagged(s, EXAMPLES_RUBRIC.replace("by name", "by their name").replace("two sentences", "two short sentences"))
+    text = tagged(
+        s, EXAMPLES_RUBRIC.replace("by name", "by their name").replace("two sentences", "two short sentences")
+    )
     uri = s.open("grade/f.rubric.yaml", text)
 
     async def save_and_wait(expected_calls: int) -> None:
-        client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        client.text_document_did_save(
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
         for _ in range(600):
             titles = await lenses(client, uri)
             if titles and JUDGE.call_count >= expected_calls and saved_count() > seen:
@@ -312,4 +373,6 @@ async def test_grade_text_on_a_promptfoo_config_marks_the_assertion(client: Lang
     assert [(h.position.line, h.label) for h in shown] == [(6, "✓ PASS")]
     assert "Paris is named." in shown[0].tooltip.value
     titles = await lenses(client, uri)
-    assert titles[0].startswith("Graded: score 1.00") and any("Not graded here" in t and "'select-best'" in t for t in titles[1:])
+    assert titles[0].startswith("Graded: score 1.00") and any(
+        "Not graded here" in t and "'select-best'" in t for t in titles[1:]
+    )

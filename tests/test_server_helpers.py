@@ -81,22 +81,32 @@ class Session:
         self.versions[uri] = 1
         self.texts[uri] = text
         self.client.diagnostics.pop(uri, None)
-        self.client.text_document_did_open(types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
+            )
+        )
         return uri
 
     def replace(self, uri: str, text: str) -> None:
         self.versions[uri] += 1
         self.texts[uri] = text
         self.client.diagnostics.pop(uri, None)
-        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
 
     async def diagnostics(self, uri: str, timeout: float = 10) -> list[types.Diagnostic]:
         if self.mode == "pull":
-            report = await asyncio.wait_for(self.client.text_document_diagnostic_async(
-                types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))), timeout)
+            report = await asyncio.wait_for(
+                self.client.text_document_diagnostic_async(
+                    types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+                ),
+                timeout,
+            )
             return list(report.items)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -145,14 +155,25 @@ def column(line: str, index: int, encoding: str) -> int:
 
 
 def apply_text_edits(text: str, edits: list[types.TextEdit], encoding: str) -> str:
-    spans = sorted(((_to_offset(text, e.range.start, encoding), _to_offset(text, e.range.end, encoding), e.new_text) for e in edits), reverse=True)
+    spans = sorted(
+        (
+            (_to_offset(text, e.range.start, encoding), _to_offset(text, e.range.end, encoding), e.new_text)
+            for e in edits
+        ),
+        reverse=True,
+    )
     for start, end, new in spans:
         text = text[:start] + new + text[end:]
     return text
 
 
-def session_fixture(env: dict[str, str] | None = None, init_options: dict[str, Any] | None = None,
-                    configuration: dict[str, Any] | None = None, profiles=PROFILES, ids=PROFILE_IDS):
+def session_fixture(
+    env: dict[str, str] | None = None,
+    init_options: dict[str, Any] | None = None,
+    configuration: dict[str, Any] | None = None,
+    profiles=PROFILES,
+    ids=PROFILE_IDS,
+):
     """A pytest-lsp fixture, one server per module and profile, parametrised over client profiles.
 
     Modules using it mark their tests ``pytest.mark.asyncio(loop_scope="module")``; tests
@@ -184,12 +205,18 @@ def session_fixture(env: dict[str, str] | None = None, init_options: dict[str, A
         def code_lens_refresh(params: None):
             lsp_client.refreshes["codeLens"] += 1
 
-        result = await lsp_client.initialize_session(types.InitializeParams(
-            capabilities=capabilities(spec, mode), root_uri=tmp_path.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
-            initialization_options=init_options))
-        assert str(result.capabilities.position_encoding) in (encoding, f"PositionEncodingKind.{encoding}") or \
-            getattr(result.capabilities.position_encoding, "value", None) == encoding
+        result = await lsp_client.initialize_session(
+            types.InitializeParams(
+                capabilities=capabilities(spec, mode),
+                root_uri=tmp_path.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
+                initialization_options=init_options,
+            )
+        )
+        assert (
+            str(result.capabilities.position_encoding) in (encoding, f"PositionEncodingKind.{encoding}")
+            or getattr(result.capabilities.position_encoding, "value", None) == encoding
+        )
         lsp_client.rubric_session = Session(lsp_client, spec, mode, encoding, tmp_path)
         yield
         await lsp_client.shutdown_session()
@@ -201,4 +228,4 @@ def code_of(diag: types.Diagnostic) -> str:
     return str(diag.code)
 
 
-__all__ = ["pytest", "session_fixture", "Session", "column", "apply_text_edits", "PROFILES", "PROFILE_IDS"]
+__all__ = ["PROFILES", "PROFILE_IDS", "Session", "apply_text_edits", "column", "pytest", "session_fixture"]

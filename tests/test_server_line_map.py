@@ -54,8 +54,14 @@ def rng(line: int, end_line: int | None = None) -> Range:
 
 @pytest.fixture
 def shown() -> Shown:
-    marks = [Mark(1, rng(1, 2), "✓ MET", "a"), Mark(3, rng(3, 4), "✗ UNMET", "b"), Mark(5, rng(5, 6), "? CANNOT_ASSESS", "c")]
-    return Shown(marks=marks, lenses=[Lens(rng(0), "Graded: score 0.50")], problems=[(rng(5, 6), "expectation")], text=OLD)
+    marks = [
+        Mark(1, rng(1, 2), "✓ MET", "a"),
+        Mark(3, rng(3, 4), "✗ UNMET", "b"),
+        Mark(5, rng(5, 6), "? CANNOT_ASSESS", "c"),
+    ]
+    return Shown(
+        marks=marks, lenses=[Lens(rng(0), "Graded: score 0.50")], problems=[(rng(5, 6), "expectation")], text=OLD
+    )
 
 
 def test_editing_a_criterion_drops_its_verdict_and_moves_the_others(shown: Shown):

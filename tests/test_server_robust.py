@@ -20,8 +20,9 @@ from tests.test_server_helpers import ENV, SERVER
 
 class RawClient:
     def __init__(self, tmp_path: Path) -> None:
-        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env=ENV, cwd=tmp_path)
+        self.proc = subprocess.Popen(
+            SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=tmp_path
+        )
         self.next_id = 0
 
     def send_raw(self, body: bytes) -> None:
@@ -41,7 +42,9 @@ class RawClient:
         while True:
             line = self.proc.stdout.readline()
             if not line:
-                raise AssertionError("server closed stdout; stderr: " + self.proc.stderr.read().decode(errors="replace")[-2000:])
+                raise AssertionError(
+                    "server closed stdout; stderr: " + self.proc.stderr.read().decode(errors="replace")[-2000:]
+                )
             line = line.strip()
             if not line:
                 break
@@ -80,7 +83,11 @@ def raw(tmp_path: Path):
 
 def open_doc(raw: RawClient, tmp_path: Path, text: str) -> str:
     uri = (tmp_path / "a.rubric.yaml").as_uri()
-    raw.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}, request=False)
+    raw.send(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
+        request=False,
+    )
     return uri
 
 
@@ -105,10 +112,14 @@ def test_invalid_params_get_an_error_reply_not_silence(raw: RawClient, tmp_path:
     rid = raw.send("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": "one"}})
     assert raw.response(rid)["error"]["code"] == -32602
     # a code action whose context diagnostics lack required fields is still answered
-    rid = raw.send("textDocument/codeAction", {
-        "textDocument": {"uri": uri},
-        "range": {"start": {"line": 2, "character": 4}, "end": {"line": 2, "character": 15}},
-        "context": {"diagnostics": [{"code": "AR104"}]}})
+    rid = raw.send(
+        "textDocument/codeAction",
+        {
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 2, "character": 4}, "end": {"line": 2, "character": 15}},
+            "context": {"diagnostics": [{"code": "AR104"}]},
+        },
+    )
     reply = raw.response(rid)
     assert "error" not in reply and any("AR104" in a["title"] for a in reply["result"])
 
@@ -116,23 +127,39 @@ def test_invalid_params_get_an_error_reply_not_silence(raw: RawClient, tmp_path:
 def test_bad_command_arguments_and_missing_documents(raw: RawClient, tmp_path: Path):
     rid = raw.send("workspace/executeCommand", {"command": "rubric-lsp.gradeText", "arguments": ["not a dict"]})
     assert "error" in raw.response(rid)
-    rid = raw.send("workspace/executeCommand", {"command": "rubric-lsp.gradeText",
-                                                "arguments": [{"uri": (tmp_path / "missing.rubric.yaml").as_uri(), "text": "hi"}]})
+    rid = raw.send(
+        "workspace/executeCommand",
+        {
+            "command": "rubric-lsp.gradeText",
+            "arguments": [{"uri": (tmp_path / "missing.rubric.yaml").as_uri(), "text": "hi"}],
+        },
+    )
     reply = raw.response(rid)
     assert "error" in reply or "error" in (reply.get("result") or {})
-    rid = raw.send("textDocument/hover", {"textDocument": {"uri": (tmp_path / "never-opened.yaml").as_uri()},
-                                          "position": {"line": 0, "character": 0}})
+    rid = raw.send(
+        "textDocument/hover",
+        {"textDocument": {"uri": (tmp_path / "never-opened.yaml").as_uri()}, "position": {"line": 0, "character": 0}},
+    )
     assert raw.response(rid).get("result") is None
     uri = open_doc(raw, tmp_path, "rubric:\n  - requirement: Greets\n")
     assert "contents" in hover(raw, uri)["result"]
 
 
 def test_hostile_document_gets_a_diagnostic_and_the_server_stays_up(raw: RawClient, tmp_path: Path):
-    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
-        for i in range(9)) + "rubric: *j\n"
+    bomb = (
+        "a: &a [x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+            for i in range(9)
+        )
+        + "rubric: *j\n"
+    )
     uri = (tmp_path / "bomb.rubric.yaml").as_uri()
-    raw.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": bomb}}, request=False)
+    raw.send(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": bomb}},
+        request=False,
+    )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         message = raw.read()
@@ -147,7 +174,9 @@ def test_hostile_document_gets_a_diagnostic_and_the_server_stays_up(raw: RawClie
 
 def test_logs_never_reach_stdout(tmp_path: Path):
     # --version and a server that is fed garbage then closed: stdout holds nothing but frames.
-    out = subprocess.run([sys.executable, "-m", "rubric_lsp", "serve", "--version"], capture_output=True, env=ENV, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "rubric_lsp", "serve", "--version"], capture_output=True, env=ENV, timeout=60
+    )
     assert out.returncode == 0 and b"rubric-lsp" in out.stdout
     proc = subprocess.run(SERVER, input=b"Content-Length: 5\r\n\r\n{bad}", capture_output=True, env=ENV, timeout=60)
     assert proc.stdout == b""

@@ -39,20 +39,47 @@ def test_positions_beyond_the_text_are_clamped():
 
 
 def test_settings_nested_dotted_and_wrapped():
-    nested = ServerSettings().merged({"judge": {"model": "openai/j", "apiBase": "http://127.0.0.1:9/v1", "concurrency": 4},
-                                      "gradeOnSave": True, "cache": {"enabled": False}, "lint": {"ignore": ["ar104"]}})
-    dotted = ServerSettings().merged({"judge.model": "openai/j", "judge.apiBase": "http://127.0.0.1:9/v1", "judge.concurrency": 4,
-                                      "gradeOnSave": True, "cache.enabled": False, "lint.ignore": "AR104"})
-    wrapped = ServerSettings().merged({"rubric": {"judge": {"model": "openai/j", "apiBase": "http://127.0.0.1:9/v1", "concurrency": 4},
-                                                  "gradeOnSave": True, "cache": {"enabled": False}, "lint": {"ignore": ["AR104"]}}})
+    nested = ServerSettings().merged(
+        {
+            "judge": {"model": "openai/j", "apiBase": "http://127.0.0.1:9/v1", "concurrency": 4},
+            "gradeOnSave": True,
+            "cache": {"enabled": False},
+            "lint": {"ignore": ["ar104"]},
+        }
+    )
+    dotted = ServerSettings().merged(
+        {
+            "judge.model": "openai/j",
+            "judge.apiBase": "http://127.0.0.1:9/v1",
+            "judge.concurrency": 4,
+            "gradeOnSave": True,
+            "cache.enabled": False,
+            "lint.ignore": "AR104",
+        }
+    )
+    wrapped = ServerSettings().merged(
+        {
+            "rubric": {
+                "judge": {"model": "openai/j", "apiBase": "http://127.0.0.1:9/v1", "concurrency": 4},
+                "gradeOnSave": True,
+                "cache": {"enabled": False},
+                "lint": {"ignore": ["AR104"]},
+            }
+        }
+    )
     assert nested == dotted == wrapped
     assert nested.judge_model == "openai/j" and nested.judge_concurrency == 4 and nested.grade_on_save
     assert nested.cache_enabled is False and nested.lint_ignore == ("AR104",)
 
 
 def test_bad_settings_are_ignored_with_a_reason_and_keys_never_read():
-    settings = ServerSettings().merged({"judge": {"concurrency": 0, "timeoutSeconds": "soon", "apiKey": "sk-secret"},
-                                        "gradeOnSave": "maybe", "grading": {"cannotAssess": "ignore"}})
+    settings = ServerSettings().merged(
+        {
+            "judge": {"concurrency": 0, "timeoutSeconds": "soon", "apiKey": "sk-secret"},
+            "gradeOnSave": "maybe",
+            "grading": {"cannotAssess": "ignore"},
+        }
+    )
     assert settings == ServerSettings()  # nothing taken
     assert len(settings.problems) == 5
     assert all("sk-secret" not in problem for problem in settings.problems)

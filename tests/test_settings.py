@@ -109,7 +109,9 @@ def test_cli_select_overrides_settings_and_cli_ignore_adds(tmp_path, capsys):
 
 
 def test_per_file_ignores_match_paths_relative_to_the_project(tmp_path, capsys):
-    root = project(tmp_path, '[tool.rubric-lint.per-file-ignores]\n"legacy/*.yaml" = ["RL005"]\n"*.old.rubric.yaml" = ["RL"]\n')
+    root = project(
+        tmp_path, '[tool.rubric-lint.per-file-ignores]\n"legacy/*.yaml" = ["RL005"]\n"*.old.rubric.yaml" = ["RL"]\n'
+    )
     (root / "legacy").mkdir()
     (root / "legacy" / "a.rubric.yaml").write_text(BAD)
     (root / "b.rubric.yaml").write_text(BAD)

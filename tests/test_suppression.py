@@ -42,7 +42,9 @@ def test_several_codes_prefixes_all_and_explanations():
 
 def test_disable_file_anywhere():
     assert rl005_lines("    name: yes\n    label: on\n# rubric-lint: disable-file=RL005\n") == []
-    result = lint("# rubric-lint: disable-file=RL005\n" + HEAD + "    name: yes\n    weight: 1\n    weight: 2\n", "x.rubric.yaml")
+    result = lint(
+        "# rubric-lint: disable-file=RL005\n" + HEAD + "    name: yes\n    weight: 1\n    weight: 2\n", "x.rubric.yaml"
+    )
     assert "RL005" not in codes(result) and "RL002" in codes(result)
 
 
@@ -63,7 +65,9 @@ def test_hash_without_space_before_is_not_a_comment():
     assert rl005_lines(body) == [4]
 
 
-@pytest.mark.parametrize("directive", ["# rubric-lint: disable=", "# rubric-lint disable=RL005", "# rubric-lint: enable=RL005"])
+@pytest.mark.parametrize(
+    "directive", ["# rubric-lint: disable=", "# rubric-lint disable=RL005", "# rubric-lint: enable=RL005"]
+)
 def test_malformed_directives_suppress_nothing(directive):
     assert rl005_lines(f"    name: yes  {directive}\n") == [3]
 

@@ -31,7 +31,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rubric convert", description="Convert a vendor Rubrics task into an autorubric dataset (human ratings as ground truth).")
+    parser = _Parser(
+        prog="rubric convert",
+        description="Convert a vendor Rubrics task into an autorubric dataset (human ratings as ground truth).",
+    )
     parser.add_argument("source", type=Path, help="the Rubrics task JSON file")
     parser.add_argument("--to", required=True, choices=TARGETS, help="the format to write")
     parser.add_argument("-o", "--output", type=Path, help="where to write (default: standard output)")
@@ -52,7 +55,10 @@ def main(argv: list[str]) -> int:
     errors = [d for d in result.diagnostics if d.severity == Severity.ERROR]
     if errors:
         for diag in errors:
-            print(f"{args.source}:{diag.range.start.line + 1}:{diag.range.start.character + 1}: {diag.code} {diag.message}", file=sys.stderr)
+            print(
+                f"{args.source}:{diag.range.start.line + 1}:{diag.range.start.character + 1}: {diag.code} {diag.message}",
+                file=sys.stderr,
+            )
         hint = " (run 'rubric lint --fix' first)" if any(d.fix is not None for d in errors) else ""
         print(f"rubric convert: {args.source} has {len(errors)} error(s); not converted{hint}.", file=sys.stderr)
         return EXIT_FAILED
@@ -112,15 +118,19 @@ def task_to_dataset(view: TaskView) -> tuple[Dataset | None, list[str]]:
             truth = [by_criterion.get(c.key) for c in turn.criteria]
             ground_truth = truth if all(v in RATING_SCORES for v in truth) else None
             if ground_truth is None:
-                notes.append(f"{where}: response '{response.source_id}' does not rate every criterion; its item has no ground truth.")
+                notes.append(
+                    f"{where}: response '{response.source_id}' does not rate every criterion; its item has no ground truth."
+                )
             description = f"{where}: {response.source_id}" + (" (preferred)" if response.source_id == selected else "")
-            items.append(DatasetItem(
-                submission=response.text or "",
-                description=description,
-                ground_truth=ground_truth,
-                rubric=None if same_rubric else turn_rubric,
-                prompt=None if turn_prompt == prompt else turn_prompt,
-            ))
+            items.append(
+                DatasetItem(
+                    submission=response.text or "",
+                    description=description,
+                    ground_truth=ground_truth,
+                    rubric=None if same_rubric else turn_rubric,
+                    prompt=None if turn_prompt == prompt else turn_prompt,
+                )
+            )
     name = view.task.task_id if view.task is not None else None
     return Dataset(name=name, prompt=prompt or None, rubric=rubric, items=items), notes
 

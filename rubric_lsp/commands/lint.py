@@ -49,7 +49,9 @@ def _run_lint(args) -> int:
             print(f"{fmt.name:22} {fmt.title}")
         return EXIT_OK
     if args.kind and get_format(args.kind) is None:
-        print(f"rubric-lint: unknown kind {args.kind!r}; known: {', '.join(f.name for f in formats())}", file=sys.stderr)
+        print(
+            f"rubric-lint: unknown kind {args.kind!r}; known: {', '.join(f.name for f in formats())}", file=sys.stderr
+        )
         return EXIT_ERROR
     if not args.paths and args.stdin_filename:
         args.paths = [Path("-")]  # --stdin-filename alone means: read stdin
@@ -182,4 +184,6 @@ def _walk(folder: Path):
 def _fix_text(result: LintResult, settings: Settings, args) -> tuple[str, int]:
     from rubric_lsp.fixes import fix_all
 
-    return fix_all(result, lambda text: lint_text(text, result.path, settings=settings, kind=args.kind), unsafe=args.unsafe_fixes)
+    return fix_all(
+        result, lambda text: lint_text(text, result.path, settings=settings, kind=args.kind), unsafe=args.unsafe_fixes
+    )

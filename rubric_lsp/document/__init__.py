@@ -17,20 +17,20 @@ from rubric_lsp.document.positions import LineIndex, Position, Range, Span
 
 __all__ = [
     "Document",
+    "Limits",
+    "LineIndex",
     "Node",
     "ParseIssue",
-    "TextEdit",
-    "Span",
-    "Range",
-    "Position",
-    "LineIndex",
-    "Limits",
     "PlainDict",
     "PlainList",
-    "parse_document",
+    "Position",
+    "Range",
+    "Span",
+    "TextEdit",
     "decode",
-    "language_for",
     "gc_paused",
+    "language_for",
+    "parse_document",
 ]
 
 _gc_lock = threading.Lock()

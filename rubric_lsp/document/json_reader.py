@@ -32,7 +32,9 @@ class _Fail(Exception):
         self.kind = kind
 
 
-def read_json(text: str, lines: LineIndex, limits: Limits, base: int = 0, end: int | None = None) -> tuple[Node | None, list[ParseIssue]]:
+def read_json(
+    text: str, lines: LineIndex, limits: Limits, base: int = 0, end: int | None = None
+) -> tuple[Node | None, list[ParseIssue]]:
     """Read one JSON value from ``text[base:end]`` (offsets stay relative to ``text``)."""
     parser = _Parser(text, limits, end if end is not None else len(text))
     try:
@@ -110,7 +112,12 @@ class _Parser:
                 return Node(SCALAR, pos, pos + len(word), literal, word, None, word), pos + len(word)
         if ch in "}]":
             raise _Fail(f"expected a value, found '{ch}'", pos)
-        raise _Fail(f"expected a value, found {self.text[pos:pos + 12].split()[0]!r}" if self.text[pos:pos+12].split() else "expected a value", pos)
+        raise _Fail(
+            f"expected a value, found {self.text[pos : pos + 12].split()[0]!r}"
+            if self.text[pos : pos + 12].split()
+            else "expected a value",
+            pos,
+        )
 
     def string(self, pos: int) -> tuple[Node, int]:
         m = _STRING.match(self.text, pos, self.end)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from rubric_lsp.document.positions import Span
 
@@ -17,7 +18,7 @@ class Node:
     value for scalars. ``style`` is the scalar's quoting (None for plain scalars).
     """
 
-    __slots__ = ("kind", "start", "end", "value", "tag", "style", "raw")
+    __slots__ = ("end", "kind", "raw", "start", "style", "tag", "value")
 
     def __init__(
         self,
@@ -57,10 +58,10 @@ class Node:
         return self.kind == SCALAR
 
     # -- mapping helpers -------------------------------------------------------
-    def pairs(self) -> list[tuple["Node", "Node"]]:
+    def pairs(self) -> list[tuple[Node, Node]]:
         return self.value if self.kind == MAP else []
 
-    def items(self) -> Iterator[tuple[Any, "Node", "Node"]]:
+    def items(self) -> Iterator[tuple[Any, Node, Node]]:
         """(key, key_node, value_node), last duplicate winning like the loaders do."""
         if self.kind != MAP:
             return iter(())
@@ -69,14 +70,14 @@ class Node:
             last[_hashable(k.value)] = (k, v)
         return ((key, kn, vn) for key, (kn, vn) in last.items())
 
-    def key_node(self, key: Any) -> "Node | None":
+    def key_node(self, key: Any) -> Node | None:
         found = None
         for k, _v in self.pairs():
             if k.kind == SCALAR and k.value == key:
                 found = k
         return found
 
-    def get(self, key: Any) -> "Node | None":
+    def get(self, key: Any) -> Node | None:
         found = None
         for k, v in self.pairs():
             if k.kind == SCALAR and k.value == key:
@@ -90,11 +91,11 @@ class Node:
         return [k.value for k, _ in self.pairs()]
 
     # -- sequence helpers ------------------------------------------------------
-    def elements(self) -> list["Node"]:
+    def elements(self) -> list[Node]:
         return self.value if self.kind == SEQ else []
 
     # -- paths -----------------------------------------------------------------
-    def at(self, path: Sequence[Any]) -> "tuple[Node | None, Node | None]":
+    def at(self, path: Sequence[Any]) -> tuple[Node | None, Node | None]:
         """Follow ``path`` (keys and indices) down the tree.
 
         Returns ``(node, key_node)``: the node found (or the deepest existing
@@ -119,7 +120,7 @@ class Node:
                 return node, key_node
         return node, key_node
 
-    def resolve(self, path: Sequence[Any]) -> "tuple[Node, Node | None, int]":
+    def resolve(self, path: Sequence[Any]) -> tuple[Node, Node | None, int]:
         """Like :meth:`at` but also returns how many steps of ``path`` were followed."""
         node: Node = self
         key_node: Node | None = None
@@ -195,7 +196,7 @@ def walk(
     root: Node,
     *,
     keys: bool = True,
-    skip: "Callable[[Node], bool] | None" = None,
+    skip: Callable[[Node], bool] | None = None,
 ) -> Iterator[Node]:
     """Every node under ``root`` once (aliases shared), in source order.
 

@@ -42,7 +42,7 @@ class Span:
 class LineIndex:
     """Converts between code-point offsets and (line, character) positions."""
 
-    __slots__ = ("text", "line_starts")
+    __slots__ = ("line_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text

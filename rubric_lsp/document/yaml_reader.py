@@ -61,7 +61,9 @@ def read_yaml(text: str, lines: LineIndex, limits: Limits) -> tuple[Node | None,
     try:
         node = converter.convert(root, 1)
     except _TooDeep as deep:
-        return None, [ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(deep.offset), fatal=True)]
+        return None, [
+            ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(deep.offset), fatal=True)
+        ]
     if converter.shared:  # aliases or merge keys: the expanded value may be far larger
         refused = check_expansion(node, lines, limits, text)
         if refused is not None:
@@ -378,7 +380,7 @@ class _Converter:
                     ParseIssue(
                         K.YAML11_BOOLEAN,
                         f"'{raw}' is read as the boolean {str(value).lower()} by YAML 1.1 loaders "
-                        f"(PyYAML) but as the string \"{raw}\" by YAML 1.2 tools; quote it if you "
+                        f'(PyYAML) but as the string "{raw}" by YAML 1.2 tools; quote it if you '
                         f"mean text, or write {str(value).lower()}.",
                         Span(start, end),
                         edits=[TextEdit(Span(start, end), f'"{raw}"')],
@@ -389,7 +391,7 @@ class _Converter:
                 value = _constructor.construct_yaml_int(ynode)
             except (ValueError, yaml.YAMLError):
                 value = raw
-            if style is None and (_OCTAL_11.match(raw) and raw.strip("+-") not in ("0",) or _SEXAGESIMAL.match(raw)):
+            if style is None and ((_OCTAL_11.match(raw) and raw.strip("+-") not in ("0",)) or _SEXAGESIMAL.match(raw)):
                 self.issues.append(
                     ParseIssue(
                         K.YAML11_NUMBER,

@@ -7,12 +7,12 @@ mapping's first line); an unknown key → that key; a bad value → the value.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from rubric_lsp.document import Node
 from rubric_lsp.document.positions import Span
-
 
 
 @dataclass
@@ -36,8 +36,9 @@ def place_errors(errors: Iterable[dict], root: Node) -> list[PlacedError]:
         if error["type"] == "missing" and loc:
             missing = str(loc[-1])
         placed.append(
-            PlacedError(error["type"], error.get("msg", ""), path, node, key_node, missing,
-                        error.get("input"), error.get("ctx"))
+            PlacedError(
+                error["type"], error.get("msg", ""), path, node, key_node, missing, error.get("input"), error.get("ctx")
+            )
         )
     return placed
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Callable, Iterable
 
 from rubric_lsp.document import Document
 

@@ -62,15 +62,15 @@ from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
 from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials
 
 __all__ = [
-    "JudgeSettings",
-    "GradeReport",
-    "Verdict",
     "ERROR_VERDICT",
-    "MissingCredentials",
-    "GradingError",
     "ExampleResult",
-    "grade_text",
+    "GradeReport",
+    "GradingError",
+    "JudgeSettings",
+    "MissingCredentials",
+    "Verdict",
     "grade_examples",
+    "grade_text",
     "warm_up",
 ]
 

@@ -12,8 +12,9 @@ nor disagreement.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from rubric_lsp.document import Document, Node
 from rubric_lsp.grading.report import GradeReport
@@ -88,7 +89,11 @@ class CriterionAgreement:
             "kind": self.kind,
             "compared": self.compared,
             "failed": self.failed,
-            "abstained": {"both": self.abstained_both, "judge_only": self.abstained_judge_only, "truth_only": self.abstained_truth_only},
+            "abstained": {
+                "both": self.abstained_both,
+                "judge_only": self.abstained_judge_only,
+                "truth_only": self.abstained_truth_only,
+            },
             "accuracy": agreed / self.compared if self.compared else None,
             "cohen_kappa": cohen_kappa(self.pairs),
         }
@@ -107,7 +112,9 @@ class DatasetResult:
         return {"items": self.items, "agreement": [c.to_json() for c in self.criteria]}
 
 
-async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = None, on_progress: Callable[[int, int], None] | None = None) -> DatasetResult:
+async def grade_dataset(
+    doc: Document, settings: Any, *, limit: int | None = None, on_progress: Callable[[int, int], None] | None = None
+) -> DatasetResult:
     from rubric_lsp.formats.autorubric.view import read_rubric
     from rubric_lsp.grading.autorubric_grader import CriterionInput, grade_criteria
     from rubric_lsp.grading.engine import Run, autorubric_gradable
@@ -126,7 +133,9 @@ async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = Non
         view = read_rubric(node)
         if view.problems or any(e.criterion is None for e in view.entries):
             where = doc.range(view.problems[0].node).start.line + 1 if view.problems else 0
-            raise DatasetError(f"A rubric in the dataset is invalid (line {where}): {view.problems[0].message if view.problems else 'no criteria'}")
+            raise DatasetError(
+                f"A rubric in the dataset is invalid (line {where}): {view.problems[0].message if view.problems else 'no criteria'}"
+            )
         inputs = [CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json()) for e in view.entries]
         autorubric_gradable(inputs)
         return inputs, view.guidelines
@@ -142,7 +151,11 @@ async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = Non
         if not item.is_map:
             continue
         own = item.get("rubric")
-        criteria, guidelines = criteria_of(own) if own is not None and not (own.is_scalar and own.value is None) else (shared, shared_guidelines)
+        criteria, guidelines = (
+            criteria_of(own)
+            if own is not None and not (own.is_scalar and own.value is None)
+            else (shared, shared_guidelines)
+        )
         if not criteria:
             raise DatasetError(f"Item {position} has no rubric and the dataset has none either.")
         submission = _text(item.get("submission"))
@@ -162,8 +175,20 @@ async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = Non
         position, item, criteria, guidelines, submission = plan
         judges = [Judge(s, m, run.semaphore, run.cache) for m in models]
         query = _text(item.get("prompt")) or prompt
-        return await grade_criteria(judges, criteria, submission, query, guidelines, strategy=s.cannot_assess, partial_credit=s.partial_credit,
-                                    normalize=s.normalize, shuffle=s.shuffle_options, seed=s.seed, aggregation=s.aggregation, on_progress=tick)
+        return await grade_criteria(
+            judges,
+            criteria,
+            submission,
+            query,
+            guidelines,
+            strategy=s.cannot_assess,
+            partial_credit=s.partial_credit,
+            normalize=s.normalize,
+            shuffle=s.shuffle_options,
+            seed=s.seed,
+            aggregation=s.aggregation,
+            on_progress=tick,
+        )
 
     tasks = [asyncio.ensure_future(one(p)) for p in plans]
     try:
@@ -183,8 +208,16 @@ async def grade_dataset(doc: Document, settings: Any, *, limit: int | None = Non
     for plan, report in zip(plans, reports):
         position, item, criteria, _, _ = plan
         truth = _plain(item.get("ground_truth"))
-        items_out.append({"index": position, "description": _text(item.get("description")), "score": report.score, "error": report.error,
-                          "verdicts": [v.verdict for v in report.verdicts], "ground_truth": truth if isinstance(truth, list) else None})
+        items_out.append(
+            {
+                "index": position,
+                "description": _text(item.get("description")),
+                "score": report.score,
+                "error": report.error,
+                "verdicts": [v.verdict for v in report.verdicts],
+                "ground_truth": truth if isinstance(truth, list) else None,
+            }
+        )
         if not isinstance(truth, list):
             continue
         for criterion, verdict, wanted in zip(criteria, report.verdicts, truth):

@@ -28,13 +28,21 @@ import asyncio
 import hashlib
 import math
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
-from rubric_lsp.formats.autorubric.score import Outcome, binary_outcome, compute_score, fail_value, option_outcome, worst_option_index
+from rubric_lsp.formats.autorubric.score import (
+    Outcome,
+    binary_outcome,
+    compute_score,
+    fail_value,
+    option_outcome,
+    worst_option_index,
+)
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet
@@ -71,7 +79,10 @@ BINARY_FORMAT = {
         "strict": True,
         "schema": {
             "type": "object",
-            "properties": {"criterion_status": {"type": "string", "enum": list(BINARY)}, "explanation": {"type": "string"}},
+            "properties": {
+                "criterion_status": {"type": "string", "enum": list(BINARY)},
+                "explanation": {"type": "string"},
+            },
             "required": ["criterion_status", "explanation"],
             "additionalProperties": False,
         },
@@ -145,7 +156,9 @@ def _context(response: str, query: str | None, guidelines: str | None) -> str:
     return "\n\n".join(parts)
 
 
-def binary_messages(criterion: Criterion, response: str, query: str | None, guidelines: str | None) -> list[dict[str, str]]:
+def binary_messages(
+    criterion: Criterion, response: str, query: str | None, guidelines: str | None
+) -> list[dict[str, str]]:
     flaw = "\n(This criterion describes a flaw: MET means the response has it.)" if criterion.weight < 0 else ""
     user = f"{_context(response, query, guidelines)}\n\n<criterion>\n{criterion.requirement}{flaw}\n</criterion>"
     return [{"role": "system", "content": BINARY_SYSTEM}, {"role": "user", "content": user}]
@@ -163,7 +176,9 @@ def option_line(number: int, option: CriterionOption) -> str:
     return f"{number}. {option.label}"
 
 
-def choice_messages(criterion: Criterion, shown: Sequence[CriterionOption], response: str, query: str | None, guidelines: str | None) -> list[dict[str, str]]:
+def choice_messages(
+    criterion: Criterion, shown: Sequence[CriterionOption], response: str, query: str | None, guidelines: str | None
+) -> list[dict[str, str]]:
     lines = "\n".join(option_line(n, option) for n, option in enumerate(shown, 1))
     user = f"{_context(response, query, guidelines)}\n\n<criterion>\n{criterion.requirement}\n</criterion>\n\n<options>\n{lines}\n</options>"
     return [{"role": "system", "content": CHOICE_SYSTEM}, {"role": "user", "content": user}]
@@ -172,10 +187,18 @@ def choice_messages(criterion: Criterion, shown: Sequence[CriterionOption], resp
 def parse_binary(content: str) -> tuple[str, str, bool]:
     found = extract(content, lambda o: "criterion_status" in o, lambda o: o.get("criterion_status"))
     if found is None:
-        raise JudgeFailure("parse", f"The judge's reply has no {{\"criterion_status\", \"explanation\"}} object: {snippet(content)!r}", "bad_reply")
+        raise JudgeFailure(
+            "parse",
+            f'The judge\'s reply has no {{"criterion_status", "explanation"}} object: {snippet(content)!r}',
+            "bad_reply",
+        )
     status = found.value.get("criterion_status")
     if status not in BINARY:
-        raise JudgeFailure("parse", f"The judge answered criterion_status {status!r}; expected MET, UNMET or CANNOT_ASSESS.", "bad_reply")
+        raise JudgeFailure(
+            "parse",
+            f"The judge answered criterion_status {status!r}; expected MET, UNMET or CANNOT_ASSESS.",
+            "bad_reply",
+        )
     explanation = found.value.get("explanation")
     if not isinstance(explanation, str):
         raise JudgeFailure("parse", "The judge's reply has no explanation.", "bad_reply")
@@ -201,10 +224,18 @@ def parse_choice(content: str, shown_count: int) -> tuple[int, str, bool]:
     """(0-based shown position, explanation, ambiguous)."""
     found = extract(content, lambda o: "selected_option" in o, lambda o: o.get("selected_option"))
     if found is None:
-        raise JudgeFailure("parse", f"The judge's reply has no {{\"selected_option\", \"explanation\"}} object: {snippet(content)!r}", "bad_reply")
+        raise JudgeFailure(
+            "parse",
+            f'The judge\'s reply has no {{"selected_option", "explanation"}} object: {snippet(content)!r}',
+            "bad_reply",
+        )
     selected = lax_int(found.value.get("selected_option"))
     if selected is None:
-        raise JudgeFailure("parse", f"The judge answered selected_option {found.value.get('selected_option')!r}; expected an option number.", "bad_reply")
+        raise JudgeFailure(
+            "parse",
+            f"The judge answered selected_option {found.value.get('selected_option')!r}; expected an option number.",
+            "bad_reply",
+        )
     if not 1 <= selected <= shown_count:
         raise JudgeFailure("parse", f"The judge chose option {selected}, outside 1–{shown_count}.", "bad_reply")
     explanation = found.value.get("explanation")
@@ -213,7 +244,16 @@ def parse_choice(content: str, shown_count: int) -> tuple[int, str, bool]:
     return selected - 1, explanation, found.ambiguous
 
 
-async def judge_criterion(judge: Judge, item: CriterionInput, response: str, query: str | None, guidelines: str | None, *, shuffle: bool, seed: int) -> Judgment:
+async def judge_criterion(
+    judge: Judge,
+    item: CriterionInput,
+    response: str,
+    query: str | None,
+    guidelines: str | None,
+    *,
+    shuffle: bool,
+    seed: int,
+) -> Judgment:
     criterion = item.criterion
     try:
         if criterion.options is None:
@@ -221,10 +261,16 @@ async def judge_criterion(judge: Judge, item: CriterionInput, response: str, que
             (status, reason, ambiguous), cached = await judge.ask(messages, BINARY_FORMAT, parse_binary)
             return Judgment(verdict=status, reason=reason, ambiguous=ambiguous, cached=cached, judge=judge.model)
         options = effective_options(criterion)
-        order = shuffle_order(len(options), response, item.index, judge.model, seed) if shuffle else list(range(len(options)))
+        order = (
+            shuffle_order(len(options), response, item.index, judge.model, seed)
+            if shuffle
+            else list(range(len(options)))
+        )
         shown = [options[i] for i in order]
         messages = choice_messages(criterion, shown, response, query, guidelines)
-        (position, reason, ambiguous), cached = await judge.ask(messages, CHOICE_FORMAT, lambda c: parse_choice(c, len(shown)))
+        (position, reason, ambiguous), cached = await judge.ask(
+            messages, CHOICE_FORMAT, lambda c: parse_choice(c, len(shown))
+        )
         return Judgment(option=order[position], reason=reason, ambiguous=ambiguous, cached=cached, judge=judge.model)
     except asyncio.CancelledError:
         raise
@@ -275,7 +321,9 @@ def effective_option_index(criterion: Criterion, label: str) -> int | None:
     """The effective option (the automatic NA one included) ``label`` names, matched as autorubric
     matches labels (``strip().lower()``, first match), or None."""
     wanted = label.strip().lower()
-    return next((i for i, option in enumerate(effective_options(criterion)) if option.label.strip().lower() == wanted), None)
+    return next(
+        (i for i, option in enumerate(effective_options(criterion)) if option.label.strip().lower() == wanted), None
+    )
 
 
 def na_index(criterion: Criterion) -> int:
@@ -324,14 +372,27 @@ def aggregate(criterion: Criterion, judgments: list[Judgment], strategy: str) ->
         return Judgment(failure=all_failed(judgments), votes=len(judgments))
     votes = [stand_in(criterion, j) for j in judgments]
     good = [j for j in judgments if j.failure is None]
-    failed_votes = sorted(f"{j.judge or 'judge'}: {j.failure.category} failure (counted as {_vote_name(criterion, v)})"
-                          for j, v in zip(judgments, votes) if j.failure is not None)
+    failed_votes = sorted(
+        f"{j.judge or 'judge'}: {j.failure.category} failure (counted as {_vote_name(criterion, v)})"
+        for j, v in zip(judgments, votes)
+        if j.failure is not None
+    )
     reason = " | ".join(j.reason for j in good)
-    common = dict(reason=reason, cached=all(j.cached for j in good), ambiguous=any(j.ambiguous for j in good),
-                  failed_votes=failed_votes, votes=len(judgments))
+    common = dict(
+        reason=reason,
+        cached=all(j.cached for j in good),
+        ambiguous=any(j.ambiguous for j in good),
+        failed_votes=failed_votes,
+        votes=len(judgments),
+    )
     if criterion.options is None:
-        return Judgment(verdict=aggregate_binary(criterion, [v.verdict or "CANNOT_ASSESS" for v in votes], strategy), **common)
-    return Judgment(option=aggregate_options(criterion, [v.option if v.option is not None else na_index(criterion) for v in votes]), **common)
+        return Judgment(
+            verdict=aggregate_binary(criterion, [v.verdict or "CANNOT_ASSESS" for v in votes], strategy), **common
+        )
+    return Judgment(
+        option=aggregate_options(criterion, [v.option if v.option is not None else na_index(criterion) for v in votes]),
+        **common,
+    )
 
 
 def aggregate_binary(criterion: Criterion, verdicts: list[str], strategy: str) -> str:
@@ -362,7 +423,9 @@ def aggregate_options(criterion: Criterion, picks: list[int]) -> int:
             return _mode(criterion, options, scored)
         if how == "unanimous":
             return scored[0] if len(set(scored)) == 1 else na_index(criterion)
-        raise ValueError(f"autorubric cannot combine votes with the nominal aggregation {how!r}; use one of {', '.join(NOMINAL_AGGREGATIONS)}")
+        raise ValueError(
+            f"autorubric cannot combine votes with the nominal aggregation {how!r}; use one of {', '.join(NOMINAL_AGGREGATIONS)}"
+        )
     how = how or "mean"
     if how == "mode":
         return _mode(criterion, options, scored)
@@ -447,12 +510,16 @@ async def grade_criteria(
     return report
 
 
-def finish_score(report: GradeReport, outcomes: list[Outcome], strategy: str, partial_credit: float, normalize: bool) -> None:
+def finish_score(
+    report: GradeReport, outcomes: list[Outcome], strategy: str, partial_credit: float, normalize: bool
+) -> None:
     if report.verdicts and all(v.failed for v in report.verdicts):
         report.error = "Every criterion's judgment failed, so there is no score: " + report.verdicts[0].error
         return
     report.raw_score = compute_score(outcomes, strategy, partial_credit, normalize=False)
-    report.score = compute_score(outcomes, strategy, partial_credit, normalize=normalize) if normalize else report.raw_score
+    report.score = (
+        compute_score(outcomes, strategy, partial_credit, normalize=normalize) if normalize else report.raw_score
+    )
 
 
 def vote_label(criterion: Criterion, judgment: Judgment) -> str:
@@ -475,12 +542,33 @@ def to_verdict(item: CriterionInput, judgment: Judgment) -> Verdict:
     base = dict(name=item.name, index=item.index, range=item.range, weight=criterion.weight)
     if judgment.failure is not None:
         _, counted = failure_outcome(criterion, judgment.failure)
-        return Verdict(verdict=ERROR_VERDICT, reason=f"Judge call failed ({judgment.failure.category}): {judgment.failure.message}", error=judgment.failure.error, counted_as=counted, **base)
+        return Verdict(
+            verdict=ERROR_VERDICT,
+            reason=f"Judge call failed ({judgment.failure.category}): {judgment.failure.message}",
+            error=judgment.failure.error,
+            counted_as=counted,
+            **base,
+        )
     if criterion.options is None:
-        return Verdict(verdict=judgment.verdict or "CANNOT_ASSESS", reason=_with_failures(judgment, judgment.reason), ambiguous=judgment.ambiguous, cached=judgment.cached, score={"MET": 1.0, "UNMET": 0.0}.get(judgment.verdict or ""), **base)
+        return Verdict(
+            verdict=judgment.verdict or "CANNOT_ASSESS",
+            reason=_with_failures(judgment, judgment.reason),
+            ambiguous=judgment.ambiguous,
+            cached=judgment.cached,
+            score={"MET": 1.0, "UNMET": 0.0}.get(judgment.verdict or ""),
+            **base,
+        )
     options = effective_options(criterion)
     option = judgment.option
     chosen = options[option] if option is not None else NA_OPTION
     # An appended NA option has no authored index; report it by label only.
     authored = option if option is not None and option < len(criterion.options) else None
-    return Verdict(verdict=chosen.label, option=authored, reason=_with_failures(judgment, judgment.reason), ambiguous=judgment.ambiguous, cached=judgment.cached, score=None if chosen.na else chosen.value, **base)
+    return Verdict(
+        verdict=chosen.label,
+        option=authored,
+        reason=_with_failures(judgment, judgment.reason),
+        ambiguous=judgment.ambiguous,
+        cached=judgment.cached,
+        score=None if chosen.na else chosen.value,
+        **base,
+    )

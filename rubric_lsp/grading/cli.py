@@ -12,8 +12,9 @@ import asyncio
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rubric_lsp.formats.autorubric.score import CANNOT_ASSESS_STRATEGIES
 
@@ -58,23 +59,57 @@ def _fraction(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="rubric grade", description=(
-        "Grade a response against an autorubric rubric, a promptfoo config's model-graded assertions or a "
-        "NorthStar EvalRunRequest's graders; rescore given verdicts (--verdicts); or grade an autorubric "
-        "dataset and report the judge's agreement with its ground truth (no --response)."))
+    p = _Parser(
+        prog="rubric grade",
+        description=(
+            "Grade a response against an autorubric rubric, a promptfoo config's model-graded assertions or a "
+            "NorthStar EvalRunRequest's graders; rescore given verdicts (--verdicts); or grade an autorubric "
+            "dataset and report the judge's agreement with its ground truth (no --response)."
+        ),
+    )
     p.add_argument("rubric", type=Path, help="the rubric, config or dataset file")
-    p.add_argument("--response", action="append", help="file with the response to grade, or '-' for stdin; promptfoo: repeat for several outputs (max-score, select-best)")
+    p.add_argument(
+        "--response",
+        action="append",
+        help="file with the response to grade, or '-' for stdin; promptfoo: repeat for several outputs (max-score, select-best)",
+    )
     p.add_argument("--query", help="the prompt the response answers")
-    p.add_argument("--model", action="append", help="judge model (litellm id or promptfoo provider id); repeat for several judges (default: $RUBRIC_JUDGE_MODEL, else the first provider with an API key)")
-    p.add_argument("--api-base", help="OpenAI-compatible server URL, e.g. http://localhost:8000/v1 (default: $RUBRIC_JUDGE_API_BASE)")
+    p.add_argument(
+        "--model",
+        action="append",
+        help="judge model (litellm id or promptfoo provider id); repeat for several judges (default: $RUBRIC_JUDGE_MODEL, else the first provider with an API key)",
+    )
+    p.add_argument(
+        "--api-base",
+        help="OpenAI-compatible server URL, e.g. http://localhost:8000/v1 (default: $RUBRIC_JUDGE_API_BASE)",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    p.add_argument("--test", type=_positive, help="promptfoo: grade only test N (1-based, in the order promptfoo runs them; default: every test)")
+    p.add_argument(
+        "--test",
+        type=_positive,
+        help="promptfoo: grade only test N (1-based, in the order promptfoo runs them; default: every test)",
+    )
     p.add_argument("--verdicts", type=Path, help="score these verdicts (JSON list, one per criterion) with no judge")
     p.add_argument("--examples", action="store_true", help="grade the autorubric file's own 'examples'")
-    p.add_argument("--cannot-assess", choices=CANNOT_ASSESS_STRATEGIES, default="skip", help="how abstentions count (default: skip)")
-    p.add_argument("--partial-credit", type=_fraction, default=0.5, help="credit for an abstention under --cannot-assess partial (default: 0.5)")
+    p.add_argument(
+        "--cannot-assess",
+        choices=CANNOT_ASSESS_STRATEGIES,
+        default="skip",
+        help="how abstentions count (default: skip)",
+    )
+    p.add_argument(
+        "--partial-credit",
+        type=_fraction,
+        default=0.5,
+        help="credit for an abstention under --cannot-assess partial (default: 0.5)",
+    )
     p.add_argument("--raw", action="store_true", help="report the raw weighted sum instead of a 0–1 score")
-    p.add_argument("--aggregation", choices=("majority", "weighted", "unanimous", "any"), default="majority", help="several judges: how binary votes combine (default: majority; judges weigh equally, so weighted = majority)")
+    p.add_argument(
+        "--aggregation",
+        choices=("majority", "weighted", "unanimous", "any"),
+        default="majority",
+        help="several judges: how binary votes combine (default: majority; judges weigh equally, so weighted = majority)",
+    )
     p.add_argument("--concurrency", type=_at_least(1), default=16, help="judge calls in flight at once (default: 16)")
     p.add_argument("--timeout", type=_seconds, default=60.0, help="seconds per judge call (default: 60)")
     p.add_argument("--retries", type=_at_least(0), default=4, help="retries on 429/5xx/timeouts (default: 4)")
@@ -97,10 +132,18 @@ def _settings(args: argparse.Namespace) -> Any:
 
     models = list(args.model or [])
     return JudgeSettings(
-        model=models[0] if models else None, models=models[1:], api_base=args.api_base, concurrency=args.concurrency,
-        timeout_seconds=args.timeout, cache_enabled=not args.no_cache, max_retries=max(0, args.retries),
-        cannot_assess=args.cannot_assess, partial_credit=args.partial_credit, normalize=not args.raw,
-        aggregation=args.aggregation, shuffle_options=not args.no_shuffle,
+        model=models[0] if models else None,
+        models=models[1:],
+        api_base=args.api_base,
+        concurrency=args.concurrency,
+        timeout_seconds=args.timeout,
+        cache_enabled=not args.no_cache,
+        max_retries=max(0, args.retries),
+        cannot_assess=args.cannot_assess,
+        partial_credit=args.partial_credit,
+        normalize=not args.raw,
+        aggregation=args.aggregation,
+        shuffle_options=not args.no_shuffle,
     )
 
 
@@ -134,7 +177,18 @@ def _run(args: argparse.Namespace) -> int:
         response = responses[0]
         from rubric_lsp.grading.engine import grade_text
 
-        report = _with_progress(args, lambda progress: grade_text(text, path, response, args.query, _settings(args), test_index=None if args.test is None else args.test - 1, on_progress=progress))
+        report = _with_progress(
+            args,
+            lambda progress: grade_text(
+                text,
+                path,
+                response,
+                args.query,
+                _settings(args),
+                test_index=None if args.test is None else args.test - 1,
+                on_progress=progress,
+            ),
+        )
     except (GradingError, MissingCredentials) as exc:
         return _fail(str(exc))
     except ValueError as exc:
@@ -151,7 +205,17 @@ def _run(args: argparse.Namespace) -> int:
 def _max_score(args: argparse.Namespace, doc: Any, responses: list[str]) -> int:
     from rubric_lsp.grading.promptfoo_grader import grade_promptfoo_outputs
 
-    result = _with_progress(args, lambda progress: grade_promptfoo_outputs(doc, responses, args.query, _settings(args), test_index=None if args.test is None else args.test - 1, on_progress=progress))
+    result = _with_progress(
+        args,
+        lambda progress: grade_promptfoo_outputs(
+            doc,
+            responses,
+            args.query,
+            _settings(args),
+            test_index=None if args.test is None else args.test - 1,
+            on_progress=progress,
+        ),
+    )
     if args.format == "json":
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
@@ -171,15 +235,28 @@ def _max_score(args: argparse.Namespace, doc: Any, responses: list[str]) -> int:
             if "error" in comparison:
                 print(f"test {comparison['test']} select-best: no winner, every output fails — {comparison['error']}")
             else:
-                flags = [flag for flag, on in (("ambiguous reply", comparison.get("ambiguous")), ("cached", comparison.get("cached"))) if on]
+                flags = [
+                    flag
+                    for flag, on in (
+                        ("ambiguous reply", comparison.get("ambiguous")),
+                        ("cached", comparison.get("cached")),
+                    )
+                    if on
+                ]
                 extra = f" [{', '.join(flags)}]" if flags else ""
                 print(f"test {comparison['test']} select-best: → output {comparison['winner'] + 1}{extra}")
                 if comparison["reason"]:
                     print(f"  {comparison['reason']}")
                 if "promptfoo_reads" in comparison:
                     theirs = comparison["promptfoo_reads"]
-                    outcome = "every output fails" if theirs is None or theirs >= len(comparison["passed"]) else f"output {theirs + 1} wins"
-                    print(f"  promptfoo reads this reply as {'no number' if theirs is None else f'index {theirs}'}: {outcome}")
+                    outcome = (
+                        "every output fails"
+                        if theirs is None or theirs >= len(comparison["passed"])
+                        else f"output {theirs + 1} wins"
+                    )
+                    print(
+                        f"  promptfoo reads this reply as {'no number' if theirs is None else f'index {theirs}'}: {outcome}"
+                    )
             if comparison.get("note"):
                 print(f"  note: {comparison['note']}")
     return EXIT_OK
@@ -201,7 +278,9 @@ def _read_response(source: str) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        _fail(f"the response in {name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); convert it first, e.g. with iconv")
+        _fail(
+            f"the response in {name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); convert it first, e.g. with iconv"
+        )
         return None
 
 
@@ -214,7 +293,14 @@ def _with_progress(args: argparse.Namespace, start: Callable[[Callable[[int, int
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     except ImportError:  # pragma: no cover - rich is part of the [grade] extra
         return asyncio.run(start(None))
-    with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True, console=Console(stderr=True)) as bar:
+    with Progress(
+        TextColumn("judging"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+        console=Console(stderr=True),
+    ) as bar:
         task = bar.add_task("judging", total=None)
 
         def progress(done: int, total: int) -> None:
@@ -256,7 +342,9 @@ def _print_report(report: Any) -> None:
         print(f"note: {note}")
     usage = report.usage
     cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""
-    print(f"judge: {report.model or 'none'}; {usage.calls} calls, {usage.cached} cached, {usage.prompt_tokens + usage.completion_tokens} tokens{cost}")
+    print(
+        f"judge: {report.model or 'none'}; {usage.calls} calls, {usage.cached} cached, {usage.prompt_tokens + usage.completion_tokens} tokens{cost}"
+    )
 
 
 def _load_verdicts(path: Path) -> list[Any]:
@@ -283,14 +371,23 @@ def _score_verdicts(args: argparse.Namespace, text: str, path: str) -> int:
     except (OSError, ValueError) as exc:
         return _fail(f"cannot read verdicts: {exc}")
     if len(given) != len(items):
-        return _fail(f"{args.verdicts} has {len(given)} verdicts; the rubric has {len(items)} criteria (one verdict each, in order)")
+        return _fail(
+            f"{args.verdicts} has {len(given)} verdicts; the rubric has {len(items)} criteria (one verdict each, in order)"
+        )
     outcomes = []
     failed = 0
     for item, entry in zip(items, given):
         if isinstance(entry, dict):  # an entry of `rubric grade --format json` output
             if entry.get("error"):
                 category = str(entry["error"]).split(":", 1)[0]
-                outcomes.append(failure_outcome(item.criterion, JudgeFailure(category if category in ("infrastructure", "parse") else "unknown", str(entry["error"])))[0])
+                outcomes.append(
+                    failure_outcome(
+                        item.criterion,
+                        JudgeFailure(
+                            category if category in ("infrastructure", "parse") else "unknown", str(entry["error"])
+                        ),
+                    )[0]
+                )
                 failed += 1
                 continue
             entry = entry.get("verdict")
@@ -313,7 +410,12 @@ def _score_verdicts(args: argparse.Namespace, text: str, path: str) -> int:
         raw = compute_score(outcomes, args.cannot_assess, args.partial_credit, normalize=False)
         score = raw if args.raw else compute_score(outcomes, args.cannot_assess, args.partial_credit)
     if args.format == "json":
-        data = {"score": score, "raw_score": raw, "cannot_assess": args.cannot_assess, "partial_credit": args.partial_credit}
+        data = {
+            "score": score,
+            "raw_score": raw,
+            "cannot_assess": args.cannot_assess,
+            "partial_credit": args.partial_credit,
+        }
         if error:
             data["error"] = error
         print(json.dumps(data, indent=2))
@@ -328,7 +430,9 @@ def _dataset(args: argparse.Namespace, doc: Any) -> int:
     from rubric_lsp.grading.agreement import DatasetError, grade_dataset
 
     try:
-        result = _with_progress(args, lambda progress: grade_dataset(doc, _settings(args), limit=args.limit, on_progress=progress))
+        result = _with_progress(
+            args, lambda progress: grade_dataset(doc, _settings(args), limit=args.limit, on_progress=progress)
+        )
     except DatasetError as exc:
         return _fail(str(exc))
     if args.format == "json":
@@ -343,9 +447,17 @@ def _dataset(args: argparse.Namespace, doc: Any) -> int:
         fmt = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
         qwk = f"  qwk {fmt(data['quadratic_weighted_kappa'])}" if "quadratic_weighted_kappa" in data else ""
         abstained = data["abstained"]
-        apart = f", abstained: both {abstained['both']}, judge only {abstained['judge_only']}, truth only {abstained['truth_only']}" if any(abstained.values()) else ""
-        print(f"  {c.name}: accuracy {fmt(data['accuracy'])}  κ {fmt(data['cohen_kappa'])}{qwk}  (n={c.compared}, failed={c.failed}{apart})")
-    print("(abstentions and failed judgments are left out of accuracy and κ, as autorubric's compute_metrics does by default)")
+        apart = (
+            f", abstained: both {abstained['both']}, judge only {abstained['judge_only']}, truth only {abstained['truth_only']}"
+            if any(abstained.values())
+            else ""
+        )
+        print(
+            f"  {c.name}: accuracy {fmt(data['accuracy'])}  κ {fmt(data['cohen_kappa'])}{qwk}  (n={c.compared}, failed={c.failed}{apart})"
+        )
+    print(
+        "(abstentions and failed judgments are left out of accuracy and κ, as autorubric's compute_metrics does by default)"
+    )
     return EXIT_OK
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from rubric_lsp.document import Document, Node, parse_document
 from rubric_lsp.grading.cache import VerdictCache
@@ -35,7 +36,7 @@ class Run:
     judges: dict[tuple[str, str | None, float | None, int | None, str | None], Judge] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, settings: JudgeSettings) -> "Run":
+    def start(cls, settings: JudgeSettings) -> Run:
         resolved = settings.resolved()
         cache = VerdictCache(resolved.cache_dir) if resolved.cache_enabled and resolved.cache_dir else None
         return cls(resolved, asyncio.Semaphore(max(1, resolved.concurrency)), cache)
@@ -127,9 +128,11 @@ def autorubric_gradable(items: list[Any]) -> None:
         name = unknown_aggregation(item.criterion)
         if name is not None:
             line = f" (line {item.range['start']['line'] + 1})" if item.range else ""
-            raise GradingError(f"autorubric cannot grade this rubric{line}: criterion {item.name!r} is nominal and its aggregation "
-                               f"{name!r} is none of {', '.join(NOMINAL_AGGREGATIONS)}, so autorubric crashes when it combines "
-                               "the judges' picks. Rename it. Run `rubric lint` for details (AR108).")
+            raise GradingError(
+                f"autorubric cannot grade this rubric{line}: criterion {item.name!r} is nominal and its aggregation "
+                f"{name!r} is none of {', '.join(NOMINAL_AGGREGATIONS)}, so autorubric crashes when it combines "
+                "the judges' picks. Rename it. Run `rubric lint` for details (AR108)."
+            )
 
 
 async def grade_text(
@@ -158,7 +161,9 @@ async def grade_text(
 
         return await grade_promptfoo(doc, response, query, settings, test_index=test_index, on_progress=on_progress)
     if kind == "autorubric-dataset":
-        raise GradingError("This is an autorubric dataset: grade it without --response (`rubric grade DATASET.json`) to measure the judge's agreement with its ground truth.")
+        raise GradingError(
+            "This is an autorubric dataset: grade it without --response (`rubric grade DATASET.json`) to measure the judge's agreement with its ground truth."
+        )
     raise GradingError(_not_gradable(kind))
 
 
@@ -170,7 +175,9 @@ def _not_gradable(kind: str) -> str:
     return "This file is not a rubric rubric-lsp can grade with (an autorubric rubric, a promptfoo config or a NorthStar EvalRunRequest)."
 
 
-async def _grade_autorubric(doc: Document, response: str, query: str | None, settings: JudgeSettings, on_progress: Progress | None) -> GradeReport:
+async def _grade_autorubric(
+    doc: Document, response: str, query: str | None, settings: JudgeSettings, on_progress: Progress | None
+) -> GradeReport:
     from rubric_lsp.grading.autorubric_grader import grade_criteria
 
     items, guidelines = autorubric_inputs(doc)
@@ -178,14 +185,34 @@ async def _grade_autorubric(doc: Document, response: str, query: str | None, set
     run = Run.start(settings)
     judges = [run.judge(model=m) for m in run.settings.judge_models()]
     s = run.settings
-    return await grade_criteria(judges, items, response, query, guidelines, strategy=s.cannot_assess, partial_credit=s.partial_credit,
-                                normalize=s.normalize, shuffle=s.shuffle_options, seed=s.seed, aggregation=s.aggregation, on_progress=on_progress)
+    return await grade_criteria(
+        judges,
+        items,
+        response,
+        query,
+        guidelines,
+        strategy=s.cannot_assess,
+        partial_credit=s.partial_credit,
+        normalize=s.normalize,
+        shuffle=s.shuffle_options,
+        seed=s.seed,
+        aggregation=s.aggregation,
+        on_progress=on_progress,
+    )
 
 
-async def _grade_northstar(doc: Document, response: str, query: str | None, settings: JudgeSettings, on_progress: Progress | None) -> GradeReport:
+async def _grade_northstar(
+    doc: Document, response: str, query: str | None, settings: JudgeSettings, on_progress: Progress | None
+) -> GradeReport:
     from dataclasses import replace
 
-    from rubric_lsp.grading.northstar_grader import DEFAULT_JUDGE_MODEL, GraderRequestError, grade_graders, read_graders, skip_reason
+    from rubric_lsp.grading.northstar_grader import (
+        DEFAULT_JUDGE_MODEL,
+        GraderRequestError,
+        grade_graders,
+        read_graders,
+        skip_reason,
+    )
 
     try:
         plan = read_graders(doc.root, lambda node: doc.range(node).to_json())
@@ -197,7 +224,9 @@ async def _grade_northstar(doc: Document, response: str, query: str | None, sett
     # --model / RUBRIC_JUDGE_MODEL stand in for every judge's model (to try a request on another
     # judge); otherwise each grader's own model, and NorthStar's default where it names none.
     explicit_model = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
-    run = Run.start(replace(settings, model=explicit_model or next((g.model for g in plan.judges if g.model), DEFAULT_JUDGE_MODEL)))
+    run = Run.start(
+        replace(settings, model=explicit_model or next((g.model for g in plan.judges if g.model), DEFAULT_JUDGE_MODEL))
+    )
 
     def judge_for(grader) -> Any:
         model = explicit_model or grader.model or DEFAULT_JUDGE_MODEL
@@ -219,10 +248,18 @@ class ExampleResult:
     failures: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "range": self.range, "report": self.report.to_json() if self.report else None, "met": self.met, "failures": self.failures}
+        return {
+            "name": self.name,
+            "range": self.range,
+            "report": self.report.to_json() if self.report else None,
+            "met": self.met,
+            "failures": self.failures,
+        }
 
 
-async def grade_examples(rubric_text: str, path: str | None, settings: JudgeSettings, *, on_progress: Progress | None = None) -> list[ExampleResult]:
+async def grade_examples(
+    rubric_text: str, path: str | None, settings: JudgeSettings, *, on_progress: Progress | None = None
+) -> list[ExampleResult]:
     """Grade the autorubric file's top-level ``examples`` and check their ``expect``ations."""
     from rubric_lsp.formats.autorubric.score import find_option
     from rubric_lsp.grading.autorubric_grader import grade_criteria
@@ -253,12 +290,26 @@ async def grade_examples(rubric_text: str, path: str | None, settings: JudgeSett
         name = str(plain.get("name") or "example")
         response = plain.get("response")
         if not isinstance(response, str):
-            return ExampleResult(name, doc.range(node).to_json(), None, False, ["The example has no 'response' text to grade."])
+            return ExampleResult(
+                name, doc.range(node).to_json(), None, False, ["The example has no 'response' text to grade."]
+            )
         query = plain.get("query") if isinstance(plain.get("query"), str) else None
         # Judges of their own (sharing the run's concurrency limit and cache) so usage is per example.
         judges = [Judge(s, m, run.semaphore, run.cache) for m in s.judge_models()]
-        report = await grade_criteria(judges, items, response, query, guidelines, strategy=s.cannot_assess, partial_credit=s.partial_credit,
-                                      normalize=s.normalize, shuffle=s.shuffle_options, seed=s.seed, aggregation=s.aggregation, on_progress=tick)
+        report = await grade_criteria(
+            judges,
+            items,
+            response,
+            query,
+            guidelines,
+            strategy=s.cannot_assess,
+            partial_credit=s.partial_credit,
+            normalize=s.normalize,
+            shuffle=s.shuffle_options,
+            seed=s.seed,
+            aggregation=s.aggregation,
+            on_progress=tick,
+        )
         failures: list[str] = []
         expect = plain.get("expect") if isinstance(plain.get("expect"), dict) else None
         if expect is None:
@@ -266,7 +317,9 @@ async def grade_examples(rubric_text: str, path: str | None, settings: JudgeSett
         min_score = expect.get("min_score")
         if isinstance(min_score, (int, float)) and not isinstance(min_score, bool):
             if report.score is None:
-                failures.append(f"expected a score of at least {min_score:g}, but there is no score ({report.error or 'nothing was scored'})")
+                failures.append(
+                    f"expected a score of at least {min_score:g}, but there is no score ({report.error or 'nothing was scored'})"
+                )
             elif report.score < min_score:
                 failures.append(f"expected a score of at least {min_score:g}, got {report.score:.3f}")
         expected = expect.get("verdicts")
@@ -275,7 +328,9 @@ async def grade_examples(rubric_text: str, path: str | None, settings: JudgeSett
         elif isinstance(expected, dict):
             by_name = {item.name: item for item in items}
             pairs = [(by_name[k], v) for k, v in expected.items() if k in by_name]
-            failures.extend(f"expect.verdicts names {k!r}, which is no criterion's name" for k in expected if k not in by_name)
+            failures.extend(
+                f"expect.verdicts names {k!r}, which is no criterion's name" for k in expected if k not in by_name
+            )
         else:
             pairs = []
         for item, wanted in pairs:
@@ -309,4 +364,13 @@ def _plain(node: Node) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-__all__ = ["grade_text", "grade_examples", "GradingError", "MissingCredentials", "ExampleResult", "Run", "kind_of", "read"]
+__all__ = [
+    "ExampleResult",
+    "GradingError",
+    "MissingCredentials",
+    "Run",
+    "grade_examples",
+    "grade_text",
+    "kind_of",
+    "read",
+]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from rubric_lsp.grading.settings import PROVIDER_KEYS, provider_of
 
@@ -68,8 +69,15 @@ def retry_after(exc: Exception) -> float | None:
 UNDECODABLE_BODY = "Unable to get json response"
 
 
-_CONNECT_FAILURES = ("Cannot connect to host", "Connect call failed", "Connection error", "Connection refused",
-                     "Name or service not known", "nodename nor servname", "Temporary failure in name resolution")
+_CONNECT_FAILURES = (
+    "Cannot connect to host",
+    "Connect call failed",
+    "Connection error",
+    "Connection refused",
+    "Name or service not known",
+    "nodename nor servname",
+    "Temporary failure in name resolution",
+)
 
 
 def _unreachable(text: str) -> str | None:
@@ -157,7 +165,9 @@ def _said_by_message(text: str, model: str) -> tuple[JudgeFailure, bool, float |
     return None
 
 
-def classify(exc: Exception, model: str, env: Mapping[str, str], litellm: Any) -> tuple[JudgeFailure, bool, float | None]:
+def classify(
+    exc: Exception, model: str, env: Mapping[str, str], litellm: Any
+) -> tuple[JudgeFailure, bool, float | None]:
     """(failure, retryable, retry_after) for an exception from ``litellm`` (the module, or None)."""
     errors = litellm.exceptions if litellm is not None else None
     name = type(exc).__name__
@@ -195,7 +205,9 @@ def classify(exc: Exception, model: str, env: Mapping[str, str], litellm: Any) -
         if isinstance(exc, errors.APIConnectionError):
             # litellm wraps undecodable bodies as connection/internal errors too; both retry.
             return failure("connection", f"Judge model '{model}' could not be reached: {detail}"), True, None
-        if isinstance(exc, (errors.InternalServerError, errors.ServiceUnavailableError, errors.BadGatewayError)) or (isinstance(status, int) and status >= 500):
+        if isinstance(exc, (errors.InternalServerError, errors.ServiceUnavailableError, errors.BadGatewayError)) or (
+            isinstance(status, int) and status >= 500
+        ):
             return failure("server", f"Judge model '{model}' failed with a server error: {detail}"), True, None
         if isinstance(exc, (errors.BadRequestError, errors.UnprocessableEntityError, errors.UnsupportedParamsError)):
             return failure("bad_request", f"Judge model '{model}' rejected the request: {detail}"), False, None

@@ -12,8 +12,9 @@ import gc
 import logging
 import os
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.failures import JudgeFailure, classify
@@ -81,7 +82,7 @@ class Usage:
         if cost is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost
 
-    def merge(self, other: "Usage") -> None:
+    def merge(self, other: Usage) -> None:
         self.calls += other.calls
         self.cached += other.cached
         self.prompt_tokens += other.prompt_tokens
@@ -134,9 +135,29 @@ class Judge:
 
     def _supports_schema(self) -> bool:
         provider = provider_of(self.model)
-        return provider in ("openai", "azure", "openrouter", "gemini", "vertex_ai", "hosted_vllm", "ollama_chat", "ollama", "github", "xai", "groq", "fireworks_ai", "deepseek", "mistral", "together_ai", "anthropic", "bedrock")
+        return provider in (
+            "openai",
+            "azure",
+            "openrouter",
+            "gemini",
+            "vertex_ai",
+            "hosted_vllm",
+            "ollama_chat",
+            "ollama",
+            "github",
+            "xai",
+            "groq",
+            "fireworks_ai",
+            "deepseek",
+            "mistral",
+            "together_ai",
+            "anthropic",
+            "bedrock",
+        )
 
-    async def ask(self, messages: list[dict[str, str]], response_format: dict[str, Any] | None, parse: Callable[[str], T]) -> tuple[T, bool]:
+    async def ask(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any] | None, parse: Callable[[str], T]
+    ) -> tuple[T, bool]:
         """Ask the judge and parse its reply; returns (parsed, from_cache). Raises JudgeFailure.
 
         A reply is cached only once it parsed: failures are never cached.
@@ -186,7 +207,9 @@ class Judge:
             except asyncio.CancelledError:
                 raise
             except asyncio.TimeoutError:
-                last = JudgeFailure("infrastructure", f"Judge model '{self.model}' timed out after {timeout:g} s.", "timeout")
+                last = JudgeFailure(
+                    "infrastructure", f"Judge model '{self.model}' timed out after {timeout:g} s.", "timeout"
+                )
                 retryable = True
             except JudgeFailure:
                 raise
@@ -275,6 +298,15 @@ def _register_local_model(litellm: Any, model: str) -> None:
         if model in litellm.model_cost or model.split("/", 1)[-1] in litellm.model_cost:
             return
         provider = provider_of(model)
-        litellm.register_model({model: {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0, "litellm_provider": provider, "mode": "chat"}})
+        litellm.register_model(
+            {
+                model: {
+                    "input_cost_per_token": 0.0,
+                    "output_cost_per_token": 0.0,
+                    "litellm_provider": provider,
+                    "mode": "chat",
+                }
+            }
+        )
     except Exception:  # noqa: BLE001 - pricing is a nicety
         pass

@@ -20,9 +20,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Optional
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
@@ -103,8 +104,18 @@ def read_graders(root: Node, range_of: Callable[[Node], dict[str, Any] | None]) 
             if not grader.is_judge:
                 plan.not_run.append(f"'{grader.name}' ({grader.type})")
                 continue
-            plan.judges.append(GraderInput(entry.index, grader.name, grader.type, grader.rubric, grader.effective_scoring(), grader.model,
-                                           grader.temperature, range_of(entry.node)))
+            plan.judges.append(
+                GraderInput(
+                    entry.index,
+                    grader.name,
+                    grader.type,
+                    grader.rubric,
+                    grader.effective_scoring(),
+                    grader.model,
+                    grader.temperature,
+                    range_of(entry.node),
+                )
+            )
             continue
         where = f"grader {entry.index + 1}"
         if not entry.node.is_map:
@@ -112,21 +123,42 @@ def read_graders(root: Node, range_of: Callable[[Node], dict[str, Any] | None]) 
         kind = _scalar(entry.node, "type", "rubric")  # NorthStar's default type is 'rubric'
         if kind not in GRADER_TYPES:
             known = ", ".join(GRADER_TYPES)
-            raise GraderRequestError(f"{where} has type {kind!r}, which NorthStar does not know ({known}), so it refuses the whole request.")
+            raise GraderRequestError(
+                f"{where} has type {kind!r}, which NorthStar does not know ({known}), so it refuses the whole request."
+            )
         name = _scalar(entry.node, "name", None)
         name = name if isinstance(name, str) else f"{kind} grader {entry.index + 1}"
         if kind not in RUBRIC_JUDGE_TYPES:
             plan.not_run.append(f"'{name}' ({kind})")
             continue
-        problems = [_described(p) for p in view.problems if p.kind == "grader-invalid" and entry.node.start <= p.node.start and p.node.end <= entry.node.end]
-        plan.judges.append(GraderInput(entry.index, name, kind, None, None, None, 0.0, range_of(entry.node),
-                                       config_error="; ".join(problems) or "NorthStar refuses this grader"))
+        problems = [
+            _described(p)
+            for p in view.problems
+            if p.kind == "grader-invalid" and entry.node.start <= p.node.start and p.node.end <= entry.node.end
+        ]
+        plan.judges.append(
+            GraderInput(
+                entry.index,
+                name,
+                kind,
+                None,
+                None,
+                None,
+                0.0,
+                range_of(entry.node),
+                config_error="; ".join(problems) or "NorthStar refuses this grader",
+            )
+        )
     return plan
 
 
 def _described(problem: Problem) -> str:
     error = problem.error
-    parts = [*error.path, *([error.missing_key] if error.missing_key and error.missing_key not in error.path else [])] if error is not None else []
+    parts = (
+        [*error.path, *([error.missing_key] if error.missing_key and error.missing_key not in error.path else [])]
+        if error is not None
+        else []
+    )
     path = ".".join(str(part) for part in parts)
     return f"{path}: {problem.message}" if path else problem.message
 
@@ -150,7 +182,9 @@ def messages_for(grader: GraderInput, response: str, query: str | None) -> list[
     scoring = grader.scoring
     assert scoring is not None
     if scoring.mode == "numeric":
-        instructions = NUMERIC_INSTRUCTIONS.format(low=scoring.min_score, high=scoring.max_score, passing=passing_score_of(scoring))
+        instructions = NUMERIC_INSTRUCTIONS.format(
+            low=scoring.min_score, high=scoring.max_score, passing=passing_score_of(scoring)
+        )
     else:
         instructions = BINARY_INSTRUCTIONS
     payload = {
@@ -163,7 +197,10 @@ def messages_for(grader: GraderInput, response: str, query: str | None) -> list[
         "context": None,
     }
     system = f"{SYSTEM} {instructions} {FIELD_INSTRUCTIONS}"
-    return [{"role": "system", "content": system}, {"role": "user", "content": json.dumps(payload, ensure_ascii=True, default=str)}]
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": json.dumps(payload, ensure_ascii=True, default=str)},
+    ]
 
 
 def passing_score_of(scoring: JudgeScoringConfig) -> float:
@@ -182,8 +219,8 @@ class _Reply(BaseModel):
 
     reason: str
     feedback: str
-    label: Optional[str] = None
-    confidence: Optional[float] = Field(default=None, ge=0, le=1)
+    label: str | None = None
+    confidence: float | None = Field(default=None, ge=0, le=1)
     evidence: list[str] = Field(default_factory=list)
 
     _reason_not_blank = field_validator("reason", "feedback")(_not_blank)
@@ -248,7 +285,14 @@ def parse_reply(content: str, scoring: JudgeScoringConfig) -> tuple[dict[str, An
     return accepted[0], len({reply[key] for reply in accepted}) > 1
 
 
-async def grade_graders(judges_for: Callable[[GraderInput], Judge], plan: GraderPlan, response: str, query: str | None, *, on_progress: Callable[[int, int], None] | None = None) -> GradeReport:
+async def grade_graders(
+    judges_for: Callable[[GraderInput], Judge],
+    plan: GraderPlan,
+    response: str,
+    query: str | None,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> GradeReport:
     report = GradeReport(format="northstar")
     graders = plan.judges
     done = 0
@@ -267,7 +311,14 @@ async def grade_graders(judges_for: Callable[[GraderInput], Judge], plan: Grader
         base = dict(name=grader.name, index=grader.index, range=grader.range)
         if grader.config_error:
             failure = JudgeFailure("unknown", f"Invalid grader config: {grader.config_error}", "config")
-            return Verdict(verdict=ERROR_VERDICT, reason=failure.message, error=failure.error, counted_as="FAIL", passed=False, **base)
+            return Verdict(
+                verdict=ERROR_VERDICT,
+                reason=failure.message,
+                error=failure.error,
+                counted_as="FAIL",
+                passed=False,
+                **base,
+            )
         skipped = skip_reason(grader, query)
         if skipped is not None:
             return Verdict(verdict="SKIPPED", reason=skipped, **base)
@@ -276,14 +327,31 @@ async def grade_graders(judges_for: Callable[[GraderInput], Judge], plan: Grader
         try:
             judge = judges_for(grader)
             judges.append(judge)
-            (reply, ambiguous), cached = await judge.ask(messages_for(grader, response, query), response_format(scoring), lambda c: parse_reply(c, scoring))
+            (reply, ambiguous), cached = await judge.ask(
+                messages_for(grader, response, query), response_format(scoring), lambda c: parse_reply(c, scoring)
+            )
         except asyncio.CancelledError:
             raise
         except JudgeFailure as failure:
             if failure.category == "parse" and failure.message != INVALID_JSON:
                 # An empty or message-less reply: NorthStar reports every unusable reply alike.
-                return Verdict(verdict=ERROR_VERDICT, reason=INVALID_JSON, feedback=failure.message, error=f"parse: {INVALID_JSON}", counted_as="FAIL", passed=False, **base)
-            return Verdict(verdict=ERROR_VERDICT, reason=failure.message, error=failure.error, counted_as="FAIL", passed=False, **base)
+                return Verdict(
+                    verdict=ERROR_VERDICT,
+                    reason=INVALID_JSON,
+                    feedback=failure.message,
+                    error=f"parse: {INVALID_JSON}",
+                    counted_as="FAIL",
+                    passed=False,
+                    **base,
+                )
+            return Verdict(
+                verdict=ERROR_VERDICT,
+                reason=failure.message,
+                error=failure.error,
+                counted_as="FAIL",
+                passed=False,
+                **base,
+            )
         if scoring.mode == "numeric":
             raw = float(reply["score"])
             score = scoring.normalized(raw)
@@ -293,8 +361,19 @@ async def grade_graders(judges_for: Callable[[GraderInput], Judge], plan: Grader
             passed = bool(reply["passed"])
             score = 1.0 if passed else 0.0
             label = reply.get("label") or ("pass" if passed else "fail")
-        return Verdict(verdict="PASS" if passed else "FAIL", reason=reply["reason"], feedback=reply["feedback"], confidence=reply.get("confidence"),
-                       evidence=reply.get("evidence") or None, score=score, passed=passed, label=label, ambiguous=ambiguous, cached=cached, **base)
+        return Verdict(
+            verdict="PASS" if passed else "FAIL",
+            reason=reply["reason"],
+            feedback=reply["feedback"],
+            confidence=reply.get("confidence"),
+            evidence=reply.get("evidence") or None,
+            score=score,
+            passed=passed,
+            label=label,
+            ambiguous=ambiguous,
+            cached=cached,
+            **base,
+        )
 
     tasks = [asyncio.ensure_future(one(g)) for g in graders]
     try:
@@ -307,7 +386,9 @@ async def grade_graders(judges_for: Callable[[GraderInput], Judge], plan: Grader
         report.usage.merge(judge.usage)
     report.model = ", ".join(sorted({j.model for j in judges})) or None
     if plan.not_run:
-        report.notes = [f"Not graded here (rubric grade runs NorthStar's LLM judges only): {', '.join(plan.not_run)}; the result leaves them out."]
+        report.notes = [
+            f"Not graded here (rubric grade runs NorthStar's LLM judges only): {', '.join(plan.not_run)}; the result leaves them out."
+        ]
     scored = [v for v in report.verdicts if v.verdict in ("PASS", "FAIL") or v.failed]
     if scored:
         report.score = sum(v.score or 0.0 for v in scored) / len(scored)

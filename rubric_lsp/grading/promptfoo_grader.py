@@ -49,8 +49,9 @@ import asyncio
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from rubric_lsp.document import Document
 from rubric_lsp.document.nodes import to_plain
@@ -62,8 +63,11 @@ from rubric_lsp.grading.settings import JudgeSettings, promptfoo_to_litellm
 
 RUBRIC_TYPES = ("llm-rubric", "not-llm-rubric")
 # Graded by promptfoo_model_graded.
-MODEL_GRADED_TYPES = tuple(name for base in ("model-graded-closedqa", "factuality", "model-graded-factuality", "g-eval")
-                           for name in (base, f"not-{base}"))
+MODEL_GRADED_TYPES = tuple(
+    name
+    for base in ("model-graded-closedqa", "factuality", "model-graded-factuality", "g-eval")
+    for name in (base, f"not-{base}")
+)
 GRADED_TYPES = RUBRIC_TYPES + MODEL_GRADED_TYPES
 
 GRADING_SYSTEM = (
@@ -232,11 +236,16 @@ def grading_messages(rubric_prompt: Any, output: str, rubric: Any, test_vars: di
     # The output JSON-parsed when it parses (promptfoo's tryParse); test vars last, as promptfoo.
     variables = prompt_context({"output": try_parse(output), "rubric": rubric, **test_vars})
     if rubric_prompt is None:
-        return [{"role": "system", "content": GRADING_SYSTEM}, {"role": "user", "content": render(GRADING_USER, variables)}]
+        return [
+            {"role": "system", "content": GRADING_SYSTEM},
+            {"role": "user", "content": render(GRADING_USER, variables)},
+        ]
     return custom_messages(rubric_prompt, variables)
 
 
-def custom_messages(rubric_prompt: Any, variables: dict[str, Any], render_text: Callable[[str, dict[str, Any]], str] = render) -> list[dict[str, str]]:
+def custom_messages(
+    rubric_prompt: Any, variables: dict[str, Any], render_text: Callable[[str, dict[str, Any]], str] = render
+) -> list[dict[str, str]]:
     """A ``rubricPrompt`` (JSON chat text, a message list, or plain text) rendered with ``variables``."""
     messages: Any = rubric_prompt
     if isinstance(rubric_prompt, str):
@@ -249,7 +258,9 @@ def custom_messages(rubric_prompt: Any, variables: dict[str, Any], render_text: 
                 # plain string is rendered whole.
                 return [{"role": "user", "content": render_text(rubric_prompt, variables)}]
     if isinstance(messages, list) and all(isinstance(m, dict) and isinstance(m.get("content"), str) for m in messages):
-        return [{"role": str(m.get("role") or "user"), "content": render_text(m["content"], variables)} for m in messages]
+        return [
+            {"role": str(m.get("role") or "user"), "content": render_text(m["content"], variables)} for m in messages
+        ]
     return [{"role": "user", "content": render_text(json.dumps(messages, ensure_ascii=False), variables)}]
 
 
@@ -265,7 +276,13 @@ def _yaml_messages(text: str) -> list[dict[str, Any]] | None:
         loaded = yaml.safe_load(text)
     except yaml.YAMLError:
         return None
-    if isinstance(loaded, list) and loaded and all(isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str) for m in loaded):
+    if (
+        isinstance(loaded, list)
+        and loaded
+        and all(
+            isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str) for m in loaded
+        )
+    ):
         return loaded
     return None
 
@@ -349,8 +366,16 @@ SELECT_BEST = "select-best"
 NEEDS_OUTPUTS = "select-best compares several outputs: give at least 2, with --response once per output."
 
 
-async def grade_promptfoo(doc: Document, response: str, query: str | None, settings: JudgeSettings, *, test_index: int | None = None, on_progress: Callable[[int, int], None] | None = None,
-                          compared: bool = False) -> GradeReport:
+async def grade_promptfoo(
+    doc: Document,
+    response: str,
+    query: str | None,
+    settings: JudgeSettings,
+    *,
+    test_index: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    compared: bool = False,
+) -> GradeReport:
     """Grade one response. ``compared``: part of a multi-output run that grades select-best itself,
     so select-best is neither noted as not run nor an obstacle when nothing else is left to grade."""
     from rubric_lsp.formats.promptfoo.resolve import read_config
@@ -370,10 +395,14 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
     run_elsewhere = {SELECT_BEST} if compared else set()
     # Other model-graded types (answer-relevance, context-*, ...) are not run here; say so
     # rather than let a result look complete.
-    not_run = sorted({item.type for _, item in model_graded if item.type not in GRADED_TYPES and item.type not in run_elsewhere})
+    not_run = sorted(
+        {item.type for _, item in model_graded if item.type not in GRADED_TYPES and item.type not in run_elsewhere}
+    )
     needs_outputs = f" {NEEDS_OUTPUTS}" if SELECT_BEST in not_run else ""
-    not_run_note = (f"Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): "
-                    f"{_listing(not_run)}; the result leaves them out.{needs_outputs}")
+    not_run_note = (
+        f"Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): "
+        f"{_listing(not_run)}; the result leaves them out.{needs_outputs}"
+    )
     report = GradeReport(format="promptfoo")
     report.test_index = test_index
     if not plan:
@@ -381,8 +410,14 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
             report.notes = [not_run_note] if not_run else []
             return report  # only select-best to run: grade_promptfoo_outputs adds its verdicts
         where = f" in test {numbers[0]}" if test_index is not None else ""
-        also = f"; {_listing(not_run)} {'is' if len(not_run) == 1 else 'are'} model-graded too, but rubric grade does not run {'it' if len(not_run) == 1 else 'them'} yet" if not_run else ""
-        raise GradingError(f"No model-graded assertions that rubric grade runs (llm-rubric, model-graded-closedqa, factuality, g-eval and their not- forms) to grade{where}{also}.{needs_outputs}")
+        also = (
+            f"; {_listing(not_run)} {'is' if len(not_run) == 1 else 'are'} model-graded too, but rubric grade does not run {'it' if len(not_run) == 1 else 'them'} yet"
+            if not_run
+            else ""
+        )
+        raise GradingError(
+            f"No model-graded assertions that rubric grade runs (llm-rubric, model-graded-closedqa, factuality, g-eval and their not- forms) to grade{where}{also}.{needs_outputs}"
+        )
 
     run, judge_for = start_judges(settings, plan)
     notes: set[str] = set()
@@ -417,9 +452,13 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         test_vars = item.vars  # values, defaultTest's merged under the test's, file:// vars included
         for shadowed in _shadowed_names(item.type):
             if shadowed in test_vars:
-                notes.add(f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here).")
+                notes.add(
+                    f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
+                )
         if isinstance(judge, JudgeFailure):
-            return Verdict(verdict=ERROR_VERDICT, reason=judge.message, error=judge.error, counted_as="FAIL", passed=False, **base)
+            return Verdict(
+                verdict=ERROR_VERDICT, reason=judge.message, error=judge.error, counted_as="FAIL", passed=False, **base
+            )
         if item.type in MODEL_GRADED_TYPES:
             return await _grade_model_graded(number, item, judge, inverse, base)
         value = item.value
@@ -436,9 +475,24 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
             raise
         except JudgeFailure as failure:
             # Never inverted: a failed grader call is a failure in both directions.
-            return Verdict(verdict=ERROR_VERDICT, reason=f"Grader call failed ({failure.category}): {failure.message}", error=failure.error, counted_as="FAIL", passed=False, **base)
+            return Verdict(
+                verdict=ERROR_VERDICT,
+                reason=f"Grader call failed ({failure.category}): {failure.message}",
+                error=failure.error,
+                counted_as="FAIL",
+                passed=False,
+                **base,
+            )
         final_pass, final_score = decide(passed, score, rubric_threshold(raw_threshold(item)), inverse)
-        return Verdict(verdict="PASS" if final_pass else "FAIL", reason=reason, score=final_score, passed=final_pass, ambiguous=ambiguous, cached=cached, **base)
+        return Verdict(
+            verdict="PASS" if final_pass else "FAIL",
+            reason=reason,
+            score=final_score,
+            passed=final_pass,
+            ambiguous=ambiguous,
+            cached=cached,
+            **base,
+        )
 
     async def _grade_model_graded(number: int, item: Any, judge: Judge, inverse: bool, base: dict[str, Any]) -> Verdict:
         from rubric_lsp.grading.promptfoo_model_graded import GEVAL_DEFAULT_THRESHOLD, base_of, grade_model_graded
@@ -447,13 +501,19 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
         prompt_input = query
         if prompt_input is None and first_prompt is not None:
             prompt_input = render(first_prompt, item.vars)
-            notes.add(f"test {number}: {kind} was graded against the config's first prompt rendered with the test's vars; pass --query to give the prompt the response answers.")
+            notes.add(
+                f"test {number}: {kind} was graded against the config's first prompt rendered with the test's vars; pass --query to give the prompt the response answers."
+            )
         if kind == "g-eval" and item.rubric_prompt and not isinstance(item.rubric_prompt, dict):
-            notes.add(f"test {number}: g-eval uses a rubricPrompt only when it is an object {{steps, evaluate}}; this one is ignored, as promptfoo does.")
+            notes.add(
+                f"test {number}: g-eval uses a rubricPrompt only when it is an object {{steps, evaluate}}; this one is ignored, as promptfoo does."
+            )
         test = view.test_number(number)
         factuality = test.options_field("factuality") if test is not None else None
         if factuality is None and test is not None and test.default is not None:
-            factuality = test.default.options_field("factuality")  # options merge shallowly: the test's whole object wins
+            factuality = test.default.options_field(
+                "factuality"
+            )  # options merge shallowly: the test's whole object wins
         if kind == "g-eval":
             item = replace(item, threshold=compared_threshold(raw_threshold(item), GEVAL_DEFAULT_THRESHOLD))
         try:
@@ -462,11 +522,24 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
             raise
         except JudgeFailure as failure:
             # Never inverted, like llm-rubric's failures.
-            reason = failure.message if failure.kind == "config" else f"Grader call failed ({failure.category}): {failure.message}"
-            return Verdict(verdict=ERROR_VERDICT, reason=reason, error=failure.error, counted_as="FAIL", passed=False, **base)
+            reason = (
+                failure.message
+                if failure.kind == "config"
+                else f"Grader call failed ({failure.category}): {failure.message}"
+            )
+            return Verdict(
+                verdict=ERROR_VERDICT, reason=reason, error=failure.error, counted_as="FAIL", passed=False, **base
+            )
         final_pass, final_score = decide(outcome.passed, outcome.score, None, inverse)
-        return Verdict(verdict="PASS" if final_pass else "FAIL", reason=outcome.reason, score=final_score, passed=final_pass,
-                       ambiguous=outcome.ambiguous, cached=outcome.cached, **base)
+        return Verdict(
+            verdict="PASS" if final_pass else "FAIL",
+            reason=outcome.reason,
+            score=final_score,
+            passed=final_pass,
+            ambiguous=outcome.ambiguous,
+            cached=outcome.cached,
+            **base,
+        )
 
     tasks = [asyncio.ensure_future(one(i, n, item, judge)) for i, ((n, item), judge) in enumerate(zip(plan, judges))]
     try:
@@ -489,7 +562,9 @@ async def grade_promptfoo(doc: Document, response: str, query: str | None, setti
     # ERROR stays an ERROR) but counts toward neither the report's pass nor its score.
     weights = [1.0 if v.weight is None else v.weight for v in report.verdicts]
     total_weight = sum(weights)
-    report.score = sum((v.score or 0.0) * w for v, w in zip(report.verdicts, weights)) / total_weight if total_weight > 0 else 0.0
+    report.score = (
+        sum((v.score or 0.0) * w for v, w in zip(report.verdicts, weights)) / total_weight if total_weight > 0 else 0.0
+    )
     report.raw_score = report.score
     report.passed = all(v.passed for v, w in zip(report.verdicts, weights) if w != 0)
     return report
@@ -532,14 +607,23 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
             # The CLI judge (or promptfoo's default) replaces the slot whole, like promptfoo's
             # --grader: the replaced provider's config (apiBaseUrl, temperature, ...) goes with it.
             if default_model is None:
-                raise MissingCredentials(f"Test assertion '{item.type}' uses promptfoo's default grader, and no judge is configured: set RUBRIC_JUDGE_MODEL or pass --model, with that provider's API key.")
+                raise MissingCredentials(
+                    f"Test assertion '{item.type}' uses promptfoo's default grader, and no judge is configured: set RUBRIC_JUDGE_MODEL or pass --model, with that provider's API key."
+                )
             return run.judge(run.settings, model=default_model)
         if grader.provider_id.startswith(("file://", "exec:", "python:", "http:", "https:", "webhook:", "echo")):
-            raise JudgeFailure("unknown", f"Grader {grader.provider_id!r} is a custom provider that rubric-lsp cannot run; set a model with --model.", "config")
+            raise JudgeFailure(
+                "unknown",
+                f"Grader {grader.provider_id!r} is a custom provider that rubric-lsp cannot run; set a model with --model.",
+                "config",
+            )
         model = promptfoo_to_litellm(grader.provider_id)
         try:
             # The grader's own apiBaseUrl/apiHost wins; the global --api-base fills in when it has none.
-            own = settings_from_promptfoo(replace(run.settings, model=None, api_base=None), {"id": grader.provider_id, "config": grader.config or {}})
+            own = settings_from_promptfoo(
+                replace(run.settings, model=None, api_base=None),
+                {"id": grader.provider_id, "config": grader.config or {}},
+            )
         except GraderConfigError as error:
             raise JudgeFailure("unknown", f"Grader {grader.provider_id!r}: {error}", "config") from None
         judge_settings = replace(own, model=model, api_base=own.api_base or run.settings.api_base)
@@ -555,8 +639,15 @@ def _first_provider(plan: list[Any]) -> str | None:
     return None
 
 
-async def grade_promptfoo_outputs(doc: Document, responses: list[str], query: str | None, settings: JudgeSettings, *, test_index: int | None = None,
-                                  on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+async def grade_promptfoo_outputs(
+    doc: Document,
+    responses: list[str],
+    query: str | None,
+    settings: JudgeSettings,
+    *,
+    test_index: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Grade several outputs of the same prompt and apply each test's ``max-score`` (seed 003) and
     ``select-best`` (``promptfoo_select_best``).
 
@@ -570,8 +661,15 @@ async def grade_promptfoo_outputs(doc: Document, responses: list[str], query: st
     from rubric_lsp.grading.promptfoo_select_best import add_verdicts, grade_select_best
 
     if len(responses) < 2:
-        raise GradingError("max-score and select-best need at least 2 outputs to choose between; pass --response once per output.")
-    reports = await asyncio.gather(*(grade_promptfoo(doc, r, query, settings, test_index=test_index, on_progress=on_progress, compared=True) for r in responses))
+        raise GradingError(
+            "max-score and select-best need at least 2 outputs to choose between; pass --response once per output."
+        )
+    reports = await asyncio.gather(
+        *(
+            grade_promptfoo(doc, r, query, settings, test_index=test_index, on_progress=on_progress, compared=True)
+            for r in responses
+        )
+    )
     view = read_config(doc.root, doc.path, doc)
     numbers = [test_index + 1] if test_index is not None else list(range(1, len(view.tests) + 1))
     # promptfoo compares (select-best) before it applies max-score, which leaves the comparison out.
@@ -593,11 +691,17 @@ async def grade_promptfoo_outputs(doc: Document, responses: list[str], query: st
         threshold = config.get("threshold")
         others = [a for a in top if a.type not in ("max-score", "select-best")]
         node = chosen.ref_node or chosen.node
-        entry: dict[str, Any] = {"test": number, "range": doc.range(node).to_json() if chosen.source.is_config else None, "method": method}
+        entry: dict[str, Any] = {
+            "test": number,
+            "range": doc.range(node).to_json() if chosen.source.is_config else None,
+            "method": method,
+        }
         if len(max_scores) > 1:
             entry["note"] = "Only the first max-score of a test counts; the others are ignored."
         if not others:
-            entry["error"] = "This test has no other assertion to score; promptfoo's whole eval crashes at the end and writes nothing."
+            entry["error"] = (
+                "This test has no other assertion to score; promptfoo's whole eval crashes at the end and writes nothing."
+            )
             selections.append(entry)
             continue
         graded = [a for a in others if a.type in GRADED_TYPES]
@@ -610,7 +714,11 @@ async def grade_promptfoo_outputs(doc: Document, responses: list[str], query: st
                 verdict = by_node.get(id(assertion.node))
                 weight = weights.get(assertion.type, 1)
                 weight = float(weight) if isinstance(weight, (int, float)) and not isinstance(weight, bool) else 1.0
-                value = 0.0 if verdict is None or verdict.failed else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
+                value = (
+                    0.0
+                    if verdict is None or verdict.failed
+                    else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
+                )
                 total += value * weight
                 weight_sum += weight
             if not graded:
@@ -620,16 +728,24 @@ async def grade_promptfoo_outputs(doc: Document, responses: list[str], query: st
         entry["scores"] = scores
         winner = None
         for position, score in enumerate(scores):
-            if score is not None and (winner is None or score > scores[winner]):  # first strictly greater wins; ties keep the first
+            if score is not None and (
+                winner is None or score > scores[winner]
+            ):  # first strictly greater wins; ties keep the first
                 winner = position
         threshold = compared_threshold(threshold, None)  # JavaScript's `<` turns a string threshold into a number
         if winner is not None and threshold is not None and scores[winner] < threshold:
-            entry["reason"] = f"The best score {scores[winner]:.3g} is below the threshold {js_number_text(threshold)}, so no output passes."
+            entry["reason"] = (
+                f"The best score {scores[winner]:.3g} is below the threshold {js_number_text(threshold)}, so no output passes."
+            )
             winner = None
         entry["winner"] = winner
         entry["passed"] = [position == winner for position in range(len(responses))]
         selections.append(entry)
-    result: dict[str, Any] = {"outputs": [r.to_json() for r in reports], "max_score": selections, "select_best": compared}
+    result: dict[str, Any] = {
+        "outputs": [r.to_json() for r in reports],
+        "max_score": selections,
+        "select_best": compared,
+    }
     if compared:
         result["select_best_usage"] = compare_usage.to_json()
     return result

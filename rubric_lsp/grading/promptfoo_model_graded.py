@@ -132,14 +132,19 @@ def config_failure(message: str) -> JudgeFailure:
     return JudgeFailure("unknown", message, "config")
 
 
-def messages_for(rubric_prompt: Any, system: str, user: str, variables: dict[str, Any], json_reply: bool) -> tuple[list[dict[str, str]], dict[str, Any] | None]:
+def messages_for(
+    rubric_prompt: Any, system: str, user: str, variables: dict[str, Any], json_reply: bool
+) -> tuple[list[dict[str, str]], dict[str, Any] | None]:
     """Our prompt, or the custom one (promptfoo falls back to its default for an empty one too).
 
     JSON mode only with our prompts: a custom prompt may ask for another shape (``(A)``, ``Y``).
     Variables as promptfoo hands them to the template (objects as compact JSON)."""
     variables = prompt_context(variables)
     if not rubric_prompt:
-        messages = [{"role": "system", "content": render(system, variables)}, {"role": "user", "content": render(user, variables)}]
+        messages = [
+            {"role": "system", "content": render(system, variables)},
+            {"role": "user", "content": render(user, variables)},
+        ]
         return messages, JSON_REPLY if json_reply else None
     return custom_messages(rubric_prompt, variables), None
 
@@ -159,7 +164,9 @@ def parse_factuality(content: str) -> tuple[str, str, bool]:
     if found is not None:
         letter = found.value["category"].strip().upper()
         if letter not in FACTUALITY_CATEGORIES:
-            raise JudgeFailure("parse", f"The grader chose category {letter!r}; expected one of A, B, C, D, E.", "bad_reply")
+            raise JudgeFailure(
+                "parse", f"The grader chose category {letter!r}; expected one of A, B, C, D, E.", "bad_reply"
+            )
         reason = found.value.get("reason")
         if not isinstance(reason, str) or not reason.strip():
             reason = f"Category {letter}: {FACTUALITY_CATEGORIES[letter][2]}."
@@ -167,24 +174,34 @@ def parse_factuality(content: str) -> tuple[str, str, bool]:
     visible = strip_thinking(content)
     match = re.search(r"([a-eA-E])\)", visible)
     if match is None:
-        raise JudgeFailure("parse", f"The grader's reply names no factuality category (A-E): {snippet(visible)!r}", "bad_reply")
-    return match.group(1).upper(), visible[match.end():].strip() or visible.strip(), False
+        raise JudgeFailure(
+            "parse", f"The grader's reply names no factuality category (A-E): {snippet(visible)!r}", "bad_reply"
+        )
+    return match.group(1).upper(), visible[match.end() :].strip() or visible.strip(), False
 
 
 def parse_steps(content: str) -> tuple[list[str], bool]:
     found = extract(content, lambda o: "steps" in o, lambda o: o.get("steps"))
     if found is None:
-        raise JudgeFailure("parse", f'The grader proposed no {{"steps": [...]}} object: {snippet(content)!r}', "bad_reply")
+        raise JudgeFailure(
+            "parse", f'The grader proposed no {{"steps": [...]}} object: {snippet(content)!r}', "bad_reply"
+        )
     steps = found.value["steps"]
     if not isinstance(steps, list) or not steps or not all(isinstance(step, str) and step.strip() for step in steps):
-        raise JudgeFailure("parse", f"The grader's evaluation steps must be a non-empty list of non-empty strings, not {snippet(repr(steps))}.", "bad_reply")
+        raise JudgeFailure(
+            "parse",
+            f"The grader's evaluation steps must be a non-empty list of non-empty strings, not {snippet(repr(steps))}.",
+            "bad_reply",
+        )
     return steps, found.ambiguous
 
 
 def parse_geval_score(content: str) -> tuple[float, str, bool]:
     found = extract(content, lambda o: "score" in o, lambda o: o.get("score"))
     if found is None:
-        raise JudgeFailure("parse", f'The grader\'s reply has no {{"score", "reason"}} object: {snippet(content)!r}', "bad_reply")
+        raise JudgeFailure(
+            "parse", f'The grader\'s reply has no {{"score", "reason"}} object: {snippet(content)!r}', "bad_reply"
+        )
     raw = _finite(found.value["score"])
     if raw is None:
         raise JudgeFailure("parse", f"The grader's score {found.value['score']!r} is not a number.", "bad_reply")
@@ -220,7 +237,9 @@ def factuality_scores(options: Any) -> dict[str, float]:
         if value is None:
             scores[letter] = default
         elif isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise config_failure(f"options.factuality.{key} is {value!r}; it must be a number (the score of category {letter}).")
+            raise config_failure(
+                f"options.factuality.{key} is {value!r}; it must be a number (the score of category {letter})."
+            )
         else:
             scores[letter] = float(value)
     return scores
@@ -228,26 +247,46 @@ def factuality_scores(options: Any) -> dict[str, float]:
 
 def _string_value(item: Any, test_vars: dict[str, Any]) -> str:
     if not isinstance(item.value, str):
-        raise config_failure(f"{base_of(item.type)} needs a string value; promptfoo rejects {type(item.value).__name__} {snippet(repr(item.value))}.")
+        raise config_failure(
+            f"{base_of(item.type)} needs a string value; promptfoo rejects {type(item.value).__name__} {snippet(repr(item.value))}."
+        )
     return render(item.value, test_vars)
 
 
-async def grade_model_graded(item: Any, judge: Judge, output: str, prompt_input: str | None, factuality_options: Any) -> Outcome:
+async def grade_model_graded(
+    item: Any, judge: Judge, output: str, prompt_input: str | None, factuality_options: Any
+) -> Outcome:
     """One closedqa / factuality / g-eval assertion. Raises JudgeFailure (never a verdict) when it cannot be judged."""
     base = base_of(item.type)
     test_vars = item.vars
     if not prompt_input:
-        raise config_failure(f"{base} grades the output against the prompt it answers: pass --query (the config's first prompt could not be read statically).")
+        raise config_failure(
+            f"{base} grades the output against the prompt it answers: pass --query (the config's first prompt could not be read statically)."
+        )
     if base == "g-eval":
         return await _grade_geval(item, judge, output, prompt_input, test_vars)
     if base == "model-graded-closedqa":
-        variables = {"input": prompt_input, "criteria": _string_value(item, test_vars), "completion": try_parse(output), **test_vars}
-        messages, reply_format = messages_for(item.rubric_prompt, CLOSEDQA_SYSTEM, CLOSEDQA_USER, variables, json_reply=False)
+        variables = {
+            "input": prompt_input,
+            "criteria": _string_value(item, test_vars),
+            "completion": try_parse(output),
+            **test_vars,
+        }
+        messages, reply_format = messages_for(
+            item.rubric_prompt, CLOSEDQA_SYSTEM, CLOSEDQA_USER, variables, json_reply=False
+        )
         (passed, reason), cached = await judge.ask(messages, reply_format, parse_closedqa)
         return Outcome(passed, 1.0 if passed else 0.0, reason, cached=cached)
     scores = factuality_scores(factuality_options)
-    variables = {"input": prompt_input, "ideal": _string_value(item, test_vars), "completion": try_parse(output), **test_vars}
-    messages, reply_format = messages_for(item.rubric_prompt, FACTUALITY_SYSTEM, FACTUALITY_USER, variables, json_reply=True)
+    variables = {
+        "input": prompt_input,
+        "ideal": _string_value(item, test_vars),
+        "completion": try_parse(output),
+        **test_vars,
+    }
+    messages, reply_format = messages_for(
+        item.rubric_prompt, FACTUALITY_SYSTEM, FACTUALITY_USER, variables, json_reply=True
+    )
     (letter, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_factuality)
     score = scores[letter]
     return Outcome(score > 0, score, reason, ambiguous=ambiguous, cached=cached)
@@ -269,14 +308,28 @@ async def _grade_geval(item: Any, judge: Judge, output: str, prompt_input: str, 
     cached = True
     for position, criterion in enumerate(criteria):
         try:
-            messages, reply_format = messages_for(parts.get("steps"), GEVAL_STEPS_SYSTEM, GEVAL_STEPS_USER, {"criteria": criterion}, json_reply=True)
+            messages, reply_format = messages_for(
+                parts.get("steps"), GEVAL_STEPS_SYSTEM, GEVAL_STEPS_USER, {"criteria": criterion}, json_reply=True
+            )
             (steps, steps_ambiguous), steps_cached = await judge.ask(messages, reply_format, parse_steps)
-            variables = {"criteria": criterion, "steps": "\n- ".join(steps), "maxScore": str(GEVAL_MAX_SCORE), "input": try_parse(prompt_input), "output": try_parse(output)}
-            messages, reply_format = messages_for(parts.get("evaluate"), GEVAL_EVALUATE_SYSTEM, GEVAL_EVALUATE_USER, variables, json_reply=True)
+            variables = {
+                "criteria": criterion,
+                "steps": "\n- ".join(steps),
+                "maxScore": str(GEVAL_MAX_SCORE),
+                "input": try_parse(prompt_input),
+                "output": try_parse(output),
+            }
+            messages, reply_format = messages_for(
+                parts.get("evaluate"), GEVAL_EVALUATE_SYSTEM, GEVAL_EVALUATE_USER, variables, json_reply=True
+            )
             (raw, reason, score_ambiguous), score_cached = await judge.ask(messages, reply_format, parse_geval_score)
         except JudgeFailure as failure:
             if len(criteria) > 1:  # promptfoo stops at the first failed criterion too
-                raise JudgeFailure(failure.category, f"criterion {position + 1}/{len(criteria)} ({criterion[:60]!r}): {failure.message}", failure.kind) from failure
+                raise JudgeFailure(
+                    failure.category,
+                    f"criterion {position + 1}/{len(criteria)} ({criterion[:60]!r}): {failure.message}",
+                    failure.kind,
+                ) from failure
             raise
         scores.append(raw / GEVAL_MAX_SCORE)
         reasons.append(reason)

@@ -108,20 +108,39 @@ def render_with_loops(template: str, variables: dict[str, Any]) -> str:
         if not isinstance(items, list):
             return ""
         count = len(items)
-        return "".join(render(body, {**variables, name: item, "loop": {"index0": i, "index": i + 1, "first": i == 0, "last": i == count - 1, "length": count}})
-                       for i, item in enumerate(items))
+        return "".join(
+            render(
+                body,
+                {
+                    **variables,
+                    name: item,
+                    "loop": {"index0": i, "index": i + 1, "first": i == 0, "last": i == count - 1, "length": count},
+                },
+            )
+            for i, item in enumerate(items)
+        )
 
     expanded = _LOOP.sub(expand, template)
-    flat = {key: ",".join(str(v) for v in value) if isinstance(value, list) else value for key, value in variables.items()}
+    flat = {
+        key: ",".join(str(v) for v in value) if isinstance(value, list) else value for key, value in variables.items()
+    }
     return render(expanded, flat)
 
 
-def select_best_messages(rubric_prompt: Any, criteria: str, outputs: list[str], test_vars: dict[str, Any]) -> tuple[list[dict[str, str]], dict[str, Any] | None]:
+def select_best_messages(
+    rubric_prompt: Any, criteria: str, outputs: list[str], test_vars: dict[str, Any]
+) -> tuple[list[dict[str, str]], dict[str, Any] | None]:
     """The judge's messages and reply format: ours (JSON mode), or the custom prompt as written."""
-    variables = {"criteria": criteria, "outputs": [template_value(o) for o in outputs], **test_vars}  # test vars last, as promptfoo
+    variables = {
+        "criteria": criteria,
+        "outputs": [template_value(o) for o in outputs],
+        **test_vars,
+    }  # test vars last, as promptfoo
     if not rubric_prompt:
-        messages = [{"role": "system", "content": render_with_loops(SELECT_BEST_SYSTEM, variables)},
-                    {"role": "user", "content": render_with_loops(SELECT_BEST_USER, variables)}]
+        messages = [
+            {"role": "system", "content": render_with_loops(SELECT_BEST_SYSTEM, variables)},
+            {"role": "user", "content": render_with_loops(SELECT_BEST_USER, variables)},
+        ]
         return messages, {"type": "json_object"}
     return custom_messages(rubric_prompt, variables, render_with_loops), None
 
@@ -144,7 +163,9 @@ def parse_pick(content: str, count: int) -> Pick:
     if found is not None:
         best = _index(found.value["best"])
         if best is None:
-            raise JudgeFailure("parse", f"The grader's choice {found.value['best']!r} is not an output number.", "bad_reply")
+            raise JudgeFailure(
+                "parse", f"The grader's choice {found.value['best']!r} is not an output number.", "bad_reply"
+            )
         reason = found.value.get("reason")
         pick = Pick(best, reason.strip() if isinstance(reason, str) else "", found.ambiguous)
     else:
@@ -153,10 +174,14 @@ def parse_pick(content: str, count: int) -> Pick:
         last = next((line for line in reversed(lines) if line), "")
         final = _LABELLED_NUMBER.match(last)
         if final is None:
-            raise JudgeFailure("parse", f"The grader's reply ends in no output number: {snippet(content)!r}", "bad_reply")
+            raise JudgeFailure(
+                "parse", f"The grader's reply ends in no output number: {snippet(content)!r}", "bad_reply"
+            )
         pick = Pick(int(final.group(1)), "", len({int(n) for n in numbers}) > 1)
     if not 0 <= pick.best < count:
-        raise JudgeFailure("parse", f"The grader chose output {pick.best}, but the outputs are numbered 0 to {count - 1}.", "bad_reply")
+        raise JudgeFailure(
+            "parse", f"The grader chose output {pick.best}, but the outputs are numbered 0 to {count - 1}.", "bad_reply"
+        )
     return pick
 
 
@@ -166,7 +191,9 @@ def promptfoo_reading(content: str) -> int | None:
     return int(match.group(0)) if match else None
 
 
-async def grade_select_best(doc: Document, view: Any, numbers: list[int], responses: list[str], settings: Any) -> tuple[list[dict[str, Any]], Usage]:
+async def grade_select_best(
+    doc: Document, view: Any, numbers: list[int], responses: list[str], settings: Any
+) -> tuple[list[dict[str, Any]], Usage]:
     """One ``select_best`` entry per test that has a select-best, and the judges' usage."""
     plan = []
     for number in numbers:
@@ -193,19 +220,28 @@ async def grade_select_best(doc: Document, view: Any, numbers: list[int], respon
     async def one(number: int, item: Any, count: int, judge: Any) -> dict[str, Any]:
         assertion = item.assertion
         node = assertion.ref_node or assertion.node
-        entry: dict[str, Any] = {"test": number, "range": doc.range(node).to_json() if assertion.source.is_config else None,
-                                 "criteria": item.value if isinstance(item.value, str) else None}
+        entry: dict[str, Any] = {
+            "test": number,
+            "range": doc.range(node).to_json() if assertion.source.is_config else None,
+            "criteria": item.value if isinstance(item.value, str) else None,
+        }
         notes = []
         if count > 1:
             notes.append("Only the first select-best of a test runs; promptfoo skips the others.")
         shadowed = [name for name in SHADOWED if name in item.vars]
         if shadowed:
-            notes.append(f"A test var named {' and '.join(repr(n) for n in shadowed)} replaces the real one in the grading prompt (promptfoo spreads test vars last).")
+            notes.append(
+                f"A test var named {' and '.join(repr(n) for n in shadowed)} replaces the real one in the grading prompt (promptfoo spreads test vars last)."
+            )
         if notes:
             entry["note"] = " ".join(notes)
         try:
             if not isinstance(item.value, str):
-                raise JudgeFailure("unknown", f"select-best needs a string value (the criterion); promptfoo stops the eval on {type(item.value).__name__} {snippet(repr(item.value))}.", "config")
+                raise JudgeFailure(
+                    "unknown",
+                    f"select-best needs a string value (the criterion); promptfoo stops the eval on {type(item.value).__name__} {snippet(repr(item.value))}.",
+                    "config",
+                )
             if isinstance(judge, JudgeFailure):
                 raise judge
             messages, reply_format = select_best_messages(item.rubric_prompt, item.value, responses, item.vars)
@@ -219,11 +255,25 @@ async def grade_select_best(doc: Document, view: Any, numbers: list[int], respon
         except asyncio.CancelledError:
             raise
         except JudgeFailure as failure:
-            reason = failure.message if failure.kind == "config" else f"Grader call failed ({failure.category}): {failure.message}"
-            entry.update(winner=None, passed=[False] * len(responses), scores=[None] * len(responses), reason=reason, error=failure.error or reason)
+            reason = (
+                failure.message
+                if failure.kind == "config"
+                else f"Grader call failed ({failure.category}): {failure.message}"
+            )
+            entry.update(
+                winner=None,
+                passed=[False] * len(responses),
+                scores=[None] * len(responses),
+                reason=reason,
+                error=failure.error or reason,
+            )
             return entry
-        entry.update(winner=pick.best, passed=[i == pick.best for i in range(len(responses))],
-                     scores=[1.0 if i == pick.best else 0.0 for i in range(len(responses))], reason=pick.reason)
+        entry.update(
+            winner=pick.best,
+            passed=[i == pick.best for i in range(len(responses))],
+            scores=[1.0 if i == pick.best else 0.0 for i in range(len(responses))],
+            reason=pick.reason,
+        )
         if pick.ambiguous:
             entry["ambiguous"] = True
         if cached:
@@ -245,13 +295,32 @@ def add_verdicts(reports: list[GradeReport], entries: list[dict[str, Any]]) -> N
     for position, report in enumerate(reports):
         for entry in entries:
             name = f"test {entry['test']}: {SELECT_BEST}"
-            base = dict(name=name, index=len(report.verdicts), range=entry["range"], ambiguous=bool(entry.get("ambiguous")), cached=bool(entry.get("cached")))
+            base = dict(
+                name=name,
+                index=len(report.verdicts),
+                range=entry["range"],
+                ambiguous=bool(entry.get("ambiguous")),
+                cached=bool(entry.get("cached")),
+            )
             if "error" in entry:
-                verdict = Verdict(verdict=ERROR_VERDICT, reason=entry["reason"], error=entry["error"], counted_as="FAIL", passed=False, **base)
+                verdict = Verdict(
+                    verdict=ERROR_VERDICT,
+                    reason=entry["reason"],
+                    error=entry["error"],
+                    counted_as="FAIL",
+                    passed=False,
+                    **base,
+                )
             else:
                 won = entry["winner"] == position
-                reason = f"Selected as the best: {entry['reason'] or entry['criteria']}" if won else f"Not selected (output {entry['winner'] + 1} was): {entry['criteria']}"
-                verdict = Verdict(verdict="PASS" if won else "FAIL", reason=reason, score=1.0 if won else 0.0, passed=won, **base)
+                reason = (
+                    f"Selected as the best: {entry['reason'] or entry['criteria']}"
+                    if won
+                    else f"Not selected (output {entry['winner'] + 1} was): {entry['criteria']}"
+                )
+                verdict = Verdict(
+                    verdict="PASS" if won else "FAIL", reason=reason, score=1.0 if won else 0.0, passed=won, **base
+                )
             report.verdicts.append(verdict)
             report.passed = verdict.passed and report.passed is not False
         if entries and report.score is None and report.error is None:

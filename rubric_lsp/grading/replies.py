@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _UNCLOSED_THINK = re.compile(r"^\s*<(think|thinking|reasoning)>.*", re.DOTALL | re.IGNORECASE)
@@ -51,7 +52,9 @@ def strip_thinking(text: str) -> str:
     return text
 
 
-def extract(text: str, fits: Callable[[dict[str, Any]], bool], verdict_of: Callable[[dict[str, Any]], Any]) -> Extracted | None:
+def extract(
+    text: str, fits: Callable[[dict[str, Any]], bool], verdict_of: Callable[[dict[str, Any]], Any]
+) -> Extracted | None:
     """The last object in ``text`` that ``fits`` the contract; ambiguous when fitting objects disagree."""
     visible = strip_thinking(text)
     candidates = [obj for obj in json_objects(visible) if fits(obj)]

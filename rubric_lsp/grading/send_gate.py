@@ -23,8 +23,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable, Optional
+from typing import Any
 
 RequestSent = Callable[..., None]
 
@@ -40,7 +41,7 @@ class SendGate:
         return model not in self._ungated_models
 
     @asynccontextmanager
-    async def turn(self, model: str) -> AsyncIterator[Optional[RequestSent]]:
+    async def turn(self, model: str) -> AsyncIterator[RequestSent | None]:
         """Wait for this call's turn; yields the hook to pass as litellm's ``logger_fn`` (None: no gate)."""
         if not self.gates(model):
             yield None
@@ -76,7 +77,7 @@ class SendGate:
             release()
 
 
-_gates: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SendGate]" = weakref.WeakKeyDictionary()
+_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SendGate] = weakref.WeakKeyDictionary()
 
 
 def send_gate() -> SendGate:

@@ -6,9 +6,10 @@ Pure Python (no litellm): the language server builds settings on its event loop.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 ENV_MODEL = "RUBRIC_JUDGE_MODEL"
 ENV_API_BASE = "RUBRIC_JUDGE_API_BASE"
@@ -50,12 +51,28 @@ NO_KEY_PROVIDERS = {"ollama", "ollama_chat", "hosted_vllm", "lm_studio", "llamaf
 
 # promptfoo provider prefixes -> litellm prefixes.
 _PROMPTFOO_PREFIXES = {
-    "openai": "openai", "anthropic": "anthropic", "azure": "azure", "azureopenai": "azure",
-    "ollama": "ollama_chat", "openrouter": "openrouter", "vertex": "vertex_ai",
-    "bedrock": "bedrock", "google": "gemini", "gemini": "gemini", "mistral": "mistral",
-    "groq": "groq", "deepseek": "deepseek", "togetherai": "together_ai", "together": "together_ai",
-    "fireworks": "fireworks_ai", "perplexity": "perplexity", "cohere": "cohere",
-    "xai": "xai", "github": "github", "vllm": "hosted_vllm", "huggingface": "huggingface",
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "azure": "azure",
+    "azureopenai": "azure",
+    "ollama": "ollama_chat",
+    "openrouter": "openrouter",
+    "vertex": "vertex_ai",
+    "bedrock": "bedrock",
+    "google": "gemini",
+    "gemini": "gemini",
+    "mistral": "mistral",
+    "groq": "groq",
+    "deepseek": "deepseek",
+    "togetherai": "together_ai",
+    "together": "together_ai",
+    "fireworks": "fireworks_ai",
+    "perplexity": "perplexity",
+    "cohere": "cohere",
+    "xai": "xai",
+    "github": "github",
+    "vllm": "hosted_vllm",
+    "huggingface": "huggingface",
 }
 # promptfoo's API-kind segment (openai:chat:gpt-4o, anthropic:messages:claude-…, ollama:chat:llama3).
 _API_KINDS = {"chat", "completion", "messages", "responses", "assistant", "embedding", "embeddings", "converse"}
@@ -72,7 +89,18 @@ _UNPREFIXED = (
     (("mistral", "mixtral", "codestral"), "mistral"),
 )
 # promptfoo OpenAI-compatible providers: ``apiHost`` means ``https://HOST/v1`` and wins over ``apiBaseUrl``.
-_API_HOST_V1 = {"openai", "mistral", "groq", "deepseek", "together_ai", "fireworks_ai", "perplexity", "xai", "github", "openrouter"}
+_API_HOST_V1 = {
+    "openai",
+    "mistral",
+    "groq",
+    "deepseek",
+    "together_ai",
+    "fireworks_ai",
+    "perplexity",
+    "xai",
+    "github",
+    "openrouter",
+}
 
 
 class MissingCredentials(Exception):
@@ -156,7 +184,7 @@ class JudgeSettings:
     def environ(self) -> Mapping[str, str]:
         return self.env if self.env is not None else os.environ
 
-    def resolved(self) -> "JudgeSettings":
+    def resolved(self) -> JudgeSettings:
         env = self.environ()
         model = self.model or env.get(ENV_MODEL) or None
         api_base = self.api_base or env.get(ENV_API_BASE) or None
@@ -164,7 +192,13 @@ class JudgeSettings:
             model = default_model(env, api_base)
         model = promptfoo_to_litellm(model)
         cache_dir = self.cache_dir or default_cache_dir()
-        return replace(self, model=model, api_base=api_base, cache_dir=cache_dir, models=[promptfoo_to_litellm(m) for m in self.models])
+        return replace(
+            self,
+            model=model,
+            api_base=api_base,
+            cache_dir=cache_dir,
+            models=[promptfoo_to_litellm(m) for m in self.models],
+        )
 
     def judge_models(self) -> list[str]:
         """``model`` then ``models``, each model once, in order."""
@@ -211,7 +245,11 @@ def api_key_for(model: str, api_base: str | None, env: Mapping[str, str]) -> str
         return "no-key-needed"
     raise MissingCredentials(
         f"Judge model '{model}' needs an API key: set {' or '.join(variables)}"
-        + (" (or point --api-base / RUBRIC_JUDGE_API_BASE at an OpenAI-compatible server)." if provider == "openai" else ".")
+        + (
+            " (or point --api-base / RUBRIC_JUDGE_API_BASE at an OpenAI-compatible server)."
+            if provider == "openai"
+            else "."
+        )
     )
 
 
@@ -259,7 +297,7 @@ def grader_api_base(provider: str, config: Mapping[str, Any]) -> str | None:
     return base
 
 
-def with_api_key(settings: "JudgeSettings", model: str, key: str) -> "JudgeSettings":
+def with_api_key(settings: JudgeSettings, model: str, key: str) -> JudgeSettings:
     """Settings whose environment gives ``key`` as ``model``'s provider key (the one the judge sends).
 
     The key lives only in ``settings.env`` under the provider's own variable, so the judge passes
@@ -267,7 +305,11 @@ def with_api_key(settings: "JudgeSettings", model: str, key: str) -> "JudgeSetti
     variables = [v for v in PROVIDER_KEYS.get(provider_of(model), ()) if v.endswith(("_KEY", "_TOKEN"))]
     if not variables:
         return settings
-    env = {name: value for name, value in settings.environ().items() if name not in PROVIDER_KEYS.get(provider_of(model), ())}
+    env = {
+        name: value
+        for name, value in settings.environ().items()
+        if name not in PROVIDER_KEYS.get(provider_of(model), ())
+    }
     env[variables[0]] = key
     return replace(settings, env=env)
 

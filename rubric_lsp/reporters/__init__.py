@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Iterable, TextIO
+from collections.abc import Iterable
+from typing import TextIO
 
 from rubric_lsp.diagnostics import Diagnostic, Severity
 from rubric_lsp.lint import LintResult
@@ -23,8 +24,15 @@ def diagnostic_json(result: LintResult, diag: Diagnostic) -> dict:
     }
 
 
-def write_text(results: list[LintResult], out: TextIO, *, skipped: list[str], show_fixes: bool = True, fixed: int = 0,
-               summary: bool = True) -> None:
+def write_text(
+    results: list[LintResult],
+    out: TextIO,
+    *,
+    skipped: list[str],
+    show_fixes: bool = True,
+    fixed: int = 0,
+    summary: bool = True,
+) -> None:
     counts = {s: 0 for s in Severity}
     fixable = 0
     files_with = 0
@@ -45,7 +53,11 @@ def write_text(results: list[LintResult], out: TextIO, *, skipped: list[str], sh
         return
     total = sum(counts.values())
     checked = sum(1 for r in results if r.format is not None or r.diagnostics)
-    parts = [f"{counts[Severity.ERROR]} error(s)", f"{counts[Severity.WARNING]} warning(s)", f"{counts[Severity.INFO]} info"]
+    parts = [
+        f"{counts[Severity.ERROR]} error(s)",
+        f"{counts[Severity.WARNING]} warning(s)",
+        f"{counts[Severity.INFO]} info",
+    ]
     line = f"Found {total} problem(s) in {files_with} of {checked} file(s) checked: " + ", ".join(parts)
     if skipped:
         line += f"; {len(skipped)} file(s) of no known kind skipped"
@@ -129,43 +141,61 @@ def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
                 "ruleIndex": index[d.code],
                 "level": level[d.severity],
                 "message": {"text": d.message},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
-                        "region": {
-                            "startLine": d.range.start.line + 1,
-                            "startColumn": d.range.start.character + 1,
-                            "endLine": d.range.end.line + 1,
-                            "endColumn": d.range.end.character + 1,
-                        },
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
+                            "region": {
+                                "startLine": d.range.start.line + 1,
+                                "startColumn": d.range.start.character + 1,
+                                "endLine": d.range.end.line + 1,
+                                "endColumn": d.range.end.character + 1,
+                            },
+                        }
                     }
-                }],
+                ],
             }
             if d.fix:
                 lines = result.document.lines
-                entry["fixes"] = [{
-                    "description": {"text": d.fix.title},
-                    "artifactChanges": [{
-                        "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
-                        "replacements": [{
-                            "deletedRegion": {
-                                "startLine": lines.position(e.span.start).line + 1,
-                                "startColumn": lines.position(e.span.start).character + 1,
-                                "endLine": lines.position(e.span.end).line + 1,
-                                "endColumn": lines.position(e.span.end).character + 1,
-                            },
-                            "insertedContent": {"text": e.new_text},
-                        } for e in d.fix.edits],
-                    }],
-                }]
+                entry["fixes"] = [
+                    {
+                        "description": {"text": d.fix.title},
+                        "artifactChanges": [
+                            {
+                                "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
+                                "replacements": [
+                                    {
+                                        "deletedRegion": {
+                                            "startLine": lines.position(e.span.start).line + 1,
+                                            "startColumn": lines.position(e.span.start).character + 1,
+                                            "endLine": lines.position(e.span.end).line + 1,
+                                            "endColumn": lines.position(e.span.end).character + 1,
+                                        },
+                                        "insertedContent": {"text": e.new_text},
+                                    }
+                                    for e in d.fix.edits
+                                ],
+                            }
+                        ],
+                    }
+                ]
             sarif_results.append(entry)
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "rubric-lint", "version": version, "informationUri": "https://github.com/rubric-lsp/rubric-lsp", "rules": rules}},
-            "results": sarif_results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "rubric-lint",
+                        "version": version,
+                        "informationUri": "https://github.com/rubric-lsp/rubric-lsp",
+                        "rules": rules,
+                    }
+                },
+                "results": sarif_results,
+            }
+        ],
     }
     json.dump(doc, out, indent=2, ensure_ascii=False)
     out.write("\n")

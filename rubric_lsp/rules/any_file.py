@@ -11,14 +11,18 @@ from rubric_lsp.rules.registry import rule
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 SYNTAX_ERROR = rule(
-    "RL001", "syntax-error", E,
+    "RL001",
+    "syntax-error",
+    E,
     "The file is not valid YAML/JSON.",
     "Nothing in a file that does not parse is used: the tool that reads it stops at the first error.",
     bad='criteria:\n  - requirement: "Cites sources\n    weight: 10',
     good='criteria:\n  - requirement: "Cites sources"\n    weight: 10',
 )
 DUPLICATE_KEY = rule(
-    "RL002", "duplicate-key", E,
+    "RL002",
+    "duplicate-key",
+    E,
     "A mapping has the same key twice; only the last value is kept.",
     "PyYAML and json.load keep the last value without a word, so the first one (often the one "
     "you edited) is silently dropped.",
@@ -26,20 +30,26 @@ DUPLICATE_KEY = rule(
     good="- requirement: Cites sources\n  weight: 10",
 )
 HOSTILE_INPUT = rule(
-    "RL003", "refused-input", E,
+    "RL003",
+    "refused-input",
+    E,
     "The file was refused before reading: too large, nested too deep, or an alias bomb.",
     "Alias expansion ('billion laughs'), extreme nesting and huge files make YAML tools hang or "
     "crash; the file is refused with one clear message instead.",
     bad="a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n...",
 )
 INVALID_UTF8 = rule(
-    "RL004", "invalid-utf8", E,
+    "RL004",
+    "invalid-utf8",
+    E,
     "The file contains bytes that are not UTF-8.",
     "Rubric tools read files as UTF-8 and stop at the first invalid byte.",
     bad="requirement: caf\\xe9 (Latin-1 bytes)",
 )
 YAML11_VALUE = rule(
-    "RL005", "yaml11-value", W,
+    "RL005",
+    "yaml11-value",
+    W,
     "An unquoted value means different things in YAML 1.1 and YAML 1.2 (yes/no/on/off, 010, 1:30, 1e3, 0o17).",
     "PyYAML (YAML 1.1, used by autorubric) reads `yes` as true, `010` as 8, `1:30` as 90 and "
     "`1e3` as the string '1e3'; YAML 1.2 tools (js-yaml in promptfoo, editors) read them as the "
@@ -51,7 +61,9 @@ YAML11_VALUE = rule(
     fix="quote the value",
 )
 TRAILING_COMMA = rule(
-    "RL006", "trailing-comma", E,
+    "RL006",
+    "trailing-comma",
+    E,
     "A JSON file has a comma before a closing bracket.",
     "JSON forbids trailing commas; json.load and every tool built on it reject the whole file.",
     bad='{"value": "no_issues",}',
@@ -59,7 +71,9 @@ TRAILING_COMMA = rule(
     fix="remove the trailing commas",
 )
 INTERNAL_ERROR = rule(
-    "RL900", "internal-error", E,
+    "RL900",
+    "internal-error",
+    E,
     "A check failed with an internal error.",
     "This is a bug in rubric-lint, reported so that it is never silent; the other checks still ran.",
 )

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rubric_lsp.diagnostics import Diagnostic, Fix, Related
 from rubric_lsp.document import Document, Node
@@ -64,9 +65,7 @@ class CheckContext:
                 range=self.document.lines.range(span),
                 path=self.document.path,
                 fix=fix,
-                related=[
-                    Related(r.span if isinstance(r, Node) else r, text) for r, text in (related or [])
-                ],
+                related=[Related(r.span if isinstance(r, Node) else r, text) for r, text in (related or [])],
             )
         )
 

@@ -12,14 +12,13 @@ Other formats call :func:`check_file_references` from their own checker.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import walk
-from rubric_lsp.formats.promptfoo import CONFIG
-from rubric_lsp.formats.promptfoo import refs
+from rubric_lsp.formats.promptfoo import CONFIG, refs
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
@@ -27,22 +26,33 @@ from rubric_lsp.rules.registry import rule
 E = Severity.ERROR
 
 MISSING_FILE = rule(
-    "RL010", "missing-file-reference", E,
+    "RL010",
+    "missing-file-reference",
+    E,
     "A `file://` reference names a file that does not exist (or a glob that matches nothing).",
     "The owner tool fails when it loads the reference (promptfoo: 'File does not exist' / no tests "
     "found), usually only after the eval has started.",
-    bad="prompts:\n  - file://prompts/main.txt   # no such file", good="prompts:\n  - file://prompt.txt")
+    bad="prompts:\n  - file://prompts/main.txt   # no such file",
+    good="prompts:\n  - file://prompt.txt",
+)
 OUTSIDE_WORKSPACE = rule(
-    "RL011", "reference-outside-workspace", E,
+    "RL011",
+    "reference-outside-workspace",
+    E,
     "A `file://` reference points outside the workspace.",
     "Configs that reach outside their project break for everyone else who checks the project out, "
     "and can read files the author never meant to share (for example ~/.ssh).",
-    bad="vars:\n  doc: file://../../secrets.txt", good="vars:\n  doc: file://data/doc.txt")
+    bad="vars:\n  doc: file://../../secrets.txt",
+    good="vars:\n  doc: file://data/doc.txt",
+)
 UNREADABLE_REFERENCE = rule(
-    "RL012", "unreadable-referenced-file", E,
+    "RL012",
+    "unreadable-referenced-file",
+    E,
     "A referenced YAML/JSON file does not parse.",
     "The owner tool reads the referenced file when it runs and stops at its syntax error.",
-    bad="tests: file://tests.yaml   # tests.yaml has a syntax error")
+    bad="tests: file://tests.yaml   # tests.yaml has a syntax error",
+)
 
 # Keys whose file:// value names a file that is written, not read.
 OUTPUT_KEYS = frozenset({"outputPath", "output"})
@@ -69,16 +79,22 @@ def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys
     for node, ref in iter_references(root, skip_keys):
         target = refs.resolve_path(ref, base)
         if workspace is not None and refs.escapes(target if not ref.is_glob else target.parent, workspace):
-            ctx.report(OUTSIDE_WORKSPACE, node,
-                       f"'{ref.text}' resolves to {target}, outside the workspace {workspace}; keep referenced files "
-                       "inside the project (copy the file in, or open the parent folder as the workspace).")
+            ctx.report(
+                OUTSIDE_WORKSPACE,
+                node,
+                f"'{ref.text}' resolves to {target}, outside the workspace {workspace}; keep referenced files "
+                "inside the project (copy the file in, or open the parent folder as the workspace).",
+            )
             continue
         found = refs.expand(ref, base)
         if not found:
             what = "matches no file" if ref.is_glob else "does not exist"
-            ctx.report(MISSING_FILE, node,
-                       f"'{ref.path}' {what} (looked in {target.parent}); the eval fails when it loads this reference. "
-                       "Fix the path (it is relative to this config's folder).")
+            ctx.report(
+                MISSING_FILE,
+                node,
+                f"'{ref.path}' {what} (looked in {target.parent}); the eval fails when it loads this reference. "
+                "Fix the path (it is relative to this config's folder).",
+            )
             continue
         for path in found:
             ctx.dependencies.add(str(path))
@@ -105,5 +121,8 @@ def check_promptfoo_references(ctx: CheckContext) -> None:
             reported.add(id(source.reference))
             issue = broken[0]
             line = doc.lines.position(issue.span.start).line + 1
-            ctx.report(UNREADABLE_REFERENCE, source.reference,
-                       f"{source.path.name if source.path else 'The referenced file'} line {line}: {issue.message}")
+            ctx.report(
+                UNREADABLE_REFERENCE,
+                source.reference,
+                f"{source.path.name if source.path else 'The referenced file'} line {line}: {issue.message}",
+            )

@@ -14,7 +14,7 @@ from rubric_lsp.diagnostics import Severity
 
 DOCS_BASE = "https://github.com/rubric-lsp/rubric-lsp/blob/main/docs/rules.md"
 
-_RULES: dict[str, "Rule"] = {}
+_RULES: dict[str, Rule] = {}
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,17 @@ def rule(
     """Define and register a rule (codes are unique and stable: never reuse one)."""
     if code in _RULES:
         raise ValueError(f"rule {code} defined twice")
-    defined = Rule(code, name, severity, dedent(summary).strip(), dedent(rationale).strip(),
-                   dedent(bad).strip("\n"), dedent(good).strip("\n"), fix, formats)
+    defined = Rule(
+        code,
+        name,
+        severity,
+        dedent(summary).strip(),
+        dedent(rationale).strip(),
+        dedent(bad).strip("\n"),
+        dedent(good).strip("\n"),
+        fix,
+        formats,
+    )
     _RULES[code] = defined
     return defined
 

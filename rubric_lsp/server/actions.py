@@ -12,13 +12,13 @@ import logging
 from lsprotocol import types
 
 from rubric_lsp.diagnostics import Diagnostic
+from rubric_lsp.document import _comment_start
 from rubric_lsp.document.positions import Span
 from rubric_lsp.fixes import fix_all
 from rubric_lsp.lint import LintResult
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.suppression import _DIRECTIVE
-from rubric_lsp.document import _comment_start
 
 log = logging.getLogger(__name__)
 
@@ -34,16 +34,28 @@ def _text_edits(convert: Converter, edits) -> list[types.TextEdit]:
     return [types.TextEdit(range=convert.span(e.span), new_text=e.new_text) for e in edits]
 
 
-def _workspace_edit(ls: RubricServer, uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+def _workspace_edit(
+    ls: RubricServer, uri: str, version: int | None, edits: list[types.TextEdit]
+) -> types.WorkspaceEdit:
     if ls.client_supports("workspace.workspace_edit.document_changes"):
-        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=edits)])
+        return types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=edits
+                )
+            ]
+        )
     return types.WorkspaceEdit(changes={uri: edits})
 
 
 def _lsp_diagnostic(convert: Converter, diag: Diagnostic) -> types.Diagnostic:
-    return types.Diagnostic(range=convert.range(diag.range), message=diag.message,
-                            severity=types.DiagnosticSeverity(int(diag.severity)), code=diag.code, source=SOURCE)
+    return types.Diagnostic(
+        range=convert.range(diag.range),
+        message=diag.message,
+        severity=types.DiagnosticSeverity(int(diag.severity)),
+        code=diag.code,
+        source=SOURCE,
+    )
 
 
 def disable_comment_edit(result: LintResult, diag: Diagnostic) -> tuple[Span, str] | None:
@@ -64,7 +76,7 @@ def disable_comment_edit(result: LintResult, diag: Diagnostic) -> tuple[Span, st
     if hash_at != -1:
         directive = _DIRECTIVE.search(text, hash_at)
         if directive is not None:
-            if directive.group(1).lower() != "disable" or text[directive.end():].strip():
+            if directive.group(1).lower() != "disable" or text[directive.end() :].strip():
                 return None  # another kind of directive, or words after it: leave it alone
             end = doc.lines.line_starts[line] + directive.end()
             return Span(end, end), f",{diag.code}"
@@ -96,11 +108,14 @@ def _inside_multiline_scalar(root, offset: int, line_start: int) -> bool:
     return False
 
 
-async def code_actions(ls: RubricServer, uri: str, version: int | None, result: LintResult, span: Span,
-                       only: list[str] | None) -> list[types.CodeAction]:
+async def code_actions(
+    ls: RubricServer, uri: str, version: int | None, result: LintResult, span: Span, only: list[str] | None
+) -> list[types.CodeAction]:
     convert = ls.converter(result)
     actions: list[types.CodeAction] = []
-    want_quickfix = not only or any(types.CodeActionKind.QuickFix.value.startswith(k) or k.startswith("quickfix") for k in only)
+    want_quickfix = not only or any(
+        types.CodeActionKind.QuickFix.value.startswith(k) or k.startswith("quickfix") for k in only
+    )
     if want_quickfix:
         disabled: set[tuple[str, int]] = set()
         for diag in result.diagnostics:
@@ -109,13 +124,15 @@ async def code_actions(ls: RubricServer, uri: str, version: int | None, result: 
             lsp_diag = _lsp_diagnostic(convert, diag)
             if diag.fix is not None:
                 title = diag.fix.title if diag.fix.safe else f"{diag.fix.title} (changes meaning: check it)"
-                actions.append(types.CodeAction(
-                    title=f"{title} ({diag.code})",
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[lsp_diag],
-                    is_preferred=diag.fix.safe,
-                    edit=_workspace_edit(ls, uri, version, _text_edits(convert, diag.fix.edits)),
-                ))
+                actions.append(
+                    types.CodeAction(
+                        title=f"{title} ({diag.code})",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[lsp_diag],
+                        is_preferred=diag.fix.safe,
+                        edit=_workspace_edit(ls, uri, version, _text_edits(convert, diag.fix.edits)),
+                    )
+                )
             key = (diag.code, diag.range.start.line)
             if key in disabled:
                 continue
@@ -123,12 +140,14 @@ async def code_actions(ls: RubricServer, uri: str, version: int | None, result: 
             where = disable_comment_edit(result, diag)
             if where is not None:
                 at, text = where
-                actions.append(types.CodeAction(
-                    title=f"Disable {diag.code} on this line",
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[lsp_diag],
-                    edit=_workspace_edit(ls, uri, version, [types.TextEdit(range=convert.span(at), new_text=text)]),
-                ))
+                actions.append(
+                    types.CodeAction(
+                        title=f"Disable {diag.code} on this line",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[lsp_diag],
+                        edit=_workspace_edit(ls, uri, version, [types.TextEdit(range=convert.span(at), new_text=text)]),
+                    )
+                )
     if not only or any(FIX_ALL.startswith(k) for k in only):
         fix_all = await fix_all_action(ls, uri, version, result)
         if fix_all is not None:
@@ -146,7 +165,9 @@ def fix_all_text(ls: RubricServer, uri: str, result: LintResult) -> str:
     return text
 
 
-async def fix_all_action(ls: RubricServer, uri: str, version: int | None, result: LintResult) -> types.CodeAction | None:
+async def fix_all_action(
+    ls: RubricServer, uri: str, version: int | None, result: LintResult
+) -> types.CodeAction | None:
     if not any(d.fix is not None and d.fix.safe for d in result.diagnostics):
         return None
     old = result.document.text
@@ -163,14 +184,17 @@ async def fix_all_action(ls: RubricServer, uri: str, version: int | None, result
     while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
         suffix += 1
     convert = ls.converter(result)
-    edit = types.TextEdit(range=convert.span(Span(prefix, len(old) - suffix)), new_text=new[prefix:len(new) - suffix])
-    return types.CodeAction(title="Fix all safe rubric-lint findings", kind=FIX_ALL,
-                            edit=_workspace_edit(ls, uri, version, [edit]))
+    edit = types.TextEdit(range=convert.span(Span(prefix, len(old) - suffix)), new_text=new[prefix : len(new) - suffix])
+    return types.CodeAction(
+        title="Fix all safe rubric-lint findings", kind=FIX_ALL, edit=_workspace_edit(ls, uri, version, [edit])
+    )
 
 
 def register(ls: RubricServer) -> None:
-    @ls.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False))
+    @ls.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False),
+    )
     async def code_action(ls: RubricServer, params: types.CodeActionParams):
         uri = params.text_document.uri
         if uri not in ls.workspace.text_documents:

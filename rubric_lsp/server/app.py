@@ -41,9 +41,9 @@ class DocState:
     version: int = 0
     result: LintResult | None = None  # the lint of ``result_version``
     result_version: int | None = None
-    pending: "asyncio.Future[LintResult] | None" = None  # a lint of ``pending_version`` under way
+    pending: asyncio.Future[LintResult] | None = None  # a lint of ``pending_version`` under way
     pending_version: int | None = None
-    push_task: "asyncio.Task | None" = None
+    push_task: asyncio.Task | None = None
     published_version: int | None = None
     result_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -78,7 +78,9 @@ class RubricProtocol(LanguageServerProtocol):
                         return super().structure_message(data)
                     except JsonRpcException:
                         pass
-            log.warning("request %s (%s) has invalid parameters; answering with an error", data.get("id"), data.get("method"))
+            log.warning(
+                "request %s (%s) has invalid parameters; answering with an error", data.get("id"), data.get("method")
+            )
             error = exc if isinstance(exc, JsonRpcInvalidParams) else JsonRpcInvalidParams()
             self._send_response(data["id"], None, error.to_response_error())
             return _Ignored()
@@ -86,8 +88,12 @@ class RubricProtocol(LanguageServerProtocol):
 
 class RubricServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("rubric-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=RubricProtocol)
+        super().__init__(
+            "rubric-lsp",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=RubricProtocol,
+        )
         self.settings = ServerSettings()
         self.init_options: Any = None
         self.docs: dict[str, DocState] = {}
@@ -229,7 +235,9 @@ class RubricServer(LanguageServer):
             return
         try:
             values = await asyncio.wait_for(
-                self.workspace_configuration_async(types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])),
+                self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+                ),
                 timeout=5,
             )
         except Exception as exc:  # a client that cannot answer keeps the settings we have
@@ -256,8 +264,12 @@ class RubricServer(LanguageServer):
 class ClientLogHandler(logging.Handler):
     """Sends log records to the client's log (window/logMessage), never to stdout."""
 
-    LEVELS = {logging.ERROR: types.MessageType.Error, logging.WARNING: types.MessageType.Warning,
-              logging.INFO: types.MessageType.Info, logging.DEBUG: types.MessageType.Log}
+    LEVELS = {
+        logging.ERROR: types.MessageType.Error,
+        logging.WARNING: types.MessageType.Warning,
+        logging.INFO: types.MessageType.Info,
+        logging.DEBUG: types.MessageType.Log,
+    }
 
     def __init__(self, server: RubricServer) -> None:
         super().__init__(logging.INFO)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from lsprotocol import types
 
@@ -24,20 +25,41 @@ log = logging.getLogger(__name__)
 
 PLACEHOLDER = "__rubric_complete__"
 _KEY_LINE = re.compile(r"^(?P<indent>[ \t]*(?:-[ \t]+)*)(?P<word>[A-Za-z_$][\w$.\-]*)?$")
-_VALUE_LINE = re.compile(r"^(?P<head>[ \t]*(?:-[ \t]+)*(?P<key>[A-Za-z_$][\w$.\-]*|\"[^\"]*\"|'[^']*')[ \t]*:(?P<space>[ \t]*))(?P<word>[^\s#]*)$")
+_VALUE_LINE = re.compile(
+    r"^(?P<head>[ \t]*(?:-[ \t]+)*(?P<key>[A-Za-z_$][\w$.\-]*|\"[^\"]*\"|'[^']*')[ \t]*:(?P<space>[ \t]*))(?P<word>[^\s#]*)$"
+)
 
 
 # Provider ids promptfoo understands (prefix:kind:model); the model part is an example.
 PROVIDER_IDS = (
-    "openai:gpt-4.1-mini", "openai:chat:gpt-4.1", "openai:gpt-5", "openai:responses:o4-mini",
-    "anthropic:messages:claude-sonnet-4-5-20250929", "anthropic:messages:claude-3-5-haiku-20241022",
-    "azureopenai:chat:<deployment>", "google:gemini-2.5-pro", "vertex:gemini-2.5-pro",
-    "bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0", "mistral:mistral-large-latest",
-    "groq:llama-3.3-70b-versatile", "deepseek:deepseek-chat", "openrouter:openai/gpt-4o",
-    "ollama:chat:llama3.1", "vllm:<model>", "xai:grok-3", "togetherai:meta-llama/Llama-3.3-70B-Instruct-Turbo",
-    "fireworks:accounts/fireworks/models/llama-v3p1-70b-instruct", "perplexity:sonar", "cohere:command-r-plus",
-    "github:openai/gpt-4.1", "huggingface:text-generation:<model>", "echo", "python:provider.py",
-    "file://provider.py", "exec:./provider.sh", "http://localhost:8080/generate",
+    "openai:gpt-4.1-mini",
+    "openai:chat:gpt-4.1",
+    "openai:gpt-5",
+    "openai:responses:o4-mini",
+    "anthropic:messages:claude-sonnet-4-5-20250929",
+    "anthropic:messages:claude-3-5-haiku-20241022",
+    "azureopenai:chat:<deployment>",
+    "google:gemini-2.5-pro",
+    "vertex:gemini-2.5-pro",
+    "bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0",
+    "mistral:mistral-large-latest",
+    "groq:llama-3.3-70b-versatile",
+    "deepseek:deepseek-chat",
+    "openrouter:openai/gpt-4o",
+    "ollama:chat:llama3.1",
+    "vllm:<model>",
+    "xai:grok-3",
+    "togetherai:meta-llama/Llama-3.3-70B-Instruct-Turbo",
+    "fireworks:accounts/fireworks/models/llama-v3p1-70b-instruct",
+    "perplexity:sonar",
+    "cohere:command-r-plus",
+    "github:openai/gpt-4.1",
+    "huggingface:text-generation:<model>",
+    "echo",
+    "python:provider.py",
+    "file://provider.py",
+    "exec:./provider.sh",
+    "http://localhost:8080/generate",
 )
 
 
@@ -51,7 +73,9 @@ def _known(name: str) -> list[str]:
     return sorted(known_assertion_types())
 
 
-def completions(fmt: Format | None, text: str, offset: int, language: str, markup=None) -> tuple[list[types.CompletionItem], Span]:
+def completions(
+    fmt: Format | None, text: str, offset: int, language: str, markup=None
+) -> tuple[list[types.CompletionItem], Span]:
     """Items for the cursor at ``offset``, and the span of text (the word typed so far) they replace."""
     nothing: tuple[list[types.CompletionItem], Span] = ([], Span(offset, offset))
     if fmt is None or language != "yaml":
@@ -97,7 +121,9 @@ def _key_items(fmt: Format, probe: str, at: int, markup=None) -> list[types.Comp
                 continue
             description = _describe(fmt, loc.path[:-1] + [key])
             items[key] = types.CompletionItem(
-                label=key, kind=types.CompletionItemKind.Property, insert_text=f"{key}: ",
+                label=key,
+                kind=types.CompletionItemKind.Property,
+                insert_text=f"{key}: ",
                 documentation=(markup(description) if markup else description) if description else None,
                 detail=_type_of(prop),
             )
@@ -118,10 +144,19 @@ def _value_items(fmt: Format, probe: str, at: int, key: str) -> list[types.Compl
     if fmt.name.startswith("promptfoo"):
         if key == "type" and any(p in ("assert", "assertions") for p in loc.path if isinstance(p, str)):
             values.extend(_known("assertion"))
-        if key in ("provider", "id") and any(p in ("provider", "providers", "targets", "options") for p in loc.path[:-1] if isinstance(p, str)) or key == "provider":
+        if (
+            (key in ("provider", "id")
+            and any(p in ("provider", "providers", "targets", "options") for p in loc.path[:-1] if isinstance(p, str)))
+            or key == "provider"
+        ):
             values.extend(_known("provider"))
-    return [types.CompletionItem(label=_yaml(v), kind=types.CompletionItemKind.EnumMember if not isinstance(v, bool) else types.CompletionItemKind.Value)
-            for v in _unique(values)]
+    return [
+        types.CompletionItem(
+            label=_yaml(v),
+            kind=types.CompletionItemKind.EnumMember if not isinstance(v, bool) else types.CompletionItemKind.Value,
+        )
+        for v in _unique(values)
+    ]
 
 
 def _unique(values: Iterable[Any]) -> list[Any]:

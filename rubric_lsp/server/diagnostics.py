@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import logging
+import os
 
 from lsprotocol import types
 
@@ -35,16 +35,18 @@ def to_lsp(ls: RubricServer, uri: str, result: LintResult) -> list[types.Diagnos
             for rel in diag.related
             if rel.path is None
         ] or None
-        out.append(types.Diagnostic(
-            range=convert.range(diag.range),
-            message=diag.message,
-            severity=types.DiagnosticSeverity(int(diag.severity)),
-            code=diag.code,
-            code_description=types.CodeDescription(href=rule.docs_url) if rule else None,
-            source=SOURCE,
-            related_information=related,
-            data={"fixable": diag.fix is not None},
-        ))
+        out.append(
+            types.Diagnostic(
+                range=convert.range(diag.range),
+                message=diag.message,
+                severity=types.DiagnosticSeverity(int(diag.severity)),
+                code=diag.code,
+                code_description=types.CodeDescription(href=rule.docs_url) if rule else None,
+                source=SOURCE,
+                related_information=related,
+                data={"fixable": diag.fix is not None},
+            )
+        )
     return out
 
 
@@ -95,8 +97,11 @@ async def _push_loop(ls: RubricServer, uri: str, delay: float) -> None:
 def publish(ls: RubricServer, uri: str, version: int | None, result: LintResult) -> None:
     state = ls.state(uri)
     state.published_version = version
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-        uri=uri, version=version, diagnostics=to_lsp(ls, uri, result) + state.extra.get("grading_diagnostics", [])))
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(
+            uri=uri, version=version, diagnostics=to_lsp(ls, uri, result) + state.extra.get("grading_diagnostics", [])
+        )
+    )
 
 
 def clear(ls: RubricServer, uri: str) -> None:

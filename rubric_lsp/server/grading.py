@@ -74,7 +74,9 @@ class Grading:
             log.info("client refused a progress token: %s", exc)
             return
         self.token = token
-        self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=self.title, cancellable=True, percentage=0))
+        self.ls.work_done_progress.begin(
+            token, types.WorkDoneProgressBegin(title=self.title, cancellable=True, percentage=0)
+        )
         cancelled = self.ls.work_done_progress.tokens.get(token)
         if cancelled is not None:
             cancelled.add_done_callback(lambda _f: self.cancel())
@@ -88,8 +90,12 @@ class Grading:
         if self.token is None or total <= 0:
             return
         try:
-            self.ls.work_done_progress.report(self.token, types.WorkDoneProgressReport(
-                message=f"{done}/{total} judged", percentage=int(100 * done / total), cancellable=True))
+            self.ls.work_done_progress.report(
+                self.token,
+                types.WorkDoneProgressReport(
+                    message=f"{done}/{total} judged", percentage=int(100 * done / total), cancellable=True
+                ),
+            )
         except Exception:
             pass
 
@@ -117,7 +123,9 @@ async def _run(ls: RubricServer, title: str, work) -> Any:
         else:
             log.exception("grading failed")
         grading.end(f"Failed: {exc}")
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"Grading failed: {_error_message(exc)}"))
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=f"Grading failed: {_error_message(exc)}")
+        )
         return {"error": _error_message(exc)}
     grading.end("Done")
     return result
@@ -158,7 +166,9 @@ async def grade_text_command(ls: RubricServer, args: dict[str, Any]) -> dict[str
     async def work(progress):
         from rubric_lsp import grading as engine
 
-        return await engine.grade_text(source, path, response, query, judge_settings(ls), test_index=test_index, on_progress=progress)
+        return await engine.grade_text(
+            source, path, response, query, judge_settings(ls), test_index=test_index, on_progress=progress
+        )
 
     report = await _run(ls, "Grading response", work)
     if isinstance(report, dict) and (report.get("error") or report.get("cancelled")) and "verdicts" not in report:

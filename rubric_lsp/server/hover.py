@@ -32,7 +32,11 @@ def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) 
         verdict = _verdict_text(ls, uri, offset)
         if verdict:
             parts.append(verdict)
-        for section in (_criterion_text(ls, fmt, root, offset), _grader_text(fmt, result, loc, offset), _key_text(fmt, loc)):
+        for section in (
+            _criterion_text(ls, fmt, root, offset),
+            _grader_text(fmt, result, loc, offset),
+            _key_text(fmt, loc),
+        ):
             if section:
                 parts.append(section)
     return "\n\n---\n\n".join(parts) or None

@@ -10,7 +10,7 @@ for edits made while a grading was running.
 from __future__ import annotations
 
 import difflib
-from typing import Callable
+from collections.abc import Callable
 
 LineMap = Callable[[int], "int | None"]
 
@@ -29,8 +29,8 @@ def line_map(old: str, new: str) -> LineMap:
     tail = 0
     while tail < shortest - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
         tail += 1
-    old_middle = old_lines[head:len(old_lines) - tail]
-    new_middle = new_lines[head:len(new_lines) - tail]
+    old_middle = old_lines[head : len(old_lines) - tail]
+    new_middle = new_lines[head : len(new_lines) - tail]
     moved: dict[int, int] = {}
     if old_middle and new_middle and len(old_middle) * len(new_middle) <= MAX_MATCHED_PAIRS:
         matcher = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)

@@ -108,7 +108,12 @@ def _fitting(candidates: list[dict], node: Node, unknown: Any = None) -> list[di
         fits = True
         for key, prop in props.items():
             value = node.get(key)
-            if value is None or not value.is_scalar or not isinstance(prop, dict) or (unknown is not None and value.value == unknown):
+            if (
+                value is None
+                or not value.is_scalar
+                or not isinstance(prop, dict)
+                or (unknown is not None and value.value == unknown)
+            ):
                 continue
             allowed = [prop["const"]] if "const" in prop else prop.get("enum")
             if allowed is not None and value.value not in allowed:

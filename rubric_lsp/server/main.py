@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import asyncio
+import gc
 import logging
 import os
 import sys
@@ -41,14 +41,25 @@ def build_server():
         await ls.refresh_settings()
         if ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
             try:
-                await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
-                    id="rubric-pyproject", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
-                        types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
-                        # files that rubric configs reference (file://…): their changes re-lint the config
-                        types.FileSystemWatcher(glob_pattern="**/*.{yaml,yml,json,jsonl,csv,txt,md,py,js}"),
-                    ]),
-                )]))
+                await ls.client_register_capability_async(
+                    types.RegistrationParams(
+                        registrations=[
+                            types.Registration(
+                                id="rubric-pyproject",
+                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                    watchers=[
+                                        types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
+                                        # files that rubric configs reference (file://…): their changes re-lint the config
+                                        types.FileSystemWatcher(
+                                            glob_pattern="**/*.{yaml,yml,json,jsonl,csv,txt,md,py,js}"
+                                        ),
+                                    ]
+                                ),
+                            )
+                        ]
+                    )
+                )
             except Exception as exc:
                 logging.getLogger("rubric_lsp.server").info("could not watch pyproject.toml files: %s", exc)
         # The grading engine's first use imports litellm (seconds of CPU): pay that in a
@@ -102,8 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     parser.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT instead (for debugging)")
     parser.add_argument("--host", default="127.0.0.1", help="with --tcp: the address to bind (default 127.0.0.1)")
-    parser.add_argument("--log-level", default=os.environ.get("RUBRIC_LSP_LOG", "INFO"),
-                        choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="what goes to the client's log and stderr")
+    parser.add_argument(
+        "--log-level",
+        default=os.environ.get("RUBRIC_LSP_LOG", "INFO"),
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="what goes to the client's log and stderr",
+    )
     parser.add_argument("--version", action="version", version=f"rubric-lsp {__version__}")
     args = parser.parse_args(argv)
 
@@ -113,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     # the first lint (see RubricServer.start_up_done), or 5 s after start at the latest.
     gc.disable()
     # stdout is the protocol channel: logs go to stderr and to the client's log only.
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="rubric-lsp %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="rubric-lsp %(levelname)s %(name)s: %(message)s"
+    )
     logging.getLogger("rubric_lsp").setLevel(args.log_level)
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message body at INFO
     for noisy in ("LiteLLM", "litellm", "httpx"):

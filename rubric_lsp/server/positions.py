@@ -25,7 +25,7 @@ def _units(char: str, encoding: str) -> int:
 class Converter:
     """Converts positions for one text in one encoding."""
 
-    __slots__ = ("lines", "encoding")
+    __slots__ = ("encoding", "lines")
 
     def __init__(self, lines: LineIndex, encoding: str) -> None:
         self.lines = lines

@@ -44,10 +44,14 @@ def describe(view, entry, strategy: str | None) -> str:
     name = entry.label
     lines = [f"**Criterion {entry.index + 1}: {name}** (weight {weight:g})", ""]
     if math.isfinite(weight) and weight > 0 and positive > 0:
-        lines.append(f"Carries **{weight / positive:.0%}** of the maximum score ({weight:g} of {positive:g} positive weight).")
+        lines.append(
+            f"Carries **{weight / positive:.0%}** of the maximum score ({weight:g} of {positive:g} positive weight)."
+        )
     elif math.isfinite(weight) and weight < 0:
-        lines.append(f"A penalty: MET means the response *does* this, and takes up to {abs(weight):g} off"
-                     + (f" ({abs(weight) / positive:.0%} of the maximum score)." if positive > 0 else "."))
+        lines.append(
+            f"A penalty: MET means the response *does* this, and takes up to {abs(weight):g} off"
+            + (f" ({abs(weight) / positive:.0%} of the maximum score)." if positive > 0 else ".")
+        )
     elif weight == 0:
         lines.append("Weight 0: its verdict never changes the score.")
     else:
@@ -61,12 +65,20 @@ def describe(view, entry, strategy: str | None) -> str:
     except Exception:  # the engine is not there yet or rejects the rubric: say what we can
         rows = []
     if rows:
-        lines += ["", f"With every other criterion at its best, under the CANNOT_ASSESS strategy `{strategy}`:", "",
-                  "| verdict | score |", "|---|---|"]
+        lines += [
+            "",
+            f"With every other criterion at its best, under the CANNOT_ASSESS strategy `{strategy}`:",
+            "",
+            "| verdict | score |",
+            "|---|---|",
+        ]
         lines += [f"| {label} | {_fmt(value)} |" for label, value in rows]
         if strategy == "skip":
-            lines += ["", "`skip` leaves an abstention out of both the numerator and the denominator, "
-                      "so CANNOT_ASSESS scores like MET when the other criteria are met."]
+            lines += [
+                "",
+                "`skip` leaves an abstention out of both the numerator and the denominator, "
+                "so CANNOT_ASSESS scores like MET when the other criteria are met.",
+            ]
     return "\n".join(lines)
 
 
@@ -83,7 +95,9 @@ def _picks(entry) -> list[tuple[str, object]]:
     criterion = entry.criterion
     if criterion.is_binary:
         return [(v, v) for v in VERDICTS]
-    picks: list[tuple[str, object]] = [(f"{o.label} ({'NA' if o.na else o.value:})", i) for i, o in enumerate(criterion.options)]
+    picks: list[tuple[str, object]] = [
+        (f"{o.label} ({'NA' if o.na else o.value:})", i) for i, o in enumerate(criterion.options)
+    ]
     if not any(o.na for o in criterion.options):
         picks.append(("CANNOT_ASSESS", "CANNOT_ASSESS"))
     return picks

@@ -35,7 +35,7 @@ class ServerSettings:
     debounce_seconds: float = 0.005
     problems: tuple[str, ...] = field(default=(), compare=False)
 
-    def merged(self, data: Any) -> "ServerSettings":
+    def merged(self, data: Any) -> ServerSettings:
         """These settings updated from a ``rubric`` settings object (nested or dotted keys)."""
         flat = _flatten(_unwrap(data))
         changes: dict[str, Any] = {}
@@ -44,8 +44,10 @@ class ServerSettings:
             spec = _KEYS.get(key)
             if spec is None:
                 if "key" in key.lower().rsplit(".", 1)[-1] and value:
-                    problems.append(f"setting rubric.{key} is ignored: API keys are read from the environment only "
-                                    "(e.g. OPENAI_API_KEY), never from settings")
+                    problems.append(
+                        f"setting rubric.{key} is ignored: API keys are read from the environment only "
+                        "(e.g. OPENAI_API_KEY), never from settings"
+                    )
                 continue
             attr, kind, what = spec
             if value is None:

@@ -16,12 +16,24 @@ log = logging.getLogger(__name__)
 K = types.SymbolKind
 
 
-def _symbol(convert: Converter, name: str, kind: types.SymbolKind, node: Node, detail: str | None = None,
-            children: list[types.DocumentSymbol] | None = None, select: Node | None = None) -> types.DocumentSymbol:
+def _symbol(
+    convert: Converter,
+    name: str,
+    kind: types.SymbolKind,
+    node: Node,
+    detail: str | None = None,
+    children: list[types.DocumentSymbol] | None = None,
+    select: Node | None = None,
+) -> types.DocumentSymbol:
     rng = convert.span(node.span)
-    return types.DocumentSymbol(name=name or "(unnamed)", kind=kind, range=rng,
-                                selection_range=convert.span((select or node).span) if select is not None else rng,
-                                detail=detail, children=children or None)
+    return types.DocumentSymbol(
+        name=name or "(unnamed)",
+        kind=kind,
+        range=rng,
+        selection_range=convert.span((select or node).span) if select is not None else rng,
+        detail=detail,
+        children=children or None,
+    )
 
 
 def _short(text, limit: int = 60) -> str:
@@ -41,13 +53,28 @@ def autorubric_symbols(convert: Converter, root: Node) -> list[types.DocumentSym
         name = entry.label
         weight = entry.criterion.weight if entry.criterion is not None else None
         detail = (f"weight {weight:g}" if weight is not None else "invalid") + (
-            f" · {_short(requirement.value, 40)}" if requirement is not None and requirement.is_scalar and requirement.value else "")
-        symbol = _symbol(convert, name, K.Property, node, detail, select=node.key_node("name") or node.key_node("requirement") if node.is_map else None)
+            f" · {_short(requirement.value, 40)}"
+            if requirement is not None and requirement.is_scalar and requirement.value
+            else ""
+        )
+        symbol = _symbol(
+            convert,
+            name,
+            K.Property,
+            node,
+            detail,
+            select=node.key_node("name") or node.key_node("requirement") if node.is_map else None,
+        )
         if entry.section is not None:
             section = sections.get(id(entry.section))
             if section is None:
                 title = entry.section.get("name")
-                section = _symbol(convert, str(title.value) if title is not None and title.is_scalar else "section", K.Namespace, entry.section)
+                section = _symbol(
+                    convert,
+                    str(title.value) if title is not None and title.is_scalar else "section",
+                    K.Namespace,
+                    entry.section,
+                )
                 section.children = []
                 sections[id(entry.section)] = section
                 out.append(section)
@@ -59,7 +86,11 @@ def autorubric_symbols(convert: Converter, root: Node) -> list[types.DocumentSym
         children = []
         for i, ex in enumerate(examples.elements()):
             name = ex.get("name") if ex.is_map else None
-            children.append(_symbol(convert, str(name.value) if name is not None and name.is_scalar else f"example {i + 1}", K.Event, ex))
+            children.append(
+                _symbol(
+                    convert, str(name.value) if name is not None and name.is_scalar else f"example {i + 1}", K.Event, ex
+                )
+            )
         out.append(_symbol(convert, "examples", K.Array, examples, children=children))
     return out
 
@@ -78,7 +109,11 @@ def promptfoo_symbols(convert: Converter, root: Node) -> list[types.DocumentSymb
             if not test.is_map:
                 continue
             description = test.get("description")
-            name = _short(description.value) if description is not None and description.is_scalar and description.value else f"test {i + 1}"
+            name = (
+                _short(description.value)
+                if description is not None and description.is_scalar and description.value
+                else f"test {i + 1}"
+            )
             children.append(_symbol(convert, name, K.Method, test, children=_assertions(convert, test)))
         out.append(_symbol(convert, "tests", K.Array, tests, children=children))
     for key in ("prompts", "providers", "targets", "redteam", "scenarios"):
@@ -98,7 +133,16 @@ def _assertions(convert: Converter, test: Node) -> list[types.DocumentSymbol]:
         value = item.get("value")
         name = str(kind.value) if kind is not None and kind.is_scalar else "assertion"
         detail = _short(value.value, 50) if value is not None and value.is_scalar and value.value is not None else None
-        found.append(_symbol(convert, name, K.Boolean, item, detail, children=_assertions(convert, item) if name == "assert-set" else None))
+        found.append(
+            _symbol(
+                convert,
+                name,
+                K.Boolean,
+                item,
+                detail,
+                children=_assertions(convert, item) if name == "assert-set" else None,
+            )
+        )
     return found
 
 
@@ -112,7 +156,16 @@ def generic_symbols(convert: Converter, node: Node, depth: int = 0) -> list[type
         kind = K.Object if value.is_map else K.Array if value.is_seq else K.Field
         end = value if value.end >= key.end else key
         span_node = Node("map", key.start, end.end, None)
-        out.append(_symbol(convert, str(key.value), kind, span_node, children=generic_symbols(convert, value, depth + 1), select=key))
+        out.append(
+            _symbol(
+                convert,
+                str(key.value),
+                kind,
+                span_node,
+                children=generic_symbols(convert, value, depth + 1),
+                select=key,
+            )
+        )
     return out
 
 

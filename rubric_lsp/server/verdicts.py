@@ -64,9 +64,14 @@ class Shown:
             self.text = text
             return
         where = line_map(self.text, text)
-        self.marks = [Mark(moved.start.line, moved, mark.label, mark.tooltip)
-                      for mark in self.marks if (moved := _moved(mark.range, where)) is not None]
-        self.problems = [(moved, message) for rng, message in self.problems if (moved := _moved(rng, where)) is not None]
+        self.marks = [
+            Mark(moved.start.line, moved, mark.label, mark.tooltip)
+            for mark in self.marks
+            if (moved := _moved(mark.range, where)) is not None
+        ]
+        self.problems = [
+            (moved, message) for rng, message in self.problems if (moved := _moved(rng, where)) is not None
+        ]
         last_line = text.count("\n")
         for lens in self.lenses:
             # A lens stays (the score is still the last grading's); on an edited line it keeps its line number.
@@ -82,7 +87,9 @@ def _moved(rng: Range, where: LineMap) -> Range | None:
     if any(line is None for line in lines) or lines != list(range(lines[0], lines[0] + len(lines))):  # type: ignore[operator]
         return None
     shift = lines[0] - rng.start.line  # type: ignore[operator]
-    return Range(Position(rng.start.line + shift, rng.start.character), Position(rng.end.line + shift, rng.end.character))
+    return Range(
+        Position(rng.start.line + shift, rng.start.character), Position(rng.end.line + shift, rng.end.character)
+    )
 
 
 def _range(data: Any) -> Range | None:
@@ -90,7 +97,9 @@ def _range(data: Any) -> Range | None:
         return None
     try:
         start, end = data["start"], data["end"]
-        return Range(Position(int(start["line"]), int(start["character"])), Position(int(end["line"]), int(end["character"])))
+        return Range(
+            Position(int(start["line"]), int(start["character"])), Position(int(end["line"]), int(end["character"]))
+        )
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -111,7 +120,10 @@ def _tooltip(verdict: dict[str, Any], example: str | None = None) -> str:
         head = f"*{example}* — " + head
     parts = [head]
     if verdict.get("error"):
-        parts.append(f"Judge error: {verdict['error']}" + (f" (counted as {verdict['counted_as']})" if verdict.get("counted_as") else ""))
+        parts.append(
+            f"Judge error: {verdict['error']}"
+            + (f" (counted as {verdict['counted_as']})" if verdict.get("counted_as") else "")
+        )
     if verdict.get("reason"):
         parts.append(str(verdict["reason"]))
     if verdict.get("cached"):
@@ -217,8 +229,10 @@ def _refresh(ls: RubricServer, uri: str) -> None:
     state = ls.state(uri)
     shown: Shown | None = state.extra.get("shown")
     state.extra["grading_diagnostics"] = _problems(ls, uri, shown)
-    for capability, refresh in (("workspace.inlay_hint.refresh_support", ls.workspace_inlay_hint_refresh),
-                                ("workspace.code_lens.refresh_support", ls.workspace_code_lens_refresh)):
+    for capability, refresh in (
+        ("workspace.inlay_hint.refresh_support", ls.workspace_inlay_hint_refresh),
+        ("workspace.code_lens.refresh_support", ls.workspace_code_lens_refresh),
+    ):
         if ls.client_supports(capability):
             try:
                 refresh(None)
@@ -240,10 +254,22 @@ def _problems(ls: RubricServer, uri: str, shown: Shown | None) -> list[types.Dia
     result = state.result
     from rubric_lsp.server.positions import Converter
 
-    lines = shown.lines() or (result.document.lines if result is not None else LineIndex(ls.text_of(uri)[0] if uri in ls.workspace.text_documents else ""))
+    lines = shown.lines() or (
+        result.document.lines
+        if result is not None
+        else LineIndex(ls.text_of(uri)[0] if uri in ls.workspace.text_documents else "")
+    )
     convert = Converter(lines, ls.encoding)
-    return [types.Diagnostic(range=convert.range(rng), message=message, severity=types.DiagnosticSeverity.Information,
-                             source=SOURCE, code="grading") for rng, message in shown.problems]
+    return [
+        types.Diagnostic(
+            range=convert.range(rng),
+            message=message,
+            severity=types.DiagnosticSeverity.Information,
+            source=SOURCE,
+            code="grading",
+        )
+        for rng, message in shown.problems
+    ]
 
 
 # -- display ---------------------------------------------------------------------------
@@ -253,7 +279,9 @@ def verdict_hover(ls: RubricServer, uri: str, offset: int) -> str | None:
     if shown is None or state.result is None:
         return None
     pos = state.result.document.lines.position(offset)
-    texts = [m.tooltip for m in shown.marks if m.range.start.line <= pos.line <= max(m.range.end.line, m.range.start.line)]
+    texts = [
+        m.tooltip for m in shown.marks if m.range.start.line <= pos.line <= max(m.range.end.line, m.range.start.line)
+    ]
     return "\n\n---\n\n".join(texts) or None
 
 
@@ -271,9 +299,14 @@ def inlay_hints(ls: RubricServer, uri: str, visible: types.Range) -> list[types.
         if mark.line >= lines.line_count or not (visible.start.line <= mark.line <= visible.end.line):
             continue
         end = Position(mark.line, len(lines.line_text(mark.line)))
-        hints.append(types.InlayHint(
-            position=convert.position(end), label=mark.label, padding_left=True,
-            tooltip=types.MarkupContent(kind=types.MarkupKind.Markdown, value=mark.tooltip)))
+        hints.append(
+            types.InlayHint(
+                position=convert.position(end),
+                label=mark.label,
+                padding_left=True,
+                tooltip=types.MarkupContent(kind=types.MarkupKind.Markdown, value=mark.tooltip),
+            )
+        )
     return hints
 
 
@@ -285,7 +318,12 @@ def code_lenses(ls: RubricServer, uri: str) -> list[types.CodeLens]:
     from rubric_lsp.server.positions import Converter
 
     convert = Converter(shown.lines() or state.result.document.lines, ls.encoding)
-    return [types.CodeLens(range=convert.range(Range(lens.range.start, lens.range.start)),
-                           command=types.Command(title=lens.title, command="rubric-lsp.gradeDocument", arguments=[{"uri": uri}])
-                           if lens.regrade else types.Command(title=lens.title, command=""))
-            for lens in shown.lenses]
+    return [
+        types.CodeLens(
+            range=convert.range(Range(lens.range.start, lens.range.start)),
+            command=types.Command(title=lens.title, command="rubric-lsp.gradeDocument", arguments=[{"uri": uri}])
+            if lens.regrade
+            else types.Command(title=lens.title, command=""),
+        )
+        for lens in shown.lenses
+    ]

@@ -14,7 +14,9 @@ def _looks_like_criteria(node) -> bool:
         return False
     hits = 0
     for item in node.value[:5]:
-        if item.is_map and (item.has("requirement") or (item.has("criteria") and _looks_like_criteria(item.get("criteria")))):
+        if item.is_map and (
+            item.has("requirement") or (item.has("criteria") and _looks_like_criteria(item.get("criteria")))
+        ):
             hits += 1
     return hits > 0
 
@@ -31,7 +33,9 @@ def detect_rubric(doc: Document) -> int:
     if inner is not None and not root.has("items"):
         if _looks_like_criteria(inner):
             return 80
-        if inner.is_map and (_looks_like_criteria(inner.get("sections")) or _looks_like_criteria(inner.get("criteria"))):
+        if inner.is_map and (
+            _looks_like_criteria(inner.get("sections")) or _looks_like_criteria(inner.get("criteria"))
+        ):
             return 80
     for key in ("sections", "criteria"):
         if _looks_like_criteria(root.get(key)):
@@ -69,25 +73,29 @@ def _dataset_schema() -> dict:
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.autorubric.rules",)
 
-register(Format(
-    checker_modules=_CHECKERS,
-    name=RUBRIC,
-    title="autorubric rubric",
-    languages=("yaml", "json"),
-    schema_names=("autorubric-rubric.schema.json",),
-    file_patterns=("*.rubric.yaml", "*.rubric.yml", "*.rubric.json"),
-    detect=detect_rubric,
-    schema_file="autorubric-rubric.schema.json",
-    json_schema=_rubric_schema,
-))
-register(Format(
-    checker_modules=_CHECKERS,
-    name=DATASET,
-    title="autorubric dataset",
-    languages=("json",),
-    schema_names=("autorubric-dataset.schema.json",),
-    file_patterns=("*.dataset.json",),
-    detect=detect_dataset,
-    schema_file="autorubric-dataset.schema.json",
-    json_schema=_dataset_schema,
-))
+register(
+    Format(
+        checker_modules=_CHECKERS,
+        name=RUBRIC,
+        title="autorubric rubric",
+        languages=("yaml", "json"),
+        schema_names=("autorubric-rubric.schema.json",),
+        file_patterns=("*.rubric.yaml", "*.rubric.yml", "*.rubric.json"),
+        detect=detect_rubric,
+        schema_file="autorubric-rubric.schema.json",
+        json_schema=_rubric_schema,
+    )
+)
+register(
+    Format(
+        checker_modules=_CHECKERS,
+        name=DATASET,
+        title="autorubric dataset",
+        languages=("json",),
+        schema_names=("autorubric-dataset.schema.json",),
+        file_patterns=("*.dataset.json",),
+        detect=detect_dataset,
+        schema_file="autorubric-dataset.schema.json",
+        json_schema=_dataset_schema,
+    )
+)

@@ -26,7 +26,9 @@ def scalar_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def remove_pair(ctx: CheckContext, mapping: Node, key_node: Node, value_node: Node, title: str, safe: bool = True) -> Fix | None:
+def remove_pair(
+    ctx: CheckContext, mapping: Node, key_node: Node, value_node: Node, title: str, safe: bool = True
+) -> Fix | None:
     """A fix deleting ``key: value`` from ``mapping``, or None when no clean edit exists.
 
     YAML: only a pair that sits on lines of its own in a block mapping (a pair that
@@ -63,7 +65,7 @@ def remove_pair(ctx: CheckContext, mapping: Node, key_node: Node, value_node: No
         return None
     key_line = lines.position(key_node.start).line
     line_start = lines.line_starts[key_line]
-    if text[line_start:key_node.start].strip() != "":
+    if text[line_start : key_node.start].strip() != "":
         return None  # "- key:" or a flow mapping
     end_line = lines.position(max(value_node.end - 1, value_node.start)).line
     end = lines.line_starts[end_line + 1] if end_line + 1 < lines.line_count else len(text)

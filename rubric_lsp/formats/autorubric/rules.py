@@ -24,7 +24,9 @@ E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 FORMATS = (RUBRIC, DATASET)
 
 UNKNOWN_KEY = rule(
-    "AR001", "unknown-criterion-key", W,
+    "AR001",
+    "unknown-criterion-key",
+    W,
     "A criterion or option has a key autorubric does not know; it is dropped silently.",
     "autorubric ignores unknown keys, so a typo such as `requirment:` or `points:` vanishes "
     "without a word and the criterion falls back to defaults (or fails for a missing requirement).",
@@ -34,7 +36,9 @@ UNKNOWN_KEY = rule(
     formats=FORMATS,
 )
 RUBRIC_SHAPE = rule(
-    "AR100", "invalid-rubric-shape", E,
+    "AR100",
+    "invalid-rubric-shape",
+    E,
     "The rubric is not in a shape autorubric can read.",
     "autorubric accepts a list of criteria or sections, or a mapping with 'rubric', 'sections' or "
     "'criteria'; anything else makes Rubric.from_file raise before grading starts.",
@@ -43,7 +47,9 @@ RUBRIC_SHAPE = rule(
     formats=FORMATS,
 )
 NO_CRITERIA = rule(
-    "AR101", "no-criteria", E,
+    "AR101",
+    "no-criteria",
+    E,
     "The rubric has no criteria.",
     "autorubric raises 'No criteria found' for an empty rubric.",
     bad="criteria: []",
@@ -51,7 +57,9 @@ NO_CRITERIA = rule(
     formats=FORMATS,
 )
 NESTED_SECTION = rule(
-    "AR102", "nested-section", E,
+    "AR102",
+    "nested-section",
+    E,
     "A section is nested inside a section.",
     "Sections nest one level only; an inner section is read as a criterion without a requirement "
     "and autorubric refuses the rubric.",
@@ -60,7 +68,9 @@ NESTED_SECTION = rule(
     formats=FORMATS,
 )
 MISSING_REQUIREMENT = rule(
-    "AR103", "missing-requirement", E,
+    "AR103",
+    "missing-requirement",
+    E,
     "A criterion has no `requirement`.",
     "The requirement is what the judge checks; autorubric refuses a criterion without one.",
     bad="- name: accuracy\n  weight: 10",
@@ -68,17 +78,21 @@ MISSING_REQUIREMENT = rule(
     formats=FORMATS,
 )
 INVALID_FIELD = rule(
-    "AR104", "invalid-criterion-field", E,
+    "AR104",
+    "invalid-criterion-field",
+    E,
     "A criterion field has a value autorubric rejects (wrong type or not an allowed value).",
     "autorubric validates criteria with pydantic and refuses the whole rubric on the first bad "
     "field: a non-string requirement or name, a scale_type other than ordinal/nominal, options "
     "that are not a list of mappings, an option without a value.",
     bad="- requirement: 42\n  scale_type: ordered",
-    good="- requirement: \"42 is the answer\"\n  scale_type: ordinal",
+    good='- requirement: "42 is the answer"\n  scale_type: ordinal',
     formats=FORMATS,
 )
 TOO_FEW_OPTIONS = rule(
-    "AR105", "too-few-options", E,
+    "AR105",
+    "too-few-options",
+    E,
     "A multi-choice criterion has fewer than 2 options, or fewer than 2 options that are not NA.",
     "A choice between fewer than two scored options is no choice; autorubric refuses it.",
     bad="options:\n  - {label: Yes, value: 1}\n  - {label: N/A, value: 0, na: true}",
@@ -86,16 +100,19 @@ TOO_FEW_OPTIONS = rule(
     formats=FORMATS,
 )
 OPTION_VALUE_RANGE = rule(
-    "AR106", "option-value-out-of-range", E,
+    "AR106",
+    "option-value-out-of-range",
+    E,
     "A non-NA option's value is outside [0, 1] (or NaN).",
-    "Option values are score fractions; autorubric refuses values outside [0, 1] for options "
-    "that are not NA.",
+    "Option values are score fractions; autorubric refuses values outside [0, 1] for options that are not NA.",
     bad="- {label: Excellent, value: 5}",
     good="- {label: Excellent, value: 1.0}",
     formats=FORMATS,
 )
 GUIDELINES = rule(
-    "AR107", "invalid-guidelines", E,
+    "AR107",
+    "invalid-guidelines",
+    E,
     "`guidelines` is not a string, or is given both beside and inside `rubric`.",
     "autorubric refuses the file rather than guess which guidelines you meant.",
     bad="guidelines: 3\nrubric:\n  guidelines: Be strict\n  criteria: [...]",
@@ -149,21 +166,41 @@ def _report_problem(ctx: CheckContext, problem: Problem) -> None:
     if span.end == span.start and error.key_node is not None:
         span = error.key_node.span  # an empty value (``key:``) has no width to underline
     if error.type == "missing" and error.missing_key == "requirement":
-        ctx.report(MISSING_REQUIREMENT, span, "This criterion has no 'requirement' (what the judge should check); autorubric refuses the rubric. Add 'requirement: <what the response must do>'.")
+        ctx.report(
+            MISSING_REQUIREMENT,
+            span,
+            "This criterion has no 'requirement' (what the judge should check); autorubric refuses the rubric. Add 'requirement: <what the response must do>'.",
+        )
     elif error.type == "missing" and error.missing_key == "value":
-        ctx.report(INVALID_FIELD, span, "This option has no 'value' (the score in [0, 1] it gives when picked); autorubric refuses the rubric. Add 'value: ...'.")
+        ctx.report(
+            INVALID_FIELD,
+            span,
+            "This option has no 'value' (the score in [0, 1] it gives when picked); autorubric refuses the rubric. Add 'value: ...'.",
+        )
     elif error.type == "missing" and error.missing_key == "label":
-        ctx.report(INVALID_FIELD, span, "This option has no 'label' (the text the judge picks); autorubric refuses the rubric. Add 'label: ...'.")
+        ctx.report(
+            INVALID_FIELD,
+            span,
+            "This option has no 'label' (the text the judge picks); autorubric refuses the rubric. Add 'label: ...'.",
+        )
     elif error.type in ("ar_too_few_options", "ar_too_few_scored_options"):
         where = error.node.key_node("options") if error.node.is_map else None
-        ctx.report(TOO_FEW_OPTIONS, where if where is not None else span, error.message + "; autorubric refuses the rubric. Add options, or remove 'options' for a MET/UNMET criterion.")
+        ctx.report(
+            TOO_FEW_OPTIONS,
+            where if where is not None else span,
+            error.message
+            + "; autorubric refuses the rubric. Add options, or remove 'options' for a MET/UNMET criterion.",
+        )
     elif error.type == "ar_option_value_range":
         value_node = error.node.get("value") if error.node.is_map else None
         value = error.ctx.get("value") if error.ctx else None
         shown = ctx.source(value_node) if value_node is not None else str(value)
-        ctx.report(OPTION_VALUE_RANGE, value_node if value_node is not None else span,
-                   f"Option values are fractions of the criterion's weight between 0 and 1, got {shown}; autorubric refuses the rubric. "
-                   "Use a value in [0, 1] (1.0 for the best option), or mark a 'not applicable' option with 'na: true'.")
+        ctx.report(
+            OPTION_VALUE_RANGE,
+            value_node if value_node is not None else span,
+            f"Option values are fractions of the criterion's weight between 0 and 1, got {shown}; autorubric refuses the rubric. "
+            "Use a value in [0, 1] (1.0 for the best option), or mark a 'not applicable' option with 'na: true'.",
+        )
     else:
         fix = None
         if error.path and error.path[-1] == "scale_type" and isinstance(error.input, str):
@@ -188,13 +225,25 @@ def _field_message(ctx: CheckContext, error) -> str:
     """A plain-language message for a pydantic error on a criterion field."""
     path = [p for p in error.path if isinstance(p, str)]
     field = path[-1] if path else "criterion"
-    got = f"the text '{error.input}'" if isinstance(error.input, str) and len(error.input) < 40 else describe_type(error.input)
+    got = (
+        f"the text '{error.input}'"
+        if isinstance(error.input, str) and len(error.input) < 40
+        else describe_type(error.input)
+    )
     if error.node is not None and error.node.is_scalar and error.node.value is None:
         got = "nothing (null)"
-    where = f"'{field}'" if len(error.path) < 2 or not isinstance(error.path[-1], str) else f"'{field}' of option {error.path[-2] + 1}" if len(error.path) >= 3 and isinstance(error.path[-2], int) else f"'{field}'"
+    where = (
+        f"'{field}'"
+        if len(error.path) < 2 or not isinstance(error.path[-1], str)
+        else f"'{field}' of option {error.path[-2] + 1}"
+        if len(error.path) >= 3 and isinstance(error.path[-2], int)
+        else f"'{field}'"
+    )
     if field == "scale_type":
-        return (f"'scale_type' must be 'ordinal' (ordered options, the default) or 'nominal' (unordered categories), got {ctx.source(error.node) or 'nothing'}; "
-                "autorubric refuses the rubric.")
+        return (
+            f"'scale_type' must be 'ordinal' (ordered options, the default) or 'nominal' (unordered categories), got {ctx.source(error.node) or 'nothing'}; "
+            "autorubric refuses the rubric."
+        )
     if field == "options" and error.type in ("list_type",):
         return f"'options' must be a list of {{label, value}} options, got {got}; autorubric refuses the rubric."
     if error.type in ("model_type", "dict_type", "model_attributes_type"):
@@ -210,11 +259,31 @@ def _field_message(ctx: CheckContext, error) -> str:
 
 # Names other rubric tools use for autorubric's fields.
 _ALIASES = {
-    "criterion": {"points": "weight", "score": "weight", "importance": "weight", "description": "requirement",
-                  "criterion": "requirement", "text": "requirement", "question": "requirement", "title": "name",
-                  "id": "name", "key": "name", "choices": "options", "levels": "options", "scale": "scale_type"},
-    "option": {"score": "value", "points": "value", "text": "label", "name": "label", "description": "label",
-               "title": "label", "not_applicable": "na", "n/a": "na"},
+    "criterion": {
+        "points": "weight",
+        "score": "weight",
+        "importance": "weight",
+        "description": "requirement",
+        "criterion": "requirement",
+        "text": "requirement",
+        "question": "requirement",
+        "title": "name",
+        "id": "name",
+        "key": "name",
+        "choices": "options",
+        "levels": "options",
+        "scale": "scale_type",
+    },
+    "option": {
+        "score": "value",
+        "points": "value",
+        "text": "label",
+        "name": "label",
+        "description": "label",
+        "title": "label",
+        "not_applicable": "na",
+        "n/a": "na",
+    },
 }
 
 
@@ -228,7 +297,11 @@ def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> Non
         if what == "criterion" and key == "criteria" and not mapping.has("requirement"):
             continue  # a nested section, reported by its own rule
         if what == "criterion" and key == "criteria":
-            ctx.report(UNKNOWN_KEY, key_node, "A criterion cannot hold criteria (sections nest one level only): autorubric drops this 'criteria' list and never grades it. Move these criteria out to the section or the top level.")
+            ctx.report(
+                UNKNOWN_KEY,
+                key_node,
+                "A criterion cannot hold criteria (sections nest one level only): autorubric drops this 'criteria' list and never grades it. Move these criteria out to the section or the top level.",
+            )
             continue
         suggestion = closest(key, known)
         message = f"Unknown {what} key '{key}': autorubric drops it silently."
@@ -250,7 +323,11 @@ def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> Non
 def check_rubric_file(ctx: CheckContext) -> None:
     view = rubric_view(ctx)
     if view is None:
-        ctx.report(NO_CRITERIA, ctx.document.lines.single_line_span(0), "The file is empty: autorubric refuses a rubric without criteria. Add at least one criterion with a 'requirement'.")
+        ctx.report(
+            NO_CRITERIA,
+            ctx.document.lines.single_line_span(0),
+            "The file is empty: autorubric refuses a rubric without criteria. Add at least one criterion with a 'requirement'.",
+        )
         return
     report_view(ctx, view)
     root = ctx.document.root

@@ -24,7 +24,9 @@ FORMATS = (RUBRIC, DATASET)
 DOMINANT_SHARE = 0.5
 
 NO_POSITIVE_WEIGHT = rule(
-    "AR014", "no-positive-weight", W,
+    "AR014",
+    "no-positive-weight",
+    W,
     "No criterion has a positive weight.",
     "autorubric normalises by the total positive weight. Without one, the score becomes "
     "`1 + (sum of triggered penalties) / (total penalty weight)` — a response that triggers no "
@@ -34,7 +36,9 @@ NO_POSITIVE_WEIGHT = rule(
     formats=FORMATS,
 )
 BLANK_GUIDELINES = rule(
-    "AR016", "blank-guidelines", W,
+    "AR016",
+    "blank-guidelines",
+    W,
     "`guidelines` is empty or only spaces.",
     "autorubric treats blank guidelines as none, so the judge gets no extra instructions; usually "
     "the text was lost or is still to be written.",
@@ -44,7 +48,9 @@ BLANK_GUIDELINES = rule(
     formats=FORMATS,
 )
 IGNORED_LIST = rule(
-    "AR017", "ignored-criteria-list", W,
+    "AR017",
+    "ignored-criteria-list",
+    W,
     "A rubric mapping has two criteria lists; the one with lower precedence is ignored.",
     "autorubric reads `rubric` first, then `sections`, then `criteria`, and silently ignores the "
     "others, so criteria written in the ignored list are never graded.",
@@ -53,7 +59,9 @@ IGNORED_LIST = rule(
     formats=FORMATS,
 )
 DOMINANT_CRITERION = rule(
-    "AR020", "dominant-criterion", I,
+    "AR020",
+    "dominant-criterion",
+    I,
     "One criterion carries more than half of the rubric's positive weight.",
     "Under autorubric's default CANNOT_ASSESS strategy `skip`, criteria the judge cannot assess leave "
     "the score entirely. When the other criteria abstain, meeting this one alone scores 1.0; and even "
@@ -64,7 +72,9 @@ DOMINANT_CRITERION = rule(
     formats=FORMATS,
 )
 UNKNOWN_KEY = rule(
-    "AR021", "unknown-key", W,
+    "AR021",
+    "unknown-key",
+    W,
     "A rubric or dataset mapping has a key autorubric does not read; it is ignored.",
     "autorubric only reads known keys (rubric, sections, criteria, guidelines in a rubric; name, "
     "prompt, rubric, reference_submission, items in a dataset; submission, description, "
@@ -76,7 +86,9 @@ UNKNOWN_KEY = rule(
     formats=FORMATS,
 )
 INVALID_EXAMPLE = rule(
-    "AR022", "invalid-example", W,
+    "AR022",
+    "invalid-example",
+    W,
     "An entry of `examples` (rubric-lsp's graded examples) is malformed.",
     "`examples` is a rubric-lsp extension that autorubric ignores: each entry is "
     "`{name, query?, response, expect?: {min_score?, verdicts?}}`. A malformed entry cannot be "
@@ -86,7 +98,9 @@ INVALID_EXAMPLE = rule(
     formats=(RUBRIC,),
 )
 EXAMPLE_EXPECTATION = rule(
-    "AR023", "impossible-example-expectation", W,
+    "AR023",
+    "impossible-example-expectation",
+    W,
     "An example's `expect` can never match: wrong number of verdicts, an unknown criterion name, a verdict the criterion cannot give, or `min_score` outside [0, 1].",
     "Expected verdicts name, in order or by criterion name, MET/UNMET/CANNOT_ASSESS for binary "
     "criteria and an option label for multi-choice ones; scores lie in [0, 1].",
@@ -96,7 +110,10 @@ EXAMPLE_EXPECTATION = rule(
 )
 
 _EXAMPLE_FIELDS = {
-    "name": "text", "query": "text", "response": "text", "expect": "a mapping {min_score?, verdicts?}",
+    "name": "text",
+    "query": "text",
+    "response": "text",
+    "expect": "a mapping {min_score?, verdicts?}",
     "min_score": "a number in [0, 1]",
     "verdicts": "a list (one verdict per criterion, in order) or a mapping from criterion name to verdict, all text",
 }
@@ -107,9 +124,12 @@ RUBRIC_MAPPING_KEYS = ("sections", "criteria", "guidelines")
 
 def check_rubric_level(ctx: CheckContext, view: RubricView) -> None:
     for key_node, winner, why in view.ignored:
-        ctx.report(IGNORED_LIST, key_node,
-                   f"{why}: autorubric never grades the criteria listed here. Move them into '{winner.value}' or delete this list.",
-                   related=[(winner, "the list autorubric reads")])
+        ctx.report(
+            IGNORED_LIST,
+            key_node,
+            f"{why}: autorubric never grades the criteria listed here. Move them into '{winner.value}' or delete this list.",
+            related=[(winner, "the list autorubric reads")],
+        )
     _blank_guidelines(ctx, view.root)
     _section_keys(ctx, view)
     criteria = [(entry, entry.criterion) for entry in view.entries if entry.criterion is not None]
@@ -123,8 +143,10 @@ def check_rubric_level(ctx: CheckContext, view: RubricView) -> None:
         if all(w == 0 for w in weights):
             message = "Every weight is 0: autorubric scores every response 0.0. Give the criteria that reward good responses positive weights."
         else:
-            message = ("No criterion has a positive weight: autorubric then scores 1 + (triggered penalties) / (total penalty weight), "
-                       "so any response that triggers no penalty scores 1.0 whatever its quality. Add at least one positive-weight criterion.")
+            message = (
+                "No criterion has a positive weight: autorubric then scores 1 + (triggered penalties) / (total penalty weight), "
+                "so any response that triggers no penalty scores 1.0 whatever its quality. Add at least one positive-weight criterion."
+            )
         ctx.report(NO_POSITIVE_WEIGHT, ctx.line_span(where), message)
         return
     positive = [(entry, c) for entry, c in criteria if c.weight > 0]
@@ -134,10 +156,13 @@ def check_rubric_level(ctx: CheckContext, view: RubricView) -> None:
         share = heaviest.weight / total
         if share > DOMINANT_SHARE:
             weight_node = entry.node.get("weight")
-            ctx.report(DOMINANT_CRITERION, weight_node if weight_node is not None else anchor(ctx, entry.node),
-                       f"{_which(entry)} carries {share:.0%} of the positive weight. Under the default CANNOT_ASSESS strategy 'skip', "
-                       f"if the judge cannot assess the other criteria, meeting this one alone scores 1.0; even with every other criterion "
-                       f"UNMET it alone gives {share:.2f}. Consider balancing the weights or splitting this criterion.")
+            ctx.report(
+                DOMINANT_CRITERION,
+                weight_node if weight_node is not None else anchor(ctx, entry.node),
+                f"{_which(entry)} carries {share:.0%} of the positive weight. Under the default CANNOT_ASSESS strategy 'skip', "
+                f"if the judge cannot assess the other criteria, meeting this one alone scores 1.0; even with every other criterion "
+                f"UNMET it alone gives {share:.2f}. Consider balancing the weights or splitting this criterion.",
+            )
 
 
 # Criterion fields that mean nothing on a section (its 'name' is documentation, so it is fine).
@@ -152,9 +177,12 @@ def _section_keys(ctx: CheckContext, view: RubricView) -> None:
             continue
         for key_node, _value in section.pairs():
             if key_node.value in _CRITERION_ONLY_KEYS:
-                ctx.report(UNKNOWN_KEY, key_node,
-                           f"'{key_node.value}' on a section is ignored: autorubric only reads a section's 'criteria'. "
-                           f"Put '{key_node.value}' on the criteria themselves.")
+                ctx.report(
+                    UNKNOWN_KEY,
+                    key_node,
+                    f"'{key_node.value}' on a section is ignored: autorubric only reads a section's 'criteria'. "
+                    f"Put '{key_node.value}' on the criteria themselves.",
+                )
 
 
 def _which(entry) -> str:
@@ -172,9 +200,12 @@ def _blank_guidelines(ctx: CheckContext, root: Node) -> None:
         node = mapping.get("guidelines")
         if node is not None and node.is_scalar and isinstance(node.value, str) and not node.value.strip():
             key_node = mapping.key_node("guidelines")
-            ctx.report(BLANK_GUIDELINES, key_node,
-                       "'guidelines' is blank: autorubric treats it as no guidelines, so the judge gets no extra instructions. Write them, or remove the key.",
-                       fix=remove_pair(ctx, mapping, key_node, node, "Remove the blank 'guidelines'"))
+            ctx.report(
+                BLANK_GUIDELINES,
+                key_node,
+                "'guidelines' is blank: autorubric treats it as no guidelines, so the judge gets no extra instructions. Write them, or remove the key.",
+                fix=remove_pair(ctx, mapping, key_node, node, "Remove the blank 'guidelines'"),
+            )
 
 
 def check_unknown_keys(ctx: CheckContext, mapping: Node, known: tuple[str, ...], what: str) -> None:
@@ -185,7 +216,9 @@ def check_unknown_keys(ctx: CheckContext, mapping: Node, known: tuple[str, ...],
         if key in known:
             continue
         if not isinstance(key, str):
-            ctx.report(UNKNOWN_KEY, key_node, f"{what} has a key that is not text ({scalar_text(key)}); autorubric ignores it.")
+            ctx.report(
+                UNKNOWN_KEY, key_node, f"{what} has a key that is not text ({scalar_text(key)}); autorubric ignores it."
+            )
             continue
         suggestion = closest(key, known)
         message = f"Unknown key '{key}' in {what}: autorubric ignores it."
@@ -210,7 +243,11 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
     if node is None or node.value is None:
         return
     if not node.is_seq:
-        ctx.report(INVALID_EXAMPLE, ctx.line_span(node), "'examples' must be a list of {name, response, query?, expect?} entries; rubric-lsp cannot grade it.")
+        ctx.report(
+            INVALID_EXAMPLE,
+            ctx.line_span(node),
+            "'examples' must be a list of {name, response, query?, expect?} entries; rubric-lsp cannot grade it.",
+        )
         return
     names: dict[str, Node] = {}
     for item in node.elements():
@@ -220,12 +257,16 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
             placed_errors = place_errors(exc.errors(include_url=False), item)
             paths = [placed.path for placed in placed_errors]
             for placed in placed_errors:
-                if placed.type != "missing" and any(len(other) > len(placed.path) and other[:len(placed.path)] == placed.path for other in paths):
+                if placed.type != "missing" and any(
+                    len(other) > len(placed.path) and other[: len(placed.path)] == placed.path for other in paths
+                ):
                     continue  # a union's other branch ("verdicts is not a mapping") when an entry is the problem
                 span = error_span(placed, ctx.line_span)
                 field = ".".join(str(p) for p in placed.path)
                 if placed.type == "extra_forbidden":
-                    known = ("name", "query", "response", "expect") if len(placed.path) <= 1 else ("min_score", "verdicts")
+                    known = (
+                        ("name", "query", "response", "expect") if len(placed.path) <= 1 else ("min_score", "verdicts")
+                    )
                     suggestion = closest(str(placed.path[-1]), known) if placed.path else None
                     message = f"Unknown key '{placed.path[-1] if placed.path else '?'}' in an example; known keys: {', '.join(known)}."
                     fix = None
@@ -234,19 +275,37 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
                         fix = ctx.rename(placed.key_node, suggestion, f"Rename to '{suggestion}'")
                     ctx.report(INVALID_EXAMPLE, span, message, fix=fix)
                 elif placed.type == "missing":
-                    ctx.report(INVALID_EXAMPLE, span, f"This example has no '{placed.missing_key}'; rubric-lsp cannot grade it. Add it.")
+                    ctx.report(
+                        INVALID_EXAMPLE,
+                        span,
+                        f"This example has no '{placed.missing_key}'; rubric-lsp cannot grade it. Add it.",
+                    )
                 elif not placed.path:
-                    ctx.report(INVALID_EXAMPLE, span, f"Each example must be a mapping {{name, response, query?, expect?}}, got {describe_type(placed.input)}; rubric-lsp cannot grade it.")
+                    ctx.report(
+                        INVALID_EXAMPLE,
+                        span,
+                        f"Each example must be a mapping {{name, response, query?, expect?}}, got {describe_type(placed.input)}; rubric-lsp cannot grade it.",
+                    )
                 else:
-                    meaning = _EXAMPLE_FIELDS.get(str(placed.path[0] if len(placed.path) == 1 else placed.path[1]), "valid")
+                    meaning = _EXAMPLE_FIELDS.get(
+                        str(placed.path[0] if len(placed.path) == 1 else placed.path[1]), "valid"
+                    )
                     if len(placed.path) > 2:  # one entry of expect.verdicts
                         meaning = "text: MET, UNMET, CANNOT_ASSESS or an option label"
-                    ctx.report(INVALID_EXAMPLE, span, f"The example's '{field}' must be {meaning}, got {describe_type(placed.input)}; rubric-lsp cannot grade this example.")
+                    ctx.report(
+                        INVALID_EXAMPLE,
+                        span,
+                        f"The example's '{field}' must be {meaning}, got {describe_type(placed.input)}; rubric-lsp cannot grade this example.",
+                    )
             continue
         name_node = item.get("name")
         if example.name in names and name_node is not None:
-            ctx.report(INVALID_EXAMPLE, name_node, f"Another example is already named '{example.name}': results are shown by name. Rename one.",
-                       related=[(names[example.name], "the first example with this name")])
+            ctx.report(
+                INVALID_EXAMPLE,
+                name_node,
+                f"Another example is already named '{example.name}': results are shown by name. Rename one.",
+                related=[(names[example.name], "the first example with this name")],
+            )
         elif name_node is not None:
             names[example.name] = name_node
         if example.expect is not None and view.valid:
@@ -258,16 +317,23 @@ def _expectation(ctx: CheckContext, node: Node, example: Example, view: RubricVi
     assert expect is not None
     min_node = node.get("min_score")
     if expect.min_score is not None and min_node is not None and not (0.0 <= expect.min_score <= 1.0):
-        ctx.report(EXAMPLE_EXPECTATION, min_node, f"Scores lie between 0 and 1, so min_score {scalar_text(expect.min_score)} can never be met. Use a value in [0, 1].")
+        ctx.report(
+            EXAMPLE_EXPECTATION,
+            min_node,
+            f"Scores lie between 0 and 1, so min_score {scalar_text(expect.min_score)} can never be met. Use a value in [0, 1].",
+        )
     verdicts_node = node.get("verdicts")
     if expect.verdicts is None or verdicts_node is None:
         return
     entries = view.entries
     if isinstance(expect.verdicts, list):
         if len(expect.verdicts) != len(entries):
-            ctx.report(EXAMPLE_EXPECTATION, ctx.line_span(verdicts_node),
-                       f"{len(expect.verdicts)} expected verdict{'' if len(expect.verdicts) == 1 else 's'} for {len(entries)} criteri{'on' if len(entries) == 1 else 'a'}: a list gives one verdict per criterion, in order. "
-                       "Make the lengths match, or use a mapping by criterion name.")
+            ctx.report(
+                EXAMPLE_EXPECTATION,
+                ctx.line_span(verdicts_node),
+                f"{len(expect.verdicts)} expected verdict{'' if len(expect.verdicts) == 1 else 's'} for {len(entries)} criteri{'on' if len(entries) == 1 else 'a'}: a list gives one verdict per criterion, in order. "
+                "Make the lengths match, or use a mapping by criterion name.",
+            )
             return
         pairs = list(zip(entries, expect.verdicts, verdicts_node.elements()))
     else:
@@ -277,9 +343,17 @@ def _expectation(ctx: CheckContext, node: Node, example: Example, view: RubricVi
             entry = by_name.get(key_node.value)
             if entry is None:
                 suggestion = closest(str(key_node.value), list(by_name))
-                ctx.report(EXAMPLE_EXPECTATION, key_node,
-                           f"No criterion is named '{key_node.value}'." + (f" Did you mean '{suggestion}'?" if suggestion else " Name criteria with 'name' to refer to them."),
-                           fix=ctx.rename(key_node, suggestion, f"Rename to '{suggestion}'") if suggestion else None)
+                ctx.report(
+                    EXAMPLE_EXPECTATION,
+                    key_node,
+                    f"No criterion is named '{key_node.value}'."
+                    + (
+                        f" Did you mean '{suggestion}'?"
+                        if suggestion
+                        else " Name criteria with 'name' to refer to them."
+                    ),
+                    fix=ctx.rename(key_node, suggestion, f"Rename to '{suggestion}'") if suggestion else None,
+                )
                 continue
             pairs.append((entry, value_node.value, value_node))
     for entry, verdict, value_node in pairs:
@@ -288,12 +362,18 @@ def _expectation(ctx: CheckContext, node: Node, example: Example, view: RubricVi
             continue
         if criterion.options is None:
             if verdict not in VERDICTS:
-                ctx.report(EXAMPLE_EXPECTATION, value_node,
-                           f"'{entry.label}' is a binary criterion: its verdict is MET, UNMET or CANNOT_ASSESS, not '{verdict}'.")
+                ctx.report(
+                    EXAMPLE_EXPECTATION,
+                    value_node,
+                    f"'{entry.label}' is a binary criterion: its verdict is MET, UNMET or CANNOT_ASSESS, not '{verdict}'.",
+                )
         else:
             labels = [o.label for o in criterion.options]
             if str(verdict).strip().lower() not in {label.strip().lower() for label in labels}:
                 suggestion = closest(str(verdict), labels)
-                ctx.report(EXAMPLE_EXPECTATION, value_node,
-                           f"'{entry.label}' has no option labelled '{verdict}'. Options: {', '.join(labels)}."
-                           + (f" Did you mean '{suggestion}'?" if suggestion else ""))
+                ctx.report(
+                    EXAMPLE_EXPECTATION,
+                    value_node,
+                    f"'{entry.label}' has no option labelled '{verdict}'. Options: {', '.join(labels)}."
+                    + (f" Did you mean '{suggestion}'?" if suggestion else ""),
+                )

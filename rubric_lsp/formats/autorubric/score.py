@@ -19,8 +19,8 @@ The score is ``None`` when nothing is left to score — never a made-up 0.0.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from rubric_lsp.formats.autorubric.model import Criterion
 
@@ -73,7 +73,9 @@ def find_option(criterion: Criterion, label: str) -> int:
 def binary_outcome(criterion: Criterion, verdict: str) -> Outcome:
     if verdict not in BINARY_VERDICTS:
         raise ValueError(f"{verdict!r} is not a binary verdict; use MET, UNMET or CANNOT_ASSESS (case-sensitive)")
-    return Outcome(criterion.weight, 1.0 if verdict == "MET" else 0.0, verdict == "CANNOT_ASSESS", fail_value(criterion))
+    return Outcome(
+        criterion.weight, 1.0 if verdict == "MET" else 0.0, verdict == "CANNOT_ASSESS", fail_value(criterion)
+    )
 
 
 def option_outcome(criterion: Criterion, index: int | None) -> Outcome:
@@ -112,7 +114,9 @@ def compute_score(
 ) -> float | None:
     """The weighted score; ``normalize=False`` gives the raw weighted sum (``--raw``)."""
     if strategy not in CANNOT_ASSESS_STRATEGIES:
-        raise ValueError(f"unknown CANNOT_ASSESS strategy {strategy!r}; use one of {', '.join(CANNOT_ASSESS_STRATEGIES)}")
+        raise ValueError(
+            f"unknown CANNOT_ASSESS strategy {strategy!r}; use one of {', '.join(CANNOT_ASSESS_STRATEGIES)}"
+        )
     weighted_sum = 0.0
     total_positive = 0.0
     total_negative = 0.0

@@ -29,9 +29,17 @@ class Problem:
 
 
 PROBLEM_KINDS = (
-    "guidelines-type", "guidelines-twice", "no-criteria-key", "not-a-list", "no-criteria",
-    "item-not-mapping", "section-criteria-not-list", "criterion-not-mapping", "nested-section",
-    "criterion-invalid", "criterion-key-not-string",
+    "guidelines-type",
+    "guidelines-twice",
+    "no-criteria-key",
+    "not-a-list",
+    "no-criteria",
+    "item-not-mapping",
+    "section-criteria-not-list",
+    "criterion-not-mapping",
+    "nested-section",
+    "criterion-invalid",
+    "criterion-key-not-string",
 )
 
 
@@ -76,36 +84,77 @@ def read_rubric(root: Node) -> RubricView:
         if rubric_key is not None:
             for other in ("sections", "criteria"):
                 if root.has(other):
-                    view.ignored.append((root.key_node(other), rubric_key, f"'rubric' is present, so '{other}' is ignored"))
+                    view.ignored.append(
+                        (root.key_node(other), rubric_key, f"'rubric' is present, so '{other}' is ignored")
+                    )
             data = root.get("rubric")
             if data is not None and data.is_map:
-                data = _entries(data, view, "'rubric' must be a list of criteria, or a mapping with a 'sections' or 'criteria' key; autorubric refuses the rubric.")
+                data = _entries(
+                    data,
+                    view,
+                    "'rubric' must be a list of criteria, or a mapping with a 'sections' or 'criteria' key; autorubric refuses the rubric.",
+                )
         else:
-            data = _entries(root, view, "A rubric mapping needs a 'rubric', 'sections' or 'criteria' key holding the criteria; autorubric refuses the rubric.")
+            data = _entries(
+                root,
+                view,
+                "A rubric mapping needs a 'rubric', 'sections' or 'criteria' key holding the criteria; autorubric refuses the rubric.",
+            )
     if data is None:
         return view
     if not data.is_seq:
-        view.problems.append(Problem("not-a-list", data, f"Expected a list of criteria here, got {describe_type(to_plain(data))}; autorubric refuses the rubric. Write the criteria as a list ('- requirement: ...')."))
+        view.problems.append(
+            Problem(
+                "not-a-list",
+                data,
+                f"Expected a list of criteria here, got {describe_type(to_plain(data))}; autorubric refuses the rubric. Write the criteria as a list ('- requirement: ...').",
+            )
+        )
         return view
     view.container = data
     if not data.value:
-        view.problems.append(Problem("no-criteria", data, "The rubric has no criteria; autorubric refuses the rubric ('No criteria found'). Add at least one criterion with a 'requirement'."))
+        view.problems.append(
+            Problem(
+                "no-criteria",
+                data,
+                "The rubric has no criteria; autorubric refuses the rubric ('No criteria found'). Add at least one criterion with a 'requirement'.",
+            )
+        )
         return view
     flattened: list[tuple[Node, Node | None]] = []
     for item in data.value:
         if not item.is_map:
-            view.problems.append(Problem("item-not-mapping", item, f"Each rubric entry must be a mapping (a criterion with a 'requirement', or a section with 'criteria'), got {describe_type(to_plain(item))}; autorubric refuses the rubric."))
+            view.problems.append(
+                Problem(
+                    "item-not-mapping",
+                    item,
+                    f"Each rubric entry must be a mapping (a criterion with a 'requirement', or a section with 'criteria'), got {describe_type(to_plain(item))}; autorubric refuses the rubric.",
+                )
+            )
             continue
         inner = item.get("criteria")
         if item.has("criteria"):
             if inner is None or not inner.is_seq:
-                view.problems.append(Problem("section-criteria-not-list", inner or item, f"A section's 'criteria' must be a list of criteria, got {describe_type(to_plain(inner))}; autorubric refuses the rubric.", key_node=item.key_node("criteria")))
+                view.problems.append(
+                    Problem(
+                        "section-criteria-not-list",
+                        inner or item,
+                        f"A section's 'criteria' must be a list of criteria, got {describe_type(to_plain(inner))}; autorubric refuses the rubric.",
+                        key_node=item.key_node("criteria"),
+                    )
+                )
                 continue
             flattened.extend((child, item) for child in inner.value)
         else:
             flattened.append((item, None))
     if not flattened and not view.problems:
-        view.problems.append(Problem("no-criteria", data, "The rubric's sections contain no criteria; autorubric refuses the rubric ('No criteria found'). Add criteria to a section."))
+        view.problems.append(
+            Problem(
+                "no-criteria",
+                data,
+                "The rubric's sections contain no criteria; autorubric refuses the rubric ('No criteria found'). Add criteria to a section.",
+            )
+        )
     for index, (node, section) in enumerate(flattened):
         view.entries.append(CriterionEntry(index, node, _criterion(node, section, view), section))
     return view
@@ -120,11 +169,14 @@ def _guidelines(root: Node, view: RubricView) -> None:
         inner = _guidelines_value(inner_map, view)
         # autorubric treats blank guidelines as none before it compares the two.
         if not _blank(inner) and not _blank(outer):
-            view.problems.append(Problem(
-                "guidelines-twice", inner_map.key_node("guidelines"),
-                "'guidelines' is given both beside and inside 'rubric'; autorubric refuses the file. Keep one.",
-                related=[(root.key_node("guidelines"), "the other 'guidelines'")],
-            ))
+            view.problems.append(
+                Problem(
+                    "guidelines-twice",
+                    inner_map.key_node("guidelines"),
+                    "'guidelines' is given both beside and inside 'rubric'; autorubric refuses the file. Keep one.",
+                    related=[(root.key_node("guidelines"), "the other 'guidelines'")],
+                )
+            )
         view.guidelines = inner if inner is not None else outer
     else:
         view.guidelines = outer
@@ -140,7 +192,13 @@ def _guidelines_value(mapping: Node, view: RubricView) -> str | None:
         return None
     if node.is_scalar and (node.value is None or isinstance(node.value, str)):
         return node.value
-    view.problems.append(Problem("guidelines-type", node, f"'guidelines' must be text (or null), got {describe_type(to_plain(node))}; autorubric refuses the rubric. Quote the value."))
+    view.problems.append(
+        Problem(
+            "guidelines-type",
+            node,
+            f"'guidelines' must be text (or null), got {describe_type(to_plain(node))}; autorubric refuses the rubric. Quote the value.",
+        )
+    )
     return None
 
 
@@ -148,10 +206,23 @@ def _entries(mapping: Node, view: RubricView, missing: str) -> Node | None:
     for key in ("sections", "criteria"):
         if mapping.has(key):
             if key == "sections" and mapping.has("criteria"):
-                view.ignored.append((mapping.key_node("criteria"), mapping.key_node("sections"), "'sections' is present, so 'criteria' is ignored"))
+                view.ignored.append(
+                    (
+                        mapping.key_node("criteria"),
+                        mapping.key_node("sections"),
+                        "'sections' is present, so 'criteria' is ignored",
+                    )
+                )
             value = mapping.get(key)
             if value is None or not value.is_seq:
-                view.problems.append(Problem("not-a-list", value if value is not None else mapping.key_node(key), f"'{key}' must be a list, got {describe_type(to_plain(value))}; autorubric refuses the rubric. Write its entries as a list ('- ...').", key_node=mapping.key_node(key)))
+                view.problems.append(
+                    Problem(
+                        "not-a-list",
+                        value if value is not None else mapping.key_node(key),
+                        f"'{key}' must be a list, got {describe_type(to_plain(value))}; autorubric refuses the rubric. Write its entries as a list ('- ...').",
+                        key_node=mapping.key_node(key),
+                    )
+                )
                 return None
             return value
     view.problems.append(Problem("no-criteria-key", mapping, missing))
@@ -160,20 +231,40 @@ def _entries(mapping: Node, view: RubricView, missing: str) -> Node | None:
 
 def _criterion(node: Node, section: Node | None, view: RubricView) -> Criterion | None:
     if not node.is_map:
-        view.problems.append(Problem("criterion-not-mapping", node, f"A criterion must be a mapping with at least a 'requirement', got {describe_type(to_plain(node))}; autorubric refuses the rubric. Write it as 'requirement: ...'."))
+        view.problems.append(
+            Problem(
+                "criterion-not-mapping",
+                node,
+                f"A criterion must be a mapping with at least a 'requirement', got {describe_type(to_plain(node))}; autorubric refuses the rubric. Write it as 'requirement: ...'.",
+            )
+        )
         return None
     if section is not None and node.has("criteria") and not node.has("requirement"):
-        view.problems.append(Problem("nested-section", node.key_node("criteria"), "Sections nest one level only: this section inside a section is read as a criterion without a 'requirement', and autorubric refuses the rubric. Move it to the top level."))
+        view.problems.append(
+            Problem(
+                "nested-section",
+                node.key_node("criteria"),
+                "Sections nest one level only: this section inside a section is read as a criterion without a 'requirement', and autorubric refuses the rubric. Move it to the top level.",
+            )
+        )
         return None
     for key_node, _value in node.pairs():
         if not isinstance(key_node.value, str):
             # autorubric builds the criterion with Criterion(**data), which refuses such keys.
-            view.problems.append(Problem("criterion-key-not-string", key_node, f"Criterion keys must be text, got {describe_type(key_node.value)}; autorubric refuses the criterion. Quote the key or remove it."))
+            view.problems.append(
+                Problem(
+                    "criterion-key-not-string",
+                    key_node,
+                    f"Criterion keys must be text, got {describe_type(key_node.value)}; autorubric refuses the criterion. Quote the key or remove it.",
+                )
+            )
             return None
     data: Any = to_plain(node)
     try:
         return Criterion.model_validate(data)
     except ValidationError as exc:
         for placed in place_errors(exc.errors(include_url=False), node):
-            view.problems.append(Problem("criterion-invalid", placed.node, placed.message, key_node=placed.key_node, error=placed))
+            view.problems.append(
+                Problem("criterion-invalid", placed.node, placed.message, key_node=placed.key_node, error=placed)
+            )
         return None

@@ -62,23 +62,27 @@ def _cases_schema() -> dict:
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.northstar.rules",)
 
-register(Format(
-    checker_modules=_CHECKERS,
-    name=REQUEST,
-    title="NorthStar eval run request (judge configuration)",
-    languages=("json",),
-    schema_names=("northstar-eval-run-request.schema.json",),
-    detect=detect_request,
-    schema_file="northstar-eval-run-request.schema.json",
-    json_schema=_request_schema,
-))
-register(Format(
-    checker_modules=_CHECKERS,
-    name=CASES,
-    title="NorthStar eval cases",
-    languages=("json", "jsonl"),
-    schema_names=("northstar-eval-cases.schema.json",),
-    detect=detect_cases,
-    schema_file="northstar-eval-cases.schema.json",
-    json_schema=_cases_schema,
-))
+register(
+    Format(
+        checker_modules=_CHECKERS,
+        name=REQUEST,
+        title="NorthStar eval run request (judge configuration)",
+        languages=("json",),
+        schema_names=("northstar-eval-run-request.schema.json",),
+        detect=detect_request,
+        schema_file="northstar-eval-run-request.schema.json",
+        json_schema=_request_schema,
+    )
+)
+register(
+    Format(
+        checker_modules=_CHECKERS,
+        name=CASES,
+        title="NorthStar eval cases",
+        languages=("json", "jsonl"),
+        schema_names=("northstar-eval-cases.schema.json",),
+        detect=detect_cases,
+        schema_file="northstar-eval-cases.schema.json",
+        json_schema=_cases_schema,
+    )
+)

@@ -11,7 +11,12 @@ from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.errors import closest, error_span
 from rubric_lsp.formats.northstar import CASES, REQUEST
 from rubric_lsp.formats.northstar.model import (
-    GRADER_TYPES, SCORING_MODES, TRACE_CHECKS, GraderConfig, JudgeScoringConfig, is_number,
+    GRADER_TYPES,
+    SCORING_MODES,
+    TRACE_CHECKS,
+    GraderConfig,
+    JudgeScoringConfig,
+    is_number,
 )
 from rubric_lsp.formats.northstar.view import CasesView, Problem, RequestView, read_cases, read_request
 from rubric_lsp.formats.registry import checker
@@ -22,7 +27,9 @@ E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # -- warnings -------------------------------------------------------------------
 BINARY_PASSING_SCORE = rule(
-    "NS001", "binary-passing-score-unchecked", W,
+    "NS001",
+    "binary-passing-score-unchecked",
+    W,
     "A binary-mode scoring config has a `passing_score` outside [min_score, max_score].",
     "In binary mode the judge answers passed: true/false and NorthStar stores passing_score without "
     "ever checking it, so an out-of-range value is silently meaningless (and wrong if you later switch "
@@ -32,7 +39,9 @@ BINARY_PASSING_SCORE = rule(
     formats=(REQUEST,),
 )
 LABEL_KEY_UNREACHABLE = rule(
-    "NS002", "unreachable-score-label", W,
+    "NS002",
+    "unreachable-score-label",
+    W,
     "A scoring label's key lies outside [min_score, max_score], or is fractional on a whole-number scale.",
     "A label is used only when the judge's raw score equals its key exactly; a key the judge cannot "
     "return (outside the scale, or 4.5 on a 0-5 scale judges answer in whole numbers) never applies.",
@@ -41,7 +50,9 @@ LABEL_KEY_UNREACHABLE = rule(
     formats=(REQUEST,),
 )
 THRESHOLD_IGNORED = rule(
-    "NS003", "threshold-ignored", W,
+    "NS003",
+    "threshold-ignored",
+    W,
     "A judge has both `threshold` and `scoring`; the threshold is ignored.",
     "NorthStar builds the scoring config from `threshold` only when no `scoring` is given; with one, "
     "passing is decided by scoring.passing_score (binary mode: passed) and the threshold does nothing.",
@@ -51,7 +62,9 @@ THRESHOLD_IGNORED = rule(
     formats=(REQUEST,),
 )
 TEMPERATURE = rule(
-    "NS004", "judge-temperature-above-zero", W,
+    "NS004",
+    "judge-temperature-above-zero",
+    W,
     "A judge samples with a temperature above 0.",
     "Above 0 the same response can get different grades on different runs, so results are not "
     "repeatable and regressions hide in the noise. NorthStar's default is 0.",
@@ -61,7 +74,9 @@ TEMPERATURE = rule(
     formats=(REQUEST,),
 )
 UNKNOWN_GRADER_KEY = rule(
-    "NS005", "unknown-grader-key", W,
+    "NS005",
+    "unknown-grader-key",
+    W,
     "A grader has a key NorthStar does not read; it is ignored.",
     "The eval worker reads each grader's known keys and ignores the rest, so a typo such as "
     "`rubirc` or `passing_score` at the wrong level vanishes without a word.",
@@ -71,7 +86,9 @@ UNKNOWN_GRADER_KEY = rule(
     formats=(REQUEST,),
 )
 JUDGE_ALWAYS_SKIPPED = rule(
-    "NS006", "judge-always-skipped", W,
+    "NS006",
+    "judge-always-skipped",
+    W,
     "A judge would skip every case of the datasets beside the request.",
     "A rubric judge without its own rubric needs expected.goal or expected.rubric in each case; a "
     "faithfulness judge needs expected.context or tool output. With none anywhere, every grade is "
@@ -83,7 +100,9 @@ JUDGE_ALWAYS_SKIPPED = rule(
 
 # -- request errors -----------------------------------------------------------
 REQUEST_SHAPE = rule(
-    "NS100", "invalid-request-shape", E,
+    "NS100",
+    "invalid-request-shape",
+    E,
     "The file is not an EvalRunRequest NorthStar can read.",
     "An EvalRunRequest is a mapping whose 'graders' is a list of grader mappings; NorthStar refuses "
     "anything else as an invalid grader configuration.",
@@ -92,7 +111,9 @@ REQUEST_SHAPE = rule(
     formats=(REQUEST,),
 )
 SCORING_MODE = rule(
-    "NS101", "invalid-scoring-mode", E,
+    "NS101",
+    "invalid-scoring-mode",
+    E,
     "A scoring config's `mode` is missing or is not 'binary' or 'numeric'.",
     "JudgeScoringConfig accepts exactly these two modes and refuses the judge otherwise.",
     bad='"scoring": {"mode": "percent"}',
@@ -101,7 +122,9 @@ SCORING_MODE = rule(
     formats=(REQUEST,),
 )
 UNKNOWN_SCORING_KEY = rule(
-    "NS102", "unknown-scoring-key", E,
+    "NS102",
+    "unknown-scoring-key",
+    E,
     "A scoring config has a key NorthStar does not know.",
     "JudgeScoringConfig forbids unknown keys, so a typo such as `passing` or `maxScore` makes the "
     "whole run configuration fail.",
@@ -111,7 +134,9 @@ UNKNOWN_SCORING_KEY = rule(
     formats=(REQUEST,),
 )
 SCORE_RANGE = rule(
-    "NS103", "invalid-score-range", E,
+    "NS103",
+    "invalid-score-range",
+    E,
     "`max_score` is not greater than `min_score`.",
     "Scores are normalised as (raw - min) / (max - min); NorthStar refuses an empty or inverted scale.",
     bad='"scoring": {"mode": "numeric", "min_score": 5, "max_score": 0, "passing_score": 3}',
@@ -119,7 +144,9 @@ SCORE_RANGE = rule(
     formats=(REQUEST,),
 )
 MISSING_PASSING_SCORE = rule(
-    "NS104", "missing-passing-score", E,
+    "NS104",
+    "missing-passing-score",
+    E,
     "Numeric scoring has no `passing_score`.",
     "NorthStar passes a numeric grade iff the raw score is at least passing_score; in numeric mode it is "
     "required and its absence raises a ValueError when the judge is built.",
@@ -128,7 +155,9 @@ MISSING_PASSING_SCORE = rule(
     formats=(REQUEST,),
 )
 PASSING_SCORE_RANGE = rule(
-    "NS105", "passing-score-out-of-range", E,
+    "NS105",
+    "passing-score-out-of-range",
+    E,
     "Numeric scoring's `passing_score` lies outside [min_score, max_score].",
     "A passing score the judge can never reach (or always exceeds) makes every grade fail (or pass); "
     "NorthStar refuses it in numeric mode.",
@@ -137,16 +166,20 @@ PASSING_SCORE_RANGE = rule(
     formats=(REQUEST,),
 )
 LABEL_KEY = rule(
-    "NS106", "invalid-score-label", E,
+    "NS106",
+    "invalid-score-label",
+    E,
     "A scoring label's key is not a number (or its label is not text).",
-    "Labels map raw scores to names ({\"4\": \"good\"}); NorthStar reads the keys as numbers and "
-    "refuses keys such as \"good\" or \"4-5\".",
+    'Labels map raw scores to names ({"4": "good"}); NorthStar reads the keys as numbers and '
+    'refuses keys such as "good" or "4-5".',
     bad='"labels": {"high": "good"}',
     good='"labels": {"4": "good"}',
     formats=(REQUEST,),
 )
 GRADER_FIELD = rule(
-    "NS107", "invalid-grader-field", E,
+    "NS107",
+    "invalid-grader-field",
+    E,
     "A grader is missing a field it needs, or a field has a value NorthStar rejects.",
     "Every grader needs a 'name'; judges need a 'model'; code graders 'code' and 'timeout_ms'; regex "
     "graders 'pattern', 'target' and 'flags'; trace graders a known 'check'. NorthStar refuses the "
@@ -156,7 +189,9 @@ GRADER_FIELD = rule(
     formats=(REQUEST,),
 )
 DUPLICATE_GRADER = rule(
-    "NS108", "duplicate-grader-name", E,
+    "NS108",
+    "duplicate-grader-name",
+    E,
     "Two graders have the same name.",
     "Grades are reported by grader name; NorthStar refuses a run configuration with a duplicated name.",
     bad='[{"name": "judge", ...}, {"name": "judge", ...}]',
@@ -166,16 +201,20 @@ DUPLICATE_GRADER = rule(
 
 # -- eval-case errors ---------------------------------------------------------
 DATASET_SHAPE = rule(
-    "NS200", "invalid-dataset-shape", E,
+    "NS200",
+    "invalid-dataset-shape",
+    E,
     "The file is not an eval dataset NorthStar can read, or a JSONL line is not one JSON object.",
-    "NorthStar reads a JSON dataset as one case, a list of cases or {\"cases\": [...]}, and a JSONL "
+    'NorthStar reads a JSON dataset as one case, a list of cases or {"cases": [...]}, and a JSONL '
     "dataset as one case object per line; anything else is refused.",
     bad='{"cases": {"id": "case-1"}}\n# or, in a .jsonl file, a line holding [1, 2]',
     good='{"cases": [{"id": "case-1", "messages": [...]}]}',
     formats=(CASES,),
 )
 MISSING_CASE_FIELD = rule(
-    "NS201", "missing-case-field", E,
+    "NS201",
+    "missing-case-field",
+    E,
     "An eval case has no `id` or no `messages`.",
     "Both are required by NorthStar's EvalCase; the dataset is refused without them.",
     bad='{"id": "case-1", "expected": {"goal": "greet"}}',
@@ -183,7 +222,9 @@ MISSING_CASE_FIELD = rule(
     formats=(CASES,),
 )
 UNKNOWN_CASE_KEY = rule(
-    "NS202", "unknown-case-key", E,
+    "NS202",
+    "unknown-case-key",
+    E,
     "An eval case (or its `expected`, `metrics`) has a key NorthStar does not know.",
     "NorthStar's eval models forbid unknown keys, so a typo such as `expect` or `max_tools_calls` "
     "makes the whole dataset fail to load.",
@@ -193,7 +234,9 @@ UNKNOWN_CASE_KEY = rule(
     formats=(CASES,),
 )
 NEGATIVE_LIMIT = rule(
-    "NS203", "negative-limit", E,
+    "NS203",
+    "negative-limit",
+    E,
     "A limit in `expected` is negative (or a ratio is outside [0, 1]).",
     "max_tool_calls, max_latency_ms and max_cost_usd must be non-negative (trace limits likewise); "
     "NorthStar refuses the case otherwise.",
@@ -202,7 +245,9 @@ NEGATIVE_LIMIT = rule(
     formats=(CASES,),
 )
 DUPLICATE_CASE_ID = rule(
-    "NS204", "duplicate-case-id", E,
+    "NS204",
+    "duplicate-case-id",
+    E,
     "Two eval cases have the same id.",
     "Results are reported per case id; two cases with one id cannot be told apart.",
     bad='{"id": "case-1", ...}\n{"id": "case-1", ...}',
@@ -210,7 +255,9 @@ DUPLICATE_CASE_ID = rule(
     formats=(CASES,),
 )
 CASE_FIELD = rule(
-    "NS205", "invalid-case-field", E,
+    "NS205",
+    "invalid-case-field",
+    E,
     "An eval-case field has a value of the wrong type.",
     "NorthStar validates cases with pydantic and refuses the dataset on the first bad field (for "
     "example 'messages' that is not a list of objects, or a 'goal' that is not text).",
@@ -265,7 +312,11 @@ def request_view(ctx: CheckContext) -> RequestView | None:
 def check_request(ctx: CheckContext) -> None:
     view = request_view(ctx)
     if view is None:
-        ctx.report(REQUEST_SHAPE, ctx.document.lines.single_line_span(0), "The file is empty: an EvalRunRequest is {\"graders\": [...]}.")
+        ctx.report(
+            REQUEST_SHAPE,
+            ctx.document.lines.single_line_span(0),
+            'The file is empty: an EvalRunRequest is {"graders": [...]}.',
+        )
         return
     for problem in view.problems:
         _report_request_problem(ctx, problem)
@@ -300,7 +351,9 @@ def _report_request_problem(ctx: CheckContext, problem: Problem) -> None:
     span = error_span(error, ctx.line_span)
     if in_scoring and error.type == "extra_forbidden" and error.key_node is not None:
         scoring = _parent_map(ctx, error.key_node)
-        suggestion, fix = _rename_fix(ctx, scoring, error.key_node, _SCORING_KEYS) if scoring is not None else (None, None)
+        suggestion, fix = (
+            _rename_fix(ctx, scoring, error.key_node, _SCORING_KEYS) if scoring is not None else (None, None)
+        )
         message = f"Unknown scoring key '{error.key_node.value}': JudgeScoringConfig forbids unknown keys, so NorthStar refuses this judge."
         if suggestion and fix is not None:
             message += f" Did you mean '{suggestion}'?"
@@ -311,29 +364,59 @@ def _report_request_problem(ctx: CheckContext, problem: Problem) -> None:
         _report_mode(ctx, error, span)
     elif error.type == "ns_score_range":
         where = error.node.get("max_score") if error.node.is_map else None
-        ctx.report(SCORE_RANGE, where or span, error.message + "; NorthStar refuses this scale. Raise max_score or lower min_score.")
+        ctx.report(
+            SCORE_RANGE,
+            where or span,
+            error.message + "; NorthStar refuses this scale. Raise max_score or lower min_score.",
+        )
     elif error.type == "ns_passing_score_missing":
         where = error.key_node or span
-        ctx.report(MISSING_PASSING_SCORE, where, "Numeric scoring needs a 'passing_score' (the raw score at or above which a grade passes); NorthStar refuses the judge without it. Add one within [min_score, max_score].")
+        ctx.report(
+            MISSING_PASSING_SCORE,
+            where,
+            "Numeric scoring needs a 'passing_score' (the raw score at or above which a grade passes); NorthStar refuses the judge without it. Add one within [min_score, max_score].",
+        )
     elif error.type == "ns_passing_score_range":
         where = error.node.get("passing_score") if error.node.is_map else None
         ctx.report(PASSING_SCORE_RANGE, where or span, error.message + "; NorthStar refuses it in numeric mode.")
     elif in_scoring and "labels" in path:
         label_key = error.key_node if error.key_node is not None else error.node
         if "[key]" in str(getattr(error, "path", ())) or error.type in ("float_parsing", "float_type"):
-            ctx.report(LABEL_KEY, label_key, f"Label key '{label_key.value}' is not a number; NorthStar matches labels to the judge's raw score, so keys must be numbers such as \"4\" or \"4.5\".")
+            ctx.report(
+                LABEL_KEY,
+                label_key,
+                f'Label key \'{label_key.value}\' is not a number; NorthStar matches labels to the judge\'s raw score, so keys must be numbers such as "4" or "4.5".',
+            )
         else:
-            ctx.report(LABEL_KEY, span, f"The label for score {path[-1]} must be text, such as \"good\"; NorthStar refuses the judge.")
+            ctx.report(
+                LABEL_KEY,
+                span,
+                f'The label for score {path[-1]} must be text, such as "good"; NorthStar refuses the judge.',
+            )
     elif error.type == "missing":
-        ctx.report(GRADER_FIELD, span, f"This grader has no '{error.missing_key}'; NorthStar refuses the run configuration. Add it.")
+        ctx.report(
+            GRADER_FIELD,
+            span,
+            f"This grader has no '{error.missing_key}'; NorthStar refuses the run configuration. Add it.",
+        )
     elif path == ("type",) or path[-1:] == ("type",):
         value = error.input
         suggestion = closest(str(value), GRADER_TYPES) if isinstance(value, str) else None
         fix = ctx.rename(error.node, suggestion, f"Use '{suggestion}'") if suggestion else None
-        ctx.report(GRADER_FIELD, span, f"Unknown grader type {value!r}: NorthStar knows " + ", ".join(GRADER_TYPES) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
+        ctx.report(
+            GRADER_FIELD,
+            span,
+            f"Unknown grader type {value!r}: NorthStar knows "
+            + ", ".join(GRADER_TYPES)
+            + "."
+            + (f" Did you mean '{suggestion}'?" if suggestion else ""),
+            fix=fix,
+        )
     else:
         field = ".".join(str(p) for p in path) or "grader"
-        ctx.report(GRADER_FIELD, span, f"'{field}': {plain_message(error.message)}; NorthStar refuses the run configuration.")
+        ctx.report(
+            GRADER_FIELD, span, f"'{field}': {plain_message(error.message)}; NorthStar refuses the run configuration."
+        )
 
 
 def _parent_map(ctx: CheckContext, key_node: Node) -> Node | None:
@@ -355,7 +438,11 @@ def _parent_map(ctx: CheckContext, key_node: Node) -> Node | None:
 
 def _report_mode(ctx: CheckContext, error, span) -> None:
     if error.type == "missing":
-        ctx.report(SCORING_MODE, span, "This scoring config has no 'mode'; NorthStar refuses it. Add \"mode\": \"numeric\" or \"mode\": \"binary\".")
+        ctx.report(
+            SCORING_MODE,
+            span,
+            'This scoring config has no \'mode\'; NorthStar refuses it. Add "mode": "numeric" or "mode": "binary".',
+        )
         return
     value = error.input
     suggestion = closest(value, SCORING_MODES) if isinstance(value, str) else None
@@ -384,9 +471,12 @@ def _unknown_grader_keys(ctx: CheckContext, node: Node) -> None:
 
 
 _NEEDS: dict[str, tuple[str, ...]] = {
-    "rubric": ("model",), "faithfulness": ("model",),
-    "python": ("code", "timeout_ms"), "typescript": ("code", "timeout_ms"),
-    "regex": ("pattern", "target", "flags"), "trace": ("check",),
+    "rubric": ("model",),
+    "faithfulness": ("model",),
+    "python": ("code", "timeout_ms"),
+    "typescript": ("code", "timeout_ms"),
+    "regex": ("pattern", "target", "flags"),
+    "trace": ("check",),
 }
 
 
@@ -400,23 +490,47 @@ def _required_fields(ctx: CheckContext, node: Node) -> None:
     if missing:
         where = node.key_node("type") or ctx.line_span(node)
         names = " and ".join(f"'{key}'" for key in missing)
-        ctx.report(GRADER_FIELD, where, f"A {kind} grader needs {names}; NorthStar refuses the run configuration without {'them' if len(missing) > 1 else 'it'}.")
+        ctx.report(
+            GRADER_FIELD,
+            where,
+            f"A {kind} grader needs {names}; NorthStar refuses the run configuration without {'them' if len(missing) > 1 else 'it'}.",
+        )
 
 
 def _value_limits(ctx: CheckContext, node: Node, grader: GraderConfig) -> None:
     if grader.type == "trace" and grader.check is not None and grader.check not in TRACE_CHECKS:
         check_node = node.get("check")
         suggestion = closest(grader.check, TRACE_CHECKS)
-        fix = ctx.rename(check_node, suggestion, f"Use '{suggestion}'") if suggestion and check_node is not None else None
-        ctx.report(GRADER_FIELD, check_node or node, f"Unknown trace check '{grader.check}'." + (f" Did you mean '{suggestion}'?" if suggestion else " Known: " + ", ".join(TRACE_CHECKS) + "."), fix=fix)
+        fix = (
+            ctx.rename(check_node, suggestion, f"Use '{suggestion}'") if suggestion and check_node is not None else None
+        )
+        ctx.report(
+            GRADER_FIELD,
+            check_node or node,
+            f"Unknown trace check '{grader.check}'."
+            + (f" Did you mean '{suggestion}'?" if suggestion else " Known: " + ", ".join(TRACE_CHECKS) + "."),
+            fix=fix,
+        )
     if grader.timeout_ms is not None and not 0 < grader.timeout_ms <= 5000:
-        ctx.report(GRADER_FIELD, node.get("timeout_ms") or node, f"timeout_ms must be between 1 and 5000 (got {grader.timeout_ms}).")
+        ctx.report(
+            GRADER_FIELD,
+            node.get("timeout_ms") or node,
+            f"timeout_ms must be between 1 and 5000 (got {grader.timeout_ms}).",
+        )
     if not 0 <= grader.temperature <= 2:
-        ctx.report(GRADER_FIELD, node.get("temperature") or node, f"temperature must be between 0 and 2 (got {grader.temperature:g}); NorthStar refuses the judge.")
+        ctx.report(
+            GRADER_FIELD,
+            node.get("temperature") or node,
+            f"temperature must be between 0 and 2 (got {grader.temperature:g}); NorthStar refuses the judge.",
+        )
     for key in ("name", "model", "rubric", "code", "pattern"):
         value = getattr(grader, key)
         if isinstance(value, str) and not value.strip():
-            ctx.report(GRADER_FIELD, node.get(key) or node, f"'{key}' is blank; NorthStar refuses the grader. Fill it in or remove it.")
+            ctx.report(
+                GRADER_FIELD,
+                node.get(key) or node,
+                f"'{key}' is blank; NorthStar refuses the grader. Fill it in or remove it.",
+            )
 
 
 def _judge_warnings(ctx: CheckContext, node: Node, grader: GraderConfig) -> None:
@@ -426,7 +540,11 @@ def _judge_warnings(ctx: CheckContext, node: Node, grader: GraderConfig) -> None
         passing_node = scoring_node.get("passing_score")
         if scoring.mode == "binary" and passing_node is not None and is_number(passing_node.value):
             if not scoring.min_score <= passing_node.value <= scoring.max_score:
-                ctx.report(BINARY_PASSING_SCORE, passing_node, f"passing_score {passing_node.value:g} is outside [{scoring.min_score:g}, {scoring.max_score:g}]; binary mode never checks it (the judge answers passed: true/false). Remove it, or switch to numeric mode.")
+                ctx.report(
+                    BINARY_PASSING_SCORE,
+                    passing_node,
+                    f"passing_score {passing_node.value:g} is outside [{scoring.min_score:g}, {scoring.max_score:g}]; binary mode never checks it (the judge answers passed: true/false). Remove it, or switch to numeric mode.",
+                )
         labels = scoring_node.get("labels")
         if labels is not None and labels.is_map and scoring.labels is not None:
             # A scale like 0-5 with a whole passing score is scored in whole numbers by judges;
@@ -439,18 +557,34 @@ def _judge_warnings(ctx: CheckContext, node: Node, grader: GraderConfig) -> None
                 except (TypeError, ValueError):
                     continue
                 if not scoring.min_score <= raw <= scoring.max_score:
-                    ctx.report(LABEL_KEY_UNREACHABLE, key_node, f"Label key {raw:g} is outside the scale [{scoring.min_score:g}, {scoring.max_score:g}]; the judge's score can never equal it, so this label never applies.")
+                    ctx.report(
+                        LABEL_KEY_UNREACHABLE,
+                        key_node,
+                        f"Label key {raw:g} is outside the scale [{scoring.min_score:g}, {scoring.max_score:g}]; the judge's score can never equal it, so this label never applies.",
+                    )
                 elif whole_scale and not raw.is_integer():
-                    ctx.report(LABEL_KEY_UNREACHABLE, key_node, f"Label key {raw:g} is fractional on the whole-number scale [{scoring.min_score:g}, {scoring.max_score:g}]; labels apply only on an exact match, which judges scoring in whole numbers never give.")
+                    ctx.report(
+                        LABEL_KEY_UNREACHABLE,
+                        key_node,
+                        f"Label key {raw:g} is fractional on the whole-number scale [{scoring.min_score:g}, {scoring.max_score:g}]; labels apply only on an exact match, which judges scoring in whole numbers never give.",
+                    )
     threshold_key = node.key_node("threshold")
     if threshold_key is not None and scoring_node is not None:
         where = "scoring.passing_score" if scoring is not None and scoring.mode == "numeric" else "the binary verdict"
-        ctx.report(THRESHOLD_IGNORED, threshold_key, f"'threshold' is ignored because 'scoring' is given: passing is decided by {where}. Remove the threshold (or move its value into scoring.passing_score).",
-                   fix=remove_pair_fix(ctx, node, threshold_key, "Remove the ignored threshold"))
+        ctx.report(
+            THRESHOLD_IGNORED,
+            threshold_key,
+            f"'threshold' is ignored because 'scoring' is given: passing is decided by {where}. Remove the threshold (or move its value into scoring.passing_score).",
+            fix=remove_pair_fix(ctx, node, threshold_key, "Remove the ignored threshold"),
+        )
     temperature_node = node.get("temperature")
     if temperature_node is not None and is_number(temperature_node.value) and 0 < temperature_node.value <= 2:
-        ctx.report(TEMPERATURE, temperature_node, f"Judge temperature {temperature_node.value:g} makes grades vary from run to run; use 0 for repeatable grading.",
-                   fix=ctx.replace(temperature_node, "0.0", "Set the temperature to 0", safe=False))
+        ctx.report(
+            TEMPERATURE,
+            temperature_node,
+            f"Judge temperature {temperature_node.value:g} makes grades vary from run to run; use 0 for repeatable grading.",
+            fix=ctx.replace(temperature_node, "0.0", "Set the temperature to 0", safe=False),
+        )
 
 
 def _skipped_judges(ctx: CheckContext, view: RequestView) -> None:
@@ -468,9 +602,17 @@ def _skipped_judges(ctx: CheckContext, view: RequestView) -> None:
         assert grader is not None
         where = entry.node.key_node("type") or entry.node.key_node("name") or ctx.line_span(entry.node)
         if grader.type == "rubric" and grader.rubric is None and not any_goal:
-            ctx.report(JUDGE_ALWAYS_SKIPPED, where, f"Judge '{grader.name}' has no rubric, and no case in {len(cases)} found beside this file has expected.goal or expected.rubric: every grade would be SKIPPED. Give the judge a 'rubric'.")
+            ctx.report(
+                JUDGE_ALWAYS_SKIPPED,
+                where,
+                f"Judge '{grader.name}' has no rubric, and no case in {len(cases)} found beside this file has expected.goal or expected.rubric: every grade would be SKIPPED. Give the judge a 'rubric'.",
+            )
         elif grader.type == "faithfulness" and not any_grounding:
-            ctx.report(JUDGE_ALWAYS_SKIPPED, where, f"Faithfulness judge '{grader.name}': no case in {len(cases)} found beside this file has expected.context or tool output, so every grade would be SKIPPED.")
+            ctx.report(
+                JUDGE_ALWAYS_SKIPPED,
+                where,
+                f"Faithfulness judge '{grader.name}': no case in {len(cases)} found beside this file has expected.context or tool output, so every grade would be SKIPPED.",
+            )
 
 
 def _has_tool_output(messages: list) -> bool:
@@ -531,10 +673,10 @@ def _cases_in(path) -> list | None:
 def cases_view(ctx: CheckContext) -> CasesView | None:
     if "northstar.cases" not in ctx.cache:
         doc = ctx.document
-        ctx.cache["northstar.cases"] = read_cases(doc.root, jsonl=doc.language == "jsonl") if doc.root is not None else None
+        ctx.cache["northstar.cases"] = (
+            read_cases(doc.root, jsonl=doc.language == "jsonl") if doc.root is not None else None
+        )
     return ctx.cache["northstar.cases"]
-
-
 
 
 def _known_case_keys(path: tuple) -> set[str] | None:
@@ -556,7 +698,11 @@ def _known_case_keys(path: tuple) -> set[str] | None:
 def check_cases(ctx: CheckContext) -> None:
     view = cases_view(ctx)
     if view is None:
-        ctx.report(DATASET_SHAPE, ctx.document.lines.single_line_span(0), "The file is empty: an eval dataset needs at least one case.")
+        ctx.report(
+            DATASET_SHAPE,
+            ctx.document.lines.single_line_span(0),
+            "The file is empty: an eval dataset needs at least one case.",
+        )
         return
     jsonl = ctx.document.language == "jsonl"
     for problem in view.problems:
@@ -564,7 +710,11 @@ def check_cases(ctx: CheckContext) -> None:
         if problem.kind in ("dataset-shape", "case-not-mapping"):
             message = problem.message
             if jsonl and problem.kind == "case-not-mapping":
-                message = f"Line {ctx.document.lines.position(problem.node.start).line + 1}: " + message[0].lower() + message[1:]
+                message = (
+                    f"Line {ctx.document.lines.position(problem.node.start).line + 1}: "
+                    + message[0].lower()
+                    + message[1:]
+                )
             ctx.report(DATASET_SHAPE, ctx.compact(problem.node), message)
         elif problem.kind == "duplicate-case-id":
             ctx.report(DUPLICATE_CASE_ID, problem.node, problem.message, related=related)
@@ -579,16 +729,32 @@ def _report_case_error(ctx: CheckContext, problem: Problem) -> None:
     path = error.path
     if error.type == "missing":
         if error.missing_key in ("id", "messages") and len(path) == 0:
-            what = "an 'id' (unique in the dataset)" if error.missing_key == "id" else "'messages' (the conversation, a list of chat messages)"
-            ctx.report(MISSING_CASE_FIELD, span, f"This case has no {what}; NorthStar's EvalCase requires it and refuses the dataset.")
+            what = (
+                "an 'id' (unique in the dataset)"
+                if error.missing_key == "id"
+                else "'messages' (the conversation, a list of chat messages)"
+            )
+            ctx.report(
+                MISSING_CASE_FIELD,
+                span,
+                f"This case has no {what}; NorthStar's EvalCase requires it and refuses the dataset.",
+            )
         else:
-            ctx.report(CASE_FIELD, span, f"'{'.'.join(map(str, path))}' has no '{error.missing_key}'; NorthStar refuses the case.")
+            ctx.report(
+                CASE_FIELD,
+                span,
+                f"'{'.'.join(map(str, path))}' has no '{error.missing_key}'; NorthStar refuses the case.",
+            )
     elif error.type == "extra_forbidden" and error.key_node is not None:
         known = _known_case_keys(path) or set()
         parent = _parent_map(ctx, error.key_node)
-        suggestion, fix = _rename_fix(ctx, parent, error.key_node, known) if parent is not None and known else (None, None)
+        suggestion, fix = (
+            _rename_fix(ctx, parent, error.key_node, known) if parent is not None and known else (None, None)
+        )
         where = ".".join(str(p) for p in path[:-1] if isinstance(p, str)) or "case"
-        message = f"Unknown key '{error.key_node.value}' in {where}: NorthStar forbids unknown keys and refuses the dataset."
+        message = (
+            f"Unknown key '{error.key_node.value}' in {where}: NorthStar forbids unknown keys and refuses the dataset."
+        )
         if fix is not None:
             message += f" Did you mean '{suggestion}'?"
         ctx.report(UNKNOWN_CASE_KEY, error.key_node, message, fix=fix)

@@ -30,8 +30,14 @@ class Problem:
 
 
 PROBLEM_KINDS = (
-    "request-shape", "grader-not-mapping", "grader-invalid", "duplicate-grader-name",
-    "dataset-shape", "case-not-mapping", "case-invalid", "duplicate-case-id",
+    "request-shape",
+    "grader-not-mapping",
+    "grader-invalid",
+    "duplicate-grader-name",
+    "dataset-shape",
+    "case-not-mapping",
+    "case-invalid",
+    "duplicate-case-id",
 )
 
 
@@ -74,17 +80,36 @@ class CasesView:
 def read_request(root: Node) -> RequestView:
     view = RequestView(root)
     if not root.is_map:
-        view.problems.append(Problem("request-shape", root, f"An EvalRunRequest must be a mapping with a 'graders' list, got {describe_type(to_plain(root))}"))
+        view.problems.append(
+            Problem(
+                "request-shape",
+                root,
+                f"An EvalRunRequest must be a mapping with a 'graders' list, got {describe_type(to_plain(root))}",
+            )
+        )
         return view
     graders = root.get("graders")
     if graders is None or not graders.is_seq:
         where = graders if graders is not None else root
-        view.problems.append(Problem("request-shape", where, f"'graders' must be a list of graders, got {describe_type(to_plain(graders))}", key_node=root.key_node("graders")))
+        view.problems.append(
+            Problem(
+                "request-shape",
+                where,
+                f"'graders' must be a list of graders, got {describe_type(to_plain(graders))}",
+                key_node=root.key_node("graders"),
+            )
+        )
         return view
     seen: dict[str, Node] = {}
     for index, node in enumerate(graders.value):
         if not node.is_map:
-            view.problems.append(Problem("grader-not-mapping", node, f"Each grader must be a mapping with 'type', 'name' and its settings, got {describe_type(to_plain(node))}"))
+            view.problems.append(
+                Problem(
+                    "grader-not-mapping",
+                    node,
+                    f"Each grader must be a mapping with 'type', 'name' and its settings, got {describe_type(to_plain(node))}",
+                )
+            )
             view.graders.append(GraderEntry(index, node, None))
             continue
         grader = _validate(GraderConfig, node, "grader-invalid", view.problems)
@@ -93,11 +118,14 @@ def read_request(root: Node) -> RequestView:
         if name_node is not None and name_node.is_scalar and isinstance(name_node.value, str):
             name = name_node.value.strip()
             if name in seen:
-                view.problems.append(Problem(
-                    "duplicate-grader-name", name_node,
-                    f"Grader name '{name}' is used twice; NorthStar refuses the run configuration. Give each grader its own name.",
-                    related=[(seen[name], "the first grader with this name")],
-                ))
+                view.problems.append(
+                    Problem(
+                        "duplicate-grader-name",
+                        name_node,
+                        f"Grader name '{name}' is used twice; NorthStar refuses the run configuration. Give each grader its own name.",
+                        related=[(seen[name], "the first grader with this name")],
+                    )
+                )
             else:
                 seen[name] = name_node
     return view
@@ -112,20 +140,39 @@ def read_cases(root: Node, jsonl: bool = False) -> CasesView:
     elif root.is_map and root.has("cases"):
         cases = root.get("cases")
         if cases is None or not cases.is_seq:
-            view.problems.append(Problem("dataset-shape", cases if cases is not None else root, f"'cases' must be a list of cases, got {describe_type(to_plain(cases))}; NorthStar refuses the dataset.", key_node=root.key_node("cases")))
+            view.problems.append(
+                Problem(
+                    "dataset-shape",
+                    cases if cases is not None else root,
+                    f"'cases' must be a list of cases, got {describe_type(to_plain(cases))}; NorthStar refuses the dataset.",
+                    key_node=root.key_node("cases"),
+                )
+            )
             return view
         records = cases.value
         view.container = cases
     elif root.is_map:
         records = [root]
     else:
-        view.problems.append(Problem("dataset-shape", root, f"An eval dataset must be a case, a list of cases, or a mapping with 'cases', got {describe_type(to_plain(root))}."))
+        view.problems.append(
+            Problem(
+                "dataset-shape",
+                root,
+                f"An eval dataset must be a case, a list of cases, or a mapping with 'cases', got {describe_type(to_plain(root))}.",
+            )
+        )
         return view
     seen: dict[str, Node] = {}
     for index, node in enumerate(records):
         if not node.is_map:
             what = "line" if jsonl else "entry"
-            view.problems.append(Problem("case-not-mapping", node, f"This {what} is {describe_type(to_plain(node))}, not a JSON object; NorthStar reads every {what} as one eval case (an object with 'id' and 'messages')."))
+            view.problems.append(
+                Problem(
+                    "case-not-mapping",
+                    node,
+                    f"This {what} is {describe_type(to_plain(node))}, not a JSON object; NorthStar reads every {what} as one eval case (an object with 'id' and 'messages').",
+                )
+            )
             view.cases.append(CaseEntry(index, node, None))
             continue
         case = _validate(EvalCase, node, "case-invalid", view.problems)
@@ -133,11 +180,14 @@ def read_cases(root: Node, jsonl: bool = False) -> CasesView:
         id_node = node.get("id")
         if id_node is not None and id_node.is_scalar and isinstance(id_node.value, str):
             if id_node.value in seen:
-                view.problems.append(Problem(
-                    "duplicate-case-id", id_node,
-                    f"Case id '{id_node.value}' is used twice; results are reported by case id, so the two cases cannot be told apart. Give each case its own id.",
-                    related=[(seen[id_node.value], "the first case with this id")],
-                ))
+                view.problems.append(
+                    Problem(
+                        "duplicate-case-id",
+                        id_node,
+                        f"Case id '{id_node.value}' is used twice; results are reported by case id, so the two cases cannot be told apart. Give each case its own id.",
+                        related=[(seen[id_node.value], "the first case with this id")],
+                    )
+                )
             else:
                 seen[id_node.value] = id_node
     return view

@@ -35,14 +35,22 @@ def _schema() -> dict:
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.promptfoo.rules", "rubric_lsp.rules.file_refs")
 
-register(Format(
-    checker_modules=_CHECKERS,
-    name=CONFIG,
-    title="promptfoo config",
-    languages=("yaml", "json"),
-    schema_names=("promptfoo.dev/config-schema.json", "promptfoo-config.schema.json"),
-    file_patterns=("promptfooconfig*.yaml", "promptfooconfig*.yml", "promptfooconfig*.json", "redteam.yaml", "redteam.yml"),
-    detect=detect_config,
-    schema_file="promptfoo-config.schema.json",
-    json_schema=_schema,
-))
+register(
+    Format(
+        checker_modules=_CHECKERS,
+        name=CONFIG,
+        title="promptfoo config",
+        languages=("yaml", "json"),
+        schema_names=("promptfoo.dev/config-schema.json", "promptfoo-config.schema.json"),
+        file_patterns=(
+            "promptfooconfig*.yaml",
+            "promptfooconfig*.yml",
+            "promptfooconfig*.json",
+            "redteam.yaml",
+            "redteam.yml",
+        ),
+        detect=detect_config,
+        schema_file="promptfoo-config.schema.json",
+        json_schema=_schema,
+    )
+)

@@ -146,11 +146,23 @@ def describe_assertion_type(name: str) -> str | None:
 
 
 # Which kind of grader provider each model-graded type asks getGradingProvider for.
-TEXT_GRADED = frozenset({
-    "llm-rubric", "g-eval", "factuality", "model-graded-factuality", "model-graded-closedqa",
-    "select-best", "answer-relevance", "context-faithfulness", "context-recall",
-    "context-relevance", "conversation-relevance", "search-rubric", "trajectory:goal-success",
-})
+TEXT_GRADED = frozenset(
+    {
+        "llm-rubric",
+        "g-eval",
+        "factuality",
+        "model-graded-factuality",
+        "model-graded-closedqa",
+        "select-best",
+        "answer-relevance",
+        "context-faithfulness",
+        "context-recall",
+        "context-relevance",
+        "conversation-relevance",
+        "search-rubric",
+        "trajectory:goal-success",
+    }
+)
 EMBEDDING_GRADED = frozenset({"similar", "similar:cosine", "similar:dot", "similar:euclidean"})
 CLASSIFICATION_GRADED = frozenset({"classifier"})
 MODERATION_GRADED = frozenset({"moderation"})
@@ -188,10 +200,16 @@ class ProviderOptions(BaseModel):
 
     model_config = _OPEN
 
-    id: str = Field(description="Provider id, e.g. 'openai:gpt-5-mini', 'anthropic:messages:claude-sonnet-4-5', or a file:// script.")
+    id: str = Field(
+        description="Provider id, e.g. 'openai:gpt-5-mini', 'anthropic:messages:claude-sonnet-4-5', or a file:// script."
+    )
     label: str | None = Field(None, description="Display name; test 'providers' filters match it.")
-    config: dict[str, Any] | None = Field(None, description="Provider settings (temperature, max_tokens, apiBaseUrl, showThinking, ...).")
-    prompts: list[str] | None = Field(None, description="Only run these prompts (by label or id) against this provider.")
+    config: dict[str, Any] | None = Field(
+        None, description="Provider settings (temperature, max_tokens, apiBaseUrl, showThinking, ...)."
+    )
+    prompts: list[str] | None = Field(
+        None, description="Only run these prompts (by label or id) against this provider."
+    )
     transform: str | None = Field(None, description="JavaScript applied to this provider's output.")
     delay: float | None = Field(None, description="Milliseconds to wait between calls.")
     env: dict[str, Any] | None = Field(None, description="Environment overrides for this provider.")
@@ -202,7 +220,10 @@ class GraderTypeMap(BaseModel):
 
     model_config = _OPEN
 
-    text: GraderProvider | None = Field(None, description="Grader for text-judged assertions (llm-rubric, g-eval, factuality, closedqa, select-best, ...).")
+    text: GraderProvider | None = Field(
+        None,
+        description="Grader for text-judged assertions (llm-rubric, g-eval, factuality, closedqa, select-best, ...).",
+    )
     embedding: GraderProvider | None = Field(None, description="Embedding provider for similar and answer-relevance.")
     classification: GraderProvider | None = Field(None, description="Classifier for the classifier assertion.")
     moderation: GraderProvider | None = Field(None, description="Moderation provider for the moderation assertion.")
@@ -218,8 +239,8 @@ class Assertion(BaseModel):
     config: dict[str, Any] | None = Field(None, description=ASSERTION_KEYS["config"])
     threshold: float | None = Field(None, description=ASSERTION_KEYS["threshold"])
     weight: float | None = Field(None, description=ASSERTION_KEYS["weight"])
-    provider: Union[str, ProviderOptions, GraderTypeMap, None] = Field(None, description=ASSERTION_KEYS["provider"])
-    rubricPrompt: Union[str, list[Any], dict[str, Any], None] = Field(None, description=ASSERTION_KEYS["rubricPrompt"])
+    provider: str | ProviderOptions | GraderTypeMap | None = Field(None, description=ASSERTION_KEYS["provider"])
+    rubricPrompt: str | list[Any] | dict[str, Any] | None = Field(None, description=ASSERTION_KEYS["rubricPrompt"])
     metric: str | None = Field(None, description=ASSERTION_KEYS["metric"])
     transform: str | None = Field(None, description=ASSERTION_KEYS["transform"])
     contextTransform: str | None = Field(None, description=ASSERTION_KEYS["contextTransform"])
@@ -243,7 +264,9 @@ class AssertionReference(BaseModel):
 
     model_config = _CLOSED
 
-    ref: str = Field(alias="$ref", description="JSON pointer to the assertion, e.g. '#/assertionTemplates/containsPirateNoise'.")
+    ref: str = Field(
+        alias="$ref", description="JSON pointer to the assertion, e.g. '#/assertionTemplates/containsPirateNoise'."
+    )
 
 
 class FactualityScores(BaseModel):
@@ -261,13 +284,20 @@ class TestOptions(BaseModel):
 
     model_config = _OPEN
 
-    provider: Union[str, ProviderOptions, GraderTypeMap, None] = Field(None, description="Grader for the model-graded assertions of this test (defaultTest.options.provider is the only slot --grader replaces). A shorthand string here drops the config of a default grader object.")
-    rubricPrompt: Union[str, list[Any], dict[str, Any], None] = Field(None, description="Grading prompt for this test's model-graded assertions.")
+    provider: str | ProviderOptions | GraderTypeMap | None = Field(
+        None,
+        description="Grader for the model-graded assertions of this test (defaultTest.options.provider is the only slot --grader replaces). A shorthand string here drops the config of a default grader object.",
+    )
+    rubricPrompt: str | list[Any] | dict[str, Any] | None = Field(
+        None, description="Grading prompt for this test's model-graded assertions."
+    )
     prefix: str | None = Field(None, description="Text prepended to the prompt.")
     suffix: str | None = Field(None, description="Text appended to the prompt.")
     transform: str | None = Field(None, description="JavaScript applied to the output before the assertions.")
     postprocess: str | None = Field(None, description="Deprecated alias of transform.")
-    transformVars: Union[str, dict[str, Any], None] = Field(None, description="JavaScript (or a file:// script) that computes extra vars before the prompt is rendered.")
+    transformVars: str | dict[str, Any] | None = Field(
+        None, description="JavaScript (or a file:// script) that computes extra vars before the prompt is rendered."
+    )
     storeOutputAs: str | None = Field(None, description="Store the output in this var for later tests.")
     factuality: FactualityScores | None = Field(None, description="Scores of the five factuality categories.")
     disableVarExpansion: bool | None = Field(None, description="Do not expand array vars into several tests.")
@@ -281,13 +311,24 @@ class TestCase(BaseModel):
     model_config = _CLOSED
 
     description: str | None = Field(None, description="Shown in the results.")
-    vars: Union[dict[str, Any], str, list[Any], None] = Field(None, description="Variables for the prompt templates (and for rubric templates); a mapping or file:// reference(s).")
-    provider: Union[str, ProviderOptions, None] = Field(None, description="Overrides the target provider for this test (not a grader).")
-    providers: list[str] | None = Field(None, description="Only run this test against these providers (labels or ids, wildcards allowed).")
+    vars: dict[str, Any] | str | list[Any] | None = Field(
+        None,
+        description="Variables for the prompt templates (and for rubric templates); a mapping or file:// reference(s).",
+    )
+    provider: str | ProviderOptions | None = Field(
+        None, description="Overrides the target provider for this test (not a grader)."
+    )
+    providers: list[str] | None = Field(
+        None, description="Only run this test against these providers (labels or ids, wildcards allowed)."
+    )
     prompts: list[str] | None = Field(None, description="Only run this test with these prompts (labels or ids).")
     providerOutput: Any = Field(None, description="A fixed output to assert on instead of calling a provider.")
-    assert_: Union[list[Union[AssertionSet, Assertion, AssertionReference]], str, None] = Field(None, alias="assert", description="Assertions checked on every output of this test (after defaultTest.assert).")
-    assertScoringFunction: str | None = Field(None, description="file:// reference to a function that combines assertion scores.")
+    assert_: list[AssertionSet | Assertion | AssertionReference] | str | None = Field(
+        None, alias="assert", description="Assertions checked on every output of this test (after defaultTest.assert)."
+    )
+    assertScoringFunction: str | None = Field(
+        None, description="file:// reference to a function that combines assertion scores."
+    )
     options: TestOptions | None = Field(None, description="Test options: grader provider, rubricPrompt, transforms.")
     threshold: float | None = Field(None, description="Minimum weighted score of the assertions for the test to pass.")
     metadata: dict[str, Any] | None = Field(None, description="Free-form metadata (filters, red-team plugin info).")
@@ -302,7 +343,9 @@ class TestFileReference(BaseModel):
 
     model_config = _CLOSED
 
-    path: str = Field(description="file:// path of the tests (CSV, YAML, JSON, JSONL, a script, or a Google Sheet URL).")
+    path: str = Field(
+        description="file:// path of the tests (CSV, YAML, JSON, JSONL, a script, or a Google Sheet URL)."
+    )
     config: dict[str, Any] | None = Field(None, description="Settings passed to the test loader.")
 
 
@@ -312,8 +355,10 @@ class Scenario(BaseModel):
     model_config = _CLOSED
 
     description: str | None = Field(None, description="Shown in the results.")
-    config: list[dict[str, Any]] = Field(description="Variants: each a partial test (vars, options, assert) combined with every test.")
-    tests: list[Union[TestCase, str]] = Field(description="The tests of this scenario.")
+    config: list[dict[str, Any]] = Field(
+        description="Variants: each a partial test (vars, options, assert) combined with every test."
+    )
+    tests: list[TestCase | str] = Field(description="The tests of this scenario.")
 
 
 class RedteamConfig(BaseModel):
@@ -321,13 +366,22 @@ class RedteamConfig(BaseModel):
 
     model_config = _OPEN
 
-    purpose: str | None = Field(None, description="What the target application does; guides attack generation and grading.")
-    provider: Union[str, ProviderOptions, None] = Field(None, description="Provider that generates attacks and grades red-team results; without it grading may go to promptfoo's remote service.")
-    plugins: list[Union[str, dict[str, Any]]] | None = Field(None, description="Vulnerability plugins (default set when omitted).")
-    strategies: list[Union[str, dict[str, Any]]] | None = Field(None, description="Attack strategies (default set when omitted).")
+    purpose: str | None = Field(
+        None, description="What the target application does; guides attack generation and grading."
+    )
+    provider: str | ProviderOptions | None = Field(
+        None,
+        description="Provider that generates attacks and grades red-team results; without it grading may go to promptfoo's remote service.",
+    )
+    plugins: list[str | dict[str, Any]] | None = Field(
+        None, description="Vulnerability plugins (default set when omitted)."
+    )
+    strategies: list[str | dict[str, Any]] | None = Field(
+        None, description="Attack strategies (default set when omitted)."
+    )
     numTests: int | None = Field(None, description="Tests per plugin.")
     injectVar: str | None = Field(None, description="The prompt variable attacks are injected into.")
-    language: Union[str, list[str], None] = Field(None, description="Language(s) of generated attacks.")
+    language: str | list[str] | None = Field(None, description="Language(s) of generated attacks.")
 
 
 class PromptfooConfig(BaseModel):
@@ -337,15 +391,28 @@ class PromptfooConfig(BaseModel):
 
     description: str | None = Field(None, description="What this eval is about.")
     tags: dict[str, Any] | None = Field(None, description="Free-form tags.")
-    prompts: Union[str, list[Any], dict[str, str], None] = Field(None, description="Prompt templates: strings, file:// references (globs allowed) or {id, label, raw} objects.")
-    providers: Union[str, list[Any], dict[str, Any], None] = Field(None, description="Target providers: ids, {id, config, label} objects, {id: options} maps, or file:// references.")
-    targets: Union[str, list[Any], dict[str, Any], None] = Field(None, description="Alias of providers.")
-    tests: Union[str, list[Union[TestCase, TestFileReference, str]], TestFileReference, None] = Field(None, description="Test cases, or file:// references to CSV/YAML/JSON test files (globs allowed).")
-    defaultTest: Union[DefaultTest, str, None] = Field(None, description="Merged into every test (vars, options, assert); may be a file:// reference.")
-    scenarios: Union[list[Union[Scenario, str]], str, None] = Field(None, description="Groups of tests run with several variants of vars.")
+    prompts: str | list[Any] | dict[str, str] | None = Field(
+        None, description="Prompt templates: strings, file:// references (globs allowed) or {id, label, raw} objects."
+    )
+    providers: str | list[Any] | dict[str, Any] | None = Field(
+        None,
+        description="Target providers: ids, {id, config, label} objects, {id: options} maps, or file:// references.",
+    )
+    targets: str | list[Any] | dict[str, Any] | None = Field(None, description="Alias of providers.")
+    tests: str | list[TestCase | TestFileReference | str] | TestFileReference | None = Field(
+        None, description="Test cases, or file:// references to CSV/YAML/JSON test files (globs allowed)."
+    )
+    defaultTest: DefaultTest | str | None = Field(
+        None, description="Merged into every test (vars, options, assert); may be a file:// reference."
+    )
+    scenarios: list[Scenario | str] | str | None = Field(
+        None, description="Groups of tests run with several variants of vars."
+    )
     redteam: RedteamConfig | None = Field(None, description="Red-team generation settings.")
-    outputPath: Union[str, list[str], None] = Field(None, description="Where to write results (file:// path; need not exist).")
-    sharing: Union[bool, dict[str, Any], None] = Field(None, description="Share results on promptfoo's server.")
+    outputPath: str | list[str] | None = Field(
+        None, description="Where to write results (file:// path; need not exist)."
+    )
+    sharing: bool | dict[str, Any] | None = Field(None, description="Share results on promptfoo's server.")
     nunjucksFilters: dict[str, str] | None = Field(None, description="Custom Nunjucks filters: name → file:// script.")
     env: dict[str, Any] | None = Field(None, description="Environment variables for providers.")
     derivedMetrics: list[dict[str, Any]] | None = Field(None, description="Metrics computed from other metrics.")
@@ -353,9 +420,15 @@ class PromptfooConfig(BaseModel):
     metadata: dict[str, Any] | None = Field(None, description="Free-form metadata.")
     writeLatestResults: bool | None = Field(None, description="Store the results in the local database.")
     tracing: dict[str, Any] | None = Field(None, description="OpenTelemetry tracing settings.")
-    evaluateOptions: dict[str, Any] | None = Field(None, description="Eval settings such as maxConcurrency, repeat, delay, cache.")
-    commandLineOptions: dict[str, Any] | None = Field(None, description="Defaults for promptfoo eval command-line flags.")
-    assertionTemplates: dict[str, Any] | None = Field(None, description="Reusable assertions referenced with $ref: '#/assertionTemplates/name'.")
+    evaluateOptions: dict[str, Any] | None = Field(
+        None, description="Eval settings such as maxConcurrency, repeat, delay, cache."
+    )
+    commandLineOptions: dict[str, Any] | None = Field(
+        None, description="Defaults for promptfoo eval command-line flags."
+    )
+    assertionTemplates: dict[str, Any] | None = Field(
+        None, description="Reusable assertions referenced with $ref: '#/assertionTemplates/name'."
+    )
 
 
 TOP_LEVEL_KEYS = tuple(PromptfooConfig.model_fields)
@@ -379,11 +452,17 @@ def promptfoo_json_schema() -> dict[str, Any]:
     schema["title"] = "promptfoo config"
     schema.setdefault("$defs", {})["AssertionType"] = {
         "description": "A promptfoo assertion type.",
-        "anyOf": [{"const": name, "description": text} for name, text in {**BASE_ASSERTION_TYPES, **SPECIAL_ASSERTION_TYPES}.items()]
+        "anyOf": [
+            {"const": name, "description": text}
+            for name, text in {**BASE_ASSERTION_TYPES, **SPECIAL_ASSERTION_TYPES}.items()
+        ]
         + [{"const": "not-" + name, "description": "Inverted: " + text} for name, text in BASE_ASSERTION_TYPES.items()]
         + [{"type": "string", "pattern": "^promptfoo:redteam:", "description": "A red-team plugin's grader."}],
     }
     assertion = schema["$defs"].get("Assertion")
     if assertion:
-        assertion["properties"]["type"] = {"$ref": "#/$defs/AssertionType", "description": assertion["properties"]["type"].get("description", "")}
+        assertion["properties"]["type"] = {
+            "$ref": "#/$defs/AssertionType",
+            "description": assertion["properties"]["type"].get("description", ""),
+        }
     return schema

@@ -16,7 +16,9 @@ from pathlib import Path
 PREFIX = "file://"
 GLOB_CHARS = re.compile(r"[*?\[{]")
 # Script references may name a function after the path: file://hooks.py:afterAll
-_SCRIPT_FUNCTION = re.compile(r"^(?P<path>.+\.(?:py|js|cjs|mjs|ts|mts|cts|rb|go|sh))(?::(?P<function>[A-Za-z_$][\w$.]*))?$")
+_SCRIPT_FUNCTION = re.compile(
+    r"^(?P<path>.+\.(?:py|js|cjs|mjs|ts|mts|cts|rb|go|sh))(?::(?P<function>[A-Za-z_$][\w$.]*))?$"
+)
 SCRIPT_SUFFIXES = (".py", ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", ".rb", ".go", ".sh")
 DATA_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -51,7 +53,7 @@ def parse_ref(text: object) -> FileRef | None:
     """
     if not isinstance(text, str) or not text.startswith(PREFIX):
         return None
-    rest = text[len(PREFIX):].strip()
+    rest = text[len(PREFIX) :].strip()
     if not rest or "{{" in rest or "{%" in rest or "<" in rest or "\n" in rest or "$" in rest.split(":")[0][:1]:
         return None
     match = _SCRIPT_FUNCTION.match(rest)
@@ -96,5 +98,5 @@ def _braces(pattern: str) -> list[str]:
         return [pattern]
     out = []
     for choice in match.group(1).split(","):
-        out.extend(_braces(pattern[: match.start()] + choice + pattern[match.end():]))
+        out.extend(_braces(pattern[: match.start()] + choice + pattern[match.end() :]))
     return out

@@ -76,11 +76,13 @@ class AssertionInfo:
     origin: str  # "test" | "defaultTest" | "scenario"
     set_node: Node | None = None  # the enclosing assert-set, if any
     ref_node: Node | None = None  # the {$ref: ...} mapping it was reached through
-    owner: "TestInfo | None" = None  # the test (or defaultTest) whose assert list holds it
+    owner: TestInfo | None = None  # the test (or defaultTest) whose assert list holds it
 
     def __post_init__(self) -> None:
         node = self.node.get("type") if self.node.is_map else None
-        self.type: str | None = node.value if node is not None and node.is_scalar and isinstance(node.value, str) else None
+        self.type: str | None = (
+            node.value if node is not None and node.is_scalar and isinstance(node.value, str) else None
+        )
 
     def field(self, key: str) -> Node | None:
         return self.node.get(key) if self.node.is_map else None
@@ -103,12 +105,14 @@ class TestInfo:
     index: int  # 0-based position among the view's tests (-1 for defaultTest)
     node: Node | None  # the test mapping (None when it could not be read)
     source: Source
-    default: "TestInfo | None" = None
+    default: TestInfo | None = None
     own_assertions: list[AssertionInfo] = field(default_factory=list)  # flattened
     own_top: list[AssertionInfo] = field(default_factory=list)  # sets as one entry
     own_vars: dict[str, Node] = field(default_factory=dict)  # name -> its key node
     own_var_values: dict[str, Node] = field(default_factory=dict)  # name -> its value node
-    own_var_sources: dict[str, Source] = field(default_factory=dict)  # name -> the file defining it, if not the test's own
+    own_var_sources: dict[str, Source] = field(
+        default_factory=dict
+    )  # name -> the file defining it, if not the test's own
     own_vars_complete: bool = True
     output_count: int | None = None
     scenario: Node | None = None
@@ -211,13 +215,22 @@ def masked(value: Any) -> Any:
     as ``***``: a grader's config is quoted in hovers and diagnostics, and a key written into
     a config file must not travel further than the file itself."""
     if isinstance(value, dict):
-        return {k: "***" if isinstance(k, str) and _SECRET_NAME.search(k) and v not in (None, "") else masked(v) for k, v in value.items()}
+        return {
+            k: "***" if isinstance(k, str) and _SECRET_NAME.search(k) and v not in (None, "") else masked(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [masked(v) for v in value]
     return value
 
 
-SOURCES = ("assertion.provider", "test.options.provider", "defaultTest.options.provider", "defaultTest.provider", "default")
+SOURCES = (
+    "assertion.provider",
+    "test.options.provider",
+    "defaultTest.options.provider",
+    "defaultTest.provider",
+    "default",
+)
 
 
 @dataclass
@@ -282,7 +295,13 @@ class ConfigView:
             levels.append(("test.options.provider", test.get("options"), test.source))
         if default is not None:
             levels.append(("defaultTest.options.provider", default.get("options"), default.source))
-            levels.append(("defaultTest.provider", default.node if default.node is not None and default.node.is_map else None, default.source))
+            levels.append(
+                (
+                    "defaultTest.provider",
+                    default.node if default.node is not None and default.node.is_map else None,
+                    default.source,
+                )
+            )
         for name, container, origin in levels:
             if container is None or not container.is_map:
                 continue
@@ -319,7 +338,9 @@ class ConfigView:
         """The template text of the config's first prompt, when it can be read statically: an inline
         string, a ``{raw: ...}`` entry, or the first ``---``-separated part of a file:// text file."""
         node = self.root.get("prompts") if self.root.is_map else None
-        items = node.value if node is not None and node.is_seq else ([node] if node is not None and node.is_scalar else [])
+        items = (
+            node.value if node is not None and node.is_seq else ([node] if node is not None and node.is_scalar else [])
+        )
         if not items:
             return None
         first = items[0]
@@ -357,8 +378,17 @@ class ConfigView:
             rubric_prompt = assertion.field("rubricPrompt") or test.options_field("rubricPrompt")
             if rubric_prompt is None and test.default is not None:
                 rubric_prompt = test.default.options_field("rubricPrompt")
-            items.append(GradingItem(assertion, assertion.type, assertion.value, assertion.threshold,
-                                     to_plain(rubric_prompt), self.grader(assertion, test), plain_vars))
+            items.append(
+                GradingItem(
+                    assertion,
+                    assertion.type,
+                    assertion.value,
+                    assertion.threshold,
+                    to_plain(rubric_prompt),
+                    self.grader(assertion, test),
+                    plain_vars,
+                )
+            )
         return items
 
 
@@ -387,7 +417,11 @@ def provider_parts(node: Node, kind: str) -> tuple[str | None, dict | None, str 
             return node.value, None, None
         return None, None, f"a grader provider must be an id string or a mapping, not {node.value!r}"
     if node.is_seq:
-        return None, None, "a grader provider given as a list is rejected at run time ('Provider must be an object or string')"
+        return (
+            None,
+            None,
+            "a grader provider given as a list is rejected at run time ('Provider must be an object or string')",
+        )
     typed = node.get(kind)
     if typed is not None:
         if typed.is_map:
@@ -401,10 +435,20 @@ def provider_parts(node: Node, kind: str) -> tuple[str | None, dict | None, str 
         return ident.value, to_plain(config) if config is not None and config.is_map else None, None
     keys = [k for k in node.keys() if isinstance(k, str)]
     if len(keys) == 1 and ":" in keys[0]:
-        return None, None, (f"the map form {{'{keys[0]}': ...}} is only for the providers list; as a grader it has no "
-                            f"'id' and promptfoo throws 'Invalid provider definition'")
+        return (
+            None,
+            None,
+            (
+                f"the map form {{'{keys[0]}': ...}} is only for the providers list; as a grader it has no "
+                f"'id' and promptfoo throws 'Invalid provider definition'"
+            ),
+        )
     missing = f"neither 'id' nor '{kind}'"
-    return None, None, f"this provider object has {missing}, so promptfoo throws 'Invalid provider definition' for a {kind} grader"
+    return (
+        None,
+        None,
+        f"this provider object has {missing}, so promptfoo throws 'Invalid provider definition' for a {kind} grader",
+    )
 
 
 def _number(node: Node | None) -> float | None:
@@ -492,8 +536,16 @@ class _Reader:
                 inner = resolved.get("assert")
                 for child in inner.value if inner is not None and inner.is_seq else []:
                     child_resolved = self.follow_ref(child) if source.is_config else child
-                    test.own_assertions.append(AssertionInfo(child_resolved, source, origin, resolved,
-                                                             child if child_resolved is not child else None, test))
+                    test.own_assertions.append(
+                        AssertionInfo(
+                            child_resolved,
+                            source,
+                            origin,
+                            resolved,
+                            child if child_resolved is not child else None,
+                            test,
+                        )
+                    )
 
     def vars(self, test: TestInfo, node: Node | None) -> None:
         if node is None:
@@ -589,7 +641,9 @@ def _read_tests(reader: _Reader, view: ConfigView, node: Node | None, source: So
             view.tests.append(reader.test(len(view.tests), item, source))
             continue
         target = item.get("path") if item.is_map else item
-        loaded = reader.referenced_docs(target) if target is not None and target.is_scalar and source.is_config else None
+        loaded = (
+            reader.referenced_docs(target) if target is not None and target.is_scalar and source.is_config else None
+        )
         if not loaded:
             view.tests_complete = False
             continue
@@ -685,7 +739,15 @@ def _filter_count(filters: Node | None, names: list[list[str]] | list[str] | Non
 
 
 def _outputs_for(view: ConfigView, test: TestInfo) -> int | None:
-    prompts = _filter_count(test.get("prompts"), view.prompt_names if view.prompt_names and len(view.prompt_names) == view.prompt_count else None, view.prompt_count) if test.get("prompts") is not None else view.prompt_count
+    prompts = (
+        _filter_count(
+            test.get("prompts"),
+            view.prompt_names if view.prompt_names and len(view.prompt_names) == view.prompt_count else None,
+            view.prompt_count,
+        )
+        if test.get("prompts") is not None
+        else view.prompt_count
+    )
     providers = _filter_count(test.get("providers"), view.provider_names, view.provider_count)
     if prompts is None or providers is None:
         return None

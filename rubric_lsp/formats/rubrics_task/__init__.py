@@ -27,13 +27,15 @@ def _task_schema() -> dict:
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.rubrics_task.rules",)
 
-register(Format(
-    checker_modules=_CHECKERS,
-    name=TASK,
-    title="Rubrics task (vendor JSON with human ratings)",
-    languages=("json",),
-    schema_names=("rubrics-task.schema.json",),
-    detect=detect_task,
-    schema_file="rubrics-task.schema.json",
-    json_schema=_task_schema,
-))
+register(
+    Format(
+        checker_modules=_CHECKERS,
+        name=TASK,
+        title="Rubrics task (vendor JSON with human ratings)",
+        languages=("json",),
+        schema_names=("rubrics-task.schema.json",),
+        detect=detect_task,
+        schema_file="rubrics-task.schema.json",
+        json_schema=_task_schema,
+    )
+)

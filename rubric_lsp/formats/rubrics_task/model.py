@@ -32,11 +32,19 @@ class Annotation(BaseModel):
     model_config = _OPEN
 
     id: str | None = Field(None, description="Annotation id; a rating's id is '<criterion key>_rating'.")
-    key: str | None = Field(None, description="What the annotation is: a criterion key 'rubric_<r>_criteria_<n>', 'selected_model_id', 'likert_value', 'justification', ... (ratings may omit it).")
+    key: str | None = Field(
+        None,
+        description="What the annotation is: a criterion key 'rubric_<r>_criteria_<n>', 'selected_model_id', 'likert_value', 'justification', ... (ratings may omit it).",
+    )
     type: str | None = Field(None, description="Annotation type (may be absent).")
     title: str | None = Field(None, description="The criterion's text; a rating repeats its criterion's title.")
-    value: Any = Field(None, description="Ratings: no_issues | minor_issues | major_issues. Criteria: objective | implicit. selected_model_id: the source_id of an assistant message of the turn.")
-    metadata: dict[str, Any] | None = Field(None, description="For a rating: {\"criteria\": \"<criterion key>\"}, the criterion it rates.")
+    value: Any = Field(
+        None,
+        description="Ratings: no_issues | minor_issues | major_issues. Criteria: objective | implicit. selected_model_id: the source_id of an assistant message of the turn.",
+    )
+    metadata: dict[str, Any] | None = Field(
+        None, description='For a rating: {"criteria": "<criterion key>"}, the criterion it rates.'
+    )
 
 
 class MessageContent(BaseModel):
@@ -48,10 +56,16 @@ class MessageContent(BaseModel):
 class Message(BaseModel):
     model_config = _OPEN
 
-    role: Literal["user", "assistant", "system"] = Field(description="'user' for the prompt, 'assistant' for a model response.")
-    content: MessageContent = Field(description="The message content: {\"text\": ...}.")
-    source_id: str = Field(description="Who wrote it: 'user', or an id unique to the model that generated this response.")
-    annotations: list[Annotation] = Field(default_factory=list, description="Assistant messages: one rating per criterion of the turn.")
+    role: Literal["user", "assistant", "system"] = Field(
+        description="'user' for the prompt, 'assistant' for a model response."
+    )
+    content: MessageContent = Field(description='The message content: {"text": ...}.')
+    source_id: str = Field(
+        description="Who wrote it: 'user', or an id unique to the model that generated this response."
+    )
+    annotations: list[Annotation] = Field(
+        default_factory=list, description="Assistant messages: one rating per criterion of the turn."
+    )
 
 
 class Turn(BaseModel):
@@ -59,7 +73,10 @@ class Turn(BaseModel):
 
     id: str = Field(description="Turn id, unique in the task.")
     messages: list[Message] = Field(description="The prompt, then the model responses.")
-    annotations: list[Annotation] = Field(default_factory=list, description="The turn's criteria (rubric_<r>_criteria_<n>) and preference data (selected_model_id, likert_value, justification).")
+    annotations: list[Annotation] = Field(
+        default_factory=list,
+        description="The turn's criteria (rubric_<r>_criteria_<n>) and preference data (selected_model_id, likert_value, justification).",
+    )
 
 
 class Thread(BaseModel):
@@ -78,10 +95,14 @@ class RubricsTask(BaseModel):
     task_id: str = Field(description="The task id.")
     project: str = Field(description="The project the task belongs to.")
     batch: str | None = Field(None, description="The batch the task belongs to.")
-    status: Literal["pending", "completed", "canceled", "error"] = Field(description="pending | completed | canceled | error; only completed tasks carry threads.")
+    status: Literal["pending", "completed", "canceled", "error"] = Field(
+        description="pending | completed | canceled | error; only completed tasks carry threads."
+    )
     created_at: str = Field(description="When the task was created (ISO 8601).")
     completed_at: str | None = Field(None, description="When the task was completed (ISO 8601).")
-    threads: list[Thread] = Field(default_factory=list, description="The conversations with their human ratings (completed tasks only).")
+    threads: list[Thread] = Field(
+        default_factory=list, description="The conversations with their human ratings (completed tasks only)."
+    )
 
 
 def task_json_schema() -> dict[str, Any]:

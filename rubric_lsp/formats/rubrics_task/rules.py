@@ -16,7 +16,9 @@ E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 FORMATS = (TASK,)
 
 INCOMPLETE_RATINGS = rule(
-    "RT001", "incomplete-ratings", W,
+    "RT001",
+    "incomplete-ratings",
+    W,
     "An assistant response does not rate every criterion of its turn exactly once.",
     "Each response should be rated once per criterion; a missing rating leaves a hole in the human "
     "ground truth, and a second rating of the same criterion makes it ambiguous which one counts.",
@@ -25,7 +27,9 @@ INCOMPLETE_RATINGS = rule(
     formats=FORMATS,
 )
 TITLE_MISMATCH = rule(
-    "RT002", "rating-title-mismatch", W,
+    "RT002",
+    "rating-title-mismatch",
+    W,
     "A rating's title differs from the title of the criterion it rates.",
     "A rating repeats its criterion's title; a different title usually means the rating was copied "
     "from another criterion, or the criterion was edited after rating.",
@@ -35,7 +39,9 @@ TITLE_MISMATCH = rule(
     formats=FORMATS,
 )
 RATING_ID = rule(
-    "RT003", "rating-id-mismatch", W,
+    "RT003",
+    "rating-id-mismatch",
+    W,
     "A rating's id is not '<criterion key>_rating'.",
     "Rating ids are derived from the criterion they rate; a mismatch usually means the rating points "
     "at the wrong criterion (or the id was copied from a neighbour).",
@@ -45,7 +51,9 @@ RATING_ID = rule(
     formats=FORMATS,
 )
 THREADS_NOT_COMPLETED = rule(
-    "RT004", "threads-on-unfinished-task", W,
+    "RT004",
+    "threads-on-unfinished-task",
+    W,
     "A task whose status is not 'completed' carries threads.",
     "Only completed tasks carry threads with ratings; a pending, canceled or errored task's threads "
     "are unfinished and should not be used as ground truth.",
@@ -55,7 +63,9 @@ THREADS_NOT_COMPLETED = rule(
 )
 
 TASK_FIELD = rule(
-    "RT100", "invalid-task-field", E,
+    "RT100",
+    "invalid-task-field",
+    E,
     "A task, thread, turn or message lacks a required field or has a value of the wrong type.",
     "A task needs task_id, project, status (pending|completed|canceled|error) and created_at; threads "
     "and turns need an id and their list; messages need role, content.text and source_id.",
@@ -64,7 +74,9 @@ TASK_FIELD = rule(
     formats=FORMATS,
 )
 RATING_VALUE = rule(
-    "RT101", "invalid-rating-value", E,
+    "RT101",
+    "invalid-rating-value",
+    E,
     "A rating's value is not no_issues, minor_issues or major_issues.",
     "Ratings are on a three-level scale; any other value cannot be scored or compared.",
     bad='"value": "minor"',
@@ -73,7 +85,9 @@ RATING_VALUE = rule(
     formats=FORMATS,
 )
 CRITERION_VALUE = rule(
-    "RT102", "invalid-criterion-value", E,
+    "RT102",
+    "invalid-criterion-value",
+    E,
     "A criterion's value is not objective or implicit.",
     "A turn-level criterion says whether it was stated in the prompt (objective) or implied (implicit); "
     "any other value is not part of the format.",
@@ -83,7 +97,9 @@ CRITERION_VALUE = rule(
     formats=FORMATS,
 )
 UNKNOWN_CRITERION = rule(
-    "RT103", "unknown-criterion", E,
+    "RT103",
+    "unknown-criterion",
+    E,
     "A rating references a criterion that its turn does not define.",
     "Ratings point at a turn-level criterion through metadata.criteria; a rating of an undefined "
     "criterion rates nothing and is lost when the task is scored.",
@@ -93,7 +109,9 @@ UNKNOWN_CRITERION = rule(
     formats=FORMATS,
 )
 UNKNOWN_SELECTED_MODEL = rule(
-    "RT104", "unknown-selected-model", E,
+    "RT104",
+    "unknown-selected-model",
+    E,
     "`selected_model_id` names no assistant response of its turn.",
     "The preferred response is named by its source_id; a name that matches no response of the turn "
     "makes the preference data unusable.",
@@ -103,7 +121,9 @@ UNKNOWN_SELECTED_MODEL = rule(
     formats=FORMATS,
 )
 DUPLICATE_SOURCE_ID = rule(
-    "RT105", "duplicate-source-id", E,
+    "RT105",
+    "duplicate-source-id",
+    E,
     "Two assistant responses of one turn have the same source_id.",
     "source_id tells the responses apart (and selected_model_id names one by it); two responses with "
     "one id cannot be told apart.",
@@ -112,7 +132,9 @@ DUPLICATE_SOURCE_ID = rule(
     formats=FORMATS,
 )
 DUPLICATE_ID = rule(
-    "RT106", "duplicate-id", E,
+    "RT106",
+    "duplicate-id",
+    E,
     "An id is used twice where it must be unique: thread ids, turn ids, annotation ids in one list, criterion keys in one turn.",
     "References (ratings → criteria, results → threads and turns) go by id; a duplicate makes them ambiguous.",
     bad='{"key": "rubric_0_criteria_0", ...}, {"key": "rubric_0_criteria_0", ...}',
@@ -129,7 +151,11 @@ def task_view(ctx: CheckContext) -> TaskView | None:
 def check_task(ctx: CheckContext) -> None:
     view = task_view(ctx)
     if view is None:
-        ctx.report(TASK_FIELD, ctx.document.lines.single_line_span(0), "The file is empty: a Rubrics task is a JSON object with 'task_id', 'status' and 'threads'.")
+        ctx.report(
+            TASK_FIELD,
+            ctx.document.lines.single_line_span(0),
+            "The file is empty: a Rubrics task is a JSON object with 'task_id', 'status' and 'threads'.",
+        )
         return
     for problem in view.problems:
         _report_problem(ctx, problem)
@@ -149,11 +175,21 @@ def _report_problem(ctx: CheckContext, problem) -> None:
     span = error_span(error, ctx.line_span)
     where = ".".join(str(p) for p in error.path) or "task"
     if error.type == "missing":
-        ctx.report(TASK_FIELD, span, f"'{where}' has no '{error.missing_key}', which the Rubrics task format requires. Add it.")
+        ctx.report(
+            TASK_FIELD, span, f"'{where}' has no '{error.missing_key}', which the Rubrics task format requires. Add it."
+        )
     elif error.path and error.path[-1] == "status" and isinstance(error.input, str):
         suggestion = closest(error.input, STATUSES)
         fix = ctx.rename(error.node, suggestion, f"Use status '{suggestion}'") if suggestion else None
-        ctx.report(TASK_FIELD, span, f"Status {error.input!r} is not one of " + ", ".join(STATUSES) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
+        ctx.report(
+            TASK_FIELD,
+            span,
+            f"Status {error.input!r} is not one of "
+            + ", ".join(STATUSES)
+            + "."
+            + (f" Did you mean '{suggestion}'?" if suggestion else ""),
+            fix=fix,
+        )
     else:
         ctx.report(TASK_FIELD, span, f"'{where}': {plain_message(error.message)}.")
 
@@ -164,8 +200,12 @@ def _unfinished(ctx: CheckContext, root: Node) -> None:
     if status is None or not status.is_scalar or status.value == "completed" or status.value not in STATUSES:
         return
     if threads is not None and threads.is_seq and threads.value:
-        ctx.report(THREADS_NOT_COMPLETED, status, f"This task is '{status.value}' but carries {len(threads.value)} thread(s); only completed tasks have final ratings. Use it as ground truth only once it is completed.",
-                   related=[(root.key_node("threads"), "the threads")])
+        ctx.report(
+            THREADS_NOT_COMPLETED,
+            status,
+            f"This task is '{status.value}' but carries {len(threads.value)} thread(s); only completed tasks have final ratings. Use it as ground truth only once it is completed.",
+            related=[(root.key_node("threads"), "the threads")],
+        )
 
 
 def _unique_ids(ctx: CheckContext, root: Node) -> None:
@@ -198,23 +238,39 @@ def _first_or_report(ctx: CheckContext, node: Node | None, seen: dict[str, Node]
     if first is None:
         seen[node.value] = node
         return
-    ctx.report(DUPLICATE_ID, node, f"{what} '{node.value}' is used twice here; references by id become ambiguous. Give each its own id (or remove the copy).",
-               related=[(first, f"the first '{node.value}'")])
+    ctx.report(
+        DUPLICATE_ID,
+        node,
+        f"{what} '{node.value}' is used twice here; references by id become ambiguous. Give each its own id (or remove the copy).",
+        related=[(first, f"the first '{node.value}'")],
+    )
 
 
 def _check_turn(ctx: CheckContext, turn: TurnView) -> None:
     for criterion in turn.criteria:
         value_node = criterion.field("value")
         if criterion.value not in CRITERION_VALUES:
-            _bad_value(ctx, CRITERION_VALUE, criterion.node, value_node, criterion.value, CRITERION_VALUES, f"Criterion '{criterion.key}'")
+            _bad_value(
+                ctx,
+                CRITERION_VALUE,
+                criterion.node,
+                value_node,
+                criterion.value,
+                CRITERION_VALUES,
+                f"Criterion '{criterion.key}'",
+            )
     sources = [r.source_id for r in turn.responses if r.source_id is not None]
     seen_sources: dict[str, Node] = {}
     for response in turn.responses:
         source_node = response.node.get("source_id")
         if response.source_id is not None and source_node is not None:
             if response.source_id in seen_sources:
-                ctx.report(DUPLICATE_SOURCE_ID, source_node, f"Two responses of turn '{turn.id}' have source_id '{response.source_id}'; they cannot be told apart (and selected_model_id cannot name one). Give each response its own source_id.",
-                           related=[(seen_sources[response.source_id], "the other response")])
+                ctx.report(
+                    DUPLICATE_SOURCE_ID,
+                    source_node,
+                    f"Two responses of turn '{turn.id}' have source_id '{response.source_id}'; they cannot be told apart (and selected_model_id cannot name one). Give each response its own source_id.",
+                    related=[(seen_sources[response.source_id], "the other response")],
+                )
             else:
                 seen_sources[response.source_id] = source_node
         _check_ratings(ctx, turn, response)
@@ -224,9 +280,19 @@ def _check_turn(ctx: CheckContext, turn: TurnView) -> None:
         value_node = annotation.get("value")
         if value not in sources:
             suggestion = closest(str(value), sources) if value is not None else None
-            fix = ctx.rename(value_node, suggestion, f"Use '{suggestion}'") if suggestion and value_node is not None else None
+            fix = (
+                ctx.rename(value_node, suggestion, f"Use '{suggestion}'")
+                if suggestion and value_node is not None
+                else None
+            )
             known = ", ".join(f"'{s}'" for s in sources) or "none"
-            ctx.report(UNKNOWN_SELECTED_MODEL, value_node or annotation, f"selected_model_id {value!r} names no assistant response of turn '{turn.id}' (its source_ids: {known})." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
+            ctx.report(
+                UNKNOWN_SELECTED_MODEL,
+                value_node or annotation,
+                f"selected_model_id {value!r} names no assistant response of turn '{turn.id}' (its source_ids: {known})."
+                + (f" Did you mean '{suggestion}'?" if suggestion else ""),
+                fix=fix,
+            )
 
 
 def _check_ratings(ctx: CheckContext, turn: TurnView, response) -> None:
@@ -237,43 +303,91 @@ def _check_ratings(ctx: CheckContext, turn: TurnView, response) -> None:
             _bad_value(ctx, RATING_VALUE, rating.node, value_node, rating.value, RATING_VALUES, "Rating")
         criterion_node = rating.criterion_node
         if rating.criterion is None:
-            ctx.report(UNKNOWN_CRITERION, rating.node.key_node("metadata") or ctx.line_span(rating.node),
-                       "This rating names no criterion: add \"metadata\": {\"criteria\": \"rubric_<r>_criteria_<n>\"} pointing at a criterion of the turn.")
+            ctx.report(
+                UNKNOWN_CRITERION,
+                rating.node.key_node("metadata") or ctx.line_span(rating.node),
+                'This rating names no criterion: add "metadata": {"criteria": "rubric_<r>_criteria_<n>"} pointing at a criterion of the turn.',
+            )
             continue
         criterion = turn.criterion(rating.criterion)
         if criterion is None:
             keys = [c.key for c in turn.criteria]
             suggestion = closest(rating.criterion, keys)
-            fix = ctx.rename(criterion_node, suggestion, f"Use '{suggestion}'") if suggestion and criterion_node is not None else None
-            ctx.report(UNKNOWN_CRITERION, criterion_node or rating.node, f"This rating references criterion '{rating.criterion}', which turn '{turn.id}' does not define ("
-                       + (", ".join(keys) if keys else "it defines none") + ")." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
+            fix = (
+                ctx.rename(criterion_node, suggestion, f"Use '{suggestion}'")
+                if suggestion and criterion_node is not None
+                else None
+            )
+            ctx.report(
+                UNKNOWN_CRITERION,
+                criterion_node or rating.node,
+                f"This rating references criterion '{rating.criterion}', which turn '{turn.id}' does not define ("
+                + (", ".join(keys) if keys else "it defines none")
+                + ")."
+                + (f" Did you mean '{suggestion}'?" if suggestion else ""),
+                fix=fix,
+            )
             continue
         counts[criterion.key] = counts.get(criterion.key, 0) + 1
         if counts[criterion.key] == 2:
-            ctx.report(INCOMPLETE_RATINGS, criterion_node or rating.node, f"Response '{response.source_id}' rates '{criterion.key}' more than once; keep one rating per criterion.")
+            ctx.report(
+                INCOMPLETE_RATINGS,
+                criterion_node or rating.node,
+                f"Response '{response.source_id}' rates '{criterion.key}' more than once; keep one rating per criterion.",
+            )
         title_node = rating.field("title")
-        if criterion.title is not None and rating.title is not None and rating.title != criterion.title and title_node is not None:
-            ctx.report(TITLE_MISMATCH, title_node, f"This rating's title differs from the title of '{criterion.key}' (\"{criterion.title}\"); the rating may have been copied from another criterion.",
-                       fix=ctx.rename(title_node, criterion.title, "Copy the criterion's title"),
-                       related=[(criterion.field("title"), "the criterion's title")])
+        if (
+            criterion.title is not None
+            and rating.title is not None
+            and rating.title != criterion.title
+            and title_node is not None
+        ):
+            ctx.report(
+                TITLE_MISMATCH,
+                title_node,
+                f"This rating's title differs from the title of '{criterion.key}' (\"{criterion.title}\"); the rating may have been copied from another criterion.",
+                fix=ctx.rename(title_node, criterion.title, "Copy the criterion's title"),
+                related=[(criterion.field("title"), "the criterion's title")],
+            )
         id_node = rating.field("id")
         expected_id = f"{criterion.key}_rating"
         if rating.id is not None and rating.id != expected_id and id_node is not None:
-            ctx.report(RATING_ID, id_node, f"Rating id '{rating.id}' does not match the criterion it rates ('{criterion.key}'); expected '{expected_id}'. Check that the rating points at the right criterion.",
-                       fix=ctx.rename(id_node, expected_id, f"Rename the id to '{expected_id}'"))
+            ctx.report(
+                RATING_ID,
+                id_node,
+                f"Rating id '{rating.id}' does not match the criterion it rates ('{criterion.key}'); expected '{expected_id}'. Check that the rating points at the right criterion.",
+                fix=ctx.rename(id_node, expected_id, f"Rename the id to '{expected_id}'"),
+            )
     missing = [c.key for c in turn.criteria if c.key not in counts]
     if missing:
-        where = response.node.key_node("annotations") or response.node.key_node("source_id") or ctx.line_span(response.node)
-        ctx.report(INCOMPLETE_RATINGS, where, f"Response '{response.source_id}' has no rating for " + ", ".join(missing)
-                   + "; each response should rate every criterion of its turn once.")
+        where = (
+            response.node.key_node("annotations") or response.node.key_node("source_id") or ctx.line_span(response.node)
+        )
+        ctx.report(
+            INCOMPLETE_RATINGS,
+            where,
+            f"Response '{response.source_id}' has no rating for "
+            + ", ".join(missing)
+            + "; each response should rate every criterion of its turn once.",
+        )
 
 
-def _bad_value(ctx: CheckContext, which, annotation: Node, value_node: Node | None, value, allowed: tuple[str, ...], what: str) -> None:
+def _bad_value(
+    ctx: CheckContext, which, annotation: Node, value_node: Node | None, value, allowed: tuple[str, ...], what: str
+) -> None:
     suggestion = closest(value, allowed) if isinstance(value, str) else None
     fix = ctx.rename(value_node, suggestion, f"Use '{suggestion}'") if suggestion and value_node is not None else None
     where = value_node if value_node is not None else (annotation.key_node("key") or ctx.line_span(annotation))
     shown = "no value" if value_node is None else f"value {value!r}"
-    ctx.report(which, where, f"{what} has {shown}; allowed: " + ", ".join(allowed) + "." + (f" Did you mean '{suggestion}'?" if suggestion else ""), fix=fix)
+    ctx.report(
+        which,
+        where,
+        f"{what} has {shown}; allowed: "
+        + ", ".join(allowed)
+        + "."
+        + (f" Did you mean '{suggestion}'?" if suggestion else ""),
+        fix=fix,
+    )
 
 
 def plain_message(message: str) -> str:

@@ -94,13 +94,21 @@ class TaskView:
 def read_task(root: Node) -> TaskView:
     view = TaskView(root)
     if not root.is_map:
-        view.problems.append(Problem("task-shape", root, f"A Rubrics task is a JSON object with 'task_id', 'status' and 'threads', got {describe_type(to_plain(root))}"))
+        view.problems.append(
+            Problem(
+                "task-shape",
+                root,
+                f"A Rubrics task is a JSON object with 'task_id', 'status' and 'threads', got {describe_type(to_plain(root))}",
+            )
+        )
         return view
     try:
         view.task = RubricsTask.model_validate(to_plain(root))
     except ValidationError as exc:
         for placed in place_errors(exc.errors(include_url=False), root):
-            view.problems.append(Problem("task-invalid", placed.node, placed.message, key_node=placed.key_node, error=placed))
+            view.problems.append(
+                Problem("task-invalid", placed.node, placed.message, key_node=placed.key_node, error=placed)
+            )
     threads = root.get("threads")
     for thread in _maps(threads):
         thread_id = _text(thread.get("id"))
@@ -134,11 +142,15 @@ def _turn(thread_id: str | None, node: Node) -> TurnView:
             metadata = annotation.get("metadata")
             criterion = _text(metadata.get("criteria")) if metadata is not None and metadata.is_map else None
             value_node = annotation.get("value")
-            response.ratings.append(Rating(
-                annotation, criterion,
-                value_node.value if value_node is not None and value_node.is_scalar else to_plain(value_node),
-                _text(annotation.get("title")), _text(annotation.get("id")),
-            ))
+            response.ratings.append(
+                Rating(
+                    annotation,
+                    criterion,
+                    value_node.value if value_node is not None and value_node.is_scalar else to_plain(value_node),
+                    _text(annotation.get("title")),
+                    _text(annotation.get("id")),
+                )
+            )
         turn.responses.append(response)
     return turn
 
