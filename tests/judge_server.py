@@ -35,7 +35,8 @@ How a reply is chosen for each request, first match wins:
 before the JSON), ``Reply.rate_limited(retry_after)`` (429 + Retry-After),
 ``Reply.server_error(status=500)``, ``Reply.hang()`` (never answers until the server
 stops; for timeouts), ``Reply.garbage()`` (a non-JSON HTTP body), ``Reply.empty()``
-(``content: null``). Any reply takes ``delay_ms=`` and ``usage=``.
+(``content: null``). Any reply takes ``delay_ms=`` and ``usage=``. ``Reply.echo(obj)`` is a
+reply source (a ``default`` or a ``when`` reply) that quotes the request's credential back.
 
 Every request is recorded in ``server.requests`` (``RecordedRequest``: method, path,
 headers, body (parsed JSON or None), raw, text = all message contents joined, model,
@@ -116,6 +117,20 @@ class Reply:
     def error(cls, status: int, message: str, **kw: Any) -> Reply:
         body = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
         return cls(status=status, raw_body=body.encode(), **kw)
+
+    @staticmethod
+    def echo(obj: Any, **kw: Any) -> Callable[[RecordedRequest], Reply]:
+        """A reply source that echoes the credential it was sent: in ``obj``'s strings ``{authorization}``
+        becomes the request's Authorization header and ``{token}`` the bearer token alone (a judge that
+        quotes the API key back, for the key-leak tests)."""
+
+        def reply(request: RecordedRequest) -> Reply:
+            authorization = request.headers.get("authorization", "")
+            token = authorization.split(" ", 1)[1] if " " in authorization else authorization
+            text = json.dumps(obj).replace("{authorization}", authorization).replace("{token}", token)
+            return Reply(content=text, **kw)
+
+        return reply
 
     @classmethod
     def hang(cls) -> Reply:
@@ -409,10 +424,15 @@ def main(argv: list[str] | None = None) -> int:
         help="reply JSON when the request's messages contain TEXT (repeatable, first match wins)",
     )
     parser.add_argument("--log", help="append every request as a JSON line to this file")
+    parser.add_argument(
+        "--echo-json", help="like --reply-json, with {authorization} / {token} replaced by the request's credential"
+    )
     args = parser.parse_args(argv)
 
-    default = None
-    if args.reply_json is not None:
+    default: Any = None
+    if args.echo_json is not None:
+        default = Reply.echo(json.loads(args.echo_json))
+    elif args.reply_json is not None:
         default = Reply.json(json.loads(args.reply_json))
     elif args.reply_text is not None:
         default = Reply.text(args.reply_text)

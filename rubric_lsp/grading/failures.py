@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from rubric_lsp.grading.settings import PROVIDER_KEYS, provider_of
+from rubric_lsp.redaction import environment_secrets
+from rubric_lsp.redaction import redact as _redact
 
 
 class JudgeFailure(Exception):
@@ -45,9 +47,7 @@ def secret_values(env: Mapping[str, str]) -> list[str]:
 
 
 def redact(text: str, env: Mapping[str, str]) -> str:
-    for value in secret_values(env):
-        text = text.replace(value, "***")
-    return re.sub(r"(sk-[A-Za-z0-9_\-]{4})[A-Za-z0-9_\-]{8,}", r"\1***", text)
+    return _redact(text, [*secret_values(env), *environment_secrets(env)])
 
 
 def retry_after(exc: Exception) -> float | None:

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from rubric_lsp.grading.cache import VerdictCache
-from rubric_lsp.grading.failures import JudgeFailure, classify
+from rubric_lsp.grading.failures import JudgeFailure, classify, secret_values
 from rubric_lsp.grading.send_gate import send_gate
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for, provider_of
+from rubric_lsp.redaction import environment_secrets, redact
 
 T = TypeVar("T")
 
@@ -120,6 +121,14 @@ class Judge:
     def __post_init__(self) -> None:
         env = self.settings.environ()
         self._api_key = api_key_for(self.model, self.settings.api_base, env)  # raises before any call
+        # Every credential this judge could send or read: its key (a promptfoo grader's apiKey /
+        # apiKeyEnvar lands in settings.env), the settings' environment and the process's.
+        self._secrets = [self._api_key, *secret_values(env), *environment_secrets(env), *environment_secrets()]
+
+    def redacted(self, content: str) -> str:
+        """The judge's reply without any configured key: the one boundary every reply crosses
+        before it is parsed (and so shown as a reason, logged or returned) or cached."""
+        return redact(content, self._secrets)
 
     def request_fields(self, messages: list[dict[str, str]], response_format: dict[str, Any] | None) -> dict[str, Any]:
         fields: dict[str, Any] = {"model": self.model, "messages": messages}
@@ -168,6 +177,7 @@ class Judge:
             key = self.cache.key({"prompt_version": PROMPT_VERSION, **fields})
             hit = self.cache.get(key)
             if hit is not None:
+                hit = self.redacted(hit)  # an entry written before replies were redacted
                 try:
                     parsed = parse(hit)
                 except JudgeFailure:
@@ -175,7 +185,7 @@ class Judge:
                 if parsed is not None:
                     self.usage.cached += 1
                     return parsed, True
-        content = await self._complete(fields)
+        content = self.redacted(await self._complete(fields))
         parsed = parse(content)
         if self.cache is not None and key is not None:
             self.cache.put(key, content)

@@ -1,27 +1,44 @@
-"""Output formats for ``rubric-lint``: text, json, sarif, github."""
+"""Output formats for ``rubric-lint``: text, json, sarif, github.
+
+Every message, fix title and fix text passes through ``redaction.redact_report`` on its way
+out: a fix may carry a key the user wrote into the file it edits, a report never prints it.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from rubric_lsp.diagnostics import Diagnostic, Severity
 from rubric_lsp.lint import LintResult
+from rubric_lsp.redaction import report_redactor
 from rubric_lsp.rules.registry import registered_rule as get_rule
 
 FORMATS = ("text", "json", "sarif", "github")
 
 
-def diagnostic_json(result: LintResult, diag: Diagnostic) -> dict:
+def diagnostic_json(result: LintResult, diag: Diagnostic, redact: Callable[[str], str] | None = None) -> dict:
+    redact = redact or report_redactor().report
     return {
         "path": diag.path or result.path or "-",
         "code": diag.code,
         "severity": diag.severity.label,
-        "message": diag.message,
+        "message": redact(diag.message),
         "range": diag.range.to_json(),
-        "fix": diag.fix.to_json(result.document.lines) if diag.fix else None,
+        "fix": _redacted(diag.fix.to_json(result.document.lines), redact) if diag.fix else None,
     }
+
+
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    """``value`` (JSON data) with every string passed through ``redact``."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, redact) for v in value]
+    return value
 
 
 def write_text(
@@ -33,6 +50,7 @@ def write_text(
     fixed: int = 0,
     summary: bool = True,
 ) -> None:
+    redact = report_redactor().report
     counts = {s: 0 for s in Severity}
     fixable = 0
     files_with = 0
@@ -45,7 +63,7 @@ def write_text(
             path = diag.path or result.path or "-"
             out.write(
                 f"{path}:{diag.range.start.line + 1}:{diag.range.start.character + 1}: "
-                f"{diag.code} {diag.severity.label} {diag.message}"
+                f"{diag.code} {diag.severity.label} {redact(diag.message)}"
                 + (" [*]" if show_fixes and diag.fix and diag.fix.safe else "")
                 + "\n"
             )
@@ -69,7 +87,8 @@ def write_text(
 
 
 def write_json(results: list[LintResult], out: TextIO) -> None:
-    rows = [diagnostic_json(r, d) for r in results for d in r.diagnostics]
+    redact = report_redactor().report
+    rows = [diagnostic_json(r, d, redact) for r in results for d in r.diagnostics]
     json.dump(rows, out, indent=2, ensure_ascii=False)
     out.write("\n")
 
@@ -87,6 +106,7 @@ def escape_github_property(text: str) -> str:
 def write_github(results: list[LintResult], out: TextIO) -> None:
     """GitHub Actions workflow commands: one annotation per finding."""
     level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+    redact = report_redactor().report
     for result in results:
         for d in result.diagnostics:
             path = escape_github_property(d.path or result.path or "-")
@@ -95,7 +115,7 @@ def write_github(results: list[LintResult], out: TextIO) -> None:
                 f"::{level[d.severity]} file={path},line={d.range.start.line + 1},"
                 f"col={d.range.start.character + 1},endLine={d.range.end.line + 1},"
                 f"endColumn={d.range.end.character + 1},title={title}::"
-                f"{escape_github_data(d.code + ' ' + d.message)}\n"
+                f"{escape_github_data(d.code + ' ' + redact(d.message))}\n"
             )
 
 
@@ -117,6 +137,7 @@ def sarif_uri(path: str) -> str:
 
 def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
     level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+    redact = report_redactor().report
     used = sorted({d.code for r in results for d in r.diagnostics})
     rules = []
     for code in used:
@@ -140,7 +161,7 @@ def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
                 "ruleId": d.code,
                 "ruleIndex": index[d.code],
                 "level": level[d.severity],
-                "message": {"text": d.message},
+                "message": {"text": redact(d.message)},
                 "locations": [
                     {
                         "physicalLocation": {
@@ -159,7 +180,7 @@ def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
                 lines = result.document.lines
                 entry["fixes"] = [
                     {
-                        "description": {"text": d.fix.title},
+                        "description": {"text": redact(d.fix.title)},
                         "artifactChanges": [
                             {
                                 "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
@@ -171,7 +192,7 @@ def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
                                             "endLine": lines.position(e.span.end).line + 1,
                                             "endColumn": lines.position(e.span.end).character + 1,
                                         },
-                                        "insertedContent": {"text": e.new_text},
+                                        "insertedContent": {"text": redact(e.new_text)},
                                     }
                                     for e in d.fix.edits
                                 ],

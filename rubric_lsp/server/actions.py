@@ -16,6 +16,7 @@ from rubric_lsp.document import _comment_start
 from rubric_lsp.document.positions import Span
 from rubric_lsp.fixes import fix_all
 from rubric_lsp.lint import LintResult
+from rubric_lsp.redaction import redact_report
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.suppression import _DIRECTIVE
@@ -51,7 +52,7 @@ def _workspace_edit(
 def _lsp_diagnostic(convert: Converter, diag: Diagnostic) -> types.Diagnostic:
     return types.Diagnostic(
         range=convert.range(diag.range),
-        message=diag.message,
+        message=redact_report(diag.message),
         severity=types.DiagnosticSeverity(int(diag.severity)),
         code=diag.code,
         source=SOURCE,
@@ -126,7 +127,7 @@ async def code_actions(
                 title = diag.fix.title if diag.fix.safe else f"{diag.fix.title} (changes meaning: check it)"
                 actions.append(
                     types.CodeAction(
-                        title=f"{title} ({diag.code})",
+                        title=redact_report(f"{title} ({diag.code})"),  # the edit may carry a key, the title not
                         kind=types.CodeActionKind.QuickFix,
                         diagnostics=[lsp_diag],
                         is_preferred=diag.fix.safe,

@@ -25,6 +25,7 @@ from pygls.uris import to_fs_path
 
 from rubric_lsp import __version__
 from rubric_lsp.lint import LintResult, lint_text
+from rubric_lsp.redaction import RedactingFilter
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.settings import SECTION, ServerSettings
 
@@ -274,6 +275,7 @@ class ClientLogHandler(logging.Handler):
     def __init__(self, server: RubricServer) -> None:
         super().__init__(logging.INFO)
         self.server = server
+        self.addFilter(RedactingFilter())  # the client's log is a report: no key reaches it
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

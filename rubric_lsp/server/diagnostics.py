@@ -15,6 +15,7 @@ import os
 from lsprotocol import types
 
 from rubric_lsp.lint import LintResult
+from rubric_lsp.redaction import report_redactor
 from rubric_lsp.rules.registry import get_rule
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.verdicts import follow_edits
@@ -24,13 +25,14 @@ log = logging.getLogger(__name__)
 
 def to_lsp(ls: RubricServer, uri: str, result: LintResult) -> list[types.Diagnostic]:
     convert = ls.converter(result)
+    redact = report_redactor().report  # a message may quote a key from the file; the client's UI is a report
     out = []
     for diag in result.diagnostics:
         rule = get_rule(diag.code)
         related = [
             types.DiagnosticRelatedInformation(
                 location=types.Location(uri=uri if rel.path is None else _uri(rel.path), range=convert.span(rel.span)),
-                message=rel.message,
+                message=redact(rel.message),
             )
             for rel in diag.related
             if rel.path is None
@@ -38,7 +40,7 @@ def to_lsp(ls: RubricServer, uri: str, result: LintResult) -> list[types.Diagnos
         out.append(
             types.Diagnostic(
                 range=convert.range(diag.range),
-                message=diag.message,
+                message=redact(diag.message),
                 severity=types.DiagnosticSeverity(int(diag.severity)),
                 code=diag.code,
                 code_description=types.CodeDescription(href=rule.docs_url) if rule else None,

@@ -131,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="rubric-lsp %(levelname)s %(name)s: %(message)s"
     )
+    from rubric_lsp.redaction import RedactingFilter
+
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactingFilter())  # stderr is a log the user may paste into an issue
     logging.getLogger("rubric_lsp").setLevel(args.log_level)
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message body at INFO
     for noisy in ("LiteLLM", "litellm", "httpx"):
