@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.redaction import redact_report
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge import JudgeServer, Reply
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV_KEY = "CANARYenvKEY0123456789abc"
@@ -80,11 +80,17 @@ def assert_no_canary(*texts: str) -> None:
 
 
 @pytest.fixture
-def grading_env(judge_server, tmp_path, monkeypatch):
-    judge_server.default = Reply.echo(ECHO)
+def judge():
+    with JudgeServer() as server:
+        yield server
+
+
+@pytest.fixture
+def grading_env(judge, tmp_path, monkeypatch):
+    judge.default = Reply.echo(ECHO)
     env = {
         "OPENAI_API_KEY": ENV_KEY,
-        "RUBRIC_JUDGE_API_BASE": judge_server.base_url,
+        "RUBRIC_JUDGE_API_BASE": judge.base_url,
         "RUBRIC_JUDGE_MODEL": "openai/judge",
         "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
     }
@@ -107,15 +113,13 @@ GRADED = {
 
 @pytest.mark.parametrize("output", ["json", "text"])
 @pytest.mark.parametrize("kind", list(GRADED))
-def test_a_judge_that_echoes_the_key_is_redacted_everywhere(
-    grading_env, judge_server, capfd, monkeypatch, kind, output
-):
+def test_a_judge_that_echoes_the_key_is_redacted_everywhere(grading_env, judge, capfd, monkeypatch, kind, output):
     from rubric_lsp.cli import main
 
     if kind == "promptfoo config":
         monkeypatch.delenv("RUBRIC_JUDGE_MODEL")  # a judge model of our own would replace the config's grader
     if kind == "northstar request":
-        judge_server.default = Reply.echo(NORTHSTAR_ECHO)
+        judge.default = Reply.echo(NORTHSTAR_ECHO)
 
     path, with_response = GRADED[kind]
     argv = ["grade", str(path if path.is_absolute() else grading_env / path), "--format", output]
@@ -127,8 +131,8 @@ def test_a_judge_that_echoes_the_key_is_redacted_everywhere(
         argv += ["--limit", "2"]
     main(argv)
     out, err = capfd.readouterr()
-    assert judge_server.call_count > 0, err
-    sent = {r.headers.get("authorization") for r in judge_server.completions}
+    assert judge.call_count > 0, err
+    sent = {r.headers.get("authorization") for r in judge.completions}
     expected = f"Bearer {CONFIG_KEY}" if kind == "promptfoo config" else f"Bearer {ENV_KEY}"
     assert expected in sent  # the judge really received (and echoed) the canary
     cache = files_under(grading_env / "cache")
@@ -138,10 +142,10 @@ def test_a_judge_that_echoes_the_key_is_redacted_everywhere(
         assert "***" in out  # the reason is shown, redacted
 
 
-def test_a_cache_entry_written_before_redaction_is_redacted_when_read(grading_env, judge_server, capfd):
+def test_a_cache_entry_written_before_redaction_is_redacted_when_read(grading_env, judge, capfd):
     from rubric_lsp.cli import main
 
-    judge_server.default = Reply.echo(NORTHSTAR_ECHO)
+    judge.default = Reply.echo(NORTHSTAR_ECHO)
     argv = ["grade", str(grading_env / "run.json"), "--response", str(grading_env / "response.txt"), "--format", "json"]
     main(argv)
     capfd.readouterr()
@@ -149,10 +153,10 @@ def test_a_cache_entry_written_before_redaction_is_redacted_when_read(grading_en
         data = json.loads(entry.read_text())
         data["content"] = data["content"].replace("***", ENV_KEY)
         entry.write_text(json.dumps(data))
-    calls = judge_server.call_count
+    calls = judge.call_count
     main(argv)
     out, err = capfd.readouterr()
-    assert judge_server.call_count == calls  # served from the cache
+    assert judge.call_count == calls  # served from the cache
     assert "***" in out
     assert_no_canary(out, err)
 
@@ -186,7 +190,12 @@ def lint_cli(*args: str, env_key: str = ENV_KEY) -> subprocess.CompletedProcess:
 
     env = {**os.environ, "OPENAI_API_KEY": env_key, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "rubric_lsp", "lint", *args], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-m", "rubric_lsp", "lint", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
     )
 
 
