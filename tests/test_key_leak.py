@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.redaction import redact_report
-from tests.judge import JudgeServer, Reply
+from tests.judge_server import JudgeServer, Reply
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV_KEY = "CANARYenvKEY0123456789abc"
