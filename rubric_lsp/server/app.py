@@ -11,6 +11,8 @@ import asyncio
 import gc
 import logging
 import os
+import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -256,6 +258,26 @@ class RubricServer(LanguageServer):
             self.settings = self.settings.merged(data)
         if (before.lint_select, before.lint_ignore) != (self.settings.lint_select, self.settings.lint_ignore):
             self.settings_generation += 1
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve over stdio with our own frame reader, which resynchronises after a broken frame
+        (pygls' reader stays alive but deaf after one; see :mod:`rubric_lsp.server.framing`)."""
+        from pygls.io_ import StdoutWriter
+
+        from rubric_lsp.server import framing
+
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(
+                framing.serve(self._stop_event, stdin or sys.stdin.buffer, self.protocol, self.report_server_error)
+            )
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # Errors are logged, never fatal; the client's log gets them through the log handler.
