@@ -259,6 +259,18 @@ class RubricServer(LanguageServer):
         if (before.lint_select, before.lint_ignore) != (self.settings.lint_select, self.settings.lint_ignore):
             self.settings_generation += 1
 
+    def command(self, command_name: str) -> Any:
+        """Register a command whose arguments are checked against ``arguments.COMMANDS`` first."""
+        from rubric_lsp.server import arguments
+
+        register = super().command(command_name)
+
+        def decorator(handler: Any) -> Any:
+            register(arguments.checked(self, command_name, handler))
+            return handler
+
+        return decorator
+
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """Serve over stdio with our own frame reader, which resynchronises after a broken frame
         (pygls' reader stays alive but deaf after one; see :mod:`rubric_lsp.server.framing`)."""

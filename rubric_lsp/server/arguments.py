@@ -1,0 +1,124 @@
+"""The arguments each ``workspace/executeCommand`` command takes, checked in one place.
+
+A command called with arguments of the wrong shape (``["str"]``, no ``text``, a URI that names
+no file) is the client's mistake: it gets InvalidParams (-32602) with a one-line message, never
+an internal error with a traceback. Command bodies may then read their argument without checks.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    kind: type | tuple[type, ...]
+    required: bool = False
+    document: bool = False  # a URI the server can read: an open document or a file: URI
+    what: str = ""
+
+
+def _type_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {str: "a string", int: "an integer", float: "a number", bool: "true or false", dict: "an object"}
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+URI = Arg("uri", str, required=True, document=True, what="the rubric document")
+
+# Every command and its one object argument's fields.
+COMMANDS: dict[str, tuple[Arg, ...]] = {
+    "rubric-lsp.gradeText": (
+        URI,
+        Arg("text", str, required=True, what="the response to grade"),
+        Arg("query", str, what="the prompt the response answers"),
+        Arg("test", int, what="promptfoo: the 1-based test number"),
+    ),
+    "rubric-lsp.gradeDocument": (URI,),
+    "rubric-lsp.clearVerdicts": (Arg("uri", str, document=False, what="the document"),),
+}
+
+
+def invalid(message: str) -> JsonRpcInvalidParams:
+    return JsonRpcInvalidParams(message=message)
+
+
+def check(ls: Any, command: str, arguments: tuple[Any, ...]) -> None:
+    """Raise InvalidParams (one line) unless ``arguments`` fit ``command``'s declared fields."""
+    fields = COMMANDS.get(command)
+    if fields is None:
+        return
+    shape = "{" + ", ".join(f'"{f.name}": …' for f in fields if f.required) + "}"
+    required = [f for f in fields if f.required]
+    if not arguments:
+        if required:
+            raise invalid(f"{command} takes one argument {shape}; it got none")
+        return
+    if len(arguments) > 1:
+        raise invalid(f"{command} takes one argument {shape}; it got {len(arguments)}")
+    given = arguments[0]
+    if not isinstance(given, dict):
+        raise invalid(f"{command} takes one object argument {shape}; it got {_json_type(given)}")
+    for field in fields:
+        value = given.get(field.name)
+        if value is None:
+            if field.required:
+                what = f" ({field.what})" if field.what else ""
+                raise invalid(f'{command}: "{field.name}"{what} is missing')
+            continue
+        kinds = field.kind if isinstance(field.kind, tuple) else (field.kind,)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise invalid(f'{command}: "{field.name}" must be {_type_name(field.kind)}; it is {_json_type(value)}')
+        if field.document and not _readable(ls, value):
+            raise invalid(f'{command}: "{field.name}" must be an open document or a file: URI; it is {value[:200]!r}')
+
+
+def _readable(ls: Any, uri: str) -> bool:
+    try:
+        if uri in ls.workspace.text_documents:
+            return True
+    except AttributeError:
+        pass
+    return uri.startswith("file:") and ls.path_of(uri) is not None
+
+
+def checked(ls: Any, command: str, handler: Callable[..., Any]) -> Callable[..., Any]:
+    """``handler`` (``(ls, *args)``) with its arguments checked first; same signature for pygls."""
+    if inspect.iscoroutinefunction(handler):
+
+        @functools.wraps(handler)
+        async def run_async(server: Any, *args: Any) -> Any:
+            check(server, command, args)
+            return await handler(server, *args)
+
+        return run_async
+
+    @functools.wraps(handler)
+    def run(server: Any, *args: Any) -> Any:
+        check(server, command, args)
+        return handler(server, *args)
+
+    return run
