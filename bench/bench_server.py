@@ -6,7 +6,9 @@ Drives ``rubric-lsp`` over stdio as a client would (push diagnostics) and prints
 - didChange → publishDiagnostics on a 50-criterion rubric       (goal ≤ 30 ms)
 - didChange → publishDiagnostics on promptfoo's largest example  (goal ≤ 1.5 s)
 - process start → first diagnostics of an opened rubric          (goal ≤ 1 s)
-Exits 1 if a median misses its goal.
+- the server's resident memory after 10,000 one-character edits  (goal: growth ≤ 0.2 KB per edit)
+Exits 1 if a median misses its goal. ``--memory-only`` runs the last one alone; ``--server-path``
+points PYTHONPATH at another checkout (e.g. main, for a before/after figure).
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ SERVER = [sys.executable, "-m", "rubric_lsp", "serve"]
 class Client:
     """A minimal LSP client over the server's stdio (a reader thread queues every message)."""
 
-    def __init__(self, cwd: Path) -> None:
-        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(REPO)}
+    def __init__(self, cwd: Path, server_path: Path = REPO) -> None:
+        env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(server_path)}
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
             SERVER,
@@ -128,6 +130,13 @@ class Client:
         except (OSError, IndexError, ValueError):
             return float("nan")
 
+    def rss_kb(self) -> int:
+        """The server's resident set size (Linux /proc), in KB."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
     def close(self) -> None:
         try:
             rid = self.send("shutdown", None, request=True)
@@ -164,6 +173,47 @@ def time_changes(client: Client, uri: str, texts: list[str], first_version: int)
     return timings
 
 
+def memory_after_edits(root: Path, edits: int, server_path: Path) -> tuple[int, int, int]:
+    """(RSS after the first 1,000 edits, RSS after ``edits``, edits) for one-character incremental edits.
+
+    The first 1,000 edits warm everything up (imports, caches); growth is measured after them.
+    """
+    client = Client(root, server_path)
+    client.initialize(root)
+    try:
+        path = root / "memory.rubric.yaml"
+        uri = path.as_uri()
+        text = rubric(10)
+        client.send(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}
+        )
+        client.diagnostics_for(uri, 1)
+        line = text.count("\n") - 1
+        column = base = len(text.split("\n")[line])
+        warm = 0
+        for version in range(2, edits + 2):
+            at = {"line": line, "character": column}
+            changes = [{"range": {"start": at, "end": at}, "text": "x"}]
+            column += 1
+            if column > 200:  # keep the line short: take the typed characters out again
+                start = {"line": line, "character": base}
+                changes.append({"range": {"start": start, "end": {"line": line, "character": column}}, "text": ""})
+                column = base
+            client.send(
+                "textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}
+            )
+            if version % 500 == 0:  # let it keep up, as a person typing would
+                client.diagnostics_for(uri, version, 120)
+            if version == 1001:
+                client.diagnostics_for(uri, version, 120)
+                warm = client.rss_kb()
+        client.diagnostics_for(uri, edits + 1, 120)
+        time.sleep(1.0)
+        return warm, client.rss_kb(), edits
+    finally:
+        client.close()
+
+
 def describe(name: str, timings: list[float], goal: float) -> bool:
     median = statistics.median(timings)
     worst = max(timings)
@@ -174,13 +224,29 @@ def describe(name: str, timings: list[float], goal: float) -> bool:
     return ok
 
 
+def describe_memory(warm_kb: int, final_kb: int, edits: int) -> bool:
+    per_edit = (final_kb - warm_kb) / max(1, edits - 1000)
+    ok = per_edit <= 0.2
+    print(
+        f"{f'server RSS after {edits:,} edits':<52} {final_kb / 1024:8.1f} MB   after 1,000: {warm_kb / 1024:.1f} MB"
+        f"   growth {per_edit * 1024:.0f} B/edit   goal ≤ 200 B/edit   {'ok' if ok else 'MISSED'}"
+    )
+    return ok
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=20, help="edits timed on the 50-criterion rubric (default 20)")
     parser.add_argument("--big-rounds", type=int, default=3, help="edits timed on the large promptfoo file (default 3)")
     parser.add_argument("--starts", type=int, default=3, help="server starts timed (default 3)")
     parser.add_argument("--big", type=Path, default=BIG_DEFAULT, help="the large promptfoo config")
+    parser.add_argument("--edits", type=int, default=10_000, help="edits for the memory figure (default 10,000)")
+    parser.add_argument("--memory-only", action="store_true", help="measure only the memory after many edits")
+    parser.add_argument("--server-path", type=Path, default=REPO, help="the checkout whose server is measured")
     args = parser.parse_args(argv)
+    if args.memory_only:
+        with tempfile.TemporaryDirectory() as folder:
+            return 0 if describe_memory(*memory_after_edits(Path(folder), args.edits, args.server_path)) else 1
     results = []
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -245,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"(skipped the large file: {args.big} not found)")
     results.append(describe("server start → first diagnostics", starts, 1.0))
+    with tempfile.TemporaryDirectory() as folder:
+        results.append(describe_memory(*memory_after_edits(Path(folder), args.edits, args.server_path)))
     print(
         f"{'  (server CPU time by its first diagnostics)':<52} median {statistics.median(start_cpu) * 1000:8.1f} ms"
         f"   load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"

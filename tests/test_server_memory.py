@@ -1,0 +1,84 @@
+"""The server returns what each edit used (issue 13, item 13).
+
+pygls 2.1.1 keeps every notification's future for good (docs/upstream/pygls-memory.md), about
+2 KB per didChange; ``RubricProtocol._execute_handler`` drops it once it is done. The bench
+(``bench/bench_server.py --memory-only``) measures the resident memory after 10,000 edits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import tracemalloc
+
+from rubric_lsp.server.main import build_server
+
+
+class NullWriter:
+    def write(self, data: bytes) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+async def _settle(ls) -> None:
+    """Wait until every lint and task the edits started has finished."""
+    for _ in range(200):
+        await asyncio.sleep(0.05)
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
+        if not ls.lint_busy and not others:
+            break
+    gc.collect()
+
+
+async def _edit_many(edits: int) -> tuple[int, int]:
+    ls = build_server()
+    ls.protocol.set_writer(NullWriter())
+    protocol = ls.protocol
+
+    def send(method: str, params, rid: int | None = None) -> None:
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        if rid is not None:
+            message["id"] = rid
+        protocol.handle_message(json.loads(json.dumps(message), object_hook=protocol.structure_message))
+
+    send("initialize", {"processId": None, "rootUri": "file:///nowhere", "capabilities": {}}, 1)
+    send("initialized", {})
+    uri = "file:///nowhere/a.rubric.yaml"
+    text = "rubric:\n  - requirement: Hi\n"
+    send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}})
+
+    def change(version: int) -> None:
+        at = {"line": 1, "character": 17}
+        send(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": at, "end": at}, "text": "x"}],
+            },
+        )
+
+    for version in range(2, 202):  # warm up: imports, caches
+        change(version)
+    await _settle(ls)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for version in range(202, 202 + edits):
+        change(version)
+        if version % 100 == 0:
+            await asyncio.sleep(0)
+    await _settle(ls)
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    pending = len(protocol._request_futures)
+    ls.lint_pool.shutdown(wait=True)
+    return pending, after - before
+
+
+def test_edits_leave_no_futures_or_memory_behind():
+    edits = 2000
+    pending, grown = asyncio.run(_edit_many(edits))
+    assert pending <= 2  # pygls alone: one per notification, ~2,200 here
+    assert grown / edits < 300, f"{grown / edits:.0f} bytes kept per edit"  # pygls alone: ~1,700-3,500
