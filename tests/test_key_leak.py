@@ -252,3 +252,177 @@ def test_report_redaction_leaves_other_text_alone(text):
 def test_report_redaction_masks_keys_from_the_environment(monkeypatch):
     monkeypatch.setenv("ACME_SERVICE_TOKEN", "tok-plain-value-123")
     assert redact_report("value tok-plain-value-123 here") == "value *** here"
+
+
+# -- the language server: diagnostics, code-action titles, grading results, logs, the cache ---------
+
+
+class RecordingClient:
+    """A raw client over the server's stdio that keeps every byte the server writes."""
+
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        import os
+
+        from tests.test_server_helpers import ENV, SERVER
+
+        self.stderr_path = root / "server.stderr"
+        self._stderr = self.stderr_path.open("wb")
+        self.proc = subprocess.Popen(
+            SERVER,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env={**ENV, **env, "RUBRIC_LSP_LOG": "DEBUG"},
+            cwd=root,
+        )
+        os.set_blocking(self.proc.stdout.fileno(), True)
+        self.raw = bytearray()
+        self.next_id = 0
+        self.responses: dict[int, dict] = {}
+        self.published: dict[str, dict] = {}
+
+    def send(self, method: str, params, request: bool = True):
+        message: dict = {"jsonrpc": "2.0", "method": method, "params": params}
+        if request:
+            self.next_id += 1
+            message["id"] = self.next_id
+        body = json.dumps(message).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+        return message.get("id")
+
+    def request(self, method: str, params, timeout: float = 90):
+        import time
+
+        rid = self.send(method, params)
+        deadline = time.monotonic() + timeout
+        while rid not in self.responses:
+            assert time.monotonic() < deadline, f"no answer to {method}"
+            self._read_one()
+        return self.responses[rid]
+
+    def wait_diagnostics(self, uri: str) -> list[dict]:
+        while uri not in self.published:
+            self._read_one()
+        return self.published[uri]["diagnostics"]
+
+    def _read_one(self) -> None:
+        length = None
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server exited"
+            self.raw += line
+            if not line.strip():
+                break
+            name, _, value = line.decode("ascii").partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        body = self.proc.stdout.read(length)
+        self.raw += body
+        message = json.loads(body)
+        if "method" in message and "id" in message:
+            items = (message.get("params") or {}).get("items")
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": [None] * len(items) if items else None}
+            data = json.dumps(reply).encode()
+            self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+            self.proc.stdin.flush()
+        elif "id" in message:
+            self.responses[message["id"]] = message
+        elif message.get("method") == "textDocument/publishDiagnostics":
+            self.published[message["params"]["uri"]] = message["params"]
+
+    def shown(self) -> str:
+        """Everything the server wrote to stdout, but the edits of code actions: a fix may carry the key
+        into the user's own file, the one place it may go."""
+        messages = []
+        rest = bytes(self.raw)
+        while rest:
+            header, _, rest = rest.partition(b"\r\n\r\n")
+            length = int(header.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+            message, rest = json.loads(rest[:length]), rest[length:]
+            if isinstance(message.get("result"), list):
+                for item in message["result"]:
+                    if isinstance(item, dict):
+                        item.pop("edit", None)
+            messages.append(message)
+        return json.dumps(messages, ensure_ascii=False)
+
+    def close(self) -> str:
+        try:
+            self.request("shutdown", None, 10)
+            self.send("exit", None, request=False)
+            self.proc.wait(timeout=10)
+        except Exception:  # noqa: BLE001
+            self.proc.kill()
+        self.raw += self.proc.stdout.read()  # whatever it wrote after the last answer read
+        self._stderr.close()
+        return self.stderr_path.read_text(errors="replace")
+
+
+@pytest.mark.slow
+def test_the_language_server_shows_and_logs_no_key(tmp_path, judge):
+    import os
+
+    judge.default = Reply.echo(ECHO)
+    cache = tmp_path / "cache"
+    client = RecordingClient(tmp_path, {"OPENAI_API_KEY": ENV_KEY, "RUBRIC_CACHE_DIR": str(cache)})
+    try:
+        init = client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": tmp_path.as_uri(),
+                "capabilities": {},
+                "initializationOptions": {"rubric": {"judge": {"model": "openai/judge", "apiBase": judge.base_url}}},
+            },
+        )
+        assert "capabilities" in init["result"]
+        client.send("initialized", {}, request=False)
+
+        config = tmp_path / "promptfooconfig.yaml"
+        config.write_text(SHORTHAND)
+        uri = config.as_uri()
+        client.send(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": SHORTHAND}},
+            request=False,
+        )
+        diagnostics = client.wait_diagnostics(uri)
+        pf009 = [d for d in diagnostics if d["code"] == "PF009"]
+        assert pf009
+        actions = client.request(
+            "textDocument/codeAction",
+            {"textDocument": {"uri": uri}, "range": pf009[0]["range"], "context": {"diagnostics": []}},
+        )["result"]
+        titles = [a["title"] for a in actions]
+        assert any("PF009" in t for t in titles)
+        assert_no_canary(json.dumps(diagnostics), json.dumps(titles))
+
+        rubric = tmp_path / "r.rubric.yaml"
+        rubric.write_text("rubric:\n  - name: greets\n    weight: 3\n    requirement: Greets the user\n")
+        result = client.request(
+            "workspace/executeCommand",
+            {"command": "rubric-lsp.gradeText", "arguments": [{"uri": rubric.as_uri(), "text": "Hello!"}]},
+        )["result"]
+        assert judge.completions and judge.completions[-1].headers["authorization"] == f"Bearer {ENV_KEY}"
+        assert "You sent Bearer ***" in json.dumps(result)
+        hints = client.request(
+            "textDocument/inlayHint",
+            {
+                "textDocument": {"uri": rubric.as_uri()},
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}},
+            },
+        )
+        assert_no_canary(json.dumps(result), json.dumps(hints))
+
+        judge.queue(Reply.error(401, f"Incorrect API key provided: {ENV_KEY}"))
+        failed = client.request(
+            "workspace/executeCommand",
+            {"command": "rubric-lsp.gradeText", "arguments": [{"uri": rubric.as_uri(), "text": "Different!"}]},
+        )
+        assert_no_canary(json.dumps(failed))
+    finally:
+        stderr = client.close()
+    assert "rubric_lsp" in stderr  # its log (at DEBUG) was written, and is checked below
+    assert CONFIG_KEY in client.raw.decode("utf-8")  # in a code action's edit, which shown() leaves out
+    assert_no_canary(client.shown(), stderr, files_under(cache))
