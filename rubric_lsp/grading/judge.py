@@ -318,5 +318,5 @@ def _register_local_model(litellm: Any, model: str) -> None:
                 }
             }
         )
-    except Exception:  # noqa: BLE001 - pricing is a nicety
+    except Exception:  # noqa: BLE001, S110 - pricing is a nicety
         pass

@@ -17,7 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
@@ -180,7 +180,7 @@ class RubricServer(LanguageServer):
         best: Path | None = None
         try:
             folders = list(self.workspace.folders.values())
-        except Exception:
+        except Exception:  # noqa: BLE001 - no workspace yet: no folder holds it
             return None
         for folder in folders:
             folder_path = self.path_of(folder.uri)
@@ -199,7 +199,7 @@ class RubricServer(LanguageServer):
     def path_of(uri: str) -> str | None:
         try:
             return to_fs_path(uri)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a URI pygls cannot map names no file
             return None
 
     def _lint_now(self, text: str, uri: str) -> LintResult:
@@ -257,7 +257,7 @@ class RubricServer(LanguageServer):
                 ),
                 timeout=5,
             )
-        except Exception as exc:  # a client that cannot answer keeps the settings we have
+        except Exception as exc:  # noqa: BLE001 - a client that cannot answer keeps the settings we have
             log.warning("could not read the 'rubric' settings from the client: %s", exc)
             return
         if values:
@@ -313,7 +313,7 @@ class RubricServer(LanguageServer):
 class ClientLogHandler(logging.Handler):
     """Sends log records to the client's log (window/logMessage), never to stdout."""
 
-    LEVELS = {
+    LEVELS: ClassVar[dict[int, types.MessageType]] = {
         logging.ERROR: types.MessageType.Error,
         logging.WARNING: types.MessageType.Warning,
         logging.INFO: types.MessageType.Info,
@@ -336,11 +336,11 @@ class ClientLogHandler(logging.Handler):
                 return
             params = types.LogMessageParams(type=kind, message=message)
             loop.call_soon_threadsafe(self._send, params)
-        except Exception:  # logging must never raise
+        except Exception:  # noqa: BLE001, S110 - logging must never raise
             pass
 
     def _send(self, params: types.LogMessageParams) -> None:
         try:
             self.server.window_log_message(params)
-        except Exception:
+        except Exception:  # noqa: BLE001, S110 - a closed connection: nobody to tell
             pass

@@ -92,8 +92,10 @@ def check(ls: Any, command: str, arguments: tuple[Any, ...]) -> None:
         kinds = field.kind if isinstance(field.kind, tuple) else (field.kind,)
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
             raise invalid(f'{command}: "{field.name}" must be {_type_name(field.kind)}; it is {_json_type(value)}')
-        if field.document and not _readable(ls, value):
-            raise invalid(f'{command}: "{field.name}" must be an open document or a file: URI; it is {value[:200]!r}')
+        if field.document and not (isinstance(value, str) and _readable(ls, value)):
+            raise invalid(
+                f'{command}: "{field.name}" must be an open document or a file: URI; it is {str(value)[:200]!r}'
+            )
 
 
 def _readable(ls: Any, uri: str) -> bool:
