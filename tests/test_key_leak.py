@@ -379,12 +379,14 @@ def test_the_language_server_shows_and_logs_no_key(tmp_path, judge):
         assert "capabilities" in init["result"]
         client.send("initialized", {}, request=False)
 
+        # The key written in the config (not in the environment: the editor shows the file's own text).
+        text = SHORTHAND.replace(f"Is polite to {ENV_KEY}", "Is polite")
         config = tmp_path / "promptfooconfig.yaml"
-        config.write_text(SHORTHAND)
+        config.write_text(text)
         uri = config.as_uri()
         client.send(
             "textDocument/didOpen",
-            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": SHORTHAND}},
+            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
             request=False,
         )
         diagnostics = client.wait_diagnostics(uri)
@@ -397,6 +399,14 @@ def test_the_language_server_shows_and_logs_no_key(tmp_path, judge):
         titles = [a["title"] for a in actions]
         assert any("PF009" in t for t in titles)
         assert_no_canary(json.dumps(diagnostics), json.dumps(titles))
+        shown = [client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})]
+        for line_number, line in enumerate(text.split("\n")):
+            for character in range(0, len(line), 3):
+                where = {"textDocument": {"uri": uri}, "position": {"line": line_number, "character": character}}
+                shown.append(client.request("textDocument/hover", where))
+                if character % 9 == 0:
+                    shown.append(client.request("textDocument/completion", where))
+        assert_no_canary(json.dumps(shown))
 
         rubric = tmp_path / "r.rubric.yaml"
         rubric.write_text("rubric:\n  - name: greets\n    weight: 3\n    requirement: Greets the user\n")
