@@ -136,7 +136,7 @@ class FrameReader:
             log.warning("framing: a %d-byte message is not JSON; skipped", length)
             return start + length, None, False
         # Not all there (or no length at all): a whole JSON value may still be here already.
-        if length is None or idle or self.eof:
+        if idle or self.eof or (length is None and self._may_be_complete(start)):
             found = self._value_at(start)
             if found is not None:
                 end, message = found
@@ -157,6 +157,12 @@ class FrameReader:
                     log.warning("framing: skipped %d bytes that are not a message", end - start)
                     return max(end, start), None, False
         return None
+
+    def _may_be_complete(self, start: int) -> bool:
+        """Whether a header-less message could be whole already: the buffer ends like a JSON value or
+        the next frame's header has arrived (so a big message is not re-parsed for every chunk)."""
+        tail = bytes(self.buffer[-64:]).rstrip()
+        return tail.endswith((b"}", b"]")) or CONTENT_LENGTH.search(self.buffer, start) is not None
 
     def _decode_whole(self, body: bytes) -> Any:
         text = body.decode("utf-8")  # UnicodeDecodeError is a ValueError
