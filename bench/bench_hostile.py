@@ -7,6 +7,7 @@ set size (ru_maxrss of the child) is that one file's, start-up included; the sta
 alone is printed as the floor. Prints figures; asserts nothing (issue 13, item 15: the
 JSON reader peaked at 1.26 GB for 10 MB of JSON while the same content as YAML took 75 MB).
 
+"One long string" is a single 9 MiB requirement, the shape that took 1.26 GB.
 "Findings" files are generated rubrics with a finding in every criterion (an unknown key);
 "clean" files are the same shape without them, so the cost of the diagnostics shows apart
 from the cost of reading.
@@ -29,7 +30,7 @@ WORDS = ["answer", "cites", "source", "clear", "concise", "correct", "explains",
 
 
 def rubric(target_bytes: int, findings: bool) -> dict:
-    """A rubric of about ``target_bytes`` once written as JSON."""
+    """A rubric of about ``target_bytes`` once written as indented JSON (the largest of the three forms)."""
     criteria = []
     size = 20
     index = 0
@@ -42,9 +43,14 @@ def rubric(target_bytes: int, findings: bool) -> dict:
         if findings:
             criterion["requirment"] = "typo"  # unknown key: one finding per criterion
         criteria.append(criterion)
-        size += len(json.dumps(criterion)) + 2
+        size += len(json.dumps(criterion, indent=2)) + 6 * (len(criterion) + 2)
         index += 1
     return {"criteria": criteria}
+
+
+def long_string(target_bytes: int) -> dict:
+    """One criterion whose requirement is one long string (the fuzz campaign's 1.26 GB case)."""
+    return {"criteria": [{"name": "long", "weight": 1, "requirement": "x" * (target_bytes - 100)}]}
 
 
 def peak_rss(args: list[str]) -> tuple[float, float, int]:
@@ -72,8 +78,12 @@ def main() -> None:
     print(f"{'interpreter + rubric_lsp.lint imported':44} {floor:8.0f} MB")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for label, findings in (("findings", True), ("clean", False)):
-            data = rubric(target, findings)
+        shapes = {
+            "findings": rubric(target, True),
+            "clean": rubric(target, False),
+            "one long string": long_string(target),
+        }
+        for label, data in shapes.items():
             files = {
                 "json": json.dumps(data, indent=2),
                 "json (one line)": json.dumps(data),
@@ -81,11 +91,11 @@ def main() -> None:
             }
             for kind, text in files.items():
                 suffix = "json" if kind.startswith("json") else "yaml"
-                path = folder / f"{label}-{kind.replace(' ', '-').strip('()')}.rubric.{suffix}"
+                path = folder / f"{label.replace(' ', '-')}-{kind.replace(' ', '-').strip('()')}.rubric.{suffix}"
                 path.write_text(text)
                 rss, wall, code = peak_rss([sys.executable, "-m", "rubric_lsp", "lint", "-q", str(path)])
                 print(
-                    f"{label + ', ' + kind:28} {path.stat().st_size / 1048576:5.1f} MiB  "
+                    f"{label + ', ' + kind:32} {path.stat().st_size / 1048576:5.1f} MiB  "
                     f"{len(data['criteria']):7,} criteria  peak {rss:6.0f} MB  {wall:6.1f} s  exit {code}"
                 )
 

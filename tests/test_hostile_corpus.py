@@ -134,10 +134,27 @@ def test_lone_surrogate_from_the_editor_is_replaced_and_ranges_kept(text, path):
     assert converter.offset(converter.span(typo.span).start) == typo.span.start
 
 
-def test_server_reads_a_lone_surrogate_and_keeps_answering(raw: RawClient, tmp_path: Path):  # noqa: F811
-    text = "rubric:\n  - requirement: Greets \ud83d warmly\n    requirment: y\n"
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "rubric:\n  - requirement: Greets \ud83d warmly\n    requirment: y\n",
+            {"RL004": {"line": 1, "character": 24}, "AR001": {"line": 2, "character": 4}},
+        ),
+        (
+            "rubric:\n  - requirement: Greets\n    weight: !!bool maybe\n",
+            {"RL001": {"line": 2, "character": 12}},
+        ),
+        (
+            "\ufeffrubric:\n  - requirement: Greets\n    requirment: y\n",
+            {"AR001": {"line": 2, "character": 4}},
+        ),
+    ],
+    ids=["lone-surrogate", "bad-tagged-value", "bom-in-text"],
+)
+def test_server_reads_hostile_text_and_keeps_answering(raw: RawClient, tmp_path: Path, text, expected):  # noqa: F811
     uri = (tmp_path / "a.rubric.yaml").as_uri()
-    # json.dumps escapes the half pair as \ud83d, as an editor's JSON-RPC does
+    # json.dumps escapes a half pair as \ud83d, as an editor's JSON-RPC does
     raw.send(
         "textDocument/didOpen",
         {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}},
@@ -150,10 +167,9 @@ def test_server_reads_a_lone_surrogate_and_keeps_answering(raw: RawClient, tmp_p
             diagnostics = message["params"]["diagnostics"]
             break
     else:
-        raise AssertionError("no diagnostics for the document with a lone surrogate")
+        raise AssertionError("no diagnostics for the hostile text")
     by_code = {d["code"]: d["range"]["start"] for d in diagnostics}
-    assert by_code["RL004"] == {"line": 1, "character": 24}
-    assert by_code["AR001"] == {"line": 2, "character": 4}
+    assert {code: by_code.get(code) for code in expected} == expected
     assert "contents" in hover(raw, uri)["result"]
 
 
