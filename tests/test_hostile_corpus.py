@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from rubric_lsp.document import parse_document
 from rubric_lsp.lint import lint_path, lint_text
 from rubric_lsp.server.positions import UTF16, Converter
 from tests.test_server_robust import RawClient, hover, raw  # noqa: F401 - raw is a fixture
@@ -200,3 +201,24 @@ def test_a_long_json_string_reads_in_bounded_memory(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     peak_kb = int(proc.stdout.split()[0])
     assert peak_kb < 150 * 1024, f"peak RSS {peak_kb / 1024:.0f} MB"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"a": "x\\q"}', ("invalid escape in string (Invalid \\escape)", 8)),
+        ('{"a": "x\\u12"}', ("invalid escape in string (Invalid \\uXXXX escape)", 9)),
+        ('{"a": "x\n"}', ("unterminated string", 6)),
+        ('{"a": "x', ("unterminated string", 6)),
+        ('{"a": "x\\\ny"}', ("unterminated string", 6)),
+        ('{"a": "x\ty"}', ("invalid character in string (control characters must be escaped)", 6)),
+        ('{"a": "\\ud83d\\ude00 \\u00e9\\n\\"", "b": "\\ud83d"}', {"a": '😀 é\n"', "b": "\ud83d"}),
+    ],
+)
+def test_json_strings_read_as_before_the_scanner_change(text, expected):
+    doc = parse_document(text, "x.json")
+    if isinstance(expected, dict):
+        assert doc.issues == [] and doc.value == expected == json.loads(text)
+        return
+    (issue,) = doc.issues
+    assert (issue.message, issue.span.start) == ("JSON syntax error: " + expected[0], expected[1])
