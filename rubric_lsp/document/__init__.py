@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from typing import Any
 from rubric_lsp.document import issues as K
 from rubric_lsp.document.issues import ParseIssue, TextEdit
 from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
-from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, Node, PlainDict, PlainList, to_plain, walk
+from rubric_lsp.document.nodes import SCALAR, SEQ, Node, PlainDict, PlainList, to_plain, walk
 from rubric_lsp.document.positions import LineIndex, Position, Range, Span
 
 __all__ = [
@@ -194,6 +195,27 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[str, ParseIssu
     return text, None
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replace_surrogates(text: str) -> tuple[str, ParseIssue | None]:
+    """Text from an editor may hold half of a UTF-16 surrogate pair (JSON-RPC escapes it as
+    ``\\ud83d``); no UTF-8 codec takes it, so it becomes U+FFFD. That is one code point and
+    one UTF-16 unit, as the half was, so every range stays where the editor has it."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return text, None
+    count = len(_SURROGATE.findall(text))
+    text = _SURROGATE.sub("\ufffd", text)
+    more = f" ({count - 1} more below)" if count > 1 else ""
+    return text, ParseIssue(
+        K.INVALID_UTF8,
+        f"Character U+{ord(found.group()):04X} is half of a UTF-16 surrogate pair (a broken emoji?){more}; "
+        "it cannot be saved as UTF-8 and is read as U+FFFD. Delete it, or type the whole character again.",
+        Span(found.start(), found.end()),
+    )
+
+
 def parse_document(
     source: str | bytes,
     path: str | None = None,
@@ -213,9 +235,11 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
         text, problem = source, None
         if len(text) > limits.max_bytes:  # characters ≤ bytes, so this is a lower bound
             text, problem = "", decode(b"\0" * (len(text) + 1), limits)[1]
+        elif not text.isascii():
+            text, problem = _replace_surrogates(text)
     lang = language or language_for(path, text)
     lines = LineIndex(text)
-    if problem is not None:
+    if problem is not None and problem.fatal:
         return Document(path, text, lang, None, [problem], lines)
     if lang == "yaml":
         from rubric_lsp.document.yaml_reader import read_yaml
@@ -229,6 +253,8 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
         from rubric_lsp.document.json_reader import read_json
 
         root, issues = read_json(text, lines, limits)
+    if problem is not None:
+        issues.append(problem)
     if root is not None:
         issues.extend(_duplicate_keys(root, lines))
         issues.sort(key=lambda issue: issue.span.start)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from rubric_lsp.document import issues as K
 from rubric_lsp.document.issues import ParseIssue, TextEdit
@@ -17,7 +18,6 @@ from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, Node
 from rubric_lsp.document.positions import LineIndex, Span
 
 _WS = re.compile(r"[ \t\n\r]*")
-_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
 # Python's json module (so autorubric, NorthStar) reads these; strict JSON parsers do not.
@@ -120,22 +120,21 @@ class _Parser:
         )
 
     def string(self, pos: int) -> tuple[Node, int]:
-        m = _STRING.match(self.text, pos, self.end)
-        if not m:
+        # The C scanner behind json.loads: a regex over the whole string kept a backtracking
+        # frame per character (a 9 MiB string peaked at 1.1 GB, issue 13 item 15).
+        try:
+            value, stop = scanstring(self.text, pos + 1, True)
+        except json.JSONDecodeError as exc:
+            if exc.msg.startswith("Invalid \\") and self.text[exc.pos + 1 : exc.pos + 2] != "\n":
+                raise _Fail(f"invalid escape in string ({exc.msg})", exc.pos) from None
+            stop = self.end + 1  # unterminated, or a control character: told apart below
+        if stop > self.end:
             close = self.text.find('"', pos + 1, self.end)
             newline = self.text.find("\n", pos, self.end)
             if close == -1 or (newline != -1 and newline < close):
                 raise _Fail("unterminated string", pos)
             raise _Fail("invalid character in string (control characters must be escaped)", pos)
-        raw = m.group()
-        if "\\" in raw:
-            try:
-                value = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise _Fail(f"invalid escape in string ({exc.msg})", pos + exc.pos) from None
-        else:
-            value = raw[1:-1]
-        return Node(SCALAR, pos, m.end(), value, "string", '"', raw), m.end()
+        return Node(SCALAR, pos, stop, value, "string", '"', self.text[pos:stop]), stop
 
     def _check_depth(self, pos: int, depth: int) -> None:
         if depth > self.limits.max_depth:

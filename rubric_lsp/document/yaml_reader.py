@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import yaml
 
@@ -19,7 +21,7 @@ except AttributeError:  # pragma: no cover - depends on the PyYAML build
 
 _T = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL = _T + "str", _T + "int", _T + "float", _T + "bool", _T + "null"
-_MERGE, _TIMESTAMP = _T + "merge", _T + "timestamp"
+_MERGE, _TIMESTAMP, _BINARY = _T + "merge", _T + "timestamp", _T + "binary"
 _YAML12_BOOLS = {"true", "false"}
 _OCTAL_11 = re.compile(r"[-+]?0[0-7_]+$")
 # Plain scalars PyYAML leaves as strings that YAML 1.2 (core schema) reads as numbers:
@@ -90,6 +92,19 @@ def _block_end(text: str, last: Node, start: int, end: int) -> int:
         return trimmed
 
 
+def _loader_input(text: str) -> str:
+    """The text to give libyaml so that its marks are offsets into ``text``.
+
+    libyaml drops a leading U+FEFF without counting it, yet counts one that follows
+    (PyYAML's pure loader counts both). Text that starts with U+FEFF (an editor sending
+    the byte-order mark, or a file saved with two) would put every position one character
+    early; one more leading U+FEFF for libyaml to drop keeps them exact.
+    """
+    if text.startswith("\ufeff") and _Loader is not yaml.SafeLoader:
+        return "\ufeff" + text
+    return text
+
+
 class _TooDeep(Exception):
     def __init__(self, offset: int) -> None:
         self.offset = offset
@@ -102,7 +117,7 @@ def _compose_first(text: str, lines: LineIndex) -> tuple[yaml.Node | None, Parse
     stream with several documents, so that is an error, but the first document is
     still checked.
     """
-    loader = _Loader(text)
+    loader = _Loader(_loader_input(text))
     try:
         root = loader.get_node() if loader.check_node() else None
         if not loader.check_node():
@@ -203,7 +218,7 @@ def _first_alias_over_cap(text: str, limits: Limits) -> int | None:
     open_sizes: list[list] = []  # [node count, anchor] per open collection
     sizes: dict[str, int] = {}
     try:
-        for event in yaml.parse(text, Loader=_Loader):
+        for event in yaml.parse(_loader_input(text), Loader=_Loader):
             cls = type(event)
             if cls is yaml.ScalarEvent:
                 if open_sizes:
@@ -261,7 +276,7 @@ def _prescan(text: str, lines: LineIndex, limits: Limits) -> ParseIssue | None:
     opening = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
     closing = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     try:
-        for event in yaml.parse(text, Loader=_Loader):
+        for event in yaml.parse(_loader_input(text), Loader=_Loader):
             cls = type(event)
             if cls in opening:
                 depth += 1
@@ -374,8 +389,8 @@ class _Converter:
         elif tag == _NULL:
             value = None
         elif tag == _BOOL:
-            value = _constructor.construct_yaml_bool(ynode)
-            if style is None and raw.lower() not in _YAML12_BOOLS:
+            value = self._construct(ynode, _constructor.construct_yaml_bool, start, end)
+            if style is None and isinstance(value, bool) and raw.lower() not in _YAML12_BOOLS:
                 self.issues.append(
                     ParseIssue(
                         K.YAML11_BOOLEAN,
@@ -387,10 +402,7 @@ class _Converter:
                     )
                 )
         elif tag == _INT:
-            try:
-                value = _constructor.construct_yaml_int(ynode)
-            except (ValueError, yaml.YAMLError):
-                value = raw
+            value = self._construct(ynode, _constructor.construct_yaml_int, start, end)
             if style is None and ((_OCTAL_11.match(raw) and raw.strip("+-") not in ("0",)) or _SEXAGESIMAL.match(raw)):
                 self.issues.append(
                     ParseIssue(
@@ -402,10 +414,7 @@ class _Converter:
                     )
                 )
         elif tag == _FLOAT:
-            try:
-                value = _constructor.construct_yaml_float(ynode)
-            except (ValueError, yaml.YAMLError):
-                value = raw
+            value = self._construct(ynode, _constructor.construct_yaml_float, start, end)
             if style is None and _SEXAGESIMAL.match(raw):
                 self.issues.append(
                     ParseIssue(
@@ -417,10 +426,39 @@ class _Converter:
                     )
                 )
         elif tag == _TIMESTAMP:
-            try:
-                value = _constructor.construct_yaml_timestamp(ynode)
-            except (ValueError, yaml.YAMLError):
-                value = raw
+            value = self._construct(ynode, _constructor.construct_yaml_timestamp, start, end)
+        elif tag == _BINARY:
+            self._construct(ynode, _constructor.construct_yaml_binary, start, end)
+            value = raw  # bytes would reach rules and reporters that expect text
         else:
             value = raw
         return Node(SCALAR, start, end, value, tag, style, raw)
+
+    def _construct(
+        self, ynode: yaml.ScalarNode, construct: Callable[[yaml.ScalarNode], Any], start: int, end: int
+    ) -> Any:
+        """The value PyYAML's safe loader builds, or the raw text when it cannot build one.
+
+        PyYAML's constructors raise whatever the bad text provokes (KeyError for
+        ``!!bool maybe``, IndexError for ``!!int ""``, AttributeError for ``!!timestamp soon``).
+        Under an explicit tag both PyYAML and js-yaml then refuse the whole file, so that
+        is reported; a plain value the resolver typed (``2024-13-45``) stays text, as
+        YAML 1.2 tools read it.
+        """
+        try:
+            return construct(ynode)
+        except (ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError, yaml.YAMLError):
+            pass
+        raw = ynode.value
+        implicit = ynode.style in (None, "") and _constructor.resolve(yaml.ScalarNode, raw, (True, False)) == ynode.tag
+        if not implicit:
+            name = ynode.tag.removeprefix(_T)
+            self.issues.append(
+                ParseIssue(
+                    K.SYNTAX_ERROR,
+                    f"{raw!r} is not a valid !!{name} value: YAML loaders (PyYAML, js-yaml) refuse the whole "
+                    f"file. Remove the '!!{name}' tag, or write a valid {name}.",
+                    Span(start, end),
+                )
+            )
+        return raw

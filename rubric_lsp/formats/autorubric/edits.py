@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from rubric_lsp.diagnostics import Fix
-from rubric_lsp.document import Node
+from rubric_lsp.document import Node, to_plain
 from rubric_lsp.document.issues import TextEdit
 from rubric_lsp.document.positions import Span
 from rubric_lsp.rules.context import CheckContext
@@ -23,7 +23,8 @@ def scalar_text(value: Any) -> str:
         return repr(value)
     if isinstance(value, int):
         return str(value)
-    return json.dumps(value, ensure_ascii=False)
+    # default: a key that is not text holds nodes (`? [a]`), a timestamp a date.
+    return json.dumps(value, ensure_ascii=False, default=lambda v: to_plain(v) if isinstance(v, Node) else str(v))
 
 
 def remove_pair(

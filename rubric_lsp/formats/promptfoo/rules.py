@@ -543,6 +543,8 @@ def _looks_valid(node: Node, kinds: dict[str, str]) -> bool:
     the didChange budget allows; pydantic runs only on the mappings that fail this.
     """
     for key, value in node.pairs():
+        if not isinstance(key.value, str):  # `? [a]`: unhashable; pydantic judges it
+            return False
         kind = kinds.get(key.value)
         if kind is None or kind == "any":
             continue
