@@ -275,3 +275,16 @@ def test_machine_formats_are_whole_documents_with_no_findings(tmp_path, capsys, 
     doc = json.loads(out)
     assert code == 0
     assert doc == [] if fmt == "json" else (doc["runs"][0]["results"] == [] and doc["version"] == "2.1.0")
+
+
+def test_a_bad_fix_in_the_middle_leaves_the_fixes_around_it_at_the_right_places():
+    rows = "".join(f"  - vars: {{q: yes, n: {i}}}\n" for i in range(40))
+    text = "prompts: ['{{q}}']\nproviders: [echo]\ntests:\n" + rows
+    base = lint_text(text, "promptfooconfig.yaml")
+    at = text.index("n: 20}")
+    bad = with_fix(base, "ZZ005", [TextEdit(Span(at, at + 1), "[")])
+    order = bad.diagnostics[1:]
+    order.insert(20, bad.diagnostics[0])  # halving must shift the later half past the earlier's edits
+    outcome = fix_until_settled(replace(bad, diagnostics=order), relinter("promptfooconfig.yaml"))
+    assert [d.code for d in outcome.dropped] == ["ZZ005"] and outcome.applied == 40
+    assert outcome.text == text.replace("q: yes", 'q: "yes"')
