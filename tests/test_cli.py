@@ -684,7 +684,7 @@ def test_an_internal_error_in_the_cli_exits_two(capsys, files, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("unexpected")
 
-    monkeypatch.setattr(command, "lint_path", broken)
+    monkeypatch.setattr(command, "lint_text", broken)
     code, _, err = run(capsys, str(files / "bad.rubric.yaml"))
     assert code == 2
     assert "internal error" in err and "RuntimeError: unexpected" in err

@@ -235,3 +235,20 @@ async def test_fix_all(client: LanguageClient):
     core = lint_text(new_text, "a.rubric.yaml", explicit=False)
     assert not [d for d in core.diagnostics if d.fix is not None and d.fix.safe]
     assert len(remaining) == len(core.diagnostics)
+
+
+async def test_fix_all_keeps_anchors_and_adds_no_finding(client: LanguageClient):
+    """The editor's fix-all goes through the same guard as --fix (issue 13, items 6 and 8)."""
+    s = client.rubric_session
+    text = "criteria:\n  - requirment: x\n    label: &a on\n    other: *a\n"
+    uri = s.open("fixall/anchored.rubric.yaml", text)
+    before = await s.diagnostics(uri)
+    actions = await _actions(client, uri, before[0], only=["source.fixAll.rubric"])
+    assert [a.kind for a in actions] == ["source.fixAll.rubric"]
+    new_text = await s.apply(uri, actions[0].edit)
+    assert 'label: &a "on"' in new_text and "other: *a" in new_text
+    old = lint_text(text, "anchored.rubric.yaml", explicit=False)
+    new = lint_text(new_text, "anchored.rubric.yaml", explicit=False)
+    assert new.document.readable
+    serious = {(d.code, d.message) for d in old.diagnostics if d.severity <= 2}
+    assert all((d.code, d.message) in serious for d in new.diagnostics if d.severity <= 2)

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rubric_lsp import __version__
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.lint import LintResult, lint_path, lint_text
 from rubric_lsp.settings import Settings, SettingsError, check_codes, load_settings, settings_for
+
+if TYPE_CHECKING:
+    from rubric_lsp import reporters
+    from rubric_lsp.fixes import FixOutcome
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -36,7 +41,12 @@ def run_lint(args) -> int:
 
 
 def _run_lint(args) -> int:
-    from rubric_lsp import reporters
+    early = _listing_or_usage_error(args)
+    return early if early is not None else _lint_paths(args)
+
+
+def _listing_or_usage_error(args) -> int | None:
+    """--list-rules, --list-kinds, or a usage error: the exit code; None: go on and lint."""
     from rubric_lsp.formats.registry import formats, get_format
 
     if args.list_rules:
@@ -58,6 +68,11 @@ def _run_lint(args) -> int:
     if not args.paths:
         print("rubric-lint: no paths given (try: rubric-lint samples/)", file=sys.stderr)
         return EXIT_ERROR
+    return None
+
+
+def _lint_paths(args) -> int:
+    from rubric_lsp import reporters
 
     select, ignore = _codes(args.select), _codes(args.ignore)
     try:
@@ -78,90 +93,177 @@ def _run_lint(args) -> int:
                 base = settings_cache[folder] = settings_for(path)
         return base.with_overrides(select, ignore)
 
-    results: list[LintResult] = []
-    skipped: list[str] = []
-    fixed_total = 0
-    errors = 0
+    out = sys.stdout if not (args.fix and any(str(p) == "-" for p in args.paths)) else sys.stderr
+    # Each file is reported as soon as it is linted (and fixed), then dropped: a folder
+    # run's memory stays that of its largest file, whatever the number of files.
+    reporter = reporters.make_reporter(args.format, out, __version__, quiet=args.quiet)
+    fail_level = Severity.parse(args.fail_level)
+    run = _Run(args, reporter, fail_level)
     try:
         for raw in args.paths:
             if str(raw) == "-":
                 name = args.stdin_filename or "-"
                 settings = settings_of(Path(name)) if args.stdin_filename else Settings().with_overrides(select, ignore)
-                data = sys.stdin.buffer.read()
-                explicit = not getattr(args, "skip_unknown", False)
-                result = lint_text(data, name, settings=settings, kind=args.kind, explicit=explicit)
-                if args.fix:  # the (fixed) text always goes to stdout, findings to stderr
-                    text, count = _fix_text(result, settings, args)
-                    fixed_total += count
-                    _write_stdout((_BOM if data.startswith(_BOM) else b"") + text.encode("utf-8") if count else data)
-                    if count:
-                        result = lint_text(text, name, settings=settings, kind=args.kind, explicit=explicit)
-                if result.skipped:
-                    skipped.append(name)
-                else:
-                    results.append(result)
+                run.stdin(name, settings)
                 continue
             if not raw.exists():
                 print(f"rubric-lint: {raw}: no such file or folder", file=sys.stderr)
-                errors += 1
+                run.errors += 1
                 continue
             named = raw.is_file()
             # --skip-unknown (the pre-commit hook): a named file is treated like one found
             # by walking: skipped unless recognised, and subject to `exclude`.
             explicit = named and not getattr(args, "skip_unknown", False)
-            files = [raw] if named else _walk(raw)
-            for path in files:
+            for path in [raw] if named else _walk(raw):
                 settings = settings_of(path)
                 if not explicit and settings.excluded(path):
                     continue
-                try:
-                    result = lint_path(path, settings=settings, kind=args.kind, explicit=explicit)
-                except OSError as exc:
-                    print(f"rubric-lint: {path}: cannot read: {exc.strerror}", file=sys.stderr)
-                    errors += 1
-                    continue
-                if args.fix and any(d.fix for d in result.diagnostics):
-                    text, count = _fix_text(result, settings, args)
-                    if count:
-                        _write_keeping_bom(path, text)
-                        fixed_total += count
-                        result = lint_path(path, settings=settings, kind=args.kind, explicit=explicit)
-                if result.skipped:
-                    skipped.append(str(path))
-                    continue
-                results.append(result)
+                run.file(path, settings, explicit)
     except SettingsError as exc:
         print(f"rubric-lint: {exc}", file=sys.stderr)
+        if args.format != "text":
+            reporter.close()  # keep what was written a whole JSON/SARIF document
         return EXIT_ERROR
 
-    out = sys.stdout if not (args.fix and any(str(p) == "-" for p in args.paths)) else sys.stderr
-    if args.format == "json":
-        reporters.write_json(results, out)
-    elif args.format == "sarif":
-        reporters.write_sarif(results, out, __version__)
-    elif args.format == "github":
-        reporters.write_github(results, out)
-    elif args.quiet:
-        reporters.write_text(results, out, skipped=[], summary=False)
-    else:
-        reporters.write_text(results, out, skipped=skipped, fixed=fixed_total)
-        if not results and skipped:
+    if args.format == "text" and not args.quiet:
+        reporter.close(skipped=run.skipped, fixed=run.fixed)
+        if not reporter.checked and run.skipped:
             print("(no file of a known kind was found; see rubric-lint --list-kinds)", file=out)
-    if errors:
+    else:
+        reporter.close()
+    if run.errors:
         return EXIT_ERROR
-    fail_level = Severity.parse(args.fail_level)
-    failing = any(d.severity <= fail_level for r in results for d in r.diagnostics)
-    return EXIT_FINDINGS if failing else EXIT_OK
+    return EXIT_FINDINGS if run.failing else EXIT_OK
+
+
+class _Run:
+    """One rubric-lint run: lints (and fixes) file by file, hands each result to the reporter."""
+
+    def __init__(self, args, reporter: reporters.Reporter, fail_level: Severity) -> None:
+        self.args = args
+        self.reporter = reporter
+        self.fail_level = fail_level
+        self.fixed = 0
+        self.errors = 0
+        self.skipped = 0
+        self.failing = False
+
+    def report(self, result: LintResult) -> None:
+        if result.skipped:
+            self.skipped += 1
+            return
+        self.failing = self.failing or any(d.severity <= self.fail_level for d in result.diagnostics)
+        self.reporter.add(result)
+
+    def stdin(self, name: str, settings: Settings) -> None:
+        args = self.args
+        data = sys.stdin.buffer.read()
+        explicit = not getattr(args, "skip_unknown", False)
+        result = lint_text(data, name, settings=settings, kind=args.kind, explicit=explicit)
+        if args.fix:  # the (fixed) text always goes to stdout, findings to stderr
+            outcome = _fix(result, settings, args, name)
+            self.fixed += outcome.applied
+            _write_stdout(
+                (_BOM if data.startswith(_BOM) else b"") + outcome.text.encode("utf-8") if outcome.applied else data
+            )
+            if outcome.applied:
+                result = lint_text(outcome.text, name, settings=settings, kind=args.kind, explicit=explicit)
+        self.report(result)
+
+    def file(self, path: Path, settings: Settings, explicit: bool) -> None:
+        args = self.args
+        try:
+            data, result = _read_and_lint(path, settings, args.kind, explicit)
+        except OSError as exc:
+            print(f"rubric-lint: {path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            self.errors += 1
+            return
+        if args.fix and data is not None and any(d.fix for d in result.diagnostics):
+            outcome = _fix(result, settings, args, str(path))
+            if outcome.applied:
+                problem = write_fixed(path, data, outcome.text)
+                if problem:
+                    print(f"rubric-lint: {path}: {problem}", file=sys.stderr)
+                    self.errors += 1
+                else:
+                    self.fixed += outcome.applied
+                    result = outcome.result
+        self.report(result)
+
+
+def _read_and_lint(path: Path, settings: Settings, kind: str | None, explicit: bool) -> tuple[bytes | None, LintResult]:
+    """The file's bytes as read (None when too large to read: it is refused unread) and their lint."""
+    from rubric_lsp.document.limits import DEFAULT_LIMITS
+
+    limit = settings.max_file_size or DEFAULT_LIMITS.max_bytes
+    if path.stat().st_size > limit:
+        return None, lint_path(path, settings=settings, kind=kind, explicit=explicit)
+    data = path.read_bytes()
+    return data, lint_text(data, str(path), settings=settings, kind=kind, explicit=explicit)
+
+
+def _fix(result: LintResult, settings: Settings, args, name: str) -> FixOutcome:
+    """The guarded fix rounds; what the guard refused and what did not settle goes to stderr."""
+    from rubric_lsp.fixes import fix_until_settled
+
+    outcome = fix_until_settled(
+        result, lambda text: lint_text(text, result.path, settings=settings, kind=args.kind), unsafe=args.unsafe_fixes
+    )
+    for dropped in outcome.dropped:
+        print(
+            f"rubric-lint: {name}:{dropped.line + 1}:{dropped.character + 1}: {dropped.code} fix not applied: "
+            f"{dropped.reason}",
+            file=sys.stderr,
+        )
+    if not outcome.settled:
+        print(
+            f"rubric-lint: {name}: fixes did not settle: {outcome.unsettled} still on offer after "
+            f"{outcome.rounds} rounds (run --fix again, or fix them by hand)",
+            file=sys.stderr,
+        )
+    return outcome
 
 
 _BOM = b"\xef\xbb\xbf"
 
 
-def _write_keeping_bom(path: Path, text: str) -> None:
-    """Write fixed text back byte-exactly: line endings as they were, a BOM kept if there was one."""
-    with path.open("rb") as handle:
-        bom = handle.read(3) == _BOM
-    path.write_bytes((_BOM if bom else b"") + text.encode("utf-8"))
+def write_fixed(path: Path, original: bytes, text: str) -> str | None:
+    """Write fixed text back, or say why not (None: written).
+
+    Byte-exact (line endings as they were, a BOM kept if there was one), atomic (a temporary
+    file beside it, renamed over it, the mode kept) and never over a change: if the file's
+    bytes differ from those the fixes were computed on (an editor saved meanwhile), it is
+    left alone.
+    """
+    import os
+    import stat
+    import tempfile
+
+    data = (_BOM if original.startswith(_BOM) else b"") + text.encode("utf-8")
+    changed = "changed on disk since it was read; left as it is (run --fix again)"
+    try:
+        info = path.stat()
+        # Root may write anything: the mode bits still say the owner wants it left alone.
+        if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
+            return "cannot write the fixes: the file is read-only"
+        if path.read_bytes() != original:
+            return changed
+        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".rubric-lint")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.chmod(temp, stat.S_IMODE(info.st_mode))
+            if path.read_bytes() != original:  # once more, as close to the rename as it gets
+                os.unlink(temp)
+                return changed
+            os.replace(temp, path)
+        except BaseException:
+            if os.path.exists(temp):
+                os.unlink(temp)
+            raise
+    except OSError as exc:
+        return f"cannot write the fixes: {exc.strerror or exc}"
+    return None
 
 
 def _write_stdout(data: bytes) -> None:
@@ -179,11 +281,3 @@ def _walk(folder: Path):
     from rubric_lsp.walk import iter_files
 
     return iter_files(folder)
-
-
-def _fix_text(result: LintResult, settings: Settings, args) -> tuple[str, int]:
-    from rubric_lsp.fixes import fix_all
-
-    return fix_all(
-        result, lambda text: lint_text(text, result.path, settings=settings, kind=args.kind), unsafe=args.unsafe_fixes
-    )

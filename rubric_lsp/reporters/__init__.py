@@ -7,7 +7,7 @@ out: a fix may carry a key the user wrote into the file it edits, a report never
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from rubric_lsp.diagnostics import Diagnostic, Severity
@@ -41,6 +41,97 @@ def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
     return value
 
 
+class Reporter:
+    """Findings written file by file as they come, so memory does not grow with the number of files.
+
+    ``add`` takes each file's result once (the caller drops it afterwards); ``close`` writes
+    whatever must come last (a summary, the closing brackets). Only counts are kept.
+    """
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.redact = report_redactor().report
+        self.counts = {s: 0 for s in Severity}
+        self.fixable = 0
+        self.files_with = 0
+        self.checked = 0
+
+    def add(self, result: LintResult) -> None:
+        if result.format is not None or result.diagnostics:
+            self.checked += 1
+        if result.diagnostics:
+            self.files_with += 1
+        for diag in result.diagnostics:
+            self.counts[diag.severity] += 1
+            self.fixable += diag.fix is not None and diag.fix.safe
+            self.finding(result, diag)
+
+    def finding(self, result: LintResult, diag: Diagnostic) -> None:
+        raise NotImplementedError
+
+    def close(self, *, skipped: int = 0, fixed: int = 0) -> None:
+        """Finish the output (``skipped``: files of no known kind; ``fixed``: fixes applied)."""
+
+
+class TextReporter(Reporter):
+    def __init__(self, out: TextIO, *, show_fixes: bool = True, summary: bool = True) -> None:
+        super().__init__(out)
+        self.show_fixes = show_fixes
+        self.summary = summary
+
+    def finding(self, result: LintResult, diag: Diagnostic) -> None:
+        path = diag.path or result.path or "-"
+        self.out.write(
+            f"{path}:{diag.range.start.line + 1}:{diag.range.start.character + 1}: "
+            f"{diag.code} {diag.severity.label} {self.redact(diag.message)}"
+            + (" [*]" if self.show_fixes and diag.fix and diag.fix.safe else "")
+            + "\n"
+        )
+
+    def close(self, *, skipped: int = 0, fixed: int = 0) -> None:
+        if not self.summary:
+            return
+        counts = self.counts
+        total = sum(counts.values())
+        parts = [
+            f"{counts[Severity.ERROR]} error(s)",
+            f"{counts[Severity.WARNING]} warning(s)",
+            f"{counts[Severity.INFO]} info",
+        ]
+        line = f"Found {total} problem(s) in {self.files_with} of {self.checked} file(s) checked: " + ", ".join(parts)
+        if skipped:
+            line += f"; {skipped} file(s) of no known kind skipped"
+        self.out.write(line + ".\n")
+        if self.fixable:
+            self.out.write(f"[*] {self.fixable} fixable with --fix.\n")
+        if fixed:
+            self.out.write(f"Fixed {fixed} problem(s).\n")
+
+
+class JsonReporter(Reporter):
+    """A JSON array, one finding per line: written as found, and json's C encoder (indent= is pure Python)."""
+
+    def __init__(self, out: TextIO) -> None:
+        super().__init__(out)
+        self.first = True
+
+    def finding(self, result: LintResult, diag: Diagnostic) -> None:
+        self.out.write(
+            ("[\n  " if self.first else ",\n  ")
+            + json.dumps(diagnostic_json(result, diag, self.redact), ensure_ascii=False)
+        )
+        self.first = False
+
+    def close(self, *, skipped: int = 0, fixed: int = 0) -> None:
+        self.out.write("[]\n" if self.first else "\n]\n")
+
+
+def _write_all(reporter: Reporter, results: Iterable[LintResult], **close) -> None:
+    for result in results:
+        reporter.add(result)
+    reporter.close(**close)
+
+
 def write_text(
     results: list[LintResult],
     out: TextIO,
@@ -50,47 +141,11 @@ def write_text(
     fixed: int = 0,
     summary: bool = True,
 ) -> None:
-    redact = report_redactor().report
-    counts = {s: 0 for s in Severity}
-    fixable = 0
-    files_with = 0
-    for result in results:
-        if result.diagnostics:
-            files_with += 1
-        for diag in result.diagnostics:
-            counts[diag.severity] += 1
-            fixable += diag.fix is not None and diag.fix.safe
-            path = diag.path or result.path or "-"
-            out.write(
-                f"{path}:{diag.range.start.line + 1}:{diag.range.start.character + 1}: "
-                f"{diag.code} {diag.severity.label} {redact(diag.message)}"
-                + (" [*]" if show_fixes and diag.fix and diag.fix.safe else "")
-                + "\n"
-            )
-    if not summary:
-        return
-    total = sum(counts.values())
-    checked = sum(1 for r in results if r.format is not None or r.diagnostics)
-    parts = [
-        f"{counts[Severity.ERROR]} error(s)",
-        f"{counts[Severity.WARNING]} warning(s)",
-        f"{counts[Severity.INFO]} info",
-    ]
-    line = f"Found {total} problem(s) in {files_with} of {checked} file(s) checked: " + ", ".join(parts)
-    if skipped:
-        line += f"; {len(skipped)} file(s) of no known kind skipped"
-    out.write(line + ".\n")
-    if fixable:
-        out.write(f"[*] {fixable} fixable with --fix.\n")
-    if fixed:
-        out.write(f"Fixed {fixed} problem(s).\n")
+    _write_all(TextReporter(out, show_fixes=show_fixes, summary=summary), results, skipped=len(skipped), fixed=fixed)
 
 
 def write_json(results: list[LintResult], out: TextIO) -> None:
-    redact = report_redactor().report
-    rows = [diagnostic_json(r, d, redact) for r in results for d in r.diagnostics]
-    json.dump(rows, out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    _write_all(JsonReporter(out), results)
 
 
 def escape_github_data(text: str) -> str:
@@ -103,20 +158,25 @@ def escape_github_property(text: str) -> str:
     return escape_github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def write_github(results: list[LintResult], out: TextIO) -> None:
+GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+class GithubReporter(Reporter):
     """GitHub Actions workflow commands: one annotation per finding."""
-    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
-    redact = report_redactor().report
-    for result in results:
-        for d in result.diagnostics:
-            path = escape_github_property(d.path or result.path or "-")
-            title = escape_github_property(f"{d.code} {_rule_name(d.code)}".strip())
-            out.write(
-                f"::{level[d.severity]} file={path},line={d.range.start.line + 1},"
-                f"col={d.range.start.character + 1},endLine={d.range.end.line + 1},"
-                f"endColumn={d.range.end.character + 1},title={title}::"
-                f"{escape_github_data(d.code + ' ' + redact(d.message))}\n"
-            )
+
+    def finding(self, result: LintResult, d: Diagnostic) -> None:
+        path = escape_github_property(d.path or result.path or "-")
+        title = escape_github_property(f"{d.code} {_rule_name(d.code)}".strip())
+        self.out.write(
+            f"::{GITHUB_LEVEL[d.severity]} file={path},line={d.range.start.line + 1},"
+            f"col={d.range.start.character + 1},endLine={d.range.end.line + 1},"
+            f"endColumn={d.range.end.character + 1},title={title}::"
+            f"{escape_github_data(d.code + ' ' + self.redact(d.message))}\n"
+        )
+
+
+def write_github(results: list[LintResult], out: TextIO) -> None:
+    _write_all(GithubReporter(out), results)
 
 
 def _rule_name(code: str) -> str:
@@ -135,88 +195,125 @@ def sarif_uri(path: str) -> str:
     return quote(posix)
 
 
-def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
-    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
-    redact = report_redactor().report
-    used = sorted({d.code for r in results for d in r.diagnostics})
-    rules = []
-    for code in used:
-        found = get_rule(code)
-        descriptor = {
-            "id": code,
-            "name": found.name if found else code,
-            "shortDescription": {"text": found.summary if found else code},
-            "fullDescription": {"text": found.rationale if found else code},
-            "defaultConfiguration": {"level": level[found.severity] if found else "warning"},
-        }
-        if found:
-            descriptor["helpUri"] = found.docs_url
-            descriptor["help"] = {"text": found.summary, "markdown": found.markdown()}
-        rules.append(descriptor)
-    index = {code: i for i, code in enumerate(used)}
-    sarif_results = []
-    for result in results:
-        for d in result.diagnostics:
-            entry = {
-                "ruleId": d.code,
-                "ruleIndex": index[d.code],
-                "level": level[d.severity],
-                "message": {"text": redact(d.message)},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
-                            "region": {
-                                "startLine": d.range.start.line + 1,
-                                "startColumn": d.range.start.character + 1,
-                                "endLine": d.range.end.line + 1,
-                                "endColumn": d.range.end.character + 1,
-                            },
-                        }
-                    }
-                ],
-            }
-            if d.fix:
-                lines = result.document.lines
-                entry["fixes"] = [
-                    {
-                        "description": {"text": redact(d.fix.title)},
-                        "artifactChanges": [
-                            {
-                                "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
-                                "replacements": [
-                                    {
-                                        "deletedRegion": {
-                                            "startLine": lines.position(e.span.start).line + 1,
-                                            "startColumn": lines.position(e.span.start).character + 1,
-                                            "endLine": lines.position(e.span.end).line + 1,
-                                            "endColumn": lines.position(e.span.end).character + 1,
-                                        },
-                                        "insertedContent": {"text": redact(e.new_text)},
-                                    }
-                                    for e in d.fix.edits
-                                ],
-                            }
-                        ],
-                    }
-                ]
-            sarif_results.append(entry)
-    doc = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
+SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def sarif_rule(code: str) -> dict:
+    found = get_rule(code)
+    descriptor = {
+        "id": code,
+        "name": found.name if found else code,
+        "shortDescription": {"text": found.summary if found else code},
+        "fullDescription": {"text": found.rationale if found else code},
+        "defaultConfiguration": {"level": SARIF_LEVEL[found.severity] if found else "warning"},
+    }
+    if found:
+        descriptor["helpUri"] = found.docs_url
+        descriptor["help"] = {"text": found.summary, "markdown": found.markdown()}
+    return descriptor
+
+
+def sarif_result(
+    result: LintResult, d: Diagnostic, rule_index: int, redact: Callable[[str], str] | None = None
+) -> dict:
+    redact = redact or report_redactor().report
+    entry = {
+        "ruleId": d.code,
+        "ruleIndex": rule_index,
+        "level": SARIF_LEVEL[d.severity],
+        "message": {"text": redact(d.message)},
+        "locations": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "rubric-lint",
-                        "version": version,
-                        "informationUri": "https://github.com/rubric-lsp/rubric-lsp",
-                        "rules": rules,
-                    }
-                },
-                "results": sarif_results,
+                "physicalLocation": {
+                    "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
+                    "region": {
+                        "startLine": d.range.start.line + 1,
+                        "startColumn": d.range.start.character + 1,
+                        "endLine": d.range.end.line + 1,
+                        "endColumn": d.range.end.character + 1,
+                    },
+                }
             }
         ],
     }
-    json.dump(doc, out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    if d.fix:
+        lines = result.document.lines
+        entry["fixes"] = [
+            {
+                "description": {"text": redact(d.fix.title)},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": {"uri": sarif_uri(d.path or result.path or "-")},
+                        "replacements": [
+                            {
+                                "deletedRegion": {
+                                    "startLine": lines.position(e.span.start).line + 1,
+                                    "startColumn": lines.position(e.span.start).character + 1,
+                                    "endLine": lines.position(e.span.end).line + 1,
+                                    "endColumn": lines.position(e.span.end).character + 1,
+                                },
+                                "insertedContent": {"text": redact(e.new_text)},
+                            }
+                            for e in d.fix.edits
+                        ],
+                    }
+                ],
+            }
+        ]
+    return entry
+
+
+class SarifReporter(Reporter):
+    """SARIF 2.1.0, streamed: the run's ``results`` array is written as findings come and its
+    ``tool`` (the rules used, in first-use order, which ``ruleIndex`` counts) after it; JSON
+    objects are unordered, so only the rule codes are kept to the end."""
+
+    def __init__(self, out: TextIO, version: str) -> None:
+        super().__init__(out)
+        self.version = version
+        self.rule_index: dict[str, int] = {}
+        self.first = True
+
+    def finding(self, result: LintResult, d: Diagnostic) -> None:
+        if self.first:
+            self.out.write(
+                '{\n  "$schema": "https://json.schemastore.org/sarif-2.1.0.json",\n  "version": "2.1.0",\n'
+                '  "runs": [\n    {\n      "results": [\n        '
+            )
+        else:
+            self.out.write(",\n        ")
+        self.first = False
+        index = self.rule_index.setdefault(d.code, len(self.rule_index))
+        self.out.write(json.dumps(sarif_result(result, d, index, self.redact), ensure_ascii=False))
+
+    def close(self, *, skipped: int = 0, fixed: int = 0) -> None:
+        if self.first:
+            self.out.write(
+                '{\n  "$schema": "https://json.schemastore.org/sarif-2.1.0.json",\n  "version": "2.1.0",\n'
+                '  "runs": [\n    {\n      "results": ['
+            )
+        tool = {
+            "driver": {
+                "name": "rubric-lint",
+                "version": self.version,
+                "informationUri": "https://github.com/rubric-lsp/rubric-lsp",
+                "rules": [sarif_rule(code) for code in self.rule_index],
+            }
+        }
+        self.out.write(("]" if self.first else "\n      ]") + ',\n      "tool": ')
+        self.out.write(json.dumps(tool, ensure_ascii=False))
+        self.out.write("\n    }\n  ]\n}\n")
+
+
+def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
+    _write_all(SarifReporter(out, version), results)
+
+
+def make_reporter(fmt: str, out: TextIO, version: str, *, quiet: bool = False) -> Reporter:
+    if fmt == "json":
+        return JsonReporter(out)
+    if fmt == "sarif":
+        return SarifReporter(out, version)
+    if fmt == "github":
+        return GithubReporter(out)
+    return TextReporter(out, summary=not quiet)

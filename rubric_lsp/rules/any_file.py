@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rubric_lsp.diagnostics import Fix, Severity
 from rubric_lsp.document import issues as K
+from rubric_lsp.document.issues import TextEdit
+from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
@@ -98,9 +100,26 @@ def report_parse_issues(ctx: CheckContext) -> None:
         if found is None:
             continue
         fix = None
-        if issue.edits and found.fix:
-            fix = Fix(found.fix[0].upper() + found.fix[1:], list(issue.edits))
+        edits = list(issue.edits)
+        if found is YAML11_VALUE:
+            edits = [_value_only(ctx.document.text, edit) for edit in edits]
+        if edits and found.fix:
+            fix = Fix(found.fix[0].upper() + found.fix[1:], edits)
         ctx.report(found, issue.span, issue.message, fix=fix, related=list(issue.related))
+
+
+def _value_only(text: str, edit: TextEdit) -> TextEdit:
+    """Quote only the scalar itself, never its node properties.
+
+    A node's span starts at its anchor or tag (``&a on``, ``!!str on``); replacing all of it
+    with the quoted value would drop the anchor, and a later ``*a`` would stop resolving.
+    The quoted value is the raw scalar, and a plain scalar ends the span, so it is the tail.
+    """
+    raw = edit.new_text[1:-1]
+    start, end = edit.span.start, edit.span.end
+    if text[start:end] == raw or not raw or not text[start:end].endswith(raw):
+        return edit
+    return TextEdit(Span(end - len(raw), end), edit.new_text)
 
 
 report_parse_issues.needs_nodes = False  # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ from lsprotocol import types
 from rubric_lsp.diagnostics import Diagnostic
 from rubric_lsp.document import _comment_start
 from rubric_lsp.document.positions import Span
-from rubric_lsp.fixes import fix_all
+from rubric_lsp.fixes import fix_until_settled
 from rubric_lsp.lint import LintResult
 from rubric_lsp.redaction import redact_report
 from rubric_lsp.server.app import SOURCE, RubricServer
@@ -157,13 +157,21 @@ async def code_actions(
 
 
 def fix_all_text(ls: RubricServer, uri: str, result: LintResult) -> str:
-    """The text after applying every safe fix, re-linting between rounds."""
+    """The text after applying every safe fix, re-linting between rounds.
+
+    The same guarded rounds as ``rubric-lint --fix``: a fix that would break parsing or add a
+    finding is left out (logged; its quick fix is still offered on its own).
+    """
     from rubric_lsp.lint import lint_text
 
     path = ls.path_of(uri)
     settings = ls.settings.lint_settings(path)
-    text, _count = fix_all(result, lambda text: lint_text(text, path, settings=settings, explicit=False))
-    return text
+    outcome = fix_until_settled(result, lambda text: lint_text(text, path, settings=settings, explicit=False))
+    for dropped in outcome.dropped:
+        log.info("fix-all left out %s at %s:%d: %s", dropped.code, uri, dropped.line + 1, dropped.reason)
+    if not outcome.settled:
+        log.info("fix-all on %s did not settle: %d fixes still on offer", uri, outcome.unsettled)
+    return outcome.text
 
 
 async def fix_all_action(
