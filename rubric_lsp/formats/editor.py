@@ -98,8 +98,8 @@ class EditorHooks:
     completion_values: Callable[[list, str], list] = _no_values
 
     @classmethod
-    def of(cls, module: ModuleType | None) -> EditorHooks:
-        """The hooks ``module`` defines, defaults for the rest."""
+    def of(cls, module: ModuleType | object | None) -> EditorHooks:
+        """The hooks ``module`` (or any object) defines, defaults for the rest."""
         if module is None:
             return cls()
         found = {name: getattr(module, name, None) for name in ("outline", "hover", "completion_values")}

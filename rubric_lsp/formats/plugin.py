@@ -64,7 +64,7 @@ class Format:
     view_key: str | None = None
     read_view: Lazy | None = None  # (Document) -> view
     # -- faces ---------------------------------------------------------------------------------
-    editor: str | None = None  # module with the editor hooks (see rubric_lsp.formats.editor)
+    editor: Lazy | None = None  # module (or object) with the editor hooks (see rubric_lsp.formats.editor)
     grader: Lazy | None = None  # the module (or a zero-argument loader) holding this format's grader
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
