@@ -67,6 +67,7 @@ class Format:
     editor: Lazy | None = None  # module (or object) with the editor hooks (see rubric_lsp.formats.editor)
     grader: Lazy | None = None  # the module (or a zero-argument loader) holding this format's grader
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
+    rubric_for_text: bool = False  # a rubric a selected text is graded against (the editor's rubric picker)
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
     rule_title: str | None = None  # heading of that prefix's rules in docs/rules.md
 

@@ -93,6 +93,7 @@ register(
         view_key="autorubric.view",
         read_view=_read_rubric,
         editor="rubric_lsp.formats.autorubric.editor",
+        rubric_for_text=True,
         rule_prefix="AR",
         rule_title="autorubric rubrics and datasets",
     )
