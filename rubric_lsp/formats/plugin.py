@@ -14,10 +14,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.editor import EditorHooks
+
+if TYPE_CHECKING:  # imported when a hook is first needed: the lint path never loads it
+    from rubric_lsp.formats.editor import EditorHooks
 
 Checker = Callable[[Any], None]  # (CheckContext) -> None
 Lazy = str | Callable[..., Any]  # "pkg.mod:attr", or the thing itself
@@ -81,5 +83,7 @@ class Format:
         """The outline / hover / completion hooks (defaults when the format has no editor module)."""
         cached = self.__dict__.get("_hooks")
         if cached is None:
+            from rubric_lsp.formats.editor import EditorHooks
+
             cached = self.__dict__["_hooks"] = EditorHooks.of(load(self.editor) if self.editor else None)
         return cached
