@@ -32,8 +32,8 @@ def outline(ctx: EditorContext) -> list[OutlineItem]:
     if examples is not None and examples.is_seq:
         children = []
         for i, example in enumerate(examples.elements()):
-            name = example.get("name") if example.is_map else None
-            label = str(name.value) if name is not None and name.is_scalar else f"example {i + 1}"
+            title = example.get("name") if example.is_map else None
+            label = str(title.value) if title is not None and title.is_scalar else f"example {i + 1}"
             children.append(OutlineItem(label, "Event", example.span))
         out.append(OutlineItem("examples", "Array", examples.span, children=children))
     return out
