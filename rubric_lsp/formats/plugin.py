@@ -67,7 +67,9 @@ class Format:
     read_view: Lazy | None = None  # (Document) -> view
     # -- faces ---------------------------------------------------------------------------------
     editor: Lazy | None = None  # module (or object) with the editor hooks (see rubric_lsp.formats.editor)
-    grader: Lazy | None = None  # the module (or a zero-argument loader) holding this format's grader
+    # The format's grader: a module path (``load()`` imports it) or a zero-argument function
+    # returning it. The grading runner defines what it must provide.
+    grader: Lazy | None = None
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
     rubric_for_text: bool = False  # a rubric a selected text is graded against (the editor's rubric picker)
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
