@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from rubric_lsp.formats.plugin import Format, load
+from rubric_lsp.formats.plugin import Conversion, Format, load
 from rubric_lsp.formats.registry import formats
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -40,7 +40,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from rubric_lsp.diagnostics import Severity
     from rubric_lsp.lint import lint_text
 
     sources = [fmt for fmt in sources_for(args.to) if args.kind in (None, fmt.name)]
@@ -57,15 +56,7 @@ def main(argv: list[str]) -> int:
     if result.format not in sources:
         print(f"rubric convert: {args.source} is not a file that converts to {args.to}", file=sys.stderr)
         return EXIT_FAILED
-    errors = [d for d in result.diagnostics if d.severity == Severity.ERROR]
-    if errors:
-        for diag in errors:
-            print(
-                f"{args.source}:{diag.range.start.line + 1}:{diag.range.start.character + 1}: {diag.code} {diag.message}",
-                file=sys.stderr,
-            )
-        hint = " (run 'rubric lint --fix' first)" if any(d.fix is not None for d in errors) else ""
-        print(f"rubric convert: {args.source} has {len(errors)} error(s); not converted{hint}.", file=sys.stderr)
+    if _has_errors(args.source, result):
         return EXIT_FAILED
     if result.view is None:
         print(f"rubric convert: {args.source} has nothing to convert.", file=sys.stderr)
@@ -75,13 +66,31 @@ def main(argv: list[str]) -> int:
         print(f"rubric convert: {note}", file=sys.stderr)
     if conversion.text is None:
         return EXIT_FAILED
-    if args.output is None:
-        sys.stdout.write(conversion.text)
-    else:
-        try:
-            args.output.write_text(conversion.text, encoding="utf-8")
-        except OSError as exc:
-            print(f"rubric convert: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_FAILED
-        print(f"wrote {conversion.summary} to {args.output}", file=sys.stderr)
+    return _write(conversion, args.output)
+
+
+def _has_errors(source: Path, result) -> bool:
+    """Print the errors the linter finds in ``source`` (the output would carry them silently)."""
+    from rubric_lsp.diagnostics import Severity
+
+    errors = [d for d in result.diagnostics if d.severity == Severity.ERROR]
+    for diag in errors:
+        where = f"{source}:{diag.range.start.line + 1}:{diag.range.start.character + 1}"
+        print(f"{where}: {diag.code} {diag.message}", file=sys.stderr)
+    if errors:
+        hint = " (run 'rubric lint --fix' first)" if any(d.fix is not None for d in errors) else ""
+        print(f"rubric convert: {source} has {len(errors)} error(s); not converted{hint}.", file=sys.stderr)
+    return bool(errors)
+
+
+def _write(conversion: Conversion, output: Path | None) -> int:
+    if output is None:
+        sys.stdout.write(conversion.text or "")
+        return EXIT_OK
+    try:
+        output.write_text(conversion.text or "", encoding="utf-8")
+    except OSError as exc:
+        print(f"rubric convert: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"wrote {conversion.summary} to {output}", file=sys.stderr)
     return EXIT_OK
