@@ -6,6 +6,7 @@ Drives ``rubric-lsp`` over stdio as a client would (push diagnostics) and prints
 - didChange → publishDiagnostics on a 50-criterion rubric       (goal ≤ 30 ms)
 - didChange → publishDiagnostics on promptfoo's largest example  (goal ≤ 1.5 s)
 - process start → first diagnostics of an opened rubric          (goal ≤ 1 s)
+- hover on a model-graded assertion of that example, once linted (goal ≤ 20 ms)
 - the server's resident memory after 10,000 one-character edits  (goal: growth ≤ 0.2 KB per edit)
 Exits 1 if a median misses its goal. ``--memory-only`` runs the last one alone; ``--server-path``
 points PYTHONPATH at another checkout (e.g. main, for a before/after figure).
@@ -214,6 +215,31 @@ def memory_after_edits(root: Path, edits: int, server_path: Path) -> tuple[int, 
         client.close()
 
 
+def time_hovers(client: Client, uri: str, text: str, rounds: int) -> list[float]:
+    """Seconds from a hover request to its answer, on the first redteam assertion's `type` key.
+
+    The document is already linted (its diagnostics were published), so this is the cost of
+    the hover itself: it must reuse the lint's view, not rebuild it.
+    """
+    lines = text.split("\n")
+    line = next((i for i, t in enumerate(lines) if "- type: promptfoo:redteam:" in t), None)
+    if line is None:
+        return []
+    character = lines[line].index("type:") + 1  # on the key: its schema description
+    timings = []
+    for _ in range(rounds):
+        sent = time.perf_counter()
+        rid = client.send(
+            "textDocument/hover",
+            {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}},
+            request=True,
+        )
+        at, message = client.wait(lambda m, rid=rid: m.get("id") == rid)
+        assert message.get("result"), f"no hover at line {line + 1}"
+        timings.append(at - sent)
+    return timings
+
+
 def describe(name: str, timings: list[float], goal: float) -> bool:
     median = statistics.median(timings)
     worst = max(timings)
@@ -238,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=20, help="edits timed on the 50-criterion rubric (default 20)")
     parser.add_argument("--big-rounds", type=int, default=3, help="edits timed on the large promptfoo file (default 3)")
+    parser.add_argument("--hovers", type=int, default=10, help="hovers timed on the large promptfoo file (default 10)")
     parser.add_argument("--starts", type=int, default=3, help="server starts timed (default 3)")
     parser.add_argument("--big", type=Path, default=BIG_DEFAULT, help="the large promptfoo config")
     parser.add_argument("--edits", type=int, default=10_000, help="edits for the memory figure (default 10,000)")
@@ -285,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
 
             # 3. didChange on promptfoo's largest example
             big_timings: list[float] = []
+            hovers: list[float] = []
             if args.big.is_file():
                 big_text = args.big.read_text(encoding="utf-8")
                 big_uri = (root / "redteam.yaml").as_uri()
@@ -300,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
                     for n in range(args.big_rounds)
                 ]
                 big_timings = time_changes(client, big_uri, edits, 2)
+                hovers = time_hovers(client, big_uri, edits[-1], args.hovers)
         finally:
             client.close()
 
@@ -308,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     if big_timings:
         size = args.big.stat().st_size / 1e6
         results.append(describe(f"didChange → diagnostics, {args.big.name} ({size:.1f} MB)", big_timings, 1.5))
+        if hovers:
+            results.append(describe(f"hover once linted, {args.big.name}", hovers, 0.020))
     else:
         print(f"(skipped the large file: {args.big} not found)")
     results.append(describe("server start → first diagnostics", starts, 1.0))

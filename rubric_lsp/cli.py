@@ -1,4 +1,4 @@
-"""Command line: ``rubric {lint,grade,serve,schema,rule,convert}``, ``rubric-lint``, ``rubric-lsp``.
+"""Command line: ``rubric {lint,grade,serve,schema,patterns,rule,convert}``, ``rubric-lint``, ``rubric-lsp``.
 
 Heavy parts (the grading engine with litellm, the language server with pygls) are
 imported only by the subcommands that need them.
@@ -83,6 +83,16 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("--dir", type=Path, default=Path("schemas"), help="output folder (default: schemas)")
     schema.add_argument("kind", nargs="?", help="print one kind's schema to stdout")
 
+    patterns = sub.add_parser("patterns", help="write the editor extension's file patterns (from the formats')")
+    patterns.add_argument("--write", action="store_true", help="write them into the extension folder")
+    patterns.add_argument("--check", action="store_true", help="exit 1 if they are stale (the default)")
+    patterns.add_argument(
+        "--extension",
+        type=Path,
+        default=Path("vscode-extension"),
+        help="the extension folder (default: vscode-extension)",
+    )
+
     grade = sub.add_parser("grade", help="grade a response against a rubric with an LLM judge")
     grade.add_argument("args", nargs=argparse.REMAINDER)
 
@@ -125,6 +135,10 @@ def _main(argv: list[str] | None = None) -> int:
         from rubric_lsp.commands.schema import run_schema
 
         return run_schema(args)
+    if args.command == "patterns":
+        from rubric_lsp.commands.patterns import run_patterns
+
+        return run_patterns(args)
     parser.print_help()
     return EXIT_ERROR
 

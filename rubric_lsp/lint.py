@@ -10,6 +10,7 @@ import logging
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from rubric_lsp.diagnostics import Diagnostic, Severity
 from rubric_lsp.document import Document, Limits, gc_paused, parse_document
@@ -29,10 +30,26 @@ class LintResult:
     format: Format | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     dependencies: set[str] = field(default_factory=set)
+    # What the checkers computed once per document (CheckContext.cache), the format's view among them.
+    shared: dict[str, Any] = field(default_factory=dict)
 
     @property
     def skipped(self) -> bool:
         return self.format is None and not self.diagnostics
+
+    @property
+    def view(self) -> Any:
+        """The format's view of the document: the one the checkers built, else built now (once).
+
+        Every face (hover, outline, completion, grading, convert) reads this instead of
+        building its own. None when the format has no view or the document has no root.
+        """
+        fmt = self.format
+        if fmt is None or fmt.view_key is None:
+            return None
+        if fmt.view_key not in self.shared:
+            self.shared[fmt.view_key] = fmt.build_view(self.document)
+        return self.shared[fmt.view_key]
 
 
 def lint_text(
@@ -103,7 +120,7 @@ def _lint_text(source, path, settings, kind, explicit, root_dir) -> LintResult:
         severity = settings.severity_for(diag.code, diag.severity)
         out.append(replace(diag, severity=severity) if severity != diag.severity else diag)
     out.sort(key=Diagnostic.sort_key)
-    return LintResult(path, doc, fmt, out, ctx.dependencies)
+    return LintResult(path, doc, fmt, out, ctx.dependencies, ctx.cache)
 
 
 def _empty():

@@ -118,6 +118,17 @@ def test_usage_errors(tmp_path, capsys):
     assert exc.value.code == 2
     assert main([str(tmp_path / "missing.json"), "--to", "autorubric-dataset"]) == 2
     assert "cannot read" in capsys.readouterr().err
+    # --from names the source's format; one that has no converter to the target is a usage error.
+    assert main([str(tmp_path / "missing.json"), "--to", "autorubric-dataset", "--from", "promptfoo-config"]) == 2
+    assert "does not convert to autorubric-dataset" in capsys.readouterr().err
+
+
+def test_converters_come_from_the_formats(tmp_path):
+    from rubric_lsp.commands.convert import sources_for
+
+    assert [fmt.name for fmt in sources_for("autorubric-dataset")] == ["rubrics-task"]
+    code, data = convert(tmp_path, TASK)
+    assert code == 0 and data["name"] == "t1"
 
 
 def test_corpus_sample_converts(tmp_path, corpus):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rubric_lsp.commands.convert import dataset_json, task_to_dataset
 from rubric_lsp.document import parse_document
+from rubric_lsp.formats.rubrics_task.convert import dataset_json, task_to_dataset
 from rubric_lsp.formats.rubrics_task.view import read_task
 from rubric_lsp.lint import lint_path
 from tests.conftest import SAMPLES

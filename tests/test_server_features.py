@@ -170,6 +170,21 @@ async def test_outline(client: LanguageClient):
     tests = next(sym for sym in symbols if sym.name == "tests")
     assert [t.name for t in tests.children] == ["capital ✓"]
     assert [a.name for a in tests.children[0].children] == ["llm-rubric", "contains"]
+    # Clients reject the whole answer when a selection is outside its symbol (prompts/providers once were).
+    assert {"prompts", "providers"} <= {sym.name for sym in symbols}
+    for sym in _all(symbols):
+        assert _inside(sym.selection_range, sym.range), sym
+
+
+def _all(symbols):
+    for sym in symbols:
+        yield sym
+        yield from _all(sym.children or [])
+
+
+def _inside(inner: types.Range, outer: types.Range) -> bool:
+    start, end = (inner.start.line, inner.start.character), (inner.end.line, inner.end.character)
+    return (outer.start.line, outer.start.character) <= start and end <= (outer.end.line, outer.end.character)
 
 
 async def test_promptfoo_keys_follow_the_assertion_kind(client: LanguageClient):

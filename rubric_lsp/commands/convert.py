@@ -1,27 +1,20 @@
-"""``rubric convert TASK.json --to autorubric-dataset [-o OUT]``.
+"""``rubric convert SOURCE --to KIND [--from KIND] [-o OUT]``: a file into another format.
 
-A vendor Rubrics task becomes an autorubric dataset: one ordinal criterion per
-``rubric_<r>_criteria_<n>`` (no_issues 1.0, minor_issues 0.5, major_issues 0.0), one
-item per assistant response, and the human ratings as ground truth, so the grading
-engine can measure how well a judge agrees with the humans.
-
-The task is read with the same parser and view the linter uses; a task the linter
-finds errors in is not converted (the output would carry them silently).
+Which conversions exist is the formats' business (``Format.converters``). The source is
+linted with the same parser and view the linter uses; a file the linter finds errors in
+is not converted (the output would carry them silently).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption, Dataset, DatasetItem
-from rubric_lsp.formats.rubrics_task.model import RATING_SCORES
-from rubric_lsp.formats.rubrics_task.view import TaskView, TurnView, read_task
+from rubric_lsp.formats.plugin import Conversion, Format, load
+from rubric_lsp.formats.registry import formats
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-TARGETS = ("autorubric-dataset",)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,115 +23,74 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+def sources_for(target: str) -> list[Format]:
+    """The formats that convert into ``target``."""
+    return [fmt for fmt in formats() if target in fmt.converters]
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="rubric convert",
-        description="Convert a vendor Rubrics task into an autorubric dataset (human ratings as ground truth).",
-    )
-    parser.add_argument("source", type=Path, help="the Rubrics task JSON file")
-    parser.add_argument("--to", required=True, choices=TARGETS, help="the format to write")
+    targets = sorted({target for fmt in formats() for target in fmt.converters})
+    parser = _Parser(prog="rubric convert", description="Convert a file into another format.")
+    parser.add_argument("source", type=Path, help="the file to convert")
+    parser.add_argument("--to", required=True, choices=targets, help="the format to write")
+    parser.add_argument("--from", dest="kind", help="the source's format (default: the one that converts to --to)")
     parser.add_argument("-o", "--output", type=Path, help="where to write (default: standard output)")
     return parser
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from rubric_lsp.diagnostics import Severity
     from rubric_lsp.lint import lint_text
 
+    sources = [fmt for fmt in sources_for(args.to) if args.kind in (None, fmt.name)]
+    if not sources:
+        print(f"rubric convert: {args.kind} does not convert to {args.to}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         data = args.source.read_bytes()
     except OSError as exc:
         print(f"rubric convert: cannot read {args.source}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
-    result = lint_text(data, str(args.source), kind="rubrics-task")
-    errors = [d for d in result.diagnostics if d.severity == Severity.ERROR]
-    if errors:
-        for diag in errors:
-            print(
-                f"{args.source}:{diag.range.start.line + 1}:{diag.range.start.character + 1}: {diag.code} {diag.message}",
-                file=sys.stderr,
-            )
-        hint = " (run 'rubric lint --fix' first)" if any(d.fix is not None for d in errors) else ""
-        print(f"rubric convert: {args.source} has {len(errors)} error(s); not converted{hint}.", file=sys.stderr)
+    # One format converts to the target: read the file as that (as --kind would); several: detect.
+    result = lint_text(data, str(args.source), kind=sources[0].name if len(sources) == 1 else None)
+    if result.format not in sources:
+        print(f"rubric convert: {args.source} is not a file that converts to {args.to}", file=sys.stderr)
         return EXIT_FAILED
-    view = read_task(result.document.root)
-    dataset, notes = task_to_dataset(view)
-    for note in notes:
+    if _has_errors(args.source, result):
+        return EXIT_FAILED
+    if result.view is None:
+        print(f"rubric convert: {args.source} has nothing to convert.", file=sys.stderr)
+        return EXIT_FAILED
+    conversion = load(result.format.converters[args.to])(result.view)
+    for note in conversion.notes:
         print(f"rubric convert: {note}", file=sys.stderr)
-    if dataset is None:
+    if conversion.text is None:
         return EXIT_FAILED
-    text = dataset_json(dataset)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            print(f"rubric convert: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_FAILED
-        print(f"wrote {len(dataset.items)} item(s) to {args.output}", file=sys.stderr)
+    return _write(conversion, args.output)
+
+
+def _has_errors(source: Path, result) -> bool:
+    """Print the errors the linter finds in ``source`` (the output would carry them silently)."""
+    from rubric_lsp.diagnostics import Severity
+
+    errors = [d for d in result.diagnostics if d.severity == Severity.ERROR]
+    for diag in errors:
+        where = f"{source}:{diag.range.start.line + 1}:{diag.range.start.character + 1}"
+        print(f"{where}: {diag.code} {diag.message}", file=sys.stderr)
+    if errors:
+        hint = " (run 'rubric lint --fix' first)" if any(d.fix is not None for d in errors) else ""
+        print(f"rubric convert: {source} has {len(errors)} error(s); not converted{hint}.", file=sys.stderr)
+    return bool(errors)
+
+
+def _write(conversion: Conversion, output: Path | None) -> int:
+    if output is None:
+        sys.stdout.write(conversion.text or "")
+        return EXIT_OK
+    try:
+        output.write_text(conversion.text or "", encoding="utf-8")
+    except OSError as exc:
+        print(f"rubric convert: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"wrote {conversion.summary} to {output}", file=sys.stderr)
     return EXIT_OK
-
-
-def rubric_for(turn: TurnView) -> list[Criterion]:
-    """One ordinal criterion per turn-level criterion, in the turn's order."""
-    options = [CriterionOption(label=label, value=score) for label, score in RATING_SCORES.items()]
-    return [
-        Criterion(name=c.key, requirement=c.title or c.key, options=options, scale_type="ordinal")
-        for c in turn.criteria
-    ]
-
-
-def _prompt(turn: TurnView) -> str:
-    parts = [(role, text) for role, text in turn.prompt if text]
-    if len(parts) == 1:
-        return parts[0][1]
-    return "\n\n".join(f"{role}: {text}" for role, text in parts)
-
-
-def task_to_dataset(view: TaskView) -> tuple[Dataset | None, list[str]]:
-    """The dataset for ``view``, and notes about what could not be carried over."""
-    notes: list[str] = []
-    turns = [t for t in view.turns if t.criteria and t.responses]
-    if not turns:
-        return None, ["the task has no turn with both criteria and assistant responses; nothing to convert."]
-    first = turns[0]
-    rubric = rubric_for(first)
-    prompt = _prompt(first)
-    items: list[DatasetItem] = []
-    for turn in turns:
-        turn_rubric = rubric_for(turn)
-        turn_prompt = _prompt(turn)
-        same_rubric = [c.model_dump() for c in turn_rubric] == [c.model_dump() for c in rubric]
-        selected = turn.preferences.get("selected_model_id", (None, None))[1]
-        where = "/".join(part for part in (turn.thread_id, turn.id) if part)
-        for response in turn.responses:
-            by_criterion = {r.criterion: r.value for r in response.ratings}
-            truth = [by_criterion.get(c.key) for c in turn.criteria]
-            ground_truth = truth if all(v in RATING_SCORES for v in truth) else None
-            if ground_truth is None:
-                notes.append(
-                    f"{where}: response '{response.source_id}' does not rate every criterion; its item has no ground truth."
-                )
-            description = f"{where}: {response.source_id}" + (" (preferred)" if response.source_id == selected else "")
-            items.append(
-                DatasetItem(
-                    submission=response.text or "",
-                    description=description,
-                    ground_truth=ground_truth,
-                    rubric=None if same_rubric else turn_rubric,
-                    prompt=None if turn_prompt == prompt else turn_prompt,
-                )
-            )
-    name = view.task.task_id if view.task is not None else None
-    return Dataset(name=name, prompt=prompt or None, rubric=rubric, items=items), notes
-
-
-def dataset_json(dataset: Dataset) -> str:
-    data = dataset.model_dump(mode="json", exclude_none=True)
-    data["rubric"] = [c.model_dump(mode="json", exclude_none=True) for c in dataset.rubric]  # type: ignore[union-attr]
-    for item, model in zip(data["items"], dataset.items):
-        if model.rubric is not None:
-            item["rubric"] = [c.model_dump(mode="json", exclude_none=True) for c in model.rubric]  # type: ignore[union-attr]
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

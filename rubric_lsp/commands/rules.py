@@ -5,22 +5,26 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from rubric_lsp.formats.registry import formats
 from rubric_lsp.rules.registry import all_rules, get_rule
 
 README_START = "<!-- rules:start -->"
 README_END = "<!-- rules:end -->"
-PREFIX_TITLES = {
-    "RL": "Any file",
-    "AR": "autorubric rubrics and datasets",
-    "PF": "promptfoo configs",
-    "NS": "NorthStar judge configs and eval cases",
-    "RT": "Rubrics tasks",
-}
+ANY_FILE = ("RL", "Any file")
+
+
+def prefix_titles() -> dict[str, str]:
+    """Each rule code prefix and its heading: any file first, then each format's, in registration order."""
+    titles = dict([ANY_FILE])
+    for fmt in formats():
+        if fmt.rule_prefix and fmt.rule_prefix not in titles:
+            titles[fmt.rule_prefix] = fmt.rule_title or fmt.title
+    return titles
 
 
 def ordered_rules():
     """Rules grouped like the docs: any file first, then each format."""
-    order = list(PREFIX_TITLES)
+    order = list(prefix_titles())
     return sorted(all_rules(), key=lambda r: (order.index(r.code[:2]) if r.code[:2] in order else len(order), r.code))
 
 
@@ -52,11 +56,12 @@ def rules_document() -> str:
         "pyproject.toml (`select`, `ignore`, `per-file-ignores`, `severity`).",
     ]
     current = None
+    titles = prefix_titles()
     for r in ordered_rules():
         prefix = r.code[:2]
         if prefix != current:
             current = prefix
-            parts += ["", f"# {PREFIX_TITLES.get(prefix, prefix)} ({prefix})"]
+            parts += ["", f"# {titles.get(prefix, prefix)} ({prefix})"]
         parts += ["", f'<a id="{r.code.lower()}"></a>', "", r.markdown()]
     return "\n".join(parts) + "\n"
 

@@ -1,6 +1,9 @@
 """The format registry: which kinds of file we know and how each is recognised.
 
-Each format module registers a :class:`Format` on import. Detection tries, in order:
+A format is one :class:`~rubric_lsp.formats.plugin.Format` value; registering it is one call,
+``register(Format(...))``, from its package's ``__init__`` (the built-in packages are listed in
+``FORMAT_MODULES`` and imported on first use), from a test, or from a third-party package.
+Detection tries, in order:
 an explicit ``--kind``; a ``$schema`` key or yaml-language-server modeline naming a
 known schema; the file name; then the content (highest score wins, 0 = not mine).
 """
@@ -10,11 +13,14 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import re
+import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from rubric_lsp.document import Document
+from rubric_lsp.formats.plugin import Checker, Format
+
+__all__ = ["Checker", "Format", "checker", "checkers_for", "detect", "formats", "get_format", "register", "unregister"]
 
 # Format modules, imported on first use (each registers its formats and checkers).
 FORMAT_MODULES = (
@@ -24,33 +30,39 @@ FORMAT_MODULES = (
     "rubric_lsp.formats.rubrics_task",
 )
 
-Checker = Callable[["object"], None]  # (CheckContext) -> None
-
-
-@dataclass
-class Format:
-    name: str  # stable id, used by --kind and in settings
-    title: str
-    languages: tuple[str, ...]  # which document languages it can be written in
-    schema_names: tuple[str, ...] = ()  # $schema/modeline endings that select it
-    file_patterns: tuple[str, ...] = ()  # fnmatch patterns on the file name
-    detect: Callable[[Document], int] = lambda doc: 0  # content score, 0 = not mine
-    schema_file: str | None = None  # exported JSON Schema file name in schemas/
-    json_schema: Callable[[], dict] | None = None  # builds the exported JSON Schema (lazily)
-    checkers: list[Checker] = field(default_factory=list)
-    # Modules holding this format's rules and checkers, imported the first time a file of
-    # this format is checked (or the rule list is needed). Keeps start-up cheap: the
-    # pydantic models behind one format's checks are not built to lint another's file.
-    checker_modules: tuple[str, ...] = ()
-
-
 _FORMATS: dict[str, Format] = {}
 _loaded = False
+_checkers_loaded: set[str] = set()
+_RANK: dict[str, tuple[int, int]] = {}  # name -> (built-in package index, registration sequence)
 
 
 def register(fmt: Format) -> Format:
+    """Make ``fmt`` known to every face (a later registration under the same name replaces it).
+
+    Formats are kept in a fixed order whatever was imported first (detection breaks ties
+    by it, docs list rules by it): the built-in packages in ``FORMAT_MODULES`` order, then
+    the others in the order they registered.
+    """
+    caller = sys._getframe(1).f_globals.get("__name__", "")
+    rank = next(
+        (i for i, module in enumerate(FORMAT_MODULES) if caller == module or caller.startswith(module + ".")),
+        len(FORMAT_MODULES),
+    )
+    _RANK[fmt.name] = (rank, len(_RANK))
     _FORMATS[fmt.name] = fmt
+    ordered = sorted(_FORMATS.values(), key=lambda f: _RANK[f.name])
+    _FORMATS.clear()
+    _FORMATS.update((f.name, f) for f in ordered)
+    _checkers_loaded.discard(fmt.name)
     return fmt
+
+
+def unregister(name: str) -> None:
+    """Forget a format and the checkers registered for it (tests that register their own)."""
+    _FORMATS.pop(name, None)
+    _RANK.pop(name, None)
+    _CHECKERS.pop(name, None)
+    _checkers_loaded.discard(name)
 
 
 def checker(format_names: str | Iterable[str]) -> Callable[[Checker], Checker]:
@@ -81,9 +93,6 @@ def load_formats() -> None:
         except ModuleNotFoundError as exc:
             if exc.name != module:  # a real import error inside the module
                 raise
-
-
-_checkers_loaded: set[str] = set()
 
 
 def _load_checkers_of(fmt: Format) -> None:

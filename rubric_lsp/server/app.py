@@ -209,6 +209,10 @@ class RubricServer(LanguageServer):
         # File references may not escape the project: its pyproject folder, else the workspace folder.
         root = settings.root or self.folder_of(path)
         result = lint_text(text, path, settings=settings, explicit=False, root_dir=root)
+        try:
+            _ = result.view  # the faces reuse it: build it here, off the event loop, if no checker did
+        except Exception:
+            log.exception("building the view of %s failed", uri)
         log.debug("linted %s (%d characters) in %.0f ms", uri, len(text), (time.perf_counter() - started) * 1000)
         return result
 

@@ -1,4 +1,4 @@
-"""Completion of keys, enum values, assertion types and known provider ids.
+"""Completion of keys and values: what the format's JSON Schema lists, plus what its editor hooks know of.
 
 Text being typed is rarely valid YAML, so the word under the cursor is replaced by a
 placeholder (``__rubric_complete__``) and the result parsed: where the placeholder lands
@@ -28,49 +28,6 @@ _KEY_LINE = re.compile(r"^(?P<indent>[ \t]*(?:-[ \t]+)*)(?P<word>[A-Za-z_$][\w$.
 _VALUE_LINE = re.compile(
     r"^(?P<head>[ \t]*(?:-[ \t]+)*(?P<key>[A-Za-z_$][\w$.\-]*|\"[^\"]*\"|'[^']*')[ \t]*:(?P<space>[ \t]*))(?P<word>[^\s#]*)$"
 )
-
-
-# Provider ids promptfoo understands (prefix:kind:model); the model part is an example.
-PROVIDER_IDS = (
-    "openai:gpt-4.1-mini",
-    "openai:chat:gpt-4.1",
-    "openai:gpt-5",
-    "openai:responses:o4-mini",
-    "anthropic:messages:claude-sonnet-4-5-20250929",
-    "anthropic:messages:claude-3-5-haiku-20241022",
-    "azureopenai:chat:<deployment>",
-    "google:gemini-2.5-pro",
-    "vertex:gemini-2.5-pro",
-    "bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0",
-    "mistral:mistral-large-latest",
-    "groq:llama-3.3-70b-versatile",
-    "deepseek:deepseek-chat",
-    "openrouter:openai/gpt-4o",
-    "ollama:chat:llama3.1",
-    "vllm:<model>",
-    "xai:grok-3",
-    "togetherai:meta-llama/Llama-3.3-70B-Instruct-Turbo",
-    "fireworks:accounts/fireworks/models/llama-v3p1-70b-instruct",
-    "perplexity:sonar",
-    "cohere:command-r-plus",
-    "github:openai/gpt-4.1",
-    "huggingface:text-generation:<model>",
-    "echo",
-    "python:provider.py",
-    "file://provider.py",
-    "exec:./provider.sh",
-    "http://localhost:8080/generate",
-)
-
-
-def _known(name: str) -> list[str]:
-    if name == "provider":
-        return list(PROVIDER_IDS)
-    try:
-        from rubric_lsp.formats.promptfoo.model import known_assertion_types
-    except ImportError:
-        return []
-    return sorted(known_assertion_types())
 
 
 def completions(
@@ -141,15 +98,11 @@ def _value_items(fmt: Format, probe: str, at: int, key: str) -> list[types.Compl
             values.append(sub["const"])
         if sub.get("type") == "boolean":
             values.extend([True, False])
-    if fmt.name.startswith("promptfoo"):
-        if key == "type" and any(p in ("assert", "assertions") for p in loc.path if isinstance(p, str)):
-            values.extend(_known("assertion"))
-        if (
-            (key in ("provider", "id")
-            and any(p in ("provider", "providers", "targets", "options") for p in loc.path[:-1] if isinstance(p, str)))
-            or key == "provider"
-        ):
-            values.extend(_known("provider"))
+    # Values the schema cannot list (e.g. ids the format knows of): the format's completion hook.
+    try:
+        values.extend(fmt.editor_hooks().completion_values(list(loc.path), key))
+    except Exception:
+        log.exception("the %s completion hook failed", fmt.name)
     return [
         types.CompletionItem(
             label=_yaml(v),

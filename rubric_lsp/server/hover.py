@@ -1,5 +1,5 @@
-"""Hover: rule docs on a finding, a criterion's share of the score, a grader's origin,
-a key's schema description, and the judge's reason on a graded criterion."""
+"""Hover: rule docs on a finding, the judge's reason on a graded criterion, what the format's
+editor hooks say at the cursor (e.g. a criterion's share of the score), and a key's schema description."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import logging
 
 from lsprotocol import types
 
+from rubric_lsp.formats.editor import EditorContext
 from rubric_lsp.formats.registry import Format
 from rubric_lsp.lint import LintResult
 from rubric_lsp.rules.registry import get_rule
@@ -14,8 +15,6 @@ from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.locate import Location, description_of, locate, schema_at
 
 log = logging.getLogger(__name__)
-
-AUTORUBRIC_RUBRIC = "autorubric-rubric"
 
 
 def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) -> str | None:
@@ -32,14 +31,23 @@ def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) 
         verdict = _verdict_text(ls, uri, offset)
         if verdict:
             parts.append(verdict)
-        for section in (
-            _criterion_text(ls, fmt, root, offset),
-            _grader_text(fmt, result, loc, offset),
-            _key_text(fmt, loc),
-        ):
-            if section:
-                parts.append(section)
+        parts.extend(_format_text(ls, result, offset))
+        key = _key_text(fmt, loc)
+        if key:
+            parts.append(key)
     return "\n\n---\n\n".join(parts) or None
+
+
+def _format_text(ls: RubricServer, result: LintResult, offset: int) -> list[str]:
+    """The format's own hover sections, from its editor hooks, over the view the lint built."""
+    assert result.format is not None
+    try:
+        hooks = result.format.editor_hooks()
+        context = EditorContext(result.document, result.view, {"cannot_assess": ls.grading_strategy()})
+        return [text for text in hooks.hover(context, offset) if text]
+    except Exception:
+        log.exception("the %s hover hook failed", result.format.name)
+        return []
 
 
 def _key_text(fmt: Format, loc: Location) -> str | None:
@@ -72,52 +80,6 @@ def _schema(fmt: Format) -> dict:
     if fmt.name not in _SCHEMAS:
         _SCHEMAS[fmt.name] = fmt.json_schema() if fmt.json_schema else {}
     return _SCHEMAS[fmt.name]
-
-
-# -- autorubric criteria -------------------------------------------------------------------
-def _criterion_text(ls: RubricServer, fmt: Format, root, offset: int) -> str | None:
-    if fmt.name != AUTORUBRIC_RUBRIC:
-        return None
-    from rubric_lsp.formats.autorubric.view import read_rubric
-
-    view = read_rubric(root)
-    entry = next((e for e in view.entries if e.node.start <= offset <= e.node.end), None)
-    if entry is None or entry.criterion is None:
-        return None
-    from rubric_lsp.server import scoring
-
-    return scoring.describe(view, entry, ls.grading_strategy())
-
-
-# -- promptfoo graders ---------------------------------------------------------------------
-def _grader_text(fmt: Format, result: LintResult, loc: Location, offset: int) -> str | None:
-    if not fmt.name.startswith("promptfoo"):
-        return None
-    try:
-        from rubric_lsp.formats.promptfoo.resolve import read_config
-    except ImportError:
-        return None
-    try:
-        view = read_config(result.document.root, result.path, result.document)
-        assertion = view.assertion_at(offset)
-        if assertion is None or assertion.grader_kind is None:
-            return None
-        tests = view.tests_using(assertion) or [None]
-        by_text: dict[str, list[str]] = {}
-        for test in tests:
-            choice = view.grader(assertion, test)
-            by_text.setdefault(choice.describe(), []).append(test.label if test is not None else "every test")
-    except Exception:
-        log.exception("resolving the grader failed")
-        return None
-    head = f"**`{assertion.type}`** is model-graded."
-    if len(by_text) == 1:
-        return f"{head}\n\n{next(iter(by_text))}"
-    lines = [head, ""]
-    for text, labels in by_text.items():
-        shown = ", ".join(labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
-        lines.append(f"- {shown}: {text}")
-    return "\n".join(lines)
 
 
 # -- verdicts from the last grading -----------------------------------------------------

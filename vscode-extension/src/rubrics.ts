@@ -1,11 +1,20 @@
 /** Pure helpers to recognise rubric files and pick the rubric to grade against. */
 
-/** Glob used to list the workspace's rubric files for the picker. */
-export const RUBRIC_GLOB = "**/{*.rubric.yaml,*.rubric.yml,*.rubric.json,rubric*.yaml,rubric*.yml,rubric*.json}";
+import { RUBRIC_PATTERNS, RUBRIC_SCHEMA_FILES } from "./patterns.generated";
+
+/** Glob used to list the workspace's rubric files for the picker (the server's file patterns). */
+export const RUBRIC_GLOB = `**/{${RUBRIC_PATTERNS.join(",")}}`;
 export const EXCLUDE_GLOB = "**/{node_modules,.git,.venv,venv,__pycache__}/**";
 
-const NAME_RE = /(\.rubric\.(ya?ml|json)$)|(^rubric[^/\\]*\.(ya?ml|json)$)/i;
-const SCHEMA_RE = /autorubric-rubric\.schema\.json/;
+const escape = (text: string): string => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+
+/** A file-name glob (`*` = any run of characters) as an anchored, case-insensitive RegExp. */
+export function globToRegExp(glob: string): RegExp {
+  return new RegExp(`^${glob.split("*").map(escape).join("[^/\\\\]*")}$`, "i");
+}
+
+const NAME_RES = RUBRIC_PATTERNS.map(globToRegExp);
+const SCHEMA_RE = new RegExp(RUBRIC_SCHEMA_FILES.map(escape).join("|") || "(?!)");
 
 export function baseName(p: string): string {
   const i = Math.max(p.lastIndexOf("/"), p.lastIndexOf("\\"));
@@ -19,7 +28,7 @@ export function baseName(p: string): string {
  */
 export function looksLikeRubric(fileName: string, languageId: string, text: string): boolean {
   if (!["yaml", "json", "jsonc"].includes(languageId)) return false;
-  if (NAME_RE.test(baseName(fileName))) return true;
+  if (NAME_RES.some((re) => re.test(baseName(fileName)))) return true;
   const head = text.slice(0, 4000);
   if (SCHEMA_RE.test(head)) return true;
   if (/autorubric-dataset\.schema\.json|promptfoo|"graders"\s*:/.test(head)) return false;

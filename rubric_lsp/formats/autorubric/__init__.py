@@ -70,6 +70,12 @@ def _dataset_schema() -> dict:
     return dataset_json_schema()
 
 
+def _read_rubric(doc: Document):
+    from rubric_lsp.formats.autorubric.view import read_rubric
+
+    return read_rubric(doc.root)
+
+
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.autorubric.rules",)
 
@@ -84,6 +90,12 @@ register(
         detect=detect_rubric,
         schema_file="autorubric-rubric.schema.json",
         json_schema=_rubric_schema,
+        view_key="autorubric.view",
+        read_view=_read_rubric,
+        editor="rubric_lsp.formats.autorubric.editor",
+        rubric_for_text=True,
+        rule_prefix="AR",
+        rule_title="autorubric rubrics and datasets",
     )
 )
 register(
@@ -97,5 +109,6 @@ register(
         detect=detect_dataset,
         schema_file="autorubric-dataset.schema.json",
         json_schema=_dataset_schema,
+        rule_prefix="AR",
     )
 )

@@ -59,6 +59,18 @@ def _cases_schema() -> dict:
     return cases_json_schema()
 
 
+def _read_request(doc: Document):
+    from rubric_lsp.formats.northstar.view import read_request
+
+    return read_request(doc.root)
+
+
+def _read_cases(doc: Document):
+    from rubric_lsp.formats.northstar.view import read_cases
+
+    return read_cases(doc.root, jsonl=doc.language == "jsonl")
+
+
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.northstar.rules",)
 
@@ -72,6 +84,10 @@ register(
         detect=detect_request,
         schema_file="northstar-eval-run-request.schema.json",
         json_schema=_request_schema,
+        view_key="northstar.request",
+        read_view=_read_request,
+        rule_prefix="NS",
+        rule_title="NorthStar judge configs and eval cases",
     )
 )
 register(
@@ -84,5 +100,8 @@ register(
         detect=detect_cases,
         schema_file="northstar-eval-cases.schema.json",
         json_schema=_cases_schema,
+        view_key="northstar.cases",
+        read_view=_read_cases,
+        rule_prefix="NS",
     )
 )

@@ -32,6 +32,12 @@ def _schema() -> dict:
     return promptfoo_json_schema()
 
 
+def _read_config(doc: Document):
+    from rubric_lsp.formats.promptfoo.resolve import read_config
+
+    return read_config(doc.root, doc.path, doc)
+
+
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.promptfoo.rules", "rubric_lsp.rules.file_refs")
 
@@ -52,5 +58,10 @@ register(
         detect=detect_config,
         schema_file="promptfoo-config.schema.json",
         json_schema=_schema,
+        view_key="promptfoo.view",
+        read_view=_read_config,
+        editor="rubric_lsp.formats.promptfoo.editor",
+        rule_prefix="PF",
+        rule_title="promptfoo configs",
     )
 )

@@ -24,6 +24,12 @@ def _task_schema() -> dict:
     return task_json_schema()
 
 
+def _read_task(doc: Document):
+    from rubric_lsp.formats.rubrics_task.view import read_task
+
+    return read_task(doc.root)
+
+
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.rubrics_task.rules",)
 
@@ -37,5 +43,10 @@ register(
         detect=detect_task,
         schema_file="rubrics-task.schema.json",
         json_schema=_task_schema,
+        view_key="rubrics_task.view",
+        read_view=_read_task,
+        rule_prefix="RT",
+        rule_title="Rubrics tasks",
+        converters={"autorubric-dataset": "rubric_lsp.formats.rubrics_task.convert:to_autorubric_dataset"},
     )
 )

@@ -1,4 +1,4 @@
-"""What a criterion's verdict does to the score, for the hover on a criterion.
+"""What a criterion's verdict does to the score, for the hover on a criterion (see editor.py).
 
 The numbers come from the grading engine's pure score formula
 (``rubric_lsp.formats.autorubric.score``): the hover asks it "every other criterion

@@ -1,0 +1,106 @@
+"""What a format tells the editor, as plain data: outline items, hover sections, completion values.
+
+A format's editor module (``Format.editor``, e.g. ``rubric_lsp.formats.promptfoo.editor``)
+defines any of these functions; the server converts what they return to LSP types:
+
+- ``outline(ctx: EditorContext) -> list[OutlineItem]``: the document's outline;
+- ``hover(ctx: EditorContext, offset: int) -> list[str]``: Markdown sections for the hover;
+- ``completion_values(path: list, key: str) -> list``: values to offer for ``key`` at
+  ``path`` beyond those the JSON Schema lists (e.g. known provider ids).
+
+A format without one gets :func:`key_outline` and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from rubric_lsp.document import Document, Node
+from rubric_lsp.document.positions import Span
+
+
+@dataclass
+class OutlineItem:
+    """One outline entry. ``kind`` is an LSP SymbolKind name ("Property", "Array", …)."""
+
+    name: str
+    kind: str
+    span: Span  # the whole entry
+    selection_span: Span | None = None  # what to highlight (a key, a name); inside ``span``
+    detail: str | None = None
+    children: list[OutlineItem] = field(default_factory=list)
+
+
+@dataclass
+class EditorContext:
+    """What an editor hook sees: the linted document and the view its checkers built."""
+
+    document: Document
+    view: Any
+    options: Mapping[str, Any] = field(default_factory=dict)  # editor settings, e.g. "cannot_assess"
+
+    @property
+    def root(self) -> Node | None:
+        return self.document.root
+
+
+def key_outline(ctx: EditorContext) -> list[OutlineItem]:
+    """The default outline: the mapping keys, three levels deep."""
+    return _keys(ctx.root, 0) if ctx.root is not None else []
+
+
+def _keys(node: Node, depth: int) -> list[OutlineItem]:
+    if depth > 2 or not node.is_map:
+        return []
+    out = []
+    for key, value in node.pairs():
+        if not key.is_scalar:
+            continue
+        kind = "Object" if value.is_map else "Array" if value.is_seq else "Field"
+        out.append(
+            OutlineItem(
+                str(key.value),
+                kind,
+                key_and_value(key, value),
+                key.span,
+                children=_keys(value, depth + 1),
+            )
+        )
+    return out
+
+
+def key_and_value(key: Node, value: Node) -> Span:
+    """The span of a mapping entry: its key through its value (an empty value ends at the key)."""
+    return Span(key.start, max(key.end, value.end))
+
+
+def short(text: Any, limit: int = 60) -> str:
+    """``text`` on one line, cut to ``limit`` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _no_hover(ctx: EditorContext, offset: int) -> list[str]:
+    return []
+
+
+def _no_values(path: list, key: str) -> list:
+    return []
+
+
+@dataclass(frozen=True)
+class EditorHooks:
+    outline: Callable[[EditorContext], list[OutlineItem]] = key_outline
+    hover: Callable[[EditorContext, int], list[str]] = _no_hover
+    completion_values: Callable[[list, str], list] = _no_values
+
+    @classmethod
+    def of(cls, module: ModuleType | object | None) -> EditorHooks:
+        """The hooks ``module`` (or any object) defines, defaults for the rest."""
+        if module is None:
+            return cls()
+        found = {name: getattr(module, name, None) for name in ("outline", "hover", "completion_values")}
+        return cls(**{name: hook for name, hook in found.items() if hook is not None})

@@ -1,0 +1,91 @@
+"""The format plugin interface: all that the linter, the server, the exports and the grader know of a kind of file.
+
+A format is one :class:`Format` value, registered with ``rubric_lsp.formats.registry.register``.
+Everything heavy is named, not imported: checker modules, the view reader, the editor hooks
+and the grader are loaded the first time a file of this format needs them, so start-up only
+pays for the detectors.
+
+Lazy references are ``"package.module"`` (a module) or ``"package.module:attribute"``
+(an attribute of one), or a plain callable.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rubric_lsp.document import Document
+
+if TYPE_CHECKING:  # imported when a hook is first needed: the lint path never loads it
+    from rubric_lsp.formats.editor import EditorHooks
+
+Checker = Callable[[Any], None]  # (CheckContext) -> None
+Lazy = str | Callable[..., Any]  # "pkg.mod:attr", or the thing itself
+
+
+def load(ref: Lazy) -> Any:
+    """The object a lazy reference names (a callable is its own referent)."""
+    if not isinstance(ref, str):
+        return ref
+    module, _, attribute = ref.partition(":")
+    loaded = importlib.import_module(module)
+    return getattr(loaded, attribute) if attribute else loaded
+
+
+@dataclass
+class Conversion:
+    """What a converter (``Format.converters``) makes of a view: the new file's text, or None and why."""
+
+    text: str | None
+    notes: list[str] = field(default_factory=list)  # what could not be carried over
+    summary: str = "the file"  # what was written, for "wrote …"
+
+
+@dataclass
+class Format:
+    # -- identity and recognition (cheap: used on every file) ----------------------------------
+    name: str  # stable id, used by --kind, in settings and in rule docs
+    title: str
+    languages: tuple[str, ...]  # which document languages it can be written in
+    schema_names: tuple[str, ...] = ()  # $schema/modeline endings that select it
+    file_patterns: tuple[str, ...] = ()  # fnmatch patterns on the file name (also the editor's)
+    detect: Callable[[Document], int] = lambda doc: 0  # content score, 0 = not mine
+    # -- the JSON Schema (exported to schemas/, hover and completion read it) ------------------
+    schema_file: str | None = None  # exported JSON Schema file name in schemas/
+    json_schema: Callable[[], dict] | None = None  # builds the exported JSON Schema (lazily)
+    # -- checking ------------------------------------------------------------------------------
+    # Modules holding this format's rules and checkers, imported the first time a file of
+    # this format is checked (or the rule list is needed): the pydantic models behind one
+    # format's checks are not built to lint another's file.
+    checker_modules: tuple[str, ...] = ()
+    # The view: what the checkers read instead of raw nodes. ``read_view(doc)`` builds it;
+    # checkers cache it in ``CheckContext.view(view_key, …)``, and the lint result keeps it
+    # so the editor hooks and the grader reuse it instead of building it again.
+    view_key: str | None = None
+    read_view: Lazy | None = None  # (Document) -> view
+    # -- faces ---------------------------------------------------------------------------------
+    editor: Lazy | None = None  # module (or object) with the editor hooks (see rubric_lsp.formats.editor)
+    # The format's grader: a module path (``load()`` imports it) or a zero-argument function
+    # returning it. The grading runner defines what it must provide.
+    grader: Lazy | None = None
+    converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
+    rubric_for_text: bool = False  # a rubric a selected text is graded against (the editor's rubric picker)
+    rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
+    rule_title: str | None = None  # heading of that prefix's rules in docs/rules.md
+
+    def build_view(self, doc: Document) -> Any:
+        """This format's view of ``doc`` (None when it has none, or the document has no root)."""
+        if self.read_view is None or doc.root is None:
+            return None
+        return load(self.read_view)(doc)
+
+    def editor_hooks(self) -> EditorHooks:
+        """The outline / hover / completion hooks (defaults when the format has no editor module)."""
+        cached = self.__dict__.get("_hooks")
+        if cached is None:
+            from rubric_lsp.formats.editor import EditorHooks
+
+            cached = self.__dict__["_hooks"] = EditorHooks.of(load(self.editor) if self.editor else None)
+        return cached

@@ -1,0 +1,135 @@
+"""Editor hooks of a promptfoo config: tests and assertions in the outline, a grader's origin on hover,
+known assertion types and provider ids in completion."""
+
+from __future__ import annotations
+
+import logging
+
+from rubric_lsp.document import Node
+from rubric_lsp.formats.editor import EditorContext, OutlineItem, key_and_value, short
+
+log = logging.getLogger(__name__)
+
+# Provider ids promptfoo understands (prefix:kind:model); the model part is an example.
+PROVIDER_IDS = (
+    "openai:gpt-4.1-mini",
+    "openai:chat:gpt-4.1",
+    "openai:gpt-5",
+    "openai:responses:o4-mini",
+    "anthropic:messages:claude-sonnet-4-5-20250929",
+    "anthropic:messages:claude-3-5-haiku-20241022",
+    "azureopenai:chat:<deployment>",
+    "google:gemini-2.5-pro",
+    "vertex:gemini-2.5-pro",
+    "bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0",
+    "mistral:mistral-large-latest",
+    "groq:llama-3.3-70b-versatile",
+    "deepseek:deepseek-chat",
+    "openrouter:openai/gpt-4o",
+    "ollama:chat:llama3.1",
+    "vllm:<model>",
+    "xai:grok-3",
+    "togetherai:meta-llama/Llama-3.3-70B-Instruct-Turbo",
+    "fireworks:accounts/fireworks/models/llama-v3p1-70b-instruct",
+    "perplexity:sonar",
+    "cohere:command-r-plus",
+    "github:openai/gpt-4.1",
+    "huggingface:text-generation:<model>",
+    "echo",
+    "python:provider.py",
+    "file://provider.py",
+    "exec:./provider.sh",
+    "http://localhost:8080/generate",
+)
+
+
+# Where a value is a provider id: the key, and a key above it on the path.
+_PROVIDER_PARENTS = ("provider", "providers", "targets", "options")
+
+
+def completion_values(path: list, key: str) -> list:
+    """Assertion types after ``type:`` in an assertion; provider ids where a provider goes."""
+    values: list = []
+    if key == "type" and any(p in ("assert", "assertions") for p in path if isinstance(p, str)):
+        from rubric_lsp.formats.promptfoo.model import known_assertion_types
+
+        values.extend(sorted(known_assertion_types()))
+    if key == "provider" or (
+        key in ("provider", "id") and any(p in _PROVIDER_PARENTS for p in path[:-1] if isinstance(p, str))
+    ):
+        values.extend(PROVIDER_IDS)
+    return values
+
+
+# -- outline --------------------------------------------------------------------------------------
+def outline(ctx: EditorContext) -> list[OutlineItem]:
+    root = ctx.root
+    out: list[OutlineItem] = []
+    if root is None or not root.is_map:
+        return out
+    default = root.get("defaultTest")
+    if default is not None and default.is_map:
+        out.append(OutlineItem("defaultTest", "Class", default.span, children=_assertions(default)))
+    tests = root.get("tests")
+    if tests is not None and tests.is_seq:
+        children = []
+        for i, test in enumerate(tests.elements()):
+            if not test.is_map:
+                continue
+            description = test.get("description")
+            name = (
+                short(description.value)
+                if description is not None and description.is_scalar and description.value
+                else f"test {i + 1}"
+            )
+            children.append(OutlineItem(name, "Method", test.span, children=_assertions(test)))
+        out.append(OutlineItem("tests", "Array", tests.span, children=children))
+    for key in ("prompts", "providers", "targets", "redteam", "scenarios"):
+        node, key_node = root.get(key), root.key_node(key)
+        if node is not None and key_node is not None:
+            # The entry runs from its key through its value, so the key (the selection) lies inside it.
+            out.append(OutlineItem(key, "Module", key_and_value(key_node, node), key_node.span))
+    return out
+
+
+def _assertions(test: Node) -> list[OutlineItem]:
+    found = []
+    asserts = test.get("assert")
+    for item in asserts.elements() if asserts is not None and asserts.is_seq else []:
+        if not item.is_map:
+            continue
+        kind = item.get("type")
+        value = item.get("value")
+        name = str(kind.value) if kind is not None and kind.is_scalar else "assertion"
+        detail = short(value.value, 50) if value is not None and value.is_scalar and value.value is not None else None
+        children = _assertions(item) if name == "assert-set" else []
+        found.append(OutlineItem(name, "Boolean", item.span, detail=detail, children=children))
+    return found
+
+
+# -- hover ------------------------------------------------------------------------------------------
+def hover(ctx: EditorContext, offset: int) -> list[str]:
+    """On a model-graded assertion: which grader judges it, and where that choice comes from."""
+    view = ctx.view
+    if view is None:
+        return []
+    try:
+        assertion = view.assertion_at(offset)
+        if assertion is None or assertion.grader_kind is None:
+            return []
+        tests = view.tests_using(assertion) or [None]
+        by_text: dict[str, list[str]] = {}
+        for test in tests:
+            choice = view.grader(assertion, test)
+            by_text.setdefault(choice.describe(), []).append(test.label if test is not None else "every test")
+    except Exception:
+        log.exception("resolving the grader failed")
+        return []
+    head = f"**`{assertion.type}`** is model-graded."
+    if len(by_text) == 1:
+        return [f"{head}\n\n{next(iter(by_text))}"]
+    lines = [head, ""]
+    for text, labels in by_text.items():
+        shown = ", ".join(labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
+        lines.append(f"- {shown}: {text}")
+    return ["\n".join(lines)]
