@@ -42,6 +42,10 @@ class Format:
     # this format is checked (or the rule list is needed). Keeps start-up cheap: the
     # pydantic models behind one format's checks are not built to lint another's file.
     checker_modules: tuple[str, ...] = ()
+    # Dotted path of the module holding this format's grader, ``async def grade(doc, request,
+    # grading) -> GradeResult`` (see rubric_lsp.grading.runner); imported only when a file of
+    # this format is graded, so linting never loads the grading code. None: not gradable.
+    grader: str | None = None
 
 
 _FORMATS: dict[str, Format] = {}

@@ -100,3 +100,82 @@ class GradeReport:
         if self.test_index is not None:
             data["test"] = self.test_index
         return data
+
+    @property
+    def failed(self) -> bool:
+        """Graded, but failed or without a score (the CLI exits 1)."""
+        return (self.score is None and bool(self.error)) or self.passed is False
+
+    def text_lines(self) -> list[str]:
+        """The report as ``rubric grade`` prints it."""
+        lines: list[str] = []
+        width = max([len(v.verdict) for v in self.verdicts] + [7])
+        for verdict in self.verdicts:
+            flags = [flag for flag, on in (("ambiguous reply", verdict.ambiguous), ("cached", verdict.cached)) if on]
+            extra = f" [{', '.join(flags)}]" if flags else ""
+            where = f" (line {verdict.range['start']['line'] + 1})" if verdict.range else ""
+            lines.append(f"{verdict.verdict:<{width}}  {verdict.name}{where}{extra}")
+            if verdict.error:
+                lines.append(f"{'':<{width}}  {verdict.error} — counted as {verdict.counted_as}")
+            elif verdict.reason:
+                lines.append(f"{'':<{width}}  {verdict.reason}")
+            if verdict.feedback:
+                lines.append(f"{'':<{width}}  feedback: {verdict.feedback}")
+        if self.error:
+            lines.append(f"no score: {self.error}")
+        elif self.score is not None and self.raw_score is not None:
+            passed = "" if self.passed is None else (" — PASS" if self.passed else " — FAIL")
+            lines.append(f"score: {self.score:.4g} (raw {self.raw_score:.4g}){passed}")
+        else:
+            lines.append("no score: nothing was left to score")
+        lines.extend(f"note: {note}" for note in self.notes)
+        usage = self.usage
+        cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""
+        tokens = usage.prompt_tokens + usage.completion_tokens
+        lines.append(
+            f"judge: {self.model or 'none'}; {usage.calls} calls, {usage.cached} cached, {tokens} tokens{cost}"
+        )
+        return lines
+
+
+@dataclass
+class ExampleResult:
+    """One worked example of a file, graded, and whether its expectations held."""
+
+    name: str
+    range: dict[str, Any] | None
+    report: GradeReport | None
+    met: bool | None  # None: no expectation
+    failures: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "range": self.range,
+            "report": self.report.to_json() if self.report else None,
+            "met": self.met,
+            "failures": self.failures,
+        }
+
+
+@dataclass
+class ExamplesResult:
+    """A file's worked examples, graded (an EXAMPLES request)."""
+
+    examples: list[ExampleResult] = field(default_factory=list)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [e.to_json() for e in self.examples]
+
+    @property
+    def failed(self) -> bool:
+        return any(e.met is False for e in self.examples)
+
+    def text_lines(self) -> list[str]:
+        lines: list[str] = []
+        for e in self.examples:
+            score = "no score" if e.report is None or e.report.score is None else f"{e.report.score:.3f}"
+            state = {True: "ok", False: "NOT MET", None: ""}[e.met]
+            lines.append(f"{e.name}: {score} {state}")
+            lines.extend(f"  {failure}" for failure in e.failures)
+        return lines

@@ -2,9 +2,9 @@
 
 ``rubric grade`` runs ``llm-rubric``, ``model-graded-closedqa``, ``factuality`` (and its alias
 ``model-graded-factuality``) and ``g-eval``, each with its ``not-`` variant; the last three
-live in ``promptfoo_model_graded`` (semantics and sources there). ``select-best`` compares
+live in ``model_graded`` (semantics and sources there). ``select-best`` compares
 several outputs, so it runs only with several ``--response`` (``grade_promptfoo_outputs``,
-semantics in ``promptfoo_select_best``). Other model-graded types (``answer-relevance``,
+semantics in ``select_best``). Other model-graded types (``answer-relevance``,
 ``context-*``, ...) are not run: the report names them in a note. The config is resolved by ``rubric_lsp.formats.promptfoo.resolve`` (merged assertions per
 test, effective grader with its config, rubricPrompt, threshold, vars). For each assertion:
 
@@ -59,10 +59,11 @@ from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet
 from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.grading.runner import GradingError, Run, fan_out
 from rubric_lsp.grading.settings import JudgeSettings, promptfoo_to_litellm
 
 RUBRIC_TYPES = ("llm-rubric", "not-llm-rubric")
-# Graded by promptfoo_model_graded.
+# Graded by model_graded.
 MODEL_GRADED_TYPES = tuple(
     name
     for base in ("model-graded-closedqa", "factuality", "model-graded-factuality", "g-eval")
@@ -353,7 +354,7 @@ def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -
 
 
 def _shadowed_names(type_name: str) -> tuple[str, ...]:
-    from rubric_lsp.grading.promptfoo_model_graded import SHADOWED, base_of
+    from rubric_lsp.formats.promptfoo.grading.model_graded import SHADOWED, base_of
 
     return ("output", "rubric") if type_name in RUBRIC_TYPES else SHADOWED[base_of(type_name)]
 
@@ -379,7 +380,6 @@ async def grade_promptfoo(
     """Grade one response. ``compared``: part of a multi-output run that grades select-best itself,
     so select-best is neither noted as not run nor an obstacle when nothing else is left to grade."""
     from rubric_lsp.formats.promptfoo.resolve import read_config
-    from rubric_lsp.grading.engine import GradingError
 
     view = read_config(doc.root, doc.path, doc)
     if not view.tests:
@@ -495,7 +495,11 @@ async def grade_promptfoo(
         )
 
     async def _grade_model_graded(number: int, item: Any, judge: Judge, inverse: bool, base: dict[str, Any]) -> Verdict:
-        from rubric_lsp.grading.promptfoo_model_graded import GEVAL_DEFAULT_THRESHOLD, base_of, grade_model_graded
+        from rubric_lsp.formats.promptfoo.grading.model_graded import (
+            GEVAL_DEFAULT_THRESHOLD,
+            base_of,
+            grade_model_graded,
+        )
 
         kind = base_of(item.type)
         prompt_input = query
@@ -541,13 +545,7 @@ async def grade_promptfoo(
             **base,
         )
 
-    tasks = [asyncio.ensure_future(one(i, n, item, judge)) for i, ((n, item), judge) in enumerate(zip(plan, judges))]
-    try:
-        report.verdicts = list(await asyncio.gather(*tasks))
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        raise
+    report.verdicts = await fan_out(one(i, n, item, judge) for i, ((n, item), judge) in enumerate(zip(plan, judges)))
     for judge in run.judges.values():
         report.usage.merge(judge.usage)
     report.model = ", ".join(sorted({j.model for j in run.judges.values()})) or None
@@ -585,7 +583,6 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
 
     Raises MissingCredentials when no judge is configured and no assertion names its grader;
     ``judge_for`` raises JudgeFailure (kind ``config``) for a grader rubric-lsp cannot run."""
-    from rubric_lsp.grading.engine import Run
     from rubric_lsp.grading.settings import GraderConfigError, MissingCredentials, settings_from_promptfoo
 
     explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
@@ -649,16 +646,15 @@ async def grade_promptfoo_outputs(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Grade several outputs of the same prompt and apply each test's ``max-score`` (seed 003) and
-    ``select-best`` (``promptfoo_select_best``).
+    ``select-best`` (``select_best``).
 
     Returns ``{"outputs": [report JSON per response], "max_score": [selection per test],
     "select_best": [comparison per test]}`` (``select_best_usage`` too when a comparison ran).
     Only the model-graded assertions are run here; other assertions of the test (contains,
     python, ...) are listed in ``left_out`` and take no part in the aggregate.
     """
+    from rubric_lsp.formats.promptfoo.grading.select_best import add_verdicts, grade_select_best
     from rubric_lsp.formats.promptfoo.resolve import read_config
-    from rubric_lsp.grading.engine import GradingError
-    from rubric_lsp.grading.promptfoo_select_best import add_verdicts, grade_select_best
 
     if len(responses) < 2:
         raise GradingError(

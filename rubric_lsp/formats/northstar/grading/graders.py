@@ -33,6 +33,7 @@ from rubric_lsp.formats.northstar.view import Problem, read_request
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.grading.runner import fan_out
 
 INVALID_JSON = "LLM judge returned invalid JSON."
 # NorthStar's RubricJudge model when a grader names none.
@@ -295,17 +296,14 @@ async def grade_graders(
 ) -> GradeReport:
     report = GradeReport(format="northstar")
     graders = plan.judges
-    done = 0
     judges: list[Judge] = []
 
     async def one(grader: GraderInput) -> Verdict:
-        nonlocal done
         try:
             return await _grade_one(grader)
         finally:
-            done += 1
             if on_progress:
-                on_progress(done, len(graders))
+                on_progress(0, len(graders))
 
     async def _grade_one(grader: GraderInput) -> Verdict:
         base = dict(name=grader.name, index=grader.index, range=grader.range)
@@ -375,13 +373,7 @@ async def grade_graders(
             **base,
         )
 
-    tasks = [asyncio.ensure_future(one(g)) for g in graders]
-    try:
-        report.verdicts = list(await asyncio.gather(*tasks))
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        raise
+    report.verdicts = await fan_out(one(g) for g in graders)
     for judge in {id(j): j for j in judges}.values():
         report.usage.merge(judge.usage)
     report.model = ", ".join(sorted({j.model for j in judges})) or None
