@@ -23,13 +23,13 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from rubric_lsp.document import Document
+from rubric_lsp.grading import runner
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading import runner
 from rubric_lsp.grading.runner import DeadlineExceeded, Grading, UnsupportedRequest, fan_out
 from rubric_lsp.grading.settings import JudgeSettings
-from tests.judge_server import JudgeServer, Reply, judge_server  # noqa: F401 - the fixture
+from tests.judge_server import JudgeServer, Reply
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -88,6 +88,12 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
     report.score = report.raw_score = sum(passed) / len(passed)
     report.passed = all(passed)
     return report
+
+
+@pytest.fixture
+def judge_server():
+    with JudgeServer() as server:
+        yield server
 
 
 @pytest.fixture
@@ -194,7 +200,7 @@ async def test_the_runner_deadline_is_an_error_not_a_verdict(judge_server, tmp_p
         env={"OPENAI_API_KEY": "x"},
     )
     request = GradeRequest.for_response(TOY_TEXT, str(tmp_path / "a.toy.yaml"), "Hi.")
-    with pytest.raises(DeadlineExceeded, match="deadline of 0.5 s"):
+    with pytest.raises(DeadlineExceeded, match=r"deadline of 0\.5 s"):
         await runner.grade(request, settings)
 
 
@@ -291,3 +297,55 @@ async def test_toy_format_is_graded_from_the_server(toy_client: LanguageClient, 
     # A kind the toy grader does not answer is an error with its words, not a crash.
     refused = await command("rubric-lsp.grade", {"uri": uri, "kind": "dataset"})
     assert "a toy checklist grades one response" in refused["error"]
+
+
+MAX_SCORE_CONFIG = """\
+prompts: [a]
+providers: [echo]
+tests:
+  - assert:
+      - type: llm-rubric
+        value: Is accurate
+      - type: max-score
+"""
+
+DATASET = {
+    "rubric": [{"name": "correct", "requirement": "Gives the right answer"}],
+    "items": [
+        {"submission": "42", "ground_truth": ["MET"]},
+        {"submission": "41", "ground_truth": ["UNMET"]},
+    ],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_server_grades_what_the_cli_grades(toy_client: LanguageClient, lsp_judge):
+    """Several outputs compared and a dataset's agreement: once CLI-only, now requests the server takes."""
+    lsp_judge.reset()
+
+    def by_output(request):
+        if "<Output>" in request.text:
+            output = request.text.split("<Output>\n")[1].split("\n</Output>")[0]
+            return Reply.json({"pass": True, "score": {"one": 0.4, "two": 0.8}[output], "reason": "ok"})
+        return Reply.json({"criterion_status": "MET", "explanation": "Looks right."})
+
+    lsp_judge.default = by_output
+    root = toy_client.toy_root
+    (root / "promptfooconfig.yaml").write_text(MAX_SCORE_CONFIG)
+    (root / "calibration.dataset.json").write_text(json.dumps(DATASET))
+
+    async def command(argument: dict):
+        params = types.ExecuteCommandParams(command="rubric-lsp.grade", arguments=[argument])
+        return await asyncio.wait_for(toy_client.workspace_execute_command_async(params), 60)
+
+    outputs = await command(
+        {"uri": (root / "promptfooconfig.yaml").as_uri(), "kind": "outputs", "texts": ["one", "two"]}
+    )
+    selection = outputs["max_score"][0]
+    assert selection["winner"] == 1 and selection["passed"] == [False, True]
+    dataset = await command({"uri": (root / "calibration.dataset.json").as_uri(), "kind": "dataset"})
+    (correct,) = dataset["agreement"]
+    assert correct["compared"] == 2 and correct["accuracy"] == 0.5
+    with pytest.raises(Exception, match='"kind" must be one of'):
+        await command({"uri": (root / "calibration.dataset.json").as_uri(), "kind": "nonsense"})

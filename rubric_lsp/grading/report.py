@@ -69,6 +69,81 @@ class Verdict:
         return data
 
 
+@dataclass(frozen=True)
+class Subject:
+    """What a verdict is about (a criterion, assertion or grader as written); builds its verdicts, typed."""
+
+    name: str
+    index: int
+    range: dict[str, Any] | None = None
+    weight: float | None = None
+
+    def judged(
+        self,
+        verdict: str,
+        reason: str,
+        *,
+        option: int | None = None,
+        score: float | None = None,
+        passed: bool | None = None,
+        label: str | None = None,
+        feedback: str | None = None,
+        confidence: float | None = None,
+        evidence: list[str] | None = None,
+        ambiguous: bool = False,
+        cached: bool = False,
+    ) -> Verdict:
+        """The judge's verdict (or one derived from it)."""
+        return Verdict(
+            self.name,
+            self.index,
+            verdict,
+            reason,
+            self.range,
+            option=option,
+            score=score,
+            passed=passed,
+            weight=self.weight,
+            label=label,
+            feedback=feedback,
+            confidence=confidence,
+            evidence=evidence,
+            ambiguous=ambiguous,
+            cached=cached,
+        )
+
+    def failure(
+        self,
+        reason: str,
+        error: str,
+        counted_as: str,
+        *,
+        passed: bool | None = None,
+        feedback: str | None = None,
+        ambiguous: bool = False,
+        cached: bool = False,
+    ) -> Verdict:
+        """A judgment that failed: ``ERROR``, ``error`` = ``"<category>: <message>"``, never a pass."""
+        return Verdict(
+            self.name,
+            self.index,
+            ERROR_VERDICT,
+            reason,
+            self.range,
+            error=error,
+            counted_as=counted_as,
+            passed=passed,
+            weight=self.weight,
+            feedback=feedback,
+            ambiguous=ambiguous,
+            cached=cached,
+        )
+
+    def skipped(self, reason: str) -> Verdict:
+        """Not judged, by the format's own rule (e.g. a grader that needs input the request lacks)."""
+        return Verdict(self.name, self.index, "SKIPPED", reason, self.range, weight=self.weight)
+
+
 @dataclass
 class GradeReport:
     format: str

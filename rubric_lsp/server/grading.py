@@ -167,34 +167,44 @@ def _request(ls: RubricServer, args: dict[str, Any]) -> Any:
     """The GradeRequest a command's arguments describe (``gradeText``, ``gradeDocument`` and ``grade`` alike).
 
     ``kind``: response (``text``) | outputs (``texts``: several outputs) | examples | dataset
-    (``limit``); default: response when ``text`` is given, else examples.
+    (``limit``) | rescore (``verdicts``); default: response when ``text`` is given, else examples.
     """
     from rubric_lsp.grading.request import GradeRequest, RequestKind
 
     uri = args["uri"]
-    texts = args.get("texts")
-    text = args.get("text")
     default = "response" if "text" in args else ("outputs" if "texts" in args else "examples")
     try:
         kind = RequestKind(args.get("kind") or default)
     except ValueError:
         raise ValueError(f'"kind" must be one of {", ".join(k.value for k in RequestKind)}') from None
-    responses: tuple[str, ...] = ()
-    if kind is RequestKind.RESPONSE:
+    verdicts = args.get("verdicts")
+    if kind is RequestKind.RESCORE and not isinstance(verdicts, list):
+        raise ValueError('"verdicts" (one per criterion) must be a list')
+    query, limit = args.get("query"), args.get("limit")
+    return GradeRequest(
+        _rubric_text(ls, uri),
+        ls.path_of(uri),
+        kind,
+        _responses(kind.value, args),
+        query if isinstance(query, str) else None,
+        _test_index(args),
+        limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else None,
+        tuple(verdicts) if isinstance(verdicts, list) else (),
+    )
+
+
+def _responses(kind: str, args: dict[str, Any]) -> tuple[str, ...]:
+    if kind == "response":
+        text = args.get("text")
         if not isinstance(text, str):
             raise ValueError('"text" (the response to grade) must be a string')
-        responses = (text,)
-    elif kind is RequestKind.OUTPUTS:
+        return (text,)
+    if kind == "outputs":
+        texts = args.get("texts")
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise ValueError('"texts" (the outputs to compare) must be a list of strings')
-        responses = tuple(texts)
-    query = args.get("query") if isinstance(args.get("query"), str) else None
-    limit = (
-        args.get("limit") if isinstance(args.get("limit"), int) and not isinstance(args.get("limit"), bool) else None
-    )
-    return GradeRequest(
-        _rubric_text(ls, uri), ls.path_of(uri), kind, responses, query, _test_index(args), limit if limit else None
-    )
+        return tuple(texts)
+    return ()
 
 
 async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:

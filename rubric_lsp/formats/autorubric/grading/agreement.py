@@ -162,9 +162,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
 
 
 async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = None) -> DatasetResult:
-    from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput, grade_criteria
-    from rubric_lsp.formats.autorubric.grading.rubric import check_gradable
-    from rubric_lsp.formats.autorubric.view import read_rubric
+    from rubric_lsp.formats.autorubric.grading.criteria import grade_criteria
 
     root = doc.root
     items_node = root.get("items") if root is not None and root.is_map else None
@@ -173,20 +171,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
     shared_node = root.get("rubric")
     prompt = _text(root.get("prompt"))
 
-    def criteria_of(node: Node | None) -> tuple[list[CriterionInput], str | None]:
-        if node is None or (node.is_scalar and node.value is None):
-            return [], None
-        view = read_rubric(node)
-        if view.problems or any(e.criterion is None for e in view.entries):
-            where = doc.range(view.problems[0].node).start.line + 1 if view.problems else 0
-            raise DatasetError(
-                f"A rubric in the dataset is invalid (line {where}): {view.problems[0].message if view.problems else 'no criteria'}"
-            )
-        inputs = [CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json()) for e in view.entries]
-        check_gradable(inputs)
-        return inputs, view.guidelines
-
-    shared, shared_guidelines = criteria_of(shared_node)
+    shared, shared_guidelines = _criteria_of(doc, shared_node)
     run = grading.start()
     s = run.settings
     models = s.judge_models()
@@ -197,7 +182,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
             continue
         own = item.get("rubric")
         criteria, guidelines = (
-            criteria_of(own)
+            _criteria_of(doc, own)
             if own is not None and not (own.is_scalar and own.value is None)
             else (shared, shared_guidelines)
         )
@@ -236,7 +221,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
     for criterion in shared:
         agreements.setdefault(_identity(criterion), _agreement_for(criterion, len(agreements)))
     items_out = []
-    for plan, report in zip(plans, reports):
+    for plan, report in zip(plans, reports, strict=True):
         position, item, criteria, _, _ = plan
         truth = _plain(item.get("ground_truth"))
         items_out.append(
@@ -249,23 +234,46 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
                 "ground_truth": truth if isinstance(truth, list) else None,
             }
         )
-        if not isinstance(truth, list):
-            continue
-        for criterion, verdict, wanted in zip(criteria, report.verdicts, truth):
-            agreement = agreements.get(_identity(criterion))
-            if agreement is None:
-                agreement = agreements[_identity(criterion)] = _agreement_for(criterion, len(agreements))
-            if not isinstance(wanted, str):
-                continue
-            if verdict.failed:
-                agreement.failed += 1
-                continue
-            expected = _category(criterion.criterion, wanted)
-            judged = _category(criterion.criterion, verdict.verdict)
-            if expected is None or judged is None:
-                continue
-            agreement.add(expected, judged)
+        if isinstance(truth, list):
+            _compare(agreements, criteria, report, truth)
     return DatasetResult(items_out, list(agreements.values()), reports)
+
+
+def _compare(
+    agreements: dict[tuple[Any, ...], CriterionAgreement], criteria: list[Any], report: GradeReport, truth: list[Any]
+) -> None:
+    """Add one item's judged verdicts against its labels to each criterion's agreement."""
+    for criterion, verdict, wanted in zip(criteria, report.verdicts, truth):
+        agreement = agreements.get(_identity(criterion))
+        if agreement is None:
+            agreement = agreements[_identity(criterion)] = _agreement_for(criterion, len(agreements))
+        if not isinstance(wanted, str):
+            continue
+        if verdict.failed:
+            agreement.failed += 1
+            continue
+        expected = _category(criterion.criterion, wanted)
+        judged = _category(criterion.criterion, verdict.verdict)
+        if expected is not None and judged is not None:
+            agreement.add(expected, judged)
+
+
+def _criteria_of(doc: Document, node: Node | None) -> tuple[list[Any], str | None]:
+    """A rubric in the dataset (shared, or an item's own) as the grader takes it."""
+    from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput
+    from rubric_lsp.formats.autorubric.grading.rubric import check_gradable
+    from rubric_lsp.formats.autorubric.view import read_rubric
+
+    if node is None or (node.is_scalar and node.value is None):
+        return [], None
+    view = read_rubric(node)
+    if view.problems or any(e.criterion is None for e in view.entries):
+        where = doc.range(view.problems[0].node).start.line + 1 if view.problems else 0
+        message = view.problems[0].message if view.problems else "no criteria"
+        raise DatasetError(f"A rubric in the dataset is invalid (line {where}): {message}")
+    inputs = [CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json()) for e in view.entries]
+    check_gradable(inputs)
+    return inputs, view.guidelines
 
 
 def _identity(item: Any) -> tuple[Any, ...]:

@@ -46,7 +46,7 @@ from rubric_lsp.formats.autorubric.score import (
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet
-from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.grading.report import GradeReport, Subject, Verdict
 
 NA_OPTION = CriterionOption(label="Cannot assess / not applicable", value=0.0, na=True)
 ORDINAL_AGGREGATIONS = ("mean", "median", "weighted_mean", "mode", "min", "max")
@@ -539,36 +539,29 @@ def _with_failures(judgment: Judgment, reason: str) -> str:
 
 def to_verdict(item: CriterionInput, judgment: Judgment) -> Verdict:
     criterion = item.criterion
-    base = dict(name=item.name, index=item.index, range=item.range, weight=criterion.weight)
+    subject = Subject(item.name, item.index, item.range, criterion.weight)
     if judgment.failure is not None:
         _, counted = failure_outcome(criterion, judgment.failure)
-        return Verdict(
-            verdict=ERROR_VERDICT,
-            reason=f"Judge call failed ({judgment.failure.category}): {judgment.failure.message}",
-            error=judgment.failure.error,
-            counted_as=counted,
-            **base,
-        )
+        reason = f"Judge call failed ({judgment.failure.category}): {judgment.failure.message}"
+        return subject.failure(reason, judgment.failure.error, counted)
     if criterion.options is None:
-        return Verdict(
-            verdict=judgment.verdict or "CANNOT_ASSESS",
-            reason=_with_failures(judgment, judgment.reason),
+        return subject.judged(
+            judgment.verdict or "CANNOT_ASSESS",
+            _with_failures(judgment, judgment.reason),
             ambiguous=judgment.ambiguous,
             cached=judgment.cached,
             score={"MET": 1.0, "UNMET": 0.0}.get(judgment.verdict or ""),
-            **base,
         )
     options = effective_options(criterion)
     option = judgment.option
     chosen = options[option] if option is not None else NA_OPTION
     # An appended NA option has no authored index; report it by label only.
     authored = option if option is not None and option < len(criterion.options) else None
-    return Verdict(
-        verdict=chosen.label,
+    return subject.judged(
+        chosen.label,
+        _with_failures(judgment, judgment.reason),
         option=authored,
-        reason=_with_failures(judgment, judgment.reason),
         ambiguous=judgment.ambiguous,
         cached=judgment.cached,
         score=None if chosen.na else chosen.value,
-        **base,
     )

@@ -58,7 +58,7 @@ from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet
-from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.grading.report import GradeReport, Subject, Verdict
 from rubric_lsp.grading.runner import GradingError, Run, fan_out
 from rubric_lsp.grading.settings import JudgeSettings, promptfoo_to_litellm
 
@@ -448,7 +448,7 @@ async def grade_promptfoo(
         node = assertion.ref_node or assertion.node
         rng = doc.range(node).to_json() if assertion.source.is_config else None
         inverse = item.type.startswith("not-")
-        base = dict(name=f"test {number}: {item.type}", index=position, range=rng, weight=assertion_weight(assertion))
+        subject = Subject(f"test {number}: {item.type}", position, rng, assertion_weight(assertion))
         test_vars = item.vars  # values, defaultTest's merged under the test's, file:// vars included
         for shadowed in _shadowed_names(item.type):
             if shadowed in test_vars:
@@ -456,11 +456,9 @@ async def grade_promptfoo(
                     f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
                 )
         if isinstance(judge, JudgeFailure):
-            return Verdict(
-                verdict=ERROR_VERDICT, reason=judge.message, error=judge.error, counted_as="FAIL", passed=False, **base
-            )
+            return subject.failure(judge.message, judge.error, "FAIL", passed=False)
         if item.type in MODEL_GRADED_TYPES:
-            return await _grade_model_graded(number, item, judge, inverse, base)
+            return await _grade_model_graded(number, item, judge, inverse, subject)
         value = item.value
         # promptfoo: ``renderedValue || ''`` (a missing value is an empty rubric, not "null").
         rubric_text = "" if value is None else value if isinstance(value, str) else js_json(value)
@@ -475,26 +473,19 @@ async def grade_promptfoo(
             raise
         except JudgeFailure as failure:
             # Never inverted: a failed grader call is a failure in both directions.
-            return Verdict(
-                verdict=ERROR_VERDICT,
-                reason=f"Grader call failed ({failure.category}): {failure.message}",
-                error=failure.error,
-                counted_as="FAIL",
-                passed=False,
-                **base,
-            )
+            reason = f"Grader call failed ({failure.category}): {failure.message}"
+            return subject.failure(reason, failure.error, "FAIL", passed=False)
         final_pass, final_score = decide(passed, score, rubric_threshold(raw_threshold(item)), inverse)
-        return Verdict(
-            verdict="PASS" if final_pass else "FAIL",
-            reason=reason,
+        return subject.judged(
+            "PASS" if final_pass else "FAIL",
+            reason,
             score=final_score,
             passed=final_pass,
             ambiguous=ambiguous,
             cached=cached,
-            **base,
         )
 
-    async def _grade_model_graded(number: int, item: Any, judge: Judge, inverse: bool, base: dict[str, Any]) -> Verdict:
+    async def _grade_model_graded(number: int, item: Any, judge: Judge, inverse: bool, subject: Subject) -> Verdict:
         from rubric_lsp.formats.promptfoo.grading.model_graded import (
             GEVAL_DEFAULT_THRESHOLD,
             base_of,
@@ -531,18 +522,15 @@ async def grade_promptfoo(
                 if failure.kind == "config"
                 else f"Grader call failed ({failure.category}): {failure.message}"
             )
-            return Verdict(
-                verdict=ERROR_VERDICT, reason=reason, error=failure.error, counted_as="FAIL", passed=False, **base
-            )
+            return subject.failure(reason, failure.error, "FAIL", passed=False)
         final_pass, final_score = decide(outcome.passed, outcome.score, None, inverse)
-        return Verdict(
-            verdict="PASS" if final_pass else "FAIL",
-            reason=outcome.reason,
+        return subject.judged(
+            "PASS" if final_pass else "FAIL",
+            outcome.reason,
             score=final_score,
             passed=final_pass,
             ambiguous=outcome.ambiguous,
             cached=outcome.cached,
-            **base,
         )
 
     report.verdicts = await fan_out(one(i, n, item, judge) for i, ((n, item), judge) in enumerate(zip(plan, judges)))

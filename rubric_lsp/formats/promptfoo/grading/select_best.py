@@ -54,7 +54,7 @@ from rubric_lsp.formats.promptfoo.grading.assertions import SELECT_BEST, custom_
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Usage
 from rubric_lsp.grading.replies import extract, snippet, strip_thinking
-from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.grading.report import GradeReport, Subject
 
 SHADOWED = ("criteria", "outputs")
 
@@ -295,22 +295,10 @@ def add_verdicts(reports: list[GradeReport], entries: list[dict[str, Any]]) -> N
     for position, report in enumerate(reports):
         for entry in entries:
             name = f"test {entry['test']}: {SELECT_BEST}"
-            base = dict(
-                name=name,
-                index=len(report.verdicts),
-                range=entry["range"],
-                ambiguous=bool(entry.get("ambiguous")),
-                cached=bool(entry.get("cached")),
-            )
+            subject = Subject(name, len(report.verdicts), entry["range"])
+            flags = {"ambiguous": bool(entry.get("ambiguous")), "cached": bool(entry.get("cached"))}
             if "error" in entry:
-                verdict = Verdict(
-                    verdict=ERROR_VERDICT,
-                    reason=entry["reason"],
-                    error=entry["error"],
-                    counted_as="FAIL",
-                    passed=False,
-                    **base,
-                )
+                verdict = subject.failure(entry["reason"], entry["error"], "FAIL", passed=False, **flags)
             else:
                 won = entry["winner"] == position
                 reason = (
@@ -318,8 +306,8 @@ def add_verdicts(reports: list[GradeReport], entries: list[dict[str, Any]]) -> N
                     if won
                     else f"Not selected (output {entry['winner'] + 1} was): {entry['criteria']}"
                 )
-                verdict = Verdict(
-                    verdict="PASS" if won else "FAIL", reason=reason, score=1.0 if won else 0.0, passed=won, **base
+                verdict = subject.judged(
+                    "PASS" if won else "FAIL", reason, score=1.0 if won else 0.0, passed=won, **flags
                 )
             report.verdicts.append(verdict)
             report.passed = verdict.passed and report.passed is not False
