@@ -50,7 +50,7 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rubric_lsp.document import Document
@@ -367,6 +367,108 @@ SELECT_BEST = "select-best"
 NEEDS_OUTPUTS = "select-best compares several outputs: give at least 2, with --response once per output."
 
 
+@dataclass
+class _Response:
+    """One response graded against a config's tests: what each assertion's grading reads, and the notes it leaves."""
+
+    doc: Document
+    view: Any
+    response: str
+    query: str | None
+    first_prompt: str | None
+    notes: set[str] = field(default_factory=set)
+
+    async def item(self, position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
+        assertion = item.assertion
+        node = assertion.ref_node or assertion.node
+        rng = self.doc.range(node).to_json() if assertion.source.is_config else None
+        inverse = item.type.startswith("not-")
+        subject = Subject(f"test {number}: {item.type}", position, rng, assertion_weight(assertion))
+        test_vars = item.vars  # values, defaultTest's merged under the test's, file:// vars included
+        for shadowed in _shadowed_names(item.type):
+            if shadowed in test_vars:
+                self.notes.add(
+                    f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
+                )
+        if isinstance(judge, JudgeFailure):
+            return subject.failure(judge.message, judge.error, "FAIL", passed=False)
+        if item.type in MODEL_GRADED_TYPES:
+            return await self.model_graded(number, item, judge, inverse, subject)
+        value = item.value
+        # promptfoo: ``renderedValue || ''`` (a missing value is an empty rubric, not "null").
+        rubric_text = "" if value is None else value if isinstance(value, str) else js_json(value)
+        rubric_text = render(rubric_text, test_vars)
+        messages = grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars)
+        # JSON mode only with our own prompt (it asks for JSON): promptfoo sends a custom
+        # rubricPrompt as written, and OpenAI rejects JSON mode when no message says "json".
+        reply_format = {"type": "json_object"} if item.rubric_prompt is None else None
+        try:
+            (passed, score, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_rubric_reply)
+        except asyncio.CancelledError:
+            raise
+        except JudgeFailure as failure:
+            # Never inverted: a failed grader call is a failure in both directions.
+            reason = f"Grader call failed ({failure.category}): {failure.message}"
+            return subject.failure(reason, failure.error, "FAIL", passed=False)
+        final_pass, final_score = decide(passed, score, rubric_threshold(raw_threshold(item)), inverse)
+        return subject.judged(
+            "PASS" if final_pass else "FAIL",
+            reason,
+            score=final_score,
+            passed=final_pass,
+            ambiguous=ambiguous,
+            cached=cached,
+        )
+
+    async def model_graded(self, number: int, item: Any, judge: Judge, inverse: bool, subject: Subject) -> Verdict:
+        from rubric_lsp.formats.promptfoo.grading.model_graded import (
+            GEVAL_DEFAULT_THRESHOLD,
+            base_of,
+            grade_model_graded,
+        )
+
+        kind = base_of(item.type)
+        prompt_input = self.query
+        if prompt_input is None and self.first_prompt is not None:
+            prompt_input = render(self.first_prompt, item.vars)
+            self.notes.add(
+                f"test {number}: {kind} was graded against the config's first prompt rendered with the test's vars; pass --query to give the prompt the response answers."
+            )
+        if kind == "g-eval" and item.rubric_prompt and not isinstance(item.rubric_prompt, dict):
+            self.notes.add(
+                f"test {number}: g-eval uses a rubricPrompt only when it is an object {{steps, evaluate}}; this one is ignored, as promptfoo does."
+            )
+        test = self.view.test_number(number)
+        factuality = test.options_field("factuality") if test is not None else None
+        if factuality is None and test is not None and test.default is not None:
+            factuality = test.default.options_field(
+                "factuality"
+            )  # options merge shallowly: the test's whole object wins
+        if kind == "g-eval":
+            item = replace(item, threshold=compared_threshold(raw_threshold(item), GEVAL_DEFAULT_THRESHOLD))
+        try:
+            outcome = await grade_model_graded(item, judge, self.response, prompt_input, to_plain(factuality))
+        except asyncio.CancelledError:
+            raise
+        except JudgeFailure as failure:
+            # Never inverted, like llm-rubric's failures.
+            reason = (
+                failure.message
+                if failure.kind == "config"
+                else f"Grader call failed ({failure.category}): {failure.message}"
+            )
+            return subject.failure(reason, failure.error, "FAIL", passed=False)
+        final_pass, final_score = decide(outcome.passed, outcome.score, None, inverse)
+        return subject.judged(
+            "PASS" if final_pass else "FAIL",
+            outcome.reason,
+            score=final_score,
+            passed=final_pass,
+            ambiguous=outcome.ambiguous,
+            cached=outcome.cached,
+        )
+
+
 async def grade_promptfoo(
     doc: Document,
     response: str,
@@ -433,105 +535,16 @@ async def grade_promptfoo(
             judges.append(failure)
 
     done = 0
+    graded = _Response(doc, view, response, query, first_prompt, notes)
 
     async def one(position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
         nonlocal done
         try:
-            return await _grade_item(position, number, item, judge)
+            return await graded.item(position, number, item, judge)
         finally:
             done += 1
             if on_progress:
                 on_progress(done, len(plan))
-
-    async def _grade_item(position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
-        assertion = item.assertion
-        node = assertion.ref_node or assertion.node
-        rng = doc.range(node).to_json() if assertion.source.is_config else None
-        inverse = item.type.startswith("not-")
-        subject = Subject(f"test {number}: {item.type}", position, rng, assertion_weight(assertion))
-        test_vars = item.vars  # values, defaultTest's merged under the test's, file:// vars included
-        for shadowed in _shadowed_names(item.type):
-            if shadowed in test_vars:
-                notes.add(
-                    f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
-                )
-        if isinstance(judge, JudgeFailure):
-            return subject.failure(judge.message, judge.error, "FAIL", passed=False)
-        if item.type in MODEL_GRADED_TYPES:
-            return await _grade_model_graded(number, item, judge, inverse, subject)
-        value = item.value
-        # promptfoo: ``renderedValue || ''`` (a missing value is an empty rubric, not "null").
-        rubric_text = "" if value is None else value if isinstance(value, str) else js_json(value)
-        rubric_text = render(rubric_text, test_vars)
-        messages = grading_messages(item.rubric_prompt, response, rubric_text, test_vars)
-        # JSON mode only with our own prompt (it asks for JSON): promptfoo sends a custom
-        # rubricPrompt as written, and OpenAI rejects JSON mode when no message says "json".
-        reply_format = {"type": "json_object"} if item.rubric_prompt is None else None
-        try:
-            (passed, score, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_rubric_reply)
-        except asyncio.CancelledError:
-            raise
-        except JudgeFailure as failure:
-            # Never inverted: a failed grader call is a failure in both directions.
-            reason = f"Grader call failed ({failure.category}): {failure.message}"
-            return subject.failure(reason, failure.error, "FAIL", passed=False)
-        final_pass, final_score = decide(passed, score, rubric_threshold(raw_threshold(item)), inverse)
-        return subject.judged(
-            "PASS" if final_pass else "FAIL",
-            reason,
-            score=final_score,
-            passed=final_pass,
-            ambiguous=ambiguous,
-            cached=cached,
-        )
-
-    async def _grade_model_graded(number: int, item: Any, judge: Judge, inverse: bool, subject: Subject) -> Verdict:
-        from rubric_lsp.formats.promptfoo.grading.model_graded import (
-            GEVAL_DEFAULT_THRESHOLD,
-            base_of,
-            grade_model_graded,
-        )
-
-        kind = base_of(item.type)
-        prompt_input = query
-        if prompt_input is None and first_prompt is not None:
-            prompt_input = render(first_prompt, item.vars)
-            notes.add(
-                f"test {number}: {kind} was graded against the config's first prompt rendered with the test's vars; pass --query to give the prompt the response answers."
-            )
-        if kind == "g-eval" and item.rubric_prompt and not isinstance(item.rubric_prompt, dict):
-            notes.add(
-                f"test {number}: g-eval uses a rubricPrompt only when it is an object {{steps, evaluate}}; this one is ignored, as promptfoo does."
-            )
-        test = view.test_number(number)
-        factuality = test.options_field("factuality") if test is not None else None
-        if factuality is None and test is not None and test.default is not None:
-            factuality = test.default.options_field(
-                "factuality"
-            )  # options merge shallowly: the test's whole object wins
-        if kind == "g-eval":
-            item = replace(item, threshold=compared_threshold(raw_threshold(item), GEVAL_DEFAULT_THRESHOLD))
-        try:
-            outcome = await grade_model_graded(item, judge, response, prompt_input, to_plain(factuality))
-        except asyncio.CancelledError:
-            raise
-        except JudgeFailure as failure:
-            # Never inverted, like llm-rubric's failures.
-            reason = (
-                failure.message
-                if failure.kind == "config"
-                else f"Grader call failed ({failure.category}): {failure.message}"
-            )
-            return subject.failure(reason, failure.error, "FAIL", passed=False)
-        final_pass, final_score = decide(outcome.passed, outcome.score, None, inverse)
-        return subject.judged(
-            "PASS" if final_pass else "FAIL",
-            outcome.reason,
-            score=final_score,
-            passed=final_pass,
-            ambiguous=outcome.ambiguous,
-            cached=outcome.cached,
-        )
 
     report.verdicts = await fan_out(one(i, n, item, judge) for i, ((n, item), judge) in enumerate(zip(plan, judges)))
     for judge in run.judges.values():
@@ -539,10 +552,83 @@ async def grade_promptfoo(
     report.model = ", ".join(sorted({j.model for j in run.judges.values()})) or None
     report.notes = sorted(notes)
     report.links = [(n, item.assertion.node) for n, item in plan]
+    _score(report)
+    return report
+
+
+def _max_score(doc: Document, view: Any, number: int, reports: list[GradeReport]) -> dict[str, Any] | None:
+    """Test ``number``'s max-score over the outputs' reports (None when the test has none)."""
+    test = view.test_number(number)
+    if test is None:
+        return None
+    top = test.top_assertions
+    max_scores = [a for a in top if a.type == "max-score"]
+    if not max_scores:
+        return None
+    chosen = max_scores[0]
+    config = chosen.value if isinstance(chosen.value, dict) else {}
+    method = config.get("method", "average")
+    weights = config.get("weights") if isinstance(config.get("weights"), dict) else {}
+    threshold = config.get("threshold")
+    others = [a for a in top if a.type not in ("max-score", "select-best")]
+    node = chosen.ref_node or chosen.node
+    entry: dict[str, Any] = {
+        "test": number,
+        "range": doc.range(node).to_json() if chosen.source.is_config else None,
+        "method": method,
+    }
+    if len(max_scores) > 1:
+        entry["note"] = "Only the first max-score of a test counts; the others are ignored."
+    if not others:
+        entry["error"] = (
+            "This test has no other assertion to score; promptfoo's whole eval crashes at the end and writes nothing."
+        )
+        return entry
+    graded = [a for a in others if a.type in GRADED_TYPES]
+    entry["left_out"] = [a.type for a in others if a.type not in GRADED_TYPES]
+    scores: list[float | None] = []
+    for report in reports:
+        by_node = {id(node_): verdict for (n, node_), verdict in zip(report.links, report.verdicts) if n == number}
+        total = weight_sum = 0.0
+        for assertion in graded:
+            verdict = by_node.get(id(assertion.node))
+            weight = weights.get(assertion.type, 1)
+            weight = float(weight) if isinstance(weight, (int, float)) and not isinstance(weight, bool) else 1.0
+            value = (
+                0.0
+                if verdict is None or verdict.failed
+                else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
+            )
+            total += value * weight
+            weight_sum += weight
+        if not graded:
+            scores.append(None)
+        else:
+            scores.append(total if method == "sum" else (total / weight_sum if weight_sum else 0.0))
+    entry["scores"] = scores
+    winner = None
+    for position, score in enumerate(scores):
+        if score is not None and (
+            winner is None or score > scores[winner]
+        ):  # first strictly greater wins; ties keep the first
+            winner = position
+    threshold = compared_threshold(threshold, None)  # JavaScript's `<` turns a string threshold into a number
+    if winner is not None and threshold is not None and scores[winner] < threshold:
+        entry["reason"] = (
+            f"The best score {scores[winner]:.3g} is below the threshold {js_number_text(threshold)}, so no output passes."
+        )
+        winner = None
+    entry["winner"] = winner
+    entry["passed"] = [position == winner for position in range(len(reports))]
+    return entry
+
+
+def _score(report: GradeReport) -> None:
+    """The report's pass and score, as promptfoo makes a test's from its assertions'."""
     if all(v.failed for v in report.verdicts):
         report.error = "Every grader call failed: " + (report.verdicts[0].error or "")
         report.passed = False
-        return report
+        return
     # promptfoo: a weight-0 assertion is forced to pass and the test's score is
     # sum(score * weight) / sum(weight). Here a weight-0 verdict keeps its own verdict (an
     # ERROR stays an ERROR) but counts toward neither the report's pass nor its score.
@@ -553,7 +639,6 @@ async def grade_promptfoo(
     )
     report.raw_score = report.score
     report.passed = all(v.passed for v, w in zip(report.verdicts, weights) if w != 0)
-    return report
 
 
 def assertion_weight(assertion: Any) -> float | None:
@@ -659,72 +744,7 @@ async def grade_promptfoo_outputs(
     # promptfoo compares (select-best) before it applies max-score, which leaves the comparison out.
     compared, compare_usage = await grade_select_best(doc, view, numbers, responses, settings)
     add_verdicts(reports, compared)
-    selections = []
-    for number in numbers:
-        test = view.test_number(number)
-        if test is None:
-            continue
-        top = test.top_assertions
-        max_scores = [a for a in top if a.type == "max-score"]
-        if not max_scores:
-            continue
-        chosen = max_scores[0]
-        config = chosen.value if isinstance(chosen.value, dict) else {}
-        method = config.get("method", "average")
-        weights = config.get("weights") if isinstance(config.get("weights"), dict) else {}
-        threshold = config.get("threshold")
-        others = [a for a in top if a.type not in ("max-score", "select-best")]
-        node = chosen.ref_node or chosen.node
-        entry: dict[str, Any] = {
-            "test": number,
-            "range": doc.range(node).to_json() if chosen.source.is_config else None,
-            "method": method,
-        }
-        if len(max_scores) > 1:
-            entry["note"] = "Only the first max-score of a test counts; the others are ignored."
-        if not others:
-            entry["error"] = (
-                "This test has no other assertion to score; promptfoo's whole eval crashes at the end and writes nothing."
-            )
-            selections.append(entry)
-            continue
-        graded = [a for a in others if a.type in GRADED_TYPES]
-        entry["left_out"] = [a.type for a in others if a.type not in GRADED_TYPES]
-        scores: list[float | None] = []
-        for report in reports:
-            by_node = {id(node_): verdict for (n, node_), verdict in zip(report.links, report.verdicts) if n == number}
-            total = weight_sum = 0.0
-            for assertion in graded:
-                verdict = by_node.get(id(assertion.node))
-                weight = weights.get(assertion.type, 1)
-                weight = float(weight) if isinstance(weight, (int, float)) and not isinstance(weight, bool) else 1.0
-                value = (
-                    0.0
-                    if verdict is None or verdict.failed
-                    else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
-                )
-                total += value * weight
-                weight_sum += weight
-            if not graded:
-                scores.append(None)
-            else:
-                scores.append(total if method == "sum" else (total / weight_sum if weight_sum else 0.0))
-        entry["scores"] = scores
-        winner = None
-        for position, score in enumerate(scores):
-            if score is not None and (
-                winner is None or score > scores[winner]
-            ):  # first strictly greater wins; ties keep the first
-                winner = position
-        threshold = compared_threshold(threshold, None)  # JavaScript's `<` turns a string threshold into a number
-        if winner is not None and threshold is not None and scores[winner] < threshold:
-            entry["reason"] = (
-                f"The best score {scores[winner]:.3g} is below the threshold {js_number_text(threshold)}, so no output passes."
-            )
-            winner = None
-        entry["winner"] = winner
-        entry["passed"] = [position == winner for position in range(len(responses))]
-        selections.append(entry)
+    selections = [e for e in (_max_score(doc, view, number, reports) for number in numbers) if e is not None]
     result: dict[str, Any] = {
         "outputs": [r.to_json() for r in reports],
         "max_score": selections,
