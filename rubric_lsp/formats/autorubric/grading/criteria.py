@@ -47,6 +47,7 @@ from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet
 from rubric_lsp.grading.report import GradeReport, Subject, Verdict
+from rubric_lsp.grading.runner import fan_out
 
 NA_OPTION = CriterionOption(label="Cannot assess / not applicable", value=0.0, na=True)
 ORDINAL_AGGREGATIONS = ("mean", "median", "weighted_mean", "mode", "min", "max")
@@ -484,14 +485,9 @@ async def grade_criteria(
             on_progress(done, total)
         return result
 
-    tasks = [[asyncio.ensure_future(one(judge, item)) for judge in judges] for item in items]
-    try:
-        results = [await asyncio.gather(*row) for row in tasks]
-    except BaseException:
-        for row in tasks:
-            for task in row:
-                task.cancel()
-        raise
+    flat = await fan_out(one(judge, item) for item in items for judge in judges)
+    width = len(judges)
+    results = [flat[k * width : (k + 1) * width] for k in range(len(items))]
     report = GradeReport(format="autorubric", model=", ".join(j.model for j in judges))
     for judge in judges:
         report.usage.merge(judge.usage)
