@@ -271,7 +271,11 @@ def _criteria_of(doc: Document, node: Node | None) -> tuple[list[Any], str | Non
         where = doc.range(view.problems[0].node).start.line + 1 if view.problems else 0
         message = view.problems[0].message if view.problems else "no criteria"
         raise DatasetError(f"A rubric in the dataset is invalid (line {where}): {message}")
-    inputs = [CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json()) for e in view.entries]
+    inputs = [
+        CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json())
+        for e in view.entries
+        if e.criterion is not None
+    ]
     check_gradable(inputs)
     return inputs, view.guidelines
 

@@ -29,7 +29,7 @@ import hashlib
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -379,7 +379,7 @@ def aggregate(criterion: Criterion, judgments: list[Judgment], strategy: str) ->
         if j.failure is not None
     )
     reason = " | ".join(j.reason for j in good)
-    common = dict(
+    combined = Judgment(
         reason=reason,
         cached=all(j.cached for j in good),
         ambiguous=any(j.ambiguous for j in good),
@@ -387,13 +387,10 @@ def aggregate(criterion: Criterion, judgments: list[Judgment], strategy: str) ->
         votes=len(judgments),
     )
     if criterion.options is None:
-        return Judgment(
-            verdict=aggregate_binary(criterion, [v.verdict or "CANNOT_ASSESS" for v in votes], strategy), **common
-        )
-    return Judgment(
-        option=aggregate_options(criterion, [v.option if v.option is not None else na_index(criterion) for v in votes]),
-        **common,
-    )
+        verdict = aggregate_binary(criterion, [v.verdict or "CANNOT_ASSESS" for v in votes], strategy)
+        return replace(combined, verdict=verdict)
+    picks = [v.option if v.option is not None else na_index(criterion) for v in votes]
+    return replace(combined, option=aggregate_options(criterion, picks))
 
 
 def aggregate_binary(criterion: Criterion, verdicts: list[str], strategy: str) -> str:
@@ -510,7 +507,7 @@ def finish_score(
     report: GradeReport, outcomes: list[Outcome], strategy: str, partial_credit: float, normalize: bool
 ) -> None:
     if report.verdicts and all(v.failed for v in report.verdicts):
-        report.error = "Every criterion's judgment failed, so there is no score: " + report.verdicts[0].error
+        report.error = "Every criterion's judgment failed, so there is no score: " + (report.verdicts[0].error or "")
         return
     report.raw_score = compute_score(outcomes, strategy, partial_credit, normalize=False)
     report.score = (

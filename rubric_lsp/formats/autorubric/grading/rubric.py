@@ -16,13 +16,19 @@ def criterion_inputs(doc: Document) -> tuple[list[CriterionInput], str | None]:
     """The rubric's criteria as the grader takes them, and its guidelines; GradingError when autorubric rejects it."""
     from rubric_lsp.formats.autorubric.view import read_rubric
 
+    if doc.root is None:
+        raise GradingError("The file is empty.")
     view = read_rubric(doc.root)
     if view.problems or not view.entries or any(e.criterion is None for e in view.entries):
         problem = view.problems[0] if view.problems else None
         where = f" (line {doc.range(problem.node).start.line + 1})" if problem is not None else ""
         message = problem.message if problem is not None else "The rubric has no criteria"
         raise GradingError(f"autorubric would reject this rubric{where}: {message}. Run `rubric lint` for details.")
-    items = [CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json()) for e in view.entries]
+    items = [
+        CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json())
+        for e in view.entries
+        if e.criterion is not None
+    ]
     return items, view.guidelines
 
 

@@ -188,7 +188,7 @@ def messages_for(grader: GraderInput, response: str, query: str | None) -> list[
         )
     else:
         instructions = BINARY_INSTRUCTIONS
-    payload = {
+    payload: dict[str, Any] = {
         "goal": query,
         "rubric": grader.rubric or GOAL_RUBRIC,
         "ground_truth": None,

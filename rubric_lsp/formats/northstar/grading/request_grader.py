@@ -26,7 +26,7 @@ def has_graders(root: Node | None) -> bool:
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
-    if not has_graders(doc.root):
+    if doc.root is None or not has_graders(doc.root):
         raise GradingError(NOT_A_REQUEST)
     if request.kind is not RequestKind.RESPONSE:
         raise UnsupportedRequest(request.kind, "a NorthStar EvalRunRequest grades one response")

@@ -483,6 +483,8 @@ async def grade_promptfoo(
     so select-best is neither noted as not run nor an obstacle when nothing else is left to grade."""
     from rubric_lsp.formats.promptfoo.resolve import read_config
 
+    if doc.root is None:
+        raise GradingError("The file is empty.")
     view = read_config(doc.root, doc.path, doc)
     if not view.tests:
         raise GradingError("This promptfoo config has no tests to grade.")
@@ -568,7 +570,8 @@ def _max_score(doc: Document, view: Any, number: int, reports: list[GradeReport]
     chosen = max_scores[0]
     config = chosen.value if isinstance(chosen.value, dict) else {}
     method = config.get("method", "average")
-    weights = config.get("weights") if isinstance(config.get("weights"), dict) else {}
+    given = config.get("weights")
+    weights: dict[str, Any] = given if isinstance(given, dict) else {}
     threshold = config.get("threshold")
     others = [a for a in top if a.type not in ("max-score", "select-best")]
     node = chosen.ref_node or chosen.node
@@ -606,16 +609,15 @@ def _max_score(doc: Document, view: Any, number: int, reports: list[GradeReport]
         else:
             scores.append(total if method == "sum" else (total / weight_sum if weight_sum else 0.0))
     entry["scores"] = scores
-    winner = None
+    winner: int | None = None
+    best = 0.0
     for position, score in enumerate(scores):
-        if score is not None and (
-            winner is None or score > scores[winner]
-        ):  # first strictly greater wins; ties keep the first
-            winner = position
+        if score is not None and (winner is None or score > best):  # first strictly greater wins; ties keep the first
+            winner, best = position, score
     threshold = compared_threshold(threshold, None)  # JavaScript's `<` turns a string threshold into a number
-    if winner is not None and threshold is not None and scores[winner] < threshold:
+    if winner is not None and threshold is not None and best < threshold:
         entry["reason"] = (
-            f"The best score {scores[winner]:.3g} is below the threshold {js_number_text(threshold)}, so no output passes."
+            f"The best score {best:.3g} is below the threshold {js_number_text(threshold)}, so no output passes."
         )
         winner = None
     entry["winner"] = winner
@@ -739,6 +741,8 @@ async def grade_promptfoo_outputs(
             for r in responses
         )
     )
+    if doc.root is None:
+        raise GradingError("The file is empty.")
     view = read_config(doc.root, doc.path, doc)
     numbers = [test_index + 1] if test_index is not None else list(range(1, len(view.tests) + 1))
     # promptfoo compares (select-best) before it applies max-score, which leaves the comparison out.

@@ -306,9 +306,11 @@ def add_verdicts(reports: list[GradeReport], entries: list[dict[str, Any]]) -> N
         for entry in entries:
             name = f"test {entry['test']}: {SELECT_BEST}"
             subject = Subject(name, len(report.verdicts), entry["range"])
-            flags = {"ambiguous": bool(entry.get("ambiguous")), "cached": bool(entry.get("cached"))}
+            ambiguous, cached = bool(entry.get("ambiguous")), bool(entry.get("cached"))
             if "error" in entry:
-                verdict = subject.failure(entry["reason"], entry["error"], "FAIL", passed=False, **flags)
+                verdict = subject.failure(
+                    entry["reason"], entry["error"], "FAIL", passed=False, ambiguous=ambiguous, cached=cached
+                )
             else:
                 won = entry["winner"] == position
                 reason = (
@@ -316,8 +318,9 @@ def add_verdicts(reports: list[GradeReport], entries: list[dict[str, Any]]) -> N
                     if won
                     else f"Not selected (output {entry['winner'] + 1} was): {entry['criteria']}"
                 )
+                score = 1.0 if won else 0.0
                 verdict = subject.judged(
-                    "PASS" if won else "FAIL", reason, score=1.0 if won else 0.0, passed=won, **flags
+                    "PASS" if won else "FAIL", reason, score=score, passed=won, ambiguous=ambiguous, cached=cached
                 )
             report.verdicts.append(verdict)
             report.passed = verdict.passed and report.passed is not False
