@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from rubric_lsp.formats.promptfoo.grading.assertions import decide, parse_rubric_reply
+from rubric_lsp.formats.promptfoo.grading.prompts import render
 from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, grade_text
-from rubric_lsp.formats.promptfoo.grading.assertions import decide, parse_rubric_reply, render
 from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
 
 SECRET = "sk-test-SECRET-pf-0123456789"

@@ -12,18 +12,17 @@ import math
 
 import pytest
 
-from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, MissingCredentials, grade_text
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.formats.promptfoo.grading.assertions import (
+from rubric_lsp.formats.promptfoo.grading.assertions import decide, parse_rubric_reply
+from rubric_lsp.formats.promptfoo.grading.prompts import (
     UNDEFINED,
     custom_messages,
-    decide,
     js_number,
     js_number_text,
-    parse_rubric_reply,
     render,
     try_parse,
 )
+from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, MissingCredentials, grade_text
+from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.settings import (
     GraderConfigError,
     api_key_for,

@@ -52,7 +52,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_lsp.formats.promptfoo.grading.assertions import custom_messages, prompt_context, render, try_parse
+from rubric_lsp.formats.promptfoo.grading.prompts import custom_messages, prompt_context, render, try_parse
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet, strip_thinking

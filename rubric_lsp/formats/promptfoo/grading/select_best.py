@@ -50,7 +50,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.promptfoo.grading.assertions import SELECT_BEST, custom_messages, render, start_judges
+from rubric_lsp.formats.promptfoo.grading.assertions import SELECT_BEST, start_judges
+from rubric_lsp.formats.promptfoo.grading.prompts import custom_messages, render
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Usage
 from rubric_lsp.grading.replies import extract, snippet, strip_thinking
