@@ -114,6 +114,7 @@ def _judge_replies(server: JudgeServer) -> None:
 FACES = [
     "rubric_lsp/grading/runner.py",
     "rubric_lsp/grading/request.py",
+    "rubric_lsp/grading/report.py",
     "rubric_lsp/grading/engine.py",
     "rubric_lsp/grading/cli.py",
     "rubric_lsp/server/grading.py",

@@ -14,8 +14,8 @@ ERROR_VERDICT = "ERROR"  # what a failed judgment shows instead of a verdict
 class Verdict:
     """What the judge concluded about one criterion / assertion / grader.
 
-    ``verdict``: MET | UNMET | CANNOT_ASSESS (binary autorubric), the option label
-    (multi-choice), PASS | FAIL (promptfoo, NorthStar), or ``ERROR`` when the judgment
+    ``verdict``: MET | UNMET | CANNOT_ASSESS (binary criteria), the option label
+    (multi-choice), PASS | FAIL (formats with a pass), or ``ERROR`` when the judgment
     failed — then ``error`` is ``"<category>: <message>"`` and ``counted_as`` says how the
     score treats it (an abstention, or the worst case). An error is never a pass.
     """
@@ -28,13 +28,13 @@ class Verdict:
     option: int | None = None  # 0-based index of the chosen option in the criterion as written
     error: str | None = None
     counted_as: str | None = None
-    score: float | None = None  # this item's own score (option value, promptfoo score, normalised NorthStar score)
+    score: float | None = None  # this item's own score (option value, the judge's score, a normalised score)
     passed: bool | None = None
     weight: float | None = None
-    label: str | None = None  # NorthStar label
-    feedback: str | None = None  # NorthStar: what the judge tells the answer's author to fix
-    confidence: float | None = None  # NorthStar: the judge's own confidence, 0..1
-    evidence: list[str] | None = None  # NorthStar: short quotes or summaries the judge relied on
+    label: str | None = None  # the label the format gives the score
+    feedback: str | None = None  # what the judge tells the answer's author to fix
+    confidence: float | None = None  # the judge's own confidence, 0..1
+    evidence: list[str] | None = None  # short quotes or summaries the judge relied on
     ambiguous: bool = False
     cached: bool = False
     votes: list[str] | None = None  # several judges: each one's verdict
@@ -156,12 +156,14 @@ class GradeReport:
     usage: Usage = field(default_factory=Usage)
     notes: list[str] = field(default_factory=list)
     test_index: int | None = None
-    # Engine-internal links (e.g. promptfoo: (test number, assertion node) per verdict); not serialised.
+    # Whether the format decides pass/fail at all; without one, ``passed`` is left out of the JSON when unset.
+    has_pass: bool = True
+    # Grader-internal links (e.g. (test number, assertion node) per verdict); not serialised.
     links: list[Any] = field(default_factory=list, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"score": self.score, "raw_score": self.raw_score}
-        if self.passed is not None or self.format != "autorubric":
+        if self.passed is not None or self.has_pass:
             data["passed"] = self.passed
         data["verdicts"] = [v.to_json() for v in self.verdicts]
         data["usage"] = self.usage.to_json()

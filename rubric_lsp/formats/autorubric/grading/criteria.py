@@ -485,7 +485,8 @@ async def grade_criteria(
     flat = await fan_out(one(judge, item) for item in items for judge in judges)
     width = len(judges)
     results = [flat[k * width : (k + 1) * width] for k in range(len(items))]
-    report = GradeReport(format="autorubric", model=", ".join(j.model for j in judges))
+    # autorubric gives a score, never a pass/fail of its own.
+    report = GradeReport(format="autorubric", model=", ".join(j.model for j in judges), has_pass=False)
     for judge in judges:
         report.usage.merge(judge.usage)
     outcomes: list[Outcome] = []
