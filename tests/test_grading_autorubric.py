@@ -332,9 +332,9 @@ async def test_several_judges_ordinal_mean_snaps_to_nearest_option(judge_server,
 
 
 def test_failure_categories_and_their_effect_on_the_score():
+    from rubric_lsp.formats.autorubric.grading.criteria import failure_outcome
     from rubric_lsp.formats.autorubric.model import Criterion
     from rubric_lsp.formats.autorubric.score import compute_score
-    from rubric_lsp.grading.autorubric_grader import failure_outcome
     from rubric_lsp.grading.failures import JudgeFailure
 
     good = Criterion(requirement="good", weight=10)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from rubric_lsp.formats.promptfoo.grading.assertions import decide, parse_rubric_reply
+from rubric_lsp.formats.promptfoo.grading.prompts import render
 from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, grade_text
-from rubric_lsp.grading.promptfoo_grader import decide, parse_rubric_reply, render
 from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
 
 SECRET = "sk-test-SECRET-pf-0123456789"
@@ -181,7 +182,7 @@ tests:
 
 async def test_max_score_picks_first_strictly_greater_output(judge_server, tmp_path):
     from rubric_lsp.document import parse_document
-    from rubric_lsp.grading.promptfoo_grader import grade_promptfoo_outputs
+    from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
 
     def by_output(request):
         output = request.text.split("<Output>\n")[1].split("\n</Output>")[0]
@@ -201,7 +202,7 @@ async def test_max_score_picks_first_strictly_greater_output(judge_server, tmp_p
 
 async def test_max_score_threshold_and_single_output(judge_server, tmp_path):
     from rubric_lsp.document import parse_document
-    from rubric_lsp.grading.promptfoo_grader import grade_promptfoo_outputs
+    from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
 
     judge_server.default = verdict(False, 0.1)
     doc = parse_document(MAX_SCORE, "promptfooconfig.yaml")

@@ -12,18 +12,17 @@ import math
 
 import pytest
 
-from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, MissingCredentials, grade_text
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.promptfoo_grader import (
+from rubric_lsp.formats.promptfoo.grading.assertions import decide, parse_rubric_reply
+from rubric_lsp.formats.promptfoo.grading.prompts import (
     UNDEFINED,
     custom_messages,
-    decide,
     js_number,
     js_number_text,
-    parse_rubric_reply,
     render,
     try_parse,
 )
+from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, MissingCredentials, grade_text
+from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.settings import (
     GraderConfigError,
     api_key_for,
@@ -244,7 +243,7 @@ async def test_string_threshold_applies_to_g_eval(judge_server, tmp_path):
 
 async def test_string_threshold_applies_to_max_score(judge_server, tmp_path):
     from rubric_lsp.document import parse_document
-    from rubric_lsp.grading.promptfoo_grader import grade_promptfoo_outputs
+    from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
 
     judge_server.default = verdict(True, 0.5)
     text = config(

@@ -3,7 +3,16 @@
 Importing this package does not import litellm (the first judge call does, off the event
 loop), so the language server can import it at start-up.
 
-API (what the language server calls)::
+API: one request for everything the engine grades (what ``rubric grade`` and the server's
+``rubric-lsp.grade`` call)::
+
+    from rubric_lsp.grading import GradeRequest, RequestKind, grade
+    result = await grade(GradeRequest(text, path, RequestKind.DATASET, limit=50), settings,
+                         on_progress=lambda done, total: ...)
+    result.to_json(); result.text_lines(); result.failed
+    # kinds: RESPONSE (responses=(r,)), OUTPUTS (several), EXAMPLES, DATASET, RESCORE (verdicts=...)
+
+The call-style entry points (kept for the server's gradeText/gradeDocument and the tests)::
 
     from rubric_lsp.grading import JudgeSettings, grade_text, grade_examples, GradeReport
 
@@ -65,10 +74,13 @@ __all__ = [
     "ERROR_VERDICT",
     "ExampleResult",
     "GradeReport",
+    "GradeRequest",
     "GradingError",
     "JudgeSettings",
     "MissingCredentials",
+    "RequestKind",
     "Verdict",
+    "grade",
     "grade_examples",
     "grade_text",
     "warm_up",
@@ -80,6 +92,14 @@ def __getattr__(name: str) -> Any:
         from rubric_lsp.grading import engine
 
         return getattr(engine, name)
+    if name in ("GradeRequest", "RequestKind"):
+        from rubric_lsp.grading import request
+
+        return getattr(request, name)
+    if name == "grade":
+        from rubric_lsp.grading.runner import grade
+
+        return grade
     raise AttributeError(name)
 
 

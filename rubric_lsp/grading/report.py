@@ -14,8 +14,8 @@ ERROR_VERDICT = "ERROR"  # what a failed judgment shows instead of a verdict
 class Verdict:
     """What the judge concluded about one criterion / assertion / grader.
 
-    ``verdict``: MET | UNMET | CANNOT_ASSESS (binary autorubric), the option label
-    (multi-choice), PASS | FAIL (promptfoo, NorthStar), or ``ERROR`` when the judgment
+    ``verdict``: MET | UNMET | CANNOT_ASSESS (binary criteria), the option label
+    (multi-choice), PASS | FAIL (formats with a pass), or ``ERROR`` when the judgment
     failed — then ``error`` is ``"<category>: <message>"`` and ``counted_as`` says how the
     score treats it (an abstention, or the worst case). An error is never a pass.
     """
@@ -28,13 +28,13 @@ class Verdict:
     option: int | None = None  # 0-based index of the chosen option in the criterion as written
     error: str | None = None
     counted_as: str | None = None
-    score: float | None = None  # this item's own score (option value, promptfoo score, normalised NorthStar score)
+    score: float | None = None  # this item's own score (option value, the judge's score, a normalised score)
     passed: bool | None = None
     weight: float | None = None
-    label: str | None = None  # NorthStar label
-    feedback: str | None = None  # NorthStar: what the judge tells the answer's author to fix
-    confidence: float | None = None  # NorthStar: the judge's own confidence, 0..1
-    evidence: list[str] | None = None  # NorthStar: short quotes or summaries the judge relied on
+    label: str | None = None  # the label the format gives the score
+    feedback: str | None = None  # what the judge tells the answer's author to fix
+    confidence: float | None = None  # the judge's own confidence, 0..1
+    evidence: list[str] | None = None  # short quotes or summaries the judge relied on
     ambiguous: bool = False
     cached: bool = False
     votes: list[str] | None = None  # several judges: each one's verdict
@@ -69,6 +69,81 @@ class Verdict:
         return data
 
 
+@dataclass(frozen=True)
+class Subject:
+    """What a verdict is about (a criterion, assertion or grader as written); builds its verdicts, typed."""
+
+    name: str
+    index: int
+    range: dict[str, Any] | None = None
+    weight: float | None = None
+
+    def judged(
+        self,
+        verdict: str,
+        reason: str,
+        *,
+        option: int | None = None,
+        score: float | None = None,
+        passed: bool | None = None,
+        label: str | None = None,
+        feedback: str | None = None,
+        confidence: float | None = None,
+        evidence: list[str] | None = None,
+        ambiguous: bool = False,
+        cached: bool = False,
+    ) -> Verdict:
+        """The judge's verdict (or one derived from it)."""
+        return Verdict(
+            self.name,
+            self.index,
+            verdict,
+            reason,
+            self.range,
+            option=option,
+            score=score,
+            passed=passed,
+            weight=self.weight,
+            label=label,
+            feedback=feedback,
+            confidence=confidence,
+            evidence=evidence,
+            ambiguous=ambiguous,
+            cached=cached,
+        )
+
+    def failure(
+        self,
+        reason: str,
+        error: str,
+        counted_as: str,
+        *,
+        passed: bool | None = None,
+        feedback: str | None = None,
+        ambiguous: bool = False,
+        cached: bool = False,
+    ) -> Verdict:
+        """A judgment that failed: ``ERROR``, ``error`` = ``"<category>: <message>"``, never a pass."""
+        return Verdict(
+            self.name,
+            self.index,
+            ERROR_VERDICT,
+            reason,
+            self.range,
+            error=error,
+            counted_as=counted_as,
+            passed=passed,
+            weight=self.weight,
+            feedback=feedback,
+            ambiguous=ambiguous,
+            cached=cached,
+        )
+
+    def skipped(self, reason: str) -> Verdict:
+        """Not judged, by the format's own rule (e.g. a grader that needs input the request lacks)."""
+        return Verdict(self.name, self.index, "SKIPPED", reason, self.range, weight=self.weight)
+
+
 @dataclass
 class GradeReport:
     format: str
@@ -81,12 +156,14 @@ class GradeReport:
     usage: Usage = field(default_factory=Usage)
     notes: list[str] = field(default_factory=list)
     test_index: int | None = None
-    # Engine-internal links (e.g. promptfoo: (test number, assertion node) per verdict); not serialised.
+    # Whether the format decides pass/fail at all; without one, ``passed`` is left out of the JSON when unset.
+    has_pass: bool = True
+    # Grader-internal links (e.g. (test number, assertion node) per verdict); not serialised.
     links: list[Any] = field(default_factory=list, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"score": self.score, "raw_score": self.raw_score}
-        if self.passed is not None or self.format != "autorubric":
+        if self.passed is not None or self.has_pass:
             data["passed"] = self.passed
         data["verdicts"] = [v.to_json() for v in self.verdicts]
         data["usage"] = self.usage.to_json()
@@ -100,3 +177,82 @@ class GradeReport:
         if self.test_index is not None:
             data["test"] = self.test_index
         return data
+
+    @property
+    def failed(self) -> bool:
+        """Graded, but failed or without a score (the CLI exits 1)."""
+        return (self.score is None and bool(self.error)) or self.passed is False
+
+    def text_lines(self) -> list[str]:
+        """The report as ``rubric grade`` prints it."""
+        lines: list[str] = []
+        width = max([len(v.verdict) for v in self.verdicts] + [7])
+        for verdict in self.verdicts:
+            flags = [flag for flag, on in (("ambiguous reply", verdict.ambiguous), ("cached", verdict.cached)) if on]
+            extra = f" [{', '.join(flags)}]" if flags else ""
+            where = f" (line {verdict.range['start']['line'] + 1})" if verdict.range else ""
+            lines.append(f"{verdict.verdict:<{width}}  {verdict.name}{where}{extra}")
+            if verdict.error:
+                lines.append(f"{'':<{width}}  {verdict.error} — counted as {verdict.counted_as}")
+            elif verdict.reason:
+                lines.append(f"{'':<{width}}  {verdict.reason}")
+            if verdict.feedback:
+                lines.append(f"{'':<{width}}  feedback: {verdict.feedback}")
+        if self.error:
+            lines.append(f"no score: {self.error}")
+        elif self.score is not None and self.raw_score is not None:
+            passed = "" if self.passed is None else (" — PASS" if self.passed else " — FAIL")
+            lines.append(f"score: {self.score:.4g} (raw {self.raw_score:.4g}){passed}")
+        else:
+            lines.append("no score: nothing was left to score")
+        lines.extend(f"note: {note}" for note in self.notes)
+        usage = self.usage
+        cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""
+        tokens = usage.prompt_tokens + usage.completion_tokens
+        lines.append(
+            f"judge: {self.model or 'none'}; {usage.calls} calls, {usage.cached} cached, {tokens} tokens{cost}"
+        )
+        return lines
+
+
+@dataclass
+class ExampleResult:
+    """One worked example of a file, graded, and whether its expectations held."""
+
+    name: str
+    range: dict[str, Any] | None
+    report: GradeReport | None
+    met: bool | None  # None: no expectation
+    failures: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "range": self.range,
+            "report": self.report.to_json() if self.report else None,
+            "met": self.met,
+            "failures": self.failures,
+        }
+
+
+@dataclass
+class ExamplesResult:
+    """A file's worked examples, graded (an EXAMPLES request)."""
+
+    examples: list[ExampleResult] = field(default_factory=list)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [e.to_json() for e in self.examples]
+
+    @property
+    def failed(self) -> bool:
+        return any(e.met is False for e in self.examples)
+
+    def text_lines(self) -> list[str]:
+        lines: list[str] = []
+        for e in self.examples:
+            score = "no score" if e.report is None or e.report.score is None else f"{e.report.score:.3f}"
+            state = {True: "ok", False: "NOT MET", None: ""}[e.met]
+            lines.append(f"{e.name}: {score} {state}")
+            lines.extend(f"  {failure}" for failure in e.failures)
+        return lines

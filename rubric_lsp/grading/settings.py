@@ -11,6 +11,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+# How abstentions count (the score's own rule, shared by every face that sets it).
+from rubric_lsp.formats.autorubric.score import CANNOT_ASSESS_STRATEGIES as CANNOT_ASSESS_STRATEGIES
+
 ENV_MODEL = "RUBRIC_JUDGE_MODEL"
 ENV_API_BASE = "RUBRIC_JUDGE_API_BASE"
 ENV_CACHE_DIR = "RUBRIC_CACHE_DIR"
@@ -167,6 +170,10 @@ class JudgeSettings:
     api_base: str | None = None
     concurrency: int = 16
     timeout_seconds: float = 60.0
+    # Total wall-clock budget of one grading (every call, retry and back-off included); None = no limit.
+    # A judge that accepts connections and never answers would otherwise hold a criterion for
+    # timeout × retries (~5 minutes with the defaults).
+    deadline_seconds: float | None = 600.0
     cache_enabled: bool = True
     cache_dir: Path | None = None
     temperature: float | None = 0.0
@@ -332,7 +339,8 @@ def settings_from_promptfoo(base: JudgeSettings, provider: Any) -> JudgeSettings
         provider_id = provider
     elif isinstance(provider, Mapping):
         provider_id = provider.get("id") if isinstance(provider.get("id"), str) else None
-        config = provider.get("config") if isinstance(provider.get("config"), Mapping) else {}
+        given = provider.get("config")
+        config = given if isinstance(given, Mapping) else {}
     updates: dict[str, Any] = {}
     if provider_id and not base.model:
         updates["model"] = promptfoo_to_litellm(provider_id)
@@ -340,8 +348,8 @@ def settings_from_promptfoo(base: JudgeSettings, provider: Any) -> JudgeSettings
     if temperature is not None:
         updates["temperature"] = temperature
     max_tokens = None
-    for key in ("max_completion_tokens", "max_tokens", "maxTokens"):
-        value = _token_setting(config, key)
+    for name in ("max_completion_tokens", "max_tokens", "maxTokens"):
+        value = _token_setting(config, name)
         if max_tokens is None and value is not None:
             max_tokens = value
     if max_tokens is not None:
@@ -351,8 +359,9 @@ def settings_from_promptfoo(base: JudgeSettings, provider: Any) -> JudgeSettings
     if api_base and not base.api_base:
         updates["api_base"] = api_base
     result = replace(base, **updates) if updates else base
-    key = config.get("apiKey")
-    if not (isinstance(key, str) and key):
+    written = config.get("apiKey")
+    key: str | None = written if isinstance(written, str) and written else None
+    if key is None:
         envar = config.get("apiKeyEnvar")
         key = result.environ().get(envar) if isinstance(envar, str) and envar else None
     if key and model:

@@ -27,7 +27,14 @@ class Arg:
 
 def _type_name(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {str: "a string", int: "an integer", float: "a number", bool: "true or false", dict: "an object"}
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "true or false",
+        dict: "an object",
+        list: "a list",
+    }
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
@@ -55,9 +62,19 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
         URI,
         Arg("text", str, required=True, what="the response to grade"),
         Arg("query", str, what="the prompt the response answers"),
-        Arg("test", int, what="promptfoo: the 1-based test number"),
+        Arg("test", int, what="the 1-based test number, for files with tests"),
     ),
     "rubric-lsp.gradeDocument": (URI,),
+    "rubric-lsp.grade": (
+        URI,
+        Arg("kind", str, what="response | outputs | examples | dataset | rescore"),
+        Arg("text", str, what="the response to grade"),
+        Arg("texts", list, what="the outputs to compare"),
+        Arg("query", str, what="the prompt the response answers"),
+        Arg("test", int, what="the 1-based test number, for files with tests"),
+        Arg("limit", int, what="grade at most this many items"),
+        Arg("verdicts", list, what="one verdict per criterion, to rescore"),
+    ),
     "rubric-lsp.clearVerdicts": (Arg("uri", str, document=False, what="the document"),),
 }
 

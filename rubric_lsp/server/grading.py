@@ -22,6 +22,7 @@ from rubric_lsp.server.verdicts import clear, code_lenses, inlay_hints, show, sh
 
 log = logging.getLogger(__name__)
 
+GRADE = "rubric-lsp.grade"
 GRADE_TEXT = "rubric-lsp.gradeText"
 GRADE_DOCUMENT = "rubric-lsp.gradeDocument"
 CLEAR_VERDICTS = "rubric-lsp.clearVerdicts"
@@ -36,7 +37,7 @@ def warm_up() -> None:
         from rubric_lsp.grading import warm_up as engine_warm_up
 
         engine_warm_up()
-    except Exception as exc:  # grading will report it when it is asked for
+    except Exception as exc:  # noqa: BLE001 - grading will report it when it is asked for
         log.info("grading engine not available yet: %s", exc)
 
 
@@ -49,6 +50,8 @@ def judge_settings(ls: RubricServer):
         changes["concurrency"] = s.judge_concurrency
     if s.judge_timeout_seconds is not None:
         changes["timeout_seconds"] = s.judge_timeout_seconds
+    if s.judge_deadline_seconds is not None:
+        changes["deadline_seconds"] = s.judge_deadline_seconds
     if s.cannot_assess:
         changes["cannot_assess"] = s.cannot_assess
     return JudgeSettings(**changes)
@@ -70,7 +73,7 @@ class Grading:
         token = f"rubric-grade-{uuid.uuid4().hex[:12]}"
         try:
             await asyncio.wait_for(self.ls.work_done_progress.create_async(token), 5)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - progress is optional; grading goes on without it
             log.info("client refused a progress token: %s", exc)
             return
         self.token = token
@@ -96,7 +99,7 @@ class Grading:
                     message=f"{done}/{total} judged", percentage=int(100 * done / total), cancellable=True
                 ),
             )
-        except Exception:
+        except Exception:  # noqa: BLE001, S110 - a progress report the client refuses must not stop the grading
             pass
 
     def end(self, message: str) -> None:
@@ -117,7 +120,10 @@ async def _run(ls: RubricServer, title: str, work) -> Any:
             return {"cancelled": True}
         raise
     except Exception as exc:
-        expected = type(exc).__name__ in ("GradingError", "MissingCredentials")
+        from rubric_lsp.grading.runner import GradingError
+        from rubric_lsp.grading.settings import MissingCredentials
+
+        expected = isinstance(exc, (GradingError, MissingCredentials))
         if expected:
             log.warning("grading refused: %s", exc)
         else:
@@ -151,58 +157,112 @@ def _rubric_text(ls: RubricServer, uri: str) -> str:
         return handle.read()
 
 
-async def grade_text_command(ls: RubricServer, args: dict[str, Any]) -> dict[str, Any]:
-    uri = args["uri"]
-    response = args.get("text")
-    if not isinstance(response, str):
-        raise ValueError('"text" (the response to grade) must be a string')
-    query = args.get("query") if isinstance(args.get("query"), str) else None
-    # promptfoo configs: "test" is the 1-based test number, as in `rubric grade --test N`.
+def _test_index(args: dict[str, Any]) -> int | None:
+    # "test" is the 1-based test number, as in `rubric grade --test N`.
     test = args.get("test")
-    test_index = test - 1 if isinstance(test, int) and not isinstance(test, bool) and test >= 1 else None
-    source = _rubric_text(ls, uri)
-    path = ls.path_of(uri)
+    return test - 1 if isinstance(test, int) and not isinstance(test, bool) and test >= 1 else None
 
-    async def work(progress):
-        from rubric_lsp import grading as engine
 
-        return await engine.grade_text(
-            source, path, response, query, judge_settings(ls), test_index=test_index, on_progress=progress
-        )
+def _request(ls: RubricServer, args: dict[str, Any]) -> Any:
+    """The GradeRequest a command's arguments describe (``gradeText``, ``gradeDocument`` and ``grade`` alike).
 
-    report = await _run(ls, "Grading response", work)
-    if isinstance(report, dict) and (report.get("error") or report.get("cancelled")) and "verdicts" not in report:
-        return report
-    data = report.to_json() if hasattr(report, "to_json") else report
+    ``kind``: response (``text``) | outputs (``texts``: several outputs) | examples | dataset
+    (``limit``) | rescore (``verdicts``); default: response when ``text`` is given, else examples.
+    """
+    from rubric_lsp.grading.request import GradeRequest, RequestKind
+
+    uri = args["uri"]
+    default = "response" if "text" in args else ("outputs" if "texts" in args else "examples")
+    try:
+        kind = RequestKind(args.get("kind") or default)
+    except ValueError:
+        raise ValueError(f'"kind" must be one of {", ".join(k.value for k in RequestKind)}') from None
+    verdicts = args.get("verdicts")
+    if kind is RequestKind.RESCORE and not isinstance(verdicts, list):
+        raise ValueError('"verdicts" (one per criterion) must be a list')
+    query, limit = args.get("query"), args.get("limit")
+    return GradeRequest(
+        _rubric_text(ls, uri),
+        ls.path_of(uri),
+        kind,
+        _responses(kind.value, args),
+        query if isinstance(query, str) else None,
+        _test_index(args),
+        limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else None,
+        tuple(verdicts) if isinstance(verdicts, list) else (),
+    )
+
+
+def _responses(kind: str, args: dict[str, Any]) -> tuple[str, ...]:
+    if kind == "response":
+        text = args.get("text")
+        if not isinstance(text, str):
+            raise ValueError('"text" (the response to grade) must be a string')
+        return (text,)
+    if kind == "outputs":
+        texts = args.get("texts")
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise ValueError('"texts" (the outputs to compare) must be a list of strings')
+        return tuple(texts)
+    return ()
+
+
+async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:
+    """Any grading request (see ``_request``); verdicts of a response or of examples are shown inline."""
+    from rubric_lsp.grading.request import RequestKind
+
+    try:
+        request = _request(ls, args)
+    except ValueError as exc:  # the argument's shape is the client's mistake: -32602, one line
+        from rubric_lsp.server.arguments import invalid
+
+        raise invalid(f"rubric-lsp.grade: {exc}") from None
+    titles = {
+        RequestKind.RESPONSE: "Grading response",
+        RequestKind.OUTPUTS: "Comparing outputs",
+        RequestKind.EXAMPLES: "Grading the rubric's examples",
+        RequestKind.DATASET: "Measuring the judge on the dataset",
+    }
+
+    async def work(progress: Any) -> Any:
+        from rubric_lsp.grading.runner import UnsupportedRequest, grade
+
+        try:
+            return await grade(request, judge_settings(ls), on_progress=progress)
+        except UnsupportedRequest:
+            if request.kind is RequestKind.EXAMPLES:  # a file with no examples: nothing to grade, nothing shown
+                return None
+            raise
+
+    result = await _run(ls, titles.get(request.kind, "Grading"), work)
+    if isinstance(result, dict):  # error or cancelled
+        return result
     top = Range(Position(0, 0), Position(0, 0))
-    show(ls, uri, shown_for_report(data, top), source)
+    if request.kind is RequestKind.EXAMPLES:
+        examples = getattr(result, "examples", None)
+        if result is None or examples is not None:
+            shown = shown_for_examples(list(examples or []), top)
+            show(ls, args["uri"], shown, request.text)
+            return shown.result or {}
+    data = result.to_json()
+    if request.kind is RequestKind.RESPONSE:
+        show(ls, args["uri"], shown_for_report(data, top), request.text)
     return data
 
 
-async def grade_document_command(ls: RubricServer, args: dict[str, Any]) -> dict[str, Any]:
-    uri = args["uri"]
-    source = _rubric_text(ls, uri)
-    path = ls.path_of(uri)
+async def grade_text_command(ls: RubricServer, args: dict[str, Any]) -> Any:
+    return await grade_command(ls, {**args, "kind": "response"})
 
-    async def work(progress):
-        from rubric_lsp import grading as engine
 
-        return await engine.grade_examples(source, path, judge_settings(ls), on_progress=progress)
-
-    results = await _run(ls, "Grading the rubric's examples", work)
-    if isinstance(results, dict):
-        return results
-    top = Range(Position(0, 0), Position(0, 0))
-    shown = shown_for_examples(list(results), top)
-    show(ls, uri, shown, source)
-    return shown.result or {}
+async def grade_document_command(ls: RubricServer, args: dict[str, Any]) -> Any:
+    return await grade_command(ls, {**args, "kind": "examples"})
 
 
 async def grade_on_save(ls: RubricServer, uri: str) -> None:
     """Re-grade the saved rubric's examples (through the verdict cache) if it has any."""
     try:
         result = await ls.lint(uri)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a file that does not lint is not graded on save
         return
     root = result.document.root
     if root is None or not root.is_map or not root.has("examples"):
@@ -211,6 +271,10 @@ async def grade_on_save(ls: RubricServer, uri: str) -> None:
 
 
 def register(ls: RubricServer) -> None:
+    @ls.command(GRADE)
+    async def grade_request(ls: RubricServer, *args):
+        return await grade_command(ls, _uri_arg(args))
+
     @ls.command(GRADE_TEXT)
     async def grade_text(ls: RubricServer, *args):
         return await grade_text_command(ls, _uri_arg(args))

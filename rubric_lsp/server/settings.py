@@ -26,6 +26,7 @@ class ServerSettings:
     judge_api_base: str | None = None
     judge_concurrency: int | None = None
     judge_timeout_seconds: float | None = None
+    judge_deadline_seconds: float | None = None  # the whole grading's deadline (None: the engine's default)
     grade_on_save: bool = False
     cache_enabled: bool = True
     lint_select: tuple[str, ...] = ()
@@ -123,6 +124,7 @@ _KEYS: dict[str, tuple[str, Any, str]] = {
     "judge.apiBase": ("judge_api_base", _text, "a URL"),
     "judge.concurrency": ("judge_concurrency", _positive_int, "a positive whole number"),
     "judge.timeoutSeconds": ("judge_timeout_seconds", _positive_float, "a positive number of seconds"),
+    "judge.deadlineSeconds": ("judge_deadline_seconds", _positive_float, "a positive number of seconds"),
     "gradeOnSave": ("grade_on_save", _bool, "true or false"),
     "cache.enabled": ("cache_enabled", _bool, "true or false"),
     "lint.select": ("lint_select", _codes, "a list of rule codes or prefixes"),

@@ -83,6 +83,7 @@ register(
     Format(
         checker_modules=_CHECKERS,
         name=RUBRIC,
+        grader="rubric_lsp.formats.autorubric.grading.rubric",
         title="autorubric rubric",
         languages=("yaml", "json"),
         schema_names=("autorubric-rubric.schema.json",),
@@ -102,6 +103,7 @@ register(
     Format(
         checker_modules=_CHECKERS,
         name=DATASET,
+        grader="rubric_lsp.formats.autorubric.grading.agreement",
         title="autorubric dataset",
         languages=("json",),
         schema_names=("autorubric-dataset.schema.json",),

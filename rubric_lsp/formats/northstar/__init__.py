@@ -78,6 +78,7 @@ register(
     Format(
         checker_modules=_CHECKERS,
         name=REQUEST,
+        grader="rubric_lsp.formats.northstar.grading.request_grader",
         title="NorthStar eval run request (judge configuration)",
         languages=("json",),
         schema_names=("northstar-eval-run-request.schema.json",),
@@ -94,6 +95,7 @@ register(
     Format(
         checker_modules=_CHECKERS,
         name=CASES,
+        grader="rubric_lsp.formats.northstar.grading.cases_grader",
         title="NorthStar eval cases",
         languages=("json", "jsonl"),
         schema_names=("northstar-eval-cases.schema.json",),

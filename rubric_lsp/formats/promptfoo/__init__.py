@@ -45,6 +45,7 @@ register(
     Format(
         checker_modules=_CHECKERS,
         name=CONFIG,
+        grader="rubric_lsp.formats.promptfoo.grading.grader",
         title="promptfoo config",
         languages=("yaml", "json"),
         schema_names=("promptfoo.dev/config-schema.json", "promptfoo-config.schema.json"),

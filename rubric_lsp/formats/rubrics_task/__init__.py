@@ -37,6 +37,7 @@ register(
     Format(
         checker_modules=_CHECKERS,
         name=TASK,
+        grader="rubric_lsp.formats.rubrics_task.grader",
         title="Rubrics task (vendor JSON with human ratings)",
         languages=("json",),
         schema_names=("rubrics-task.schema.json",),

@@ -32,7 +32,8 @@ from rubric_lsp.formats.northstar.model import GRADER_TYPES, RUBRIC_JUDGE_TYPES,
 from rubric_lsp.formats.northstar.view import Problem, read_request
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.grading.report import GradeReport, Subject, Verdict
+from rubric_lsp.grading.runner import fan_out
 
 INVALID_JSON = "LLM judge returned invalid JSON."
 # NorthStar's RubricJudge model when a grader names none.
@@ -187,7 +188,7 @@ def messages_for(grader: GraderInput, response: str, query: str | None) -> list[
         )
     else:
         instructions = BINARY_INSTRUCTIONS
-    payload = {
+    payload: dict[str, Any] = {
         "goal": query,
         "rubric": grader.rubric or GOAL_RUBRIC,
         "ground_truth": None,
@@ -295,33 +296,23 @@ async def grade_graders(
 ) -> GradeReport:
     report = GradeReport(format="northstar")
     graders = plan.judges
-    done = 0
     judges: list[Judge] = []
 
     async def one(grader: GraderInput) -> Verdict:
-        nonlocal done
         try:
             return await _grade_one(grader)
         finally:
-            done += 1
             if on_progress:
-                on_progress(done, len(graders))
+                on_progress(0, len(graders))
 
     async def _grade_one(grader: GraderInput) -> Verdict:
-        base = dict(name=grader.name, index=grader.index, range=grader.range)
+        subject = Subject(grader.name, grader.index, grader.range)
         if grader.config_error:
             failure = JudgeFailure("unknown", f"Invalid grader config: {grader.config_error}", "config")
-            return Verdict(
-                verdict=ERROR_VERDICT,
-                reason=failure.message,
-                error=failure.error,
-                counted_as="FAIL",
-                passed=False,
-                **base,
-            )
+            return subject.failure(failure.message, failure.error, "FAIL", passed=False)
         skipped = skip_reason(grader, query)
         if skipped is not None:
-            return Verdict(verdict="SKIPPED", reason=skipped, **base)
+            return subject.skipped(skipped)
         scoring = grader.scoring
         assert scoring is not None
         try:
@@ -335,23 +326,10 @@ async def grade_graders(
         except JudgeFailure as failure:
             if failure.category == "parse" and failure.message != INVALID_JSON:
                 # An empty or message-less reply: NorthStar reports every unusable reply alike.
-                return Verdict(
-                    verdict=ERROR_VERDICT,
-                    reason=INVALID_JSON,
-                    feedback=failure.message,
-                    error=f"parse: {INVALID_JSON}",
-                    counted_as="FAIL",
-                    passed=False,
-                    **base,
+                return subject.failure(
+                    INVALID_JSON, f"parse: {INVALID_JSON}", "FAIL", passed=False, feedback=failure.message
                 )
-            return Verdict(
-                verdict=ERROR_VERDICT,
-                reason=failure.message,
-                error=failure.error,
-                counted_as="FAIL",
-                passed=False,
-                **base,
-            )
+            return subject.failure(failure.message, failure.error, "FAIL", passed=False)
         if scoring.mode == "numeric":
             raw = float(reply["score"])
             score = scoring.normalized(raw)
@@ -361,9 +339,9 @@ async def grade_graders(
             passed = bool(reply["passed"])
             score = 1.0 if passed else 0.0
             label = reply.get("label") or ("pass" if passed else "fail")
-        return Verdict(
-            verdict="PASS" if passed else "FAIL",
-            reason=reply["reason"],
+        return subject.judged(
+            "PASS" if passed else "FAIL",
+            reply["reason"],
             feedback=reply["feedback"],
             confidence=reply.get("confidence"),
             evidence=reply.get("evidence") or None,
@@ -372,16 +350,15 @@ async def grade_graders(
             label=label,
             ambiguous=ambiguous,
             cached=cached,
-            **base,
         )
 
-    tasks = [asyncio.ensure_future(one(g)) for g in graders]
-    try:
-        report.verdicts = list(await asyncio.gather(*tasks))
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        raise
+    report.verdicts = await fan_out(one(g) for g in graders)
+    _finish(report, plan, judges)
+    return report
+
+
+def _finish(report: GradeReport, plan: GraderPlan, judges: list[Judge]) -> None:
+    """Usage, model, notes and NorthStar's score and pass over the graders' verdicts."""
     for judge in {id(j): j for j in judges}.values():
         report.usage.merge(judge.usage)
     report.model = ", ".join(sorted({j.model for j in judges})) or None
@@ -398,4 +375,3 @@ async def grade_graders(
         report.error = "Every grader failed: " + (report.verdicts[0].error or "")
         report.score = report.raw_score = None
         report.passed = False
-    return report

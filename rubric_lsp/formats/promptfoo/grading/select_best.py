@@ -50,11 +50,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
+from rubric_lsp.formats.promptfoo.grading.assertions import SELECT_BEST, start_judges
+from rubric_lsp.formats.promptfoo.grading.prompts import custom_messages, render
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Usage
-from rubric_lsp.grading.promptfoo_grader import SELECT_BEST, custom_messages, render, start_judges
 from rubric_lsp.grading.replies import extract, snippet, strip_thinking
-from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.grading.report import GradeReport, Subject
+from rubric_lsp.grading.runner import fan_out
 
 SHADOWED = ("criteria", "outputs")
 
@@ -195,17 +197,7 @@ async def grade_select_best(
     doc: Document, view: Any, numbers: list[int], responses: list[str], settings: Any
 ) -> tuple[list[dict[str, Any]], Usage]:
     """One ``select_best`` entry per test that has a select-best, and the judges' usage."""
-    plan = []
-    for number in numbers:
-        test = view.test_number(number)
-        if test is None:
-            continue
-        chosen = [a for a in test.top_assertions if a.type == SELECT_BEST]
-        if not chosen:
-            continue
-        item = next((i for i in view.grading_plan(number) if i.assertion.node is chosen[0].node), None)
-        if item is not None:
-            plan.append((number, item, len(chosen)))
+    plan = _plan(view, numbers)
     if not plan:
         return [], Usage()
     run, judge_for = start_judges(settings, [(n, item) for n, item, _ in plan])
@@ -216,78 +208,97 @@ async def grade_select_best(
             judges.append(judge_for(item))
         except JudgeFailure as failure:
             judges.append(failure)
+    entries = await fan_out(
+        _compare(doc, n, item, count, judge, responses) for (n, item, count), judge in zip(plan, judges, strict=True)
+    )
+    return entries, run.usage()
 
-    async def one(number: int, item: Any, count: int, judge: Any) -> dict[str, Any]:
-        assertion = item.assertion
-        node = assertion.ref_node or assertion.node
-        entry: dict[str, Any] = {
-            "test": number,
-            "range": doc.range(node).to_json() if assertion.source.is_config else None,
-            "criteria": item.value if isinstance(item.value, str) else None,
-        }
-        notes = []
-        if count > 1:
-            notes.append("Only the first select-best of a test runs; promptfoo skips the others.")
-        shadowed = [name for name in SHADOWED if name in item.vars]
-        if shadowed:
-            notes.append(
-                f"A test var named {' and '.join(repr(n) for n in shadowed)} replaces the real one in the grading prompt (promptfoo spreads test vars last)."
-            )
-        if notes:
-            entry["note"] = " ".join(notes)
-        try:
-            if not isinstance(item.value, str):
-                raise JudgeFailure(
-                    "unknown",
-                    f"select-best needs a string value (the criterion); promptfoo stops the eval on {type(item.value).__name__} {snippet(repr(item.value))}.",
-                    "config",
-                )
-            if isinstance(judge, JudgeFailure):
-                raise judge
-            messages, reply_format = select_best_messages(item.rubric_prompt, item.value, responses, item.vars)
-            replies: list[str] = []
 
-            def parse(content: str) -> Pick:
-                replies.append(content)
-                return parse_pick(content, len(responses))
+async def _compare(
+    doc: Document, number: int, item: Any, count: int, judge: Any, responses: list[str]
+) -> dict[str, Any]:
+    """One test's select-best: the judge picks the best output, read as promptfoo reads it."""
+    assertion = item.assertion
+    node = assertion.ref_node or assertion.node
+    entry: dict[str, Any] = {
+        "test": number,
+        "range": doc.range(node).to_json() if assertion.source.is_config else None,
+        "criteria": item.value if isinstance(item.value, str) else None,
+    }
+    notes = _notes(item, count)
+    if notes:
+        entry["note"] = " ".join(notes)
+    try:
+        if not isinstance(item.value, str):
+            raise JudgeFailure(
+                "unknown",
+                f"select-best needs a string value (the criterion); promptfoo stops the eval on {type(item.value).__name__} {snippet(repr(item.value))}.",
+                "config",
+            )
+        if isinstance(judge, JudgeFailure):
+            raise judge
+        messages, reply_format = select_best_messages(item.rubric_prompt, item.value, responses, item.vars)
+        replies: list[str] = []
 
-            pick, cached = await judge.ask(messages, reply_format, parse)
-        except asyncio.CancelledError:
-            raise
-        except JudgeFailure as failure:
-            reason = (
-                failure.message
-                if failure.kind == "config"
-                else f"Grader call failed ({failure.category}): {failure.message}"
-            )
-            entry.update(
-                winner=None,
-                passed=[False] * len(responses),
-                scores=[None] * len(responses),
-                reason=reason,
-                error=failure.error or reason,
-            )
-            return entry
-        entry.update(
-            winner=pick.best,
-            passed=[i == pick.best for i in range(len(responses))],
-            scores=[1.0 if i == pick.best else 0.0 for i in range(len(responses))],
-            reason=pick.reason,
+        def parse(content: str) -> Pick:
+            replies.append(content)
+            return parse_pick(content, len(responses))
+
+        pick, cached = await judge.ask(messages, reply_format, parse)
+    except asyncio.CancelledError:
+        raise
+    except JudgeFailure as failure:
+        return _failed(entry, failure, len(responses))
+    entry.update(
+        winner=pick.best,
+        passed=[i == pick.best for i in range(len(responses))],
+        scores=[1.0 if i == pick.best else 0.0 for i in range(len(responses))],
+        reason=pick.reason,
+    )
+    if pick.ambiguous:
+        entry["ambiguous"] = True
+    if cached:
+        entry["cached"] = True
+    theirs = promptfoo_reading(replies[-1]) if replies else None
+    if theirs != pick.best:
+        entry["promptfoo_reads"] = theirs
+    return entry
+
+
+def _notes(item: Any, count: int) -> list[str]:
+    notes = []
+    if count > 1:
+        notes.append("Only the first select-best of a test runs; promptfoo skips the others.")
+    shadowed = [name for name in SHADOWED if name in item.vars]
+    if shadowed:
+        notes.append(
+            f"A test var named {' and '.join(repr(n) for n in shadowed)} replaces the real one in the grading prompt (promptfoo spreads test vars last)."
         )
-        if pick.ambiguous:
-            entry["ambiguous"] = True
-        if cached:
-            entry["cached"] = True
-        theirs = promptfoo_reading(replies[-1]) if replies else None
-        if theirs != pick.best:
-            entry["promptfoo_reads"] = theirs
-        return entry
+    return notes
 
-    entries = list(await asyncio.gather(*(one(n, item, count, judge) for (n, item, count), judge in zip(plan, judges))))
-    usage = Usage()
-    for judge in run.judges.values():
-        usage.merge(judge.usage)
-    return entries, usage
+
+def _failed(entry: dict[str, Any], failure: JudgeFailure, count: int) -> dict[str, Any]:
+    reason = (
+        failure.message if failure.kind == "config" else f"Grader call failed ({failure.category}): {failure.message}"
+    )
+    entry.update(
+        winner=None, passed=[False] * count, scores=[None] * count, reason=reason, error=failure.error or reason
+    )
+    return entry
+
+
+def _plan(view: Any, numbers: list[int]) -> list[tuple[int, Any, int]]:
+    """(test number, its first select-best's grading item, how many select-bests the test has)."""
+    plan = []
+    for number in numbers:
+        test = view.test_number(number)
+        chosen = [a for a in test.top_assertions if a.type == SELECT_BEST] if test is not None else []
+        if not chosen:
+            continue
+        item = next((i for i in view.grading_plan(number) if i.assertion.node is chosen[0].node), None)
+        if item is not None:
+            plan.append((number, item, len(chosen)))
+    return plan
 
 
 def add_verdicts(reports: list[GradeReport], entries: list[dict[str, Any]]) -> None:
@@ -295,21 +306,11 @@ def add_verdicts(reports: list[GradeReport], entries: list[dict[str, Any]]) -> N
     for position, report in enumerate(reports):
         for entry in entries:
             name = f"test {entry['test']}: {SELECT_BEST}"
-            base = dict(
-                name=name,
-                index=len(report.verdicts),
-                range=entry["range"],
-                ambiguous=bool(entry.get("ambiguous")),
-                cached=bool(entry.get("cached")),
-            )
+            subject = Subject(name, len(report.verdicts), entry["range"])
+            ambiguous, cached = bool(entry.get("ambiguous")), bool(entry.get("cached"))
             if "error" in entry:
-                verdict = Verdict(
-                    verdict=ERROR_VERDICT,
-                    reason=entry["reason"],
-                    error=entry["error"],
-                    counted_as="FAIL",
-                    passed=False,
-                    **base,
+                verdict = subject.failure(
+                    entry["reason"], entry["error"], "FAIL", passed=False, ambiguous=ambiguous, cached=cached
                 )
             else:
                 won = entry["winner"] == position
@@ -318,8 +319,9 @@ def add_verdicts(reports: list[GradeReport], entries: list[dict[str, Any]]) -> N
                     if won
                     else f"Not selected (output {entry['winner'] + 1} was): {entry['criteria']}"
                 )
-                verdict = Verdict(
-                    verdict="PASS" if won else "FAIL", reason=reason, score=1.0 if won else 0.0, passed=won, **base
+                score = 1.0 if won else 0.0
+                verdict = subject.judged(
+                    "PASS" if won else "FAIL", reason, score=score, passed=won, ambiguous=ambiguous, cached=cached
                 )
             report.verdicts.append(verdict)
             report.passed = verdict.passed and report.passed is not False

@@ -29,7 +29,7 @@ import hashlib
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -46,7 +46,8 @@ from rubric_lsp.formats.autorubric.score import (
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet
-from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.grading.report import GradeReport, Subject, Verdict
+from rubric_lsp.grading.runner import fan_out
 
 NA_OPTION = CriterionOption(label="Cannot assess / not applicable", value=0.0, na=True)
 ORDINAL_AGGREGATIONS = ("mean", "median", "weighted_mean", "mode", "min", "max")
@@ -378,7 +379,7 @@ def aggregate(criterion: Criterion, judgments: list[Judgment], strategy: str) ->
         if j.failure is not None
     )
     reason = " | ".join(j.reason for j in good)
-    common = dict(
+    combined = Judgment(
         reason=reason,
         cached=all(j.cached for j in good),
         ambiguous=any(j.ambiguous for j in good),
@@ -386,13 +387,10 @@ def aggregate(criterion: Criterion, judgments: list[Judgment], strategy: str) ->
         votes=len(judgments),
     )
     if criterion.options is None:
-        return Judgment(
-            verdict=aggregate_binary(criterion, [v.verdict or "CANNOT_ASSESS" for v in votes], strategy), **common
-        )
-    return Judgment(
-        option=aggregate_options(criterion, [v.option if v.option is not None else na_index(criterion) for v in votes]),
-        **common,
-    )
+        verdict = aggregate_binary(criterion, [v.verdict or "CANNOT_ASSESS" for v in votes], strategy)
+        return replace(combined, verdict=verdict)
+    picks = [v.option if v.option is not None else na_index(criterion) for v in votes]
+    return replace(combined, option=aggregate_options(criterion, picks))
 
 
 def aggregate_binary(criterion: Criterion, verdicts: list[str], strategy: str) -> str:
@@ -484,15 +482,11 @@ async def grade_criteria(
             on_progress(done, total)
         return result
 
-    tasks = [[asyncio.ensure_future(one(judge, item)) for judge in judges] for item in items]
-    try:
-        results = [await asyncio.gather(*row) for row in tasks]
-    except BaseException:
-        for row in tasks:
-            for task in row:
-                task.cancel()
-        raise
-    report = GradeReport(format="autorubric", model=", ".join(j.model for j in judges))
+    flat = await fan_out(one(judge, item) for item in items for judge in judges)
+    width = len(judges)
+    results = [flat[k * width : (k + 1) * width] for k in range(len(items))]
+    # autorubric gives a score, never a pass/fail of its own.
+    report = GradeReport(format="autorubric", model=", ".join(j.model for j in judges), has_pass=False)
     for judge in judges:
         report.usage.merge(judge.usage)
     outcomes: list[Outcome] = []
@@ -514,7 +508,7 @@ def finish_score(
     report: GradeReport, outcomes: list[Outcome], strategy: str, partial_credit: float, normalize: bool
 ) -> None:
     if report.verdicts and all(v.failed for v in report.verdicts):
-        report.error = "Every criterion's judgment failed, so there is no score: " + report.verdicts[0].error
+        report.error = "Every criterion's judgment failed, so there is no score: " + (report.verdicts[0].error or "")
         return
     report.raw_score = compute_score(outcomes, strategy, partial_credit, normalize=False)
     report.score = (
@@ -539,36 +533,29 @@ def _with_failures(judgment: Judgment, reason: str) -> str:
 
 def to_verdict(item: CriterionInput, judgment: Judgment) -> Verdict:
     criterion = item.criterion
-    base = dict(name=item.name, index=item.index, range=item.range, weight=criterion.weight)
+    subject = Subject(item.name, item.index, item.range, criterion.weight)
     if judgment.failure is not None:
         _, counted = failure_outcome(criterion, judgment.failure)
-        return Verdict(
-            verdict=ERROR_VERDICT,
-            reason=f"Judge call failed ({judgment.failure.category}): {judgment.failure.message}",
-            error=judgment.failure.error,
-            counted_as=counted,
-            **base,
-        )
+        reason = f"Judge call failed ({judgment.failure.category}): {judgment.failure.message}"
+        return subject.failure(reason, judgment.failure.error, counted)
     if criterion.options is None:
-        return Verdict(
-            verdict=judgment.verdict or "CANNOT_ASSESS",
-            reason=_with_failures(judgment, judgment.reason),
+        return subject.judged(
+            judgment.verdict or "CANNOT_ASSESS",
+            _with_failures(judgment, judgment.reason),
             ambiguous=judgment.ambiguous,
             cached=judgment.cached,
             score={"MET": 1.0, "UNMET": 0.0}.get(judgment.verdict or ""),
-            **base,
         )
     options = effective_options(criterion)
     option = judgment.option
     chosen = options[option] if option is not None else NA_OPTION
     # An appended NA option has no authored index; report it by label only.
     authored = option if option is not None and option < len(criterion.options) else None
-    return Verdict(
-        verdict=chosen.label,
+    return subject.judged(
+        chosen.label,
+        _with_failures(judgment, judgment.reason),
         option=authored,
-        reason=_with_failures(judgment, judgment.reason),
         ambiguous=judgment.ambiguous,
         cached=judgment.cached,
         score=None if chosen.na else chosen.value,
-        **base,
     )

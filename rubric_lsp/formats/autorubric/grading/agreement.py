@@ -11,13 +11,14 @@ nor disagreement.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_lsp.document import Document, Node
 from rubric_lsp.grading.report import GradeReport
+from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.grading.runner import Grading, GradingError, fan_out
 
 
 class DatasetError(ValueError):
@@ -111,48 +112,77 @@ class DatasetResult:
     def to_json(self) -> dict[str, Any]:
         return {"items": self.items, "agreement": [c.to_json() for c in self.criteria]}
 
+    @property
+    def failed(self) -> bool:
+        return False  # agreement is a measurement, not a pass/fail
 
-async def grade_dataset(
-    doc: Document, settings: Any, *, limit: int | None = None, on_progress: Callable[[int, int], None] | None = None
-) -> DatasetResult:
-    from rubric_lsp.formats.autorubric.view import read_rubric
-    from rubric_lsp.grading.autorubric_grader import CriterionInput, grade_criteria
-    from rubric_lsp.grading.engine import Run, autorubric_gradable
-    from rubric_lsp.grading.judge import Judge
+    def text_lines(self) -> list[str]:
+        lines = []
+        for item in self.items:
+            score = "no score" if item["score"] is None else f"{item['score']:.3f}"
+            lines.append(f"item {item['index']}: {score}  {item.get('description') or ''}")
+        lines.append("\nagreement with ground truth (per criterion):")
+        lines.extend(_agreement_line(c) for c in self.criteria)
+        lines.append(
+            "(abstentions and failed judgments are left out of accuracy and κ, as autorubric's compute_metrics does by default)"
+        )
+        return lines
+
+
+def _figure(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _agreement_line(c: CriterionAgreement) -> str:
+    data = c.to_json()
+    qwk = f"  qwk {_figure(data['quadratic_weighted_kappa'])}" if "quadratic_weighted_kappa" in data else ""
+    abstained = data["abstained"]
+    apart = (
+        f", abstained: both {abstained['both']}, judge only {abstained['judge_only']}, truth only {abstained['truth_only']}"
+        if any(abstained.values())
+        else ""
+    )
+    return (
+        f"  {c.name}: accuracy {_figure(data['accuracy'])}  κ {_figure(data['cohen_kappa'])}{qwk}"
+        f"  (n={c.compared}, failed={c.failed}{apart})"
+    )
+
+
+async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
+    """The autorubric dataset's grader (``Format.grader``): agreement with the items' labels."""
+    if request.kind not in (RequestKind.DATASET, RequestKind.EXAMPLES):
+        raise GradingError(
+            "This is an autorubric dataset: grade it without --response (`rubric grade DATASET.json`) to measure "
+            "the judge's agreement with its ground truth."
+        )
+    try:
+        return await grade_dataset(doc, grading, limit=request.limit)
+    except DatasetError as exc:
+        raise GradingError(str(exc)) from None
+
+
+async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = None) -> DatasetResult:
+    from rubric_lsp.formats.autorubric.grading.criteria import grade_criteria
 
     root = doc.root
     items_node = root.get("items") if root is not None and root.is_map else None
-    if items_node is None or not items_node.is_seq:
+    if root is None or items_node is None or not items_node.is_seq:
         raise DatasetError("The dataset has no 'items' list.")
     shared_node = root.get("rubric")
     prompt = _text(root.get("prompt"))
 
-    def criteria_of(node: Node | None) -> tuple[list[CriterionInput], str | None]:
-        if node is None or (node.is_scalar and node.value is None):
-            return [], None
-        view = read_rubric(node)
-        if view.problems or any(e.criterion is None for e in view.entries):
-            where = doc.range(view.problems[0].node).start.line + 1 if view.problems else 0
-            raise DatasetError(
-                f"A rubric in the dataset is invalid (line {where}): {view.problems[0].message if view.problems else 'no criteria'}"
-            )
-        inputs = [CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json()) for e in view.entries]
-        autorubric_gradable(inputs)
-        return inputs, view.guidelines
-
-    shared, shared_guidelines = criteria_of(shared_node)
-    run = Run.start(settings)
+    shared, shared_guidelines = _criteria_of(doc, shared_node)
+    run = grading.start()
     s = run.settings
     models = s.judge_models()
-    for model in models:
-        run.judge(model=model)
+    run.judges_for_models()  # checks credentials before any call
     plans = []
     for position, item in enumerate(items_node.value[: limit or None]):
         if not item.is_map:
             continue
         own = item.get("rubric")
         criteria, guidelines = (
-            criteria_of(own)
+            _criteria_of(doc, own)
             if own is not None and not (own.is_scalar and own.value is None)
             else (shared, shared_guidelines)
         )
@@ -162,21 +192,13 @@ async def grade_dataset(
         if submission is None:
             raise DatasetError(f"Item {position} has no 'submission' text.")
         plans.append((position, item, criteria, guidelines, submission))
-
-    total = sum(len(p[2]) for p in plans) * len(models)
-    progress = {"done": 0}
-
-    def tick(_d: int, _t: int) -> None:
-        progress["done"] += 1
-        if on_progress:
-            on_progress(progress["done"], total)
+    grading.expect(sum(len(p[2]) for p in plans) * len(models))
 
     async def one(plan: Any) -> GradeReport:
         position, item, criteria, guidelines, submission = plan
-        judges = [Judge(s, m, run.semaphore, run.cache) for m in models]
         query = _text(item.get("prompt")) or prompt
         return await grade_criteria(
-            judges,
+            run.fresh_judges(),
             criteria,
             submission,
             query,
@@ -187,16 +209,10 @@ async def grade_dataset(
             shuffle=s.shuffle_options,
             seed=s.seed,
             aggregation=s.aggregation,
-            on_progress=tick,
+            on_progress=grading.tick,
         )
 
-    tasks = [asyncio.ensure_future(one(p)) for p in plans]
-    try:
-        reports = list(await asyncio.gather(*tasks))
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        raise
+    reports = await fan_out(one(p) for p in plans)
 
     # One entry per criterion: the shared rubric's criteria in order, then each criterion of
     # an item's own rubric (a converted multi-turn Rubrics task has one per turn), pooled
@@ -205,7 +221,7 @@ async def grade_dataset(
     for criterion in shared:
         agreements.setdefault(_identity(criterion), _agreement_for(criterion, len(agreements)))
     items_out = []
-    for plan, report in zip(plans, reports):
+    for plan, report in zip(plans, reports, strict=True):
         position, item, criteria, _, _ = plan
         truth = _plain(item.get("ground_truth"))
         items_out.append(
@@ -218,23 +234,50 @@ async def grade_dataset(
                 "ground_truth": truth if isinstance(truth, list) else None,
             }
         )
-        if not isinstance(truth, list):
-            continue
-        for criterion, verdict, wanted in zip(criteria, report.verdicts, truth):
-            agreement = agreements.get(_identity(criterion))
-            if agreement is None:
-                agreement = agreements[_identity(criterion)] = _agreement_for(criterion, len(agreements))
-            if not isinstance(wanted, str):
-                continue
-            if verdict.failed:
-                agreement.failed += 1
-                continue
-            expected = _category(criterion.criterion, wanted)
-            judged = _category(criterion.criterion, verdict.verdict)
-            if expected is None or judged is None:
-                continue
-            agreement.add(expected, judged)
+        if isinstance(truth, list):
+            _compare(agreements, criteria, report, truth)
     return DatasetResult(items_out, list(agreements.values()), reports)
+
+
+def _compare(
+    agreements: dict[tuple[Any, ...], CriterionAgreement], criteria: list[Any], report: GradeReport, truth: list[Any]
+) -> None:
+    """Add one item's judged verdicts against its labels to each criterion's agreement."""
+    for criterion, verdict, wanted in zip(criteria, report.verdicts, truth):
+        agreement = agreements.get(_identity(criterion))
+        if agreement is None:
+            agreement = agreements[_identity(criterion)] = _agreement_for(criterion, len(agreements))
+        if not isinstance(wanted, str):
+            continue
+        if verdict.failed:
+            agreement.failed += 1
+            continue
+        expected = _category(criterion.criterion, wanted)
+        judged = _category(criterion.criterion, verdict.verdict)
+        if expected is not None and judged is not None:
+            agreement.add(expected, judged)
+
+
+def _criteria_of(doc: Document, node: Node | None) -> tuple[list[Any], str | None]:
+    """A rubric in the dataset (shared, or an item's own) as the grader takes it."""
+    from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput
+    from rubric_lsp.formats.autorubric.grading.rubric import check_gradable
+    from rubric_lsp.formats.autorubric.view import read_rubric
+
+    if node is None or (node.is_scalar and node.value is None):
+        return [], None
+    view = read_rubric(node)
+    if view.problems or any(e.criterion is None for e in view.entries):
+        where = doc.range(view.problems[0].node).start.line + 1 if view.problems else 0
+        message = view.problems[0].message if view.problems else "no criteria"
+        raise DatasetError(f"A rubric in the dataset is invalid (line {where}): {message}")
+    inputs = [
+        CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json())
+        for e in view.entries
+        if e.criterion is not None
+    ]
+    check_gradable(inputs)
+    return inputs, view.guidelines
 
 
 def _identity(item: Any) -> tuple[Any, ...]:
@@ -248,7 +291,7 @@ def _agreement_for(item: Any, index: int) -> CriterionAgreement:
     criterion = item.criterion
     if criterion.options is None:
         return CriterionAgreement(index, item.name, "binary", abstain=frozenset({"CANNOT_ASSESS"}))
-    from rubric_lsp.grading.autorubric_grader import effective_options
+    from rubric_lsp.formats.autorubric.grading.criteria import effective_options
 
     options = effective_options(criterion)
     kind = "ordinal" if criterion.scale_type == "ordinal" else "nominal"
@@ -258,7 +301,7 @@ def _agreement_for(item: Any, index: int) -> CriterionAgreement:
 def _category(criterion: Any, label: str) -> Any:
     if criterion.options is None:
         return label if label in ("MET", "UNMET", "CANNOT_ASSESS") else None
-    from rubric_lsp.grading.autorubric_grader import effective_option_index
+    from rubric_lsp.formats.autorubric.grading.criteria import effective_option_index
 
     return effective_option_index(criterion, label)
 

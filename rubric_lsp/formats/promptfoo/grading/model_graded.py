@@ -29,7 +29,7 @@ ask for the same reply contract:
     A custom ``rubricPrompt`` counts only as an object ``{steps, evaluate}`` (each part
     replaces one prompt); any other shape is ignored, as promptfoo does.
 
-The ``not-`` variants invert pass and score ``1 - score``; ``promptfoo_grader`` applies it
+The ``not-`` variants invert pass and score ``1 - score``; ``assertions`` applies it
 and never inverts a failure (promptfoo itself still inverts a closedqa / factuality transport
 error into a pass; we do not).
 
@@ -52,9 +52,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from rubric_lsp.formats.promptfoo.grading.prompts import custom_messages, prompt_context, render, try_parse
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.promptfoo_grader import custom_messages, prompt_context, render, try_parse
 from rubric_lsp.grading.replies import extract, snippet, strip_thinking
 
 # Test vars spread over these grader variables replace them (promptfoo spreads vars last).

@@ -1,0 +1,1 @@
+"""Grading autorubric files: rubrics (``rubric``), datasets (``agreement``), the criterion judge (``criteria``)."""

@@ -1,0 +1,95 @@
+"""Scoring given verdicts (one per criterion, ``rubric grade --verdicts``) with no judge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_lsp.document import Document
+from rubric_lsp.grading.request import GradeRequest
+from rubric_lsp.grading.runner import GradingError
+from rubric_lsp.grading.settings import JudgeSettings
+
+
+@dataclass
+class RescoreResult:
+    score: float | None
+    raw_score: float | None
+    cannot_assess: str
+    partial_credit: float
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.score is None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "score": self.score,
+            "raw_score": self.raw_score,
+            "cannot_assess": self.cannot_assess,
+            "partial_credit": self.partial_credit,
+        }
+        if self.error:
+            data["error"] = self.error
+        return data
+
+    def text_lines(self) -> list[str]:
+        if self.error:
+            return [f"no score: {self.error}"]
+        if self.score is None or self.raw_score is None:
+            return ["no score: every criterion abstained"]
+        return [f"score: {self.score:.4g} (raw {self.raw_score:.4g})"]
+
+
+def rescore(doc: Document, request: GradeRequest, settings: JudgeSettings) -> RescoreResult:
+    from rubric_lsp.formats.autorubric.grading.rubric import criterion_inputs
+    from rubric_lsp.formats.autorubric.score import compute_score
+
+    items, _ = criterion_inputs(doc)
+    given = request.verdicts
+    if len(given) != len(items):
+        raise GradingError(
+            f"{len(given)} verdicts were given; the rubric has {len(items)} criteria (one verdict each, in order)"
+        )
+    outcomes = []
+    failed = 0
+    for item, entry in zip(items, given, strict=True):
+        outcome, was_failure = _outcome(item, entry)
+        outcomes.append(outcome)
+        failed += was_failure
+    strategy, credit = settings.cannot_assess, settings.partial_credit
+    if items and failed == len(items):  # semantics.md §1: every criterion failed → no score
+        return RescoreResult(None, None, strategy, credit, "every criterion's judgment failed")
+    raw = compute_score(outcomes, strategy, credit, normalize=False)
+    score = compute_score(outcomes, strategy, credit) if settings.normalize else raw
+    return RescoreResult(score, raw, strategy, credit)
+
+
+def _outcome(item: Any, entry: Any) -> tuple[Any, bool]:
+    from rubric_lsp.formats.autorubric.grading.criteria import (
+        Judgment,
+        effective_option_index,
+        failure_outcome,
+        judgment_outcome,
+    )
+    from rubric_lsp.formats.autorubric.score import verdict_outcome
+    from rubric_lsp.grading.failures import JudgeFailure
+
+    if isinstance(entry, dict):  # an entry of `rubric grade --format json` output
+        if entry.get("error"):
+            category = str(entry["error"]).split(":", 1)[0]
+            kind = category if category in ("infrastructure", "parse") else "unknown"
+            return failure_outcome(item.criterion, JudgeFailure(kind, str(entry["error"])))[0], True
+        entry = entry.get("verdict")
+    if not isinstance(entry, str):
+        raise GradingError(f"verdict for {item.name} must be a string, got {entry!r}")
+    criterion = item.criterion
+    try:
+        return verdict_outcome(criterion, entry), False
+    except ValueError as exc:
+        # The "cannot assess" option the judge is shown when the criterion has no NA option of its own.
+        index = effective_option_index(criterion, entry) if criterion.options is not None else None
+        if index is None:
+            raise GradingError(f"verdict for {item.name}: {exc}") from None
+        return judgment_outcome(criterion, Judgment(option=index)), False

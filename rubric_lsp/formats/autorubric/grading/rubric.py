@@ -1,0 +1,191 @@
+"""The autorubric rubric's grader (``Format.grader``): a response, the file's examples, or given verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_lsp.document import Document, Node
+from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput, grade_criteria
+from rubric_lsp.grading.report import ExampleResult, ExamplesResult, GradeReport
+from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.grading.runner import Grading, GradingError, Run, UnsupportedRequest, fan_out
+
+
+def criterion_inputs(doc: Document) -> tuple[list[CriterionInput], str | None]:
+    """The rubric's criteria as the grader takes them, and its guidelines; GradingError when autorubric rejects it."""
+    from rubric_lsp.formats.autorubric.view import read_rubric
+
+    if doc.root is None:
+        raise GradingError("The file is empty.")
+    view = read_rubric(doc.root)
+    if view.problems or not view.entries or any(e.criterion is None for e in view.entries):
+        problem = view.problems[0] if view.problems else None
+        where = f" (line {doc.range(problem.node).start.line + 1})" if problem is not None else ""
+        message = problem.message if problem is not None else "The rubric has no criteria"
+        raise GradingError(f"autorubric would reject this rubric{where}: {message}. Run `rubric lint` for details.")
+    items = [
+        CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json())
+        for e in view.entries
+        if e.criterion is not None
+    ]
+    return items, view.guidelines
+
+
+def check_gradable(items: list[CriterionInput]) -> None:
+    """Raise GradingError, before any call, for a rubric autorubric loads but crashes grading.
+
+    A nominal multi-choice criterion with an aggregation autorubric does not know (rule AR108)
+    crashes autorubric's grader when it combines the judges' picks, even one judge's.
+    """
+    from rubric_lsp.formats.autorubric.grading.criteria import NOMINAL_AGGREGATIONS, unknown_aggregation
+
+    for item in items:
+        name = unknown_aggregation(item.criterion)
+        if name is not None:
+            line = f" (line {item.range['start']['line'] + 1})" if item.range else ""
+            raise GradingError(
+                f"autorubric cannot grade this rubric{line}: criterion {item.name!r} is nominal and its aggregation "
+                f"{name!r} is none of {', '.join(NOMINAL_AGGREGATIONS)}, so autorubric crashes when it combines "
+                "the judges' picks. Rename it. Run `rubric lint` for details (AR108)."
+            )
+
+
+async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
+    if request.kind is RequestKind.RESCORE:
+        from rubric_lsp.formats.autorubric.grading.rescore import rescore
+
+        return rescore(doc, request, grading.settings)
+    if request.kind not in (RequestKind.RESPONSE, RequestKind.EXAMPLES):
+        raise UnsupportedRequest(request.kind, "an autorubric rubric grades one response, or its own examples")
+    if request.kind is RequestKind.EXAMPLES and _examples_node(doc) is None:
+        return ExamplesResult()
+    items, guidelines = criterion_inputs(doc)
+    check_gradable(items)
+    run = grading.start()
+    judges = run.judges_for_models()  # checks credentials before any call
+    if request.kind is RequestKind.EXAMPLES:
+        return await grade_examples(doc, items, guidelines, run, grading)
+    grading.expect(len(items) * len(judges))
+    return await score_response(judges, items, request.response, request.query, guidelines, run, grading)
+
+
+async def score_response(
+    judges: list[Any],
+    items: list[CriterionInput],
+    response: str,
+    query: str | None,
+    guidelines: str | None,
+    run: Run,
+    grading: Grading,
+) -> GradeReport:
+    s = run.settings
+    return await grade_criteria(
+        judges,
+        items,
+        response,
+        query,
+        guidelines,
+        strategy=s.cannot_assess,
+        partial_credit=s.partial_credit,
+        normalize=s.normalize,
+        shuffle=s.shuffle_options,
+        seed=s.seed,
+        aggregation=s.aggregation,
+        on_progress=grading.tick,
+    )
+
+
+@dataclass
+class _Example:
+    node: Node
+    plain: dict[str, Any]
+
+
+async def grade_examples(
+    doc: Document, items: list[CriterionInput], guidelines: str | None, run: Run, grading: Grading
+) -> ExamplesResult:
+    """Grade the file's top-level ``examples`` and check their ``expect``ations."""
+    examples_node = _examples_node(doc)
+    if examples_node is None:
+        return ExamplesResult()
+    examples = [_Example(e, _plain(e)) for e in examples_node.value if e.is_map]
+    grading.expect(len(examples) * len(items) * len(run.settings.judge_models()))
+
+    async def one(example: _Example) -> ExampleResult:
+        name = str(example.plain.get("name") or "example")
+        where = doc.range(example.node).to_json()
+        response = example.plain.get("response")
+        if not isinstance(response, str):
+            return ExampleResult(name, where, None, False, ["The example has no 'response' text to grade."])
+        query = example.plain.get("query")
+        # Judges of their own (sharing the run's concurrency limit and cache) so usage is per example.
+        report = await score_response(
+            run.fresh_judges(), items, response, query if isinstance(query, str) else None, guidelines, run, grading
+        )
+        expect = example.plain.get("expect")
+        if not isinstance(expect, dict):
+            return ExampleResult(name, where, report, None, [])
+        failures = expectation_failures(items, report, expect)
+        return ExampleResult(name, where, report, not failures, failures)
+
+    return ExamplesResult(await fan_out(one(e) for e in examples))
+
+
+def expectation_failures(items: list[CriterionInput], report: GradeReport, expect: dict[str, Any]) -> list[str]:
+    """What of an example's ``expect`` (``min_score``, ``verdicts``) the graded report does not meet."""
+    failures = _min_score_failures(report, expect.get("min_score"))
+    expected = expect.get("verdicts")
+    pairs: list[tuple[CriterionInput, Any]] = []
+    if isinstance(expected, list):
+        pairs = [(items[i], v) for i, v in enumerate(expected) if i < len(items)]
+    elif isinstance(expected, dict):
+        by_name = {item.name: item for item in items}
+        pairs = [(by_name[k], v) for k, v in expected.items() if k in by_name]
+        failures.extend(
+            f"expect.verdicts names {k!r}, which is no criterion's name" for k in expected if k not in by_name
+        )
+    for item, wanted in pairs:
+        failure = _verdict_failure(item, report, wanted)
+        if failure:
+            failures.append(failure)
+    return failures
+
+
+def _min_score_failures(report: GradeReport, min_score: Any) -> list[str]:
+    if not isinstance(min_score, (int, float)) or isinstance(min_score, bool):
+        return []
+    if report.score is None:
+        why = report.error or "nothing was scored"
+        return [f"expected a score of at least {min_score:g}, but there is no score ({why})"]
+    if report.score < min_score:
+        return [f"expected a score of at least {min_score:g}, got {report.score:.3f}"]
+    return []
+
+
+def _verdict_failure(item: CriterionInput, report: GradeReport, wanted: Any) -> str | None:
+    from rubric_lsp.formats.autorubric.score import find_option
+
+    got = report.verdicts[item.index]
+    if got.failed:
+        return f"{item.name}: expected {wanted}, but the judgment failed ({got.error})"
+    same = got.verdict == wanted
+    if item.criterion.options is not None and isinstance(wanted, str):
+        try:
+            same = got.option == find_option(item.criterion, wanted)
+        except ValueError:
+            same = got.verdict.strip().lower() == wanted.strip().lower()
+    return None if same else f"{item.name}: expected {wanted}, the judge said {got.verdict}"
+
+
+def _examples_node(doc: Document) -> Node | None:
+    root = doc.root
+    node = root.get("examples") if root is not None and root.is_map else None
+    return node if node is not None and node.is_seq else None
+
+
+def _plain(node: Node) -> dict[str, Any]:
+    from rubric_lsp.document.nodes import to_plain
+
+    value = to_plain(node)
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,1 @@
+"""Grading NorthStar files: an EvalRunRequest's LLM graders (``graders``, ``request_grader``)."""

@@ -1,0 +1,551 @@
+"""Grading a promptfoo config's model-graded assertions (semantics.md §2).
+
+``rubric grade`` runs ``llm-rubric``, ``model-graded-closedqa``, ``factuality`` (and its alias
+``model-graded-factuality``) and ``g-eval``, each with its ``not-`` variant; the last three
+live in ``model_graded`` (semantics and sources there). ``select-best`` compares
+several outputs, so it runs only with several ``--response`` (``grade_promptfoo_outputs``,
+semantics in ``select_best``). Other model-graded types (``answer-relevance``,
+``context-*``, ...) are not run: the report names them in a note. The config is resolved by ``rubric_lsp.formats.promptfoo.resolve`` (merged assertions per
+test, effective grader with its config, rubricPrompt, threshold, vars). For each assertion:
+
+- ``value`` is rendered with the test vars first (so ``{{output}}`` inside it renders empty,
+  as in promptfoo), then the grading prompt (ours, or the ``rubricPrompt``) is rendered
+  with ``output`` and ``rubric`` — and the test vars spread last, as promptfoo does, so a
+  var named ``output``/``rubric`` replaces the real one (we note it when it happens);
+- variables reach the grading prompt as promptfoo hands them to Nunjucks: the output
+  JSON-parsed when it is JSON text (``tryParse``), objects as compact ``JSON.stringify``
+  text, arrays comma-joined, null/undefined empty, numbers as JavaScript prints them; a
+  missing ``value`` is an empty rubric. A text ``rubricPrompt`` starting ``- role:`` is a
+  YAML message list. JSON mode is requested only with our own prompt;
+- verdict: ``pass = reply.pass ?? true``, a non-boolean pass is true iff ``String(pass)``
+  is true|yes|pass|y; ``score = reply.score`` if a number, else ``Number(score)`` (JavaScript's
+  ``Number``: ``js_number``) when finite, else ``Number(pass)``; a string ``threshold`` goes
+  through ``Number()``; with a finite threshold ``pass = pass and score >= threshold``;
+- ``not-llm-rubric`` inverts ``pass`` and scores ``1 - score`` clamped to 0..1 (the corrected
+  behaviour); a grader failure is never inverted: it stays a failure, not a pass. The same
+  holds for every ``not-`` type run here;
+- the report's score is the ``weight``-weighted mean; a weight-0 assertion (promptfoo forces
+  it to pass) keeps its own verdict, an ERROR included, but counts toward neither the
+  report's pass nor its score. A test-level ``threshold`` is not applied.
+
+Graders: ``--model`` / ``RUBRIC_JUDGE_MODEL`` replaces the ``defaultTest.options.provider``
+slot whole (its config goes too), like promptfoo's ``--grader``; a grader the file names
+keeps its config (``settings.settings_from_promptfoo``), and its own ``apiBaseUrl``/``apiHost``
+wins over ``--api-base``, which serves the graders without one.
+
+For closedqa, factuality and g-eval the prompt the output answers is ``--query`` when given,
+else the config's first prompt rendered with the test vars (noted in the report), else the
+assertion is an error verdict (promptfoo refuses to grade these types without a prompt).
+
+Unlike promptfoo, the verdict is the JSON object the judge *concluded* with (the last one
+in the reply that has ``pass`` or ``score``, else the last object), not the first one quoted
+in a reasoning preamble; a reply whose objects disagree is marked ambiguous. Only a reply
+with no JSON object at all is a parse failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rubric_lsp.document import Document
+from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.formats.promptfoo.grading.prompts import (
+    UNDEFINED,
+    grading_messages,
+    js_json,
+    js_number,
+    js_number_text,
+    js_string,
+    render,
+)
+from rubric_lsp.grading.failures import JudgeFailure
+from rubric_lsp.grading.judge import Judge
+from rubric_lsp.grading.replies import extract, snippet
+from rubric_lsp.grading.report import GradeReport, Subject, Verdict
+from rubric_lsp.grading.runner import GradingError, Run, fan_out
+from rubric_lsp.grading.settings import JudgeSettings, promptfoo_to_litellm
+
+RUBRIC_TYPES = ("llm-rubric", "not-llm-rubric")
+# Graded by model_graded.
+MODEL_GRADED_TYPES = tuple(
+    name
+    for base in ("model-graded-closedqa", "factuality", "model-graded-factuality", "g-eval")
+    for name in (base, f"not-{base}")
+)
+GRADED_TYPES = RUBRIC_TYPES + MODEL_GRADED_TYPES
+
+
+def parse_rubric_reply(content: str) -> tuple[bool, float, str, bool]:
+    """(pass, score, reason, ambiguous) the way promptfoo reads it, from the concluded object."""
+    found = extract(content, lambda o: "pass" in o or "score" in o, lambda o: (o.get("pass"), o.get("score")))
+    if found is None:
+        # promptfoo reads whatever object comes first; we take the last one (no pass: PASS, score 1).
+        found = extract(content, lambda o: True, lambda o: None)
+    if found is None:
+        raise JudgeFailure("parse", f"The grader's reply has no JSON object: {snippet(content)!r}", "bad_reply")
+    reply = found.value
+    passed = coerce_pass(reply.get("pass", UNDEFINED))
+    score = coerce_score(reply.get("score", UNDEFINED), passed)
+    reason = reply.get("reason")
+    return passed, score, reason if isinstance(reason, str) else "", found.ambiguous
+
+
+def coerce_pass(value: Any) -> bool:
+    """promptfoo: ``pass ?? true``, then a non-boolean passes iff String(pass) is true|yes|pass|y."""
+    if value is None or value is UNDEFINED:
+        return True
+    if isinstance(value, bool):
+        return value
+    return re.fullmatch(r"(true|yes|pass|y)", js_string(value), re.IGNORECASE) is not None
+
+
+def coerce_score(value: Any, passed: bool) -> float:
+    """promptfoo: a number stays; else ``Number(score)`` when finite; else ``Number(pass)``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    number = js_number(value)
+    return number if math.isfinite(number) else (1.0 if passed else 0.0)
+
+
+def rubric_threshold(raw: Any) -> float | None:
+    """llm-rubric's threshold: a string through ``Number()``, a number as is; NaN or anything else: none."""
+    if isinstance(raw, str):
+        number = js_number(raw)
+    elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        number = float(raw)
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def compared_threshold(raw: Any, default: float | None) -> float | None:
+    """A threshold JavaScript compares with ``>=`` / ``<`` (g-eval's ``threshold ?? 0.7``,
+    max-score's ``value.threshold``): ``Number()`` of it, NaN included (every comparison false)."""
+    if raw is None or raw is UNDEFINED:
+        return default
+    return js_number(raw)
+
+
+def raw_threshold(item: Any) -> Any:
+    node = item.assertion.field("threshold")
+    return UNDEFINED if node is None else to_plain(node)
+
+
+def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -> tuple[bool, float]:
+    if threshold is not None and math.isfinite(threshold):
+        passed = passed and score >= threshold
+    if inverse:
+        # promptfoo clamps the inverted score (a NaN or out-of-range score cannot escape 0..1).
+        return not passed, min(1.0, max(0.0, 1.0 - (score if math.isfinite(score) else 0.0)))
+    return passed, score
+
+
+def _shadowed_names(type_name: str) -> tuple[str, ...]:
+    from rubric_lsp.formats.promptfoo.grading.model_graded import SHADOWED, base_of
+
+    return ("output", "rubric") if type_name in RUBRIC_TYPES else SHADOWED[base_of(type_name)]
+
+
+def _listing(types: list[str]) -> str:
+    return ", ".join(f"'{name}'" for name in types)
+
+
+SELECT_BEST = "select-best"
+NEEDS_OUTPUTS = "select-best compares several outputs: give at least 2, with --response once per output."
+
+
+@dataclass
+class _Response:
+    """One response graded against a config's tests: what each assertion's grading reads, and the notes it leaves."""
+
+    doc: Document
+    view: Any
+    response: str
+    query: str | None
+    first_prompt: str | None
+    notes: set[str] = field(default_factory=set)
+
+    async def item(self, position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
+        assertion = item.assertion
+        node = assertion.ref_node or assertion.node
+        rng = self.doc.range(node).to_json() if assertion.source.is_config else None
+        inverse = item.type.startswith("not-")
+        subject = Subject(f"test {number}: {item.type}", position, rng, assertion_weight(assertion))
+        test_vars = item.vars  # values, defaultTest's merged under the test's, file:// vars included
+        for shadowed in _shadowed_names(item.type):
+            if shadowed in test_vars:
+                self.notes.add(
+                    f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
+                )
+        if isinstance(judge, JudgeFailure):
+            return subject.failure(judge.message, judge.error, "FAIL", passed=False)
+        if item.type in MODEL_GRADED_TYPES:
+            return await self.model_graded(number, item, judge, inverse, subject)
+        value = item.value
+        # promptfoo: ``renderedValue || ''`` (a missing value is an empty rubric, not "null").
+        rubric_text = "" if value is None else value if isinstance(value, str) else js_json(value)
+        rubric_text = render(rubric_text, test_vars)
+        messages = grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars)
+        # JSON mode only with our own prompt (it asks for JSON): promptfoo sends a custom
+        # rubricPrompt as written, and OpenAI rejects JSON mode when no message says "json".
+        reply_format = {"type": "json_object"} if item.rubric_prompt is None else None
+        try:
+            (passed, score, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_rubric_reply)
+        except asyncio.CancelledError:
+            raise
+        except JudgeFailure as failure:
+            # Never inverted: a failed grader call is a failure in both directions.
+            reason = f"Grader call failed ({failure.category}): {failure.message}"
+            return subject.failure(reason, failure.error, "FAIL", passed=False)
+        final_pass, final_score = decide(passed, score, rubric_threshold(raw_threshold(item)), inverse)
+        return subject.judged(
+            "PASS" if final_pass else "FAIL",
+            reason,
+            score=final_score,
+            passed=final_pass,
+            ambiguous=ambiguous,
+            cached=cached,
+        )
+
+    async def model_graded(self, number: int, item: Any, judge: Judge, inverse: bool, subject: Subject) -> Verdict:
+        from rubric_lsp.formats.promptfoo.grading.model_graded import (
+            GEVAL_DEFAULT_THRESHOLD,
+            base_of,
+            grade_model_graded,
+        )
+
+        kind = base_of(item.type)
+        prompt_input = self.query
+        if prompt_input is None and self.first_prompt is not None:
+            prompt_input = render(self.first_prompt, item.vars)
+            self.notes.add(
+                f"test {number}: {kind} was graded against the config's first prompt rendered with the test's vars; pass --query to give the prompt the response answers."
+            )
+        if kind == "g-eval" and item.rubric_prompt and not isinstance(item.rubric_prompt, dict):
+            self.notes.add(
+                f"test {number}: g-eval uses a rubricPrompt only when it is an object {{steps, evaluate}}; this one is ignored, as promptfoo does."
+            )
+        test = self.view.test_number(number)
+        factuality = test.options_field("factuality") if test is not None else None
+        if factuality is None and test is not None and test.default is not None:
+            factuality = test.default.options_field(
+                "factuality"
+            )  # options merge shallowly: the test's whole object wins
+        if kind == "g-eval":
+            item = replace(item, threshold=compared_threshold(raw_threshold(item), GEVAL_DEFAULT_THRESHOLD))
+        try:
+            outcome = await grade_model_graded(item, judge, self.response, prompt_input, to_plain(factuality))
+        except asyncio.CancelledError:
+            raise
+        except JudgeFailure as failure:
+            # Never inverted, like llm-rubric's failures.
+            reason = (
+                failure.message
+                if failure.kind == "config"
+                else f"Grader call failed ({failure.category}): {failure.message}"
+            )
+            return subject.failure(reason, failure.error, "FAIL", passed=False)
+        final_pass, final_score = decide(outcome.passed, outcome.score, None, inverse)
+        return subject.judged(
+            "PASS" if final_pass else "FAIL",
+            outcome.reason,
+            score=final_score,
+            passed=final_pass,
+            ambiguous=outcome.ambiguous,
+            cached=outcome.cached,
+        )
+
+
+async def grade_promptfoo(
+    doc: Document,
+    response: str,
+    query: str | None,
+    settings: JudgeSettings,
+    *,
+    test_index: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    compared: bool = False,
+) -> GradeReport:
+    """Grade one response. ``compared``: part of a multi-output run that grades select-best itself,
+    so select-best is neither noted as not run nor an obstacle when nothing else is left to grade."""
+    from rubric_lsp.formats.promptfoo.resolve import read_config
+
+    if doc.root is None:
+        raise GradingError("The file is empty.")
+    view = read_config(doc.root, doc.path, doc)
+    if not view.tests:
+        raise GradingError("This promptfoo config has no tests to grade.")
+    first_prompt = view.first_prompt() if query is None else None
+    numbers = list(range(1, len(view.tests) + 1))
+    if test_index is not None:
+        if not 0 <= test_index < len(view.tests):
+            raise GradingError(f"There is no test {test_index + 1}: the config has {len(view.tests)} test(s).")
+        numbers = [test_index + 1]
+    model_graded = [(n, item) for n in numbers for item in view.grading_plan(n)]
+    plan = [(n, item) for n, item in model_graded if item.type in GRADED_TYPES]
+    run_elsewhere = {SELECT_BEST} if compared else set()
+    # Other model-graded types (answer-relevance, context-*, ...) are not run here; say so
+    # rather than let a result look complete.
+    not_run = sorted(
+        {item.type for _, item in model_graded if item.type not in GRADED_TYPES and item.type not in run_elsewhere}
+    )
+    needs_outputs = f" {NEEDS_OUTPUTS}" if SELECT_BEST in not_run else ""
+    not_run_note = (
+        f"Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): "
+        f"{_listing(not_run)}; the result leaves them out.{needs_outputs}"
+    )
+    report = GradeReport(format="promptfoo")
+    report.test_index = test_index
+    if not plan:
+        if any(item.type in run_elsewhere for _, item in model_graded):
+            report.notes = [not_run_note] if not_run else []
+            return report  # only select-best to run: grade_promptfoo_outputs adds its verdicts
+        where = f" in test {numbers[0]}" if test_index is not None else ""
+        also = (
+            f"; {_listing(not_run)} {'is' if len(not_run) == 1 else 'are'} model-graded too, but rubric grade does not run {'it' if len(not_run) == 1 else 'them'} yet"
+            if not_run
+            else ""
+        )
+        raise GradingError(
+            f"No model-graded assertions that rubric grade runs (llm-rubric, model-graded-closedqa, factuality, g-eval and their not- forms) to grade{where}{also}.{needs_outputs}"
+        )
+
+    run, judge_for = start_judges(settings, plan)
+    notes: set[str] = set()
+    if not_run:
+        notes.add(not_run_note)
+
+    # Credentials for every grader are checked before any call.
+    judges: list[Judge | JudgeFailure] = []
+    for _, item in plan:
+        try:
+            judges.append(judge_for(item))
+        except JudgeFailure as failure:
+            judges.append(failure)
+
+    done = 0
+    graded = _Response(doc, view, response, query, first_prompt, notes)
+
+    async def one(position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
+        nonlocal done
+        try:
+            return await graded.item(position, number, item, judge)
+        finally:
+            done += 1
+            if on_progress:
+                on_progress(done, len(plan))
+
+    report.verdicts = await fan_out(one(i, n, item, judge) for i, ((n, item), judge) in enumerate(zip(plan, judges)))
+    for judge in run.judges.values():
+        report.usage.merge(judge.usage)
+    report.model = ", ".join(sorted({j.model for j in run.judges.values()})) or None
+    report.notes = sorted(notes)
+    report.links = [(n, item.assertion.node) for n, item in plan]
+    _score(report)
+    return report
+
+
+def _max_score(doc: Document, view: Any, number: int, reports: list[GradeReport]) -> dict[str, Any] | None:
+    """Test ``number``'s max-score over the outputs' reports (None when the test has none)."""
+    test = view.test_number(number)
+    if test is None:
+        return None
+    top = test.top_assertions
+    max_scores = [a for a in top if a.type == "max-score"]
+    if not max_scores:
+        return None
+    chosen = max_scores[0]
+    config = chosen.value if isinstance(chosen.value, dict) else {}
+    method = config.get("method", "average")
+    given = config.get("weights")
+    weights: dict[str, Any] = given if isinstance(given, dict) else {}
+    threshold = config.get("threshold")
+    others = [a for a in top if a.type not in ("max-score", "select-best")]
+    node = chosen.ref_node or chosen.node
+    entry: dict[str, Any] = {
+        "test": number,
+        "range": doc.range(node).to_json() if chosen.source.is_config else None,
+        "method": method,
+    }
+    if len(max_scores) > 1:
+        entry["note"] = "Only the first max-score of a test counts; the others are ignored."
+    if not others:
+        entry["error"] = (
+            "This test has no other assertion to score; promptfoo's whole eval crashes at the end and writes nothing."
+        )
+        return entry
+    graded = [a for a in others if a.type in GRADED_TYPES]
+    entry["left_out"] = [a.type for a in others if a.type not in GRADED_TYPES]
+    scores: list[float | None] = []
+    for report in reports:
+        by_node = {id(node_): verdict for (n, node_), verdict in zip(report.links, report.verdicts) if n == number}
+        total = weight_sum = 0.0
+        for assertion in graded:
+            verdict = by_node.get(id(assertion.node))
+            weight = weights.get(assertion.type, 1)
+            weight = float(weight) if isinstance(weight, (int, float)) and not isinstance(weight, bool) else 1.0
+            value = (
+                0.0
+                if verdict is None or verdict.failed
+                else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
+            )
+            total += value * weight
+            weight_sum += weight
+        if not graded:
+            scores.append(None)
+        else:
+            scores.append(total if method == "sum" else (total / weight_sum if weight_sum else 0.0))
+    entry["scores"] = scores
+    winner: int | None = None
+    best = 0.0
+    for position, score in enumerate(scores):
+        if score is not None and (winner is None or score > best):  # first strictly greater wins; ties keep the first
+            winner, best = position, score
+    threshold = compared_threshold(threshold, None)  # JavaScript's `<` turns a string threshold into a number
+    if winner is not None and threshold is not None and best < threshold:
+        entry["reason"] = (
+            f"The best score {best:.3g} is below the threshold {js_number_text(threshold)}, so no output passes."
+        )
+        winner = None
+    entry["winner"] = winner
+    entry["passed"] = [position == winner for position in range(len(reports))]
+    return entry
+
+
+def _score(report: GradeReport) -> None:
+    """The report's pass and score, as promptfoo makes a test's from its assertions'."""
+    if all(v.failed for v in report.verdicts):
+        report.error = "Every grader call failed: " + (report.verdicts[0].error or "")
+        report.passed = False
+        return
+    # promptfoo: a weight-0 assertion is forced to pass and the test's score is
+    # sum(score * weight) / sum(weight). Here a weight-0 verdict keeps its own verdict (an
+    # ERROR stays an ERROR) but counts toward neither the report's pass nor its score.
+    weights = [1.0 if v.weight is None else v.weight for v in report.verdicts]
+    total_weight = sum(weights)
+    report.score = (
+        sum((v.score or 0.0) * w for v, w in zip(report.verdicts, weights)) / total_weight if total_weight > 0 else 0.0
+    )
+    report.raw_score = report.score
+    report.passed = all(v.passed for v, w in zip(report.verdicts, weights) if w != 0)
+
+
+def assertion_weight(assertion: Any) -> float | None:
+    """The assertion's ``weight`` when it sets a number (promptfoo's default is 1)."""
+    node = assertion.field("weight")
+    value = node.value if node is not None and node.is_scalar else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[Any, Callable[[Any], Judge]]:
+    """A grading run and ``judge_for(item)``: the judge of one grading-plan item (its grader, as
+    promptfoo's precedence chose it, with its config; ``--model`` only where the CLI grader applies).
+
+    Raises MissingCredentials when no judge is configured and no assertion names its grader;
+    ``judge_for`` raises JudgeFailure (kind ``config``) for a grader rubric-lsp cannot run."""
+    from rubric_lsp.grading.settings import GraderConfigError, MissingCredentials, settings_from_promptfoo
+
+    explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
+    try:
+        run = Run.start(settings)
+        default_model: str | None = run.settings.model
+    except MissingCredentials:
+        # Fine as long as every assertion names its grader; otherwise re-raised by judge_for.
+        if _first_provider(plan) is None:
+            raise
+        run = Run.start(replace(settings, model=_first_provider(plan)))
+        default_model = None
+
+    def judge_for(item: Any) -> Judge:
+        grader = item.grader
+        if grader.problem:
+            raise JudgeFailure("unknown", f"The grader provider is invalid: {grader.problem}", "config")
+        if not grader.provider_id or (explicit and grader.cli_grader_applies):
+            # The CLI judge (or promptfoo's default) replaces the slot whole, like promptfoo's
+            # --grader: the replaced provider's config (apiBaseUrl, temperature, ...) goes with it.
+            if default_model is None:
+                raise MissingCredentials(
+                    f"Test assertion '{item.type}' uses promptfoo's default grader, and no judge is configured: set RUBRIC_JUDGE_MODEL or pass --model, with that provider's API key."
+                )
+            return run.judge(run.settings, model=default_model)
+        if grader.provider_id.startswith(("file://", "exec:", "python:", "http:", "https:", "webhook:", "echo")):
+            raise JudgeFailure(
+                "unknown",
+                f"Grader {grader.provider_id!r} is a custom provider that rubric-lsp cannot run; set a model with --model.",
+                "config",
+            )
+        model = promptfoo_to_litellm(grader.provider_id)
+        try:
+            # The grader's own apiBaseUrl/apiHost wins; the global --api-base fills in when it has none.
+            own = settings_from_promptfoo(
+                replace(run.settings, model=None, api_base=None),
+                {"id": grader.provider_id, "config": grader.config or {}},
+            )
+        except GraderConfigError as error:
+            raise JudgeFailure("unknown", f"Grader {grader.provider_id!r}: {error}", "config") from None
+        judge_settings = replace(own, model=model, api_base=own.api_base or run.settings.api_base)
+        return run.judge(judge_settings, model=model)
+
+    return run, judge_for
+
+
+def _first_provider(plan: list[Any]) -> str | None:
+    for _, item in plan:
+        if item.grader.provider_id and not item.grader.problem:
+            return promptfoo_to_litellm(item.grader.provider_id)
+    return None
+
+
+async def grade_promptfoo_outputs(
+    doc: Document,
+    responses: list[str],
+    query: str | None,
+    settings: JudgeSettings,
+    *,
+    test_index: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Grade several outputs of the same prompt and apply each test's ``max-score`` (seed 003) and
+    ``select-best`` (``select_best``).
+
+    Returns ``{"outputs": [report JSON per response], "max_score": [selection per test],
+    "select_best": [comparison per test]}`` (``select_best_usage`` too when a comparison ran).
+    Only the model-graded assertions are run here; other assertions of the test (contains,
+    python, ...) are listed in ``left_out`` and take no part in the aggregate.
+    """
+    from rubric_lsp.formats.promptfoo.grading.select_best import add_verdicts, grade_select_best
+    from rubric_lsp.formats.promptfoo.resolve import read_config
+
+    if len(responses) < 2:
+        raise GradingError(
+            "max-score and select-best need at least 2 outputs to choose between; pass --response once per output."
+        )
+    reports = await asyncio.gather(
+        *(
+            grade_promptfoo(doc, r, query, settings, test_index=test_index, on_progress=on_progress, compared=True)
+            for r in responses
+        )
+    )
+    if doc.root is None:
+        raise GradingError("The file is empty.")
+    view = read_config(doc.root, doc.path, doc)
+    numbers = [test_index + 1] if test_index is not None else list(range(1, len(view.tests) + 1))
+    # promptfoo compares (select-best) before it applies max-score, which leaves the comparison out.
+    compared, compare_usage = await grade_select_best(doc, view, numbers, responses, settings)
+    add_verdicts(reports, compared)
+    selections = [e for e in (_max_score(doc, view, number, reports) for number in numbers) if e is not None]
+    result: dict[str, Any] = {
+        "outputs": [r.to_json() for r in reports],
+        "max_score": selections,
+        "select_best": compared,
+    }
+    if compared:
+        result["select_best_usage"] = compare_usage.to_json()
+    return result

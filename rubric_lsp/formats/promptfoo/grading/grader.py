@@ -1,0 +1,95 @@
+"""The promptfoo config's grader (``Format.grader``): one response per test, or several outputs compared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_lsp.document import Document
+from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo, grade_promptfoo_outputs
+from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.grading.runner import Grading, UnsupportedRequest
+
+
+async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
+    if request.kind is RequestKind.RESPONSE:
+        return await grade_promptfoo(
+            doc,
+            request.response,
+            request.query,
+            grading.settings,
+            test_index=request.test_index,
+            on_progress=grading.tick,
+        )
+    if request.kind is RequestKind.OUTPUTS:
+        result = await grade_promptfoo_outputs(
+            doc,
+            list(request.responses),
+            request.query,
+            grading.settings,
+            test_index=request.test_index,
+            on_progress=grading.tick,
+        )
+        return OutputsResult(result)
+    raise UnsupportedRequest(request.kind, "a promptfoo config grades one response, or several outputs compared")
+
+
+@dataclass
+class OutputsResult:
+    """Several outputs of one prompt: each graded, then each test's max-score and select-best."""
+
+    data: dict[str, Any]
+
+    @property
+    def failed(self) -> bool:
+        return False
+
+    def to_json(self) -> dict[str, Any]:
+        return self.data
+
+    def text_lines(self) -> list[str]:
+        lines = []
+        for position, output in enumerate(self.data["outputs"]):
+            verdicts = ", ".join(f"{v['name']} {v['verdict']}" for v in output["verdicts"])
+            lines.append(f"output {position + 1}: {verdicts}")
+        for selection in self.data["max_score"]:
+            lines.extend(_max_score_lines(selection))
+        for comparison in self.data.get("select_best", []):
+            lines.extend(_select_best_lines(comparison))
+        return lines
+
+
+def _max_score_lines(selection: dict[str, Any]) -> list[str]:
+    if "error" in selection:
+        return [f"test {selection['test']} max-score: {selection['error']}"]
+    scores = ", ".join("n/a" if s is None else f"{s:.3g}" for s in selection["scores"])
+    winner = "none" if selection["winner"] is None else f"output {selection['winner'] + 1}"
+    lines = [f"test {selection['test']} max-score ({selection['method']}): scores {scores} → {winner}"]
+    if selection.get("left_out"):
+        lines.append(f"  not run here: {', '.join(selection['left_out'])}")
+    return lines
+
+
+def _select_best_lines(comparison: dict[str, Any]) -> list[str]:
+    lines = []
+    if "error" in comparison:
+        lines.append(f"test {comparison['test']} select-best: no winner, every output fails — {comparison['error']}")
+    else:
+        flags = [flag for flag in ("ambiguous", "cached") if comparison.get(flag)]
+        names = {"ambiguous": "ambiguous reply", "cached": "cached"}
+        extra = f" [{', '.join(names[f] for f in flags)}]" if flags else ""
+        lines.append(f"test {comparison['test']} select-best: → output {comparison['winner'] + 1}{extra}")
+        if comparison["reason"]:
+            lines.append(f"  {comparison['reason']}")
+        if "promptfoo_reads" in comparison:
+            theirs = comparison["promptfoo_reads"]
+            outcome = (
+                "every output fails"
+                if theirs is None or theirs >= len(comparison["passed"])
+                else f"output {theirs + 1} wins"
+            )
+            reading = "no number" if theirs is None else f"index {theirs}"
+            lines.append(f"  promptfoo reads this reply as {reading}: {outcome}")
+    if comparison.get("note"):
+        lines.append(f"  note: {comparison['note']}")
+    return lines

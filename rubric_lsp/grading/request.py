@@ -1,0 +1,77 @@
+"""What to grade: one ``GradeRequest`` for every face (CLI, language server) and every format.
+
+A request names the file (its text and path) and what to do with it; the format's grader
+(``Format.grader``) decides what that means for its files. The result of any request is a
+:class:`GradeResult`: JSON for the machine faces, text lines for the terminal, and whether
+it passed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Protocol
+
+
+class RequestKind(str, Enum):
+    """What a request asks of the file."""
+
+    RESPONSE = "response"  # grade one response against the file's rubric / tests / graders
+    OUTPUTS = "outputs"  # compare several outputs of one prompt (pick the best of them)
+    EXAMPLES = "examples"  # grade the worked examples the file holds and check their expectations
+    DATASET = "dataset"  # grade the file's labelled items and measure agreement with the labels
+    RESCORE = "rescore"  # score given verdicts (one per criterion) with no judge
+
+
+@dataclass(frozen=True)
+class GradeRequest:
+    """One grading: ``text``/``path`` of the rubric file; ``responses`` as the kind needs them.
+
+    ``test_index``: 0-based test to grade, where the format has numbered tests (None = all);
+    ``limit``: grade only the first N items of a dataset; ``verdicts``: what a RESCORE scores.
+    """
+
+    text: str
+    path: str | None
+    kind: RequestKind = RequestKind.RESPONSE
+    responses: tuple[str, ...] = ()
+    query: str | None = None
+    test_index: int | None = None
+    limit: int | None = None
+    verdicts: tuple[Any, ...] = ()  # RESCORE: the given verdicts
+
+    @property
+    def response(self) -> str:
+        """The one response of a RESPONSE request."""
+        if len(self.responses) != 1:
+            raise ValueError(f"a {self.kind.value} request carries one response, not {len(self.responses)}")
+        return self.responses[0]
+
+    @classmethod
+    def for_response(cls, text: str, path: str | None, response: str, **fields: Any) -> GradeRequest:
+        return cls(text, path, RequestKind.RESPONSE, (response,), **fields)
+
+    @classmethod
+    def for_responses(
+        cls, text: str, path: str | None, responses: list[str] | tuple[str, ...], **fields: Any
+    ) -> GradeRequest:
+        """One response → RESPONSE; several → OUTPUTS."""
+        kind = RequestKind.RESPONSE if len(responses) == 1 else RequestKind.OUTPUTS
+        return cls(text, path, kind, tuple(responses), **fields)
+
+
+class GradeResult(Protocol):
+    """What every grading returns, whatever the format and the request."""
+
+    def to_json(self) -> Any:
+        """The CLI's ``--format json`` output and the server command's result."""
+        ...
+
+    def text_lines(self) -> list[str]:
+        """The CLI's text output, one line each."""
+        ...
+
+    @property
+    def failed(self) -> bool:
+        """Graded, but failed (or no score could be computed): the CLI exits 1."""
+        ...

@@ -1,0 +1,201 @@
+"""The grading runner: the one place a grading request is carried out, whatever the format.
+
+``grade(request, settings)`` reads the file, finds its format with
+``formats.registry.detect`` and hands the request to the format's grader: the module named
+by ``Format.grader``, holding ``async def grade(doc, request, grading) -> GradeResult``.
+The grader plans its judge calls; what every grading shares lives here:
+
+- ``Run``: one judge per (model, base, temperature, max tokens, credential), one concurrency
+  limit and one verdict cache for its judges, and their merged usage;
+- ``Grading``: the request's settings and its progress n/N over the whole grading
+  (``expect`` announces work items, ``tick`` counts one done);
+- ``fan_out``: the work items run concurrently; the first error cancels the others
+  (cancel-on-error) and is raised — a judge *failure* is a verdict, never an exception here;
+- the total deadline (``JudgeSettings.deadline_seconds``): past it the grading stops with
+  ``DeadlineExceeded``, naming the deadline and how to change it.
+
+Nothing here names a format, and nothing imports litellm at module level.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar, cast
+
+from rubric_lsp.document import Document, parse_document
+from rubric_lsp.grading.cache import VerdictCache
+from rubric_lsp.grading.judge import Judge, Usage
+from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.grading.settings import JudgeSettings, api_key_for
+
+T = TypeVar("T")
+Progress = Callable[[int, int], None]
+JudgeKey = tuple[str, str | None, float | None, int | None, str | None]
+
+DEADLINE_HELP = "raise it with `rubric grade --deadline SECONDS` or the editor setting rubric.judge.deadlineSeconds"
+
+
+class GradingError(Exception):
+    """The file cannot be graded (not readable, not a rubric, invalid); the message says why."""
+
+
+class DeadlineExceeded(GradingError):
+    """The grading ran past its total deadline; nothing it judged is reported as a verdict."""
+
+
+class UnsupportedRequest(GradingError):
+    """The file's format does not answer this kind of request (e.g. examples asked of a file that has none)."""
+
+    def __init__(self, kind: RequestKind, what: str) -> None:
+        super().__init__(f"This file cannot answer a {kind.value} request: {what}.")
+        self.kind = kind
+
+
+@dataclass
+class Run:
+    """Judges sharing one concurrency limit and one verdict cache."""
+
+    settings: JudgeSettings  # resolved
+    semaphore: asyncio.Semaphore
+    cache: VerdictCache | None
+    judges: dict[JudgeKey, Judge] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, settings: JudgeSettings) -> Run:
+        """Resolve ``settings`` (raises MissingCredentials when no judge can be chosen)."""
+        resolved = settings.resolved()
+        cache = VerdictCache(resolved.cache_dir) if resolved.cache_enabled and resolved.cache_dir else None
+        return cls(resolved, asyncio.Semaphore(max(1, resolved.concurrency)), cache)
+
+    def judge(self, settings: JudgeSettings | None = None, model: str | None = None) -> Judge:
+        """The run's judge for ``model`` under ``settings``; raises MissingCredentials for a key-less provider."""
+        settings = settings or self.settings
+        model = model or settings.model
+        assert model is not None
+        # Graders with a key of their own (a key written in the rubric file) get judges of their
+        # own; the key is held here only as a digest.
+        credential = api_key_for(model, settings.api_base, settings.environ())
+        digest = None if credential is None else hashlib.sha256(credential.encode("utf-8")).hexdigest()
+        key: JudgeKey = (model, settings.api_base, settings.temperature, settings.max_tokens, digest)
+        if key not in self.judges:
+            self.judges[key] = Judge(settings, model, self.semaphore, self.cache)
+        return self.judges[key]
+
+    def judges_for_models(self) -> list[Judge]:
+        """One judge per model of the run (checks every credential before any call)."""
+        return [self.judge(model=m) for m in self.settings.judge_models()]
+
+    def fresh_judges(self) -> list[Judge]:
+        """New judges for the run's models, sharing its limit and cache, so usage can be counted apart."""
+        return [Judge(self.settings, m, self.semaphore, self.cache) for m in self.settings.judge_models()]
+
+    def usage(self) -> Usage:
+        """The merged usage of the run's judges."""
+        total = Usage()
+        for judge in self.judges.values():
+            total.merge(judge.usage)
+        return total
+
+
+@dataclass
+class Grading:
+    """One request being graded: the settings it came with, and its progress n/N."""
+
+    settings: JudgeSettings  # as given; ``start`` resolves them
+    on_progress: Progress | None = None
+    done: int = 0
+    total: int = 0
+
+    def start(self, settings: JudgeSettings | None = None) -> Run:
+        """A run under ``settings`` (default: the request's); raises MissingCredentials when no judge is set."""
+        return Run.start(settings or self.settings)
+
+    def expect(self, items: int) -> None:
+        """Announce ``items`` more work items (the N of n/N)."""
+        self.total += items
+
+    def tick(self, _done: int = 0, total: int = 0) -> None:
+        """One work item finished (a progress callback's signature, so graders can pass it down).
+
+        A grader that announced nothing with ``expect`` may pass its own total instead. Work
+        cancelled (an error elsewhere, the deadline) is not counted as done."""
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            return
+        self.done += 1
+        if self.on_progress is not None:
+            self.on_progress(self.done, max(self.total or total, self.done))
+
+
+class Grader(Protocol):
+    """What ``Format.grader`` names: a module with this ``grade`` function."""
+
+    async def __call__(self, doc: Document, request: GradeRequest, grading: Grading) -> GradeResult: ...
+
+
+async def fan_out(work: Iterable[Awaitable[T]]) -> list[T]:
+    """Await every item concurrently, results in order; the first exception cancels the rest and is raised."""
+    tasks = [asyncio.ensure_future(item) for item in work]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        raise
+
+
+def read(text: str, path: str | None) -> Document:
+    """The document to grade; GradingError when it cannot be read."""
+    doc = parse_document(text, path or "rubric.yaml")
+    if not doc.readable or doc.root is None:
+        issue = next((i for i in doc.issues if i.fatal), None)
+        raise GradingError(f"The file cannot be read: {issue.message if issue else 'it is empty'}")
+    return doc
+
+
+def grader_for(doc: Document) -> Grader:
+    """The grader of the document's format (``formats.registry.detect``); GradingError when it has none."""
+    from rubric_lsp.formats.plugin import load
+    from rubric_lsp.formats.registry import detect, formats
+
+    try:
+        fmt = detect(doc)
+    except Exception:  # noqa: BLE001 - a broken detector must not stop grading with a traceback
+        fmt = None
+    ref = fmt.grader if fmt is not None else None
+    if ref is not None:
+        # A module path (or the module/object itself) holding ``grade``; see formats/plugin.py.
+        found = load(ref)
+        return cast(Grader, getattr(found, "grade", found))
+    gradable = ", ".join(f.title for f in formats() if getattr(f, "grader", None))
+    if fmt is None:
+        raise GradingError(f"This file is not a rubric rubric-lsp can grade with (it grades: {gradable}).")
+    raise GradingError(f"This file is a {fmt.title}, which rubric-lsp cannot grade (it grades: {gradable}).")
+
+
+async def grade(request: GradeRequest, settings: JudgeSettings, *, on_progress: Progress | None = None) -> GradeResult:
+    """Carry out ``request``; see the module docstring.
+
+    Raises GradingError (the file cannot be graded, or the deadline passed) or
+    MissingCredentials (no API key; raised before any call). Judge failures are verdicts with
+    ``error`` set, never exceptions.
+    """
+    doc = read(request.text, request.path)
+    grader = grader_for(doc)
+    grading = Grading(settings, on_progress)
+    deadline = settings.deadline_seconds
+    if deadline is None:
+        return await grader(doc, request, grading)
+    try:
+        async with asyncio.timeout(deadline) as scope:
+            return await grader(doc, request, grading)
+    except TimeoutError:
+        if not scope.expired():
+            raise
+        raise DeadlineExceeded(
+            f"The grading did not finish within its deadline of {deadline:g} s ({grading.done} of {grading.total} "
+            f"work items done); {DEADLINE_HELP}. A judge that never answers is the usual cause."
+        ) from None
