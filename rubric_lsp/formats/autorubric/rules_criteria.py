@@ -11,9 +11,10 @@ from rubric_lsp.formats.autorubric import DATASET, RUBRIC
 from rubric_lsp.formats.autorubric.edits import remove_pair, scalar_text
 from rubric_lsp.formats.autorubric.model import NOMINAL_AGGREGATIONS, ORDINAL_AGGREGATIONS, Criterion
 from rubric_lsp.formats.autorubric.view import CriterionEntry, RubricView
-from rubric_lsp.formats.errors import closest
+from rubric_lsp.formats.errors import Suggestion, suggest
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.unknown_keys import VALUE_RENAME_SAFETY, rename_fix
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 FORMATS = (RUBRIC, DATASET)
@@ -32,6 +33,7 @@ ORDINAL_AGGREGATION_UNKNOWN = rule(
     bad="- requirement: How clear is the answer?\n  aggregation: medain\n  options: [...]",
     good="- requirement: How clear is the answer?\n  aggregation: median\n  options: [...]",
     fix="rename to the nearest known aggregation",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
 )
 AGGREGATION_WRONG_FAMILY = rule(
@@ -45,6 +47,7 @@ AGGREGATION_WRONG_FAMILY = rule(
     bad="- requirement: How clear is the answer?\n  aggregation: unanimous\n  options: [...]",
     good="- requirement: How clear is the answer?\n  aggregation: min\n  options: [...]",
     fix="use the ordinal counterpart (weighted_mode → weighted_mean, unanimous → min); changes behaviour",
+    fix_safety="Unsafe: the ordinal counterpart changes how the judges' picks are combined.",
     formats=FORMATS,
 )
 IGNORED_ON_BINARY = rule(
@@ -57,6 +60,7 @@ IGNORED_ON_BINARY = rule(
     bad="- requirement: Cites a source\n  scale_type: nominal",
     good="- requirement: Cites a source",
     fix="remove the key",
+    fix_safety="Safe: autorubric ignores the key on a binary criterion, so removing it changes nothing it does.",
     formats=FORMATS,
 )
 DUPLICATE_OPTION_LABEL = rule(
@@ -103,6 +107,7 @@ NA_VALUE_RANGE = rule(
     bad="- {label: N/A, value: -1, na: true}",
     good="- {label: N/A, value: 0, na: true}",
     fix="set the value to 0",
+    fix_safety="Safe: autorubric never scores an NA option's value, so writing 0 changes no score.",
     formats=FORMATS,
 )
 EQUAL_OPTION_VALUES = rule(
@@ -127,6 +132,7 @@ MAX_UNREACHABLE = rule(
     bad="options:\n  - {label: Poor, value: 0}\n  - {label: Good, value: 0.8}",
     good="options:\n  - {label: Poor, value: 0}\n  - {label: Good, value: 1.0}",
     fix="set the best option's value to 1.0 (0 for a penalty); changes scores",
+    fix_safety="Unsafe: it changes the scores the rubric gives.",
     formats=FORMATS,
 )
 NOT_MONOTONIC = rule(
@@ -161,6 +167,7 @@ SUSPICIOUS_WEIGHT = rule(
     bad='- requirement: Cites a source\n  weight: "3"',
     good="- requirement: Cites a source\n  weight: 3",
     fix="write the number the value is read as",
+    fix_safety="Safe: it writes the number autorubric already reads, so nothing it does changes.",
     formats=FORMATS,
 )
 EMPTY_REQUIREMENT = rule(
@@ -185,6 +192,7 @@ INVERTED_SIGN = rule(
     bad="- requirement: Contains factual errors\n  weight: 10",
     good="- requirement: Contains factual errors\n  weight: -10",
     fix="flip the weight's sign (unsafe: changes what the criterion rewards)",
+    fix_safety="Unsafe: flipping the sign changes what the criterion rewards.",
     formats=FORMATS,
 )
 BUNDLED_REQUIREMENT = rule(
@@ -213,6 +221,7 @@ NOMINAL_AGGREGATION_UNKNOWN = rule(
     bad="- requirement: Which tone?\n  scale_type: nominal\n  aggregation: mean\n  options: [...]",
     good="- requirement: Which tone?\n  scale_type: nominal\n  aggregation: mode\n  options: [...]",
     fix="rename to the nearest nominal aggregation",
+    fix_safety=VALUE_RENAME_SAFETY + " Suggesting `mode` for an ordinal aggregation is always unsafe.",
     formats=FORMATS,
 )
 
@@ -255,21 +264,17 @@ def _aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion)
             return
         if value in ORDINAL_AGGREGATIONS:
             what = f"'{value}' is an aggregation for ordinal criteria, but this criterion is nominal"
-            suggestion = "mode"
+            found: Suggestion | None = Suggestion("mode", safe=False)  # another family: a guess
         else:
             what = f"'{value}' is not an aggregation autorubric knows"
-            suggestion = closest(value, NOMINAL_AGGREGATIONS)
+            found = suggest(value, NOMINAL_AGGREGATIONS)
         if value in BINARY_AGGREGATIONS:
             what += f" ('{value}' combines MET/UNMET verdicts and is set on the grader)"
         message = (
             f"{what}: when several judges grade it, autorubric crashes while combining their picks. "
             f"Use one of {', '.join(NOMINAL_AGGREGATIONS)}."
         )
-        fix = (
-            ctx.rename(node, suggestion, f"Use '{suggestion}'", safe=value not in ORDINAL_AGGREGATIONS)
-            if suggestion
-            else None
-        )
+        fix = rename_fix(ctx, node, found, f"Use '{found.name}'") if found else None
         ctx.report(NOMINAL_AGGREGATION_UNKNOWN, node, message, fix=fix)
         return
     if value in ORDINAL_AGGREGATIONS:
@@ -289,7 +294,7 @@ def _aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion)
         fix = ctx.rename(node, counterpart, f"Use '{counterpart}'", safe=False) if counterpart else None
         ctx.report(AGGREGATION_WRONG_FAMILY, node, message, fix=fix)
         return
-    suggestion = closest(value, ORDINAL_AGGREGATIONS)
+    found = suggest(value, ORDINAL_AGGREGATIONS)
     message = (
         f"'{value}' is not an aggregation autorubric knows for ordinal criteria, so it silently averages "
         f"the judges' picks ('mean'). Use one of {', '.join(ORDINAL_AGGREGATIONS)}."
@@ -299,9 +304,9 @@ def _aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion)
             f" ('{value}' combines MET/UNMET verdicts; it is set on the grader, not on a multi-choice criterion.)"
         )
     fix = None
-    if suggestion:
-        message += f" Did you mean '{suggestion}'?"
-        fix = ctx.rename(node, suggestion, f"Use '{suggestion}'")
+    if found:
+        message += f" Did you mean '{found.name}'?"
+        fix = rename_fix(ctx, node, found, f"Use '{found.name}'")
     ctx.report(ORDINAL_AGGREGATION_UNKNOWN, node, message, fix=fix)
 
 
@@ -525,7 +530,44 @@ _VIRTUE = re.compile(
     r"|uses\s+(?:clear|correct|appropriate|proper|precise)\b)",
     re.IGNORECASE,
 )
-_ACTION_VERBS = ["provides", "explains", "states", "includes", "mentions", "identifies", "describes", "cites", "uses", "gives", "lists", "discusses", "offers", "suggests", "recommends", "avoids", "notes", "addresses", "acknowledges", "concludes", "demonstrates", "defines", "compares", "justifies", "summarizes", "summarises", "references", "evaluates", "presents", "follows", "proposes", "warns", "asks", "answers", "shows", "supports"]
+_ACTION_VERBS = [
+    "provides",
+    "explains",
+    "states",
+    "includes",
+    "mentions",
+    "identifies",
+    "describes",
+    "cites",
+    "uses",
+    "gives",
+    "lists",
+    "discusses",
+    "offers",
+    "suggests",
+    "recommends",
+    "avoids",
+    "notes",
+    "addresses",
+    "acknowledges",
+    "concludes",
+    "demonstrates",
+    "defines",
+    "compares",
+    "justifies",
+    "summarizes",
+    "summarises",
+    "references",
+    "evaluates",
+    "presents",
+    "follows",
+    "proposes",
+    "warns",
+    "asks",
+    "answers",
+    "shows",
+    "supports",
+]
 _AND_VERB = re.compile(
     r"(?:,\s*|\s)(?:and|as well as)\s+(?:also\s+)?(" + "|".join(_ACTION_VERBS) + r")\b", re.IGNORECASE
 )

@@ -8,7 +8,7 @@ from rubric_lsp.diagnostics import Fix, Severity
 from rubric_lsp.document import Node
 from rubric_lsp.document.issues import TextEdit
 from rubric_lsp.document.positions import Span
-from rubric_lsp.formats.errors import closest, error_span
+from rubric_lsp.formats.errors import Problem, error_span, suggest
 from rubric_lsp.formats.northstar import CASES, REQUEST
 from rubric_lsp.formats.northstar.model import (
     GRADER_TYPES,
@@ -18,10 +18,11 @@ from rubric_lsp.formats.northstar.model import (
     JudgeScoringConfig,
     is_number,
 )
-from rubric_lsp.formats.northstar.view import CasesView, Problem, RequestView, read_cases, read_request
+from rubric_lsp.formats.northstar.view import CasesView, RequestView, read_cases, read_request
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, VALUE_RENAME_SAFETY, rename_fix, unknown_key
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -59,6 +60,7 @@ THRESHOLD_IGNORED = rule(
     bad='{"type": "rubric", "threshold": 0.8, "scoring": {"mode": "numeric", "passing_score": 0.5}}',
     good='{"type": "rubric", "scoring": {"mode": "numeric", "passing_score": 0.8}}',
     fix="remove the ignored threshold",
+    fix_safety="Safe: NorthStar ignores the threshold there, so removing it changes nothing.",
     formats=(REQUEST,),
 )
 TEMPERATURE = rule(
@@ -71,6 +73,7 @@ TEMPERATURE = rule(
     bad='"temperature": 0.7',
     good='"temperature": 0.0',
     fix="set the temperature to 0 (changes sampling: offered, not applied by --fix)",
+    fix_safety="Unsafe: a different temperature changes how the judge samples.",
     formats=(REQUEST,),
 )
 UNKNOWN_GRADER_KEY = rule(
@@ -83,6 +86,7 @@ UNKNOWN_GRADER_KEY = rule(
     bad='{"type": "rubric", "name": "j", "model": "gpt-4o", "rubirc": "..."}',
     good='{"type": "rubric", "name": "j", "model": "gpt-4o", "rubric": "..."}',
     fix="rename the key to the nearest known one",
+    fix_safety=RENAME_SAFETY,
     formats=(REQUEST,),
 )
 JUDGE_ALWAYS_SKIPPED = rule(
@@ -119,6 +123,7 @@ SCORING_MODE = rule(
     bad='"scoring": {"mode": "percent"}',
     good='"scoring": {"mode": "numeric", "passing_score": 0.5}',
     fix="use the nearest valid mode",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=(REQUEST,),
 )
 UNKNOWN_SCORING_KEY = rule(
@@ -131,6 +136,7 @@ UNKNOWN_SCORING_KEY = rule(
     bad='"scoring": {"mode": "numeric", "passingScore": 4}',
     good='"scoring": {"mode": "numeric", "passing_score": 4}',
     fix="rename the key to the nearest known one",
+    fix_safety=RENAME_SAFETY,
     formats=(REQUEST,),
 )
 SCORE_RANGE = rule(
@@ -186,6 +192,8 @@ GRADER_FIELD = rule(
     "run configuration otherwise.",
     bad='{"type": "rubric", "name": "j", "temperature": "hot"}',
     good='{"type": "rubric", "name": "j", "model": "gpt-4o", "temperature": 0}',
+    fix="rename a misspelt grader `type` or trace `check` to the nearest known one",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=(REQUEST,),
 )
 DUPLICATE_GRADER = rule(
@@ -231,6 +239,7 @@ UNKNOWN_CASE_KEY = rule(
     bad='"expected": {"goal": "greet", "max_tools_calls": 1}',
     good='"expected": {"goal": "greet", "max_tool_calls": 1}',
     fix="rename the key to the nearest known one",
+    fix_safety=RENAME_SAFETY,
     formats=(CASES,),
 )
 NEGATIVE_LIMIT = rule(
@@ -295,12 +304,9 @@ def remove_pair_fix(ctx: CheckContext, mapping: Node, key_node: Node, title: str
     return Fix(title, [TextEdit(span, "")])
 
 
-def _rename_fix(ctx: CheckContext, mapping: Node, key_node: Node, known: set[str]):
-    key = key_node.value
-    suggestion = closest(key, known) if isinstance(key, str) else None
-    if suggestion and suggestion not in mapping.keys():
-        return suggestion, ctx.rename(key_node, suggestion, f"Rename '{key}' to '{suggestion}'")
-    return suggestion, None
+def _rename_fix(ctx: CheckContext, mapping: Node, key_node: Node, known: set[str]) -> tuple[str | None, Fix | None]:
+    found = unknown_key(ctx, mapping, key_node, known)
+    return found.suggestion, found.fix
 
 
 # -- EvalRunRequest -------------------------------------------------------------
@@ -401,8 +407,9 @@ def _report_request_problem(ctx: CheckContext, problem: Problem) -> None:
         )
     elif path == ("type",) or path[-1:] == ("type",):
         value = error.input
-        suggestion = closest(str(value), GRADER_TYPES) if isinstance(value, str) else None
-        fix = ctx.rename(error.node, suggestion, f"Use '{suggestion}'") if suggestion else None
+        found = suggest(str(value), GRADER_TYPES) if isinstance(value, str) else None
+        suggestion = found.name if found else None
+        fix = rename_fix(ctx, error.node, found, f"Use '{found.name}'") if found else None
         ctx.report(
             GRADER_FIELD,
             span,
@@ -445,8 +452,9 @@ def _report_mode(ctx: CheckContext, error, span) -> None:
         )
         return
     value = error.input
-    suggestion = closest(value, SCORING_MODES) if isinstance(value, str) else None
-    fix = ctx.rename(error.node, suggestion, f"Use mode '{suggestion}'") if suggestion else None
+    found = suggest(value, SCORING_MODES) if isinstance(value, str) else None
+    suggestion = found.name if found else None
+    fix = rename_fix(ctx, error.node, found, f"Use mode '{found.name}'") if found else None
     message = f"Scoring mode {value!r} is not 'binary' or 'numeric'; NorthStar refuses the judge."
     if suggestion:
         message += f" Did you mean '{suggestion}'?"
@@ -500,10 +508,9 @@ def _required_fields(ctx: CheckContext, node: Node) -> None:
 def _value_limits(ctx: CheckContext, node: Node, grader: GraderConfig) -> None:
     if grader.type == "trace" and grader.check is not None and grader.check not in TRACE_CHECKS:
         check_node = node.get("check")
-        suggestion = closest(grader.check, TRACE_CHECKS)
-        fix = (
-            ctx.rename(check_node, suggestion, f"Use '{suggestion}'") if suggestion and check_node is not None else None
-        )
+        found = suggest(grader.check, TRACE_CHECKS)
+        suggestion = found.name if found else None
+        fix = rename_fix(ctx, check_node, found, f"Use '{found.name}'") if found and check_node is not None else None
         ctx.report(
             GRADER_FIELD,
             check_node or node,

@@ -20,7 +20,7 @@ from rubric_lsp.document import Node
 from rubric_lsp.document.issues import TextEdit
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.document.positions import Span
-from rubric_lsp.formats.errors import closest, describe_type, place_errors
+from rubric_lsp.formats.errors import closest, describe_type, place_errors, suggest
 from rubric_lsp.formats.promptfoo import CONFIG
 from rubric_lsp.formats.promptfoo.model import (
     ASSERT_SET_KEYS,
@@ -41,6 +41,7 @@ from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView, Sour
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import Rule, rule
+from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, unknown_key
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 F = (CONFIG,)
@@ -55,6 +56,8 @@ UNKNOWN_KEY = rule(
     bad="prompts: [p.txt]\noutputs:\n  - type: csv",
     good="prompts: [p.txt]\noutputPath: results.csv",
     fix="rename the key to the nearest known one",
+    fix_safety=RENAME_SAFETY
+    + " The renames promptfoo users often mean (`outputs` → `outputPath`, `options` → `evaluateOptions`) take another shape or meaning, so they are unsafe too.",
     formats=F,
 )
 SCORE_WITHOUT_THRESHOLD = rule(
@@ -67,6 +70,7 @@ SCORE_WITHOUT_THRESHOLD = rule(
     bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: |\n          Return 0 if the response is incorrect\n          Return 1 if the response is correct",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: |\n          Return 0 if the response is incorrect\n          Return 1 if the response is correct\n        threshold: 1",
     fix="add a threshold to the assertion",
+    fix_safety="Unsafe: a threshold changes which outputs pass, and the number is a guess (even 1 for a 0-or-1 score).",
     formats=F,
 )
 SCALE_MISMATCH = rule(
@@ -147,6 +151,7 @@ SHORTHAND_DROPS_CONFIG = rule(
     bad="defaultTest:\n  options:\n    provider: {id: openai:gpt-5-mini, config: {temperature: 0}}\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite\n        provider: openai:gpt-5-mini",
     good="        provider: {id: openai:gpt-5-mini, config: {temperature: 0}}",
     fix="expand the shorthand into {id, config} carrying the default's config",
+    fix_safety="Unsafe: the expanded grader carries the default's config, which changes the judge calls promptfoo makes.",
     formats=F,
 )
 WRONG_MODEL_KIND = rule(
@@ -202,6 +207,7 @@ MAX_SCORE_THRESHOLD = rule(
     bad="prompts: [a, b]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: contains\n        value: def\n      - type: max-score\n        threshold: 0.7",
     good="      - type: max-score\n        value:\n          threshold: 0.7",
     fix="move the threshold into value.threshold",
+    fix_safety="Unsafe: moving the threshold changes how max-score decides the result.",
     formats=F,
 )
 DUPLICATE_SELECTOR = rule(
@@ -232,6 +238,7 @@ IGNORED_THRESHOLD = rule(
     bad="tests:\n  - assert:\n      - type: factuality\n        value: Paris is the capital\n        threshold: 0.8",
     good="tests:\n  - assert:\n      - type: factuality\n        value: Paris is the capital",
     fix="remove the threshold",
+    fix_safety="Safe: promptfoo ignores this threshold, so removing it changes nothing.",
     formats=F,
 )
 REDTEAM_GRADER = rule(
@@ -271,6 +278,7 @@ UNKNOWN_ASSERTION_TYPE = rule(
     bad="tests:\n  - assert:\n      - type: contians\n        value: refund\n      - type: not-empty   # no such type either",
     good="tests:\n  - assert:\n      - type: contains\n        value: refund\n      - type: javascript\n        value: output.length > 0",
     fix="replace the type with the nearest known one",
+    fix_safety="Unsafe: the type decides what is checked, and a near spelling can be another check (`contains`, `icontains`, `not-contains`).",
     formats=F,
 )
 UNKNOWN_ASSERTION_KEY = rule(
@@ -284,6 +292,7 @@ UNKNOWN_ASSERTION_KEY = rule(
     bad="tests:\n  - assert:\n      - type: llm-rubric\n        rubric: Is polite",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     fix="rename the key to the nearest known one",
+    fix_safety=RENAME_SAFETY,
     formats=F,
 )
 INVALID_PROVIDER = rule(
@@ -621,17 +630,20 @@ def _check_unknown(
         key = key_node.value
         if not isinstance(key, str) or key in known or key in tolerated:
             continue
-        hint, suggestion = _KEY_HINTS.get((what, key), (None, None))
-        if hint is None:
-            suggestion = closest(key, known)
         message = f"Unknown {what} key '{key}': {consequence}"
         fix = None
-        if hint:
+        hint, replacement = _KEY_HINTS.get((what, key), (None, None))
+        if hint is not None:
             message += " " + hint
-        if suggestion and suggestion in known and suggestion not in mapping.keys():
-            if not hint:
-                message += f" Did you mean '{suggestion}'?"
-            fix = ctx.rename(key_node, suggestion, f"Rename '{key}' to '{suggestion}'") if source.is_config else None
+            if replacement in known and replacement not in mapping.keys() and source.is_config:
+                # A known mistake, but the right key takes another shape or another meaning
+                # (outputs: [...] → outputPath: "file"): the rename is a guess, so unsafe.
+                fix = ctx.rename(key_node, replacement, f"Rename '{key}' to '{replacement}'", safe=False)
+        else:
+            found = unknown_key(ctx, mapping, key_node, known)
+            if found.fix is not None:
+                message += f" Did you mean '{found.suggestion}'?"
+                fix = found.fix if source.is_config else None
         report(rule_, source, key_node, message, fix)
 
 
@@ -867,7 +879,8 @@ def _needs_rubric(view: ConfigView, a: AssertionInfo) -> bool:
 
 def _unknown_type(ctx, report, a: AssertionInfo, type_node: Node, kind: str) -> None:
     suggestion = _TYPE_HINTS.get(kind)
-    nearest = closest(kind, known_assertion_types(), cutoff=0.75)
+    found = suggest(kind, known_assertion_types(), cutoff=0.75)
+    nearest = found.name if found else None
     message = f"Unknown assertion type '{kind}': the eval fails with 'Unknown assertion type' (promptfoo validate does not catch it)."
     fix = None
     if suggestion:
@@ -875,6 +888,7 @@ def _unknown_type(ctx, report, a: AssertionInfo, type_node: Node, kind: str) -> 
     elif nearest:
         message += f" Did you mean '{nearest}'?"
         if a.source.is_config:
+            # Always unsafe: a near spelling can be another check (contains / icontains).
             fix = ctx.rename(type_node, nearest, f"Replace '{kind}' with '{nearest}'", safe=False)
     report(UNKNOWN_ASSERTION_TYPE, a.source, type_node, message, fix)
 
@@ -903,16 +917,17 @@ def _score_checks(ctx, report, view, a: AssertionInfo, text: str, threshold, val
     ):
         stated = _STATED_THRESHOLD.search(text)
         if _BINARY.search(text):
-            number, safe = "1", True
+            number = "1"
         elif stated:
-            number, safe = stated.group(1) or stated.group(2), False
+            number = stated.group(1) or stated.group(2)
         else:
-            number, safe = "0.5", False
+            number = "0.5"
         fix = None
         if a.source.is_config and a.ref_node is None:
             edit = _insert_key(ctx, a.node, f"threshold: {number}")
             if edit:
-                fix = Fix(f"Add 'threshold: {number}'", [edit], safe)
+                # Unsafe: a threshold decides which outputs pass (issue 13: "adding a threshold").
+                fix = Fix(f"Add 'threshold: {number}'", [edit], safe=False)
         report(
             SCORE_WITHOUT_THRESHOLD,
             a.source,
@@ -984,13 +999,15 @@ def _move_threshold_fix(ctx, node: Node, key: Node, threshold: Node) -> Fix | No
         return Fix(
             "Move the threshold into value.threshold",
             [TextEdit(Span(key.start, threshold.end), f"value: {{threshold: {number}}}")],
+            safe=False,
         )
     if not value.is_map or delete is None:
         return None
     insert = _insert_key(ctx, value, f"threshold: {number}")
     if insert is None or value.has("threshold"):
         return None
-    return Fix("Move the threshold into value.threshold", [delete, insert])
+    # Unsafe: the threshold then decides max-score's result.
+    return Fix("Move the threshold into value.threshold", [delete, insert], safe=False)
 
 
 # -- graders ------------------------------------------------------------------------------
