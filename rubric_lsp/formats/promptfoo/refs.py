@@ -1,6 +1,6 @@
 """``file://`` references: parse, resolve relative to the referring file, expand globs.
 
-Pure path logic with no rule codes (the rules in ``rubric_lsp/rules/file_refs.py`` report
+Pure path logic with no rule codes (the rules in ``rubric_lsp/formats/promptfoo/rules/file_refs.py`` report
 on it, ``resolve.py`` follows references to test files). Nothing referenced is ever
 executed or imported: script references (.py/.js/...) are only checked for existence.
 """
