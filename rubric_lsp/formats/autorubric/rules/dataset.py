@@ -16,7 +16,7 @@ from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.autorubric import DATASET
 from rubric_lsp.formats.autorubric.model import VERDICTS
-from rubric_lsp.formats.autorubric.rules_rubric import RUBRIC_MAPPING_KEYS, check_unknown_keys
+from rubric_lsp.formats.autorubric.rules.rubric import RUBRIC_MAPPING_KEYS, check_unknown_keys
 from rubric_lsp.formats.autorubric.view import RubricView, read_rubric
 from rubric_lsp.formats.errors import describe_type, suggest
 from rubric_lsp.rules.context import CheckContext

@@ -1,7 +1,9 @@
 """Checks for autorubric rubrics: what autorubric rejects (errors), and the entry points.
 
-The silent pitfalls live beside it: ``rules_criteria`` (per criterion), ``rules_rubric``
-(rubric-wide, unknown keys, ``examples``) and ``rules_dataset`` (datasets). ``report_view``
+The silent pitfalls live beside it, each rule next to its check: ``criteria`` (the
+per-criterion entry point) with ``aggregation``, ``options``, ``weights`` and
+``requirements``; ``rubric`` (rubric-wide, unknown keys, ``examples``) and ``dataset``
+(datasets). ``report_view``
 runs all rubric checks on one rubric node, so a dataset's rubrics get the same findings as a
 rubric file.
 """
@@ -11,9 +13,9 @@ from __future__ import annotations
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
 from rubric_lsp.formats.autorubric.model import criterion_keys, option_keys
-from rubric_lsp.formats.autorubric.rules_criteria import check_criteria
-from rubric_lsp.formats.autorubric.rules_dataset import check_dataset
-from rubric_lsp.formats.autorubric.rules_rubric import check_examples, check_rubric_file_keys, check_rubric_level
+from rubric_lsp.formats.autorubric.rules.dataset import check_dataset
+from rubric_lsp.formats.autorubric.rules.rubric import check_examples, check_rubric_file_keys, check_rubric_level
+from rubric_lsp.formats.autorubric.rules.criteria import check_criteria
 from rubric_lsp.formats.autorubric.view import Problem, RubricView, read_rubric
 from rubric_lsp.formats.errors import describe_type, error_span, suggest
 from rubric_lsp.formats.registry import checker
