@@ -24,6 +24,15 @@ def corpus() -> Path:
     return CORPUS
 
 
+@pytest.fixture
+def judge_server():
+    """A running OpenAI-compatible judge (tests/judge_server.py) on a free port; stopped after the test."""
+    from tests.judge_server import JudgeServer
+
+    with JudgeServer() as server:
+        yield server
+
+
 def require(condition: bool, reason: str) -> None:
     """Skip when an optional tool is missing — except in CI, where it must be there.
 

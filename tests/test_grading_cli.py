@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from rubric_lsp.cli import main
 from rubric_lsp.grading.agreement import cohen_kappa
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-cli-0123456789abcdef"
 

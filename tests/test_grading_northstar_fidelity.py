@@ -13,7 +13,7 @@ import pytest
 
 from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, MissingCredentials, grade_text
 from rubric_lsp.grading.engine import GradingError
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge_server import Reply
 
 SECRET = "sk-or-SECRET-fidelity-0123456789"
 INVALID = "LLM judge returned invalid JSON."

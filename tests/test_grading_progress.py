@@ -15,8 +15,6 @@ import time
 
 import pytest
 
-from tests.judge_server import judge_server  # noqa: F401 - fixture
-
 SECRET = "sk-test-SECRET-progress-0123456789"
 RUBRIC = "\n".join(f"- {{name: c{i}, requirement: Requirement number {i}}}" for i in range(4)) + "\n"
 

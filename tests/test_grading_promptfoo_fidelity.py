@@ -31,8 +31,8 @@ from rubric_lsp.grading.settings import (
     provider_of,
     settings_from_promptfoo,
 )
-from tests.judge_server import JudgeServer, Reply, judge_server  # noqa: F401 - fixture
-from tests.test_grading_promptfoo import SECRET, settings, verdict
+from tests.judge_server import JudgeServer, Reply
+from tests.promptfoo_grading import SECRET, settings, verdict
 
 OWN_KEY = "sk-own-grader-KEY-9876543210abcdef"
 

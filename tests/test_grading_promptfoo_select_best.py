@@ -9,7 +9,7 @@ import pytest
 from rubric_lsp.document import parse_document
 from rubric_lsp.grading import GradingError, JudgeSettings, grade_text
 from rubric_lsp.grading.promptfoo_grader import grade_promptfoo_outputs
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-sb-0123456789"
 

@@ -13,7 +13,7 @@ from rubric_lsp.formats.registry import get_format
 from rubric_lsp.lint import lint_text
 from rubric_lsp.rules.registry import all_rules
 from tests.conftest import CORPUS
-from tests.test_server_helpers import column, session_fixture
+from tests.server_helpers import column, session_fixture
 
 client = session_fixture()
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_server_helpers import ENV, SERVER
+from tests.server_helpers import ENV, SERVER
 
 
 class RawClient:
