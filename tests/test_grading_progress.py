@@ -67,6 +67,7 @@ def _read_all(fd: int, process: subprocess.Popen, limit_s: float = 120.0) -> byt
     return b"".join(chunks)
 
 
+@pytest.mark.slow
 def test_a_terminal_gets_a_progress_bar(command):
     argv, env = command
     controller, terminal = pty.openpty()
@@ -85,6 +86,7 @@ def test_a_terminal_gets_a_progress_bar(command):
     assert SECRET not in shown and SECRET not in out
 
 
+@pytest.mark.slow
 def test_piped_output_has_no_progress_bar(command):
     argv, env = command
     done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)

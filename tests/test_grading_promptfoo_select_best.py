@@ -235,7 +235,7 @@ def run_cli(tmp_path, server, config, outputs, *extra):
     for i, text in enumerate(outputs):
         (tmp_path / f"out{i}.txt").write_text(text)
         args += ["--response", str(tmp_path / f"out{i}.txt")]
-    return main(args + ["--api-base", server.base_url, "--no-cache", *extra])
+    return main([*args, "--api-base", server.base_url, "--no-cache", *extra])
 
 
 def test_the_cli_prints_one_line_per_select_best(judge_server, tmp_path, capfd, monkeypatch):

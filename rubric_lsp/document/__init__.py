@@ -12,7 +12,7 @@ from typing import Any
 from rubric_lsp.document import issues as K
 from rubric_lsp.document.issues import ParseIssue, TextEdit
 from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
-from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, Node, PlainDict, PlainList, to_plain, walk
+from rubric_lsp.document.nodes import SCALAR, SEQ, Node, PlainDict, PlainList, to_plain, walk
 from rubric_lsp.document.positions import LineIndex, Position, Range, Span
 
 __all__ = [

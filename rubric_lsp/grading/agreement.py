@@ -172,7 +172,7 @@ async def grade_dataset(
             on_progress(progress["done"], total)
 
     async def one(plan: Any) -> GradeReport:
-        position, item, criteria, guidelines, submission = plan
+        _position, item, criteria, guidelines, submission = plan
         judges = [Judge(s, m, run.semaphore, run.cache) for m in models]
         query = _text(item.get("prompt")) or prompt
         return await grade_criteria(

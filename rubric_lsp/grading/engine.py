@@ -61,7 +61,7 @@ def kind_of(doc: Document, path: str | None) -> str:
 
     try:
         fmt = detect(doc)
-    except Exception:  # noqa: BLE001 - a broken detector must not stop grading
+    except Exception:
         fmt = None
     name = fmt.name if fmt is not None else ""
     for prefix in ("autorubric-rubric", "autorubric-dataset", "promptfoo", "northstar", "rubrics-task"):
@@ -80,7 +80,7 @@ def kind_of(doc: Document, path: str | None) -> str:
                 return "autorubric-rubric"
             if detect_dataset(doc) > 0:
                 return "autorubric-dataset"
-        except Exception:  # noqa: BLE001
+        except Exception:
             pass
     if root is not None and root.is_map and (root.has("prompts") or root.has("tests") or root.has("defaultTest")):
         return "promptfoo"

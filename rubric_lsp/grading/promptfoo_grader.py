@@ -137,7 +137,7 @@ def js_number_text(number: float) -> str:
         return "-" + js_number_text(-number)
     from decimal import Decimal
 
-    sign, digit_tuple, exponent = Decimal(repr(float(number))).normalize().as_tuple()
+    _sign, digit_tuple, exponent = Decimal(repr(float(number))).normalize().as_tuple()
     digits = "".join(map(str, digit_tuple))
     k = len(digits)
     n = k + int(exponent)  # number = 0.<digits> x 10^n

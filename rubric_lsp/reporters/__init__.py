@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import TextIO
 
 from rubric_lsp.diagnostics import Diagnostic, Severity

@@ -15,7 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
@@ -264,7 +264,7 @@ class RubricServer(LanguageServer):
 class ClientLogHandler(logging.Handler):
     """Sends log records to the client's log (window/logMessage), never to stdout."""
 
-    LEVELS = {
+    LEVELS: ClassVar[dict[int, types.MessageType]] = {
         logging.ERROR: types.MessageType.Error,
         logging.WARNING: types.MessageType.Warning,
         logging.INFO: types.MessageType.Info,
@@ -286,11 +286,11 @@ class ClientLogHandler(logging.Handler):
                 return
             params = types.LogMessageParams(type=kind, message=message)
             loop.call_soon_threadsafe(self._send, params)
-        except Exception:  # logging must never raise
+        except Exception:  # noqa: S110 - logging must never raise (nor log about itself)
             pass
 
     def _send(self, params: types.LogMessageParams) -> None:
         try:
             self.server.window_log_message(params)
-        except Exception:
+        except Exception:  # noqa: S110 - logging must never raise (nor log about itself)
             pass

@@ -119,7 +119,7 @@ def _key_items(fmt: Format, probe: str, at: int, markup=None) -> list[types.Comp
         for key, prop in (sub.get("properties") or {}).items():
             if key in present or key in items or key.startswith("$"):
                 continue
-            description = _describe(fmt, loc.path[:-1] + [key])
+            description = _describe(fmt, [*loc.path[:-1], key])
             items[key] = types.CompletionItem(
                 label=key,
                 kind=types.CompletionItemKind.Property,
@@ -145,10 +145,9 @@ def _value_items(fmt: Format, probe: str, at: int, key: str) -> list[types.Compl
         if key == "type" and any(p in ("assert", "assertions") for p in loc.path if isinstance(p, str)):
             values.extend(_known("assertion"))
         if (
-            (key in ("provider", "id")
-            and any(p in ("provider", "providers", "targets", "options") for p in loc.path[:-1] if isinstance(p, str)))
-            or key == "provider"
-        ):
+            key in ("provider", "id")
+            and any(p in ("provider", "providers", "targets", "options") for p in loc.path[:-1] if isinstance(p, str))
+        ) or key == "provider":
             values.extend(_known("provider"))
     return [
         types.CompletionItem(

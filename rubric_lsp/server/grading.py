@@ -96,7 +96,7 @@ class Grading:
                     message=f"{done}/{total} judged", percentage=int(100 * done / total), cancellable=True
                 ),
             )
-        except Exception:
+        except Exception:  # noqa: S110 - a lost progress report must not fail the grading
             pass
 
     def end(self, message: str) -> None:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
 from rubric_lsp.formats.autorubric.model import criterion_keys, option_keys
+from rubric_lsp.formats.autorubric.rules.criteria import check_criteria
 from rubric_lsp.formats.autorubric.rules.dataset import check_dataset
 from rubric_lsp.formats.autorubric.rules.rubric import check_examples, check_rubric_file_keys, check_rubric_level
-from rubric_lsp.formats.autorubric.rules.criteria import check_criteria
 from rubric_lsp.formats.autorubric.view import Problem, RubricView, read_rubric
 from rubric_lsp.formats.errors import describe_type, error_span, suggest
 from rubric_lsp.formats.registry import checker

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.formats.autorubric.edits import scalar_text
@@ -197,7 +199,7 @@ def check_options(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion
 
 def _monotonic(ctx: CheckContext, scored: list[tuple[float, Node]]) -> None:
     direction = 0
-    for (previous, _), (value, node) in zip(scored, scored[1:]):
+    for (previous, _), (value, node) in itertools.pairwise(scored):
         step = (value > previous) - (value < previous)
         if step == 0:
             continue

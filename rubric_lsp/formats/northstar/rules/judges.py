@@ -88,13 +88,17 @@ def judge_warnings(ctx: CheckContext, node: Node, grader: GraderConfig) -> None:
     scoring = grader.scoring
     if scoring is not None and scoring_node is not None and scoring_node.is_map:
         passing_node = scoring_node.get("passing_score")
-        if scoring.mode == "binary" and passing_node is not None and is_number(passing_node.value):
-            if not scoring.min_score <= passing_node.value <= scoring.max_score:
-                ctx.report(
-                    BINARY_PASSING_SCORE,
-                    passing_node,
-                    f"passing_score {passing_node.value:g} is outside [{scoring.min_score:g}, {scoring.max_score:g}]; binary mode never checks it (the judge answers passed: true/false). Remove it, or switch to numeric mode.",
-                )
+        if (
+            scoring.mode == "binary"
+            and passing_node is not None
+            and is_number(passing_node.value)
+            and not scoring.min_score <= passing_node.value <= scoring.max_score
+        ):
+            ctx.report(
+                BINARY_PASSING_SCORE,
+                passing_node,
+                f"passing_score {passing_node.value:g} is outside [{scoring.min_score:g}, {scoring.max_score:g}]; binary mode never checks it (the judge answers passed: true/false). Remove it, or switch to numeric mode.",
+            )
         labels = scoring_node.get("labels")
         if labels is not None and labels.is_map and scoring.labels is not None:
             # A scale like 0-5 with a whole passing score is scored in whole numbers by judges;

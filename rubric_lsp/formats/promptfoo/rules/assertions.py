@@ -147,7 +147,7 @@ _ASSERTION_KINDS = {
 }
 
 
-def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:
+def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  # noqa: C901 - one pass per assertion
     node = a.node
     src = a.source
     if not node.is_map:
@@ -298,10 +298,7 @@ def _needs_rubric(view: ConfigView, a: AssertionInfo) -> bool:
         if prompt is None and test.default is not None:
             prompt = test.default.options_field("rubricPrompt")
         prompts.append(prompt)
-    if prompts[0] is not None:
-        prompts = prompts[:1]
-    else:
-        prompts = prompts[1:]
+    prompts = prompts[:1] if prompts[0] is not None else prompts[1:]
     if not prompts or any(p is None for p in prompts):
         return True
     return any(re.search(r"\{\{\s*rubric\b", rubric_text(to_plain(p))) for p in prompts)

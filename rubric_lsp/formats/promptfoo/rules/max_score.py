@@ -150,7 +150,7 @@ def _move_threshold_fix(ctx, node: Node, key: Node, threshold: Node) -> Fix | No
     return Fix("Move the threshold into value.threshold", [delete, insert], safe=False)
 
 
-def check_selectors(ctx, report, view: ConfigView) -> None:
+def check_selectors(ctx, report, view: ConfigView) -> None:  # noqa: C901 - one pass per test group
     default = view.default_test
     groups = view.tests if view.tests else ([default] if default is not None else [])
     for test in groups:

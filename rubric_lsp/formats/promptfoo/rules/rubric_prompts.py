@@ -63,7 +63,7 @@ def check_rubric_prompts(ctx, report, view: ConfigView) -> None:
             )
 
 
-def _rubric_prompt_problems(node: Node, kinds: set[str]) -> list[str]:
+def _rubric_prompt_problems(node: Node, kinds: set[str]) -> list[str]:  # noqa: C901 - one branch per prompt shape
     problems = []
     if node.is_map:
         if node.has("steps") or node.has("evaluate"):

@@ -54,7 +54,7 @@ _BUILTIN_VARS = {
 }
 
 
-def check_vars(ctx, report, view: ConfigView) -> None:
+def check_vars(ctx, report, view: ConfigView) -> None:  # noqa: C901 - shadowed and undefined vars in one walk
     shadow_seen: set[int] = set()
     for test in view.tests:
         kinds = {base_type(a.type) for a in test.assertions if a.type and a.grader_kind == "text"}
