@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +41,7 @@ class Problem:
     related: list[tuple[Node, str]] = field(default_factory=list)
 
 
-def place_errors(errors: Iterable[dict], root: Node) -> list[PlacedError]:
+def place_errors(errors: Iterable[Mapping[str, Any]], root: Node) -> list[PlacedError]:
     placed = []
     for error in errors:
         loc = tuple(error.get("loc", ()))

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
 from rubric_lsp.document import Document
 
@@ -24,7 +25,7 @@ FORMAT_MODULES = (
     "rubric_lsp.formats.rubrics_task",
 )
 
-Checker = Callable[["object"], None]  # (CheckContext) -> None
+Checker = Callable[[Any], None]  # (CheckContext) -> None; the rules layer sits above this one
 
 
 @dataclass

@@ -339,7 +339,7 @@ def check_rubric_file(ctx: CheckContext) -> None:
         return
     report_view(ctx, view)
     root = ctx.document.root
-    if root.is_map:
+    if root is not None and root.is_map:
         check_rubric_file_keys(ctx, root)
         check_examples(ctx, root, view)
 

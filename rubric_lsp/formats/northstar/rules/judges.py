@@ -182,7 +182,7 @@ def _sibling_cases(ctx: CheckContext) -> list:
     """Eval cases in the request's folder and its 'datasets' subfolder."""
     from pathlib import Path
 
-    if not Path(ctx.path).is_file():
+    if not ctx.path or not Path(ctx.path).is_file():
         return []  # an unsaved buffer: there is no folder to look in
     me = Path(ctx.path).resolve()
     found = []

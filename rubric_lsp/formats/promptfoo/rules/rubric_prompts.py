@@ -94,7 +94,7 @@ def _rubric_prompt_problems(node: Node, kinds: set[str]) -> list[str]:  # noqa: 
         if stripped[:1] in ("[", "{") and "{%" not in stripped:
             try:
                 json.loads(stripped)
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 problems.append(
                     f"This rubricPrompt looks like a JSON chat but does not parse ({exc.msg} at character "
                     f"{exc.pos}); promptfoo then sends it as one plain message. Fix the JSON."

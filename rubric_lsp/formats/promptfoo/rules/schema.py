@@ -89,7 +89,7 @@ def looks_valid(node: Node, kinds: dict[str, str]) -> bool:
     return True
 
 
-def validate(model: type[BaseModel], data: Any) -> list[dict]:
+def validate(model: type[BaseModel], data: Any) -> list[Any]:  # pydantic ErrorDetails
     try:
         model.model_validate(data)
     except ValidationError as exc:
