@@ -33,8 +33,8 @@ UNKNOWN_KEY = rule(
     "A criterion or option has a key autorubric does not know; it is dropped silently.",
     "autorubric ignores unknown keys, so a typo such as `requirment:` or `points:` vanishes "
     "without a word and the criterion falls back to defaults (or fails for a missing requirement).",
-    bad="- requirment: Cites at least one source\n  weight: 5",
-    good="- requirement: Cites at least one source\n  weight: 5",
+    bad="criteria:\n  - requirement: Cites at least one source\n    wieght: 5",
+    good="criteria:\n  - requirement: Cites at least one source\n    weight: 5",
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY
     + " Renaming a word other rubric tools use (an alias such as `description`) is a guess too: unsafe.",
@@ -122,8 +122,8 @@ GUIDELINES = rule(
     E,
     "`guidelines` is not a string, or is given both beside and inside `rubric`.",
     "autorubric refuses the file rather than guess which guidelines you meant.",
-    bad="guidelines: 3\nrubric:\n  guidelines: Be strict\n  criteria: [...]",
-    good="rubric:\n  guidelines: Be strict\n  criteria: [...]",
+    bad="guidelines: 3\nrubric:\n  guidelines: Be strict\n  criteria:\n    - requirement: Cites a source",
+    good="rubric:\n  guidelines: Be strict\n  criteria:\n    - requirement: Cites a source",
     formats=FORMATS,
 )
 

@@ -64,8 +64,8 @@ NO_RUBRIC = rule(
     "An item has no rubric of its own and the dataset's `rubric` is null.",
     "Each item is graded with its own `rubric` if it has one, else the dataset's; with neither, "
     "autorubric refuses the dataset.",
-    bad='{"rubric": null, "items": [{"submission": "…", "description": "…"}]}',
-    good='{"rubric": null, "items": [{"submission": "…", "description": "…", "rubric": [{"requirement": "…"}]}]}',
+    bad='{"rubric": null, "prompt": "…", "items": [{"submission": "…", "description": "…"}]}',
+    good='{"rubric": null, "prompt": "…", "items": [{"submission": "…", "description": "…", "rubric": [{"requirement": "…"}]}]}',
     formats=(DATASET,),
 )
 NO_PROMPT = rule(

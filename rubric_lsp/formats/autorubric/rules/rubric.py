@@ -43,8 +43,8 @@ BLANK_GUIDELINES = rule(
     "`guidelines` is empty or only spaces.",
     "autorubric treats blank guidelines as none, so the judge gets no extra instructions; usually "
     "the text was lost or is still to be written.",
-    bad="guidelines: ''\ncriteria: [...]",
-    good="guidelines: Judge only the final answer.\ncriteria: [...]",
+    bad="guidelines: ''\ncriteria:\n  - requirement: Cites a source",
+    good="guidelines: Judge only the final answer.\ncriteria:\n  - requirement: Cites a source",
     fix="remove the blank key (same meaning)",
     fix_safety="Safe: a blank `guidelines` means the same as none.",
     formats=FORMATS,
@@ -56,8 +56,8 @@ IGNORED_LIST = rule(
     "A rubric mapping has two criteria lists; the one with lower precedence is ignored.",
     "autorubric reads `rubric` first, then `sections`, then `criteria`, and silently ignores the "
     "others, so criteria written in the ignored list are never graded.",
-    bad="sections:\n  - criteria: [...]\ncriteria:\n  - requirement: Cites a source",
-    good="sections:\n  - criteria: [...]\n  - criteria:\n      - requirement: Cites a source",
+    bad="sections:\n  - criteria:\n      - requirement: Is polite\ncriteria:\n  - requirement: Cites a source",
+    good="sections:\n  - criteria:\n      - requirement: Is polite\n  - criteria:\n      - requirement: Cites a source",
     formats=FORMATS,
 )
 DOMINANT_CRITERION = rule(
@@ -82,8 +82,8 @@ UNKNOWN_KEY = rule(
     "prompt, rubric, reference_submission, items in a dataset; submission, description, "
     "ground_truth, ground_truth_reasons, rubric, prompt, reference_submission in an item). A typo "
     "such as `guideline:` is dropped without a word.",
-    bad="guideline: Judge only the final answer.\ncriteria: [...]",
-    good="guidelines: Judge only the final answer.\ncriteria: [...]",
+    bad="guideline: Judge only the final answer.\ncriteria:\n  - requirement: Cites a source",
+    good="guidelines: Judge only the final answer.\ncriteria:\n  - requirement: Cites a source",
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY,
     formats=FORMATS,
@@ -96,8 +96,8 @@ INVALID_EXAMPLE = rule(
     "`examples` is a rubric-lsp extension that autorubric ignores: each entry is "
     "`{name, query?, response, expect?: {min_score?, verdicts?}}`. A malformed entry cannot be "
     "graded from the editor.",
-    bad="examples:\n  - name: good answer\n    answer: Paris",
-    good="examples:\n  - name: good answer\n    response: Paris",
+    bad="criteria:\n  - requirement: Cites a source\nexamples:\n  - name: good answer\n    answer: Paris",
+    good="criteria:\n  - requirement: Cites a source\nexamples:\n  - name: good answer\n    response: Paris",
     fix="rename a misspelt example key to the nearest known one",
     fix_safety=RENAME_SAFETY,
     formats=(RUBRIC,),
