@@ -37,7 +37,22 @@ criteria:
     requirement: Cites at least one source
 """
 
-WORDS = ["answer", "cites", "source", "clear", "concise", "correct", "explains", "reasoning", "step", "final", "units", "table", "code", "example"]
+WORDS = [
+    "answer",
+    "cites",
+    "source",
+    "clear",
+    "concise",
+    "correct",
+    "explains",
+    "reasoning",
+    "step",
+    "final",
+    "units",
+    "table",
+    "code",
+    "example",
+]
 
 
 def generated_rubric(rng: random.Random, criteria: int) -> str:

@@ -144,7 +144,7 @@ class Client:
             self.wait(lambda m: m.get("id") == rid, 10)
             self.send("exit", None)
             self.proc.wait(timeout=10)
-        except Exception:  # noqa: BLE001 - a server that will not stop is killed
+        except Exception:
             self.proc.kill()
 
 

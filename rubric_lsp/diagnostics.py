@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 from rubric_lsp.document.issues import TextEdit
-from rubric_lsp.document.positions import Range, Span
+from rubric_lsp.document.positions import LineIndex, Range, Span
 
 
 class Severity(IntEnum):
@@ -35,7 +36,7 @@ class Fix:
     edits: list[TextEdit]
     safe: bool = True
 
-    def to_json(self, lines) -> dict:
+    def to_json(self, lines: LineIndex) -> dict[str, Any]:
         return {
             "title": self.title,
             "safe": self.safe,
@@ -61,5 +62,5 @@ class Diagnostic:
     fix: Fix | None = None
     related: list[Related] = field(default_factory=list)
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[str, int, str]:
         return (self.path or "", self.span.start, self.code)

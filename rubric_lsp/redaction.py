@@ -142,7 +142,7 @@ class RedactingFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
-        except Exception:  # noqa: BLE001 - a malformed record is logging's own business
+        except Exception:
             return True
         redacted = redact_report(message)
         if redacted != message:

@@ -180,7 +180,7 @@ def settings_from_mapping(data: dict, root: Path | None = None, source: Path | N
 
 # Code prefixes (docs/architecture.md): any file, autorubric, promptfoo, NorthStar, Rubrics task.
 CODE_PREFIXES = ("RL", "AR", "PF", "NS", "RT")
-_CODE_OR_PREFIX = re.compile(r"(?:%s)[0-9]{0,3}" % "|".join(CODE_PREFIXES))
+_CODE_OR_PREFIX = re.compile(r"(?:{})[0-9]{{0,3}}".format("|".join(CODE_PREFIXES)))
 
 
 def check_codes(codes: tuple[str, ...], where: str) -> None:

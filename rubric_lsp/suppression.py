@@ -8,6 +8,7 @@ prefixes (``AR1``) or ``all``; text after the codes is an explanation and is ign
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rubric_lsp.diagnostics import Diagnostic
@@ -35,7 +36,7 @@ class Suppressions:
         return _hit(code, self.by_line.get(diagnostic.range.start.line, ()))
 
 
-def _hit(code: str, codes) -> bool:
+def _hit(code: str, codes: Iterable[str]) -> bool:
     return any(c == "ALL" or code.startswith(c) for c in codes)
 
 

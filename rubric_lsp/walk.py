@@ -81,7 +81,7 @@ def _ignored(path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.PathSpec
 def _walk(folder: Path, specs: list[tuple[Path, pathspec.PathSpec]]) -> Iterator[Path]:
     spec = _gitignore(folder)
     if spec is not None:
-        specs = specs + [(folder, spec)]
+        specs = [*specs, (folder, spec)]
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:

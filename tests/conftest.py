@@ -24,6 +24,15 @@ def corpus() -> Path:
     return CORPUS
 
 
+@pytest.fixture
+def judge_server():
+    """A running OpenAI-compatible judge (tests/judge_server.py) on a free port; stopped after the test."""
+    from tests.judge_server import JudgeServer
+
+    with JudgeServer() as server:
+        yield server
+
+
 def require(condition: bool, reason: str) -> None:
     """Skip when an optional tool is missing — except in CI, where it must be there.
 
@@ -43,3 +52,15 @@ def import_or_require(module: str):
         return __import__(module)
     except ImportError:
         require(False, f"python package {module!r} is not installed")
+
+
+@pytest.fixture
+def raw(tmp_path: Path):
+    from tests.raw_client import RawClient
+
+    client = RawClient(tmp_path)
+    rid = client.send("initialize", {"processId": os.getpid(), "rootUri": tmp_path.as_uri(), "capabilities": {}})
+    assert "capabilities" in client.response(rid)["result"]
+    client.send("initialized", {}, request=False)
+    yield client
+    client.close()

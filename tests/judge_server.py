@@ -8,7 +8,7 @@ exercised through litellm's real HTTP client. Point the engine at it with
 
 In-process (pytest)::
 
-    from tests.judge_server import JudgeServer, Reply, judge_server   # judge_server is a fixture
+    from tests.judge_server import Reply   # the judge_server fixture lives in tests/conftest.py
 
     def test_something(judge_server):                  # started on a free port, stopped after
         judge_server.default = Reply.json({"criterion_status": "MET", "explanation": "ok"})
@@ -387,19 +387,6 @@ class JudgeServer:
                     pass  # the client gave up (timeout / cancellation)
 
         return Handler
-
-
-try:  # the fixture only exists when pytest is around; the script must run without it
-    import pytest
-
-    @pytest.fixture
-    def judge_server():
-        """A running ``JudgeServer`` on a free port; stopped after the test."""
-        with JudgeServer() as server:
-            yield server
-
-except ImportError:  # pragma: no cover
-    pass
 
 
 def _parse_when(spec: str) -> tuple[str, Reply]:

@@ -41,6 +41,7 @@ def test_good_samples_lint_without_any_finding(path):
     assert _findings(path, Severity.ERROR, Severity.WARNING, Severity.INFO) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", GOOD_SAMPLES, ids=lambda p: p.name)
 def test_good_samples_load_in_autorubric(path):
     autorubric = import_or_require("autorubric")
@@ -60,7 +61,7 @@ def test_bad_samples_agree_with_autorubric(path):
         else:
             autorubric.Rubric.from_file(str(path))
         refused = False
-    except Exception:  # noqa: BLE001
+    except Exception:
         refused = True
     assert refused == any(code != "AR108" for code, _line, _msg in errors)
 

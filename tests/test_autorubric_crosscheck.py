@@ -38,7 +38,7 @@ def _load(autorubric, kind: str, text: str) -> Exception | None:
             autorubric.Rubric.from_json(text)
         else:
             autorubric.RubricDataset.from_json(text)
-    except Exception as exc:  # noqa: BLE001 - any refusal counts
+    except Exception as exc:
         return exc
     return None
 
@@ -461,6 +461,7 @@ _shapes = st.lists(_criterion, max_size=3).flatmap(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_shapes)
 def test_random_rubrics_agree(autorubric, data):

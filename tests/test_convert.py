@@ -10,7 +10,7 @@ from rubric_lsp.cli import main as cli_main
 from rubric_lsp.commands.convert import main
 from tests.conftest import CORPUS
 from tests.helpers import lint
-from tests.test_rubrics_task_rules import RATING_B1, TASK
+from tests.rubrics_task_cases import RATING_B1, TASK
 
 
 def convert(tmp_path, text: str, capsys=None):

@@ -204,7 +204,7 @@ def test_duplicate_key_points_at_both():
     assert kinds(doc) == ["duplicate-key"]
     issue = doc.issues[0]
     assert at(doc, issue.span) == ((2, 0), (2, 6))
-    ((related_span, note),) = issue.related
+    ((related_span, _note),) = issue.related
     assert at(doc, related_span) == ((1, 0), (1, 6))
     assert "line 2" in issue.message
     assert doc.value["weight"] == 2  # last wins, like the loaders

@@ -15,7 +15,7 @@ from rubric_lsp.grading import (
     grade_examples,
     grade_text,
 )
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 

@@ -18,7 +18,7 @@ import pytest
 from rubric_lsp.cli import main
 from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, grade_text
 from tests.conftest import import_or_require
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge_server import Reply
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

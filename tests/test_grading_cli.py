@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from rubric_lsp.cli import main
 from rubric_lsp.formats.autorubric.grading.agreement import cohen_kappa
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-cli-0123456789abcdef"
 
@@ -114,7 +114,7 @@ def test_failures_never_leak_the_key_and_exit_1(env, judge_server, capfd, caplog
 def test_missing_key_is_reported_before_any_call(env, judge_server, capfd, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY")
     monkeypatch.delenv("RUBRIC_JUDGE_API_BASE")
-    code, out, err = run(capfd, str(env / "rubric.yaml"), "--response", str(env / "response.txt"))
+    code, _out, err = run(capfd, str(env / "rubric.yaml"), "--response", str(env / "response.txt"))
     assert code == 2 and "OPENAI_API_KEY" in err and judge_server.call_count == 0
 
 

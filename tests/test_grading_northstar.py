@@ -8,7 +8,7 @@ import pytest
 
 from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, grade_text
 from tests.conftest import CORPUS
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge_server import Reply
 
 SECRET = "sk-or-SECRET-northstar-0123456789"
 

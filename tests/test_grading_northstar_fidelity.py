@@ -13,7 +13,7 @@ import pytest
 
 from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, MissingCredentials, grade_text
 from rubric_lsp.grading.engine import GradingError
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge_server import Reply
 
 SECRET = "sk-or-SECRET-fidelity-0123456789"
 INVALID = "LLM judge returned invalid JSON."
@@ -159,7 +159,7 @@ async def test_the_judge_is_told_the_pass_mark_and_given_the_reply_schema(judge_
 
 
 async def test_an_unknown_grader_type_refuses_the_request(judge_server, tmp_path):
-    with pytest.raises(GradingError, match="type 'Rubric'.*does not know"):
+    with pytest.raises(GradingError, match=r"type 'Rubric'.*does not know"):
         await grade(judge_server, tmp_path, dict(NUMERIC, type="Rubric", name="typo"), NUMERIC)
     assert judge_server.call_count == 0
 
@@ -170,13 +170,13 @@ async def test_non_llm_graders_are_named_in_a_note(judge_server, tmp_path):
     report = await grade(judge_server, tmp_path, regex, NUMERIC)
     assert [v.name for v in report.verdicts] == ["correctness"]
     assert any("'mentions-four' (regex)" in note for note in report.notes)
-    with pytest.raises(GradingError, match="no LLM graders.*mentions-four"):
+    with pytest.raises(GradingError, match=r"no LLM graders.*mentions-four"):
         await grade(judge_server, tmp_path, regex)
 
 
 async def test_a_grader_without_a_model_uses_northstars_default_judge(judge_server, tmp_path):
     no_model = {k: v for k, v in NUMERIC.items() if k != "model"}
-    with pytest.raises(MissingCredentials, match="openrouter/deepseek/deepseek-v4-flash.*OPENROUTER_API_KEY"):
+    with pytest.raises(MissingCredentials, match=r"openrouter/deepseek/deepseek-v4-flash.*OPENROUTER_API_KEY"):
         await grade(judge_server, tmp_path, no_model, model=None)
     assert judge_server.call_count == 0
 

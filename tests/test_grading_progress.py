@@ -15,8 +15,6 @@ import time
 
 import pytest
 
-from tests.judge_server import judge_server  # noqa: F401 - fixture
-
 SECRET = "sk-test-SECRET-progress-0123456789"
 RUBRIC = "\n".join(f"- {{name: c{i}, requirement: Requirement number {i}}}" for i in range(4)) + "\n"
 
@@ -69,6 +67,7 @@ def _read_all(fd: int, process: subprocess.Popen, limit_s: float = 120.0) -> byt
     return b"".join(chunks)
 
 
+@pytest.mark.slow
 def test_a_terminal_gets_a_progress_bar(command):
     argv, env = command
     controller, terminal = pty.openpty()
@@ -87,6 +86,7 @@ def test_a_terminal_gets_a_progress_bar(command):
     assert SECRET not in shown and SECRET not in out
 
 
+@pytest.mark.slow
 def test_piped_output_has_no_progress_bar(command):
     argv, env = command
     done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)

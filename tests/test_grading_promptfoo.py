@@ -6,10 +6,9 @@ import pytest
 
 from rubric_lsp.formats.promptfoo.grading.assertions import decide, parse_rubric_reply
 from rubric_lsp.formats.promptfoo.grading.prompts import render
-from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, grade_text
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
-
-SECRET = "sk-test-SECRET-pf-0123456789"
+from rubric_lsp.grading import ERROR_VERDICT, GradingError, grade_text
+from tests.judge_server import Reply
+from tests.promptfoo_grading import settings, verdict
 
 CONFIG = """\
 # yaml-language-server: $schema=https://promptfoo.dev/config-schema.json
@@ -36,22 +35,6 @@ tests:
       - type: contains
         value: hi
 """
-
-
-def settings(server, tmp_path, **kw):
-    values = dict(
-        api_base=server.base_url,
-        cache_dir=tmp_path / "c",
-        timeout_seconds=5.0,
-        max_retries=0,
-        env={"OPENAI_API_KEY": SECRET},
-    )
-    values.update(kw)
-    return JudgeSettings(**values)
-
-
-def verdict(passed, score, reason="r"):
-    return Reply.json({"reason": reason, "pass": passed, "score": score})
 
 
 @pytest.mark.parametrize(

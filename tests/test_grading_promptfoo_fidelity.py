@@ -30,8 +30,8 @@ from rubric_lsp.grading.settings import (
     provider_of,
     settings_from_promptfoo,
 )
-from tests.judge_server import JudgeServer, Reply, judge_server  # noqa: F401 - fixture
-from tests.test_grading_promptfoo import SECRET, settings, verdict
+from tests.judge_server import JudgeServer, Reply
+from tests.promptfoo_grading import SECRET, settings, verdict
 
 OWN_KEY = "sk-own-grader-KEY-9876543210abcdef"
 
@@ -435,7 +435,7 @@ async def test_grading_prompt_renders_output_and_vars_like_promptfoo(judge_serve
     texts = [r.text for r in judge_server.completions]
     assert any('covers a,b and {"k":1}' in t for t in texts)
     assert all('<Output>\n{"answer":"Paris","n":1}\n</Output>' in t for t in texts)
-    empty = [t for t in texts if "covers" not in t][0]
+    empty = next(t for t in texts if "covers" not in t)
     assert "<Rubric>\n\n</Rubric>" in empty  # a missing value is an empty rubric, not "null"
 
 

@@ -9,7 +9,7 @@ import pytest
 from rubric_lsp.document import parse_document
 from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
 from rubric_lsp.grading import GradingError, JudgeSettings, grade_text
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-sb-0123456789"
 
@@ -235,7 +235,7 @@ def run_cli(tmp_path, server, config, outputs, *extra):
     for i, text in enumerate(outputs):
         (tmp_path / f"out{i}.txt").write_text(text)
         args += ["--response", str(tmp_path / f"out{i}.txt")]
-    return main(args + ["--api-base", server.base_url, "--no-cache", *extra])
+    return main([*args, "--api-base", server.base_url, "--no-cache", *extra])
 
 
 def test_the_cli_prints_one_line_per_select_best(judge_server, tmp_path, capfd, monkeypatch):

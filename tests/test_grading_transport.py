@@ -11,7 +11,7 @@ import pytest
 
 from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, grade_text
 from rubric_lsp.grading.send_gate import SendGate
-from tests.judge_server import Reply, judge_server  # noqa: F401 - fixture
+from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 

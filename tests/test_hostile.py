@@ -13,6 +13,9 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from rubric_lsp.document import parse_document
 from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
@@ -216,10 +219,6 @@ def test_size_cap_counts_text_given_as_str():
 # -- never raises ----------------------------------------------------------------
 
 
-from hypothesis import HealthCheck, given
-from hypothesis import settings as hsettings
-from hypothesis import strategies as st
-
 YAMLISH = st.text(alphabet=st.sampled_from(list("ab:-?[]{},&*!|>'\"#% \t\n\r\\0é😀\x85")), max_size=200)
 
 
@@ -232,7 +231,7 @@ def test_parse_document_never_raises_and_keeps_spans_in_the_text(text, as_json):
         rng = doc.range(issue.span)
         if issue.kind == "syntax-error":
             assert rng.start.line == rng.end.line
-    doc.value  # building plain values never raises either
+    _ = doc.value  # building plain values never raises either
     doc.comments()
 
 

@@ -22,7 +22,7 @@ import pytest
 from rubric_lsp.document import parse_document
 from rubric_lsp.lint import lint_path, lint_text
 from rubric_lsp.server.positions import UTF16, Converter
-from tests.test_server_robust import RawClient, hover, raw  # noqa: F401 - raw is a fixture
+from tests.raw_client import RawClient, hover
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 
@@ -153,7 +153,7 @@ def test_lone_surrogate_from_the_editor_is_replaced_and_ranges_kept(text, path):
     ],
     ids=["lone-surrogate", "bad-tagged-value", "bom-in-text"],
 )
-def test_server_reads_hostile_text_and_keeps_answering(raw: RawClient, tmp_path: Path, text, expected):  # noqa: F811
+def test_server_reads_hostile_text_and_keeps_answering(raw: RawClient, tmp_path: Path, text, expected):
     uri = (tmp_path / "a.rubric.yaml").as_uri()
     # json.dumps escapes a half pair as \ud83d, as an editor's JSON-RPC does
     raw.send(

@@ -263,7 +263,7 @@ class RecordingClient:
     def __init__(self, root: Path, env: dict[str, str]) -> None:
         import os
 
-        from tests.test_server_helpers import ENV, SERVER
+        from tests.server_helpers import ENV, SERVER
 
         self.stderr_path = root / "server.stderr"
         self._stderr = self.stderr_path.open("wb")
@@ -352,7 +352,7 @@ class RecordingClient:
             self.request("shutdown", None, 10)
             self.send("exit", None, request=False)
             self.proc.wait(timeout=10)
-        except Exception:  # noqa: BLE001
+        except Exception:
             self.proc.kill()
         self.raw += self.proc.stdout.read()  # whatever it wrote after the last answer read
         self._stderr.close()

@@ -58,7 +58,7 @@ def test_unknown_top_level_case_key():
 
 @pytest.mark.parametrize("limit", ["max_tool_calls", "max_latency_ms", "max_cost_usd"])
 def test_negative_limits(limit):
-    bad = CASE.replace('{"goal": "greet"}', '{"goal": "greet", "%s": -1}' % limit)
+    bad = CASE.replace('{"goal": "greet"}', f'{{"goal": "greet", "{limit}": -1}}')
     assert lines_of(run(jsonl(CASE.replace("case-1", "c0"), bad)), "NS203") == [2]
     assert "NS203" not in codes(run(jsonl(bad.replace("-1", "0"))))
 
@@ -85,9 +85,9 @@ def test_jsonl_bad_lines_are_reported_on_their_own_line():
     text = jsonl(CASE, '{"id": "case-2", "messages": [}', "[1, 2]", CASE.replace("case-1", "case-4"))
     result = run(text)
     assert lines_of(result, "RL001") == [2]
-    assert "line 2" in [d for d in result.diagnostics if d.code == "RL001"][0].message
+    assert "line 2" in next(d for d in result.diagnostics if d.code == "RL001").message
     assert lines_of(result, "NS200") == [3]
-    assert "Line 3" in [d for d in result.diagnostics if d.code == "NS200"][0].message
+    assert "Line 3" in next(d for d in result.diagnostics if d.code == "NS200").message
     # The good lines are still checked.
     assert codes(run(jsonl(CASE, CASE))).count("NS204") == 1
 

@@ -192,7 +192,7 @@ def test_code_regex_and_trace_graders_need_their_fields():
     )
     result = run(text)
     assert lines_of(result, "NS107") == [3, 5]
-    trace = [d for d in result.diagnostics if d.range.start.line + 1 == 5][0]
+    trace = next(d for d in result.diagnostics if d.range.start.line + 1 == 5)
     assert "unnecessary_tool_loop" in trace.message
 
 

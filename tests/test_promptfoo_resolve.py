@@ -49,7 +49,7 @@ PRECEDENCE = """
 
 def test_grader_precedence_and_sources():
     view, _ = view_of(PRECEDENCE)
-    first, second, third = view.tests
+    first, second, _third = view.tests
     by_value = {a.value: a for t in view.tests for a in t.assertions}
     own = view.grader(by_value["Answers {{question}}"], first)
     assert (own.source, own.provider_id, own.cli_grader_applies) == ("assertion.provider", "openai:o3", False)

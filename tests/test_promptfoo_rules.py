@@ -225,7 +225,7 @@ def test_seed_000_common_misconfiguration_is_flagged_and_fixed():
     result = lint(config(SEED_PROBLEM))
     assert lines_of(result, "PF002") == [5]
     diagnostic = next(d for d in result.diagnostics if d.code == "PF002")
-    assert diagnostic.fix.safe
+    assert not diagnostic.fix.safe  # adding a threshold decides what passes: unsafe (issue 13)
     repaired = fixed(result, "PF002")
     assert yaml.safe_load(repaired)["tests"][0]["assert"][0]["threshold"] == 1
     assert codes(lint(repaired)) == []

@@ -19,7 +19,7 @@ SCHEMAS = REPO / "schemas"
 
 def test_committed_schemas_are_current(capsys):
     code = main(["schema", "--check", "--dir", str(SCHEMAS)])
-    out, err = capsys.readouterr()
+    _out, err = capsys.readouterr()
     assert code == 0, f"schemas/ is stale: run `rubric schema --write` ({err.strip()})"
 
 
@@ -51,7 +51,7 @@ def test_schema_of_one_kind_to_stdout(capsys):
 def test_every_schema_is_a_valid_json_schema():
     import jsonschema
 
-    for name, text in rendered_schemas().items():
+    for text in rendered_schemas().values():
         schema = json.loads(text)
         validator = jsonschema.validators.validator_for(schema)
         validator.check_schema(schema)
@@ -75,6 +75,7 @@ def test_check_jsonschema_accepts_the_autorubric_corpus(corpus):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_check_jsonschema_accepts_the_samples():
     if not SAMPLES.is_dir():
         pytest.skip("no samples/ folder yet")

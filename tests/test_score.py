@@ -105,6 +105,7 @@ def criterion_and_verdict(draw):
     return {"requirement": "choice", "weight": weight, "options": options}, pick
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(criterion_and_verdict(), min_size=1, max_size=8),

@@ -13,7 +13,7 @@ from rubric_lsp.formats.registry import get_format
 from rubric_lsp.lint import lint_text
 from rubric_lsp.rules.registry import all_rules
 from tests.conftest import CORPUS
-from tests.test_server_helpers import column, session_fixture
+from tests.server_helpers import column, session_fixture
 
 client = session_fixture()
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -82,6 +82,20 @@ CASES = {
         '{"rubric": [{"requirement": "Helpful?", "options": [{"label": "Very helpful", "value": 1}, '
         '{"label": "Not helpful", "value": 0}]}], "items": [{"submission": "Hi", "description": "d", "ground_truth": ["Very helpfull"]}]}\n',
     ),
+    "AR104": (
+        "case.rubric.yaml",
+        "rubric:\n  - requirement: How clear?\n    scale_type: ordinl\n" + OPTIONS,
+    ),
+    "AR022": (
+        "case.rubric.yaml",
+        "criteria:\n  - name: polite\n    requirement: Is polite\nexamples:\n  - name: e1\n    respone: Hello\n",
+    ),
+    "AR023": (
+        "case.rubric.yaml",
+        "criteria:\n  - name: polite\n    requirement: Is polite\nexamples:\n"
+        "  - name: e1\n    response: Hello\n    expect:\n      verdicts: {polit: MET}\n",
+    ),
+    "NS107": ("judges.json", '{"graders": [{"type": "rubirc", "name": "j", "model": "gpt-4o"}]}\n'),
     "NS003": ("judges.json", NS_JUDGE % '"threshold": 0.8, "scoring": {"mode": "numeric", "passing_score": 0.5}'),
     "NS004": ("judges.json", NS_JUDGE % '"temperature": 0.7'),
     "NS005": ("judges.json", NS_JUDGE % '"rubirc": "Is it polite?"'),
@@ -103,6 +117,7 @@ TASK_MUTATIONS = {
     "RT101": ('"value": "minor_issues"', '"value": "minor_issue"'),
     "RT102": ('"value": "objective"', '"value": "subjective"'),
     "RT103": ('"criteria": "rubric_0_criteria_0"', '"criteria": "rubric_0_criteria_9"'),
+    "RT100": ('"status": "completed"', '"status": "complted"'),
     "RT104": ('"value": "model_2"\n', '"value": "model_3"\n'),
 }
 if TASK_SAMPLE.is_file():

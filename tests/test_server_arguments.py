@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_server_robust import RawClient
+from tests.raw_client import RawClient
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.test_server_helpers import column, session_fixture
+from tests.server_helpers import column, session_fixture
 
 client = session_fixture()
 pytestmark = pytest.mark.asyncio(loop_scope="module")

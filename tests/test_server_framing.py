@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.server.framing import FrameReader
-from tests.test_server_robust import RawClient
+from tests.raw_client import RawClient
 
 
 def frame(message: dict, length_delta: int = 0, header: bytes | None = None) -> bytes:

@@ -16,7 +16,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.judge_server import JudgeServer, Reply
-from tests.test_server_helpers import column, session_fixture
+from tests.server_helpers import column, session_fixture
 
 JUDGE = JudgeServer().start()  # one per module: its address goes into the servers' settings
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import re
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -40,7 +41,7 @@ _gc_resume = False  # whether the collector was on when the first pause began
 
 
 @contextmanager
-def gc_paused():
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while building many small objects.
 
     Reading a document allocates one node per value and no reference cycles; with the

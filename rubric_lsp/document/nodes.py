@@ -147,16 +147,18 @@ def _hashable(value: Any) -> Any:
         return repr(value)
 
 
-class PlainDict(dict):
+class PlainDict(dict[Any, Any]):
     """A dict built from a mapping node; ``.node`` is where it came from."""
 
     __slots__ = ("node",)
+    node: Node
 
 
-class PlainList(list):
+class PlainList(list[Any]):
     """A list built from a sequence node; ``.node`` is where it came from."""
 
     __slots__ = ("node",)
+    node: Node
 
 
 def to_plain(node: Node | None) -> Any:

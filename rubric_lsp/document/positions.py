@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Any
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -18,7 +19,7 @@ class Position:
     line: int  # 0-based
     character: int  # 0-based, code points
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "character": self.character}
 
 
@@ -27,7 +28,7 @@ class Range:
     start: Position
     end: Position
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"start": self.start.to_json(), "end": self.end.to_json()}
 
 

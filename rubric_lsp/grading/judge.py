@@ -223,7 +223,7 @@ class Judge:
                 retryable = True
             except JudgeFailure:
                 raise
-            except Exception as exc:  # noqa: BLE001 - every failure becomes a categorised verdict
+            except Exception as exc:
                 last, retryable, retry_after = classify(exc, self.model, env, _litellm)
             if not retryable or attempt == attempts - 1:
                 break
@@ -236,7 +236,7 @@ class Judge:
         try:
             usage = getattr(response, "usage", None)
             usage_map = usage.model_dump() if hasattr(usage, "model_dump") else dict(usage or {})
-        except Exception:  # noqa: BLE001
+        except Exception:
             usage_map = {}
         hidden = getattr(response, "_hidden_params", None) or {}
         cost = hidden.get("response_cost") if isinstance(hidden, dict) else None
@@ -284,7 +284,7 @@ def litellm_route(litellm: Any, model: str, api_base: str | None) -> str:
         return model
     try:
         known = litellm.model_cost.get(name) or litellm.model_cost.get(model)
-    except Exception:  # noqa: BLE001 - an unreadable map: keep the user's route
+    except Exception:
         return model
     if known is not None and known.get("litellm_provider") in ("openai", "text-completion-openai"):
         return model
@@ -318,5 +318,5 @@ def _register_local_model(litellm: Any, model: str) -> None:
                 }
             }
         )
-    except Exception:  # noqa: BLE001, S110 - pricing is a nicety
+    except Exception:
         pass

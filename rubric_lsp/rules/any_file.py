@@ -61,6 +61,7 @@ YAML11_VALUE = rule(
     bad="label: yes\nvalue: 010\nweight: 1e3",
     good='label: "yes"\nvalue: 10\nweight: 1000.0',
     fix="quote the value",
+    fix_safety="Safe by choice: the text is kept exactly as written and every tool then reads it as that text. Where you meant the YAML 1.1 boolean or number, write `true`/`false` or the number instead (the message says which); the quoting fix never guesses that for you.",
 )
 TRAILING_COMMA = rule(
     "RL006",
@@ -71,6 +72,7 @@ TRAILING_COMMA = rule(
     bad='{"value": "no_issues",}',
     good='{"value": "no_issues"}',
     fix="remove the trailing commas",
+    fix_safety="Safe: JSON readers refuse the file as written; removing the commas changes nothing else.",
 )
 INTERNAL_ERROR = rule(
     "RL900",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,7 @@ class CheckContext:
         message: str | None = None,
         *,
         fix: Fix | None = None,
-        related: list[tuple[Node | Span, str]] | None = None,
+        related: Sequence[tuple[Node | Span | None, str]] | None = None,
     ) -> None:
         if not self.is_enabled(rule.code):
             return
@@ -65,7 +65,9 @@ class CheckContext:
                 range=self.document.lines.range(span),
                 path=self.document.path,
                 fix=fix,
-                related=[Related(r.span if isinstance(r, Node) else r, text) for r, text in (related or [])],
+                related=[
+                    Related(r.span if isinstance(r, Node) else r, text) for r, text in (related or []) if r is not None
+                ],
             )
         )
 

@@ -28,6 +28,8 @@ class Rule:
     good: str = ""
     fix: str | None = None  # what the fix does; None when no single edit repairs it
     formats: tuple[str, ...] = ("*",)
+    # Why the fix is safe (applied by --fix) or unsafe (offered, applied with --unsafe-fixes).
+    fix_safety: str = ""
 
     @property
     def docs_url(self) -> str:
@@ -50,6 +52,8 @@ class Rule:
         if self.good:
             parts += ["", "Does not:", "```", self.good.rstrip(), "```"]
         parts += ["", f"**Fix:** {self.fix}" if self.fix else "**Fix:** none automatic."]
+        if self.fix_safety:
+            parts += ["", "**Fix safety:** " + self.fix_safety]
         if self.formats != ("*",):
             parts += ["", "Applies to: " + ", ".join(self.formats)]
         return "\n".join(parts)
@@ -66,6 +70,7 @@ def rule(
     good: str = "",
     fix: str | None = None,
     formats: tuple[str, ...] = ("*",),
+    fix_safety: str = "",
 ) -> Rule:
     """Define and register a rule (codes are unique and stable: never reuse one)."""
     if code in _RULES:
@@ -80,6 +85,7 @@ def rule(
         dedent(good).strip("\n"),
         fix,
         formats,
+        " ".join(dedent(fix_safety).split()),
     )
     _RULES[code] = defined
     return defined

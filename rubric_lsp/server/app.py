@@ -180,7 +180,7 @@ class RubricServer(LanguageServer):
         best: Path | None = None
         try:
             folders = list(self.workspace.folders.values())
-        except Exception:  # noqa: BLE001 - no workspace yet: no folder holds it
+        except Exception:
             return None
         for folder in folders:
             folder_path = self.path_of(folder.uri)
@@ -199,7 +199,7 @@ class RubricServer(LanguageServer):
     def path_of(uri: str) -> str | None:
         try:
             return to_fs_path(uri)
-        except Exception:  # noqa: BLE001 - a URI pygls cannot map names no file
+        except Exception:
             return None
 
     def _lint_now(self, text: str, uri: str) -> LintResult:
@@ -261,7 +261,7 @@ class RubricServer(LanguageServer):
                 ),
                 timeout=5,
             )
-        except Exception as exc:  # noqa: BLE001 - a client that cannot answer keeps the settings we have
+        except Exception as exc:
             log.warning("could not read the 'rubric' settings from the client: %s", exc)
             return
         if values:
@@ -340,11 +340,11 @@ class ClientLogHandler(logging.Handler):
                 return
             params = types.LogMessageParams(type=kind, message=message)
             loop.call_soon_threadsafe(self._send, params)
-        except Exception:  # noqa: BLE001, S110 - logging must never raise
+        except Exception:  # noqa: S110 - logging must never raise
             pass
 
     def _send(self, params: types.LogMessageParams) -> None:
         try:
             self.server.window_log_message(params)
-        except Exception:  # noqa: BLE001, S110 - a closed connection: nobody to tell
+        except Exception:  # noqa: S110 - a closed connection: nobody to tell
             pass

@@ -76,7 +76,7 @@ def _key_items(fmt: Format, probe: str, at: int, markup=None) -> list[types.Comp
         for key, prop in (sub.get("properties") or {}).items():
             if key in present or key in items or key.startswith("$"):
                 continue
-            description = _describe(fmt, loc.path[:-1] + [key])
+            description = _describe(fmt, [*loc.path[:-1], key])
             items[key] = types.CompletionItem(
                 label=key,
                 kind=types.CompletionItemKind.Property,

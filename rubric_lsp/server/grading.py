@@ -37,7 +37,7 @@ def warm_up() -> None:
         from rubric_lsp.grading import warm_up as engine_warm_up
 
         engine_warm_up()
-    except Exception as exc:  # noqa: BLE001 - grading will report it when it is asked for
+    except Exception as exc:
         log.info("grading engine not available yet: %s", exc)
 
 
@@ -73,7 +73,7 @@ class Grading:
         token = f"rubric-grade-{uuid.uuid4().hex[:12]}"
         try:
             await asyncio.wait_for(self.ls.work_done_progress.create_async(token), 5)
-        except Exception as exc:  # noqa: BLE001 - progress is optional; grading goes on without it
+        except Exception as exc:
             log.info("client refused a progress token: %s", exc)
             return
         self.token = token
@@ -99,7 +99,7 @@ class Grading:
                     message=f"{done}/{total} judged", percentage=int(100 * done / total), cancellable=True
                 ),
             )
-        except Exception:  # noqa: BLE001, S110 - a progress report the client refuses must not stop the grading
+        except Exception:  # noqa: S110 - a progress report the client refuses must not stop the grading
             pass
 
     def end(self, message: str) -> None:
@@ -262,7 +262,7 @@ async def grade_on_save(ls: RubricServer, uri: str) -> None:
     """Re-grade the saved rubric's examples (through the verdict cache) if it has any."""
     try:
         result = await ls.lint(uri)
-    except Exception:  # noqa: BLE001 - a file that does not lint is not graded on save
+    except Exception:
         return
     root = result.document.root
     if root is None or not root.is_map or not root.has("examples"):

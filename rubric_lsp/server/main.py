@@ -60,7 +60,7 @@ def build_server():
                         ]
                     )
                 )
-            except Exception as exc:  # noqa: BLE001 - watching is a nicety; a refusal is logged
+            except Exception as exc:
                 logging.getLogger("rubric_lsp.server").info("could not watch pyproject.toml files: %s", exc)
         # The grading engine's first use imports litellm (seconds of CPU): pay that in a
         # background thread, but only once the editor has been quiet for a while, so it

@@ -15,18 +15,7 @@ from pydantic import ValidationError
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.autorubric.model import Criterion
-from rubric_lsp.formats.errors import PlacedError, describe_type, place_errors
-
-
-@dataclass
-class Problem:
-    kind: str  # see PROBLEM_KINDS
-    node: Node
-    message: str
-    key_node: Node | None = None
-    error: PlacedError | None = None  # for "criterion-invalid"
-    related: list[tuple[Node, str]] = field(default_factory=list)
-
+from rubric_lsp.formats.errors import Problem, describe_type, place_errors
 
 PROBLEM_KINDS = (
     "guidelines-type",

@@ -15,19 +15,8 @@ from pydantic import ValidationError
 
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
-from rubric_lsp.formats.errors import PlacedError, describe_type, place_errors
+from rubric_lsp.formats.errors import Problem, describe_type, place_errors
 from rubric_lsp.formats.northstar.model import EvalCase, GraderConfig
-
-
-@dataclass
-class Problem:
-    kind: str  # see PROBLEM_KINDS
-    node: Node
-    message: str
-    key_node: Node | None = None
-    error: PlacedError | None = None  # for the "*-invalid" kinds
-    related: list[tuple[Node, str]] = field(default_factory=list)
-
 
 PROBLEM_KINDS = (
     "request-shape",

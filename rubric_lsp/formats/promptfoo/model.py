@@ -15,7 +15,7 @@ exported schema.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -192,7 +192,7 @@ _CLOSED = ConfigDict(defer_build=True, extra="ignore", json_schema_extra={"addit
 _OPEN = ConfigDict(defer_build=True, extra="allow")
 
 ProviderId = str
-GraderProvider = Union[str, dict[str, Any]]
+GraderProvider = str | dict[str, Any]
 
 
 class ProviderOptions(BaseModel):

@@ -1,6 +1,6 @@
 """``file://`` references: parse, resolve relative to the referring file, expand globs.
 
-Pure path logic with no rule codes (the rules in ``rubric_lsp/rules/file_refs.py`` report
+Pure path logic with no rule codes (the rules in ``rubric_lsp/formats/promptfoo/rules/file_refs.py`` report
 on it, ``resolve.py`` follows references to test files). Nothing referenced is ever
 executed or imported: script references (.py/.js/...) are only checked for existence.
 """
@@ -72,10 +72,8 @@ def expand(ref: FileRef, base_dir: Path) -> list[Path]:
     target = resolve_path(ref, base_dir)
     if ref.is_glob:
         pattern = str(target)
-        if "{" in pattern:  # brace alternatives: glob.glob has none, expand them first
-            patterns = _braces(pattern)
-        else:
-            patterns = [pattern]
+        # Brace alternatives: glob.glob has none, expand them first.
+        patterns = _braces(pattern) if "{" in pattern else [pattern]
         found: list[Path] = []
         for one in patterns:
             found.extend(Path(p) for p in sorted(glob.glob(one, recursive=True)))

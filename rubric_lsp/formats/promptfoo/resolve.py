@@ -280,9 +280,12 @@ class ConfigView:
         best = None
         for assertion in self.assertions():
             node = assertion.ref_node or assertion.node
-            if assertion.source.is_config and node.start <= offset <= node.end:
-                if best is None or node.start >= (best.ref_node or best.node).start:
-                    best = assertion
+            if (
+                assertion.source.is_config
+                and node.start <= offset <= node.end
+                and (best is None or node.start >= (best.ref_node or best.node).start)
+            ):
+                best = assertion
         return best
 
     def grader(self, assertion: AssertionInfo, test: TestInfo | None) -> GraderChoice:

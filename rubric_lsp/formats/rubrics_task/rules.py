@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
-from rubric_lsp.formats.errors import closest, error_span
+from rubric_lsp.formats.errors import error_span, suggest
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.formats.rubrics_task import TASK
 from rubric_lsp.formats.rubrics_task.model import CRITERION_VALUES, RATING_VALUES, STATUSES
 from rubric_lsp.formats.rubrics_task.view import TaskView, TurnView, read_task
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.unknown_keys import VALUE_RENAME_SAFETY, rename_fix
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 FORMATS = (TASK,)
@@ -36,6 +37,7 @@ TITLE_MISMATCH = rule(
     bad='{"key": "rubric_0_criteria_0", "title": "Uses a table."}  …  {"title": "Uses a list.", "metadata": {"criteria": "rubric_0_criteria_0"}}',
     good='{"key": "rubric_0_criteria_0", "title": "Uses a table."}  …  {"title": "Uses a table.", "metadata": {"criteria": "rubric_0_criteria_0"}}',
     fix="copy the criterion's title",
+    fix_safety="Safe: the title is a copy of the criterion's own title; it makes the file say what the rating already points at.",
     formats=FORMATS,
 )
 RATING_ID = rule(
@@ -48,6 +50,7 @@ RATING_ID = rule(
     bad='{"id": "rubric_0_criteria_1_rating", "metadata": {"criteria": "rubric_0_criteria_0"}}',
     good='{"id": "rubric_0_criteria_0_rating", "metadata": {"criteria": "rubric_0_criteria_0"}}',
     fix="rename the id after its criterion",
+    fix_safety="Safe: the id follows from the criterion the rating points at.",
     formats=FORMATS,
 )
 THREADS_NOT_COMPLETED = rule(
@@ -71,6 +74,8 @@ TASK_FIELD = rule(
     "and turns need an id and their list; messages need role, content.text and source_id.",
     bad='{"task_id": "t1", "status": "done"}',
     good='{"task_id": "t1", "project": "p1", "status": "completed", "created_at": "2025-01-01T00:00:00Z"}',
+    fix="rename a misspelt status to the nearest known one",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
 )
 RATING_VALUE = rule(
@@ -82,6 +87,7 @@ RATING_VALUE = rule(
     bad='"value": "minor"',
     good='"value": "minor_issues"',
     fix="use the nearest valid rating",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
 )
 CRITERION_VALUE = rule(
@@ -94,6 +100,7 @@ CRITERION_VALUE = rule(
     bad='"value": "subjective"',
     good='"value": "implicit"',
     fix="use the nearest valid value",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
 )
 UNKNOWN_CRITERION = rule(
@@ -106,6 +113,7 @@ UNKNOWN_CRITERION = rule(
     bad='"metadata": {"criteria": "rubric_0_criteria_9"}   # the turn defines criteria 0-2',
     good='"metadata": {"criteria": "rubric_0_criteria_2"}',
     fix="point it at the nearest defined criterion",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
 )
 UNKNOWN_SELECTED_MODEL = rule(
@@ -118,6 +126,7 @@ UNKNOWN_SELECTED_MODEL = rule(
     bad='{"key": "selected_model_id", "value": "model_3"}   # the turn has model_1 and model_2',
     good='{"key": "selected_model_id", "value": "model_2"}',
     fix="use the nearest source_id",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
 )
 DUPLICATE_SOURCE_ID = rule(
@@ -179,8 +188,9 @@ def _report_problem(ctx: CheckContext, problem) -> None:
             TASK_FIELD, span, f"'{where}' has no '{error.missing_key}', which the Rubrics task format requires. Add it."
         )
     elif error.path and error.path[-1] == "status" and isinstance(error.input, str):
-        suggestion = closest(error.input, STATUSES)
-        fix = ctx.rename(error.node, suggestion, f"Use status '{suggestion}'") if suggestion else None
+        found = suggest(error.input, STATUSES)
+        suggestion = found.name if found else None
+        fix = rename_fix(ctx, error.node, found, f"Use status '{found.name}'") if found else None
         ctx.report(
             TASK_FIELD,
             span,
@@ -279,11 +289,10 @@ def _check_turn(ctx: CheckContext, turn: TurnView) -> None:
         annotation, value = selected
         value_node = annotation.get("value")
         if value not in sources:
-            suggestion = closest(str(value), sources) if value is not None else None
+            found = suggest(str(value), sources) if value is not None else None
+            suggestion = found.name if found else None
             fix = (
-                ctx.rename(value_node, suggestion, f"Use '{suggestion}'")
-                if suggestion and value_node is not None
-                else None
+                rename_fix(ctx, value_node, found, f"Use '{found.name}'") if found and value_node is not None else None
             )
             known = ", ".join(f"'{s}'" for s in sources) or "none"
             ctx.report(
@@ -312,10 +321,11 @@ def _check_ratings(ctx: CheckContext, turn: TurnView, response) -> None:
         criterion = turn.criterion(rating.criterion)
         if criterion is None:
             keys = [c.key for c in turn.criteria]
-            suggestion = closest(rating.criterion, keys)
+            found = suggest(rating.criterion, keys)
+            suggestion = found.name if found else None
             fix = (
-                ctx.rename(criterion_node, suggestion, f"Use '{suggestion}'")
-                if suggestion and criterion_node is not None
+                rename_fix(ctx, criterion_node, found, f"Use '{found.name}'")
+                if found and criterion_node is not None
                 else None
             )
             ctx.report(
@@ -375,8 +385,9 @@ def _check_ratings(ctx: CheckContext, turn: TurnView, response) -> None:
 def _bad_value(
     ctx: CheckContext, which, annotation: Node, value_node: Node | None, value, allowed: tuple[str, ...], what: str
 ) -> None:
-    suggestion = closest(value, allowed) if isinstance(value, str) else None
-    fix = ctx.rename(value_node, suggestion, f"Use '{suggestion}'") if suggestion and value_node is not None else None
+    found = suggest(value, allowed) if isinstance(value, str) else None
+    suggestion = found.name if found else None
+    fix = rename_fix(ctx, value_node, found, f"Use '{found.name}'") if found and value_node is not None else None
     where = value_node if value_node is not None else (annotation.key_node("key") or ctx.line_span(annotation))
     shown = "no value" if value_node is None else f"value {value!r}"
     ctx.report(

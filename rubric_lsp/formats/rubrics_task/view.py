@@ -15,17 +15,8 @@ from pydantic import ValidationError
 
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
-from rubric_lsp.formats.errors import PlacedError, describe_type, place_errors
+from rubric_lsp.formats.errors import Problem, describe_type, place_errors
 from rubric_lsp.formats.rubrics_task.model import CRITERION_KEY, RubricsTask
-
-
-@dataclass
-class Problem:
-    kind: str  # "task-shape" | "task-invalid"
-    node: Node
-    message: str
-    key_node: Node | None = None
-    error: PlacedError | None = None
 
 
 @dataclass

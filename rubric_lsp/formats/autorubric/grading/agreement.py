@@ -195,7 +195,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
     grading.expect(sum(len(p[2]) for p in plans) * len(models))
 
     async def one(plan: Any) -> GradeReport:
-        position, item, criteria, guidelines, submission = plan
+        _position, item, criteria, guidelines, submission = plan
         query = _text(item.get("prompt")) or prompt
         return await grade_criteria(
             run.fresh_judges(),

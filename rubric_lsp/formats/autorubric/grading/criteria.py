@@ -277,7 +277,7 @@ async def judge_criterion(
         raise
     except JudgeFailure as failure:
         return Judgment(failure=failure, judge=judge.model)
-    except Exception as exc:  # noqa: BLE001 - a bug of ours must still not look like a verdict
+    except Exception as exc:
         return Judgment(failure=JudgeFailure("unknown", f"{type(exc).__name__}: {exc}"), judge=judge.model)
 
 

@@ -16,11 +16,12 @@ from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.autorubric import DATASET
 from rubric_lsp.formats.autorubric.model import VERDICTS
-from rubric_lsp.formats.autorubric.rules_rubric import RUBRIC_MAPPING_KEYS, check_unknown_keys
+from rubric_lsp.formats.autorubric.rules.rubric import RUBRIC_MAPPING_KEYS, check_unknown_keys
 from rubric_lsp.formats.autorubric.view import RubricView, read_rubric
-from rubric_lsp.formats.errors import closest, describe_type
+from rubric_lsp.formats.errors import describe_type, suggest
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.unknown_keys import VALUE_RENAME_SAFETY
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -63,8 +64,8 @@ NO_RUBRIC = rule(
     "An item has no rubric of its own and the dataset's `rubric` is null.",
     "Each item is graded with its own `rubric` if it has one, else the dataset's; with neither, "
     "autorubric refuses the dataset.",
-    bad='{"rubric": null, "items": [{"submission": "…", "description": "…"}]}',
-    good='{"rubric": null, "items": [{"submission": "…", "description": "…", "rubric": [{"requirement": "…"}]}]}',
+    bad='{"rubric": null, "prompt": "…", "items": [{"submission": "…", "description": "…"}]}',
+    good='{"rubric": null, "prompt": "…", "items": [{"submission": "…", "description": "…", "rubric": [{"requirement": "…"}]}]}',
     formats=(DATASET,),
 )
 NO_PROMPT = rule(
@@ -98,6 +99,7 @@ BINARY_GROUND_TRUTH = rule(
     bad='"ground_truth": ["met", "Cannot assess"]',
     good='"ground_truth": ["MET", "CANNOT_ASSESS"]',
     fix="write the exact verdict name when the intent is unambiguous",
+    fix_safety="Safe: offered only when exactly one verdict is meant (a case, space or dash variant of MET, UNMET or CANNOT_ASSESS); autorubric refuses the dataset as written, so nothing that worked changes.",
     formats=(DATASET,),
 )
 CHOICE_GROUND_TRUTH = rule(
@@ -110,6 +112,7 @@ CHOICE_GROUND_TRUTH = rule(
     bad='"ground_truth": ["Very helpfull"]',
     good='"ground_truth": ["Very helpful"]',
     fix="use the closest label",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=(DATASET,),
 )
 GROUND_TRUTH_REASONS = rule(
@@ -354,7 +357,8 @@ def _verdict(ctx: CheckContext, entry, node: Node, index: int) -> None:
             ),
         )
         return
-    suggestion = closest(str(value), labels, cutoff=0.5) if value is not None else None
+    found = suggest(str(value), labels, cutoff=0.5) if value is not None else None
+    suggestion = found.name if found else None
     shown = value if isinstance(value, str) else ctx.source(node)
     message = (
         f"Item {index + 1}, '{entry.label}': '{shown}' is not one of this criterion's option labels; autorubric refuses the dataset. "
@@ -363,5 +367,10 @@ def _verdict(ctx: CheckContext, entry, node: Node, index: int) -> None:
     fix = None
     if suggestion:
         message += f" Did you mean '{suggestion}'?"
-        fix = ctx.replace(node, json.dumps(suggestion, ensure_ascii=False), f"Use '{suggestion}'")
+        fix = ctx.replace(
+            node,
+            json.dumps(suggestion, ensure_ascii=False),
+            f"Use '{suggestion}'",
+            safe=found is not None and found.safe,
+        )
     ctx.report(CHOICE_GROUND_TRUTH, ctx.line_span(node), message, fix=fix)

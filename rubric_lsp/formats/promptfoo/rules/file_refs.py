@@ -1,4 +1,4 @@
-"""``file://`` references (RL010–RL019), for any format that uses them.
+"""promptfoo's ``file://`` references (RL010–RL019).
 
 Every scalar of the form ``file://path`` is resolved relative to the referring file's
 folder; globs must match at least one file; nothing may point outside the workspace
@@ -7,7 +7,8 @@ re-lints the config when they change. Nothing referenced is executed: scripts ar
 checked for existence. Templated paths (``file://{{ var }}.txt``) cannot be checked and
 are skipped.
 
-Other formats call :func:`check_file_references` from their own checker.
+Another format that gains ``file://`` references can call :func:`check_file_references`
+from its own checker.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import walk
 from rubric_lsp.formats.promptfoo import CONFIG, refs
+from rubric_lsp.formats.promptfoo.rules.common import config_view
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
@@ -105,8 +107,6 @@ def check_promptfoo_references(ctx: CheckContext) -> None:
     check_file_references(ctx)
     # Referenced test/defaultTest/vars files are read by the config view: report the ones
     # that do not parse at the reference.
-    from rubric_lsp.formats.promptfoo.rules import config_view
-
     view = config_view(ctx)
     if view is None:
         return

@@ -13,9 +13,10 @@ from rubric_lsp.formats.autorubric import DATASET, RUBRIC
 from rubric_lsp.formats.autorubric.edits import anchor, remove_pair, scalar_text
 from rubric_lsp.formats.autorubric.model import VERDICTS, Example
 from rubric_lsp.formats.autorubric.view import RubricView
-from rubric_lsp.formats.errors import closest, describe_type, error_span, place_errors
+from rubric_lsp.formats.errors import closest, describe_type, error_span, place_errors, suggest
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, VALUE_RENAME_SAFETY, rename_fix, unknown_key
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 FORMATS = (RUBRIC, DATASET)
@@ -42,9 +43,10 @@ BLANK_GUIDELINES = rule(
     "`guidelines` is empty or only spaces.",
     "autorubric treats blank guidelines as none, so the judge gets no extra instructions; usually "
     "the text was lost or is still to be written.",
-    bad="guidelines: ''\ncriteria: [...]",
-    good="guidelines: Judge only the final answer.\ncriteria: [...]",
+    bad="guidelines: ''\ncriteria:\n  - requirement: Cites a source",
+    good="guidelines: Judge only the final answer.\ncriteria:\n  - requirement: Cites a source",
     fix="remove the blank key (same meaning)",
+    fix_safety="Safe: a blank `guidelines` means the same as none.",
     formats=FORMATS,
 )
 IGNORED_LIST = rule(
@@ -54,8 +56,8 @@ IGNORED_LIST = rule(
     "A rubric mapping has two criteria lists; the one with lower precedence is ignored.",
     "autorubric reads `rubric` first, then `sections`, then `criteria`, and silently ignores the "
     "others, so criteria written in the ignored list are never graded.",
-    bad="sections:\n  - criteria: [...]\ncriteria:\n  - requirement: Cites a source",
-    good="sections:\n  - criteria: [...]\n  - criteria:\n      - requirement: Cites a source",
+    bad="sections:\n  - criteria:\n      - requirement: Is polite\ncriteria:\n  - requirement: Cites a source",
+    good="sections:\n  - criteria:\n      - requirement: Is polite\n  - criteria:\n      - requirement: Cites a source",
     formats=FORMATS,
 )
 DOMINANT_CRITERION = rule(
@@ -80,9 +82,10 @@ UNKNOWN_KEY = rule(
     "prompt, rubric, reference_submission, items in a dataset; submission, description, "
     "ground_truth, ground_truth_reasons, rubric, prompt, reference_submission in an item). A typo "
     "such as `guideline:` is dropped without a word.",
-    bad="guideline: Judge only the final answer.\ncriteria: [...]",
-    good="guidelines: Judge only the final answer.\ncriteria: [...]",
+    bad="guideline: Judge only the final answer.\ncriteria:\n  - requirement: Cites a source",
+    good="guidelines: Judge only the final answer.\ncriteria:\n  - requirement: Cites a source",
     fix="rename the key to the nearest known one",
+    fix_safety=RENAME_SAFETY,
     formats=FORMATS,
 )
 INVALID_EXAMPLE = rule(
@@ -93,8 +96,10 @@ INVALID_EXAMPLE = rule(
     "`examples` is a rubric-lsp extension that autorubric ignores: each entry is "
     "`{name, query?, response, expect?: {min_score?, verdicts?}}`. A malformed entry cannot be "
     "graded from the editor.",
-    bad="examples:\n  - name: good answer\n    answer: Paris",
-    good="examples:\n  - name: good answer\n    response: Paris",
+    bad="criteria:\n  - requirement: Cites a source\nexamples:\n  - name: good answer\n    answer: Paris",
+    good="criteria:\n  - requirement: Cites a source\nexamples:\n  - name: good answer\n    response: Paris",
+    fix="rename a misspelt example key to the nearest known one",
+    fix_safety=RENAME_SAFETY,
     formats=(RUBRIC,),
 )
 EXAMPLE_EXPECTATION = rule(
@@ -106,6 +111,8 @@ EXAMPLE_EXPECTATION = rule(
     "criteria and an option label for multi-choice ones; scores lie in [0, 1].",
     bad="expect:\n  verdicts: [MET, yes]",
     good="expect:\n  verdicts: [MET, UNMET]",
+    fix="rename a verdict key to the nearest criterion name",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=(RUBRIC,),
 )
 
@@ -220,12 +227,11 @@ def check_unknown_keys(ctx: CheckContext, mapping: Node, known: tuple[str, ...],
                 UNKNOWN_KEY, key_node, f"{what} has a key that is not text ({scalar_text(key)}); autorubric ignores it."
             )
             continue
-        suggestion = closest(key, known)
+        found = unknown_key(ctx, mapping, key_node, known)
         message = f"Unknown key '{key}' in {what}: autorubric ignores it."
-        fix = None
-        if suggestion and suggestion not in mapping.keys():
-            message += f" Did you mean '{suggestion}'?"
-            fix = ctx.rename(key_node, suggestion, f"Rename '{key}' to '{suggestion}'")
+        fix = found.fix
+        if fix is not None:
+            message += f" Did you mean '{found.suggestion}'?"
         else:
             message += f" Known keys: {', '.join(k for k in known if k != '$schema')}."
         ctx.report(UNKNOWN_KEY, key_node, message, fix=fix)
@@ -267,12 +273,12 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
                     known = (
                         ("name", "query", "response", "expect") if len(placed.path) <= 1 else ("min_score", "verdicts")
                     )
-                    suggestion = closest(str(placed.path[-1]), known) if placed.path else None
+                    found = suggest(str(placed.path[-1]), known) if placed.path else None
                     message = f"Unknown key '{placed.path[-1] if placed.path else '?'}' in an example; known keys: {', '.join(known)}."
                     fix = None
-                    if suggestion and placed.key_node is not None:
-                        message += f" Did you mean '{suggestion}'?"
-                        fix = ctx.rename(placed.key_node, suggestion, f"Rename to '{suggestion}'")
+                    if found and placed.key_node is not None:
+                        message += f" Did you mean '{found.name}'?"
+                        fix = rename_fix(ctx, placed.key_node, found, f"Rename to '{found.name}'")
                     ctx.report(INVALID_EXAMPLE, span, message, fix=fix)
                 elif placed.type == "missing":
                     ctx.report(
@@ -342,7 +348,8 @@ def _expectation(ctx: CheckContext, node: Node, example: Example, view: RubricVi
         for key_node, value_node in verdicts_node.pairs():
             entry = by_name.get(key_node.value)
             if entry is None:
-                suggestion = closest(str(key_node.value), list(by_name))
+                found = suggest(str(key_node.value), list(by_name))
+                suggestion = found.name if found else None
                 ctx.report(
                     EXAMPLE_EXPECTATION,
                     key_node,
@@ -352,7 +359,7 @@ def _expectation(ctx: CheckContext, node: Node, example: Example, view: RubricVi
                         if suggestion
                         else " Name criteria with 'name' to refer to them."
                     ),
-                    fix=ctx.rename(key_node, suggestion, f"Rename to '{suggestion}'") if suggestion else None,
+                    fix=rename_fix(ctx, key_node, found, f"Rename to '{found.name}'") if found else None,
                 )
                 continue
             pairs.append((entry, value_node.value, value_node))

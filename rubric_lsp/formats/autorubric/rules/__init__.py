@@ -1,7 +1,9 @@
 """Checks for autorubric rubrics: what autorubric rejects (errors), and the entry points.
 
-The silent pitfalls live beside it: ``rules_criteria`` (per criterion), ``rules_rubric``
-(rubric-wide, unknown keys, ``examples``) and ``rules_dataset`` (datasets). ``report_view``
+The silent pitfalls live beside it, each rule next to its check: ``criteria`` (the
+per-criterion entry point) with ``aggregation``, ``options``, ``weights`` and
+``requirements``; ``rubric`` (rubric-wide, unknown keys, ``examples``) and ``dataset``
+(datasets). ``report_view``
 runs all rubric checks on one rubric node, so a dataset's rubrics get the same findings as a
 rubric file.
 """
@@ -11,14 +13,15 @@ from __future__ import annotations
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
 from rubric_lsp.formats.autorubric.model import criterion_keys, option_keys
-from rubric_lsp.formats.autorubric.rules_criteria import check_criteria
-from rubric_lsp.formats.autorubric.rules_dataset import check_dataset
-from rubric_lsp.formats.autorubric.rules_rubric import check_examples, check_rubric_file_keys, check_rubric_level
+from rubric_lsp.formats.autorubric.rules.criteria import check_criteria
+from rubric_lsp.formats.autorubric.rules.dataset import check_dataset
+from rubric_lsp.formats.autorubric.rules.rubric import check_examples, check_rubric_file_keys, check_rubric_level
 from rubric_lsp.formats.autorubric.view import Problem, RubricView, read_rubric
-from rubric_lsp.formats.errors import closest, describe_type, error_span
+from rubric_lsp.formats.errors import describe_type, error_span, suggest
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, VALUE_RENAME_SAFETY, rename_fix, unknown_key
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 FORMATS = (RUBRIC, DATASET)
@@ -30,9 +33,11 @@ UNKNOWN_KEY = rule(
     "A criterion or option has a key autorubric does not know; it is dropped silently.",
     "autorubric ignores unknown keys, so a typo such as `requirment:` or `points:` vanishes "
     "without a word and the criterion falls back to defaults (or fails for a missing requirement).",
-    bad="- requirment: Cites at least one source\n  weight: 5",
-    good="- requirement: Cites at least one source\n  weight: 5",
+    bad="criteria:\n  - requirement: Cites at least one source\n    wieght: 5",
+    good="criteria:\n  - requirement: Cites at least one source\n    weight: 5",
     fix="rename the key to the nearest known one",
+    fix_safety=RENAME_SAFETY
+    + " Renaming a word other rubric tools use (an alias such as `description`) is a guess too: unsafe.",
     formats=FORMATS,
 )
 RUBRIC_SHAPE = rule(
@@ -87,6 +92,8 @@ INVALID_FIELD = rule(
     "that are not a list of mappings, an option without a value.",
     bad="- requirement: 42\n  scale_type: ordered",
     good='- requirement: "42 is the answer"\n  scale_type: ordinal',
+    fix="rename a misspelt `scale_type` to the nearest known one",
+    fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
 )
 TOO_FEW_OPTIONS = rule(
@@ -115,8 +122,8 @@ GUIDELINES = rule(
     E,
     "`guidelines` is not a string, or is given both beside and inside `rubric`.",
     "autorubric refuses the file rather than guess which guidelines you meant.",
-    bad="guidelines: 3\nrubric:\n  guidelines: Be strict\n  criteria: [...]",
-    good="rubric:\n  guidelines: Be strict\n  criteria: [...]",
+    bad="guidelines: 3\nrubric:\n  guidelines: Be strict\n  criteria:\n    - requirement: Cites a source",
+    good="rubric:\n  guidelines: Be strict\n  criteria:\n    - requirement: Cites a source",
     formats=FORMATS,
 )
 
@@ -204,9 +211,9 @@ def _report_problem(ctx: CheckContext, problem: Problem) -> None:
     else:
         fix = None
         if error.path and error.path[-1] == "scale_type" and isinstance(error.input, str):
-            suggestion = closest(error.input, ("ordinal", "nominal"))
-            if suggestion:
-                fix = ctx.rename(error.node, suggestion, f"Use '{suggestion}'")
+            found = suggest(error.input, ("ordinal", "nominal"))
+            if found:
+                fix = rename_fix(ctx, error.node, found, f"Use '{found.name}'")
         ctx.report(INVALID_FIELD, span, _field_message(ctx, error), fix=fix)
 
 
@@ -303,7 +310,8 @@ def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> Non
                 "A criterion cannot hold criteria (sections nest one level only): autorubric drops this 'criteria' list and never grades it. Move these criteria out to the section or the top level.",
             )
             continue
-        suggestion = closest(key, known)
+        found = unknown_key(ctx, mapping, key_node, known)
+        suggestion = found.suggestion
         message = f"Unknown {what} key '{key}': autorubric drops it silently."
         fix = None
         alias = _ALIASES.get(what, {}).get(key.lower())
@@ -311,9 +319,9 @@ def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> Non
             # A word from other rubric tools: likely meant, but a guess, so the rename is unsafe.
             message += f" autorubric calls this '{alias}'."
             fix = ctx.rename(key_node, alias, f"Rename '{key}' to '{alias}'", safe=False)
-        elif suggestion and suggestion not in mapping.keys():
+        elif found.fix is not None:
             message += f" Did you mean '{suggestion}'?"
-            fix = ctx.rename(key_node, suggestion, f"Rename '{key}' to '{suggestion}'")
+            fix = found.fix
         else:
             message += f" Remove it, or use one of the keys autorubric reads: {', '.join(sorted(known))}."
         ctx.report(UNKNOWN_KEY, key_node, message, fix=fix)
@@ -331,7 +339,7 @@ def check_rubric_file(ctx: CheckContext) -> None:
         return
     report_view(ctx, view)
     root = ctx.document.root
-    if root.is_map:
+    if root is not None and root.is_map:
         check_rubric_file_keys(ctx, root)
         check_examples(ctx, root, view)
 

@@ -1,0 +1,330 @@
+"""Assertions: unknown types and keys, empty rubrics, thresholds, negated and templated assertions."""
+
+from __future__ import annotations
+
+import re
+
+from rubric_lsp.diagnostics import Fix
+from rubric_lsp.document import Node
+from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.document.positions import Span
+from rubric_lsp.formats.errors import describe_type, suggest
+from rubric_lsp.formats.promptfoo.model import (
+    ASSERT_SET_KEYS,
+    ASSERTION_KEYS,
+    Assertion,
+    AssertionSet,
+    base_type,
+    is_known_assertion_type,
+    known_assertion_types,
+)
+from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView
+from rubric_lsp.formats.promptfoo.rules.common import FACTUALITY_LIKE, E, F, W, delete_pair, rubric_text
+from rubric_lsp.formats.promptfoo.rules.max_score import max_score_value
+from rubric_lsp.formats.promptfoo.rules.schema import (
+    INVALID_FIELD,
+    NUMBER,
+    check_unknown,
+    looks_valid,
+    report_pydantic,
+    validate,
+)
+from rubric_lsp.formats.promptfoo.rules.scores import score_checks
+from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.unknown_keys import RENAME_SAFETY
+
+NEGATED_MODEL_GRADED = rule(
+    "PF004",
+    "negated-model-graded",
+    W,
+    "`not-llm-rubric` (and not-factuality, not-model-graded-closedqa, not-g-eval) depends on the promptfoo version.",
+    "Up to promptfoo 0.121.9 the `not-` prefix was ignored for model-graded assertions (the rubric "
+    "passed when met); from the fix on it inverts pass, scores 1 - score and never inverts a grader "
+    "failure. The same config grades differently on different versions.",
+    bad="- type: not-llm-rubric\n  value: Apologizes",
+    good="- type: llm-rubric\n  value: Does not apologize",
+    formats=F,
+)
+
+TEMPLATE_IN_VALUE = rule(
+    "PF005",
+    "grader-variable-in-value",
+    W,
+    "`{{output}}` or `{{rubric}}` inside a model-graded assertion's value renders empty.",
+    "The value is rendered with the test vars before grading, where `output` and `rubric` do not "
+    "exist yet; the judge sees the output anyway, through the grading prompt.",
+    bad="value: 'Check that {{ output }} is polite'",
+    good="value: Is polite",
+    formats=F,
+)
+
+IGNORED_THRESHOLD = rule(
+    "PF017",
+    "ignored-threshold",
+    W,
+    "`threshold` on factuality or model-graded-closedqa is ignored.",
+    "factuality scores come from options.factuality and closedqa passes iff the reply ends in Y; "
+    "the threshold never changes the verdict.",
+    bad="tests:\n  - assert:\n      - type: factuality\n        value: Paris is the capital\n        threshold: 0.8",
+    good="tests:\n  - assert:\n      - type: factuality\n        value: Paris is the capital",
+    fix="remove the threshold",
+    fix_safety="Safe: promptfoo ignores this threshold, so removing it changes nothing.",
+    formats=F,
+)
+
+UNKNOWN_ASSERTION_TYPE = rule(
+    "PF100",
+    "unknown-assertion-type",
+    E,
+    "An assertion type promptfoo does not know; the eval fails with 'Unknown assertion type'.",
+    "promptfoo's schema accepts any string and `promptfoo validate` reports the config as valid, but "
+    "the eval stops at the first unknown type.",
+    bad="tests:\n  - assert:\n      - type: contians\n        value: refund\n      - type: not-empty   # no such type either",
+    good="tests:\n  - assert:\n      - type: contains\n        value: refund\n      - type: javascript\n        value: output.length > 0",
+    fix="replace the type with the nearest known one",
+    fix_safety="Unsafe: the type decides what is checked, and a near spelling can be another check (`contains`, `icontains`, `not-contains`).",
+    formats=F,
+)
+
+UNKNOWN_ASSERTION_KEY = rule(
+    "PF101",
+    "unknown-assertion-key",
+    E,
+    "An assertion key promptfoo does not read; it is dropped at run time.",
+    "Keys other than type, value, config, threshold, weight, provider, rubricPrompt, metric, "
+    "transform and contextTransform are silently dropped: `rubric:` instead of `value:` grades "
+    "against nothing, `threshhold:` sets no threshold.",
+    bad="tests:\n  - assert:\n      - type: llm-rubric\n        rubric: Is polite",
+    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
+    fix="rename the key to the nearest known one",
+    fix_safety=RENAME_SAFETY,
+    formats=F,
+)
+
+EMPTY_RUBRIC = rule(
+    "PF103",
+    "empty-rubric",
+    E,
+    "An llm-rubric with no rubric (empty or missing `value`).",
+    "The judge is asked to grade against nothing; promptfoo fails the assertion ('Invalid llm-rubric value').",
+    bad="- type: llm-rubric",
+    good="- type: llm-rubric\n  value: Answers the question politely",
+    formats=F,
+)
+
+THRESHOLD_RANGE = rule(
+    "PF104",
+    "threshold-out-of-range",
+    E,
+    "An llm-rubric threshold outside [0, 1].",
+    "llm-rubric scores lie in [0, 1]: a threshold above 1 can never pass and one below 0 always does.",
+    bad="threshold: 8",
+    good="threshold: 0.8",
+    formats=F,
+)
+
+NEGATED_GRADED = {
+    "not-llm-rubric",
+    "not-factuality",
+    "not-model-graded-closedqa",
+    "not-g-eval",
+    "not-model-graded-factuality",
+}
+
+_GRADER_VAR = re.compile(r"\{\{\s*(output|rubric)\b")
+
+_ASSERTION_KINDS = {
+    "type": "str",
+    "value": "any",
+    "config": "map",
+    "threshold": NUMBER,
+    "weight": NUMBER,
+    "provider": "any",
+    "rubricPrompt": "any",
+    "metric": "str",
+    "transform": "str",
+    "contextTransform": "str",
+}
+
+
+def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  # noqa: C901 - one pass per assertion
+    node = a.node
+    src = a.source
+    if not node.is_map:
+        report(
+            INVALID_FIELD,
+            src,
+            node,
+            f"An assertion must be a mapping with a 'type', not {describe_type(to_plain(node))}.",
+        )
+        return
+    type_node = node.get("type")
+    kind = a.type
+    if type_node is None:
+        if node.has("$ref"):
+            report(
+                INVALID_FIELD,
+                src,
+                node.key_node("$ref"),
+                "This $ref does not point at an assertion in this file; promptfoo cannot resolve it.",
+            )
+        else:
+            report(
+                INVALID_FIELD,
+                src,
+                ctx.line_span(node) if src.is_config else node,
+                "This assertion has no 'type'; promptfoo fails with 'Unknown assertion type'.",
+            )
+        return
+    if kind is None:
+        report(
+            INVALID_FIELD,
+            src,
+            type_node,
+            f"An assertion 'type' must be a string, not {describe_type(type_node.value)}.",
+        )
+        return
+    if kind == "assert-set":
+        check_unknown(
+            ctx,
+            report,
+            src,
+            node,
+            ASSERT_SET_KEYS,
+            UNKNOWN_ASSERTION_KEY,
+            "assert-set",
+            "promptfoo drops it at run time.",
+        )
+        if ctx.enabled(INVALID_FIELD):
+            plain = {k: v for k, v in to_plain(node).items() if k != "assert"}
+            plain["assert"] = []
+            report_pydantic(ctx, report, src, node, validate(AssertionSet, plain), "assert-set")
+            inner = node.get("assert")
+            if inner is None or not inner.is_seq:
+                report(
+                    INVALID_FIELD,
+                    src,
+                    node.key_node("assert") or type_node,
+                    "An assert-set needs an 'assert' list of assertions.",
+                )
+        return
+    if not is_known_assertion_type(kind):
+        _unknown_type(ctx, report, a, type_node, kind)
+    check_unknown(
+        ctx, report, src, node, ASSERTION_KEYS, UNKNOWN_ASSERTION_KEY, "assertion", "promptfoo drops it at run time."
+    )
+    if ctx.enabled(INVALID_FIELD) and not looks_valid(node, _ASSERTION_KINDS):
+        plain = dict(to_plain(node))
+        report_pydantic(
+            ctx, report, src, node, validate(Assertion, plain), "assertion", skip=("provider", "rubricPrompt")
+        )
+    base = base_type(kind)
+    value_node = node.get("value")
+    threshold = a.threshold
+    if base == "llm-rubric":
+        text = rubric_text(a.value).strip()
+        if not text and _needs_rubric(view, a):
+            report(
+                EMPTY_RUBRIC,
+                src,
+                value_node if value_node is not None else type_node,
+                "This llm-rubric has no rubric: write what the judge should check in 'value'.",
+            )
+        if threshold is not None and not (0.0 <= threshold <= 1.0):
+            report(
+                THRESHOLD_RANGE,
+                src,
+                node.get("threshold"),
+                f"llm-rubric threshold {threshold:g} is outside [0, 1]: scores lie in [0, 1], so it "
+                + ("can never be met." if threshold > 1 else "is always met.")
+                + " Use a value such as 0.8.",
+            )
+        if text and value_node is not None:
+            score_checks(ctx, report, view, a, text, threshold, value_node)
+    if kind in NEGATED_GRADED:
+        report(
+            NEGATED_MODEL_GRADED,
+            src,
+            type_node,
+            f"'{kind}' was not inverted by promptfoo up to 0.121.9 (it graded like '{base}'); from the fix on it "
+            "inverts pass and scores 1 - score. Pin the promptfoo version, or rephrase the rubric positively "
+            f"with '{base}'.",
+        )
+    if a.grader_kind == "text" and value_node is not None:
+        found = _GRADER_VAR.search(rubric_text(a.value))
+        if found:
+            doc = src.document
+            raw = _GRADER_VAR.search(doc.text, value_node.start, value_node.end) if doc is not None else None
+            where = (
+                Span(raw.start(), raw.end() + 2 if doc.text[raw.end() : raw.end() + 2] == "}}" else raw.end())
+                if raw
+                else value_node
+            )
+            if raw is not None:
+                close = doc.text.find("}}", raw.end(), value_node.end)
+                where = Span(raw.start(), close + 2 if close != -1 else raw.end())
+            report(
+                TEMPLATE_IN_VALUE,
+                src,
+                where,
+                f"'{{{{{found.group(1)}}}}}' in the value renders empty: the value is rendered with the test vars before "
+                "grading. Remove it; the judge sees the output through the grading prompt.",
+            )
+    if base in FACTUALITY_LIKE and node.has("threshold"):
+        key = node.key_node("threshold")
+        edit = delete_pair(ctx, key, node.get("threshold")) if src.is_config else None
+        report(
+            IGNORED_THRESHOLD,
+            src,
+            key,
+            f"'threshold' is ignored by {base}: "
+            + (
+                "scores come from options.factuality."
+                if "factuality" in base
+                else "it passes iff the judge's reply ends in Y."
+            ),
+            Fix("Remove the ignored threshold", [edit]) if edit else None,
+        )
+    if base == "max-score":
+        max_score_value(ctx, report, a, type_node)
+
+
+def _needs_rubric(view: ConfigView, a: AssertionInfo) -> bool:
+    """False when every custom rubricPrompt that applies ignores {{rubric}} (then no value is needed)."""
+    prompts = [a.field("rubricPrompt")]
+    tests = view.tests_using(a) or ([view.default_test] if view.default_test is not None else [])
+    for test in tests:
+        prompt = test.options_field("rubricPrompt")
+        if prompt is None and test.default is not None:
+            prompt = test.default.options_field("rubricPrompt")
+        prompts.append(prompt)
+    prompts = prompts[:1] if prompts[0] is not None else prompts[1:]
+    if not prompts or any(p is None for p in prompts):
+        return True
+    return any(re.search(r"\{\{\s*rubric\b", rubric_text(to_plain(p))) for p in prompts)
+
+
+def _unknown_type(ctx, report, a: AssertionInfo, type_node: Node, kind: str) -> None:
+    suggestion = _TYPE_HINTS.get(kind)
+    found = suggest(kind, known_assertion_types(), cutoff=0.75)
+    nearest = found.name if found else None
+    message = f"Unknown assertion type '{kind}': the eval fails with 'Unknown assertion type' (promptfoo validate does not catch it)."
+    fix = None
+    if suggestion:
+        message += " " + suggestion
+    elif nearest:
+        message += f" Did you mean '{nearest}'?"
+        if a.source.is_config:
+            # Always unsafe: a near spelling can be another check (contains / icontains).
+            fix = ctx.rename(type_node, nearest, f"Replace '{kind}' with '{nearest}'", safe=False)
+    report(UNKNOWN_ASSERTION_TYPE, a.source, type_node, message, fix)
+
+
+_TYPE_HINTS = {
+    "not-empty": "Use 'javascript' with value 'output.length > 0'.",
+    "min-length": "Use 'javascript' with value 'output.length >= N'.",
+    "max-length": "Use 'javascript' with value 'output.length <= N'.",
+    "is-valid-video": "There is no video assertion; check the output with 'javascript'.",
+    "json-schema-valid": "Use 'is-json' (or 'contains-json') with the JSON Schema as value.",
+    "contains-json-property": "Use 'is-json' with a JSON Schema listing the property as required, or 'javascript'.",
+}

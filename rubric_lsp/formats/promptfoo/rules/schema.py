@@ -1,0 +1,238 @@
+"""Config shape: unknown top-level and test keys (PF001) and values promptfoo cannot use (PF107)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from rubric_lsp.document import Node
+from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.formats.errors import describe_type, place_errors
+from rubric_lsp.formats.promptfoo.model import (
+    TEST_KEYS,
+    TOLERATED_TOP_LEVEL,
+    TOP_LEVEL_KEYS,
+    PromptfooConfig,
+    TestCase,
+)
+from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source, TestInfo
+from rubric_lsp.formats.promptfoo.rules.common import E, F, W
+from rubric_lsp.rules.registry import Rule, rule
+from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, unknown_key
+
+UNKNOWN_KEY = rule(
+    "PF001",
+    "unknown-config-key",
+    W,
+    "A top-level or test key promptfoo does not know; it is ignored.",
+    "promptfoo only warns about unknown config keys (and not at all for tests), so a typo such as "
+    "`outputs:` for `outputPath:` or `options:` at the top level silently does nothing.",
+    bad="prompts: [p.txt]\noutputs:\n  - type: csv",
+    good="prompts: [p.txt]\noutputPath: results.csv",
+    fix="rename the key to the nearest known one",
+    fix_safety=RENAME_SAFETY
+    + " The renames promptfoo users often mean (`outputs` → `outputPath`, `options` → `evaluateOptions`) take another shape or meaning, so they are unsafe too.",
+    formats=F,
+)
+
+INVALID_FIELD = rule(
+    "PF107",
+    "invalid-config-value",
+    E,
+    "A config value promptfoo cannot use (wrong type, or an assertion without a type).",
+    "promptfoo fails at eval time on these (for example a non-numeric threshold, `assert` that is not a list, an assertion without `type`).",
+    bad="assert:\n  - value: Is polite",
+    good="assert:\n  - type: llm-rubric\n    value: Is polite",
+    formats=F,
+)
+
+NUMBER = "number"
+
+_TEST_KINDS = {
+    "description": "str",
+    "vars": "any",
+    "provider": "any",
+    "providers": "seq",
+    "prompts": "seq",
+    "providerOutput": "any",
+    "assert": "any",
+    "assertScoringFunction": "str",
+    "options": "any",
+    "threshold": NUMBER,
+    "metadata": "map",
+}
+
+
+def looks_valid(node: Node, kinds: dict[str, str]) -> bool:
+    """A cheap pre-check: True when every known field obviously has the right shape.
+
+    Validating thousands of generated red-team tests through pydantic costs more than
+    the didChange budget allows; pydantic runs only on the mappings that fail this.
+    """
+    for key, value in node.pairs():
+        if not isinstance(key.value, str):  # `? [a]`: unhashable; pydantic judges it
+            return False
+        kind = kinds.get(key.value)
+        if kind is None or kind == "any":
+            continue
+        if value.is_scalar and value.value is None:
+            continue
+        if kind == "str":
+            ok = value.is_scalar and isinstance(value.value, str)
+        elif kind == NUMBER:
+            ok = value.is_scalar and isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+        elif kind == "map":
+            ok = value.is_map
+        else:
+            ok = value.is_seq and all(item.is_scalar and isinstance(item.value, str) for item in value.value)
+        if not ok:
+            return False
+    return True
+
+
+def validate(model: type[BaseModel], data: Any) -> list[Any]:  # pydantic ErrorDetails
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        return exc.errors(include_url=False)
+    return []
+
+
+def report_pydantic(ctx, report, source: Source, node: Node, errors: list[dict], what: str, skip: tuple = ()) -> None:
+    for error in place_errors(errors, node):
+        if error.type == "extra_forbidden" or (error.path and error.path[0] in skip):
+            continue
+        if error.type == "missing":
+            where = error.key_node or (
+                error.node
+                if error.node.end - error.node.start < 200
+                else ctx.line_span(error.node)
+                if source.is_config
+                else error.node
+            )
+            report(INVALID_FIELD, source, where, f"This {what} has no '{error.missing_key}'; promptfoo cannot run it.")
+            continue
+        field = ".".join(str(p) for p in error.path) or what
+        target = (
+            error.node if error.node.end - error.node.start < 500 or not source.is_config else ctx.line_span(error.node)
+        )
+        report(
+            INVALID_FIELD,
+            source,
+            target,
+            f"'{field}' is {describe_type(error.input)}; promptfoo expects {_expected(error.type, error.message)}.",
+        )
+
+
+def _expected(kind: str, message: str) -> str:
+    table = {
+        "float_parsing": "a number",
+        "float_type": "a number",
+        "int_parsing": "an integer",
+        "int_type": "an integer",
+        "string_type": "a string",
+        "list_type": "a list",
+        "dict_type": "a mapping",
+        "bool_type": "true or false",
+        "bool_parsing": "true or false",
+        "model_type": "a mapping",
+        "model_attributes_type": "a mapping",
+    }
+    return table.get(kind, message[0].lower() + message[1:] if message else "another value")
+
+
+def check_unknown(
+    ctx, report, source: Source, mapping: Node, known, rule_: Rule, what: str, consequence: str, tolerated=()
+) -> None:
+    if not ctx.enabled(rule_):
+        return
+    for key_node, _value in mapping.pairs():
+        key = key_node.value
+        if not isinstance(key, str) or key in known or key in tolerated:
+            continue
+        message = f"Unknown {what} key '{key}': {consequence}"
+        fix = None
+        hint, replacement = _KEY_HINTS.get((what, key), (None, None))
+        if hint is not None:
+            message += " " + hint
+            if replacement in known and replacement not in mapping.keys() and source.is_config:
+                # A known mistake, but the right key takes another shape or another meaning
+                # (outputs: [...] → outputPath: "file"): the rename is a guess, so unsafe.
+                fix = ctx.rename(key_node, replacement, f"Rename '{key}' to '{replacement}'", safe=False)
+        else:
+            found = unknown_key(ctx, mapping, key_node, known)
+            if found.fix is not None:
+                message += f" Did you mean '{found.suggestion}'?"
+                fix = found.fix if source.is_config else None
+        report(rule_, source, key_node, message, fix)
+
+
+# (where, key) -> (hint, replacement key or None)
+_KEY_HINTS = {
+    ("assertion", "reason"): ("To document why, use a YAML comment, or 'metric' to name the check.", None),
+    ("assertion", "rubric"): ("The rubric goes in 'value'.", "value"),
+    ("assertion", "criteria"): ("The rubric goes in 'value'.", "value"),
+    ("top-level", "outputs"): ("To write results to a file, use 'outputPath: results.csv'.", "outputPath"),
+    ("top-level", "options"): (
+        "Eval settings such as maxConcurrency and cache go under 'evaluateOptions'.",
+        "evaluateOptions",
+    ),
+    ("test", "tests"): ("Tests do not nest; move these tests into the top-level 'tests' list.", None),
+}
+
+
+def check_top_level(ctx, report, view: ConfigView) -> None:
+    root = view.root
+    check_unknown(
+        ctx,
+        report,
+        view.source,
+        root,
+        TOP_LEVEL_KEYS,
+        UNKNOWN_KEY,
+        "top-level",
+        "promptfoo ignores it.",
+        TOLERATED_TOP_LEVEL,
+    )
+    if ctx.enabled(INVALID_FIELD):
+        plain = {
+            key: to_plain(value) for key, _kn, value in root.items() if key not in ("tests", "defaultTest", "scenarios")
+        }
+        report_pydantic(ctx, report, view.source, root, validate(PromptfooConfig, plain), "config")
+        tests = root.get("tests")
+        if tests is not None and not (
+            tests.is_seq or (tests.is_scalar and isinstance(tests.value, str)) or tests.is_map
+        ):
+            report(INVALID_FIELD, view.source, tests, "'tests' must be a list of tests or a file:// reference.")
+        default = root.get("defaultTest")
+        if default is not None and not (default.is_map or (default.is_scalar and isinstance(default.value, str))):
+            report(INVALID_FIELD, view.source, default, "'defaultTest' must be a mapping or a file:// reference.")
+
+
+def check_test_keys(ctx, report, test: TestInfo) -> None:
+    node = test.node
+    if node is None:
+        return
+    if not node.is_map:
+        if not (node.is_scalar and isinstance(node.value, str)):
+            report(INVALID_FIELD, test.source, node, f"A test must be a mapping, not {describe_type(to_plain(node))}.")
+        return
+    what = "defaultTest" if test.index < 0 else "test"
+    check_unknown(ctx, report, test.source, node, TEST_KEYS, UNKNOWN_KEY, what, "promptfoo ignores it.")
+    if not ctx.enabled(INVALID_FIELD):
+        return
+    if not looks_valid(node, _TEST_KINDS):
+        plain = {k: v for k, v in to_plain(node).items() if k != "assert"}
+        report_pydantic(ctx, report, test.source, node, validate(TestCase, plain), what, skip=("provider", "options"))
+    options = node.get("options")
+    if options is not None and not options.is_map:
+        report(INVALID_FIELD, test.source, options, "'options' must be a mapping.")
+    asserts = node.get("assert")
+    if asserts is not None and not asserts.is_seq and not (asserts.is_scalar and asserts.value is None):
+        report(
+            INVALID_FIELD,
+            test.source,
+            asserts,
+            f"'assert' must be a list of assertions, not {describe_type(to_plain(asserts))}; promptfoo cannot run this test.",
+        )

@@ -1,0 +1,147 @@
+"""Every rule's documented examples: ``bad`` is a whole document that trips exactly that rule,
+``good`` is one that does not trip it (issue 12 item 5).
+
+The examples are what ``rubric rule CODE``, docs/rules.md and the editor's hover show, so a
+wrong example misleads every reader. ``FRAGMENTS`` lists the rules whose examples are still
+excerpts (``options: [...]``, one assertion without its test); each is a strict xfail, so
+rewriting an example as a whole document makes its case pass and forces it off the list.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rubric_lsp.formats.registry import get_format
+from rubric_lsp.lint import lint_text
+from rubric_lsp.rules.registry import Rule, all_rules
+
+# Rules whose documented examples are not yet whole documents (or that have no bad example).
+FRAGMENTS = frozenset(
+    [
+        "AR002",
+        "AR003",
+        "AR005",
+        "AR006",
+        "AR007",
+        "AR008",
+        "AR009",
+        "AR010",
+        "AR011",
+        "AR023",
+        "AR105",
+        "AR106",
+        "AR108",
+        "AR201",
+        "AR202",
+        "AR204",
+        "AR205",
+        "AR206",
+        "AR207",
+        "AR208",
+        "NS001",
+        "NS002",
+        "NS003",
+        "NS004",
+        "NS005",
+        "NS006",
+        "NS101",
+        "NS102",
+        "NS103",
+        "NS104",
+        "NS105",
+        "NS106",
+        "NS107",
+        "NS108",
+        "NS200",
+        "NS202",
+        "NS203",
+        "NS204",
+        "PF003",
+        "PF004",
+        "PF005",
+        "PF006",
+        "PF007",
+        "PF008",
+        "PF010",
+        "PF011",
+        "PF012",
+        "PF013",
+        "PF015",
+        "PF016",
+        "PF018",
+        "PF019",
+        "PF014",
+        "PF020",
+        "PF102",
+        "PF103",
+        "PF104",
+        "PF105",
+        "PF106",
+        "PF107",
+        "RL003",
+        "RL004",
+        "RL010",
+        "RL011",
+        "RL012",
+        "RL900",
+        "RT001",
+        "RT002",
+        "RT003",
+        "RT004",
+        "RT101",
+        "RT102",
+        "RT103",
+        "RT104",
+        "RT105",
+        "RT106",
+    ]
+)
+
+
+# Codes a rule's bad example cannot help tripping as well (a misspelt key also leaves the right one
+# missing). Findings of other formats' schemas do not count for any-file (RL) rules.
+ALSO_TRIPS = {
+    "PF101": {"PF103"},  # 'rubric:' instead of 'value:' leaves the rubric empty
+    "AR100": {"AR021"},  # a criterion written as a mapping is an unknown key of 'rubric'
+}
+
+
+def example_codes(found: Rule, text: str) -> set[str]:
+    """The codes ``text`` trips when linted as a file of the rule's (first) format."""
+    kind = next((f for f in found.formats if f != "*"), "autorubric-rubric")
+    fmt = get_format(kind)
+    assert fmt is not None, kind
+    languages = fmt.languages
+    looks_json = text.lstrip().startswith(("{", "["))
+    if looks_json and "json" in languages:
+        ext = "json"
+    elif looks_json and "jsonl" in languages:
+        ext = "jsonl"
+    else:
+        ext = "yaml" if "yaml" in languages else languages[0]
+    text = text if text.endswith("\n") else text + "\n"
+    return {d.code for d in lint_text(text, f"example.{ext}", kind=kind).diagnostics}
+
+
+def _cases() -> list[object]:
+    cases: list[object] = []
+    for found in all_rules():
+        marks = [pytest.mark.xfail(strict=True, reason="example is a fragment")] if found.code in FRAGMENTS else []
+        cases.append(pytest.param(found, id=found.code, marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize("found", _cases())
+def test_bad_example_trips_exactly_its_rule_and_good_does_not(found: Rule):
+    assert found.bad, "document a bad example"
+    tripped = example_codes(found, found.bad)
+    if found.formats == ("*",):
+        tripped = {code for code in tripped if code.startswith("RL")}
+    assert tripped - ALSO_TRIPS.get(found.code, set()) == {found.code}
+    if found.good:
+        assert found.code not in example_codes(found, found.good)
+
+
+def test_fragment_list_names_real_rules():
+    known = {r.code for r in all_rules()}
+    assert known >= FRAGMENTS
