@@ -41,8 +41,8 @@ NEGATED_MODEL_GRADED = rule(
     "Up to promptfoo 0.121.9 the `not-` prefix was ignored for model-graded assertions (the rubric "
     "passed when met); from the fix on it inverts pass, scores 1 - score and never inverts a grader "
     "failure. The same config grades differently on different versions.",
-    bad="- type: not-llm-rubric\n  value: Apologizes",
-    good="- type: llm-rubric\n  value: Does not apologize",
+    bad="tests:\n  - assert:\n      - type: not-llm-rubric\n        value: Apologizes to the user",
+    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Does not apologize to the user",
     formats=F,
 )
 
@@ -53,8 +53,8 @@ TEMPLATE_IN_VALUE = rule(
     "`{{output}}` or `{{rubric}}` inside a model-graded assertion's value renders empty.",
     "The value is rendered with the test vars before grading, where `output` and `rubric` do not "
     "exist yet; the judge sees the output anyway, through the grading prompt.",
-    bad="value: 'Check that {{ output }} is polite'",
-    good="value: Is polite",
+    bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: 'Check that {{output}} is polite'",
+    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     formats=F,
 )
 
@@ -107,8 +107,8 @@ EMPTY_RUBRIC = rule(
     E,
     "An llm-rubric with no rubric (empty or missing `value`).",
     "The judge is asked to grade against nothing; promptfoo fails the assertion ('Invalid llm-rubric value').",
-    bad="- type: llm-rubric",
-    good="- type: llm-rubric\n  value: Answers the question politely",
+    bad="tests:\n  - assert:\n      - type: llm-rubric",
+    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Answers the question politely",
     formats=F,
 )
 
@@ -118,8 +118,8 @@ THRESHOLD_RANGE = rule(
     E,
     "An llm-rubric threshold outside [0, 1].",
     "llm-rubric scores lie in [0, 1]: a threshold above 1 can never pass and one below 0 always does.",
-    bad="threshold: 8",
-    good="threshold: 0.8",
+    bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: Answers the question politely\n        threshold: 8",
+    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Answers the question politely\n        threshold: 0.8",
     formats=F,
 )
 

@@ -34,8 +34,8 @@ WRONG_MODEL_KIND = rule(
     "An embedding or moderation model grades text, or a chat model is used for embeddings.",
     "Text-judged assertions need a chat model and similarity needs an embedding model; the wrong "
     "kind fails at eval time or returns nonsense.",
-    bad="- type: llm-rubric\n  provider: openai:embedding:text-embedding-3-small",
-    good="- type: llm-rubric\n  provider: openai:gpt-5-mini",
+    bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite\n        provider: openai:embedding:text-embedding-3-small",
+    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite\n        provider: openai:gpt-5-mini",
     formats=F,
 )
 
@@ -46,8 +46,8 @@ THINKING_GRADER = rule(
     "A reasoning/thinking grader without `showThinking: false`.",
     "promptfoo puts the judge's thinking before its answer and takes the first JSON-like object as "
     "the verdict, so a scratchpad `{pass, score}` in the thinking can become the grade.",
-    bad="provider:\n  id: anthropic:messages:claude-sonnet-4-5\n  config:\n    thinking: {type: enabled, budget_tokens: 2048}",
-    good="provider:\n  id: anthropic:messages:claude-sonnet-4-5\n  config:\n    thinking: {type: enabled, budget_tokens: 2048}\n    showThinking: false",
+    bad="defaultTest:\n  options:\n    provider:\n      id: anthropic:messages:claude-sonnet-4-5\n      config:\n        thinking: {type: enabled, budget_tokens: 2048}\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
+    good="defaultTest:\n  options:\n    provider:\n      id: anthropic:messages:claude-sonnet-4-5\n      config:\n        thinking: {type: enabled, budget_tokens: 2048}\n        showThinking: false\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     formats=F,
 )
 
@@ -57,8 +57,8 @@ GRADER_TEMPERATURE = rule(
     I,
     "A grader temperature that is ignored (GPT-5 family) or not 0.",
     "GPT-5 family reasoning models ignore temperature; any other non-zero temperature makes grades vary between runs.",
-    bad="provider: {id: openai:gpt-5, config: {temperature: 0.7}}",
-    good="provider: {id: openai:gpt-4.1, config: {temperature: 0}}",
+    bad="defaultTest:\n  options:\n    provider: {id: openai:gpt-4.1, config: {temperature: 0.7}}\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
+    good="defaultTest:\n  options:\n    provider: {id: openai:gpt-4.1, config: {temperature: 0}}\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     formats=F,
 )
 
@@ -68,6 +68,8 @@ TARGET_GRADES_ITSELF = rule(
     I,
     "No grader is configured but defaultTest.provider is set: the target grades its own output.",
     "In promptfoo's precedence defaultTest.provider comes before the default grader, and --grader does not replace it.",
+    bad="defaultTest:\n  provider: openai:gpt-5-mini\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
+    good="defaultTest:\n  provider: openai:gpt-5-mini\n  options:\n    provider: openai:gpt-4.1\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     formats=F,
 )
 
@@ -78,8 +80,8 @@ INVALID_PROVIDER = rule(
     "A provider promptfoo cannot load: a list, an object with neither `id` nor the needed type key, or a `{id: options}` map as a grader.",
     "getGradingProvider throws 'Invalid provider definition' (or 'Provider must be an object or "
     "string') at eval time; promptfoo's schema and `promptfoo validate` accept these shapes.",
-    bad="options:\n  provider:\n    config: {temperature: 0}",
-    good="options:\n  provider:\n    id: openai:gpt-5-mini\n    config: {temperature: 0}",
+    bad="defaultTest:\n  options:\n    provider:\n      config: {temperature: 0}\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
+    good="defaultTest:\n  options:\n    provider:\n      id: openai:gpt-4.1\n      config: {temperature: 0}\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     formats=F,
 )
 

@@ -23,8 +23,8 @@ MAX_SCORE_VALUE = rule(
     "max-score reads only value.method (average|sum), value.weights (by exact assertion type) and "
     "value.threshold; weights for types absent from the test, other keys and other methods are "
     "ignored, and with `average` a threshold above 1 can never be met.",
-    bad="- type: max-score\n  value:\n    weights: {icontains: 2}   # the test uses contains",
-    good="- type: max-score\n  value:\n    weights: {contains: 2}",
+    bad="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n      - type: max-score\n        value:\n          weights: {icontains: 2}  # no icontains assertion here",
+    good="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n      - type: max-score\n        value:\n          weights: {contains: 2}",
     formats=F,
 )
 
@@ -34,8 +34,8 @@ MAX_SCORE_THRESHOLD = rule(
     W,
     "`threshold:` on a max-score assertion is ignored; it belongs in `value.threshold`.",
     "max-score reads its threshold from its value only.",
-    bad="prompts: [a, b]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: contains\n        value: def\n      - type: max-score\n        threshold: 0.7",
-    good="      - type: max-score\n        value:\n          threshold: 0.7",
+    bad="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Mentions the refund\n      - type: max-score\n        threshold: 0.7",
+    good="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Mentions the refund\n      - type: max-score\n        value:\n          threshold: 0.7",
     fix="move the threshold into value.threshold",
     fix_safety="Unsafe: moving the threshold changes how max-score decides the result.",
     formats=F,
@@ -47,8 +47,8 @@ DUPLICATE_SELECTOR = rule(
     W,
     "More than one max-score/select-best in a test, or one inside an assert-set.",
     "Only the first max-score of a test counts, and a selector inside an assert-set is not run as a selector.",
-    bad="- type: max-score\n- type: max-score",
-    good="- type: max-score",
+    bad="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Mentions the refund\n      - type: max-score\n      - type: max-score",
+    good="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Mentions the refund\n      - type: max-score",
     formats=F,
 )
 
@@ -58,6 +58,8 @@ SELECT_BEST_OUTPUTS = rule(
     W,
     "select-best over more than 10 outputs: the judge's answer is read as a single digit.",
     "promptfoo takes the first digit anywhere in the judge's reply, so output 10 and above can never be chosen.",
+    bad="prompts: [Summarize the ticket, Summarize it briefly, Summarize it in one line, List the key facts]\nproviders: [openai:gpt-5-mini, openai:gpt-4.1, anthropic:messages:claude-sonnet-4-5]\ntests:\n  - assert:\n      - type: select-best\n        value: The most accurate summary",
+    good="prompts: [Summarize the ticket, Summarize it briefly, Summarize it in one line]\nproviders: [openai:gpt-5-mini, openai:gpt-4.1, anthropic:messages:claude-sonnet-4-5]\ntests:\n  - assert:\n      - type: select-best\n        value: The most accurate summary",
     formats=F,
 )
 
@@ -67,6 +69,8 @@ MAX_SCORE_TIES = rule(
     I,
     "max-score fed only by pass/fail assertions of equal weight: ties are likely.",
     "Every output then scores a multiple of 1/n; on a tie the first output wins and the others are marked FAIL.",
+    bad="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n      - type: contains\n        value: 14 days\n      - type: max-score",
+    good="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n      - type: llm-rubric\n        value: States the 14-day refund window clearly\n      - type: max-score",
     formats=F,
 )
 
@@ -77,8 +81,8 @@ MAX_SCORE_ALONE = rule(
     "max-score in a test with no other assertion to score.",
     "max-score aggregates the test's other assertions; with none (after merging defaultTest.assert) "
     "the eval crashes at the end and writes no results.",
-    bad="assert:\n  - type: max-score",
-    good="assert:\n  - type: contains\n    value: def\n  - type: max-score",
+    bad="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: max-score",
+    good="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Mentions the refund\n      - type: max-score",
     formats=F,
 )
 
@@ -88,6 +92,8 @@ TOO_FEW_OUTPUTS = rule(
     E,
     "max-score or select-best with fewer than 2 outputs (prompts × providers).",
     "Both compare the outputs of one test; with one output promptfoo reports an error.",
+    bad="prompts: [Summarize the ticket]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Mentions the refund\n      - type: max-score",
+    good="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Mentions the refund\n      - type: max-score",
     formats=F,
 )
 

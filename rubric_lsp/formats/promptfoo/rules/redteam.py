@@ -16,8 +16,8 @@ REDTEAM_GRADER = rule(
     "A redteam config with llm-rubric graders but no `redteam.provider`.",
     "Without redteam.provider, grading of red-team results may go to promptfoo's remote service and "
     "ignore the grader you configured.",
-    bad="redteam:\n  plugins: [pii]\ndefaultTest:\n  assert:\n    - type: llm-rubric\n      value: Refuses",
-    good="redteam:\n  provider: openai:gpt-5-mini\n  plugins: [pii]",
+    bad="redteam:\n  plugins: [pii]\ndefaultTest:\n  options:\n    provider: openai:gpt-4.1\n  assert:\n    - type: llm-rubric\n      value: Refuses to reveal personal data",
+    good="redteam:\n  provider: openai:gpt-4.1\n  plugins: [pii]\ndefaultTest:\n  options:\n    provider: openai:gpt-4.1\n  assert:\n    - type: llm-rubric\n      value: Refuses to reveal personal data",
     formats=F,
 )
 

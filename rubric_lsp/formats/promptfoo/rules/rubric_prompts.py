@@ -22,8 +22,8 @@ RUBRIC_PROMPT = rule(
     "A rubricPrompt that looks like JSON but does not parse is sent as one plain message; one that "
     "never uses {{output}} or {{rubric}} grades nothing; an llm-rubric prompt that never asks for "
     "pass/score gets replies promptfoo cannot read; {steps, evaluate} objects are for g-eval only.",
-    bad='rubricPrompt: \'[{"role": "system", "content": "Grade it"}\'',
-    good='rubricPrompt: \'[{"role": "user", "content": "Output: {{output}}\\nRubric: {{rubric}}\\nReply with JSON {pass, score, reason}"}]\'',
+    bad='defaultTest:\n  options:\n    rubricPrompt: \'[{"role": "user", "content": "Grade {{output}} against {{rubric}}. Reply with JSON {pass, score, reason}"}\'  # no closing ]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite',
+    good='defaultTest:\n  options:\n    rubricPrompt: \'[{"role": "user", "content": "Grade {{output}} against {{rubric}}. Reply with JSON {pass, score, reason}"}]\'\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite',
     formats=F,
 )
 

@@ -42,8 +42,8 @@ INVALID_FIELD = rule(
     E,
     "A config value promptfoo cannot use (wrong type, or an assertion without a type).",
     "promptfoo fails at eval time on these (for example a non-numeric threshold, `assert` that is not a list, an assertion without `type`).",
-    bad="assert:\n  - value: Is polite",
-    good="assert:\n  - type: llm-rubric\n    value: Is polite",
+    bad="tests:\n  - assert:\n      - value: Is polite",
+    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     formats=F,
 )
 

@@ -31,8 +31,8 @@ SCALE_MISMATCH = rule(
     "The rubric asks for a score on a scale other than 0–1 but the threshold is on 0–1.",
     "llm-rubric compares the judge's raw score with the threshold: with a 1–10 scale, a threshold "
     "of 0.8 is met by every score.",
-    bad="value: Rate clarity from 1 to 10\nthreshold: 0.8",
-    good="value: Rate clarity from 0.0 to 1.0\nthreshold: 0.8",
+    bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: Rate the clarity of the answer from 1 to 10\n        threshold: 0.8",
+    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Rate the clarity of the answer from 0.0 to 1.0\n        threshold: 0.8",
     formats=F,
 )
 

@@ -20,8 +20,8 @@ SHADOWING_VAR = rule(
     "promptfoo spreads the test vars last into the grading prompt, so a var named `output` or "
     "`rubric` (or `input`, `ideal`, `completion`, `criteria` for factuality / closedqa) makes the "
     "judge grade the var instead of the model's output or the rubric.",
-    bad="vars:\n  output: expected text\nassert:\n  - type: llm-rubric\n    value: Is polite",
-    good="vars:\n  expected_output: expected text",
+    bad="tests:\n  - vars:\n      output: Paris is the capital of France\n    assert:\n      - type: llm-rubric\n        value: Agrees with the reference answer",
+    good="tests:\n  - vars:\n      expected_output: Paris is the capital of France\n    assert:\n      - type: llm-rubric\n        value: 'Agrees with the reference answer: {{expected_output}}'",
     formats=F,
 )
 
@@ -31,8 +31,8 @@ UNDEFINED_VAR = rule(
     W,
     "A `{{var}}` in a rubric is not defined by the test or defaultTest vars; it renders empty.",
     "Nunjucks renders unknown variables as empty strings, so the judge gets a rubric with a hole.",
-    bad="vars: {question: ...}\nassert:\n  - type: llm-rubric\n    value: Answers {{questoin}}",
-    good="vars: {question: ...}\nassert:\n  - type: llm-rubric\n    value: Answers {{question}}",
+    bad="tests:\n  - vars:\n      question: What is the capital of France?\n    assert:\n      - type: llm-rubric\n        value: Answers {{questoin}} correctly",
+    good="tests:\n  - vars:\n      question: What is the capital of France?\n    assert:\n      - type: llm-rubric\n        value: Answers {{question}} correctly",
     formats=F,
 )
 
