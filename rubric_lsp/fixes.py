@@ -63,7 +63,7 @@ class _Taken:
         self.ends.insert(i, end)
 
 
-def _fixes(diagnostics: list[Diagnostic], unsafe: bool, skip: set[tuple] | None = None) -> list[Diagnostic]:
+def _fixes(diagnostics: list[Diagnostic], unsafe: bool, skip: set[_FixKey] | None = None) -> list[Diagnostic]:
     """The findings whose fixes go together: each whole, none overlapping an earlier one."""
     chosen: list[Diagnostic] = []
     taken = _Taken()
@@ -116,22 +116,25 @@ class FixOutcome:
 
 
 _NUMBERS = re.compile(r"\d+")
+# (code, path, message with its digits masked), and for a fix the new texts of its edits.
+_FindingKey = tuple[str, str | None, str]
+_FixKey = tuple[str, str | None, str, tuple[str, ...]]
 
 
-def _finding_key(diag: Diagnostic) -> tuple:
+def _finding_key(diag: Diagnostic) -> _FindingKey:
     # Line numbers in messages move when a fix adds or removes a line: ignore digits.
     return (diag.code, diag.path, _NUMBERS.sub("#", diag.message))
 
 
-def _fix_key(diag: Diagnostic) -> tuple:
+def _fix_key(diag: Diagnostic) -> _FixKey:
     return (*_finding_key(diag), tuple(e.new_text for e in diag.fix.edits) if diag.fix else ())
 
 
-def _serious(result: LintResult) -> Counter:
+def _serious(result: LintResult) -> Counter[_FindingKey]:
     return Counter(_finding_key(d) for d in result.diagnostics if d.severity <= Severity.WARNING)
 
 
-def _verdict(before: LintResult, before_serious: Counter, after: LintResult) -> str | None:
+def _verdict(before: LintResult, before_serious: Counter[_FindingKey], after: LintResult) -> str | None:
     """Why ``after`` is worse than ``before`` (None: it is not)."""
     if before.document.readable and not after.document.readable:
         return "it would stop the file from parsing"
@@ -205,7 +208,7 @@ def fix_until_settled(
     """Apply fixes round by round (``relint(text)`` lints with the caller's settings), guarded."""
     applied = 0
     dropped: list[Dropped] = []
-    refused: set[tuple] = set()
+    refused: set[_FixKey] = set()
     seen = {result.document.text}
     for done in range(rounds):
         chosen = _fixes(result.diagnostics, unsafe, refused)

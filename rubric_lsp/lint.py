@@ -10,7 +10,7 @@ import logging
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubric_lsp.diagnostics import Diagnostic, Severity
 from rubric_lsp.document import Document, Limits, gc_paused, parse_document
@@ -19,6 +19,9 @@ from rubric_lsp.formats.registry import Format, checkers_for, detect
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.settings import Settings
 from rubric_lsp.suppression import suppressions
+
+if TYPE_CHECKING:
+    from rubric_lsp.document.positions import Span
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +74,14 @@ def lint_text(
         return _lint_text(source, path, settings, kind, explicit, root_dir)
 
 
-def _lint_text(source, path, settings, kind, explicit, root_dir) -> LintResult:
+def _lint_text(
+    source: str | bytes,
+    path: str | None,
+    settings: Settings | None,
+    kind: str | None,
+    explicit: bool,
+    root_dir: Path | None,
+) -> LintResult:
     settings = settings or Settings()
     limits = DEFAULT_LIMITS if settings.max_file_size is None else Limits(max_bytes=settings.max_file_size)
     doc = parse_document(source, path, limits=limits)
@@ -109,7 +119,7 @@ def _lint_text(source, path, settings, kind, explicit, root_dir) -> LintResult:
             )
     suppress = suppressions(doc)
     out: list[Diagnostic] = []
-    seen: set[tuple] = set()
+    seen: set[tuple[str, int, int, str]] = set()
     for diag in ctx.diagnostics:
         if suppress.suppressed(diag):
             continue
@@ -123,7 +133,7 @@ def _lint_text(source, path, settings, kind, explicit, root_dir) -> LintResult:
     return LintResult(path, doc, fmt, out, ctx.dependencies, ctx.cache)
 
 
-def _empty():
+def _empty() -> Span:
     from rubric_lsp.document.positions import Span
 
     return Span(0, 0)
@@ -148,7 +158,9 @@ def lint_path(
 class _Oversize(bytes):
     """Stands for a file's bytes without holding them: only its length is used."""
 
-    def __new__(cls, size: int):
+    size: int
+
+    def __new__(cls, size: int) -> _Oversize:
         obj = super().__new__(cls, b"")
         obj.size = size
         return obj

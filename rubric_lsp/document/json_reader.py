@@ -87,7 +87,9 @@ class _Parser:
         self.trailing: list[int] = []
 
     def skip(self, pos: int) -> int:
-        return _WS.match(self.text, pos, self.end).end()
+        match = _WS.match(self.text, pos, self.end)
+        assert match is not None  # the pattern matches the empty string
+        return match.end()
 
     def value(self, pos: int, depth: int) -> tuple[Node, int]:
         if pos >= self.end:

@@ -14,8 +14,9 @@ from rubric_lsp.document.limits import Limits
 from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, Node
 from rubric_lsp.document.positions import LineIndex, Span
 
+_Loader: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
 try:  # libyaml is ~10x faster; the pure-Python loader gives the same nodes.
-    _Loader = yaml.CSafeLoader  # type: ignore[attr-defined]
+    _Loader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _Loader = yaml.SafeLoader
 
@@ -39,7 +40,9 @@ _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 # pre-scan (which costs about as much as composing) is skipped.
 _COMPOSE_SAFE_DEPTH = 10_000
 
-_constructor = yaml.SafeLoader("")  # only its construct_yaml_* helpers are used
+_constructor = yaml.SafeLoader("")  # only its construct_yaml_* helpers and resolver are used
+# The tag the resolver gives a scalar (types-PyYAML leaves resolve() unannotated).
+_resolve: Callable[[type[yaml.Node], str, tuple[bool, bool]], str] = _constructor.resolve
 
 
 def read_yaml(text: str, lines: LineIndex, limits: Limits) -> tuple[Node | None, list[ParseIssue]]:
@@ -124,7 +127,7 @@ def _compose_first(text: str, lines: LineIndex) -> tuple[yaml.Node | None, Parse
             return root, None
         after = root.end_mark.index if root is not None else 0
         marker = _DOCUMENT_START.search(text, after)
-        offset = marker.start() if marker else loader.peek_event().start_mark.index
+        offset = marker.start() if marker else _start(loader.peek_event())
     finally:
         loader.dispose()
     return root, ParseIssue(
@@ -215,34 +218,40 @@ def _alias_bomb_message(limits: Limits) -> str:
 def _first_alias_over_cap(text: str, limits: Limits) -> int | None:
     """Offset of the alias at which the nodes added by aliases pass the cap (event scan)."""
     added = 0
-    open_sizes: list[list] = []  # [node count, anchor] per open collection
+    open_sizes: list[list[Any]] = []  # [node count, anchor] per open collection
     sizes: dict[str, int] = {}
     try:
         for event in yaml.parse(_loader_input(text), Loader=_Loader):
-            cls = type(event)
-            if cls is yaml.ScalarEvent:
+            # isinstance on these leaf event classes matches exactly what `type(event) is` would.
+            if isinstance(event, yaml.ScalarEvent):
                 if open_sizes:
                     open_sizes[-1][0] += 1
                 if event.anchor:
                     sizes[event.anchor] = 1
-            elif cls in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
+            elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 open_sizes.append([1, event.anchor])
-            elif cls in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 count, anchor = open_sizes.pop()
                 if anchor:
                     sizes[anchor] = count
                 if open_sizes:
                     open_sizes[-1][0] += count
-            elif cls is yaml.AliasEvent:
-                size = sizes.get(event.anchor, 1)
+            elif isinstance(event, yaml.AliasEvent):
+                size = sizes.get(event.anchor or "", 1)
                 added += size
                 if open_sizes:
                     open_sizes[-1][0] += size
                 if added > limits.max_expanded_nodes:
-                    return event.start_mark.index
+                    return _start(event)
     except yaml.YAMLError:
         return None
     return None
+
+
+def _start(event: yaml.Event | None) -> int:
+    """Offset at which a parsed event starts: the parsers always give one that has a mark."""
+    assert event is not None and event.start_mark is not None
+    return event.start_mark.index
 
 
 def _yaml12_number(raw: str) -> int | float:
@@ -281,7 +290,7 @@ def _prescan(text: str, lines: LineIndex, limits: Limits) -> ParseIssue | None:
             if cls in opening:
                 depth += 1
                 if depth > limits.max_depth:
-                    span = lines.single_line_span(event.start_mark.index)
+                    span = lines.single_line_span(_start(event))
                     return ParseIssue(K.TOO_DEEP, _too_deep_message(limits), span, fatal=True)
             elif cls in closing:
                 depth -= 1
@@ -354,6 +363,7 @@ class _Converter:
             explicit.append((self.convert(ykey, depth + 1), self.convert(yvalue, depth + 1)))
         node.value.extend(merged)
         node.value.extend(explicit)
+        assert isinstance(ynode, yaml.MappingNode)  # scalars and sequences returned above
         if not ynode.flow_style and explicit:
             node.end = _block_end(self.text, explicit[-1][1], start, end)
         return node
@@ -450,7 +460,7 @@ class _Converter:
         except (ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError, yaml.YAMLError):
             pass
         raw = ynode.value
-        implicit = ynode.style in (None, "") and _constructor.resolve(yaml.ScalarNode, raw, (True, False)) == ynode.tag
+        implicit = ynode.style in (None, "") and _resolve(yaml.ScalarNode, raw, (True, False)) == ynode.tag
         if not implicit:
             name = ynode.tag.removeprefix(_T)
             self.issues.append(

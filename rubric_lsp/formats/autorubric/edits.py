@@ -7,8 +7,9 @@ import math
 from typing import Any
 
 from rubric_lsp.diagnostics import Fix
-from rubric_lsp.document import Node, to_plain
+from rubric_lsp.document import Node
 from rubric_lsp.document.issues import TextEdit
+from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.document.positions import Span
 from rubric_lsp.rules.context import CheckContext
 

@@ -162,6 +162,7 @@ def check_dataset(ctx: CheckContext, report_view) -> None:
         )
     else:
         node = root.get("rubric")
+        assert node is not None  # has() found the key
         if node.value is not None:
             global_view = _rubric(ctx, node, report_view)
             global_valid = global_view.valid
@@ -182,10 +183,11 @@ def check_dataset(ctx: CheckContext, report_view) -> None:
         and len(items.elements()) > 1
         and not any(element.is_map and _has_value(element, "prompt") for element in items.elements())
     )
-    if all_without_prompt:
+    items_key = root.key_node("items")
+    if all_without_prompt and items_key is not None:  # get() found 'items', so its key is there
         ctx.report(
             NO_PROMPT,
-            root.key_node("items"),
+            items_key,
             "No item has a 'prompt' and the dataset has none: autorubric refuses the dataset. Add the question the submissions answer as a dataset-level \"prompt\".",
         )
     for index, item in enumerate(items.elements()):
@@ -199,7 +201,8 @@ def check_dataset(ctx: CheckContext, report_view) -> None:
         check_unknown_keys(ctx, item, ITEM_KEYS, f"item {index + 1}")
         for key in ("submission", "description"):
             if not _has_value(item, key):
-                where = item.get(key) if item.has(key) else ctx.line_span(item)
+                value_node = item.get(key)
+                where = value_node if value_node is not None else ctx.line_span(item)
                 state = "is null" if item.has(key) else "is missing"
                 what = (
                     "the response to grade" if key == "submission" else "a short note about the item; it may be empty"
@@ -217,8 +220,9 @@ def check_dataset(ctx: CheckContext, report_view) -> None:
             )
         item_rubric = item.get("rubric")
         if item_rubric is not None and item_rubric.value is not None:
-            view: RubricView | None = _rubric(ctx, item_rubric, report_view)
-            valid = view.valid
+            item_view = _rubric(ctx, item_rubric, report_view)
+            view: RubricView | None = item_view
+            valid = item_view.valid
         else:
             view, valid = global_view, global_valid
             if global_view is None and root.has("rubric"):
@@ -267,13 +271,13 @@ def _ground_truth(ctx: CheckContext, item: Node, index: int, view: RubricView | 
     gt = item.get("ground_truth")
     reasons = item.get("ground_truth_reasons")
     gt_present = gt is not None and gt.value is not None
-    if gt_present and not gt.is_seq:
+    if gt_present and gt is not None and not gt.is_seq:
         ctx.report(
             GROUND_TRUTH_SHAPE,
             ctx.line_span(gt),
             f"Item {index + 1}: 'ground_truth' must be a list with one verdict per criterion, got {describe_type(to_plain(gt))}; autorubric refuses the dataset.",
         )
-    elif gt_present and view is not None:
+    elif gt_present and gt is not None and view is not None:
         entries = view.entries
         values = gt.elements()
         if len(values) != len(entries):
@@ -301,6 +305,7 @@ def _ground_truth(ctx: CheckContext, item: Node, index: int, view: RubricView | 
             f"Item {index + 1} has 'ground_truth_reasons' but no 'ground_truth': reasons explain ground truth entries, so autorubric refuses them alone. Add the ground truth or remove the reasons.",
         )
         return
+    assert gt is not None  # gt_present
     if gt.is_seq and len(reasons.elements()) != len(gt.elements()):
         ctx.report(
             GROUND_TRUTH_REASONS,

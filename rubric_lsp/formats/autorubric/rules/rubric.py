@@ -207,6 +207,7 @@ def _blank_guidelines(ctx: CheckContext, root: Node) -> None:
         node = mapping.get("guidelines")
         if node is not None and node.is_scalar and isinstance(node.value, str) and not node.value.strip():
             key_node = mapping.key_node("guidelines")
+            assert key_node is not None  # get() found its value
             ctx.report(
                 BLANK_GUIDELINES,
                 key_node,
@@ -314,8 +315,9 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
             )
         elif name_node is not None:
             names[example.name] = name_node
-        if example.expect is not None and view.valid:
-            _expectation(ctx, item.get("expect"), example, view)
+        expect_node = item.get("expect")  # present: the example validated with an expectation
+        if example.expect is not None and expect_node is not None and view.valid:
+            _expectation(ctx, expect_node, example, view)
 
 
 def _expectation(ctx: CheckContext, node: Node, example: Example, view: RubricView) -> None:

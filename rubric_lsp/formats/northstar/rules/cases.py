@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.formats.errors import Problem, error_span
 from rubric_lsp.formats.northstar import CASES
@@ -11,6 +13,9 @@ from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -99,7 +104,12 @@ def cases_view(ctx: CheckContext) -> CasesView | None:
 def _known_case_keys(path: tuple) -> set[str] | None:
     from rubric_lsp.formats.northstar import model as M
 
-    models = {"": M.EvalCase, "expected": M.EvalExpected, "metrics": M.EvalMetrics, "trace": M.TraceExpected}
+    models: dict[str, type[BaseModel]] = {
+        "": M.EvalCase,
+        "expected": M.EvalExpected,
+        "metrics": M.EvalMetrics,
+        "trace": M.TraceExpected,
+    }
     # The model that holds the unknown key: the last named level of the path.
     named = [p for p in path if isinstance(p, str)]
     parent = named[-2] if len(named) >= 2 else ""

@@ -224,10 +224,10 @@ def _report_request_problem(ctx: CheckContext, problem: Problem) -> None:
             error.message + "; NorthStar refuses this scale. Raise max_score or lower min_score.",
         )
     elif error.type == "ns_passing_score_missing":
-        where = error.key_node or span
+        key_or_span = error.key_node or span
         ctx.report(
             MISSING_PASSING_SCORE,
-            where,
+            key_or_span,
             "Numeric scoring needs a 'passing_score' (the raw score at or above which a grade passes); NorthStar refuses the judge without it. Add one within [min_score, max_score].",
         )
     elif error.type == "ns_passing_score_range":
@@ -315,7 +315,7 @@ def _required_fields(ctx: CheckContext, node: Node) -> None:
     kind = type_node.value if type_node is not None and type_node.is_scalar else "rubric"
     if kind not in _NEEDS:
         return  # an unknown type is reported on its own
-    missing = [key for key in _NEEDS[kind] if node.get(key) is None or node.get(key).value is None]
+    missing = [key for key in _NEEDS[kind] if (value := node.get(key)) is None or value.value is None]
     if missing:
         where = node.key_node("type") or ctx.line_span(node)
         names = " and ".join(f"'{key}'" for key in missing)

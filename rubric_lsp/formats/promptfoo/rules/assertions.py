@@ -255,12 +255,8 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
         if found:
             doc = src.document
             raw = _GRADER_VAR.search(doc.text, value_node.start, value_node.end) if doc is not None else None
-            where = (
-                Span(raw.start(), raw.end() + 2 if doc.text[raw.end() : raw.end() + 2] == "}}" else raw.end())
-                if raw
-                else value_node
-            )
-            if raw is not None:
+            where: Node | Span = value_node
+            if doc is not None and raw is not None:
                 close = doc.text.find("}}", raw.end(), value_node.end)
                 where = Span(raw.start(), close + 2 if close != -1 else raw.end())
             report(
@@ -271,8 +267,9 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
                 "grading. Remove it; the judge sees the output through the grading prompt.",
             )
     if base in FACTUALITY_LIKE and node.has("threshold"):
-        key = node.key_node("threshold")
-        edit = delete_pair(ctx, key, node.get("threshold")) if src.is_config else None
+        key, threshold_node = node.key_node("threshold"), node.get("threshold")
+        assert key is not None and threshold_node is not None  # has() found the key
+        edit = delete_pair(ctx, key, threshold_node) if src.is_config else None
         report(
             IGNORED_THRESHOLD,
             src,

@@ -44,13 +44,14 @@ class Reporter:
         if key in self.seen:
             return
         self.seen.add(key)
-        if source.is_config:
+        reference = source.reference
+        if reference is None:  # source.is_config
             self.ctx.report(rule_, node, message, fix=fix, related=related)
             return
         doc = source.document
         line = doc.lines.position(span.start).line + 1 if doc is not None else 0
         name = source.path.name if source.path is not None else "referenced file"
-        self.ctx.report(rule_, source.reference, f"{name} line {line}: {message}")
+        self.ctx.report(rule_, reference, f"{name} line {line}: {message}")
 
 
 def text_of(node: Node | None) -> str | None:

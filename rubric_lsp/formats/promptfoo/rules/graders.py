@@ -105,6 +105,7 @@ def check_graders(ctx, report, view: ConfigView) -> None:
     for test in ([default] if default is not None and default.node is not None else []) + view.tests:
         provider = test.get("provider")
         if provider is not None and provider.is_map and not provider.has("id") and not provider.has("callApi"):
+            assert test.node is not None  # test.get() found a provider in it
             report(
                 INVALID_PROVIDER,
                 test.source,
@@ -152,11 +153,11 @@ def check_graders(ctx, report, view: ConfigView) -> None:
                 self_graded.append(a)
             _shorthand(ctx, report, view, a, test if test is not default else None, shorthand_seen)
     if self_graded and default is not None and default.node is not None:
-        key = default.node.key_node("provider")
+        provider_key = default.node.key_node("provider")
         report(
             TARGET_GRADES_ITSELF,
             default.source,
-            key,
+            provider_key,
             f"{len({id(a.node) for a in self_graded})} model-graded assertion(s) have no grader configured, so the target "
             "set here grades its own output (and --grader does not replace it). Set defaultTest.options.provider to choose a grader.",
         )

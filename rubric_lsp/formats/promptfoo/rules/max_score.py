@@ -105,6 +105,7 @@ def max_score_value(ctx, report, a: AssertionInfo, type_node: Node) -> None:
     value = node.get("value")
     if node.has("threshold"):
         key, threshold = node.key_node("threshold"), node.get("threshold")
+        assert key is not None and threshold is not None  # has() found the key
         fix = _move_threshold_fix(ctx, node, key, threshold) if a.source.is_config else None
         report(
             MAX_SCORE_THRESHOLD,
@@ -127,13 +128,13 @@ def max_score_value(ctx, report, a: AssertionInfo, type_node: Node) -> None:
     method_text = text_of(method) or "average"
     if method is not None and method_text not in ("average", "sum"):
         report(MAX_SCORE_VALUE, a.source, method, f"max-score method '{method.value}' is not average or sum.")
-    threshold = number_of(value.get("threshold"))
-    if threshold is not None and method_text == "average" and threshold > 1:
+    limit = number_of(value.get("threshold"))
+    if limit is not None and method_text == "average" and limit > 1:
         report(
             MAX_SCORE_VALUE,
             a.source,
             value.get("threshold"),
-            f"With method average the score is at most 1, so value.threshold {threshold:g} can never be met.",
+            f"With method average the score is at most 1, so value.threshold {limit:g} can never be met.",
         )
 
 

@@ -86,7 +86,7 @@ def check_vars(ctx, report, view: ConfigView) -> None:  # noqa: C901 - shadowed 
             continue
         value = a.field("value")
         text = text_of(value)
-        if not text or "{%" in text or refs_like(text):
+        if value is None or not text or "{%" in text or refs_like(text):
             continue
         used = {m.group(1) for m in _TEMPLATE_VAR.finditer(text)} - _BUILTIN_VARS
         used = {u for u in used if not u.startswith("_")}
