@@ -23,8 +23,34 @@ INCOMPLETE_RATINGS = rule(
     "An assistant response does not rate every criterion of its turn exactly once.",
     "Each response should be rated once per criterion; a missing rating leaves a hole in the human "
     "ground truth, and a second rating of the same criterion makes it ambiguous which one counts.",
-    bad='"annotations": [{"id": "rubric_0_criteria_0_rating", ...}]   # the turn has 3 criteria',
-    good='"annotations": [{... criteria_0 ...}, {... criteria_1 ...}, {... criteria_2 ...}]',
+    bad=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"},\n'
+        '   {"key": "rubric_0_criteria_1", "title": "Shows the working.", "value": "objective"}]}]}]}'
+    ),
+    good=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}},\n'
+        '     {"id": "rubric_0_criteria_1_rating", "title": "Shows the working.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_1"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"},\n'
+        '   {"key": "rubric_0_criteria_1", "title": "Shows the working.", "value": "objective"}]}]}]}'
+    ),
     formats=FORMATS,
 )
 TITLE_MISMATCH = rule(
@@ -34,8 +60,30 @@ TITLE_MISMATCH = rule(
     "A rating's title differs from the title of the criterion it rates.",
     "A rating repeats its criterion's title; a different title usually means the rating was copied "
     "from another criterion, or the criterion was edited after rating.",
-    bad='{"key": "rubric_0_criteria_0", "title": "Uses a table."}  …  {"title": "Uses a list.", "metadata": {"criteria": "rubric_0_criteria_0"}}',
-    good='{"key": "rubric_0_criteria_0", "title": "Uses a table."}  …  {"title": "Uses a table.", "metadata": {"criteria": "rubric_0_criteria_0"}}',
+    bad=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Uses a table.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
+    good=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
     fix="copy the criterion's title",
     fix_safety="Safe: the title is a copy of the criterion's own title; it makes the file say what the rating already points at.",
     formats=FORMATS,
@@ -47,8 +95,30 @@ RATING_ID = rule(
     "A rating's id is not '<criterion key>_rating'.",
     "Rating ids are derived from the criterion they rate; a mismatch usually means the rating points "
     "at the wrong criterion (or the id was copied from a neighbour).",
-    bad='{"id": "rubric_0_criteria_1_rating", "metadata": {"criteria": "rubric_0_criteria_0"}}',
-    good='{"id": "rubric_0_criteria_0_rating", "metadata": {"criteria": "rubric_0_criteria_0"}}',
+    bad=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_1_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
+    good=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
     fix="rename the id after its criterion",
     fix_safety="Safe: the id follows from the criterion the rating points at.",
     formats=FORMATS,
@@ -60,8 +130,30 @@ THREADS_NOT_COMPLETED = rule(
     "A task whose status is not 'completed' carries threads.",
     "Only completed tasks carry threads with ratings; a pending, canceled or errored task's threads "
     "are unfinished and should not be used as ground truth.",
-    bad='"status": "pending",\n"threads": [ ... ]',
-    good='"status": "completed",\n"threads": [ ... ]',
+    bad=(
+        '{"task_id": "t1", "project": "demo", "status": "pending", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
+    good=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
     formats=FORMATS,
 )
 
@@ -84,8 +176,30 @@ RATING_VALUE = rule(
     E,
     "A rating's value is not no_issues, minor_issues or major_issues.",
     "Ratings are on a three-level scale; any other value cannot be scored or compared.",
-    bad='"value": "minor"',
-    good='"value": "minor_issues"',
+    bad=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "minor",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
+    good=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "minor_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
     fix="use the nearest valid rating",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
@@ -97,8 +211,30 @@ CRITERION_VALUE = rule(
     "A criterion's value is not objective or implicit.",
     "A turn-level criterion says whether it was stated in the prompt (objective) or implied (implicit); "
     "any other value is not part of the format.",
-    bad='"value": "subjective"',
-    good='"value": "implicit"',
+    bad=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "subjective"}]}]}]}'
+    ),
+    good=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "implicit"}]}]}]}'
+    ),
     fix="use the nearest valid value",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
@@ -110,8 +246,35 @@ UNKNOWN_CRITERION = rule(
     "A rating references a criterion that its turn does not define.",
     "Ratings point at a turn-level criterion through metadata.criteria; a rating of an undefined "
     "criterion rates nothing and is lost when the task is scored.",
-    bad='"metadata": {"criteria": "rubric_0_criteria_9"}   # the turn defines criteria 0-2',
-    good='"metadata": {"criteria": "rubric_0_criteria_2"}',
+    bad=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}},\n'
+        '     {"id": "rubric_0_criteria_1_rating", "title": "Shows the working.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_1"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
+    good=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}},\n'
+        '     {"id": "rubric_0_criteria_1_rating", "title": "Shows the working.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_1"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"},\n'
+        '   {"key": "rubric_0_criteria_1", "title": "Shows the working.", "value": "objective"}]}]}]}'
+    ),
     fix="point it at the nearest defined criterion",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
@@ -123,8 +286,32 @@ UNKNOWN_SELECTED_MODEL = rule(
     "`selected_model_id` names no assistant response of its turn.",
     "The preferred response is named by its source_id; a name that matches no response of the turn "
     "makes the preference data unusable.",
-    bad='{"key": "selected_model_id", "value": "model_3"}   # the turn has model_1 and model_2',
-    good='{"key": "selected_model_id", "value": "model_2"}',
+    bad=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "selected_model_id", "value": "model_b"},\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
+    good=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "selected_model_id", "value": "model_a"},\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
     fix="use the nearest source_id",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
@@ -136,8 +323,38 @@ DUPLICATE_SOURCE_ID = rule(
     "Two assistant responses of one turn have the same source_id.",
     "source_id tells the responses apart (and selected_model_id names one by it); two responses with "
     "one id cannot be told apart.",
-    bad='{"role": "assistant", "source_id": "model_1"} … {"role": "assistant", "source_id": "model_1"}',
-    good='{"role": "assistant", "source_id": "model_1"} … {"role": "assistant", "source_id": "model_2"}',
+    bad=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "About 8 km."},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "minor_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
+    good=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]},\n'
+        '   {"role": "assistant", "source_id": "model_b", "content": {"text": "About 8 km."},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "minor_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"}]}]}]}'
+    ),
     formats=FORMATS,
 )
 DUPLICATE_ID = rule(
@@ -146,8 +363,34 @@ DUPLICATE_ID = rule(
     E,
     "An id is used twice where it must be unique: thread ids, turn ids, annotation ids in one list, criterion keys in one turn.",
     "References (ratings → criteria, results → threads and turns) go by id; a duplicate makes them ambiguous.",
-    bad='{"key": "rubric_0_criteria_0", ...}, {"key": "rubric_0_criteria_0", ...}',
-    good='{"key": "rubric_0_criteria_0", ...}, {"key": "rubric_0_criteria_1", ...}',
+    bad=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"},\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Shows the working.", "value": "objective"}]}]}]}'
+    ),
+    good=(
+        '{"task_id": "t1", "project": "demo", "status": "completed", "created_at": "2025-03-04T09:15:00Z",\n'
+        ' "threads": [{"id": "thread_0", "turns": [{"id": "turn_0",\n'
+        '  "messages": [\n'
+        '   {"role": "user", "source_id": "user", "content": {"text": "Convert 5 miles to km."}},\n'
+        '   {"role": "assistant", "source_id": "model_a", "content": {"text": "5 mi = 8.05 km"},\n'
+        '    "annotations": [\n'
+        '     {"id": "rubric_0_criteria_0_rating", "title": "Says 8.05 km.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_0"}},\n'
+        '     {"id": "rubric_0_criteria_1_rating", "title": "Shows the working.", "value": "no_issues",\n'
+        '      "metadata": {"criteria": "rubric_0_criteria_1"}}]}],\n'
+        '  "annotations": [\n'
+        '   {"key": "rubric_0_criteria_0", "title": "Says 8.05 km.", "value": "objective"},\n'
+        '   {"key": "rubric_0_criteria_1", "title": "Shows the working.", "value": "objective"}]}]}]}'
+    ),
     formats=FORMATS,
 )
 

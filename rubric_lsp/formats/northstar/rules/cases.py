@@ -26,8 +26,14 @@ DATASET_SHAPE = rule(
     "The file is not an eval dataset NorthStar can read, or a JSONL line is not one JSON object.",
     'NorthStar reads a JSON dataset as one case, a list of cases or {"cases": [...]}, and a JSONL '
     "dataset as one case object per line; anything else is refused.",
-    bad='{"cases": {"id": "case-1"}}\n# or, in a .jsonl file, a line holding [1, 2]',
-    good='{"cases": [{"id": "case-1", "messages": [...]}]}',
+    bad=(
+        '{"cases": {"id": "capital-fr", "messages": [{"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris."}]}}'
+    ),
+    good=(
+        '{"cases": [\n'
+        '  {"id": "capital-fr", "messages": [{"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris."}]}\n'
+        "]}"
+    ),
     formats=(CASES,),
 )
 
@@ -49,8 +55,18 @@ UNKNOWN_CASE_KEY = rule(
     "An eval case (or its `expected`, `metrics`) has a key NorthStar does not know.",
     "NorthStar's eval models forbid unknown keys, so a typo such as `expect` or `max_tools_calls` "
     "makes the whole dataset fail to load.",
-    bad='"expected": {"goal": "greet", "max_tools_calls": 1}',
-    good='"expected": {"goal": "greet", "max_tool_calls": 1}',
+    bad=(
+        '{"cases": [\n'
+        '  {"id": "capital-fr", "messages": [{"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris."}],\n'
+        '   "expected": {"goal": "Name the capital of France.", "max_tools_calls": 1}}\n'
+        "]}"
+    ),
+    good=(
+        '{"cases": [\n'
+        '  {"id": "capital-fr", "messages": [{"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris."}],\n'
+        '   "expected": {"goal": "Name the capital of France.", "max_tool_calls": 1}}\n'
+        "]}"
+    ),
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY,
     formats=(CASES,),
@@ -63,8 +79,18 @@ NEGATIVE_LIMIT = rule(
     "A limit in `expected` is negative (or a ratio is outside [0, 1]).",
     "max_tool_calls, max_latency_ms and max_cost_usd must be non-negative (trace limits likewise); "
     "NorthStar refuses the case otherwise.",
-    bad='"expected": {"max_tool_calls": -1}',
-    good='"expected": {"max_tool_calls": 0}',
+    bad=(
+        '{"cases": [\n'
+        '  {"id": "capital-fr", "messages": [{"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris."}],\n'
+        '   "expected": {"goal": "Name the capital of France.", "max_tool_calls": -1}}\n'
+        "]}"
+    ),
+    good=(
+        '{"cases": [\n'
+        '  {"id": "capital-fr", "messages": [{"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris."}],\n'
+        '   "expected": {"goal": "Name the capital of France.", "max_tool_calls": 0}}\n'
+        "]}"
+    ),
     formats=(CASES,),
 )
 
@@ -74,8 +100,18 @@ DUPLICATE_CASE_ID = rule(
     E,
     "Two eval cases have the same id.",
     "Results are reported per case id; two cases with one id cannot be told apart.",
-    bad='{"id": "case-1", ...}\n{"id": "case-1", ...}',
-    good='{"id": "case-1", ...}\n{"id": "case-2", ...}',
+    bad=(
+        '{"cases": [\n'
+        '  {"id": "capital-fr", "messages": [{"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris."}]},\n'
+        '  {"id": "capital-fr", "messages": [{"role": "user", "content": "Capital of Germany?"}, {"role": "assistant", "content": "Berlin."}]}\n'
+        "]}"
+    ),
+    good=(
+        '{"cases": [\n'
+        '  {"id": "capital-fr", "messages": [{"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris."}]},\n'
+        '  {"id": "capital-de", "messages": [{"role": "user", "content": "Capital of Germany?"}, {"role": "assistant", "content": "Berlin."}]}\n'
+        "]}"
+    ),
     formats=(CASES,),
 )
 

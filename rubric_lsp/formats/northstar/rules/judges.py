@@ -24,8 +24,18 @@ BINARY_PASSING_SCORE = rule(
     "In binary mode the judge answers passed: true/false and NorthStar stores passing_score without "
     "ever checking it, so an out-of-range value is silently meaningless (and wrong if you later switch "
     "to numeric mode).",
-    bad='"scoring": {"mode": "binary", "max_score": 1, "passing_score": 4}',
-    good='"scoring": {"mode": "binary"}',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "tone", "model": "gpt-4o", "rubric": "Pass when the reply is polite.",\n'
+        '   "scoring": {"mode": "binary", "passing_score": 4}}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "tone", "model": "gpt-4o", "rubric": "Pass when the reply is polite.",\n'
+        '   "scoring": {"mode": "binary"}}\n'
+        "]}"
+    ),
     formats=(REQUEST,),
 )
 
@@ -36,8 +46,18 @@ LABEL_KEY_UNREACHABLE = rule(
     "A scoring label's key lies outside [min_score, max_score], or is fractional on a whole-number scale.",
     "A label is used only when the judge's raw score equals its key exactly; a key the judge cannot "
     "return (outside the scale, or 4.5 on a 0-5 scale judges answer in whole numbers) never applies.",
-    bad='"scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"4.5": "good", "10": "great"}}',
-    good='"scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"4": "good", "5": "great"}}',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"4.5": "good", "10": "great"}}}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"4": "good", "5": "great"}}}\n'
+        "]}"
+    ),
     formats=(REQUEST,),
 )
 
@@ -48,8 +68,18 @@ THRESHOLD_IGNORED = rule(
     "A judge has both `threshold` and `scoring`; the threshold is ignored.",
     "NorthStar builds the scoring config from `threshold` only when no `scoring` is given; with one, "
     "passing is decided by scoring.passing_score (binary mode: passed) and the threshold does nothing.",
-    bad='{"type": "rubric", "threshold": 0.8, "scoring": {"mode": "numeric", "passing_score": 0.5}}',
-    good='{"type": "rubric", "scoring": {"mode": "numeric", "passing_score": 0.8}}',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 0-1 for correctness.",\n'
+        '   "threshold": 0.8, "scoring": {"mode": "numeric", "max_score": 1, "passing_score": 0.5}}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 0-1 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 1, "passing_score": 0.8}}\n'
+        "]}"
+    ),
     fix="remove the ignored threshold",
     fix_safety="Safe: NorthStar ignores the threshold there, so removing it changes nothing.",
     formats=(REQUEST,),
@@ -62,8 +92,16 @@ TEMPERATURE = rule(
     "A judge samples with a temperature above 0.",
     "Above 0 the same response can get different grades on different runs, so results are not "
     "repeatable and regressions hide in the noise. NorthStar's default is 0.",
-    bad='"temperature": 0.7',
-    good='"temperature": 0.0',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.", "temperature": 0.7}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.", "temperature": 0.0}\n'
+        "]}"
+    ),
     fix="set the temperature to 0 (changes sampling: offered, not applied by --fix)",
     fix_safety="Unsafe: a different temperature changes how the judge samples.",
     formats=(REQUEST,),

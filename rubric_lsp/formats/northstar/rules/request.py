@@ -40,8 +40,18 @@ SCORING_MODE = rule(
     E,
     "A scoring config's `mode` is missing or is not 'binary' or 'numeric'.",
     "JudgeScoringConfig accepts exactly these two modes and refuses the judge otherwise.",
-    bad='"scoring": {"mode": "percent"}',
-    good='"scoring": {"mode": "numeric", "passing_score": 0.5}',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "percent"}}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4}}\n'
+        "]}"
+    ),
     fix="use the nearest valid mode",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=(REQUEST,),
@@ -54,8 +64,18 @@ UNKNOWN_SCORING_KEY = rule(
     "A scoring config has a key NorthStar does not know.",
     "JudgeScoringConfig forbids unknown keys, so a typo such as `passing` or `maxScore` makes the "
     "whole run configuration fail.",
-    bad='"scoring": {"mode": "numeric", "passingScore": 4}',
-    good='"scoring": {"mode": "numeric", "passing_score": 4}',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 5, "passingScore": 4}}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4}}\n'
+        "]}"
+    ),
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY,
     formats=(REQUEST,),
@@ -67,8 +87,18 @@ SCORE_RANGE = rule(
     E,
     "`max_score` is not greater than `min_score`.",
     "Scores are normalised as (raw - min) / (max - min); NorthStar refuses an empty or inverted scale.",
-    bad='"scoring": {"mode": "numeric", "min_score": 5, "max_score": 0, "passing_score": 3}',
-    good='"scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 3}',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "min_score": 5, "max_score": 1, "passing_score": 3}}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "min_score": 1, "max_score": 5, "passing_score": 3}}\n'
+        "]}"
+    ),
     formats=(REQUEST,),
 )
 
@@ -79,8 +109,18 @@ MISSING_PASSING_SCORE = rule(
     "Numeric scoring has no `passing_score`.",
     "NorthStar passes a numeric grade iff the raw score is at least passing_score; in numeric mode it is "
     "required and its absence raises a ValueError when the judge is built.",
-    bad='"scoring": {"mode": "numeric", "max_score": 5}',
-    good='"scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4}',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 5}}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4}}\n'
+        "]}"
+    ),
     formats=(REQUEST,),
 )
 
@@ -91,8 +131,18 @@ PASSING_SCORE_RANGE = rule(
     "Numeric scoring's `passing_score` lies outside [min_score, max_score].",
     "A passing score the judge can never reach (or always exceeds) makes every grade fail (or pass); "
     "NorthStar refuses it in numeric mode.",
-    bad='"scoring": {"mode": "numeric", "max_score": 1, "passing_score": 4}',
-    good='"scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4}',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 1, "passing_score": 4}}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4}}\n'
+        "]}"
+    ),
     formats=(REQUEST,),
 )
 
@@ -103,8 +153,18 @@ LABEL_KEY = rule(
     "A scoring label's key is not a number (or its label is not text).",
     'Labels map raw scores to names ({"4": "good"}); NorthStar reads the keys as numbers and '
     'refuses keys such as "good" or "4-5".',
-    bad='"labels": {"high": "good"}',
-    good='"labels": {"4": "good"}',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"high": "good"}}}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Score 1-5 for correctness.",\n'
+        '   "scoring": {"mode": "numeric", "max_score": 5, "passing_score": 4, "labels": {"4": "good"}}}\n'
+        "]}"
+    ),
     formats=(REQUEST,),
 )
 
@@ -116,8 +176,10 @@ GRADER_FIELD = rule(
     "Every grader needs a 'name'; judges need a 'model'; code graders 'code' and 'timeout_ms'; regex "
     "graders 'pattern', 'target' and 'flags'; trace graders a known 'check'. NorthStar refuses the "
     "run configuration otherwise.",
-    bad='{"type": "rubric", "name": "j", "temperature": "hot"}',
-    good='{"type": "rubric", "name": "j", "model": "gpt-4o", "temperature": 0}',
+    bad=('{"graders": [\n  {"type": "rubric", "name": "accuracy", "rubric": "Grade correctness."}\n]}'),
+    good=(
+        '{"graders": [\n  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Grade correctness."}\n]}'
+    ),
     fix="rename a misspelt grader `type` or trace `check` to the nearest known one",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=(REQUEST,),
@@ -129,8 +191,18 @@ DUPLICATE_GRADER = rule(
     E,
     "Two graders have the same name.",
     "Grades are reported by grader name; NorthStar refuses a run configuration with a duplicated name.",
-    bad='[{"name": "judge", ...}, {"name": "judge", ...}]',
-    good='[{"name": "correctness", ...}, {"name": "clarity", ...}]',
+    bad=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "judge", "model": "gpt-4o", "rubric": "Grade correctness."},\n'
+        '  {"type": "rubric", "name": "judge", "model": "gpt-4o", "rubric": "Grade clarity."}\n'
+        "]}"
+    ),
+    good=(
+        '{"graders": [\n'
+        '  {"type": "rubric", "name": "correctness", "model": "gpt-4o", "rubric": "Grade correctness."},\n'
+        '  {"type": "rubric", "name": "clarity", "model": "gpt-4o", "rubric": "Grade clarity."}\n'
+        "]}"
+    ),
     formats=(REQUEST,),
 )
 
@@ -141,8 +213,12 @@ UNKNOWN_GRADER_KEY = rule(
     "A grader has a key NorthStar does not read; it is ignored.",
     "The eval worker reads each grader's known keys and ignores the rest, so a typo such as "
     "`rubirc` or `passing_score` at the wrong level vanishes without a word.",
-    bad='{"type": "rubric", "name": "j", "model": "gpt-4o", "rubirc": "..."}',
-    good='{"type": "rubric", "name": "j", "model": "gpt-4o", "rubric": "..."}',
+    bad=(
+        '{"graders": [\n  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubirc": "Grade correctness."}\n]}'
+    ),
+    good=(
+        '{"graders": [\n  {"type": "rubric", "name": "accuracy", "model": "gpt-4o", "rubric": "Grade correctness."}\n]}'
+    ),
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY,
     formats=(REQUEST,),
