@@ -54,7 +54,7 @@ class Format:
     detect: Callable[[Document], int] = lambda doc: 0  # content score, 0 = not mine
     # -- the JSON Schema (exported to schemas/, hover and completion read it) ------------------
     schema_file: str | None = None  # exported JSON Schema file name in schemas/
-    json_schema: Callable[[], dict] | None = None  # builds the exported JSON Schema (lazily)
+    json_schema: Callable[[], dict[str, Any]] | None = None  # builds the exported JSON Schema (lazily)
     # -- checking ------------------------------------------------------------------------------
     # Modules holding this format's rules and checkers, imported the first time a file of
     # this format is checked (or the rule list is needed): the pydantic models behind one

@@ -165,6 +165,25 @@ def _said_by_message(text: str, model: str) -> tuple[JudgeFailure, bool, float |
     return None
 
 
+def _said_by_kind(
+    exc: Exception, errors: Any, status: Any, model: str
+) -> tuple[JudgeFailure, bool, float | None] | None:
+    """The failures litellm names by exception class or HTTP status, each with its table message."""
+    if isinstance(exc, errors.ContextWindowExceededError):
+        return table_failure("context_window", model), False, None
+    if isinstance(exc, errors.RateLimitError) or status == 429:
+        return table_failure("rate_limit", model), True, retry_after(exc)
+    if isinstance(exc, errors.Timeout):
+        return table_failure("timeout", model), True, None
+    if isinstance(exc, errors.AuthenticationError) or status == 401:
+        return table_failure("auth", model), False, None
+    if isinstance(exc, errors.PermissionDeniedError) or status == 403:
+        return table_failure("denied", model), False, None
+    if isinstance(exc, errors.NotFoundError) or status == 404:
+        return table_failure("not_found", model), False, None
+    return None
+
+
 def classify(
     exc: Exception, model: str, env: Mapping[str, str], litellm: Any
 ) -> tuple[JudgeFailure, bool, float | None]:
@@ -183,18 +202,9 @@ def classify(
         # routes; the user needs to hear that nothing answered, and where.
         return failure("connection", f"Judge model '{model}' could not be reached: {unreachable}."), True, None
     if errors is not None:
-        if isinstance(exc, errors.ContextWindowExceededError):
-            return table_failure("context_window", model), False, None
-        if isinstance(exc, errors.RateLimitError) or status == 429:
-            return table_failure("rate_limit", model), True, retry_after(exc)
-        if isinstance(exc, errors.Timeout):
-            return table_failure("timeout", model), True, None
-        if isinstance(exc, errors.AuthenticationError) or status == 401:
-            return table_failure("auth", model), False, None
-        if isinstance(exc, errors.PermissionDeniedError) or status == 403:
-            return table_failure("denied", model), False, None
-        if isinstance(exc, errors.NotFoundError) or status == 404:
-            return table_failure("not_found", model), False, None
+        known = _said_by_kind(exc, errors, status, model)
+        if known is not None:
+            return known
         if _is_api_error(exc, errors):
             said = _said_by_message(detail, model)
             if said is not None:
