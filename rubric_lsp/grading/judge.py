@@ -234,7 +234,7 @@ class Judge:
 
     def _content(self, litellm: Any, response: Any) -> str:
         try:
-            usage = getattr(response, "usage", None)
+            usage: Any = getattr(response, "usage", None)  # litellm's Usage (a pydantic model), a dict or None
             usage_map = usage.model_dump() if hasattr(usage, "model_dump") else dict(usage or {})
         except Exception:
             usage_map = {}

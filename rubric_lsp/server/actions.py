@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 from lsprotocol import types
 
@@ -110,7 +111,7 @@ def _inside_multiline_scalar(root, offset: int, line_start: int) -> bool:
 
 
 async def code_actions(
-    ls: RubricServer, uri: str, version: int | None, result: LintResult, span: Span, only: list[str] | None
+    ls: RubricServer, uri: str, version: int | None, result: LintResult, span: Span, only: Sequence[str] | None
 ) -> list[types.CodeAction]:
     convert = ls.converter(result)
     actions: list[types.CodeAction] = []

@@ -43,9 +43,9 @@ class DocState:
     uri: str
     version: int = 0
     result: LintResult | None = None  # the lint of ``result_version``
-    result_version: int | None = None
+    result_version: tuple[int, int] | None = None  # (document version, settings generation)
     pending: asyncio.Future[LintResult] | None = None  # a lint of ``pending_version`` under way
-    pending_version: int | None = None
+    pending_version: tuple[int, int] | None = None
     push_task: asyncio.Task | None = None
     published_version: int | None = None
     result_id: str | None = None

@@ -84,9 +84,10 @@ class Shown:
 def _moved(rng: Range, where: LineMap) -> Range | None:
     """``rng`` in the new text, or None when any of its lines was edited."""
     lines = [where(line) for line in range(rng.start.line, rng.end.line + 1)]
-    if any(line is None for line in lines) or lines != list(range(lines[0], lines[0] + len(lines))):  # type: ignore[operator]
+    kept = [line for line in lines if line is not None]
+    if len(kept) != len(lines) or kept != list(range(kept[0], kept[0] + len(kept))):
         return None
-    shift = lines[0] - rng.start.line  # type: ignore[operator]
+    shift = kept[0] - rng.start.line
     return Range(
         Position(rng.start.line + shift, rng.start.character), Position(rng.end.line + shift, rng.end.character)
     )
@@ -154,12 +155,13 @@ def shown_for_report(report: dict[str, Any], where: Range) -> Shown:
 
 
 def shown_for_examples(results: list[Any], top: Range) -> Shown:
-    shown = Shown(result={"examples": []})
+    examples: list[dict[str, Any]] = []
+    shown = Shown(result={"examples": examples})
     by_line: dict[int, list[tuple[str, dict[str, Any]]]] = {}
     ranges: dict[int, Range] = {}
     for example in results:
         data = _example_json(example)
-        shown.result["examples"].append(data)
+        examples.append(data)
         report = data.get("report") or {}
         name = data.get("name") or "example"
         for verdict in report.get("verdicts", []):
@@ -209,7 +211,9 @@ def show(ls: RubricServer, uri: str, shown: Shown, graded_text: str) -> None:
 def follow_edits(ls: RubricServer, uri: str) -> None:
     """After a change to ``uri``: keep what is shown on its lines (the client asks for hints again)."""
     state = ls.docs.get(uri)
-    shown: Shown | None = state.extra.get("shown") if state else None
+    if state is None:
+        return
+    shown: Shown | None = state.extra.get("shown")
     if shown is None or uri not in ls.workspace.text_documents:
         return
     had_problems = bool(shown.problems)
@@ -275,7 +279,9 @@ def _problems(ls: RubricServer, uri: str, shown: Shown | None) -> list[types.Dia
 # -- display ---------------------------------------------------------------------------
 def verdict_hover(ls: RubricServer, uri: str, offset: int) -> str | None:
     state = ls.docs.get(uri)
-    shown: Shown | None = state.extra.get("shown") if state else None
+    if state is None:
+        return None
+    shown: Shown | None = state.extra.get("shown")
     if shown is None or state.result is None:
         return None
     pos = state.result.document.lines.position(offset)
@@ -287,7 +293,9 @@ def verdict_hover(ls: RubricServer, uri: str, offset: int) -> str | None:
 
 def inlay_hints(ls: RubricServer, uri: str, visible: types.Range) -> list[types.InlayHint]:
     state = ls.docs.get(uri)
-    shown: Shown | None = state.extra.get("shown") if state else None
+    if state is None:
+        return []
+    shown: Shown | None = state.extra.get("shown")
     if shown is None or state.result is None:
         return []
     lines = shown.lines() or state.result.document.lines  # the lint result may lag behind the text
@@ -312,7 +320,9 @@ def inlay_hints(ls: RubricServer, uri: str, visible: types.Range) -> list[types.
 
 def code_lenses(ls: RubricServer, uri: str) -> list[types.CodeLens]:
     state = ls.docs.get(uri)
-    shown: Shown | None = state.extra.get("shown") if state else None
+    if state is None:
+        return []
+    shown: Shown | None = state.extra.get("shown")
     if shown is None or state.result is None:
         return []
     from rubric_lsp.server.positions import Converter

@@ -71,6 +71,8 @@ def _dataset_schema() -> dict:
 
 
 def _read_rubric(doc: Document):
+    if doc.root is None:  # FormatPlugin.build_view only calls a reader with a root
+        return None
     from rubric_lsp.formats.autorubric.view import read_rubric
 
     return read_rubric(doc.root)

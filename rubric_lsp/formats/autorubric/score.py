@@ -46,11 +46,12 @@ class Outcome:
 
 def worst_option_index(criterion: Criterion) -> int:
     """The score-minimising non-NA option (highest value for a penalty); ties → lowest index."""
-    assert criterion.options is not None
-    scored = [i for i, option in enumerate(criterion.options) if not option.na]
+    options = criterion.options
+    assert options is not None
+    scored = [i for i, option in enumerate(options) if not option.na]
     if criterion.weight < 0:
-        return max(scored, key=lambda i: (criterion.options[i].value, -i))
-    return min(scored, key=lambda i: (criterion.options[i].value, i))
+        return max(scored, key=lambda i: (options[i].value, -i))
+    return min(scored, key=lambda i: (options[i].value, i))
 
 
 def fail_value(criterion: Criterion) -> float:

@@ -8,6 +8,7 @@ MET, and this one MET / UNMET / CANNOT_ASSESS: what is the score?".
 from __future__ import annotations
 
 import math
+from typing import cast
 
 VERDICTS = ("MET", "UNMET", "CANNOT_ASSESS")
 DEFAULT_STRATEGY = "skip"
@@ -23,10 +24,13 @@ def _score(view, picks: dict[int, object], strategy: str) -> float | None:
         if criterion is None:
             continue
         pick = picks[entry.index]
+        # _picks and _best give a binary criterion verdicts, an option criterion option indexes (or None).
         if criterion.is_binary:
-            outcomes.append(formula.binary_outcome(criterion, pick))
+            outcomes.append(formula.binary_outcome(criterion, cast(str, pick)))
         else:
-            outcomes.append(formula.option_outcome(criterion, None if pick == "CANNOT_ASSESS" else pick))
+            outcomes.append(
+                formula.option_outcome(criterion, None if pick == "CANNOT_ASSESS" else cast("int | None", pick))
+            )
     return formula.compute_score(outcomes, strategy)
 
 

@@ -72,10 +72,9 @@ def read_rubric(root: Node) -> RubricView:
         rubric_key = root.key_node("rubric")
         if rubric_key is not None:
             for other in ("sections", "criteria"):
-                if root.has(other):
-                    view.ignored.append(
-                        (root.key_node(other), rubric_key, f"'rubric' is present, so '{other}' is ignored")
-                    )
+                other_key = root.key_node(other)
+                if other_key is not None:
+                    view.ignored.append((other_key, rubric_key, f"'rubric' is present, so '{other}' is ignored"))
             data = root.get("rubric")
             if data is not None and data.is_map:
                 data = _entries(
@@ -161,14 +160,21 @@ def _guidelines(root: Node, view: RubricView) -> None:
             view.problems.append(
                 Problem(
                     "guidelines-twice",
-                    inner_map.key_node("guidelines"),
+                    _present_key(inner_map, "guidelines"),
                     "'guidelines' is given both beside and inside 'rubric'; autorubric refuses the file. Keep one.",
-                    related=[(root.key_node("guidelines"), "the other 'guidelines'")],
+                    related=[(_present_key(root, "guidelines"), "the other 'guidelines'")],
                 )
             )
         view.guidelines = inner if inner is not None else outer
     else:
         view.guidelines = outer
+
+
+def _present_key(mapping: Node, key: str) -> Node:
+    """The key node of ``key``, which the caller has already seen in ``mapping``."""
+    node = mapping.key_node(key)
+    assert node is not None, f"{key!r} was checked present"
+    return node
 
 
 def _blank(text: str | None) -> bool:
@@ -197,8 +203,8 @@ def _entries(mapping: Node, view: RubricView, missing: str) -> Node | None:
             if key == "sections" and mapping.has("criteria"):
                 view.ignored.append(
                     (
-                        mapping.key_node("criteria"),
-                        mapping.key_node("sections"),
+                        _present_key(mapping, "criteria"),
+                        _present_key(mapping, "sections"),
                         "'sections' is present, so 'criteria' is ignored",
                     )
                 )
@@ -207,7 +213,7 @@ def _entries(mapping: Node, view: RubricView, missing: str) -> Node | None:
                 view.problems.append(
                     Problem(
                         "not-a-list",
-                        value if value is not None else mapping.key_node(key),
+                        value if value is not None else _present_key(mapping, key),
                         f"'{key}' must be a list, got {describe_type(to_plain(value))}; autorubric refuses the rubric. Write its entries as a list ('- ...').",
                         key_node=mapping.key_node(key),
                     )
@@ -232,7 +238,7 @@ def _criterion(node: Node, section: Node | None, view: RubricView) -> Criterion 
         view.problems.append(
             Problem(
                 "nested-section",
-                node.key_node("criteria"),
+                _present_key(node, "criteria"),
                 "Sections nest one level only: this section inside a section is read as a criterion without a 'requirement', and autorubric refuses the rubric. Move it to the top level.",
             )
         )

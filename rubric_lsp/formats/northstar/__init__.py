@@ -60,12 +60,16 @@ def _cases_schema() -> dict:
 
 
 def _read_request(doc: Document):
+    if doc.root is None:  # FormatPlugin.build_view only calls a reader with a root
+        return None
     from rubric_lsp.formats.northstar.view import read_request
 
     return read_request(doc.root)
 
 
 def _read_cases(doc: Document):
+    if doc.root is None:  # FormatPlugin.build_view only calls a reader with a root
+        return None
     from rubric_lsp.formats.northstar.view import read_cases
 
     return read_cases(doc.root, jsonl=doc.language == "jsonl")

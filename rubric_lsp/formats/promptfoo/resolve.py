@@ -324,7 +324,7 @@ class ConfigView:
 
         lines = [f"**{assertion.type}** — {describe_assertion_type(assertion.type) or 'unknown assertion type'}"]
         if assertion.grader_kind is not None:
-            tests = self.tests_using(assertion) or [None]
+            tests: list[TestInfo] | list[None] = self.tests_using(assertion) or [None]  # None: defaultTest
             seen: dict[str, list[str]] = {}
             for test in tests:
                 text = self.grader(assertion, test).describe()

@@ -25,6 +25,8 @@ def _task_schema() -> dict:
 
 
 def _read_task(doc: Document):
+    if doc.root is None:  # FormatPlugin.build_view only calls a reader with a root
+        return None
     from rubric_lsp.formats.rubrics_task.view import read_task
 
     return read_task(doc.root)
