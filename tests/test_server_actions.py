@@ -27,7 +27,8 @@ def _file_name(format_name: str) -> str | None:
         name = pattern.replace("*", "case")
         if fnmatch.fnmatch(name, pattern) and not any(c in name for c in "[]?"):
             return name
-    return None
+    # No file pattern of its own (detected by content): a plain name in its first language.
+    return f"case.{fmt.languages[0]}" if fmt.languages else None
 
 
 def fixable_examples() -> list[tuple[str, str, str]]:
