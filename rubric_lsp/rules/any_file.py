@@ -38,7 +38,14 @@ HOSTILE_INPUT = rule(
     "The file was refused before reading: too large, nested too deep, or an alias bomb.",
     "Alias expansion ('billion laughs'), extreme nesting and huge files make YAML tools hang or "
     "crash; the file is refused with one clear message instead.",
-    bad="a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n...",
+    bad=(
+        "a: &a [x, x, x, x, x, x, x, x, x]\n"
+        "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+        "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+        "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+        "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+    ),
 )
 INVALID_UTF8 = rule(
     "RL004",

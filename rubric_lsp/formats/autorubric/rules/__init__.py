@@ -102,8 +102,19 @@ TOO_FEW_OPTIONS = rule(
     E,
     "A multi-choice criterion has fewer than 2 options, or fewer than 2 options that are not NA.",
     "A choice between fewer than two scored options is no choice; autorubric refuses it.",
-    bad="options:\n  - {label: Yes, value: 1}\n  - {label: N/A, value: 0, na: true}",
-    good="options:\n  - {label: Yes, value: 1}\n  - {label: No, value: 0}\n  - {label: N/A, value: 0, na: true}",
+    bad=(
+        "- requirement: Does the answer cite a source?\n"
+        "  options:\n"
+        "    - {label: Cites one, value: 1}\n"
+        "    - {label: N/A, value: 0, na: true}\n"
+    ),
+    good=(
+        "- requirement: Does the answer cite a source?\n"
+        "  options:\n"
+        "    - {label: Cites one, value: 1}\n"
+        "    - {label: Cites none, value: 0}\n"
+        "    - {label: N/A, value: 0, na: true}\n"
+    ),
     formats=FORMATS,
 )
 OPTION_VALUE_RANGE = rule(
@@ -112,8 +123,18 @@ OPTION_VALUE_RANGE = rule(
     E,
     "A non-NA option's value is outside [0, 1] (or NaN).",
     "Option values are score fractions; autorubric refuses values outside [0, 1] for options that are not NA.",
-    bad="- {label: Excellent, value: 5}",
-    good="- {label: Excellent, value: 1.0}",
+    bad=(
+        "- requirement: How clear is the answer?\n"
+        "  options:\n"
+        "    - {label: Poor, value: 0}\n"
+        "    - {label: Excellent, value: 5}\n"
+    ),
+    good=(
+        "- requirement: How clear is the answer?\n"
+        "  options:\n"
+        "    - {label: Poor, value: 0}\n"
+        "    - {label: Excellent, value: 1.0}\n"
+    ),
     formats=FORMATS,
 )
 GUIDELINES = rule(

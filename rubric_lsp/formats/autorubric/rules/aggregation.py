@@ -22,8 +22,20 @@ ORDINAL_AGGREGATION_UNKNOWN = rule(
     "When several judges grade a criterion, their picks are combined by its `aggregation`. For an "
     "ordinal criterion autorubric knows mean, median, weighted_mean, mode, min and max; any other "
     "value (a typo such as `medain`) falls back to `mean` without a word.",
-    bad="- requirement: How clear is the answer?\n  aggregation: medain\n  options: [...]",
-    good="- requirement: How clear is the answer?\n  aggregation: median\n  options: [...]",
+    bad=(
+        "- requirement: How clear is the answer?\n"
+        "  aggregation: medain\n"
+        "  options:\n"
+        "    - {label: Unclear, value: 0}\n"
+        "    - {label: Clear, value: 1}\n"
+    ),
+    good=(
+        "- requirement: How clear is the answer?\n"
+        "  aggregation: median\n"
+        "  options:\n"
+        "    - {label: Unclear, value: 0}\n"
+        "    - {label: Clear, value: 1}\n"
+    ),
     fix="rename to the nearest known aggregation",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
@@ -37,8 +49,20 @@ AGGREGATION_WRONG_FAMILY = rule(
     "Ordinal and nominal criteria have separate aggregation lists. `weighted_mode` and `unanimous` "
     "exist only for nominal criteria; on an ordinal one they are unknown and autorubric averages "
     "the judges' picks instead.",
-    bad="- requirement: How clear is the answer?\n  aggregation: unanimous\n  options: [...]",
-    good="- requirement: How clear is the answer?\n  aggregation: min\n  options: [...]",
+    bad=(
+        "- requirement: How clear is the answer?\n"
+        "  aggregation: unanimous\n"
+        "  options:\n"
+        "    - {label: Unclear, value: 0}\n"
+        "    - {label: Clear, value: 1}\n"
+    ),
+    good=(
+        "- requirement: How clear is the answer?\n"
+        "  aggregation: min\n"
+        "  options:\n"
+        "    - {label: Unclear, value: 0}\n"
+        "    - {label: Clear, value: 1}\n"
+    ),
     fix="use the ordinal counterpart (weighted_mode → weighted_mean, unanimous → min); changes behaviour",
     fix_safety="Unsafe: the ordinal counterpart changes how the judges' picks are combined.",
     formats=FORMATS,
@@ -52,8 +76,22 @@ NOMINAL_AGGREGATION_UNKNOWN = rule(
     "For a nominal criterion autorubric knows mode, weighted_mode and unanimous. Any other value "
     "(including ordinal ones such as `mean`) makes the grader fail with an internal error as soon as "
     "more than one judge grades the criterion.",
-    bad="- requirement: Which tone?\n  scale_type: nominal\n  aggregation: mean\n  options: [...]",
-    good="- requirement: Which tone?\n  scale_type: nominal\n  aggregation: mode\n  options: [...]",
+    bad=(
+        "- requirement: Which tone does the answer take?\n"
+        "  scale_type: nominal\n"
+        "  aggregation: mean\n"
+        "  options:\n"
+        "    - {label: Formal, value: 1}\n"
+        "    - {label: Casual, value: 0}\n"
+    ),
+    good=(
+        "- requirement: Which tone does the answer take?\n"
+        "  scale_type: nominal\n"
+        "  aggregation: mode\n"
+        "  options:\n"
+        "    - {label: Formal, value: 1}\n"
+        "    - {label: Casual, value: 0}\n"
+    ),
     fix="rename to the nearest nominal aggregation",
     fix_safety=VALUE_RENAME_SAFETY + " Suggesting `mode` for an ordinal aggregation is always unsafe.",
     formats=FORMATS,

@@ -42,8 +42,20 @@ ITEM_SHAPE = rule(
     E,
     "`items` is not a list of objects.",
     "Each item is an object with at least `submission` and `description`; autorubric refuses anything else.",
-    bad='"items": ["The answer is 42"]',
-    good='"items": [{"submission": "The answer is 42", "description": "correct"}]',
+    bad=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}],\n'
+        '  "items": ["Plants use chlorophyll."]\n'
+        "}\n"
+    ),
+    good=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}],\n'
+        '  "items": [{"submission": "Plants use chlorophyll.", "description": "good"}]\n'
+        "}\n"
+    ),
     formats=(DATASET,),
 )
 ITEM_MISSING_FIELD = rule(
@@ -53,8 +65,20 @@ ITEM_MISSING_FIELD = rule(
     "A dataset item has no `submission` or no `description` (or it is null).",
     "autorubric refuses the dataset: `submission` is the response to grade and `description` a "
     "short note about it (it may be empty, but must be there).",
-    bad='{"submission": "The answer is 42"}',
-    good='{"submission": "The answer is 42", "description": "correct answer"}',
+    bad=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}],\n'
+        '  "items": [{"submission": "Plants use chlorophyll."}]\n'
+        "}\n"
+    ),
+    good=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}],\n'
+        '  "items": [{"submission": "Plants use chlorophyll.", "description": "good"}]\n'
+        "}\n"
+    ),
     formats=(DATASET,),
 )
 NO_RUBRIC = rule(
@@ -75,8 +99,19 @@ NO_PROMPT = rule(
     "An item has no `prompt` and the dataset has none either.",
     "The judge is told what question the submission answers; autorubric refuses a dataset where an "
     "item has no prompt of its own and there is no dataset-level `prompt`.",
-    bad='{"rubric": [...], "items": [{"submission": "…", "description": "…"}]}',
-    good='{"prompt": "Explain photosynthesis", "rubric": [...], "items": [{"submission": "…", "description": "…"}]}',
+    bad=(
+        "{\n"
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}],\n'
+        '  "items": [{"submission": "Plants use chlorophyll.", "description": "good"}]\n'
+        "}\n"
+    ),
+    good=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}],\n'
+        '  "items": [{"submission": "Plants use chlorophyll.", "description": "good"}]\n'
+        "}\n"
+    ),
     formats=(DATASET,),
 )
 GROUND_TRUTH_SHAPE = rule(
@@ -86,8 +121,26 @@ GROUND_TRUTH_SHAPE = rule(
     "An item's `ground_truth` is not a list with one entry per criterion of its rubric.",
     "Ground truth aligns with the criteria by position (sections flattened in order); autorubric "
     "refuses a list of another length.",
-    bad='"ground_truth": ["MET"]   (rubric with 2 criteria)',
-    good='"ground_truth": ["MET", "UNMET"]',
+    bad=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}, {"requirement": "Names the products"}],\n'
+        '  "items": [\n'
+        '    {"submission": "Plants use chlorophyll.", "description": "good",\n'
+        '     "ground_truth": ["MET"]}\n'
+        "  ]\n"
+        "}\n"
+    ),
+    good=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}, {"requirement": "Names the products"}],\n'
+        '  "items": [\n'
+        '    {"submission": "Plants use chlorophyll.", "description": "good",\n'
+        '     "ground_truth": ["MET", "UNMET"]}\n'
+        "  ]\n"
+        "}\n"
+    ),
     formats=(DATASET,),
 )
 BINARY_GROUND_TRUTH = rule(
@@ -96,8 +149,26 @@ BINARY_GROUND_TRUTH = rule(
     E,
     "Ground truth for a binary criterion is not exactly MET, UNMET or CANNOT_ASSESS.",
     "The verdict names are case-sensitive; autorubric refuses `met`, `Met`, `yes` or `true`.",
-    bad='"ground_truth": ["met", "Cannot assess"]',
-    good='"ground_truth": ["MET", "CANNOT_ASSESS"]',
+    bad=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}, {"requirement": "Names the products"}],\n'
+        '  "items": [\n'
+        '    {"submission": "Plants use chlorophyll.", "description": "good",\n'
+        '     "ground_truth": ["met", "Cannot assess"]}\n'
+        "  ]\n"
+        "}\n"
+    ),
+    good=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}, {"requirement": "Names the products"}],\n'
+        '  "items": [\n'
+        '    {"submission": "Plants use chlorophyll.", "description": "good",\n'
+        '     "ground_truth": ["MET", "CANNOT_ASSESS"]}\n'
+        "  ]\n"
+        "}\n"
+    ),
     fix="write the exact verdict name when the intent is unambiguous",
     fix_safety="Safe: offered only when exactly one verdict is meant (a case, space or dash variant of MET, UNMET or CANNOT_ASSESS); autorubric refuses the dataset as written, so nothing that worked changes.",
     formats=(DATASET,),
@@ -109,8 +180,32 @@ CHOICE_GROUND_TRUTH = rule(
     "Ground truth for a multi-choice criterion is not one of its option labels.",
     "Multi-choice ground truth names the option by its label (case and surrounding spaces are "
     "ignored); autorubric refuses any other value, including the option's number or value.",
-    bad='"ground_truth": ["Very helpfull"]',
-    good='"ground_truth": ["Very helpful"]',
+    bad=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [\n'
+        '    {"requirement": "How helpful is the answer?",\n'
+        '     "options": [{"label": "Not helpful", "value": 0}, {"label": "Very helpful", "value": 1}]}\n'
+        "  ],\n"
+        '  "items": [\n'
+        '    {"submission": "Plants use chlorophyll.", "description": "good",\n'
+        '     "ground_truth": ["Very helpfull"]}\n'
+        "  ]\n"
+        "}\n"
+    ),
+    good=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [\n'
+        '    {"requirement": "How helpful is the answer?",\n'
+        '     "options": [{"label": "Not helpful", "value": 0}, {"label": "Very helpful", "value": 1}]}\n'
+        "  ],\n"
+        '  "items": [\n'
+        '    {"submission": "Plants use chlorophyll.", "description": "good",\n'
+        '     "ground_truth": ["Very helpful"]}\n'
+        "  ]\n"
+        "}\n"
+    ),
     fix="use the closest label",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=(DATASET,),
@@ -122,8 +217,26 @@ GROUND_TRUTH_REASONS = rule(
     "`ground_truth_reasons` is given without `ground_truth`, has another length, or holds something other than text or null.",
     "Reasons align with the ground truth entry by entry (null where there is none); autorubric "
     "refuses reasons it cannot align.",
-    bad='"ground_truth": ["MET", "UNMET"], "ground_truth_reasons": ["States the date."]',
-    good='"ground_truth": ["MET", "UNMET"], "ground_truth_reasons": ["States the date.", null]',
+    bad=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}, {"requirement": "Names the products"}],\n'
+        '  "items": [\n'
+        '    {"submission": "Plants use chlorophyll.", "description": "good",\n'
+        '     "ground_truth": ["MET", "UNMET"], "ground_truth_reasons": ["Names chlorophyll."]}\n'
+        "  ]\n"
+        "}\n"
+    ),
+    good=(
+        "{\n"
+        '  "prompt": "Explain photosynthesis",\n'
+        '  "rubric": [{"requirement": "Mentions chlorophyll"}, {"requirement": "Names the products"}],\n'
+        '  "items": [\n'
+        '    {"submission": "Plants use chlorophyll.", "description": "good",\n'
+        '     "ground_truth": ["MET", "UNMET"], "ground_truth_reasons": ["Names chlorophyll.", null]}\n'
+        "  ]\n"
+        "}\n"
+    ),
     formats=(DATASET,),
 )
 

@@ -22,8 +22,20 @@ DUPLICATE_OPTION_LABEL = rule(
     "Two options of a criterion have the same label (ignoring case and surrounding spaces).",
     "Ground truth and expected verdicts name options by label, matched after strip().lower(); the "
     "first match wins, so the second option can never be named.",
-    bad="options:\n  - {label: Good, value: 1}\n  - {label: 'good ', value: 0.5}",
-    good="options:\n  - {label: Good, value: 1}\n  - {label: Fair, value: 0.5}",
+    bad=(
+        "- requirement: How good is the answer?\n"
+        "  options:\n"
+        "    - {label: Good, value: 1}\n"
+        "    - {label: 'good ', value: 0.5}\n"
+        "    - {label: Poor, value: 0}\n"
+    ),
+    good=(
+        "- requirement: How good is the answer?\n"
+        "  options:\n"
+        "    - {label: Good, value: 1}\n"
+        "    - {label: Fair, value: 0.5}\n"
+        "    - {label: Poor, value: 0}\n"
+    ),
     formats=FORMATS,
 )
 
@@ -34,8 +46,18 @@ EMPTY_OPTION_LABEL = rule(
     "An option's label is empty.",
     "The judge is shown the labels to choose from; an empty one gives it nothing to pick, and "
     "ground truth cannot name it.",
-    bad="- {label: '', value: 0}",
-    good="- {label: Not at all, value: 0}",
+    bad=(
+        "- requirement: Does the answer stay on topic?\n"
+        "  options:\n"
+        "    - {label: '', value: 0}\n"
+        "    - {label: Completely, value: 1}\n"
+    ),
+    good=(
+        "- requirement: Does the answer stay on topic?\n"
+        "  options:\n"
+        "    - {label: Not at all, value: 0}\n"
+        "    - {label: Completely, value: 1}\n"
+    ),
     formats=FORMATS,
 )
 
@@ -46,8 +68,21 @@ SEVERAL_NA_OPTIONS = rule(
     "A criterion has more than one NA (`na: true`) option.",
     "autorubric abstains through the first NA option only (for example when judges disagree under "
     "`unanimous`, or a judge call fails); the others are just extra ways to abstain.",
-    bad="- {label: N/A, value: 0, na: true}\n- {label: Unknown, value: 0, na: true}",
-    good="- {label: N/A, value: 0, na: true}",
+    bad=(
+        "- requirement: Is the citation accurate?\n"
+        "  options:\n"
+        "    - {label: Accurate, value: 1}\n"
+        "    - {label: Inaccurate, value: 0}\n"
+        "    - {label: N/A, value: 0, na: true}\n"
+        "    - {label: Unknown, value: 0, na: true}\n"
+    ),
+    good=(
+        "- requirement: Is the citation accurate?\n"
+        "  options:\n"
+        "    - {label: Accurate, value: 1}\n"
+        "    - {label: Inaccurate, value: 0}\n"
+        "    - {label: N/A, value: 0, na: true}\n"
+    ),
     formats=FORMATS,
 )
 
@@ -59,8 +94,20 @@ NA_VALUE_RANGE = rule(
     "autorubric never range-checks NA options because their value is never scored, so a value such "
     "as -1 is usually a scored option that was meant to lose its `na: true`, or a sentinel that "
     "confuses readers.",
-    bad="- {label: N/A, value: -1, na: true}",
-    good="- {label: N/A, value: 0, na: true}",
+    bad=(
+        "- requirement: Is the citation accurate?\n"
+        "  options:\n"
+        "    - {label: Accurate, value: 1}\n"
+        "    - {label: Inaccurate, value: 0}\n"
+        "    - {label: N/A, value: -1, na: true}\n"
+    ),
+    good=(
+        "- requirement: Is the citation accurate?\n"
+        "  options:\n"
+        "    - {label: Accurate, value: 1}\n"
+        "    - {label: Inaccurate, value: 0}\n"
+        "    - {label: N/A, value: 0, na: true}\n"
+    ),
     fix="set the value to 0",
     fix_safety="Safe: autorubric never scores an NA option's value, so writing 0 changes no score.",
     formats=FORMATS,
@@ -73,8 +120,18 @@ EQUAL_OPTION_VALUES = rule(
     "Every scored option of a criterion has the same value.",
     "Whichever option the judge picks, the criterion contributes the same amount, so it cannot tell "
     "a good response from a bad one.",
-    bad="options:\n  - {label: Yes, value: 1}\n  - {label: No, value: 1}",
-    good="options:\n  - {label: Yes, value: 1}\n  - {label: No, value: 0}",
+    bad=(
+        "- requirement: Does the answer cite a source?\n"
+        "  options:\n"
+        "    - {label: Cites one, value: 1}\n"
+        "    - {label: Cites none, value: 1}\n"
+    ),
+    good=(
+        "- requirement: Does the answer cite a source?\n"
+        "  options:\n"
+        "    - {label: Cites one, value: 1}\n"
+        "    - {label: Cites none, value: 0}\n"
+    ),
     formats=FORMATS,
 )
 
@@ -86,8 +143,18 @@ MAX_UNREACHABLE = rule(
     "A criterion earns `value × weight`. If the best option is worth 0.8, even a perfect response "
     "loses 20% of this criterion's weight and the rubric can never give 1.0; for a negative weight, "
     "an option at 0 is what lets a response avoid the penalty.",
-    bad="options:\n  - {label: Poor, value: 0}\n  - {label: Good, value: 0.8}",
-    good="options:\n  - {label: Poor, value: 0}\n  - {label: Good, value: 1.0}",
+    bad=(
+        "- requirement: How clear is the answer?\n"
+        "  options:\n"
+        "    - {label: Poor, value: 0}\n"
+        "    - {label: Good, value: 0.8}\n"
+    ),
+    good=(
+        "- requirement: How clear is the answer?\n"
+        "  options:\n"
+        "    - {label: Poor, value: 0}\n"
+        "    - {label: Good, value: 1.0}\n"
+    ),
     fix="set the best option's value to 1.0 (0 for a penalty); changes scores",
     fix_safety="Unsafe: it changes the scores the rubric gives.",
     formats=FORMATS,
@@ -100,8 +167,22 @@ NOT_MONOTONIC = rule(
     "The values of an ordinal criterion's options go up and down in the listed order.",
     "An ordinal scale is an ordered list: values should rise (or fall) from the first option to the "
     "last. Zig-zag values usually mean a typo, and ordinal agreement metrics assume the order.",
-    bad="options:\n  - {label: Poor, value: 0}\n  - {label: Fair, value: 0.7}\n  - {label: Good, value: 0.5}",
-    good="options:\n  - {label: Poor, value: 0}\n  - {label: Fair, value: 0.5}\n  - {label: Good, value: 1}",
+    bad=(
+        "- requirement: How clear is the answer?\n"
+        "  options:\n"
+        "    - {label: Poor, value: 0}\n"
+        "    - {label: Fair, value: 0.7}\n"
+        "    - {label: Good, value: 0.5}\n"
+        "    - {label: Excellent, value: 1}\n"
+    ),
+    good=(
+        "- requirement: How clear is the answer?\n"
+        "  options:\n"
+        "    - {label: Poor, value: 0}\n"
+        "    - {label: Fair, value: 0.5}\n"
+        "    - {label: Good, value: 0.7}\n"
+        "    - {label: Excellent, value: 1}\n"
+    ),
     formats=FORMATS,
 )
 

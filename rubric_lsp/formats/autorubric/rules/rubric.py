@@ -109,8 +109,26 @@ EXAMPLE_EXPECTATION = rule(
     "An example's `expect` can never match: wrong number of verdicts, an unknown criterion name, a verdict the criterion cannot give, or `min_score` outside [0, 1].",
     "Expected verdicts name, in order or by criterion name, MET/UNMET/CANNOT_ASSESS for binary "
     "criteria and an option label for multi-choice ones; scores lie in [0, 1].",
-    bad="expect:\n  verdicts: [MET, yes]",
-    good="expect:\n  verdicts: [MET, UNMET]",
+    bad=(
+        "criteria:\n"
+        "  - requirement: Names the capital\n"
+        "  - requirement: Cites a source\n"
+        "examples:\n"
+        "  - name: good answer\n"
+        "    response: Paris, per the CIA World Factbook.\n"
+        "    expect:\n"
+        "      verdicts: [MET, PASS]\n"
+    ),
+    good=(
+        "criteria:\n"
+        "  - requirement: Names the capital\n"
+        "  - requirement: Cites a source\n"
+        "examples:\n"
+        "  - name: good answer\n"
+        "    response: Paris, per the CIA World Factbook.\n"
+        "    expect:\n"
+        "      verdicts: [MET, MET]\n"
+    ),
     fix="rename a verdict key to the nearest criterion name",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=(RUBRIC,),

@@ -34,8 +34,8 @@ MISSING_FILE = rule(
     "A `file://` reference names a file that does not exist (or a glob that matches nothing).",
     "The owner tool fails when it loads the reference (promptfoo: 'File does not exist' / no tests "
     "found), usually only after the eval has started.",
-    bad="prompts:\n  - file://prompts/main.txt   # no such file",
-    good="prompts:\n  - file://prompt.txt",
+    bad="prompts:\n  - file://prompts/mian.txt   # a typo: the file is prompts/main.txt\n",
+    formats=(CONFIG,),
 )
 OUTSIDE_WORKSPACE = rule(
     "RL011",
@@ -44,8 +44,9 @@ OUTSIDE_WORKSPACE = rule(
     "A `file://` reference points outside the workspace.",
     "Configs that reach outside their project break for everyone else who checks the project out, "
     "and can read files the author never meant to share (for example ~/.ssh).",
-    bad="vars:\n  doc: file://../../secrets.txt",
-    good="vars:\n  doc: file://data/doc.txt",
+    bad="prompts: ['Summarize: {{doc}}']\ntests:\n  - vars:\n      doc: file://../../secrets.txt\n",
+    good="prompts: ['Summarize: {{doc}}']\ntests:\n  - vars:\n      doc: file://data/doc.txt\n",
+    formats=(CONFIG,),
 )
 UNREADABLE_REFERENCE = rule(
     "RL012",
@@ -53,7 +54,8 @@ UNREADABLE_REFERENCE = rule(
     E,
     "A referenced YAML/JSON file does not parse.",
     "The owner tool reads the referenced file when it runs and stops at its syntax error.",
-    bad="tests: file://tests.yaml   # tests.yaml has a syntax error",
+    bad="prompts: ['Summarize: {{doc}}']\ntests: file://tests.yaml   # tests.yaml has a syntax error\n",
+    formats=(CONFIG,),
 )
 
 # Keys whose file:// value names a file that is written, not read.
