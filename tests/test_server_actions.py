@@ -49,40 +49,11 @@ def fixable_examples() -> list[tuple[str, str, str]]:
     return found
 
 
-# Full documents for fixable rules whose documented example is only a fragment.
+# Documents for fixable rules whose documented example trips the rule without its fix (the fix
+# needs a context the example does not show); every other rule's case is its registry example.
 OPTIONS = "    options:\n      - {label: Poor, value: 0}\n      - {label: Good, value: 1}\n"
 NS_JUDGE = '{"graders": [{"type": "rubric", "name": "j", "model": "gpt-4o", %s}]}\n'
 CASES = {
-    "AR002": (
-        "case.rubric.yaml",
-        "rubric:\n  - requirement: How clear is the answer?\n    aggregation: medain\n" + OPTIONS,
-    ),
-    "AR003": (
-        "case.rubric.yaml",
-        "rubric:\n  - requirement: How clear is the answer?\n    aggregation: unanimous\n" + OPTIONS,
-    ),
-    "AR008": (
-        "case.rubric.yaml",
-        "rubric:\n  - requirement: Clear?\n" + OPTIONS + "      - {label: N/A, value: -1, na: true}\n",
-    ),
-    "AR010": (
-        "case.rubric.yaml",
-        "rubric:\n  - requirement: Clear?\n    options:\n      - {label: Poor, value: 0}\n      - {label: Good, value: 0.8}\n",
-    ),
-    "AR108": (
-        "case.rubric.yaml",
-        "rubric:\n  - requirement: Which tone?\n    scale_type: nominal\n    aggregation: mean\n" + OPTIONS,
-    ),
-    "AR206": (
-        "case.dataset.json",
-        '{"rubric": [{"requirement": "Greets"}, {"requirement": "Signs off"}], '
-        '"items": [{"submission": "Hi", "description": "d", "ground_truth": ["met", "UNMET"]}]}\n',
-    ),
-    "AR207": (
-        "case.dataset.json",
-        '{"rubric": [{"requirement": "Helpful?", "options": [{"label": "Very helpful", "value": 1}, '
-        '{"label": "Not helpful", "value": 0}]}], "items": [{"submission": "Hi", "description": "d", "ground_truth": ["Very helpfull"]}]}\n',
-    ),
     "AR104": (
         "case.rubric.yaml",
         "rubric:\n  - requirement: How clear?\n    scale_type: ordinl\n" + OPTIONS,
@@ -97,29 +68,15 @@ CASES = {
         "  - name: e1\n    response: Hello\n    expect:\n      verdicts: {polit: MET}\n",
     ),
     "NS107": ("judges.json", '{"graders": [{"type": "rubirc", "name": "j", "model": "gpt-4o"}]}\n'),
-    "NS003": ("judges.json", NS_JUDGE % '"threshold": 0.8, "scoring": {"mode": "numeric", "passing_score": 0.5}'),
-    "NS004": ("judges.json", NS_JUDGE % '"temperature": 0.7'),
-    "NS005": ("judges.json", NS_JUDGE % '"rubirc": "Is it polite?"'),
     "NS101": ("judges.json", NS_JUDGE % '"scoring": {"mode": "numerc"}'),
-    "NS102": ("judges.json", NS_JUDGE % '"scoring": {"mode": "numeric", "passingScore": 4}'),
-    "NS202": (
-        "cases.json",
-        '{"cases": [{"id": "c1", "messages": [{"role": "user", "content": "hi"}], '
-        '"expected": {"goal": "greet", "max_tools_calls": 1}}]}\n',
-    ),
 }
 
 
 TASK_SAMPLE = CORPUS / "rubrics-task" / "sample_task.json"
 # Rubrics task: the corpus sample with one mistake each (first occurrence replaced).
 TASK_MUTATIONS = {
-    "RT002": ('"title": "The model must respond with a formatted table."', '"title": "Uses a list."'),
-    "RT003": ('"id": "rubric_0_criteria_0_rating"', '"id": "rubric_0_criteria_0_rate"'),
     "RT101": ('"value": "minor_issues"', '"value": "minor_issue"'),
-    "RT102": ('"value": "objective"', '"value": "subjective"'),
-    "RT103": ('"criteria": "rubric_0_criteria_0"', '"criteria": "rubric_0_criteria_9"'),
     "RT100": ('"status": "completed"', '"status": "complted"'),
-    "RT104": ('"value": "model_2"\n', '"value": "model_3"\n'),
 }
 if TASK_SAMPLE.is_file():
     _task = TASK_SAMPLE.read_text(encoding="utf-8")
