@@ -169,7 +169,8 @@ def _within_one_edit(a: str, b: str) -> bool:
     return short[i:] == long_[i + 1 :]
 
 
-def describe_type(value: Any) -> str:
+def describe_type(value: Any, *, mapping: str = "a mapping") -> str:
+    """``value``'s kind as a message says it ("a list", "a string"); ``mapping`` names a dict."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -181,5 +182,5 @@ def describe_type(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
-        return "a mapping"
+        return mapping
     return type(value).__name__

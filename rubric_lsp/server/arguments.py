@@ -15,6 +15,8 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from rubric_lsp.formats.errors import describe_type
+
 
 @dataclass(frozen=True)
 class Arg:
@@ -39,19 +41,7 @@ def _type_name(kind: type | tuple[type, ...]) -> str:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+    return describe_type(value, mapping="an object")  # JSON-RPC says object
 
 
 URI = Arg("uri", str, required=True, document=True, what="the rubric document")

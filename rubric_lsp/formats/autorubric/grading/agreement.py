@@ -162,7 +162,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
 
 
 async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = None) -> DatasetResult:
-    from rubric_lsp.formats.autorubric.grading.criteria import grade_criteria
+    from rubric_lsp.formats.autorubric.grading.rubric import score_response
 
     root = doc.root
     items_node = root.get("items") if root is not None and root.is_map else None
@@ -197,20 +197,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
     async def one(plan: Any) -> GradeReport:
         _position, item, criteria, guidelines, submission = plan
         query = _text(item.get("prompt")) or prompt
-        return await grade_criteria(
-            run.fresh_judges(),
-            criteria,
-            submission,
-            query,
-            guidelines,
-            strategy=s.cannot_assess,
-            partial_credit=s.partial_credit,
-            normalize=s.normalize,
-            shuffle=s.shuffle_options,
-            seed=s.seed,
-            aggregation=s.aggregation,
-            on_progress=grading.tick,
-        )
+        return await score_response(run.fresh_judges(), criteria, submission, query, guidelines, run, grading)
 
     reports = await fan_out(one(p) for p in plans)
 
