@@ -4,26 +4,45 @@ for tests that send malformed frames or params. The ``raw`` fixture (an initiali
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tests.server_helpers import ENV, SERVER
 
 
 class RawClient:
-    def __init__(self, tmp_path: Path) -> None:
+    """A JSON-RPC client over the server's stdio, written by hand so tests can send what pytest-lsp
+    would refuse to. It keeps every byte the server wrote (``raw``), every response by id and the
+    latest diagnostics per document, and answers the server's own requests (one null per
+    ``workspace/configuration`` item: the defaults)."""
+
+    def __init__(self, tmp_path: Path, *, env: dict[str, str] | None = None, stderr: Any = subprocess.PIPE) -> None:
         self.proc = subprocess.Popen(
-            SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=tmp_path
+            SERVER,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env={**ENV, **(env or {})},
+            cwd=tmp_path,
         )
+        os.set_blocking(self.proc.stdout.fileno(), True)
         self.next_id = 0
+        self.raw = bytearray()
+        self.responses: dict[int, dict] = {}
+        self.published: dict[str, dict] = {}
 
     def send_raw(self, body: bytes) -> None:
         self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.proc.stdin.flush()
 
-    def send(self, method: str, params, request: bool = True) -> int | None:
-        message = {"jsonrpc": "2.0", "method": method, "params": params}
+    def send(self, method: str, params: Any, request: bool = True) -> int | None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
         if request:
             self.next_id += 1
             message["id"] = self.next_id
@@ -31,29 +50,46 @@ class RawClient:
         return message.get("id")
 
     def read(self) -> dict:
-        headers = {}
+        """The server's next message (a request from it is answered, a response or diagnostics kept)."""
+        length = None
         while True:
             line = self.proc.stdout.readline()
             if not line:
-                raise AssertionError(
-                    "server closed stdout; stderr: " + self.proc.stderr.read().decode(errors="replace")[-2000:]
-                )
-            line = line.strip()
-            if not line:
+                stderr = self.proc.stderr.read().decode(errors="replace")[-2000:] if self.proc.stderr else ""
+                raise AssertionError(f"the server exited (code {self.proc.poll()}); stderr: {stderr}")
+            self.raw += line
+            if not line.strip():
                 break
             name, _, value = line.decode("ascii").partition(":")  # non-protocol bytes on stdout fail here
-            headers[name.lower()] = value.strip()
-        return json.loads(self.proc.stdout.read(int(headers["content-length"])))
+            if name.strip().lower() == "content-length":
+                length = int(value)
+        assert length is not None, "a message without Content-Length"
+        body = self.proc.stdout.read(length)
+        self.raw += body
+        message = json.loads(body)
+        if "method" in message and "id" in message:
+            params = message.get("params")
+            items = params.get("items") if isinstance(params, dict) else None
+            result = [None] * len(items) if items else None
+            self.send_raw(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode())
+        elif "id" in message:
+            self.responses[message["id"]] = message
+        elif message.get("method") == "textDocument/publishDiagnostics":
+            self.published[message["params"]["uri"]] = message["params"]
+        return message
 
-    def response(self, request_id: int, timeout: float = 20) -> dict:
+    def pump_until(self, done: Callable[[], bool], timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            message = self.read()
-            if message.get("id") == request_id and "method" not in message:
-                return message
-            if "method" in message and "id" in message:  # a request from the server: answer it
-                self.send_raw(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": None}).encode())
-        raise AssertionError(f"no response to {request_id}")
+        while not done():
+            assert time.monotonic() < deadline, "the server stopped answering"
+            self.read()
+
+    def response(self, request_id: int | None, timeout: float = 20) -> dict:
+        self.pump_until(lambda: request_id in self.responses, timeout)
+        return self.responses[request_id]
+
+    def request(self, method: str, params: Any, timeout: float = 90) -> dict:
+        return self.response(self.send(method, params), timeout)
 
     def close(self) -> None:
         try:

@@ -16,6 +16,7 @@ import pytest
 
 from rubric_lsp.redaction import redact_report
 from tests.judge_server import JudgeServer, Reply
+from tests.raw_client import RawClient
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV_KEY = "CANARYenvKEY0123456789abc"
@@ -257,79 +258,17 @@ def test_report_redaction_masks_keys_from_the_environment(monkeypatch):
 # -- the language server: diagnostics, code-action titles, grading results, logs, the cache ---------
 
 
-class RecordingClient:
-    """A raw client over the server's stdio that keeps every byte the server writes."""
+class RecordingClient(RawClient):
+    """A raw client that keeps every byte the server writes, with the server logging at DEBUG to a file."""
 
     def __init__(self, root: Path, env: dict[str, str]) -> None:
-        import os
-
-        from tests.server_helpers import ENV, SERVER
-
         self.stderr_path = root / "server.stderr"
         self._stderr = self.stderr_path.open("wb")
-        self.proc = subprocess.Popen(
-            SERVER,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            env={**ENV, **env, "RUBRIC_LSP_LOG": "DEBUG"},
-            cwd=root,
-        )
-        os.set_blocking(self.proc.stdout.fileno(), True)
-        self.raw = bytearray()
-        self.next_id = 0
-        self.responses: dict[int, dict] = {}
-        self.published: dict[str, dict] = {}
-
-    def send(self, method: str, params, request: bool = True):
-        message: dict = {"jsonrpc": "2.0", "method": method, "params": params}
-        if request:
-            self.next_id += 1
-            message["id"] = self.next_id
-        body = json.dumps(message).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
-        return message.get("id")
-
-    def request(self, method: str, params, timeout: float = 90):
-        import time
-
-        rid = self.send(method, params)
-        deadline = time.monotonic() + timeout
-        while rid not in self.responses:
-            assert time.monotonic() < deadline, f"no answer to {method}"
-            self._read_one()
-        return self.responses[rid]
+        super().__init__(root, env={**env, "RUBRIC_LSP_LOG": "DEBUG"}, stderr=self._stderr)
 
     def wait_diagnostics(self, uri: str) -> list[dict]:
-        while uri not in self.published:
-            self._read_one()
+        self.pump_until(lambda: uri in self.published, 90)
         return self.published[uri]["diagnostics"]
-
-    def _read_one(self) -> None:
-        length = None
-        while True:
-            line = self.proc.stdout.readline()
-            assert line, "the server exited"
-            self.raw += line
-            if not line.strip():
-                break
-            name, _, value = line.decode("ascii").partition(":")
-            if name.lower() == "content-length":
-                length = int(value)
-        body = self.proc.stdout.read(length)
-        self.raw += body
-        message = json.loads(body)
-        if "method" in message and "id" in message:
-            items = (message.get("params") or {}).get("items")
-            reply = {"jsonrpc": "2.0", "id": message["id"], "result": [None] * len(items) if items else None}
-            data = json.dumps(reply).encode()
-            self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
-            self.proc.stdin.flush()
-        elif "id" in message:
-            self.responses[message["id"]] = message
-        elif message.get("method") == "textDocument/publishDiagnostics":
-            self.published[message["params"]["uri"]] = message["params"]
 
     def shown(self) -> str:
         """Everything the server wrote to stdout, but the edits of code actions: a fix may carry the key

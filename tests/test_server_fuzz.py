@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.server_helpers import ENV, SERVER
+from tests.raw_client import RawClient
+from tests.server_helpers import ENV
 
 pytestmark = pytest.mark.slow
 
@@ -83,63 +84,11 @@ def position_of(text: str, offset: int) -> dict:
     return {"line": line, "character": utf16_column(text[start:], offset - start)}
 
 
-class Client:
-    """A raw JSON-RPC client that keeps every response and the latest diagnostics per document."""
+class Client(RawClient):
+    """A raw client whose shutdown waits for the server's answer (a fuzzed server must still give one)."""
 
     def __init__(self, root: Path) -> None:
-        self.proc = subprocess.Popen(
-            SERVER,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=ENV,
-            cwd=root,
-        )
-        self.next_id = 0
-        self.responses: dict[int, dict] = {}
-        self.published: dict[str, dict] = {}
-        os.set_blocking(self.proc.stdout.fileno(), True)
-
-    def send(self, method: str, params, request: bool = True) -> int | None:
-        message: dict = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        if request:
-            self.next_id += 1
-            message["id"] = self.next_id
-        body = json.dumps(message).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
-        return message.get("id")
-
-    def _read_one(self) -> dict:
-        length = None
-        while True:
-            line = self.proc.stdout.readline()
-            assert line, f"the server exited (code {self.proc.poll()})"
-            if not line.strip():
-                break
-            name, _, value = line.decode("ascii").partition(":")
-            if name.lower() == "content-length":
-                length = int(value)
-        return json.loads(self.proc.stdout.read(length))
-
-    def pump_until(self, done, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while not done():
-            assert time.monotonic() < deadline, "the server stopped answering"
-            message = self._read_one()
-            if "method" in message and "id" in message:  # a request from the server
-                self.send_raw_reply(message["id"])
-            elif "id" in message:
-                self.responses[message["id"]] = message
-            elif message.get("method") == "textDocument/publishDiagnostics":
-                self.published[message["params"]["uri"]] = message["params"]
-
-    def send_raw_reply(self, rid) -> None:
-        body = json.dumps({"jsonrpc": "2.0", "id": rid, "result": None}).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
+        super().__init__(root, stderr=subprocess.DEVNULL)
 
     def close(self) -> None:
         try:
