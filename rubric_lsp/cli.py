@@ -29,10 +29,29 @@ def _lint_arguments(parser: argparse.ArgumentParser) -> None:
         help="files or folders (folders are searched for .yaml/.yml/.json/.jsonl, honouring .gitignore); '-' reads stdin",
     )
     parser.add_argument(
-        "--format", choices=("text", "json", "sarif", "github"), default="text", help="output format (default: text)"
+        "--format",
+        choices=("text", "json", "sarif", "github", "junit", "gitlab"),
+        default="text",
+        help="output format (default: text; gitlab: GitLab code quality JSON)",
     )
+    parser.add_argument("-o", "--output-file", type=Path, help="write the report to this file instead of stdout")
     parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes marked unsafe")
+    parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the changes --fix would make as a unified diff and write nothing; exit 1 if there are any",
+    )
+    parser.add_argument(
+        "--show-fixes", action="store_true", help="with --fix or --diff: list the fixes per file and rule"
+    )
+    parser.add_argument(
+        "--statistics", action="store_true", help="print how many findings each rule has instead of each finding"
+    )
+    parser.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are findings (2 still means an error)"
+    )
+    parser.add_argument("-w", "--watch", action="store_true", help="lint again whenever a file changes (Ctrl-C ends)")
     parser.add_argument("--kind", help="treat every file as this kind (see --list-kinds)")
     parser.add_argument(
         "--skip-unknown",
@@ -51,15 +70,16 @@ def _lint_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
         type=Path,
-        help="a pyproject.toml to take [tool.rubric-lint] from (default: the nearest one above each file)",
+        help="the settings file: a pyproject.toml ([tool.rubric-lint]) or a rubric-lint.toml (default: the nearest "
+        ".rubric-lint.toml, rubric-lint.toml or pyproject.toml with [tool.rubric-lint] above each file)",
     )
     parser.add_argument("--list-rules", action="store_true", help="print the rule table and exit")
     parser.add_argument("--list-kinds", action="store_true", help="print the file kinds and exit")
     parser.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rubric", description="Lint, grade and edit LLM-as-a-judge rubric files.")
+def build_parser(prog: str = "rubric") -> argparse.ArgumentParser:
+    parser = _Parser(prog=prog, description="Lint, grade and edit LLM-as-a-judge rubric files.")
     parser.add_argument("--version", action="version", version=f"rubric-lsp {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
@@ -114,9 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None = None, prog: str = "rubric") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(prog)
     if argv and argv[0] in ("grade", "serve", "convert"):
         return _delegate(argv[0], argv[1:])
     try:
@@ -158,11 +178,30 @@ def _delegate(command: str, argv: list[str]) -> int:
 
 
 def lint_main(argv: list[str] | None = None) -> int:
-    """``rubric-lint``: ``rubric lint``, plus ``rubric-lint rule CODE``."""
+    """``rubric-lint``: ``rubric lint`` (its messages named ``rubric-lint``), plus ``rubric-lint rule CODE``."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "rule":
-        return main(argv)
-    return main(["lint", *argv])
+    try:
+        if argv and argv[0] == "rule":
+            return _main(argv, prog="rubric-lint")
+        return _lint(argv)
+    except BrokenPipeError:
+        sys.stderr.close()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+def _lint(argv: list[str]) -> int:
+    parser = _Parser(prog="rubric-lint", description="Check LLM-as-a-judge rubric files (same as rubric lint).")
+    parser.add_argument("--version", action="version", version=f"rubric-lint {__version__}")
+    _lint_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors: return the code instead
+        return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    from rubric_lsp.commands.lint import run_lint
+
+    return run_lint(args)
 
 
 def serve_main(argv: list[str] | None = None) -> int:

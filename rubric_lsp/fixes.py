@@ -113,6 +113,7 @@ class FixOutcome:
     settled: bool = True  # False: fixes were still on offer when the rounds ran out
     unsettled: int = 0  # how many fixes were still on offer then
     rounds: int = 0
+    codes: list[str] = field(default_factory=list)  # the rule code of each fix applied (--show-fixes)
 
 
 _NUMBERS = re.compile(r"\d+")
@@ -177,6 +178,7 @@ class _Round:
         self.dropped: list[tuple[Diagnostic, str]] = []
         self.done: list[TextEdit] = []
         self.applied = 0
+        self.codes: list[str] = []
         # Bisection costs a re-lint per step: a rule whose every fix fails must not cost one
         # re-lint per finding on a large file. Past the budget, a failing group is dropped whole.
         self.budget = 32 + 4 * count.bit_length()
@@ -192,6 +194,7 @@ class _Round:
         if reason is None:
             self.done.extend(originals)
             self.applied += len(group)
+            self.codes.extend(d.code for d in group)
             return after
         if len(group) == 1 or self.budget <= 0:
             if len(group) > 1:
@@ -207,13 +210,14 @@ def fix_until_settled(
 ) -> FixOutcome:
     """Apply fixes round by round (``relint(text)`` lints with the caller's settings), guarded."""
     applied = 0
+    codes: list[str] = []
     dropped: list[Dropped] = []
     refused: set[_FixKey] = set()
     seen = {result.document.text}
     for done in range(rounds):
         chosen = _fixes(result.diagnostics, unsafe, refused)
         if not chosen:
-            return FixOutcome(result.document.text, applied, result, dropped, rounds=done)
+            return FixOutcome(result.document.text, applied, result, dropped, rounds=done, codes=codes)
         step = _Round(relint, result, len(chosen))
         after = step.run(chosen)
         for diag, reason in step.dropped:
@@ -221,12 +225,15 @@ def fix_until_settled(
             position = result.document.lines.position(diag.span.start)
             dropped.append(Dropped(diag.code, diag.message, position.line, position.character, reason))
         applied += step.applied
+        codes.extend(step.codes)
         result = after
         if result.document.text in seen and step.applied:  # back to an earlier text: fixes undo each other
             break
         seen.add(result.document.text)
     left = len(_fixes(result.diagnostics, unsafe, refused))
-    return FixOutcome(result.document.text, applied, result, dropped, settled=not left, unsettled=left, rounds=rounds)
+    return FixOutcome(
+        result.document.text, applied, result, dropped, settled=not left, unsettled=left, rounds=rounds, codes=codes
+    )
 
 
 def fix_all(result: LintResult, relint: Callable[[str], LintResult], unsafe: bool = False) -> tuple[str, int]:

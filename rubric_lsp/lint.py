@@ -85,7 +85,8 @@ def _lint_text(
     settings = settings or Settings()
     limits = DEFAULT_LIMITS if settings.max_file_size is None else Limits(max_bytes=settings.max_file_size)
     doc = parse_document(source, path, limits=limits)
-    fmt = detect(doc, kind)
+    # The settings' `kinds` globs come before detection: a folder of rubrics with any names is linted.
+    fmt = detect(doc, kind or settings.kind_for(path))
     if fmt is None and not (explicit and not doc.readable):
         return LintResult(path, doc, None)
     enabled: dict[str, bool] = {}  # checkers ask per node; the answer is per code

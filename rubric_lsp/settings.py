@@ -1,4 +1,10 @@
-"""``[tool.rubric-lint]`` settings, found by walking up from a file to a pyproject.toml."""
+"""rubric-lint settings: ``[tool.rubric-lint]`` in a pyproject.toml, or a standalone
+``.rubric-lint.toml`` / ``rubric-lint.toml`` (same keys, at the top level).
+
+Found as ruff finds its own: walking up from a file, the first folder holding
+``.rubric-lint.toml``, ``rubric-lint.toml`` or a pyproject.toml with ``[tool.rubric-lint]``
+(in that order of precedence) gives the settings; nothing is merged across folders.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,12 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rubric_lsp.diagnostics import Severity
+
+if TYPE_CHECKING:
+    import pathspec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -30,6 +40,8 @@ class Settings:
     severity: tuple[tuple[str, Severity], ...] = ()
     exclude: tuple[str, ...] = ()
     max_file_size: int | None = None
+    # (glob relative to ``root``, kind): files matching a glob are that kind, whatever their name or content.
+    kinds: tuple[tuple[str, str], ...] = ()
     root: Path | None = None  # folder holding the pyproject.toml the settings came from
     source: Path | None = None
 
@@ -55,6 +67,16 @@ class Settings:
             if code.startswith(prefix) and len(prefix) > best_len:
                 best, best_len = severity, len(prefix)
         return best
+
+    def kind_for(self, path: str | None) -> str | None:
+        """The kind ``kinds`` gives this file (the first glob that matches, in the order written), or None."""
+        if not self.kinds or not path or path == "-":
+            return None
+        rel = self._relative(path)
+        for glob, kind in self.kinds:
+            if _glob(glob).match_file(rel):
+                return kind
+        return None
 
     def excluded(self, path: Path) -> bool:
         rel = self._relative(str(path))
@@ -87,10 +109,26 @@ def _longest(code: str, prefixes: tuple[str, ...]) -> int:
     return max(lengths, default=0)  # type: ignore[return-value]
 
 
-def find_pyproject(start: Path) -> Path | None:
+@lru_cache(maxsize=256)
+def _glob(pattern: str) -> pathspec.PathSpec:
+    # gitignore's glob rules: `**/` matches zero or more folders, a pattern without `/` matches at any depth.
+    import pathspec  # only when a `kinds` table is set: most runs never need it
+
+    return pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+
+
+# Standalone settings files, in ruff's order of precedence (a dotted file first, then pyproject.toml).
+CONFIG_FILES = (".rubric-lint.toml", "rubric-lint.toml")
+
+
+def find_config(start: Path) -> Path | None:
+    """The settings file that applies to ``start``: see the module docstring."""
     folder = start if start.is_dir() else start.parent
     folder = folder.resolve()
     for candidate in (folder, *folder.parents):
+        for name in CONFIG_FILES:
+            if (candidate / name).is_file():
+                return candidate / name
         path = candidate / "pyproject.toml"
         if path.is_file():
             try:
@@ -102,6 +140,9 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
+find_pyproject = find_config  # the name it had when only pyproject.toml was read
+
+
 @lru_cache(maxsize=64)
 def _read_toml(path: Path, _mtime: int) -> dict:
     try:
@@ -111,17 +152,34 @@ def _read_toml(path: Path, _mtime: int) -> dict:
 
 
 def load_settings(path: Path) -> Settings:
-    """Settings from ``[tool.rubric-lint]`` in ``path`` (a pyproject.toml)."""
-    data = _read_toml(path, path.stat().st_mtime_ns).get("tool", {}).get("rubric-lint", {})
-    return settings_from_mapping(data, root=path.parent, source=path)
+    """Settings from ``path``: ``[tool.rubric-lint]`` of a pyproject.toml, else the whole file (rubric-lint.toml)."""
+    data = _read_toml(path, path.stat().st_mtime_ns)
+    if path.name == "pyproject.toml":
+        return settings_from_mapping(data.get("tool", {}).get("rubric-lint", {}), root=path.parent, source=path)
+    return settings_from_mapping(data, root=path.parent, source=path, standalone=True)
 
 
-KNOWN_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "exclude", "max-file-size")
+KNOWN_KEYS = (
+    "select",
+    "ignore",
+    "extend-select",
+    "per-file-ignores",
+    "severity",
+    "exclude",
+    "max-file-size",
+    "kinds",
+)
 
 
-def settings_from_mapping(data: dict, root: Path | None = None, source: Path | None = None) -> Settings:
-    """Validate ``[tool.rubric-lint]``; every mistake raises :class:`SettingsError` naming it."""
-    where = f"{source}: [tool.rubric-lint] " if source else "[tool.rubric-lint] "
+def settings_from_mapping(
+    data: dict, root: Path | None = None, source: Path | None = None, *, standalone: bool = False
+) -> Settings:
+    """Validate ``[tool.rubric-lint]`` (or a standalone file's top level); every mistake raises
+    :class:`SettingsError` naming it."""
+    if standalone:
+        where = f"{source}: " if source else ""
+    else:
+        where = f"{source}: [tool.rubric-lint] " if source else "[tool.rubric-lint] "
     if not isinstance(data, dict):
         raise SettingsError(f"{where}must be a table")
     unknown = sorted(set(data) - set(KNOWN_KEYS))
@@ -166,6 +224,7 @@ def settings_from_mapping(data: dict, root: Path | None = None, source: Path | N
     if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, int) or max_size <= 0):
         raise SettingsError(f"{where}'max-file-size' must be a positive number of bytes, not {max_size!r}")
     return Settings(
+        kinds=_kinds(data.get("kinds", {}), where),
         select=code_list(data.get("select", []), "'select'"),
         ignore=code_list(data.get("ignore", []), "'ignore'"),
         extend_select=code_list(data.get("extend-select", []), "'extend-select'"),
@@ -176,6 +235,24 @@ def settings_from_mapping(data: dict, root: Path | None = None, source: Path | N
         root=root,
         source=source,
     )
+
+
+def _kinds(table: object, where: str) -> tuple[tuple[str, str], ...]:
+    """``kinds = {"evals/rubrics/**/*.json" = "autorubric-rubric"}``, each kind checked against the registry."""
+    if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
+        raise SettingsError(
+            f'{where}\'kinds\' must be a table of "glob" = "kind", e.g. "evals/**/*.json" = "autorubric-rubric"'
+        )
+    if not table:
+        return ()
+    from rubric_lsp.formats.registry import formats, get_format
+
+    for glob, kind in table.items():
+        if get_format(kind) is None:
+            raise SettingsError(
+                f"{where}'kinds' entry {glob!r}: unknown kind {kind!r}; known: {', '.join(f.name for f in formats())}"
+            )
+    return tuple(table.items())
 
 
 # Code prefixes (docs/architecture.md): any file, autorubric, promptfoo, NorthStar, Rubrics task.
@@ -199,7 +276,17 @@ def check_codes(codes: tuple[str, ...], where: str) -> None:
 
 
 def settings_for(path: Path) -> Settings:
-    found = find_pyproject(path)
+    found = find_config(path)
     if found is None:
         return Settings()
     return load_settings(found)
+
+
+def configured_kind(path: str | None) -> str | None:
+    """The kind the settings' ``kinds`` give ``path`` (None: none, or the settings cannot be read)."""
+    if not path or path == "-":
+        return None
+    try:
+        return settings_for(Path(path)).kind_for(path)
+    except (SettingsError, OSError):
+        return None

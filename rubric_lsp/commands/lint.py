@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from rubric_lsp import __version__
+from rubric_lsp.commands.fix_report import FixLog, unified_diff
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.lint import LintResult, lint_path, lint_text
 from rubric_lsp.settings import Settings, SettingsError, check_codes, load_settings, settings_for
@@ -42,7 +43,31 @@ def run_lint(args) -> int:
 
 def _run_lint(args) -> int:
     early = _listing_or_usage_error(args)
-    return early if early is not None else _lint_paths(args)
+    if early is not None:
+        return early
+    if args.diff:  # --diff is --fix that writes nothing
+        args.fix = True
+    if args.watch:
+        from rubric_lsp.commands.watch import watch
+
+        return watch(list(args.paths), lambda: _lint_once(args))
+    return _lint_once(args)
+
+
+def _lint_once(args) -> int:
+    """One run, its report going to --output-file (written anew each run) or stdout."""
+    if args.output_file is None:
+        code = _lint_paths(args, None)
+        sys.stdout.flush()
+        return code
+    try:
+        args.output_file.parent.mkdir(parents=True, exist_ok=True)
+        stream = args.output_file.open("w", encoding="utf-8", errors="backslashreplace", newline="")
+    except OSError as exc:
+        print(f"rubric-lint: cannot write {args.output_file}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
+    with stream:
+        return _lint_paths(args, stream)
 
 
 def _listing_or_usage_error(args) -> int | None:
@@ -68,12 +93,25 @@ def _listing_or_usage_error(args) -> int | None:
     if not args.paths:
         print("rubric-lint: no paths given (try: rubric-lint samples/)", file=sys.stderr)
         return EXIT_ERROR
+    conflict = _conflicting_options(args)
+    if conflict:
+        print(f"rubric-lint: {conflict}", file=sys.stderr)
+        return EXIT_ERROR
     return None
 
 
-def _lint_paths(args) -> int:
-    from rubric_lsp import reporters
+def _conflicting_options(args) -> str | None:
+    reads_stdin = any(str(p) == "-" for p in args.paths)
+    if args.watch and reads_stdin:
+        return "--watch needs files or folders to watch, not stdin"
+    if args.watch and args.diff:
+        return "--watch and --diff do not go together (--diff is a one-off check)"
+    if args.diff and args.statistics:
+        return "--diff prints the changes, --statistics the counts: choose one"
+    return None
 
+
+def _lint_paths(args, output: TextIO | None) -> int:
     select, ignore = _codes(args.select), _codes(args.ignore)
     try:
         check_codes(tuple(c.upper() for c in select), "--select")
@@ -93,10 +131,11 @@ def _lint_paths(args) -> int:
                 base = settings_cache[folder] = settings_for(path)
         return base.with_overrides(select, ignore)
 
-    out = sys.stdout if not (args.fix and any(str(p) == "-" for p in args.paths)) else sys.stderr
+    fixed_stdin = args.fix and not args.diff and any(str(p) == "-" for p in args.paths)
+    out = output or (sys.stderr if fixed_stdin else sys.stdout)  # --fix on stdin: stdout is the fixed text
     # Each file is reported as soon as it is linted (and fixed), then dropped: a folder
     # run's memory stays that of its largest file, whatever the number of files.
-    reporter = reporters.make_reporter(args.format, out, __version__, quiet=args.quiet)
+    reporter = _reporter(args, out)
     fail_level = Severity.parse(args.fail_level)
     run = _Run(args, reporter, fail_level)
     try:
@@ -125,14 +164,49 @@ def _lint_paths(args) -> int:
             reporter.close()  # keep what was written a whole JSON/SARIF document
         return EXIT_ERROR
 
-    if args.format == "text" and not args.quiet:
+    return _finish(args, run, out)
+
+
+def _finish(args, run: _Run, out: TextIO) -> int:
+    """Close the report, add what --diff and --show-fixes print after it, and give the exit code."""
+    reporter = run.reporter
+    text = args.format == "text" and not args.statistics and not args.diff
+    if text and not args.quiet:
         reporter.close(skipped=run.skipped, fixed=run.fixed)
         if not reporter.checked and run.skipped:
             print("(no file of a known kind was found; see rubric-lint --list-kinds)", file=out)
     else:
         reporter.close()
+    if args.diff:
+        run.fix_log.write(sys.stderr, would=True) if args.show_fixes else _would_fix_line(run.fix_log.total)
+    elif args.show_fixes and args.fix:
+        # Machine formats stay one document: the enumeration goes beside them, to stderr.
+        run.fix_log.write(out if text else sys.stderr)
+    return _exit_code(args, run)
+
+
+def _reporter(args, out: TextIO) -> reporters.Reporter:
+    from rubric_lsp import reporters
+    from rubric_lsp.reporters.statistics import CountingReporter, StatisticsReporter
+
+    if args.diff:
+        return CountingReporter(out)
+    if args.statistics:
+        return StatisticsReporter(out, as_json=args.format == "json")
+    return reporters.make_reporter(args.format, out, __version__, quiet=args.quiet)
+
+
+def _would_fix_line(count: int) -> None:
+    print(f"Would fix {count} problem(s)." if count else "No problems would be fixed.", file=sys.stderr)
+
+
+def _exit_code(args, run: _Run) -> int:
     if run.errors:
         return EXIT_ERROR
+    if args.diff:  # as ruff's --diff: 1 when --fix would change a file
+        return EXIT_FINDINGS if run.fix_log.total else EXIT_OK
+    if args.exit_zero:
+        return EXIT_OK
     return EXIT_FINDINGS if run.failing else EXIT_OK
 
 
@@ -147,6 +221,7 @@ class _Run:
         self.errors = 0
         self.skipped = 0
         self.failing = False
+        self.fix_log = FixLog()
 
     def report(self, result: LintResult) -> None:
         if result.skipped:
@@ -160,9 +235,13 @@ class _Run:
         data = sys.stdin.buffer.read()
         explicit = not getattr(args, "skip_unknown", False)
         result = lint_text(data, name, settings=settings, kind=args.kind, explicit=explicit)
-        if args.fix:  # the (fixed) text always goes to stdout, findings to stderr
+        if args.diff:
+            outcome = _fix(result, settings, args, name)
+            self._show_diff(name, result, outcome)
+        elif args.fix:  # the (fixed) text always goes to stdout, findings to stderr
             outcome = _fix(result, settings, args, name)
             self.fixed += outcome.applied
+            self.fix_log.add(name, outcome.codes)
             _write_stdout(
                 (_BOM if data.startswith(_BOM) else b"") + outcome.text.encode("utf-8") if outcome.applied else data
             )
@@ -180,15 +259,25 @@ class _Run:
             return
         if args.fix and data is not None and any(d.fix for d in result.diagnostics):
             outcome = _fix(result, settings, args, str(path))
-            if outcome.applied:
+            if args.diff:
+                self._show_diff(str(path), result, outcome)
+            elif outcome.applied:
                 problem = write_fixed(path, data, outcome.text)
                 if problem:
                     print(f"rubric-lint: {path}: {problem}", file=sys.stderr)
                     self.errors += 1
                 else:
                     self.fixed += outcome.applied
+                    self.fix_log.add(str(path), outcome.codes)
                     result = outcome.result
         self.report(result)
+
+    def _show_diff(self, name: str, result: LintResult, outcome: FixOutcome) -> None:
+        """--diff: the change --fix would make, on stdout; nothing is written."""
+        if not outcome.applied or outcome.text == result.document.text:
+            return
+        self.fix_log.add(name, outcome.codes)
+        sys.stdout.write(unified_diff(name, result.document.text, outcome.text))
 
 
 def _read_and_lint(path: Path, settings: Settings, kind: str | None, explicit: bool) -> tuple[bytes | None, LintResult]:

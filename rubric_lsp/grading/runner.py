@@ -161,9 +161,10 @@ def grader_for(doc: Document) -> Grader:
     """The grader of the document's format (``formats.registry.detect``); GradingError when it has none."""
     from rubric_lsp.formats.plugin import load
     from rubric_lsp.formats.registry import detect, formats
+    from rubric_lsp.settings import configured_kind
 
     try:
-        fmt = detect(doc)
+        fmt = detect(doc, configured_kind(doc.path))
     except Exception:
         fmt = None
     ref = fmt.grader if fmt is not None else None

@@ -1,4 +1,4 @@
-"""Output formats for ``rubric-lint``: text, json, sarif, github.
+"""Output formats for ``rubric-lint``: text, json, sarif, github (here), junit, gitlab (their own modules).
 
 Every message, fix title and fix text passes through ``redaction.redact_report`` on its way
 out: a fix may carry a key the user wrote into the file it edits, a report never prints it.
@@ -15,7 +15,7 @@ from rubric_lsp.lint import LintResult
 from rubric_lsp.redaction import report_redactor
 from rubric_lsp.rules.registry import registered_rule as get_rule
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "junit", "gitlab")
 
 
 def diagnostic_json(result: LintResult, diag: Diagnostic, redact: Callable[[str], str] | None = None) -> dict:
@@ -310,6 +310,14 @@ def write_sarif(results: list[LintResult], out: TextIO, version: str) -> None:
 
 
 def make_reporter(fmt: str, out: TextIO, version: str, *, quiet: bool = False) -> Reporter:
+    if fmt == "junit":
+        from rubric_lsp.reporters.junit import JunitReporter
+
+        return JunitReporter(out)
+    if fmt == "gitlab":
+        from rubric_lsp.reporters.gitlab import GitlabReporter
+
+        return GitlabReporter(out)
     if fmt == "json":
         return JsonReporter(out)
     if fmt == "sarif":
