@@ -155,7 +155,7 @@ class GradeReport:
     model: str | None = None
     usage: Usage = field(default_factory=Usage)
     notes: list[str] = field(default_factory=list)
-    test_index: int | None = None
+    test_index: int | None = None  # 0-based here; the JSON's "test" is 1-based
     # Whether the format decides pass/fail at all; without one, ``passed`` is left out of the JSON when unset.
     has_pass: bool = True
     # Grader-internal links (e.g. (test number, assertion node) per verdict); not serialised.
@@ -174,8 +174,8 @@ class GradeReport:
             data["error"] = self.error
         if self.notes:
             data["notes"] = list(self.notes)
-        if self.test_index is not None:
-            data["test"] = self.test_index
+        if self.test_index is not None:  # 1-based, as `--test N` takes it and every other output numbers tests
+            data["test"] = self.test_index + 1
         return data
 
     @property
