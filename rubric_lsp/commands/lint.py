@@ -172,7 +172,8 @@ def _finish(args, run: _Run, out: TextIO) -> int:
     reporter = run.reporter
     text = args.format == "text" and not args.statistics and not args.diff
     if text and not args.quiet:
-        reporter.close(skipped=run.skipped, fixed=run.fixed)
+        # --show-fixes lists the fixes below: the summary does not count them too.
+        reporter.close(skipped=run.skipped, fixed=0 if args.show_fixes else run.fixed)
         if not reporter.checked and run.skipped:
             print("(no file of a known kind was found; see rubric-lint --list-kinds)", file=out)
     else:

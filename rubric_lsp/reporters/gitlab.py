@@ -1,8 +1,8 @@
 """``rubric-lint --format gitlab``: a GitLab code quality report (``artifacts:reports:codequality``).
 
 A JSON array of issues: ``description``, ``check_name``, ``fingerprint``, ``severity`` and
-``location`` (``path`` relative to the repository, ``positions`` begin/end with line and column),
-the shape GitLab documents and ruff writes. The fingerprint identifies a finding across runs:
+``location`` (``path`` relative to the repository, ``lines`` begin/end, 1-based), the shape GitLab
+documents. The fingerprint identifies a finding across runs:
 it hashes the path, the code, the message and how many equal findings came before it in the
 file, not the line, so an unrelated edit above it does not make it a new issue.
 """
@@ -58,10 +58,8 @@ class GitlabReporter(Reporter):
             "severity": GITLAB_SEVERITY[diag.severity],
             "location": {
                 "path": path,
-                "positions": {
-                    "begin": {"line": diag.range.start.line + 1, "column": diag.range.start.character + 1},
-                    "end": {"line": diag.range.end.line + 1, "column": diag.range.end.character + 1},
-                },
+                # `lines`, not `positions`: every GitLab version's merge-request widget reads lines.begin.
+                "lines": {"begin": diag.range.start.line + 1, "end": diag.range.end.line + 1},
             },
         }
 

@@ -18,6 +18,7 @@ from rubric_lsp.lint import LintResult
 from rubric_lsp.redaction import report_redactor
 from rubric_lsp.rules.registry import get_rule
 from rubric_lsp.server.app import SOURCE, RubricServer
+from rubric_lsp.server.settings import is_settings_file
 from rubric_lsp.server.verdicts import follow_edits
 
 log = logging.getLogger(__name__)
@@ -197,8 +198,8 @@ def register(ls: RubricServer) -> None:
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: RubricServer, params: types.DidChangeWatchedFilesParams) -> None:
-        if any(change.uri.endswith("pyproject.toml") for change in params.changes):
-            log.info("pyproject.toml changed: re-reading [tool.rubric-lint]")
+        if any(is_settings_file(change.uri) for change in params.changes):
+            log.info("settings changed: re-reading [tool.rubric-lint] / rubric-lint.toml")
             relint_all(ls)
             return
         relint_dependents(ls, params.changes)
@@ -206,7 +207,7 @@ def register(ls: RubricServer) -> None:
     @ls.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: RubricServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if uri.endswith("pyproject.toml"):
+        if is_settings_file(uri):
             relint_all(ls)
             return
         # A saved file may be referenced by other open documents (file://…).

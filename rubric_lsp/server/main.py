@@ -18,6 +18,7 @@ def build_server():
 
     from rubric_lsp.server import actions, completion, diagnostics, grading, hover, symbols
     from rubric_lsp.server.app import ClientLogHandler, RubricServer
+    from rubric_lsp.server.settings import SETTINGS_GLOB
 
     ls = RubricServer()
     handler = ClientLogHandler(ls)
@@ -49,7 +50,7 @@ def build_server():
                                 method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                                 register_options=types.DidChangeWatchedFilesRegistrationOptions(
                                     watchers=[
-                                        types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
+                                        types.FileSystemWatcher(glob_pattern=SETTINGS_GLOB),
                                         # files that rubric configs reference (file://…): their changes re-lint the config
                                         types.FileSystemWatcher(
                                             glob_pattern="**/*.{yaml,yml,json,jsonl,csv,txt,md,py,js}"

@@ -1,8 +1,10 @@
 """Editor settings (section ``rubric``) and the lint settings of each document.
 
 Settings come from ``initializationOptions`` and ``workspace/configuration``; the lint
-settings of a file come from the nearest ``pyproject.toml`` with ``[tool.rubric-lint]``
-(re-read when its modification time changes), narrowed by ``lint.select``/``lint.ignore``.
+settings of a file come from the workspace's settings file that applies to it, found as
+rubric-lint finds it (``.rubric-lint.toml``, ``rubric-lint.toml`` or a ``pyproject.toml`` with
+``[tool.rubric-lint]``, re-read when its modification time changes; its ``kinds`` globs too),
+narrowed by ``lint.select``/``lint.ignore``.
 API keys never come from here: the grading engine reads them from the environment.
 """
 
@@ -74,6 +76,15 @@ class ServerSettings:
         if self.lint_select or self.lint_ignore:
             base = base.with_overrides(list(self.lint_select), list(self.lint_ignore))
         return base
+
+
+def is_settings_file(uri: str) -> bool:
+    """Whether ``uri`` is a file rubric-lint reads its settings from (its change re-lints every document)."""
+    return uri.endswith(("/pyproject.toml", "rubric-lint.toml"))  # ".rubric-lint.toml" ends the same way
+
+
+# What the server asks the client to watch for settings changes.
+SETTINGS_GLOB = "**/{pyproject.toml,rubric-lint.toml,.rubric-lint.toml}"
 
 
 def _codes(value: Any) -> tuple[str, ...]:
