@@ -110,11 +110,11 @@ def _longest(code: str, prefixes: tuple[str, ...]) -> int:
 
 
 @lru_cache(maxsize=256)
-def _glob(pattern: str) -> pathspec.PathSpec:
+def _glob(pattern: str) -> pathspec.GitIgnoreSpec:
     # gitignore's glob rules: `**/` matches zero or more folders, a pattern without `/` matches at any depth.
     import pathspec  # only when a `kinds` table is set: most runs never need it
 
-    return pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
 
 
 # Standalone settings files, in ruff's order of precedence (a dotted file first, then pyproject.toml).
