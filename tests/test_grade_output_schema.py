@@ -166,3 +166,19 @@ def test_select_best_validates_and_numbers_its_test_from_1(grade):
     )
     assert [o["test"] for o in data["outputs"]] == [2, 2]
     assert [s["test"] for s in data["select_best"]] == [2]
+
+
+def test_the_readme_documents_the_report_as_the_schema_has_it():
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    shape = re.search(r"`--format json` prints, for one response,\s*`(\{.*?\})`;", readme, re.S)
+    assert shape, "README's `rubric grade --format json` shape is gone"
+    top = re.sub(r"\[\{.*?\}\]", "[]", shape.group(1))
+    verdict = re.search(r"\[\{(.*?)\}\]", shape.group(1)).group(1)
+    keys = lambda text: {m.group(1): m.group(2) == "?" for m in re.finditer(r'"(\w+)"(\??)', text)}  # noqa: E731
+    report, verdicts = SCHEMA["$defs"]["report"], SCHEMA["$defs"]["verdict"]
+    for documented, schema in ((keys(top), report), (keys(verdict), verdicts)):
+        assert set(documented) <= set(schema["properties"])
+        # what the README marks optional (`?`) is exactly what the schema does not require
+        assert {k for k, optional in documented.items() if not optional} == set(schema["required"]) & set(documented)
