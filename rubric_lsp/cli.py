@@ -49,7 +49,9 @@ def _lint_arguments(parser: argparse.ArgumentParser) -> None:
         "--statistics", action="store_true", help="print how many findings each rule has instead of each finding"
     )
     parser.add_argument(
-        "--exit-zero", action="store_true", help="exit 0 even when there are findings (2 still means an error)"
+        "--exit-zero",
+        action="store_true",
+        help="exit 0 even when there are findings (2 still means an error; with --diff too)",
     )
     parser.add_argument("-w", "--watch", action="store_true", help="lint again whenever a file changes (Ctrl-C ends)")
     parser.add_argument("--kind", help="treat every file as this kind (see --list-kinds)")
@@ -143,6 +145,7 @@ def _main(argv: list[str] | None = None, prog: str = "rubric") -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version and usage errors: return the code instead
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    args.prog = prog  # messages name the command the user typed (rubric or rubric-lint)
     if args.command == "lint":
         from rubric_lsp.commands.lint import run_lint
 

@@ -64,6 +64,8 @@ def test_usage_errors_are_named_rubric_lint(capsys):
     assert "rubric:" not in err and "rubric lint:" not in err
     code, _out, err = run(capsys, "rule", "--no-such-flag")
     assert code == 2 and err.splitlines()[-1].startswith("rubric-lint")
+    code, _out, err = run(capsys, "rule", "XX999")
+    assert code == 2 and err.startswith("rubric-lint: unknown rule code 'XX999'")
     # `rubric lint` is the `rubric` command's
     assert main(["lint", "--no-such-flag"]) == 2
     assert "rubric: error:" in capsys.readouterr().err
@@ -74,6 +76,7 @@ def test_exit_zero_keeps_the_report_and_exits_0(capsys, bad):
     assert code == 1
     code, out_zero, _ = run(capsys, str(bad), "--exit-zero")
     assert code == 0 and out_zero == out and "AR103" in out
+    assert run(capsys, str(bad), "--diff", "--exit-zero")[0] == 0
     # an error is still an error
     code, _, err = run(capsys, str(bad.parent / "missing.yaml"), "--exit-zero")
     assert code == 2 and "no such file" in err

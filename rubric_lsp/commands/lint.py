@@ -204,10 +204,10 @@ def _would_fix_line(count: int) -> None:
 def _exit_code(args, run: _Run) -> int:
     if run.errors:
         return EXIT_ERROR
-    if args.diff:  # as ruff's --diff: 1 when --fix would change a file
-        return EXIT_FINDINGS if run.fix_log.total else EXIT_OK
     if args.exit_zero:
         return EXIT_OK
+    if args.diff:  # as ruff's --diff: 1 when --fix would change a file
+        return EXIT_FINDINGS if run.fix_log.total else EXIT_OK
     return EXIT_FINDINGS if run.failing else EXIT_OK
 
 

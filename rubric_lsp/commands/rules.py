@@ -111,7 +111,8 @@ def run_rule(args) -> int:
         return 0
     found = get_rule(args.code)
     if found is None:
-        print(f"rubric: unknown rule code {args.code!r} (see rubric-lint --list-rules)", file=sys.stderr)
+        name = getattr(args, "prog", "rubric")  # rubric-lint rule CODE names itself rubric-lint
+        print(f"{name}: unknown rule code {args.code!r} (see rubric-lint --list-rules)", file=sys.stderr)
         return 2
     print(found.markdown())
     print(f"\nDocs: {found.docs_url}")
