@@ -6,6 +6,7 @@ Jenkins' junit-10.xsd (tests/data), ``--format gitlab`` against GitLab's code qu
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -134,3 +135,15 @@ def test_gitlab_fingerprints_survive_an_edit_above_the_finding(capsys, tmp_path)
 def test_gitlab_output_of_nothing_is_an_empty_list(capsys, tmp_path):
     (tmp_path / "ci.yaml").write_text("on: [push]\n")
     assert run(capsys, str(tmp_path), "--format", "gitlab") == (0, "[]\n")
+
+
+def test_gitlab_fingerprints_survive_a_message_naming_a_line_that_moved(capsys, tmp_path):
+    text = (SAMPLES / "promptfoo" / "promptfooconfig.bad.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text(text)
+    before = json.loads(run(capsys, str(path), "--format", "gitlab")[1])
+    assert any(re.search(r"\bline \d+", i["description"]) for i in before)
+    path.write_text("# a comment added above\n" + text)
+    after = json.loads(run(capsys, str(path), "--format", "gitlab")[1])
+    assert [i["description"] for i in before] != [i["description"] for i in after]
+    assert [i["fingerprint"] for i in before] == [i["fingerprint"] for i in after]

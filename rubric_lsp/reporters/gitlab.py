@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
@@ -19,6 +20,8 @@ from typing import Any, TextIO
 from rubric_lsp.diagnostics import Diagnostic, Severity
 from rubric_lsp.lint import LintResult
 from rubric_lsp.reporters import Reporter
+
+_LINE_NUMBER = re.compile(r"\bline \d+")
 
 # GitLab's levels: info, minor, major, critical, blocker.
 GITLAB_SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
@@ -48,7 +51,8 @@ class GitlabReporter(Reporter):
     def issue(self, result: LintResult, diag: Diagnostic) -> dict[str, Any]:
         path = gitlab_path(diag.path or result.path or "-")
         message = self.redact(diag.message)
-        key = (path, diag.code, message)
+        # A message may name another line ("replaces the grader on line 13"): that moves with edits too.
+        key = (path, diag.code, _LINE_NUMBER.sub("line #", message))
         self.seen[key] += 1
         fingerprint = hashlib.sha256("\0".join((*key, str(self.seen[key]))).encode("utf-8", "surrogatepass"))
         return {
