@@ -190,7 +190,12 @@ def settings_from_mapping(
         for key in unknown:
             near = get_close_matches(key, KNOWN_KEYS, n=1)
             hints.append(f"'{key}'" + (f" (did you mean '{near[0]}'?)" if near else ""))
-        raise SettingsError(f"{where}has unknown setting(s) {', '.join(hints)}; known: {', '.join(KNOWN_KEYS)}")
+        layout = (
+            " (in this file the settings go at the top level, without a [tool.rubric-lint] header)"
+            if standalone and "tool" in unknown
+            else ""
+        )
+        raise SettingsError(f"{where}has unknown setting(s) {', '.join(hints)}; known: {', '.join(KNOWN_KEYS)}{layout}")
 
     def code_list(value, what: str) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
