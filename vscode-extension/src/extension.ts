@@ -23,6 +23,7 @@ import {
   interpretProbe,
   serverEnv,
 } from "./launch";
+import { checkExecutable, ensureGradeExtra, offerPrivateInstall, privateEnvPython } from "./installer";
 import { EXCLUDE_GLOB, RUBRIC_GLOB, chooseRubric, gradeTextArgs, looksLikeRubric } from "./rubrics";
 import {
   ServerSection,
@@ -191,21 +192,24 @@ async function startClient(): Promise<void> {
     home: os.homedir(),
     env: process.env,
   });
+  const pyExt = launch.path || launch.interpreter ? undefined : await pythonExtensionInterpreter();
   const choice = await chooseLaunch(
-    {
-      ...launch,
-      pythonExtensionInterpreter: launch.path || launch.interpreter ? undefined : await pythonExtensionInterpreter(),
-      envPath: process.env.PATH,
-      platform: process.platform,
-    },
-    { isExecutable, checkInterpreter },
+    { ...launch, pythonExtensionInterpreter: pyExt, envPath: process.env.PATH, platform: process.platform, privateEnvPython: privateEnvPython(ctx) },
+    { isExecutable, checkInterpreter, checkExecutable: (f) => checkExecutable(f, checkInterpreter) },
   );
   lastChoice = choice;
   for (const f of choice.failures) output.info(`not usable: ${f.candidate.command}: ${f.reason}`);
   if (!choice.chosen) {
     output.error(choice.message ?? "rubric-lsp server not found");
     updateStatus();
-    void showMissingServer(choice);
+    if (choice.offerInstall && trusted()) {
+      // the install runs a Python found on this machine: never offered in Restricted Mode
+      void offerPrivateInstall(ctx, output, { interpreter: launch.interpreter, pythonExtensionInterpreter: pyExt }).then(
+        (ok) => (ok ? restart("rubric-lsp installed") : undefined),
+      );
+    } else {
+      void showMissingServer(choice);
+    }
     return;
   }
   launched = choice.chosen;
@@ -315,6 +319,16 @@ async function runGrading(c: LanguageClient, command: string, arg: unknown, titl
   if (!serverSupports(c, command)) {
     void vscode.window.showWarningMessage(`Rubric: this rubric-lsp server does not support ${command}; upgrade it (pip install -U "rubric-lsp[all]").`);
     return undefined;
+  }
+  if (launched?.source === "privateEnv") {
+    const extra = await ensureGradeExtra(ctx, output, launched.command);
+    if (extra === "declined") return undefined;
+    if (extra === "installed") {
+      await restart("rubric-lsp[grade] installed");
+      const fresh = await runningClient();
+      if (!fresh) return undefined;
+      c = fresh;
+    }
   }
   const token = `rubric-grade-${Date.now()}-${++progressCounter}`;
   activeGradings++;

@@ -1,8 +1,22 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { Probes, ProbeResult, chooseLaunch, installCommand, interpretProbe, pathLookupCandidates, serverEnv } from "../../src/launch";
+import {
+  Probes,
+  ProbeResult,
+  chooseLaunch,
+  installCommand,
+  interpretProbe,
+  interpretVersionOutput,
+  pathLookupCandidates,
+  pythonFromShebang,
+  serverEnv,
+} from "../../src/launch";
 
-function probes(executables: string[], interpreters: Record<string, ProbeResult>): Probes & { calls: string[] } {
+function probes(
+  executables: string[],
+  interpreters: Record<string, ProbeResult>,
+  servable: Record<string, ProbeResult> = {},
+): Probes & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
@@ -13,6 +27,10 @@ function probes(executables: string[], interpreters: Record<string, ProbeResult>
     checkInterpreter: async (p) => {
       calls.push(`py:${p}`);
       return interpreters[p] ?? { ok: false, reason: "cannot run it (ENOENT)" };
+    },
+    checkExecutable: async (f) => {
+      calls.push(`serve:${f}`);
+      return servable[f] ?? { ok: true };
     },
   };
 }
@@ -83,7 +101,7 @@ test("windows PATH lookup tries .exe/.cmd", () => {
 test("interpreter probe outcomes", () => {
   assert.deepEqual(interpretProbe(0), { ok: true });
   assert.deepEqual(interpretProbe(3), { ok: false, reason: "No module named rubric_lsp" });
-  assert.match((interpretProbe(4) as { reason: string }).reason, /server extra/);
+  assert.match((interpretProbe(4) as { reason: string }).reason, /pygls\/lsprotocol missing/);
   assert.match((interpretProbe(null, "ENOENT") as { reason: string }).reason, /ENOENT/);
   assert.match((interpretProbe(1, undefined, "Traceback\nSyntaxError: bad") as { reason: string }).reason, /SyntaxError: bad/);
 });
@@ -100,4 +118,43 @@ test("server env: API keys only when trusted; untrusted strips inherited keys", 
   assert.equal(u.OPENAI_API_KEY, undefined);
   assert.equal(u.RUBRIC_JUDGE_API_BASE, undefined);
   assert.equal(u.PATH, "/bin");
+});
+
+test("a rubric-lsp on PATH that cannot serve is skipped, and the install is offered", async () => {
+  const broken: ProbeResult = { ok: false, reason: "rubric-lsp is installed without the server's dependencies (pygls/lsprotocol missing)" };
+  const p = probes(["/usr/bin/rubric-lsp"], {}, { "/usr/bin/rubric-lsp": broken });
+  const c = await chooseLaunch({ envPath: "/usr/bin" }, p);
+  assert.equal(c.chosen, undefined);
+  assert.equal(c.offerInstall, true);
+  assert.deepEqual(p.calls, ["exe:/usr/bin/rubric-lsp", "serve:/usr/bin/rubric-lsp"]);
+  assert.match(c.message!, /\/usr\/bin\/rubric-lsp \(rubric-lsp is installed without the server's dependencies/);
+});
+
+test("the private environment is used after PATH, and only when its probe passes", async () => {
+  const c = await chooseLaunch({ envPath: "/usr/bin", privateEnvPython: "/store/venv/bin/python" }, probes([], { "/store/venv/bin/python": OK }));
+  assert.deepEqual(c.chosen, { source: "privateEnv", command: "/store/venv/bin/python", args: ["-m", "rubric_lsp", "serve"], python: "/store/venv/bin/python" });
+  const onPath = await chooseLaunch({ envPath: "/usr/bin", privateEnvPython: "/store/venv/bin/python" }, probes(["/usr/bin/rubric-lsp"], { "/store/venv/bin/python": OK }));
+  assert.equal(onPath.chosen?.source, "PATH");
+  const broken = await chooseLaunch({ envPath: "/usr/bin", privateEnvPython: "/store/venv/bin/python" }, probes([], { "/store/venv/bin/python": MISSING }));
+  assert.equal(broken.chosen, undefined);
+  assert.equal(broken.offerInstall, true);
+});
+
+test("explicit settings never lead to the install offer", async () => {
+  const a = await chooseLaunch({ path: "/nope" }, probes([], {}));
+  const b = await chooseLaunch({ interpreter: "/py" }, probes([], { "/py": MISSING }));
+  assert.equal(a.offerInstall, undefined);
+  assert.equal(b.offerInstall, undefined);
+});
+
+test("console scripts are checked through the Python of their shebang", () => {
+  assert.equal(pythonFromShebang("#!/home/u/.venv/bin/python3"), "/home/u/.venv/bin/python3");
+  assert.equal(pythonFromShebang("#!/usr/bin/env python3.12"), "python3.12");
+  assert.equal(pythonFromShebang("#!C:\\Py\\python.exe"), "C:\\Py\\python.exe");
+  assert.equal(pythonFromShebang("#!/usr/bin/env bash"), undefined);
+  assert.equal(pythonFromShebang("\u007fELF"), undefined);
+  assert.deepEqual(interpretVersionOutput(0, "rubric-lsp 0.1.0\n"), { ok: true });
+  assert.equal(interpretVersionOutput(0, "something else 1.0\n").ok, false);
+  assert.equal(interpretVersionOutput(2, "").ok, false);
+  assert.equal(interpretVersionOutput(null, "", "ENOENT").ok, false);
 });
