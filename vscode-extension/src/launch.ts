@@ -60,7 +60,8 @@ export interface LaunchChoice {
 }
 
 export const SERVER_EXECUTABLE = "rubric-lsp";
-export const PIP_SPEC = '"rubric-lsp[all]"';
+/** Where the package installs from (the base install has the server; grading adds `[grade]`). */
+export const PIP_SPEC = "git+https://github.com/rubric-lsp/rubric-lsp";
 
 export function interpreterCandidate(python: string, source: CandidateSource): Candidate {
   return { source, command: python, args: ["-m", "rubric_lsp", "serve"], python };

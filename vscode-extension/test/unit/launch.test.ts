@@ -53,7 +53,7 @@ test("a broken explicit path is reported, not replaced by a fallback", async () 
   const c = await chooseLaunch({ path: "/nope", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], {}));
   assert.equal(c.chosen, undefined);
   assert.match(c.message!, /rubric\.server\.path "\/nope" is not an executable/);
-  assert.match(c.message!, /pip install "rubric-lsp\[all\]"/);
+  assert.match(c.message!, /pip install git\+https:\/\/github\.com\/rubric-lsp\/rubric-lsp/);
 });
 
 test("rubric.server.interpreter: python -m rubric_lsp serve", async () => {
@@ -64,7 +64,7 @@ test("rubric.server.interpreter: python -m rubric_lsp serve", async () => {
 test("explicit interpreter without rubric_lsp gives the install command for it", async () => {
   const c = await chooseLaunch({ interpreter: "/venv/bin/python", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], { "/venv/bin/python": MISSING }));
   assert.equal(c.chosen, undefined);
-  assert.equal(c.installCommand, '/venv/bin/python -m pip install "rubric-lsp[all]"');
+  assert.equal(c.installCommand, '/venv/bin/python -m pip install git+https://github.com/rubric-lsp/rubric-lsp');
   assert.match(c.message!, /No module named rubric_lsp/);
 });
 
@@ -83,11 +83,11 @@ test("falls back to rubric-lsp on PATH when the Python extension's interpreter l
 test("nothing works: clear message with the install command", async () => {
   const c = await chooseLaunch({ pythonExtensionInterpreter: "/pe/python", envPath: "/usr/bin" }, probes([], { "/pe/python": MISSING }));
   assert.equal(c.chosen, undefined);
-  assert.equal(c.installCommand, '/pe/python -m pip install "rubric-lsp[all]"');
-  assert.match(c.message!, /not installed\. Install it with: \/pe\/python -m pip install "rubric-lsp\[all\]"/);
+  assert.equal(c.installCommand, '/pe/python -m pip install git+https://github.com/rubric-lsp/rubric-lsp');
+  assert.match(c.message!, /not installed\. Install it with: \/pe\/python -m pip install git\+https:\/\/github\.com\/rubric-lsp\/rubric-lsp /);
   assert.match(c.message!, /rubric-lsp was not found on PATH/);
   const c2 = await chooseLaunch({ envPath: "" }, probes([], {}));
-  assert.equal(c2.installCommand, 'pip install "rubric-lsp[all]"');
+  assert.equal(c2.installCommand, 'pip install git+https://github.com/rubric-lsp/rubric-lsp');
 });
 
 test("windows PATH lookup tries .exe/.cmd", () => {
@@ -95,7 +95,7 @@ test("windows PATH lookup tries .exe/.cmd", () => {
     "C:\\py\\Scripts\\rubric-lsp.exe",
     "C:\\py\\Scripts\\rubric-lsp.cmd",
   ]);
-  assert.equal(installCommand("C:\\Program Files\\py\\python.exe"), '"C:\\Program Files\\py\\python.exe" -m pip install "rubric-lsp[all]"');
+  assert.equal(installCommand("C:\\Program Files\\py\\python.exe"), '"C:\\Program Files\\py\\python.exe" -m pip install git+https://github.com/rubric-lsp/rubric-lsp');
 });
 
 test("interpreter probe outcomes", () => {
