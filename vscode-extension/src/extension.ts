@@ -23,7 +23,7 @@ import {
   interpretProbe,
   serverEnv,
 } from "./launch";
-import { checkExecutable, ensureGradeExtra, offerPrivateInstall, privateEnvPython } from "./installer";
+import { checkExecutable, ensureGradeExtra, offerPrivateInstall, privateEnvPython, refreshPrivateEnv } from "./installer";
 import { EXCLUDE_GLOB, RUBRIC_GLOB, chooseRubric, gradeTextArgs, looksLikeRubric } from "./rubrics";
 import {
   ServerSection,
@@ -62,6 +62,7 @@ let status: vscode.StatusBarItem;
 let client: LanguageClient | undefined;
 let launched: Candidate | undefined;
 let lastChoice: LaunchChoice | undefined;
+let lastPythonExtensionInterpreter: string | undefined;
 let starting: Promise<void> | undefined;
 let activeGradings = 0;
 let progressText: string | undefined;
@@ -193,8 +194,10 @@ async function startClient(): Promise<void> {
     env: process.env,
   });
   const pyExt = launch.path || launch.interpreter ? undefined : await pythonExtensionInterpreter();
+  const privateEnv = privateEnvPython(ctx);
+  if (privateEnv) await refreshPrivateEnv(ctx, output, privateEnv);
   const choice = await chooseLaunch(
-    { ...launch, pythonExtensionInterpreter: pyExt, envPath: process.env.PATH, platform: process.platform, privateEnvPython: privateEnvPython(ctx) },
+    { ...launch, pythonExtensionInterpreter: pyExt, envPath: process.env.PATH, platform: process.platform, privateEnvPython: privateEnv },
     { isExecutable, checkInterpreter, checkExecutable: (f) => checkExecutable(f, checkInterpreter) },
   );
   lastChoice = choice;
@@ -202,14 +205,8 @@ async function startClient(): Promise<void> {
   if (!choice.chosen) {
     output.error(choice.message ?? "rubric-lsp server not found");
     updateStatus();
-    if (choice.offerInstall && trusted()) {
-      // the install runs a Python found on this machine: never offered in Restricted Mode
-      void offerPrivateInstall(ctx, output, { interpreter: launch.interpreter, pythonExtensionInterpreter: pyExt }).then(
-        (ok) => (ok ? restart("rubric-lsp installed") : undefined),
-      );
-    } else {
-      void showMissingServer(choice);
-    }
+    lastPythonExtensionInterpreter = pyExt;
+    void showMissingServer(choice);
     return;
   }
   launched = choice.chosen;
@@ -266,6 +263,13 @@ async function startClient(): Promise<void> {
 }
 
 async function showMissingServer(choice: LaunchChoice): Promise<void> {
+  if (choice.offerInstall && trusted()) {
+    // nothing configured and nothing found: offer the private environment (never in Restricted
+    // Mode, where no Python found on the machine is run for the workspace)
+    const installed = await offerPrivateInstall(ctx, output, { pythonExtensionInterpreter: lastPythonExtensionInterpreter });
+    if (installed) await restart("rubric-lsp installed");
+    return;
+  }
   const copy = "Copy Install Command";
   const settings = "Open Settings";
   const answer = await vscode.window.showErrorMessage(`Rubric: ${choice.message}`, copy, settings, "Show Output");

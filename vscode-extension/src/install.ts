@@ -96,6 +96,15 @@ export function venvPaths(storageDir: string, platform: string): { dir: string; 
   return { dir, python };
 }
 
+/** The version in a wheel's file name (`rubric_lsp-0.1.0-py3-none-any.whl` -> `0.1.0`). */
+export function wheelVersion(wheelPath: string): string | undefined {
+  return /rubric_lsp-([^-]+)-py3-none-any\.whl$/.exec(wheelPath)?.[1];
+}
+
+/** Python run in the private environment: the installed rubric-lsp version, or nothing. */
+export const INSTALLED_VERSION_SCRIPT =
+  "import importlib.metadata as m\ntry:\n    print(m.version('rubric-lsp'))\nexcept m.PackageNotFoundError:\n    pass\n";
+
 /** The bundled wheel among the files of the extension's `bundled/` folder (newest version last wins). */
 export function pickWheel(files: string[]): string | undefined {
   const wheels = files.filter((f) => /^rubric_lsp-[^-]+-py3-none-any\.whl$/.test(f));

@@ -10,6 +10,7 @@ import {
   BASE_PYTHON_PROBE_SCRIPT,
   BaseProbe,
   GRADE_EXTRA_PROBE_SCRIPT,
+  INSTALLED_VERSION_SCRIPT,
   Step,
   baseCandidates,
   chooseBasePython,
@@ -20,6 +21,7 @@ import {
   pickWheel,
   tail,
   venvPaths,
+  wheelVersion,
 } from "./install";
 import { pythonFromShebang, interpretVersionOutput, ProbeResult } from "./launch";
 
@@ -152,4 +154,17 @@ export async function ensureGradeExtra(
   if (answer !== install) return "declined";
   const ok = await runSteps([gradeOrBaseStep(venvPython, wheel, ["grade"])], output, "Rubric: installing rubric-lsp[grade]");
   return ok ? "installed" : "declined";
+}
+
+/**
+ * After the extension was updated, its private environment still has the old server: install
+ * the wheel this version ships (the user agreed to the environment when it was created).
+ */
+export async function refreshPrivateEnv(ctx: vscode.ExtensionContext, output: vscode.LogOutputChannel, venvPython: string): Promise<void> {
+  const wheel = bundledWheel(ctx);
+  if (!wheel) return;
+  const installed = (await run(venvPython, ["-c", INSTALLED_VERSION_SCRIPT], 20000)).stdout.trim();
+  if (!installed || installed === wheelVersion(wheel)) return;
+  output.info(`private environment has rubric-lsp ${installed}; installing ${wheelVersion(wheel)} from this extension`);
+  await runSteps([gradeOrBaseStep(venvPython, wheel)], output, "Rubric: updating the rubric-lsp server");
 }

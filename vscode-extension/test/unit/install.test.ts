@@ -11,6 +11,7 @@ import {
   parseVersion,
   pickWheel,
   venvPaths,
+  wheelVersion,
 } from "../../src/install";
 
 test("base Pythons are tried in order: setting, Python extension, python3, python", () => {
@@ -79,4 +80,9 @@ test("install steps: venv with the base Python, then the wheel (extras on reques
   const grade = gradeOrBaseStep("/s/venv/bin/python", "/w.whl", ["grade"]);
   assert.equal(grade.args.at(-1), "/w.whl[grade]");
   assert.match(grade.title, /\[grade\]/);
+});
+
+test("wheel versions: an updated extension reinstalls its wheel into the private environment", () => {
+  assert.equal(wheelVersion("/ext/bundled/rubric_lsp-0.2.0-py3-none-any.whl"), "0.2.0");
+  assert.equal(wheelVersion("/ext/bundled/other-0.2.0-py3-none-any.whl"), undefined);
 });
