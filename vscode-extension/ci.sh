@@ -39,6 +39,8 @@ if [ "${RUBRIC_E2E_VSCODE:-0}" = "1" ]; then
   echo "== e2e: the extension against the rubric-lsp server (python3 -m rubric_lsp serve)"
   node test/e2e/run.mjs
   node test/e2e/run.mjs --untrusted
+  echo "== e2e: a profile with no Python package installed: the extension installs the server from the .vsix"
+  node test/e2e/run.mjs --install
   echo "e2e took $((SECONDS - e2e_start))s"
 fi
 echo "vscode-extension CI done in $((SECONDS - T0))s"

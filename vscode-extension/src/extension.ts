@@ -23,6 +23,7 @@ import {
   interpretProbe,
   serverEnv,
 } from "./launch";
+import { checkExecutable, ensureGradeExtra, offerPrivateInstall, privateEnvPython, refreshPrivateEnv } from "./installer";
 import { EXCLUDE_GLOB, RUBRIC_GLOB, chooseRubric, gradeTextArgs, looksLikeRubric } from "./rubrics";
 import {
   ServerSection,
@@ -61,6 +62,7 @@ let status: vscode.StatusBarItem;
 let client: LanguageClient | undefined;
 let launched: Candidate | undefined;
 let lastChoice: LaunchChoice | undefined;
+let lastPythonExtensionInterpreter: string | undefined;
 let starting: Promise<void> | undefined;
 let activeGradings = 0;
 let progressText: string | undefined;
@@ -191,20 +193,19 @@ async function startClient(): Promise<void> {
     home: os.homedir(),
     env: process.env,
   });
+  const pyExt = launch.path || launch.interpreter ? undefined : await pythonExtensionInterpreter();
+  const privateEnv = privateEnvPython(ctx);
+  if (privateEnv) await refreshPrivateEnv(ctx, output, privateEnv);
   const choice = await chooseLaunch(
-    {
-      ...launch,
-      pythonExtensionInterpreter: launch.path || launch.interpreter ? undefined : await pythonExtensionInterpreter(),
-      envPath: process.env.PATH,
-      platform: process.platform,
-    },
-    { isExecutable, checkInterpreter },
+    { ...launch, pythonExtensionInterpreter: pyExt, envPath: process.env.PATH, platform: process.platform, privateEnvPython: privateEnv },
+    { isExecutable, checkInterpreter, checkExecutable: (f) => checkExecutable(f, checkInterpreter) },
   );
   lastChoice = choice;
   for (const f of choice.failures) output.info(`not usable: ${f.candidate.command}: ${f.reason}`);
   if (!choice.chosen) {
     output.error(choice.message ?? "rubric-lsp server not found");
     updateStatus();
+    lastPythonExtensionInterpreter = pyExt;
     void showMissingServer(choice);
     return;
   }
@@ -262,6 +263,13 @@ async function startClient(): Promise<void> {
 }
 
 async function showMissingServer(choice: LaunchChoice): Promise<void> {
+  if (choice.offerInstall && trusted()) {
+    // nothing configured and nothing found: offer the private environment (never in Restricted
+    // Mode, where no Python found on the machine is run for the workspace)
+    const installed = await offerPrivateInstall(ctx, output, { pythonExtensionInterpreter: lastPythonExtensionInterpreter });
+    if (installed) await restart("rubric-lsp installed");
+    return;
+  }
   const copy = "Copy Install Command";
   const settings = "Open Settings";
   const answer = await vscode.window.showErrorMessage(`Rubric: ${choice.message}`, copy, settings, "Show Output");
@@ -315,6 +323,16 @@ async function runGrading(c: LanguageClient, command: string, arg: unknown, titl
   if (!serverSupports(c, command)) {
     void vscode.window.showWarningMessage(`Rubric: this rubric-lsp server does not support ${command}; upgrade it (pip install -U "rubric-lsp[all]").`);
     return undefined;
+  }
+  if (launched?.source === "privateEnv") {
+    const extra = await ensureGradeExtra(ctx, output, launched.command);
+    if (extra === "declined") return undefined;
+    if (extra === "installed") {
+      await restart("rubric-lsp[grade] installed");
+      const fresh = await runningClient();
+      if (!fresh) return undefined;
+      c = fresh;
+    }
   }
   const token = `rubric-grade-${Date.now()}-${++progressCounter}`;
   activeGradings++;

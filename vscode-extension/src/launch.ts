@@ -6,12 +6,15 @@
  *   1. `rubric.server.path`        – an executable, run with no arguments (stdio)
  *   2. `rubric.server.interpreter` – `<python> -m rubric_lsp serve`
  *   3. the Python extension's selected interpreter (only when that extension is present)
- *   4. `rubric-lsp` found on PATH
- * An explicitly configured path/interpreter that does not work is reported and *not*
+ *   4. `rubric-lsp` found on PATH, checked before use (its script's Python must import the
+ *      server's dependencies; any other executable must answer `--version`)
+ *   5. the extension's private environment (src/install.ts), when it was installed
+ * When nothing works and nothing was configured, `offerInstall` says the extension may offer
+ * to create the private environment. An explicitly configured path/interpreter that does not work is reported and *not*
  * silently replaced by a later candidate: the user asked for it.
  */
 
-export type CandidateSource = "setting:path" | "setting:interpreter" | "pythonExtension" | "PATH";
+export type CandidateSource = "setting:path" | "setting:interpreter" | "pythonExtension" | "PATH" | "privateEnv";
 
 export interface Candidate {
   source: CandidateSource;
@@ -29,6 +32,8 @@ export interface LaunchInputs {
   /** `process.env.PATH` (or equivalent). */
   envPath?: string;
   platform?: string;
+  /** The private environment's python (src/install.ts), when that environment exists. */
+  privateEnvPython?: string;
 }
 
 export type ProbeResult = { ok: true } | { ok: false; reason: string };
@@ -38,6 +43,8 @@ export interface Probes {
   isExecutable(file: string): Promise<boolean>;
   /** Can this python import rubric_lsp and the server dependencies? */
   checkInterpreter(python: string): Promise<ProbeResult>;
+  /** Can this `rubric-lsp` found on PATH serve? (see `checkExecutableWith`) */
+  checkExecutable(file: string): Promise<ProbeResult>;
 }
 
 export interface LaunchChoice {
@@ -48,10 +55,13 @@ export interface LaunchChoice {
   message?: string;
   /** The command the user can run to install the server. */
   installCommand?: string;
+  /** Nothing usable and nothing configured: the extension may offer its private environment. */
+  offerInstall?: boolean;
 }
 
 export const SERVER_EXECUTABLE = "rubric-lsp";
-export const PIP_SPEC = '"rubric-lsp[all]"';
+/** Where the package installs from (the base install has the server; grading adds `[grade]`). */
+export const PIP_SPEC = "git+https://github.com/rubric-lsp/rubric-lsp";
 
 export function interpreterCandidate(python: string, source: CandidateSource): Candidate {
   return { source, command: python, args: ["-m", "rubric_lsp", "serve"], python };
@@ -136,16 +146,30 @@ export async function chooseLaunch(inputs: LaunchInputs, probes: Probes): Promis
     failures.push({ candidate: c, reason: r.reason });
   }
 
-  // 4. rubric-lsp on PATH
+  // 4. rubric-lsp on PATH, checked: a broken install (e.g. without pygls) must not win
   const exe = await resolveExecutable(SERVER_EXECUTABLE, inputs, probes);
-  if (exe) return { chosen: { source: "PATH", command: exe, args: [] }, failures };
-  failures.push({ candidate: { source: "PATH", command: SERVER_EXECUTABLE }, reason: "rubric-lsp was not found on PATH" });
+  if (exe) {
+    const r = await probes.checkExecutable(exe);
+    if (r.ok) return { chosen: { source: "PATH", command: exe, args: [] }, failures };
+    failures.push({ candidate: { source: "PATH", command: exe }, reason: r.reason });
+  } else {
+    failures.push({ candidate: { source: "PATH", command: SERVER_EXECUTABLE }, reason: "rubric-lsp was not found on PATH" });
+  }
+
+  // 5. the extension's private environment
+  if (inputs.privateEnvPython) {
+    const c = interpreterCandidate(inputs.privateEnvPython, "privateEnv");
+    const r = await probes.checkInterpreter(inputs.privateEnvPython);
+    if (r.ok) return { chosen: c, failures };
+    failures.push({ candidate: c, reason: r.reason });
+  }
 
   const cmd = installCommand(inputs.pythonExtensionInterpreter);
   const tried = failures.map((f) => `${f.candidate.command} (${f.reason})`).join("; ");
   return {
     failures,
     installCommand: cmd,
+    offerInstall: true,
     message:
       `The rubric-lsp language server is not installed. Install it with: ${cmd} ` +
       `— or set rubric.server.path / rubric.server.interpreter. Tried: ${tried}.`,
@@ -153,20 +177,40 @@ export async function chooseLaunch(inputs: LaunchInputs, probes: Probes): Promis
 }
 
 /**
+ * The Python a console script runs with, from its first line (`#!/venv/bin/python3`,
+ * `#!/usr/bin/env python3`), or undefined when the file is not a Python script.
+ */
+export function pythonFromShebang(firstLine: string): string | undefined {
+  const m = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(firstLine.trim());
+  if (!m) return undefined;
+  const [, prog, arg] = m;
+  const isPython = (p: string) => /(^|[\\/])python[\d.]*(\.exe)?$/i.test(p);
+  if (/(^|\/)env$/.test(prog) && arg && isPython(arg)) return arg;
+  return isPython(prog) ? prog : undefined;
+}
+
+/** Does `<exe> --version` look like ours? (for executables that are not Python scripts) */
+export function interpretVersionOutput(exitCode: number | null, stdout: string, spawnError?: string): ProbeResult {
+  if (spawnError) return { ok: false, reason: `cannot run it (${spawnError})` };
+  if (exitCode === 0 && /^rubric-lsp \d/m.test(stdout)) return { ok: true };
+  return { ok: false, reason: `\`rubric-lsp --version\` did not answer as rubric-lsp does (exit code ${exitCode})` };
+}
+
+/**
  * Python snippet run by the interpreter probe. Exit 0: usable; 3: rubric_lsp missing;
- * 4: installed without the server extra (pygls).
+ * 4: installed without the server's dependencies (pygls, lsprotocol).
  */
 export const INTERPRETER_PROBE_SCRIPT =
   "import importlib.util as u, sys\n" +
   "if u.find_spec('rubric_lsp') is None: sys.exit(3)\n" +
-  "if u.find_spec('pygls') is None: sys.exit(4)\n";
+  "if u.find_spec('pygls') is None or u.find_spec('lsprotocol') is None: sys.exit(4)\n";
 
 /** Map the probe's outcome to a ProbeResult. */
 export function interpretProbe(exitCode: number | null, spawnError?: string, stderr?: string): ProbeResult {
   if (spawnError) return { ok: false, reason: `cannot run it (${spawnError})` };
   if (exitCode === 0) return { ok: true };
   if (exitCode === 3) return { ok: false, reason: "No module named rubric_lsp" };
-  if (exitCode === 4) return { ok: false, reason: "rubric-lsp is installed without its server extra (pygls missing)" };
+  if (exitCode === 4) return { ok: false, reason: "rubric-lsp is installed without the server's dependencies (pygls/lsprotocol missing)" };
   const tail = (stderr ?? "").trim().split("\n").slice(-1)[0];
   return { ok: false, reason: `probe failed with exit code ${exitCode}${tail ? `: ${tail}` : ""}` };
 }
@@ -183,6 +227,8 @@ export function describeCandidate(c: Candidate): string {
       return `${how} (Python extension's interpreter)`;
     case "PATH":
       return `${how} (found on PATH)`;
+    case "privateEnv":
+      return `${how} (the extension's private environment)`;
   }
 }
 

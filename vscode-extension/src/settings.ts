@@ -22,7 +22,10 @@ export interface ServerSection {
     apiBase?: string;
     concurrency: number;
     timeoutSeconds: number;
+    deadlineSeconds: number;
   };
+  /** Sent only when not the default, so the server's RUBRIC_CANNOT_ASSESS still applies. */
+  grading?: { cannotAssess: CannotAssess };
   gradeOnSave: boolean;
   cache: { enabled: boolean };
   lint: { select: string[]; ignore: string[] };
@@ -37,9 +40,15 @@ export interface ExpandContext {
 /** Settings keys whose change requires the server process to be restarted. */
 export const RESTART_KEYS = ["rubric.server.path", "rubric.server.interpreter"];
 
+export const CANNOT_ASSESS = ["skip", "zero", "partial", "fail"] as const;
+export type CannotAssess = (typeof CANNOT_ASSESS)[number];
+
+/** The server's defaults (package.json declares the same; tests/test_vscode_settings.py compares them). */
 export const DEFAULTS = {
-  concurrency: 4,
+  concurrency: 16,
   timeoutSeconds: 60,
+  deadlineSeconds: 600,
+  cannotAssess: "skip" as CannotAssess,
   gradeOnSave: false,
   cacheEnabled: true,
 } as const;
@@ -96,6 +105,7 @@ export function readServerSection(cfg: ConfigReader, trusted: boolean): ServerSe
   const judge: ServerSection["judge"] = {
     concurrency: intInRange(cfg.get("judge.concurrency"), DEFAULTS.concurrency, 1, 64),
     timeoutSeconds: positiveNumber(cfg.get("judge.timeoutSeconds"), DEFAULTS.timeoutSeconds),
+    deadlineSeconds: positiveNumber(cfg.get("judge.deadlineSeconds"), DEFAULTS.deadlineSeconds),
   };
   const model = nonEmptyString(cfg.get("judge.model"));
   const apiBase = nonEmptyString(cfg.get("judge.apiBase"));
@@ -103,8 +113,11 @@ export function readServerSection(cfg: ConfigReader, trusted: boolean): ServerSe
   if (trusted && apiBase !== undefined) judge.apiBase = apiBase;
   const gradeOnSave = cfg.get<boolean>("gradeOnSave");
   const cacheEnabled = cfg.get<boolean>("cache.enabled");
+  const cannotAssess = cfg.get<string>("grading.cannotAssess");
+  const strategy = CANNOT_ASSESS.find((c) => c === cannotAssess);
   return {
     judge,
+    ...(strategy && strategy !== DEFAULTS.cannotAssess ? { grading: { cannotAssess: strategy } } : {}),
     gradeOnSave: trusted && typeof gradeOnSave === "boolean" ? gradeOnSave : false,
     cache: { enabled: typeof cacheEnabled === "boolean" ? cacheEnabled : DEFAULTS.cacheEnabled },
     lint: { select: stringList(cfg.get("lint.select")), ignore: stringList(cfg.get("lint.ignore")) },

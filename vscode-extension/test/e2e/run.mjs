@@ -13,7 +13,10 @@
 // missing — exit 1 instead when RUBRIC_REQUIRE_ALL=1 (CI). The grading step is skipped
 // (with a "SKIPPED (grading)" line) while the server does not offer rubric-lsp.gradeText.
 //
-// Usage: node test/e2e/run.mjs [--fake-server] [--untrusted] [--keep]
+// --install: a profile where nothing was pip-installed; the extension offers to install the
+// server from the wheel in the .vsix (steps in install.mjs).
+//
+// Usage: node test/e2e/run.mjs [--fake-server] [--untrusted] [--install] [--keep]
 //   env RUBRIC_E2E_PYTHON   python with rubric-lsp installed (default: python3)
 //   env RUBRIC_E2E_CACHE    where code-server is installed (default: ~/.cache/rubric-lsp-e2e)
 //   env RUBRIC_E2E_VSIX     the .vsix to install (default: ./rubric-lsp.vsix)
@@ -29,6 +32,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { installScenario, prepareInstallProfile } from "./install.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const extRoot = path.resolve(here, "..", "..");
@@ -36,9 +40,10 @@ const repoRoot = path.resolve(extRoot, "..");
 const args = new Set(process.argv.slice(2));
 const FAKE = args.has("--fake-server");
 const UNTRUSTED = args.has("--untrusted"); // Restricted Mode: diagnostics only
+const INSTALL = args.has("--install"); // no Python package installed: the extension installs the server
 const CODE_SERVER_VERSION = "4.100.3"; // VS Code 1.100; runs on Node 20
 const cache = process.env.RUBRIC_E2E_CACHE || path.join(os.homedir(), ".cache", "rubric-lsp-e2e");
-const artifacts = path.join(here, "artifacts", (FAKE ? "fake-server" : "rubric-lsp") + (UNTRUSTED ? "-untrusted" : ""));
+const artifacts = path.join(here, "artifacts", (FAKE ? "fake-server" : "rubric-lsp") + (UNTRUSTED ? "-untrusted" : "") + (INSTALL ? "-install" : ""));
 const python = process.env.RUBRIC_E2E_PYTHON || "python3";
 const vsix = process.env.RUBRIC_E2E_VSIX || path.join(extRoot, "rubric-lsp.vsix");
 const t0 = Date.now();
@@ -224,7 +229,8 @@ const writeSettings = (server) => fs.writeFileSync(settingsFile, JSON.stringify(
   "chat.disableAIFeatures": true,
   "window.commandCenter": false,
 }, null, 2));
-writeSettings(UNTRUSTED ? serverSetting : { "rubric.server.interpreter": noServerPython });
+const installProfile = INSTALL ? prepareInstallProfile({ tmp, python, cache, extRoot, baseEnv: process.env, log }) : undefined;
+writeSettings(UNTRUSTED ? serverSetting : INSTALL ? {} : { "rubric.server.interpreter": noServerPython });
 const evilMarker = path.join(tmp, "workspace-setting-ran");
 if (UNTRUSTED) {
   const evil = path.join(tmp, "workspace-chosen-server");
@@ -248,7 +254,7 @@ log(`starting code-server on 127.0.0.1:${port}`);
 const cs = spawn(codeServer, [
   "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
   ...(UNTRUSTED ? [] : ["--disable-workspace-trust"]), "--user-data-dir", userData, "--extensions-dir", extDir, ws,
-], { env: { ...process.env, OPENAI_API_KEY: "sk-e2e-fake", LITELLM_LOCAL_MODEL_COST_MAP: "True" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+], { env: { ...(installProfile?.env ?? process.env), OPENAI_API_KEY: "sk-e2e-fake", LITELLM_LOCAL_MODEL_COST_MAP: "True" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
 children.push(cs);
 cs.stdout.on("data", (d) => fs.appendFileSync(path.join(artifacts, "code-server.log"), d));
 cs.stderr.on("data", (d) => fs.appendFileSync(path.join(artifacts, "code-server.log"), d));
@@ -279,6 +285,10 @@ try {
     await untrustedScenario();
     throw "done";
   }
+  if (INSTALL) {
+    await installScenario({ page, check, shot, log, runCommand, openFile, problemRows, userData, judgeRequests, env: installProfile.env });
+    throw "done";
+  }
 
   // 0. no usable server: a clear message with the install command; then fixing the
   //    setting restarts the server (settings change -> restart)
@@ -286,7 +296,7 @@ try {
   const toastShown = await toast.waitFor({ timeout: 60000 }).then(() => true, () => false);
   const toastText = toastShown ? await toast.locator(".notification-list-item-message").first().innerText() : "";
   log(`missing-server message: ${JSON.stringify(toastText)}`);
-  check(toastShown && /rubric-lsp\[all\]/.test(toastText), "missing server: message with the install command");
+  check(toastShown && /pip install git\+https:\/\/github\.com\/rubric-lsp\/rubric-lsp/.test(toastText), "missing server: message with the install command");
   await shot("00-missing-server-message");
   await page.keyboard.press("Escape");
   // fix it in the Settings editor, as a user would; the extension restarts the server
@@ -541,6 +551,6 @@ try {
   if (!args.has("--keep")) fs.rmSync(tmp, { recursive: true, force: true });
 }
 const secs = ((Date.now() - t0) / 1000).toFixed(1);
-console.log(`e2e (${FAKE ? "fake server" : "rubric-lsp server"}${UNTRUSTED ? ", Restricted Mode" : ""}) took ${secs}s; screenshots in ${path.relative(process.cwd(), artifacts) || artifacts}`);
+console.log(`e2e (${FAKE ? "fake server" : "rubric-lsp server"}${UNTRUSTED ? ", Restricted Mode" : ""}${INSTALL ? ", installed by the extension" : ""}) took ${secs}s; screenshots in ${path.relative(process.cwd(), artifacts) || artifacts}`);
 console.log(`e2e: ${passes} passed, ${failures} failed`);
 process.exit(failures ? 1 : 0);

@@ -1,8 +1,22 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { Probes, ProbeResult, chooseLaunch, installCommand, interpretProbe, pathLookupCandidates, serverEnv } from "../../src/launch";
+import {
+  Probes,
+  ProbeResult,
+  chooseLaunch,
+  installCommand,
+  interpretProbe,
+  interpretVersionOutput,
+  pathLookupCandidates,
+  pythonFromShebang,
+  serverEnv,
+} from "../../src/launch";
 
-function probes(executables: string[], interpreters: Record<string, ProbeResult>): Probes & { calls: string[] } {
+function probes(
+  executables: string[],
+  interpreters: Record<string, ProbeResult>,
+  servable: Record<string, ProbeResult> = {},
+): Probes & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
@@ -13,6 +27,10 @@ function probes(executables: string[], interpreters: Record<string, ProbeResult>
     checkInterpreter: async (p) => {
       calls.push(`py:${p}`);
       return interpreters[p] ?? { ok: false, reason: "cannot run it (ENOENT)" };
+    },
+    checkExecutable: async (f) => {
+      calls.push(`serve:${f}`);
+      return servable[f] ?? { ok: true };
     },
   };
 }
@@ -35,7 +53,7 @@ test("a broken explicit path is reported, not replaced by a fallback", async () 
   const c = await chooseLaunch({ path: "/nope", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], {}));
   assert.equal(c.chosen, undefined);
   assert.match(c.message!, /rubric\.server\.path "\/nope" is not an executable/);
-  assert.match(c.message!, /pip install "rubric-lsp\[all\]"/);
+  assert.match(c.message!, /pip install git\+https:\/\/github\.com\/rubric-lsp\/rubric-lsp/);
 });
 
 test("rubric.server.interpreter: python -m rubric_lsp serve", async () => {
@@ -46,7 +64,7 @@ test("rubric.server.interpreter: python -m rubric_lsp serve", async () => {
 test("explicit interpreter without rubric_lsp gives the install command for it", async () => {
   const c = await chooseLaunch({ interpreter: "/venv/bin/python", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], { "/venv/bin/python": MISSING }));
   assert.equal(c.chosen, undefined);
-  assert.equal(c.installCommand, '/venv/bin/python -m pip install "rubric-lsp[all]"');
+  assert.equal(c.installCommand, '/venv/bin/python -m pip install git+https://github.com/rubric-lsp/rubric-lsp');
   assert.match(c.message!, /No module named rubric_lsp/);
 });
 
@@ -65,11 +83,11 @@ test("falls back to rubric-lsp on PATH when the Python extension's interpreter l
 test("nothing works: clear message with the install command", async () => {
   const c = await chooseLaunch({ pythonExtensionInterpreter: "/pe/python", envPath: "/usr/bin" }, probes([], { "/pe/python": MISSING }));
   assert.equal(c.chosen, undefined);
-  assert.equal(c.installCommand, '/pe/python -m pip install "rubric-lsp[all]"');
-  assert.match(c.message!, /not installed\. Install it with: \/pe\/python -m pip install "rubric-lsp\[all\]"/);
+  assert.equal(c.installCommand, '/pe/python -m pip install git+https://github.com/rubric-lsp/rubric-lsp');
+  assert.match(c.message!, /not installed\. Install it with: \/pe\/python -m pip install git\+https:\/\/github\.com\/rubric-lsp\/rubric-lsp /);
   assert.match(c.message!, /rubric-lsp was not found on PATH/);
   const c2 = await chooseLaunch({ envPath: "" }, probes([], {}));
-  assert.equal(c2.installCommand, 'pip install "rubric-lsp[all]"');
+  assert.equal(c2.installCommand, 'pip install git+https://github.com/rubric-lsp/rubric-lsp');
 });
 
 test("windows PATH lookup tries .exe/.cmd", () => {
@@ -77,13 +95,13 @@ test("windows PATH lookup tries .exe/.cmd", () => {
     "C:\\py\\Scripts\\rubric-lsp.exe",
     "C:\\py\\Scripts\\rubric-lsp.cmd",
   ]);
-  assert.equal(installCommand("C:\\Program Files\\py\\python.exe"), '"C:\\Program Files\\py\\python.exe" -m pip install "rubric-lsp[all]"');
+  assert.equal(installCommand("C:\\Program Files\\py\\python.exe"), '"C:\\Program Files\\py\\python.exe" -m pip install git+https://github.com/rubric-lsp/rubric-lsp');
 });
 
 test("interpreter probe outcomes", () => {
   assert.deepEqual(interpretProbe(0), { ok: true });
   assert.deepEqual(interpretProbe(3), { ok: false, reason: "No module named rubric_lsp" });
-  assert.match((interpretProbe(4) as { reason: string }).reason, /server extra/);
+  assert.match((interpretProbe(4) as { reason: string }).reason, /pygls\/lsprotocol missing/);
   assert.match((interpretProbe(null, "ENOENT") as { reason: string }).reason, /ENOENT/);
   assert.match((interpretProbe(1, undefined, "Traceback\nSyntaxError: bad") as { reason: string }).reason, /SyntaxError: bad/);
 });
@@ -100,4 +118,43 @@ test("server env: API keys only when trusted; untrusted strips inherited keys", 
   assert.equal(u.OPENAI_API_KEY, undefined);
   assert.equal(u.RUBRIC_JUDGE_API_BASE, undefined);
   assert.equal(u.PATH, "/bin");
+});
+
+test("a rubric-lsp on PATH that cannot serve is skipped, and the install is offered", async () => {
+  const broken: ProbeResult = { ok: false, reason: "rubric-lsp is installed without the server's dependencies (pygls/lsprotocol missing)" };
+  const p = probes(["/usr/bin/rubric-lsp"], {}, { "/usr/bin/rubric-lsp": broken });
+  const c = await chooseLaunch({ envPath: "/usr/bin" }, p);
+  assert.equal(c.chosen, undefined);
+  assert.equal(c.offerInstall, true);
+  assert.deepEqual(p.calls, ["exe:/usr/bin/rubric-lsp", "serve:/usr/bin/rubric-lsp"]);
+  assert.match(c.message!, /\/usr\/bin\/rubric-lsp \(rubric-lsp is installed without the server's dependencies/);
+});
+
+test("the private environment is used after PATH, and only when its probe passes", async () => {
+  const c = await chooseLaunch({ envPath: "/usr/bin", privateEnvPython: "/store/venv/bin/python" }, probes([], { "/store/venv/bin/python": OK }));
+  assert.deepEqual(c.chosen, { source: "privateEnv", command: "/store/venv/bin/python", args: ["-m", "rubric_lsp", "serve"], python: "/store/venv/bin/python" });
+  const onPath = await chooseLaunch({ envPath: "/usr/bin", privateEnvPython: "/store/venv/bin/python" }, probes(["/usr/bin/rubric-lsp"], { "/store/venv/bin/python": OK }));
+  assert.equal(onPath.chosen?.source, "PATH");
+  const broken = await chooseLaunch({ envPath: "/usr/bin", privateEnvPython: "/store/venv/bin/python" }, probes([], { "/store/venv/bin/python": MISSING }));
+  assert.equal(broken.chosen, undefined);
+  assert.equal(broken.offerInstall, true);
+});
+
+test("explicit settings never lead to the install offer", async () => {
+  const a = await chooseLaunch({ path: "/nope" }, probes([], {}));
+  const b = await chooseLaunch({ interpreter: "/py" }, probes([], { "/py": MISSING }));
+  assert.equal(a.offerInstall, undefined);
+  assert.equal(b.offerInstall, undefined);
+});
+
+test("console scripts are checked through the Python of their shebang", () => {
+  assert.equal(pythonFromShebang("#!/home/u/.venv/bin/python3"), "/home/u/.venv/bin/python3");
+  assert.equal(pythonFromShebang("#!/usr/bin/env python3.12"), "python3.12");
+  assert.equal(pythonFromShebang("#!C:\\Py\\python.exe"), "C:\\Py\\python.exe");
+  assert.equal(pythonFromShebang("#!/usr/bin/env bash"), undefined);
+  assert.equal(pythonFromShebang("\u007fELF"), undefined);
+  assert.deepEqual(interpretVersionOutput(0, "rubric-lsp 0.1.0\n"), { ok: true });
+  assert.equal(interpretVersionOutput(0, "something else 1.0\n").ok, false);
+  assert.equal(interpretVersionOutput(2, "").ok, false);
+  assert.equal(interpretVersionOutput(null, "", "ENOENT").ok, false);
 });

@@ -1,7 +1,9 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import {
   ConfigReader,
+  DEFAULTS,
   answerConfigurationItem,
   expandPath,
   judgeLabel,
@@ -18,7 +20,7 @@ function cfg(values: Record<string, unknown>): ConfigReader {
 test("defaults when nothing is set", () => {
   const s = readServerSection(cfg({}), true);
   assert.deepEqual(s, {
-    judge: { concurrency: 4, timeoutSeconds: 60 },
+    judge: { concurrency: 16, timeoutSeconds: 60, deadlineSeconds: 600 },
     gradeOnSave: false,
     cache: { enabled: true },
     lint: { select: [], ignore: [] },
@@ -51,7 +53,7 @@ test("values are passed through, empty model/apiBase omitted, lists cleaned", ()
 test("out-of-range numbers are clamped or defaulted", () => {
   assert.equal(readServerSection(cfg({ "judge.concurrency": 0 }), true).judge.concurrency, 1);
   assert.equal(readServerSection(cfg({ "judge.concurrency": 1000 }), true).judge.concurrency, 64);
-  assert.equal(readServerSection(cfg({ "judge.concurrency": "3" }), true).judge.concurrency, 4);
+  assert.equal(readServerSection(cfg({ "judge.concurrency": "3" }), true).judge.concurrency, 16);
   assert.equal(readServerSection(cfg({ "judge.timeoutSeconds": -1 }), true).judge.timeoutSeconds, 60);
 });
 
@@ -107,4 +109,23 @@ test("status bar label", () => {
   assert.equal(judgeLabel(readServerSection(cfg({ "judge.model": "x/y" }), true)), "x/y");
   assert.equal(judgeLabel(readServerSection(cfg({}), true), "env/model"), "env/model");
   assert.equal(judgeLabel(readServerSection(cfg({}), true)), "default judge");
+});
+
+test("grading.cannotAssess is sent only when it is not the default (RUBRIC_CANNOT_ASSESS then applies)", () => {
+  assert.deepEqual(readServerSection(cfg({ "grading.cannotAssess": "zero" }), true).grading, { cannotAssess: "zero" });
+  assert.equal(readServerSection(cfg({ "grading.cannotAssess": "skip" }), true).grading, undefined);
+  assert.equal(readServerSection(cfg({ "grading.cannotAssess": "bogus" }), true).grading, undefined);
+  assert.equal(readServerSection(cfg({ "judge.deadlineSeconds": 30 }), true).judge.deadlineSeconds, 30);
+});
+
+test("package.json declares the defaults the extension sends when nothing is set", () => {
+  const pkg = JSON.parse(readFileSync(`${__dirname}/../package.json`, "utf8"));
+  const props = pkg.contributes.configuration.properties as Record<string, { default: unknown }>;
+  const fromPackage = (key: string) => props[`rubric.${key}`].default;
+  const s = readServerSection(cfg(Object.fromEntries(Object.keys(props).map((k) => [k.slice("rubric.".length), props[k].default]))), true);
+  assert.equal(s.judge.concurrency, fromPackage("judge.concurrency"));
+  assert.equal(s.judge.timeoutSeconds, fromPackage("judge.timeoutSeconds"));
+  assert.equal(s.judge.deadlineSeconds, fromPackage("judge.deadlineSeconds"));
+  assert.deepEqual(s, readServerSection(cfg({}), true));
+  assert.equal(DEFAULTS.cannotAssess, fromPackage("grading.cannotAssess"));
 });

@@ -1,0 +1,133 @@
+// e2e steps for `run.mjs --install`: a profile where no Python package was installed.
+// code-server runs with a PATH that has no `rubric-lsp` and whose `python3`/`python` is a
+// Python without rubric-lsp (site-packages hidden with -S), no PYTHONPATH, and pip pointed at
+// a local wheelhouse (PIP_FIND_LINKS + PIP_NO_INDEX: fast and offline-safe; the wheelhouse is
+// filled once from the package index with `pip download` of the bundled wheel's dependencies
+// and cached in $RUBRIC_E2E_CACHE/wheelhouse). Then:
+//   1. the extension offers to install the server into its private environment;
+//   2. "Install" builds the venv in its global storage from the wheel in the .vsix;
+//   3. diagnostics appear on a bad rubric, served from that venv;
+//   4. the first grading asks before installing [grade]; "Not Now" calls no judge.
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+/** The wheel the .vsix ships (npm run package put it in bundled/). */
+function bundledWheel(extRoot) {
+  const dir = path.join(extRoot, "bundled");
+  const wheel = fs.existsSync(dir) && fs.readdirSync(dir).find((f) => /^rubric_lsp-.*\.whl$/.test(f));
+  if (!wheel) throw new Error("no bundled/rubric_lsp-*.whl: run npm run package first");
+  return path.join(dir, wheel);
+}
+
+/** A wheelhouse holding the wheel's dependencies: checked offline first, filled from the index once. */
+function wheelhouse(python, wheel, cache, log) {
+  const dir = path.join(cache, "wheelhouse");
+  fs.mkdirSync(dir, { recursive: true });
+  const download = (offline) =>
+    spawnSync(python, ["-m", "pip", "download", "--disable-pip-version-check", "-q", "-d", dir, ...(offline ? ["--no-index", "--find-links", dir] : []), wheel], {
+      encoding: "utf8",
+      timeout: 300000,
+    });
+  if (download(true).status !== 0) {
+    log("filling the wheelhouse from the package index (once)…");
+    const r = download(false);
+    if (r.status !== 0) throw new Error(`pip download failed: ${r.stderr}`);
+  }
+  // only the dependencies: the server itself must come from the .vsix
+  for (const f of fs.readdirSync(dir)) if (/^rubric_lsp-/.test(f)) fs.rmSync(path.join(dir, f));
+  return dir;
+}
+
+/**
+ * The code-server environment for a machine where nothing was pip-installed: no rubric-lsp on
+ * PATH, `python3`/`python` without rubric_lsp, no PYTHONPATH, pip reading the local wheelhouse.
+ */
+export function prepareInstallProfile({ tmp, python, cache, extRoot, baseEnv, log }) {
+  const wheel = bundledWheel(extRoot);
+  const house = wheelhouse(python, wheel, cache, log);
+  const realPython = execFileSync(python, ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
+  const bin = path.join(tmp, "bare-python-bin");
+  fs.mkdirSync(bin, { recursive: true });
+  for (const name of ["python3", "python"]) {
+    fs.writeFileSync(path.join(bin, name), `#!/bin/sh\nexec '${realPython}' -S "$@"\n`, { mode: 0o755 });
+  }
+  const dirs = (baseEnv.PATH || "").split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, "rubric-lsp")));
+  const env = { ...baseEnv, PATH: [bin, ...dirs].join(path.delimiter), PIP_FIND_LINKS: house, PIP_NO_INDEX: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1" };
+  for (const k of ["PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP"]) delete env[k];
+  const leaked = spawnSync("python3", ["-c", "import rubric_lsp"], { env }).status === 0;
+  if (leaked) throw new Error("the bare profile's python3 imports rubric_lsp");
+  log(`bare profile: PATH without rubric-lsp, python3 -> ${realPython} -S, wheelhouse ${house}`);
+  return { env, wheel };
+}
+
+function findFile(dir, suffix) {
+  if (!fs.existsSync(dir)) return undefined;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (p.endsWith(suffix)) return p;
+    if (e.isDirectory() && !e.isSymbolicLink()) {
+      const found = findFile(p, suffix);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Text of the Rubric output channel's log file (logs/…/Rubric.log). */
+function rubricLog(userData) {
+  const file = findFile(path.join(userData, "logs"), "Rubric.log");
+  return file ? fs.readFileSync(file, "utf8") : "";
+}
+
+export async function installScenario({ page, check, shot, log, runCommand, openFile, problemRows, userData, judgeRequests, env }) {
+  // 1. the offer
+  const offer = page.locator(".notifications-toasts .notification-toast", { hasText: "private environment" }).first();
+  const offered = await offer.waitFor({ timeout: 90000 }).then(() => true, () => false);
+  const offerText = offered ? await offer.locator(".notification-list-item-message").first().innerText() : "";
+  log(`install offer: ${JSON.stringify(offerText)}`);
+  check(offered && /not installed/.test(offerText) && /Python 3\.\d+/.test(offerText), "no server on the machine: the extension offers to install it");
+  await shot("i1-install-offer");
+  if (!offered) return;
+
+  // 2. install from the bundled wheel
+  const started = Date.now();
+  await offer.locator(".monaco-button", { hasText: /^Install$/ }).first().click();
+  const done = page.locator(".notifications-toasts", { hasText: "rubric-lsp server was installed" }).first();
+  const installed = await done.waitFor({ timeout: 600000 }).then(() => true, () => false);
+  check(installed, `Install: the server was installed (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  await shot("i2-installed");
+  const venvPython = findFile(path.join(userData, "User", "globalStorage"), path.join("venv", "bin", "python"));
+  const where = venvPython ? spawnSync(venvPython, ["-c", "import rubric_lsp, pygls; print(rubric_lsp.__file__)"], { encoding: "utf8", env }) : undefined;
+  log(`private environment: ${venvPython} -> ${where?.stdout.trim()} ${where?.stderr.trim().split("\n").pop() ?? ""}`);
+  check(
+    !!venvPython && where.status === 0 && where.stdout.startsWith(path.dirname(path.dirname(venvPython))),
+    "the server is installed in the extension's global storage (rubric_lsp imported from that venv)",
+  );
+  if (!installed) return;
+
+  // 3. diagnostics, served from the private environment
+  await openFile("bad.rubric.yaml");
+  const squiggle = await page.waitForSelector(".squiggly-error", { timeout: 90000 }).then(() => true, () => false);
+  check(squiggle, "after the install: error squiggle on the bad rubric");
+  await page.keyboard.press("Control+Shift+M");
+  await page.locator(".markers-panel .monaco-list-row", { hasText: "AR001" }).first().waitFor({ timeout: 20000 }).catch(() => {});
+  const rows = await problemRows();
+  check(rows.some((r) => /AR001/.test(r)), `after the install: Problems entry AR001 (${JSON.stringify(rows)})`);
+  await shot("i3-diagnostics");
+  const started2 = rubricLog(userData).split("\n").filter((l) => /starting server:/.test(l));
+  log(`server starts: ${JSON.stringify(started2)}`);
+  check(started2.some((l) => l.includes(`${venvPython} -m rubric_lsp serve (the extension's private environment)`)), "the running server is the private environment's");
+
+  // 4. first grading: asks before installing [grade] (litellm); "Not Now" grades nothing
+  await openFile("examples.rubric.yaml");
+  const before = judgeRequests();
+  await runCommand("Rubric: Grade Examples");
+  const ask = page.locator(".notifications-toasts .notification-toast", { hasText: "rubric-lsp[grade]" }).first();
+  const asked = await ask.waitFor({ timeout: 30000 }).then(() => true, () => false);
+  check(asked, "first grading: asks before installing rubric-lsp[grade]");
+  await shot("i4-grade-extra-offer");
+  if (asked) await ask.locator(".monaco-button", { hasText: "Not Now" }).first().click();
+  await page.waitForTimeout(3000);
+  check(judgeRequests() === before, "declining [grade]: no judge call");
+}
