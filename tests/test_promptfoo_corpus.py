@@ -42,9 +42,9 @@ KNOWN_DEFECTS = {
     ("provider-nscale/image-promptfooconfig.yaml", "PF100", 35),
     ("provider-nscale/image-promptfooconfig.yaml", "PF100", 42),
     ("provider-nscale/image-promptfooconfig.yaml", "PF100", 49),
-    # `reason:` keys on assertions (dropped at run time)
-    *{("anthropic/opus-4-6-coding/promptfooconfig.yaml", "PF101", n) for n in (31, 62, 77, 80, 83, 116, 150)},
-    *{("anthropic/web-tools/promptfooconfig.yaml", "PF101", n) for n in (36, 67, 72, 80)},
+    # `reason:` keys on assertions (dropped at run time; the assertion runs as without them)
+    *{("anthropic/opus-4-6-coding/promptfooconfig.yaml", "PF021", n) for n in (31, 62, 77, 80, 83, 116, 150)},
+    *{("anthropic/web-tools/promptfooconfig.yaml", "PF021", n) for n in (36, 67, 72, 80)},
     # grader provider objects without id
     ("provider-truefoundry/promptfooconfig-mcp.yaml", "PF102", 61),
     ("provider-truefoundry/promptfooconfig.yaml", "PF102", 59),
@@ -158,7 +158,7 @@ def test_known_defect_messages_name_the_problem(corpus_results):
         )
 
     assert "not-empty" in message("amazon-bedrock/agents/promptfooconfig.yaml", "PF100", 47)
-    assert "'reason'" in message("anthropic/web-tools/promptfooconfig.yaml", "PF101", 36)
+    assert "'reason'" in message("anthropic/web-tools/promptfooconfig.yaml", "PF021", 36)
     assert "id" in message("provider-truefoundry/promptfooconfig.yaml", "PF102", 59)
     assert "{{output}}" in message("huggingface/hle/promptfooconfig.yaml", "PF005", 26)
 

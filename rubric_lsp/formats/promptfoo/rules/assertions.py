@@ -30,6 +30,7 @@ from rubric_lsp.formats.promptfoo.rules.schema import (
     validate,
 )
 from rubric_lsp.formats.promptfoo.rules.scores import score_checks
+from rubric_lsp.formats.promptfoo.validation import refusals_of
 from rubric_lsp.rules.registry import rule
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY
 
@@ -100,6 +101,21 @@ UNKNOWN_ASSERTION_KEY = rule(
     fix_safety=RENAME_SAFETY,
     formats=F,
 )
+
+IGNORED_NOTE_KEY = rule(
+    "PF021",
+    "ignored-assertion-note",
+    W,
+    "A note on an assertion (`reason:`, `description:`, `note:`, `comment:`) that promptfoo drops.",
+    "promptfoo's assertion validation strips keys it does not know, so the note is never shown in "
+    "results; nothing fails and the assertion runs exactly as without it (promptfoo's own anthropic "
+    "examples carry `reason:`). A YAML comment says the same without looking like a setting.",
+    bad="prompts: [p.txt]\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n        reason: the policy names refunds",
+    good="prompts: [p.txt]\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains  # the policy names refunds\n        value: refund",
+    formats=F,
+)
+
+NOTE_KEYS = ("reason", "description", "note", "notes", "comment", "comments")
 
 EMPTY_RUBRIC = rule(
     "PF103",
@@ -184,21 +200,23 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
             f"An assertion 'type' must be a string, not {describe_type(type_node.value)}.",
         )
         return
+    skip = _report_refusals(report, view, a)
     if kind == "assert-set":
         check_unknown(
             ctx,
             report,
             src,
             node,
-            ASSERT_SET_KEYS,
+            (*ASSERT_SET_KEYS, *NOTE_KEYS),
             UNKNOWN_ASSERTION_KEY,
             "assert-set",
             "promptfoo drops it at run time.",
         )
+        _report_notes(report, a)
         if ctx.enabled(INVALID_FIELD):
             plain = {k: v for k, v in to_plain(node).items() if k != "assert"}
             plain["assert"] = []
-            report_pydantic(ctx, report, src, node, validate(AssertionSet, plain), "assert-set")
+            report_pydantic(ctx, report, src, node, validate(AssertionSet, plain), "assert-set", skip=skip)
             inner = node.get("assert")
             if inner is None or not inner.is_seq:
                 report(
@@ -211,12 +229,20 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
     if not is_known_assertion_type(kind):
         _unknown_type(ctx, report, a, type_node, kind)
     check_unknown(
-        ctx, report, src, node, ASSERTION_KEYS, UNKNOWN_ASSERTION_KEY, "assertion", "promptfoo drops it at run time."
+        ctx,
+        report,
+        src,
+        node,
+        (*ASSERTION_KEYS, *NOTE_KEYS),
+        UNKNOWN_ASSERTION_KEY,
+        "assertion",
+        "promptfoo drops it at run time.",
     )
+    _report_notes(report, a)
     if ctx.enabled(INVALID_FIELD) and not looks_valid(node, _ASSERTION_KINDS):
         plain = dict(to_plain(node))
         report_pydantic(
-            ctx, report, src, node, validate(Assertion, plain), "assertion", skip=("provider", "rubricPrompt")
+            ctx, report, src, node, validate(Assertion, plain), "assertion", skip=("provider", "rubricPrompt", *skip)
         )
     base = base_type(kind)
     value_node = node.get("value")
@@ -284,6 +310,33 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
         )
     if base == "max-score":
         max_score_value(ctx, report, a, type_node)
+
+
+def _report_notes(report, a: AssertionInfo) -> None:
+    for key, key_node, _value in a.node.items():
+        if key in NOTE_KEYS:
+            report(
+                IGNORED_NOTE_KEY,
+                a.source,
+                key_node,
+                f"Unknown assertion key '{key}': promptfoo drops it at run time, so the note never shows in results "
+                "(the assertion runs as without it). Use a YAML comment to document why, or 'metric' to name the check.",
+            )
+
+
+def _report_refusals(report, view: ConfigView, a: AssertionInfo) -> tuple[str, ...]:
+    """Fields promptfoo's assertion validation refuses (the whole config with them); returns their names."""
+    found = refusals_of(view, a)
+    for refusal in found:
+        empty = refusal.node.is_scalar and refusal.node.value is None  # `threshold:` has no text to point at
+        report(
+            INVALID_FIELD,
+            a.source,
+            (a.node.key_node(refusal.field) or refusal.node) if empty else refusal.node,
+            f"'{refusal.field}' is {describe_type(to_plain(refusal.node))}; promptfoo expects {refusal.expected} and "
+            f"refuses the whole config ({refusal.owner_message}).",
+        )
+    return tuple(r.field for r in found)
 
 
 def _needs_rubric(view: ConfigView, a: AssertionInfo) -> bool:

@@ -170,7 +170,6 @@ def check_unknown(
 
 # (where, key) -> (hint, replacement key or None)
 _KEY_HINTS = {
-    ("assertion", "reason"): ("To document why, use a YAML comment, or 'metric' to name the check.", None),
     ("assertion", "rubric"): ("The rubric goes in 'value'.", "value"),
     ("assertion", "criteria"): ("The rubric goes in 'value'.", "value"),
     ("top-level", "outputs"): ("To write results to a file, use 'outputPath: results.csv'.", "outputPath"),
