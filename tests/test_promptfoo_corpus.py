@@ -80,6 +80,20 @@ OTHER_DEFECTS = {
     ("config-separate-test-configs/promptfooconfig.yaml", "RL010", 38),  # asserts/assert.js
     ("google-live/promptfooconfig.statefulapi.yaml", "RL010", 12),  # repository-root path, not config-relative
     ("amazon-bedrock/models/promptfooconfig.nova-sonic.yaml", "RL010", 46),  # assets/hello.wav
+    # what `promptfoo eval` 0.123.1 refuses up front (issue 15, item 13):
+    # prompt objects {id, content} without 'raw' or 'label' ('Invalid prompt'), and agent ids
+    # in 'id' where the provider id went into an unread 'provider' key ('Could not identify provider')
+    *{("amazon-bedrock/agents/promptfooconfig.multi-agent.yaml", "PF109", n) for n in (51, 56, 61, 66, 71)},
+    *{("amazon-bedrock/agents/promptfooconfig.multi-agent.yaml", "PF110", n) for n in (10, 20, 30, 40)},
+    # no providers ('You must specify at least 1 provider')
+    ("eval-assertions-generate/promptfooconfig-minimal.yaml", "PF108", 2),
+    # SageMaker model type 'anthropic' ('Invalid model type'); GitHub Models, retired
+    ("provider-amazon-sagemaker/promptfooconfig.multimodel.yaml", "PF110", 18),
+    ("provider-github-models/promptfooconfig.yaml", "PF110", 8),
+    ("provider-github-models/promptfooconfig.yaml", "PF110", 12),
+    # defaultTest.options.providers (plural) is not read: the grader override never takes effect
+    ("google-aistudio-tools/promptfooconfig.yaml", "PF023", 18),
+    ("google-vertex-tools/promptfooconfig.yaml", "PF023", 32),
     # `body: Yes` is the boolean true for YAML 1.1 readers (any-file rule)
     ("simple-test/promptfooconfig.yaml", "RL005", 11),
 }

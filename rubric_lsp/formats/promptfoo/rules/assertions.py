@@ -132,8 +132,9 @@ THRESHOLD_RANGE = rule(
     "PF104",
     "threshold-out-of-range",
     E,
-    "An llm-rubric threshold outside [0, 1].",
-    "llm-rubric scores lie in [0, 1]: a threshold above 1 can never pass and one below 0 always does.",
+    "An llm-rubric or g-eval threshold outside [0, 1].",
+    "llm-rubric and g-eval scores lie in [0, 1] (g-eval divides the judge's 0–10 by 10): a threshold above 1 "
+    "can never pass and one below 0 always does.",
     bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: Answers the question politely\n        threshold: 8",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Answers the question politely\n        threshold: 0.8",
     formats=F,
@@ -256,17 +257,18 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
                 value_node if value_node is not None else type_node,
                 "This llm-rubric has no rubric: write what the judge should check in 'value'.",
             )
-        if threshold is not None and not (0.0 <= threshold <= 1.0):
-            report(
-                THRESHOLD_RANGE,
-                src,
-                node.get("threshold"),
-                f"llm-rubric threshold {threshold:g} is outside [0, 1]: scores lie in [0, 1], so it "
-                + ("can never be met." if threshold > 1 else "is always met.")
-                + " Use a value such as 0.8.",
-            )
         if text and value_node is not None:
             score_checks(ctx, report, view, a, text, threshold, value_node)
+    if base in ("llm-rubric", "g-eval") and threshold is not None and not (0.0 <= threshold <= 1.0):
+        scale = " (g-eval scales the judge's 0–10 to 0–1)" if base == "g-eval" else ""
+        report(
+            THRESHOLD_RANGE,
+            src,
+            node.get("threshold"),
+            f"{base} threshold {threshold:g} is outside [0, 1]: scores lie in [0, 1]{scale}, so it "
+            + ("can never be met." if threshold > 1 else "is always met.")
+            + " Use a value such as 0.8.",
+        )
     if kind in NEGATED_GRADED:
         report(
             NEGATED_MODEL_GRADED,

@@ -181,7 +181,8 @@ _KEY_HINTS = {
 }
 
 
-def check_top_level(ctx, report, view: ConfigView) -> None:
+def check_top_level(ctx, report, view: ConfigView, claimed: set[str] | frozenset[str] = frozenset()) -> None:
+    """``claimed``: misspelt keys PF108 reports (promptfoo refuses the config without them)."""
     root = view.root
     check_unknown(
         ctx,
@@ -192,7 +193,7 @@ def check_top_level(ctx, report, view: ConfigView) -> None:
         UNKNOWN_KEY,
         "top-level",
         "promptfoo ignores it.",
-        TOLERATED_TOP_LEVEL,
+        (*TOLERATED_TOP_LEVEL, *claimed),
     )
     if ctx.enabled(INVALID_FIELD):
         plain = {
