@@ -305,3 +305,16 @@ def test_max_score_value_as_a_plain_method():
     (diagnostic,) = found(text, "PF013")
     assert "averaged" in diagnostic.message and diagnostic.fix is not None and not diagnostic.fix.safe
     assert "value: {method: sum}" in fixed(text, "PF013")
+
+
+def test_sources_promptfoo_reads_nothing_from(tmp_path):
+    from rubric_lsp.lint import lint_path
+
+    (tmp_path / "shared.yaml").write_text("x: 1\n", encoding="utf-8")
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text(HEAD + "tests:\n  - vars: [shared.yaml, a]\n", encoding="utf-8")
+    (diagnostic,) = [d for d in lint_path(path).diagnostics if d.code == "PF024"]
+    assert "'a' in a vars list matches no file" in diagnostic.message and diagnostic.range.start.line == 3
+    assert [d.code for d in lint(HEAD + "tests: abc\n").diagnostics] == ["PF024"]
+    assert found(HEAD + "tests: file://cases.csv\n", "PF024") == []
+    assert found(HEAD + "tests: huggingface://datasets/x/y\n", "PF024") == []

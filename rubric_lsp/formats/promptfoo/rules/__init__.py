@@ -24,7 +24,7 @@ from rubric_lsp.formats.promptfoo.rules.max_score import check_selectors
 from rubric_lsp.formats.promptfoo.rules.options import check_options
 from rubric_lsp.formats.promptfoo.rules.redteam import check_redteam
 from rubric_lsp.formats.promptfoo.rules.rubric_prompts import check_rubric_prompts
-from rubric_lsp.formats.promptfoo.rules.runtime import check_runtime
+from rubric_lsp.formats.promptfoo.rules.runtime import check_runtime, check_sources
 from rubric_lsp.formats.promptfoo.rules.schema import INVALID_FIELD, check_test_keys, check_top_level
 from rubric_lsp.formats.promptfoo.rules.values import check_values
 from rubric_lsp.formats.promptfoo.rules.variables import check_vars
@@ -61,6 +61,7 @@ def check_promptfoo_config(ctx: CheckContext) -> None:
     check_graders(ctx, report, view)
     check_selectors(ctx, report, view)
     check_values(ctx, report, view)
+    check_sources(ctx, report, view)
     check_options(ctx, report, view)
     check_vars(ctx, report, view)
     check_rubric_prompts(ctx, report, view)

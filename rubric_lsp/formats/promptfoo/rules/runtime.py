@@ -9,12 +9,13 @@ redteam run` generates their prompts and tests.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.errors import suggest
 from rubric_lsp.formats.promptfoo.resolve import ConfigView
-from rubric_lsp.formats.promptfoo.rules.common import E, F
+from rubric_lsp.formats.promptfoo.rules.common import E, F, W
 from rubric_lsp.rules.registry import rule
 
 NOTHING_TO_RUN = rule(
@@ -213,3 +214,70 @@ def _sagemaker_problem(provider_id: str) -> str | None:
         f"promptfoo cannot load '{provider_id}': 'Invalid model type \"{model_type}\" in `config.modelType`. "
         f"Valid types are: {', '.join(SAGEMAKER_TYPES)}'."
     )
+
+
+NO_DATA = rule(
+    "PF024",
+    "reads-nothing",
+    W,
+    "A `tests:` string or a list of `vars` files promptfoo reads nothing from.",
+    "promptfoo reads tests only from files it knows by extension (.csv, .json, .jsonl, .yaml, .yml, .xlsx, "
+    ".js/.ts, .py) or from dataset URLs, and returns no tests for anything else; a `vars:` list names "
+    "files (globs) to merge vars from, and one that matches no file adds nothing. Either way the eval "
+    "runs without what the config seems to say.",
+    bad="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests: abc",
+    good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests: file://tests.csv",
+    formats=F,
+)
+
+_TEST_FILE = re.compile(r"\.(?:csv|jsonl?|ya?ml|xlsx?|[cm]?[jt]s|py)(?::[\w.]+)?(?:#.*)?$", re.IGNORECASE)
+_TEST_URLS = ("huggingface://datasets/", "az://", "https://docs.google.com/spreadsheets/", "https://")
+
+
+def check_sources(ctx, report, view: ConfigView) -> None:
+    """Test and vars sources that load nothing (PF024)."""
+    if not ctx.enabled(NO_DATA):
+        return
+    tests = view.root.get("tests")
+    if tests is not None and tests.is_scalar and isinstance(tests.value, str):
+        path = tests.value.removeprefix("file://")
+        if not (_TEST_FILE.search(path) or path.startswith(_TEST_URLS) or "{{" in path):
+            report(
+                NO_DATA,
+                view.source,
+                tests,
+                f"promptfoo reads no tests from '{tests.value}': it is not a file type it loads tests from "
+                "(.csv, .json, .jsonl, .yaml, .yml, .xlsx, .js/.ts, .py) or a dataset URL, so the eval runs no tests.",
+            )
+    if view.base_dir is None:
+        return  # an unsaved buffer: nothing to match the names against
+    for test in view.tests:
+        vars_node = test.get("vars")
+        if vars_node is None or not test.source.is_config or not (vars_node.is_seq or vars_node.is_scalar):
+            continue
+        for item in vars_node.value if vars_node.is_seq else [vars_node]:
+            name = item.value if item.is_scalar else None
+            if not isinstance(name, str) or name.startswith("file://") or "{{" in name:
+                continue  # file:// references are RL010's
+            if _matches_a_file(view.base_dir, name):
+                continue
+            report(
+                NO_DATA,
+                view.source,
+                item,
+                f"'{name}' in a vars list matches no file: promptfoo reads a list of vars as files to merge "
+                "vars from, so this adds no vars. Write vars as a mapping ({name: value}).",
+            )
+
+
+def _matches_a_file(base: Path, pattern: str) -> bool:
+    if not pattern:
+        return False
+    try:
+        return (
+            any(Path(pattern).parent.glob(Path(pattern).name))
+            if Path(pattern).is_absolute()
+            else any(base.glob(pattern))
+        )
+    except (OSError, ValueError, NotImplementedError):  # a pattern pathlib cannot walk: assume it matches
+        return True
