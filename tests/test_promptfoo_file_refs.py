@@ -52,7 +52,7 @@ def test_reference_outside_workspace(tmp_path):
 
 
 def test_output_path_need_not_exist_and_templates_are_skipped(tmp_path):
-    text = "prompts: [p]\nproviders: [x]\noutputPath: file://out/results.csv\ntests:\n  - vars:\n      doc: 'file://docs/{{ name }}.txt'\n"
+    text = "prompts: [p]\nproviders: [echo]\noutputPath: file://out/results.csv\ntests:\n  - vars:\n      doc: 'file://docs/{{ name }}.txt'\n"
     assert codes(lint_config(tmp_path, text)) == []
 
 

@@ -26,7 +26,7 @@ def detect_rubric(doc: Document) -> int:
     if root is None:
         return 0
     if root.is_seq:
-        return 80 if _looks_like_criteria(root) else 0
+        return 80 if _looks_like_criteria(root) else _refused_rubric_shape(doc)
     if not root.is_map:
         return 0
     inner = root.get("rubric")
@@ -40,7 +40,35 @@ def detect_rubric(doc: Document) -> int:
     for key in ("sections", "criteria"):
         if _looks_like_criteria(root.get(key)):
             return 60
-    return 0
+    return _refused_rubric_shape(doc)
+
+
+# Keys autorubric's Rubric.from_dict reads; a mapping made only of them is a rubric to it.
+_RUBRIC_KEYS = {"rubric", "sections", "criteria", "guidelines"}
+
+
+def _refused_rubric_shape(doc: Document) -> int:
+    """A rubric autorubric loads and refuses ("No criteria found", "Invalid rubric format"):
+    ours to report on, rather than a file a folder walk skips in silence.
+
+    ``{"criteria": {...}}`` and ``{"criteria": []}`` (nothing but rubric keys), sections
+    without criteria (``[{"criteria": []}]``); an empty list only when the file's name says
+    rubric, since ``[]`` alone says nothing about what a file is.
+    """
+    root = doc.root
+    assert root is not None  # detect_rubric returned early
+    if root.is_map:
+        keys = {key for key in root.keys() if isinstance(key, str)}
+        has_body = keys & {"sections", "criteria"} or (root.has("rubric") and not root.has("items"))
+        return 40 if keys and keys <= _RUBRIC_KEYS and has_body else 0
+    if not root.is_seq:
+        return 0
+    items = root.value
+    if not items:
+        name = (doc.path or "").rsplit("/", 1)[-1].lower()
+        return 30 if "rubric" in name or "criteria" in name else 0
+    sections = all(item.is_map and item.get("criteria") is not None and item.get("criteria").is_seq for item in items)
+    return 50 if sections else 0
 
 
 def detect_dataset(doc: Document) -> int:
@@ -48,7 +76,13 @@ def detect_dataset(doc: Document) -> int:
     if root is None or not root.is_map:
         return 0
     items = root.get("items")
-    if items is None or not items.is_seq:
+    if items is None:
+        # A dataset with no items may leave the list out (autorubric reads it as empty); a
+        # null rubric rules out a rubric file, which must have criteria.
+        rubric = root.get("rubric")
+        no_rubric = rubric is not None and rubric.is_scalar and rubric.value is None
+        return 70 if no_rubric and any(root.has(k) for k in ("name", "prompt", "reference_submission")) else 0
+    if not items.is_seq:
         return 0
     first = items.value[0] if items.value else None
     if root.has("rubric") and (first is None or (first.is_map and first.has("submission"))):

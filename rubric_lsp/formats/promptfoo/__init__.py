@@ -15,9 +15,16 @@ CONFIG = "promptfoo-config"
 CONFIG_KEYS = ("prompts", "providers", "targets", "tests", "defaultTest", "scenarios", "redteam")
 
 
+# Top-level keys of what `promptfoo eval -o out.json` and `promptfoo export` write: a results
+# file carries the config it ran under, and must never be linted (or "fixed") as one.
+RESULTS_KEYS = ("evalId", "createdAt", "shareableUrl", "version", "table", "stats", "timestamp")
+
+
 def detect_config(doc: Document) -> int:
     root = doc.root
     if root is None or not root.is_map:
+        return 0
+    if root.has("results") and any(root.has(key) for key in RESULTS_KEYS):
         return 0
     hits = sum(1 for key in CONFIG_KEYS if root.has(key))
     if not hits:

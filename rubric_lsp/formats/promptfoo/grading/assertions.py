@@ -274,10 +274,14 @@ async def grade_promptfoo(
     """Grade one response. ``compared``: part of a multi-output run that grades select-best itself,
     so select-best is neither noted as not run nor an obstacle when nothing else is left to grade."""
     from rubric_lsp.formats.promptfoo.resolve import read_config
+    from rubric_lsp.formats.promptfoo.validation import config_refusal
 
     if doc.root is None:
         raise GradingError("The file is empty.")
     view = read_config(doc.root, doc.path, doc)
+    refused = config_refusal(view)
+    if refused is not None:  # promptfoo grades nothing in a config it refuses (PF107 says the same)
+        raise GradingError(refused)
     if not view.tests:
         raise GradingError("This promptfoo config has no tests to grade.")
     first_prompt = view.first_prompt() if query is None else None

@@ -2,7 +2,7 @@
 
 One module per theme, each holding its rules next to their checks: ``schema`` (keys and
 values), ``assertions``, ``scores``, ``max_score`` (selectors), ``graders``, ``variables``,
-``rubric_prompts``, ``redteam``, ``file_refs`` (RL01x); ``common`` holds what they share.
+``rubric_prompts``, ``redteam``, ``runtime`` (what eval refuses up front), ``values`` (values handlers refuse), ``options`` (misspelt option keys), ``file_refs`` (RL01x); ``common`` holds what they share.
 The checker below runs them in order over the config view.
 
 Findings inside a referenced test file (``tests: file://tests/*.yaml``, an external
@@ -21,9 +21,12 @@ from rubric_lsp.formats.promptfoo.rules.assertions import check_assertion
 from rubric_lsp.formats.promptfoo.rules.common import Reporter, config_view
 from rubric_lsp.formats.promptfoo.rules.graders import check_graders
 from rubric_lsp.formats.promptfoo.rules.max_score import check_selectors
+from rubric_lsp.formats.promptfoo.rules.options import check_options
 from rubric_lsp.formats.promptfoo.rules.redteam import check_redteam
 from rubric_lsp.formats.promptfoo.rules.rubric_prompts import check_rubric_prompts
+from rubric_lsp.formats.promptfoo.rules.runtime import check_runtime, check_sources
 from rubric_lsp.formats.promptfoo.rules.schema import INVALID_FIELD, check_test_keys, check_top_level
+from rubric_lsp.formats.promptfoo.rules.values import check_values
 from rubric_lsp.formats.promptfoo.rules.variables import check_vars
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
@@ -46,7 +49,8 @@ def check_promptfoo_config(ctx: CheckContext) -> None:
     if view is None:
         return
     report = Reporter(ctx)
-    check_top_level(ctx, report, view)
+    claimed = check_runtime(ctx, report, view)
+    check_top_level(ctx, report, view, claimed)
     tests = (
         [view.default_test] if view.default_test is not None and view.default_test.node is not None else []
     ) + view.tests
@@ -56,6 +60,9 @@ def check_promptfoo_config(ctx: CheckContext) -> None:
         check_assertion(ctx, report, view, assertion)
     check_graders(ctx, report, view)
     check_selectors(ctx, report, view)
+    check_values(ctx, report, view)
+    check_sources(ctx, report, view)
+    check_options(ctx, report, view)
     check_vars(ctx, report, view)
     check_rubric_prompts(ctx, report, view)
     check_redteam(ctx, report, view)

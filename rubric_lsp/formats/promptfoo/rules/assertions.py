@@ -30,6 +30,7 @@ from rubric_lsp.formats.promptfoo.rules.schema import (
     validate,
 )
 from rubric_lsp.formats.promptfoo.rules.scores import score_checks
+from rubric_lsp.formats.promptfoo.validation import refusals_of
 from rubric_lsp.rules.registry import rule
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY
 
@@ -101,6 +102,21 @@ UNKNOWN_ASSERTION_KEY = rule(
     formats=F,
 )
 
+IGNORED_NOTE_KEY = rule(
+    "PF021",
+    "ignored-assertion-note",
+    W,
+    "A note on an assertion (`reason:`, `description:`, `note:`, `comment:`) that promptfoo drops.",
+    "promptfoo's assertion validation strips keys it does not know, so the note is never shown in "
+    "results; nothing fails and the assertion runs exactly as without it (promptfoo's own anthropic "
+    "examples carry `reason:`). A YAML comment says the same without looking like a setting.",
+    bad="prompts: [p.txt]\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n        reason: the policy names refunds",
+    good="prompts: [p.txt]\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains  # the policy names refunds\n        value: refund",
+    formats=F,
+)
+
+NOTE_KEYS = ("reason", "description", "note", "notes", "comment", "comments")
+
 EMPTY_RUBRIC = rule(
     "PF103",
     "empty-rubric",
@@ -116,8 +132,9 @@ THRESHOLD_RANGE = rule(
     "PF104",
     "threshold-out-of-range",
     E,
-    "An llm-rubric threshold outside [0, 1].",
-    "llm-rubric scores lie in [0, 1]: a threshold above 1 can never pass and one below 0 always does.",
+    "An llm-rubric or g-eval threshold outside [0, 1].",
+    "llm-rubric and g-eval scores lie in [0, 1] (g-eval divides the judge's 0–10 by 10): a threshold above 1 "
+    "can never pass and one below 0 always does.",
     bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: Answers the question politely\n        threshold: 8",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Answers the question politely\n        threshold: 0.8",
     formats=F,
@@ -184,21 +201,23 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
             f"An assertion 'type' must be a string, not {describe_type(type_node.value)}.",
         )
         return
+    skip = _report_refusals(report, view, a)
     if kind == "assert-set":
         check_unknown(
             ctx,
             report,
             src,
             node,
-            ASSERT_SET_KEYS,
+            (*ASSERT_SET_KEYS, *NOTE_KEYS),
             UNKNOWN_ASSERTION_KEY,
             "assert-set",
             "promptfoo drops it at run time.",
         )
+        _report_notes(report, a)
         if ctx.enabled(INVALID_FIELD):
             plain = {k: v for k, v in to_plain(node).items() if k != "assert"}
             plain["assert"] = []
-            report_pydantic(ctx, report, src, node, validate(AssertionSet, plain), "assert-set")
+            report_pydantic(ctx, report, src, node, validate(AssertionSet, plain), "assert-set", skip=skip)
             inner = node.get("assert")
             if inner is None or not inner.is_seq:
                 report(
@@ -211,12 +230,20 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
     if not is_known_assertion_type(kind):
         _unknown_type(ctx, report, a, type_node, kind)
     check_unknown(
-        ctx, report, src, node, ASSERTION_KEYS, UNKNOWN_ASSERTION_KEY, "assertion", "promptfoo drops it at run time."
+        ctx,
+        report,
+        src,
+        node,
+        (*ASSERTION_KEYS, *NOTE_KEYS),
+        UNKNOWN_ASSERTION_KEY,
+        "assertion",
+        "promptfoo drops it at run time.",
     )
+    _report_notes(report, a)
     if ctx.enabled(INVALID_FIELD) and not looks_valid(node, _ASSERTION_KINDS):
         plain = dict(to_plain(node))
         report_pydantic(
-            ctx, report, src, node, validate(Assertion, plain), "assertion", skip=("provider", "rubricPrompt")
+            ctx, report, src, node, validate(Assertion, plain), "assertion", skip=("provider", "rubricPrompt", *skip)
         )
     base = base_type(kind)
     value_node = node.get("value")
@@ -230,17 +257,18 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
                 value_node if value_node is not None else type_node,
                 "This llm-rubric has no rubric: write what the judge should check in 'value'.",
             )
-        if threshold is not None and not (0.0 <= threshold <= 1.0):
-            report(
-                THRESHOLD_RANGE,
-                src,
-                node.get("threshold"),
-                f"llm-rubric threshold {threshold:g} is outside [0, 1]: scores lie in [0, 1], so it "
-                + ("can never be met." if threshold > 1 else "is always met.")
-                + " Use a value such as 0.8.",
-            )
         if text and value_node is not None:
             score_checks(ctx, report, view, a, text, threshold, value_node)
+    if base in ("llm-rubric", "g-eval") and threshold is not None and not (0.0 <= threshold <= 1.0):
+        scale = " (g-eval scales the judge's 0–10 to 0–1)" if base == "g-eval" else ""
+        report(
+            THRESHOLD_RANGE,
+            src,
+            node.get("threshold"),
+            f"{base} threshold {threshold:g} is outside [0, 1]: scores lie in [0, 1]{scale}, so it "
+            + ("can never be met." if threshold > 1 else "is always met.")
+            + " Use a value such as 0.8.",
+        )
     if kind in NEGATED_GRADED:
         report(
             NEGATED_MODEL_GRADED,
@@ -284,6 +312,33 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
         )
     if base == "max-score":
         max_score_value(ctx, report, a, type_node)
+
+
+def _report_notes(report, a: AssertionInfo) -> None:
+    for key, key_node, _value in a.node.items():
+        if key in NOTE_KEYS:
+            report(
+                IGNORED_NOTE_KEY,
+                a.source,
+                key_node,
+                f"Unknown assertion key '{key}': promptfoo drops it at run time, so the note never shows in results "
+                "(the assertion runs as without it). Use a YAML comment to document why, or 'metric' to name the check.",
+            )
+
+
+def _report_refusals(report, view: ConfigView, a: AssertionInfo) -> tuple[str, ...]:
+    """Fields promptfoo's assertion validation refuses (the whole config with them); returns their names."""
+    found = refusals_of(view, a)
+    for refusal in found:
+        empty = refusal.node.is_scalar and refusal.node.value is None  # `threshold:` has no text to point at
+        report(
+            INVALID_FIELD,
+            a.source,
+            (a.node.key_node(refusal.field) or refusal.node) if empty else refusal.node,
+            f"'{refusal.field}' is {describe_type(to_plain(refusal.node))}; promptfoo expects {refusal.expected} and "
+            f"refuses the whole config ({refusal.owner_message}).",
+        )
+    return tuple(r.field for r in found)
 
 
 def _needs_rubric(view: ConfigView, a: AssertionInfo) -> bool:

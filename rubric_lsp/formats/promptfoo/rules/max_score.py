@@ -114,6 +114,23 @@ def max_score_value(ctx, report, a: AssertionInfo, type_node: Node) -> None:
             "max-score ignores 'threshold' on the assertion; it reads only value.threshold. Move it into 'value'.",
             fix,
         )
+    if value is not None and value.is_scalar and isinstance(value.value, str) and not value.value.startswith("file://"):
+        written = value.value
+        fix = None
+        if written in ("average", "sum") and a.source.is_config:
+            # unsafe: it changes what promptfoo computes (it averages today)
+            fix = ctx.replace(value, f"{{method: {written}}}", f"Write value: {{method: {written}}}", safe=False)
+        report(
+            MAX_SCORE_VALUE,
+            a.source,
+            value,
+            f"max-score reads only value.method, value.weights and value.threshold; a plain '{written}' is ignored "
+            "and the scores are averaged. Write 'value: {method: "
+            + (written if written in ("average", "sum") else "sum")
+            + "}'.",
+            fix,
+        )
+        return
     if value is None or not value.is_map:
         return
     for key_node, _v in value.pairs():

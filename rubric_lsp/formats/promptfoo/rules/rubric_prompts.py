@@ -7,11 +7,13 @@ import re
 
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.formats.errors import describe_type
 from rubric_lsp.formats.promptfoo.model import (
     base_type,
 )
 from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source
 from rubric_lsp.formats.promptfoo.rules.common import F, W, text_of
+from rubric_lsp.formats.promptfoo.rules.schema import INVALID_FIELD
 from rubric_lsp.rules.registry import rule
 
 RUBRIC_PROMPT = rule(
@@ -29,8 +31,6 @@ RUBRIC_PROMPT = rule(
 
 
 def check_rubric_prompts(ctx, report, view: ConfigView) -> None:
-    if not ctx.enabled(RUBRIC_PROMPT):
-        return
     seen: set[int] = set()
     places: list[tuple[Node, Source, set[str]]] = []
     for a in view.assertions():
@@ -54,6 +54,19 @@ def check_rubric_prompts(ctx, report, view: ConfigView) -> None:
         if id(node) in seen:
             continue
         seen.add(id(node))
+        if not (node.is_map or node.is_seq or (node.is_scalar and isinstance(node.value, str))):
+            if node.is_scalar and node.value is None:
+                continue
+            report(
+                INVALID_FIELD,
+                source,
+                node,
+                f"'rubricPrompt' is {describe_type(node.value)}; promptfoo expects a string, a list of chat messages "
+                "or a file:// reference, and its graders fail on anything else.",
+            )
+            continue
+        if not ctx.enabled(RUBRIC_PROMPT):
+            continue
         for message in _rubric_prompt_problems(node, kinds):
             report(
                 RUBRIC_PROMPT,
@@ -113,6 +126,12 @@ def _rubric_prompt_problems(node: Node, kinds: set[str]) -> list[str]:  # noqa: 
     }:
         problems.append(
             "This rubricPrompt never uses {{output}} or {{rubric}}, so the judge sees neither the output nor the rubric."
+        )
+    elif "llm-rubric" in kinds and not re.search(r"\{\{\s*output\b", text):
+        # llm-rubric renders {output, rubric}; factuality and closedqa name the output {{completion}}
+        problems.append(
+            "This rubricPrompt never uses {{output}}, so the judge grades the rubric without seeing the output. "
+            "Add {{output}} where the response belongs."
         )
     if kinds == {"llm-rubric"} and not re.search(r"pass|score", text, re.IGNORECASE):
         problems.append(

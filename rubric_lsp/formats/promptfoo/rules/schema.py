@@ -170,7 +170,6 @@ def check_unknown(
 
 # (where, key) -> (hint, replacement key or None)
 _KEY_HINTS = {
-    ("assertion", "reason"): ("To document why, use a YAML comment, or 'metric' to name the check.", None),
     ("assertion", "rubric"): ("The rubric goes in 'value'.", "value"),
     ("assertion", "criteria"): ("The rubric goes in 'value'.", "value"),
     ("top-level", "outputs"): ("To write results to a file, use 'outputPath: results.csv'.", "outputPath"),
@@ -182,7 +181,8 @@ _KEY_HINTS = {
 }
 
 
-def check_top_level(ctx, report, view: ConfigView) -> None:
+def check_top_level(ctx, report, view: ConfigView, claimed: set[str] | frozenset[str] = frozenset()) -> None:
+    """``claimed``: misspelt keys PF108 reports (promptfoo refuses the config without them)."""
     root = view.root
     check_unknown(
         ctx,
@@ -193,7 +193,7 @@ def check_top_level(ctx, report, view: ConfigView) -> None:
         UNKNOWN_KEY,
         "top-level",
         "promptfoo ignores it.",
-        TOLERATED_TOP_LEVEL,
+        (*TOLERATED_TOP_LEVEL, *claimed),
     )
     if ctx.enabled(INVALID_FIELD):
         plain = {

@@ -1,0 +1,283 @@
+"""What `promptfoo eval` 0.123.1 refuses before it runs a test: no prompts, no providers (PF108),
+prompt objects it cannot read (PF109), provider ids it cannot load (PF110).
+
+The messages quote promptfoo's (src/util/config/load.ts, src/providers/index.ts,
+src/providers/sagemaker.ts, src/providers/github). Red-team configs are left alone: `promptfoo
+redteam run` generates their prompts and tests.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rubric_lsp.document import Node
+from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.formats.errors import suggest
+from rubric_lsp.formats.promptfoo.resolve import ConfigView
+from rubric_lsp.formats.promptfoo.rules.common import E, F, W
+from rubric_lsp.rules.registry import rule
+
+NOTHING_TO_RUN = rule(
+    "PF108",
+    "missing-prompts-or-providers",
+    E,
+    "A config with no prompts or no providers: `promptfoo eval` refuses it.",
+    "promptfoo stops with 'You must provide at least 1 prompt' or 'You must specify at least 1 "
+    "provider' before running anything. A misspelt key (`promts:`, `provider:`) is the usual cause: "
+    "promptfoo ignores the misspelt key, so nothing runs. (Prompts or providers given on the command "
+    "line, `--prompts` / `-r`, also satisfy promptfoo; a config meant for that use can disable this rule.)",
+    bad="promts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]",
+    good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]",
+    fix="rename a misspelt `promts`/`provider` key to the key promptfoo reads",
+    fix_safety="Safe when the misspelt key is an unambiguous typo of the missing key: promptfoo refuses the config "
+    "without it, so the rename only makes it run as written. A key that is not a near spelling is not renamed.",
+    formats=F,
+)
+
+INVALID_PROMPT = rule(
+    "PF109",
+    "invalid-prompt",
+    E,
+    "A prompt object without a string `raw` or `label`: promptfoo refuses the config.",
+    "promptfoo reads a prompt as a string (text or file:// path) or an object with a `raw` (the text) "
+    "or `label` string; `{id, content}` and other shapes stop the eval with 'Invalid prompt'.",
+    bad="prompts:\n  - id: greeting\n    content: Say hello to {{name}}\nproviders: [openai:gpt-4.1-mini]",
+    good="prompts:\n  - id: greeting\n    raw: Say hello to {{name}}\nproviders: [openai:gpt-4.1-mini]",
+    formats=F,
+)
+
+UNKNOWN_PROVIDER = rule(
+    "PF110",
+    "unknown-provider",
+    E,
+    "A provider id promptfoo 0.123.1 cannot load (unknown, retired, or a SageMaker model type it does not know).",
+    "promptfoo fails the eval with 'Could not identify provider', the provider's retirement notice, or "
+    "'Invalid model type' before running a test.",
+    bad="prompts: ['Say {{x}}']\nproviders: [nonexistent:foo]",
+    good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]",
+    formats=F,
+)
+
+NO_PROMPT = "You must provide at least 1 prompt"
+NO_PROVIDER = "You must specify at least 1 provider (for example, openai:gpt-4.1)"
+
+
+def check_runtime(ctx, report, view: ConfigView) -> set[str]:
+    """Runs the checks; returns the top-level keys reported here (PF001 leaves them to PF108)."""
+    root = view.root
+    if root.has("redteam"):
+        return set()
+    claimed: set[str] = set()
+    prompts = root.get("prompts")
+    if _empty(prompts):
+        claimed |= _missing(ctx, report, view, "prompts", NO_PROMPT, ("prompts",))
+    elif prompts is not None:
+        _check_prompts(report, view, prompts)
+    providers = root.get("providers") or root.get("targets")
+    if _empty(providers):
+        claimed |= _missing(ctx, report, view, "providers", NO_PROVIDER, ("providers", "targets"))
+    if ctx.enabled(UNKNOWN_PROVIDER):
+        for key in ("providers", "targets"):
+            for id_node in _provider_ids(root.get(key)):
+                problem = provider_problem(id_node.value)
+                if problem is not None:
+                    report(UNKNOWN_PROVIDER, view.source, id_node, problem)
+    return claimed
+
+
+def _empty(node: Node | None) -> bool:
+    if node is None or (node.is_scalar and node.value in (None, "")):
+        return True
+    return node.is_seq and not node.value
+
+
+def _missing(ctx, report, view: ConfigView, key: str, message: str, keys: tuple[str, ...]) -> set[str]:
+    """Report the missing key, at a misspelling of it when there is one (promptfoo ignores that key)."""
+    root = view.root
+    for key_node, _value in root.pairs():
+        name = key_node.value
+        if not isinstance(name, str) or name in keys:
+            continue
+        found = suggest(name, keys, 0.75)
+        if found is None:
+            continue
+        fix = ctx.rename(key_node, found.name, f"Rename '{name}' to '{found.name}'", safe=found.safe)
+        report(
+            NOTHING_TO_RUN,
+            view.source,
+            key_node,
+            f"promptfoo reads no '{found.name}' here ('{name}' is ignored), so `promptfoo eval` refuses the config: "
+            f"'{message}'. Did you mean '{found.name}'?",
+            fix,
+        )
+        return {name}
+    present = root.key_node(key) or (root.key_node("targets") if key == "providers" else None)
+    where = present if present is not None else ctx.line_span(root)
+    report(NOTHING_TO_RUN, view.source, where, f"`promptfoo eval` refuses this config: '{message}'.")
+    return set()
+
+
+def _check_prompts(report, view: ConfigView, prompts: Node) -> None:
+    for item in prompts.value if prompts.is_seq else []:
+        if item.is_scalar and isinstance(item.value, str):
+            continue
+        raw, label = (item.get("raw"), item.get("label")) if item.is_map else (None, None)
+        if any(n is not None and n.is_scalar and isinstance(n.value, str) for n in (raw, label)):
+            continue
+        hint = " Put the prompt text in 'raw'." if item.is_map and item.has("content") else ""
+        shown = str(to_plain(item))
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        report(
+            INVALID_PROMPT,
+            view.source,
+            item.value[0][0] if item.is_map and item.value else item,
+            f"promptfoo refuses this prompt: 'Invalid prompt: {shown}. Prompts must be either a string or an "
+            f"object with a 'raw' or 'label' string property.'{hint}",
+        )
+
+
+def _provider_ids(listed: Node | None) -> list[Node]:
+    """The id scalars of target providers: strings, {id: ...} objects and {provider-id: options} maps."""
+    if listed is None:
+        return []
+    items = listed.value if listed.is_seq else [listed]
+    ids = []
+    for item in items:
+        if item.is_scalar and isinstance(item.value, str):
+            ids.append(item)
+        elif item.is_map and item.get("id") is not None:
+            node = item.get("id")
+            if node is not None and node.is_scalar and isinstance(node.value, str):
+                ids.append(node)
+        elif item.is_map and len(item.value) == 1 and not item.has("callApi"):
+            key = item.value[0][0]
+            if isinstance(key.value, str):
+                ids.append(key)
+    return ids
+
+
+# -- promptfoo 0.123.1's provider factories (src/providers/registry.ts and the aws, google and
+#    red-team families), as prefixes and whole ids --------------------------------------------
+_PREFIXES = (
+    "a2a:", "abliteration:", "ai21:", "aimlapi:", "alibaba:", "alicloud:", "aliyun:", "anthropic:",
+    "atlascloud:", "azure:", "azureopenai:", "bam:", "cerebras:", "cloudera:", "cloudflare-ai:",
+    "cloudflare-gateway:", "cohere:", "cometapi:", "dashscope:", "databricks:", "deepseek:", "docker:",
+    "elevenlabs:", "envoy:", "f5:", "fal:", "fireworks:", "github:", "groq:", "helicone:", "hf:", "http:",
+    "https:", "huggingface:", "hyperbolic:", "jfrog:", "litellm:", "llama:", "llamaapi:", "localai:", "mcp:",
+    "meta:", "minimax:", "mistral:", "mlflow-gateway:", "modelslab:", "moonshot:", "n8n:", "novita:",
+    "nscale:", "nvidia:", "ollama:", "openai:", "openclaw:", "opencode:", "openinterpreter:", "openrouter:",
+    "orcarouter:", "package:", "perplexity:", "portkey:", "promptfoo:model:", "quiverai:", "qwak:",
+    "replicate:", "slack:", "snowflake:", "togetherai:", "transformers.js:", "transformers:", "truefoundry:",
+    "vercel:", "voyage:", "watsonx:", "webhook:", "ws:", "wss:", "xai:",
+    # script providers, the aws, google and red-team families, cloud and file references
+    "exec:", "golang:", "python:", "ruby:", "bedrock:", "bedrock-agent:", "sagemaker:", "vertex:", "google:",
+    "palm:", "promptfoo:redteam:", "promptfoo://", "file://",
+)  # fmt: skip
+_EXACT = {
+    "a2a", "browser", "echo", "http", "https", "llama", "mcp", "n8n", "openclaw", "opencode", "openinterpreter",
+    "promptfoo:manual-input", "promptfoo:simulated-user", "sequence", "slack", "websocket", "ws", "wss",
+    "agentic:memory-poisoning",
+}  # fmt: skip
+_SCRIPT = re.compile(r"\.(?:[cm]?[jt]s|py|go|rb)(?::[\w.]+)?$")
+SAGEMAKER_TYPES = ("openai", "llama", "huggingface", "jumpstart", "custom")
+GITHUB_RETIRED = (
+    "GitHub Models was retired on July 30, 2026, including its inference API. Configure another provider "
+    "with its own credentials."
+)
+
+
+def provider_problem(provider_id: str) -> str | None:
+    """promptfoo's reason for not loading ``provider_id``, or None when it can (or we cannot tell)."""
+    if "{{" in provider_id or "${" in provider_id:
+        return None  # rendered from the environment at load time
+    if provider_id.startswith("github:"):
+        return f"promptfoo cannot run '{provider_id}': '{GITHUB_RETIRED}'"
+    if provider_id.startswith("sagemaker:"):
+        return _sagemaker_problem(provider_id)
+    if provider_id in _EXACT or provider_id.startswith(_PREFIXES) or _SCRIPT.search(provider_id):
+        return None
+    nearest = suggest(provider_id.split(":", 1)[0] + ":", _PREFIXES, 0.75)
+    hint = f" Did you mean '{nearest.name}…'?" if nearest is not None else ""
+    return (
+        f"promptfoo cannot load this provider: 'Could not identify provider: {provider_id}' "
+        f"(see https://promptfoo.dev/docs/providers/).{hint}"
+    )
+
+
+def _sagemaker_problem(provider_id: str) -> str | None:
+    parts = provider_id.split(":")
+    model_type, endpoint = parts[1], ":".join(parts[2:])
+    if len(parts) < 3 or model_type in ("embedding", "embeddings", *SAGEMAKER_TYPES) or "jumpstart" in endpoint:
+        return None  # `sagemaker:<endpoint>` takes its type from config.modelType
+    return (
+        f"promptfoo cannot load '{provider_id}': 'Invalid model type \"{model_type}\" in `config.modelType`. "
+        f"Valid types are: {', '.join(SAGEMAKER_TYPES)}'."
+    )
+
+
+NO_DATA = rule(
+    "PF024",
+    "reads-nothing",
+    W,
+    "A `tests:` string or a list of `vars` files promptfoo reads nothing from.",
+    "promptfoo reads tests only from files it knows by extension (.csv, .json, .jsonl, .yaml, .yml, .xlsx, "
+    ".js/.ts, .py) or from dataset URLs, and returns no tests for anything else; a `vars:` list names "
+    "files (globs) to merge vars from, and one that matches no file adds nothing. Either way the eval "
+    "runs without what the config seems to say.",
+    bad="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests: abc",
+    good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests: file://tests.csv",
+    formats=F,
+)
+
+_TEST_FILE = re.compile(r"\.(?:csv|jsonl?|ya?ml|xlsx?|[cm]?[jt]s|py)(?::[\w.]+)?(?:#.*)?$", re.IGNORECASE)
+_TEST_URLS = ("huggingface://datasets/", "az://", "https://docs.google.com/spreadsheets/", "https://")
+
+
+def check_sources(ctx, report, view: ConfigView) -> None:
+    """Test and vars sources that load nothing (PF024)."""
+    if not ctx.enabled(NO_DATA):
+        return
+    tests = view.root.get("tests")
+    if tests is not None and tests.is_scalar and isinstance(tests.value, str):
+        path = tests.value.removeprefix("file://")
+        if not (_TEST_FILE.search(path) or path.startswith(_TEST_URLS) or "{{" in path):
+            report(
+                NO_DATA,
+                view.source,
+                tests,
+                f"promptfoo reads no tests from '{tests.value}': it is not a file type it loads tests from "
+                "(.csv, .json, .jsonl, .yaml, .yml, .xlsx, .js/.ts, .py) or a dataset URL, so the eval runs no tests.",
+            )
+    if view.base_dir is None:
+        return  # an unsaved buffer: nothing to match the names against
+    for test in view.tests:
+        vars_node = test.get("vars")
+        if vars_node is None or not test.source.is_config or not (vars_node.is_seq or vars_node.is_scalar):
+            continue
+        for item in vars_node.value if vars_node.is_seq else [vars_node]:
+            name = item.value if item.is_scalar else None
+            if not isinstance(name, str) or name.startswith("file://") or "{{" in name:
+                continue  # file:// references are RL010's
+            if _matches_a_file(view.base_dir, name):
+                continue
+            report(
+                NO_DATA,
+                view.source,
+                item,
+                f"'{name}' in a vars list matches no file: promptfoo reads a list of vars as files to merge "
+                "vars from, so this adds no vars. Write vars as a mapping ({name: value}).",
+            )
+
+
+def _matches_a_file(base: Path, pattern: str) -> bool:
+    if not pattern:
+        return False
+    try:
+        return (
+            any(Path(pattern).parent.glob(Path(pattern).name))
+            if Path(pattern).is_absolute()
+            else any(base.glob(pattern))
+        )
+    except (OSError, ValueError, NotImplementedError):  # a pattern pathlib cannot walk: assume it matches
+        return True
