@@ -20,7 +20,10 @@ SAMPLES = REPO / "samples"
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():
-        pytest.skip(f"shared corpus not found at {CORPUS}")
+        pytest.skip(
+            f"shared corpus not found at {CORPUS}: these tests run over real files from the team's ../shared "
+            "folder (or $RUBRIC_SHARED_DIR); see README.md, Development"
+        )
     return CORPUS
 
 

@@ -20,9 +20,16 @@ class RawClient:
     latest diagnostics per document, and answers the server's own requests (one null per
     ``workspace/configuration`` item: the defaults)."""
 
-    def __init__(self, tmp_path: Path, *, env: dict[str, str] | None = None, stderr: Any = subprocess.PIPE) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        *,
+        env: dict[str, str] | None = None,
+        stderr: Any = subprocess.PIPE,
+        command: list[str] | None = None,
+    ) -> None:
         self.proc = subprocess.Popen(
-            SERVER,
+            command or SERVER,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,

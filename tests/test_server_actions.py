@@ -12,7 +12,7 @@ from rubric_lsp.fixes import apply_edits
 from rubric_lsp.formats.registry import get_format
 from rubric_lsp.lint import lint_text
 from rubric_lsp.rules.registry import all_rules
-from tests.conftest import CORPUS
+from tests.conftest import SAMPLES
 from tests.server_helpers import column, session_fixture
 
 client = session_fixture()
@@ -72,16 +72,17 @@ CASES = {
 }
 
 
-TASK_SAMPLE = CORPUS / "rubrics-task" / "sample_task.json"
-# Rubrics task: the corpus sample with one mistake each (first occurrence replaced).
+# Our own sample (samples/rubrics-task), so the case exists on a clone without ../shared.
+TASK_SAMPLE = SAMPLES / "rubrics-task" / "task.json"
+# Rubrics task: the sample with one mistake each (first occurrence replaced).
 TASK_MUTATIONS = {
     "RT101": ('"value": "minor_issues"', '"value": "minor_issue"'),
     "RT100": ('"status": "completed"', '"status": "complted"'),
 }
-if TASK_SAMPLE.is_file():
-    _task = TASK_SAMPLE.read_text(encoding="utf-8")
-    for _code, (_old, _new) in TASK_MUTATIONS.items():
-        CASES[_code] = ("task.json", _task.replace(_old, _new, 1))
+_task = TASK_SAMPLE.read_text(encoding="utf-8")
+for _code, (_old, _new) in TASK_MUTATIONS.items():
+    assert _old in _task, f"{TASK_SAMPLE} no longer contains {_old}: pick another mistake for {_code}"
+    CASES[_code] = ("task.json", _task.replace(_old, _new, 1))
 
 
 def all_examples() -> list[tuple[str, str, str]]:

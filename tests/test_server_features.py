@@ -6,6 +6,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from rubric_lsp.formats.promptfoo.model import known_assertion_types
 from tests.server_helpers import column, session_fixture
 
 client = session_fixture()
@@ -149,8 +150,12 @@ async def test_complete_assertion_types_and_provider_ids(client: LanguageClient)
     s = client.rubric_session
     text = PROMPTFOO.replace("      - type: contains\n", "      - type: \n") + "    options:\n      provider: \n"
     uri = s.open("complete/promptfooconfig.yaml", text)
-    labels = await completion_labels(client, uri, at(s, text, "- type: \n", delta=len("- type: ")))
+    items = await completion_items(client, uri, at(s, text, "- type: \n", delta=len("- type: ")))
+    labels = [item.label for item in items]
     assert "llm-rubric" in labels and "contains" in labels and "g-eval" in labels
+    # each assertion type comes with its documentation (the schema's enumDescriptions)
+    documented = {item.label for item in items if item.documentation}
+    assert len(known_assertion_types()) == 134 and set(known_assertion_types()) <= documented
     providers = await completion_labels(client, uri, at(s, text, "provider: \n", delta=len("provider: ")))
     assert any(p.startswith("openai:") for p in providers) and any(p.startswith("anthropic:") for p in providers)
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from rubric_lsp.formats.registry import formats, get_format
+from rubric_lsp.formats.schema_export import for_editors
 
 
 def rendered_schemas() -> dict[str, str]:
@@ -14,7 +15,9 @@ def rendered_schemas() -> dict[str, str]:
     for fmt in formats():
         if fmt.json_schema is None or fmt.schema_file is None:
             continue
-        out[fmt.schema_file] = json.dumps(fmt.json_schema(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+        out[fmt.schema_file] = (
+            json.dumps(for_editors(fmt.json_schema()), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+        )
     return out
 
 
@@ -24,7 +27,7 @@ def run_schema(args) -> int:
         if fmt is None or fmt.json_schema is None:
             print(f"rubric: no schema for kind {args.kind!r}", file=sys.stderr)
             return 2
-        print(json.dumps(fmt.json_schema(), indent=2, ensure_ascii=False))
+        print(json.dumps(for_editors(fmt.json_schema()), indent=2, ensure_ascii=False))
         return 0
     folder: Path = args.dir
     stale = []

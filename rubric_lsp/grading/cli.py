@@ -2,7 +2,7 @@
 
 Exit codes: 0 graded (and passed, where passing applies); 1 graded but failed, or no score
 could be computed; 2 the request could not be carried out (bad arguments, unreadable or
-invalid rubric, missing API key).
+invalid rubric, missing API key, litellm not installed: one line saying how to install it).
 """
 
 from __future__ import annotations

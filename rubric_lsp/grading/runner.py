@@ -27,6 +27,7 @@ from typing import Protocol, TypeVar, cast
 
 from rubric_lsp.document import Document, parse_document
 from rubric_lsp.grading.cache import VerdictCache
+from rubric_lsp.grading.extra import grade_extra_missing
 from rubric_lsp.grading.judge import Judge, Usage
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for
@@ -44,6 +45,10 @@ class GradingError(Exception):
 
 class DeadlineExceeded(GradingError):
     """The grading ran past its total deadline; nothing it judged is reported as a verdict."""
+
+
+class GradeExtraMissing(GradingError):
+    """litellm (the ``[grade]`` extra) is not installed; the message is one line saying how to install it."""
 
 
 class UnsupportedRequest(GradingError):
@@ -181,12 +186,16 @@ def grader_for(doc: Document) -> Grader:
 async def grade(request: GradeRequest, settings: JudgeSettings, *, on_progress: Progress | None = None) -> GradeResult:
     """Carry out ``request``; see the module docstring.
 
-    Raises GradingError (the file cannot be graded, or the deadline passed) or
+    Raises GradingError (the file cannot be graded, litellm is not installed, or the deadline passed) or
     MissingCredentials (no API key; raised before any call). Judge failures are verdicts with
     ``error`` set, never exceptions.
     """
     doc = read(request.text, request.path)
     grader = grader_for(doc)
+    if request.kind is not RequestKind.RESCORE:  # rescoring given verdicts asks no judge
+        missing = grade_extra_missing()
+        if missing is not None:
+            raise GradeExtraMissing(missing)
     grading = Grading(settings, on_progress)
     deadline = settings.deadline_seconds
     if deadline is None:

@@ -46,7 +46,8 @@ def completions(
         head = value_match.group("head")
         space = "" if value_match.group("space") else " "  # triggered by the ':' itself
         probe = text[:line_start] + head + space + PLACEHOLDER + text[line_end:]
-        items = _value_items(fmt, probe, line_start + len(head) + len(space), value_match.group("key").strip("\"'"))
+        at = line_start + len(head) + len(space)
+        items = _value_items(fmt, probe, at, value_match.group("key").strip("\"'"), markup)
         for item in items:
             item.insert_text = space + item.label
         return items, Span(line_start + len(head), offset)
@@ -87,15 +88,21 @@ def _key_items(fmt: Format, probe: str, at: int, markup=None) -> list[types.Comp
     return list(items.values())
 
 
-def _value_items(fmt: Format, probe: str, at: int, key: str) -> list[types.CompletionItem]:
+def _value_items(fmt: Format, probe: str, at: int, key: str, markup=None) -> list[types.CompletionItem]:
     loc = _probe(probe, at)
     if loc is None or loc.node is None or loc.node.value != PLACEHOLDER:
         return []
     values: list[Any] = []
+    docs: dict[str, str] = {}  # a value's documentation: the schema's enumDescriptions or a const's description
     for sub in schema_at(_schema(fmt), loc.path, loc.nodes, PLACEHOLDER):
-        values.extend(sub.get("enum") or [])
+        enum = sub.get("enum") or []
+        values.extend(enum)
+        for value, text in zip(enum, sub.get("enumDescriptions") or []):
+            docs.setdefault(_yaml(value), text)
         if "const" in sub:
             values.append(sub["const"])
+            if sub.get("description"):
+                docs.setdefault(_yaml(sub["const"]), sub["description"])
         if sub.get("type") == "boolean":
             values.extend([True, False])
     # Values the schema cannot list (e.g. ids the format knows of): the format's completion hook.
@@ -103,13 +110,17 @@ def _value_items(fmt: Format, probe: str, at: int, key: str) -> list[types.Compl
         values.extend(fmt.editor_hooks().completion_values(list(loc.path), key))
     except Exception:
         log.exception("the %s completion hook failed", fmt.name)
-    return [
-        types.CompletionItem(
-            label=_yaml(v),
-            kind=types.CompletionItemKind.EnumMember if not isinstance(v, bool) else types.CompletionItemKind.Value,
+    items = []
+    for v in _unique(values):
+        doc = docs.get(_yaml(v))
+        items.append(
+            types.CompletionItem(
+                label=_yaml(v),
+                kind=types.CompletionItemKind.EnumMember if not isinstance(v, bool) else types.CompletionItemKind.Value,
+                documentation=(markup(doc) if markup else doc) if doc else None,
+            )
         )
-        for v in _unique(values)
-    ]
+    return items
 
 
 def _unique(values: Iterable[Any]) -> list[Any]:

@@ -137,6 +137,9 @@ def _expand(sub: Any, defs: dict, depth: int = 0) -> list[dict]:
     for key in ("anyOf", "oneOf", "allOf"):
         for option in sub.get(key) or []:
             found.extend(_expand(option, defs, depth + 1))
+    # if/then/else (a discriminator): both outcomes are candidates; `_fitting` rules out by the document
+    for key in ("then", "else"):
+        found.extend(_expand(sub.get(key), defs, depth + 1))
     return found
 
 

@@ -11,7 +11,7 @@ const DROP = new Set([
   "type", "required", "minLength", "maxLength", "pattern", "format", "minimum", "maximum",
   "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems",
   "minProperties", "maxProperties", "minContains", "maxContains", "propertyNames", "dependentRequired",
-  "dependencies", "not", "if", "then", "else", "deprecated", "deprecationMessage", "errorMessage",
+  "dependencies", "not", "if", "deprecated", "deprecationMessage", "errorMessage",
   "patternErrorMessage", "unevaluatedProperties", "unevaluatedItems", "additionalItems", "contains",
 ]);
 
@@ -34,13 +34,19 @@ export function stripSchema(schema) {
       continue;
     }
     if (key === "additionalProperties" && value === false) continue;
+    if (key === "then" || key === "else") {
+      // a discriminator's outcomes (promptfoo's assertion items): both stay, as alternatives
+      out.anyOf = [...(out.anyOf ?? []), stripSchema(value)];
+      continue;
+    }
     if (SCHEMA_KEYS.includes(key)) {
       out[key] = stripSchema(value);
     } else if (SCHEMA_MAP_KEYS.includes(key) && value && typeof value === "object") {
       out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stripSchema(v)]));
     } else if (SCHEMA_LIST_KEYS.includes(key) && Array.isArray(value)) {
       // oneOf fails when several branches match, which stripped branches always do
-      out[key === "oneOf" ? "anyOf" : key] = value.map(stripSchema);
+      const name = key === "oneOf" ? "anyOf" : key;
+      out[name] = [...(out[name] ?? []), ...value.map(stripSchema)];
     } else {
       out[key] = value;
     }

@@ -234,7 +234,9 @@ class Assertion(BaseModel):
 
     model_config = _CLOSED
 
-    type: str = Field(description="Assertion type (see the enum in the exported schema); 'not-' inverts a base type.")
+    type: str = Field(
+        description="The assertion type (completion lists the known ones, each documented); 'not-' inverts a base type."
+    )
     value: Any = Field(None, description=ASSERTION_KEYS["value"])
     config: dict[str, Any] | None = Field(None, description=ASSERTION_KEYS["config"])
     threshold: float | None = Field(None, description=ASSERTION_KEYS["threshold"])
@@ -446,23 +448,75 @@ def field_description(model: type[BaseModel], key: str) -> str | None:
     return None
 
 
+UNKNOWN_TYPE_MESSAGE = (
+    "Unknown assertion type: promptfoo fails the eval with 'Unknown assertion type'. "
+    "Complete `type:` for the known ones ('not-' inverts a base type)."
+)
+# The alternatives of an assertion list item; replaced by a discriminator in the exported schema.
+_ITEM_REFS = ("#/$defs/AssertionSet", "#/$defs/Assertion", "#/$defs/AssertionReference")
+
+
 def promptfoo_json_schema() -> dict[str, Any]:
     schema = PromptfooConfig.model_json_schema(by_alias=True)
     schema["$schema"] = "http://json-schema.org/draft-07/schema#"
     schema["title"] = "promptfoo config"
-    schema.setdefault("$defs", {})["AssertionType"] = {
-        "description": "A promptfoo assertion type.",
-        "anyOf": [
-            {"const": name, "description": text}
-            for name, text in {**BASE_ASSERTION_TYPES, **SPECIAL_ASSERTION_TYPES}.items()
-        ]
-        + [{"const": "not-" + name, "description": "Inverted: " + text} for name, text in BASE_ASSERTION_TYPES.items()]
-        + [{"type": "string", "pattern": "^promptfoo:redteam:", "description": "A red-team plugin's grader."}],
-    }
+    schema.setdefault("$defs", {})["AssertionType"] = assertion_type_schema()
     assertion = schema["$defs"].get("Assertion")
     if assertion:
         assertion["properties"]["type"] = {
             "$ref": "#/$defs/AssertionType",
             "description": assertion["properties"]["type"].get("description", ""),
         }
-    return schema
+    return _discriminate_assertions(schema)
+
+
+def assertion_type_schema() -> dict[str, Any]:
+    """Known types as an enum with their docs (completion), one message for any other name.
+
+    An ``anyOf`` of ``const``s made editors list all 134 names when a type was unknown: the
+    YAML server merges failed ``const`` alternatives into one enum message. Here the known
+    names are one ``enum`` (completion shows each one's docs) and red-team graders a pattern;
+    both alternatives carry the same ``errorMessage``, so whichever one the YAML server or
+    VS Code reports as the closest, an unknown name gets that one line.
+    """
+    described = {**BASE_ASSERTION_TYPES, **SPECIAL_ASSERTION_TYPES}
+    described.update({"not-" + name: "Inverted: " + text for name, text in BASE_ASSERTION_TYPES.items()})
+    return {
+        "type": "string",
+        "description": f"A promptfoo assertion type, or a red-team plugin's grader ({REDTEAM_PREFIX}...).",
+        "anyOf": [
+            {
+                "enum": list(described),
+                "enumDescriptions": list(described.values()),
+                "errorMessage": UNKNOWN_TYPE_MESSAGE,
+            },
+            {"pattern": f"^{REDTEAM_PREFIX}.", "errorMessage": UNKNOWN_TYPE_MESSAGE},
+        ],
+    }
+
+
+def _discriminate_assertions(node: Any) -> Any:
+    """Each assertion list item checked against one schema, chosen by its keys, instead of ``anyOf`` of three.
+
+    With ``anyOf`` an item of unknown type matches none, and editors report the failures of the
+    closest one — often the assert-set ("Missing property 'assert'") — and hover the set's docs.
+    """
+    if isinstance(node, list):
+        return [_discriminate_assertions(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    alternatives = node.get("anyOf")
+    if (
+        isinstance(alternatives, list)
+        and tuple(a.get("$ref") for a in alternatives if isinstance(a, dict)) == _ITEM_REFS
+    ):
+        return {
+            "if": {"required": ["$ref"]},
+            "then": {"$ref": "#/$defs/AssertionReference"},
+            "else": {
+                "if": {"properties": {"type": {"const": "assert-set"}}, "required": ["type"]},
+                "then": {"$ref": "#/$defs/AssertionSet"},
+                "else": {"$ref": "#/$defs/Assertion"},
+            },
+        }
+    return {key: _discriminate_assertions(value) for key, value in node.items()}

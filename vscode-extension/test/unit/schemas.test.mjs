@@ -42,6 +42,12 @@ test("completion-only schema keeps names, docs and values but cannot fail valida
   assert.equal(JSON.stringify(out).includes('"type"'), false);
 });
 
+test("a discriminator's then/else stay as alternatives; its condition goes", () => {
+  const item = { if: { required: ["$ref"] }, then: { $ref: "#/$defs/Ref" }, else: { if: { required: ["type"] }, then: { $ref: "#/$defs/Set" }, else: { $ref: "#/$defs/Assertion" } } };
+  assert.deepEqual(stripSchema(item), { anyOf: [{ $ref: "#/$defs/Ref" }, { anyOf: [{ $ref: "#/$defs/Set" }, { $ref: "#/$defs/Assertion" }] }] });
+  assert.deepEqual(stripSchema({ anyOf: [{ const: "a" }], else: { const: "b" } }), { anyOf: [{ examples: ["a"] }, { examples: ["b"] }] });
+});
+
 test("package.json contributes only unambiguous file patterns, with existing schema names", () => {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
   const names = new Set([

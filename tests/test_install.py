@@ -1,0 +1,164 @@
+"""One install gives a working product: the built wheel, installed into a fresh venv.
+
+The wheel is built from a copy of the source tree (`pip wheel`, the build requirement from
+pyproject.toml); its dependencies come from the package index pip is configured with, as a
+user's would. Base only: `rubric-lint` lints, `rubric-lsp` answers over stdio with
+diagnostics, `rubric grade` says in one line how to add litellm (the editor's grading command
+too). Then `[grade]` is added to the same venv and `rubric grade` grades against the local
+judge. About 30 s for the base part and one to two and a half minutes more for `[grade]`
+(litellm's 55 packages, ~310 MB; measured with a warm pip cache on the shared 2-core machine); marked slow, and required in CI (RUBRIC_REQUIRE_ALL=1),
+skipped elsewhere when the package index cannot be reached.
+
+The same messages without a fresh venv (litellm hidden from a process of this environment)
+are checked fast in test_grade_extra.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, SAMPLES, require
+from tests.judge_server import Reply
+from tests.raw_client import RawClient, open_doc
+
+BIN = "Scripts" if os.name == "nt" else "bin"
+# What a user's shell has: nothing that points Python at this checkout.
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+RUBRIC = "rubric:\n  criteria:\n    - {name: polite, requirement: Is polite, weight: 1}\n"
+BAD_RUBRIC = "rubric:\n  criteria:\n    - {name: polite, requirment: Is polite, weight: 1}\n"
+# The line `rubric grade` and the server print without litellm (rubric_lsp.grading.extra).
+MISSING = re.compile(
+    r"^grading needs litellm, which is not installed \(the optional \[grade\] extra.*-m pip install .*litellm"
+)
+SKIP_IN_COPY = shutil.ignore_patterns(
+    ".git", "node_modules", "vscode-extension", "build", "dist", "*.egg-info", ".venv", "__pycache__", "test-artifacts"
+)
+
+
+def run(
+    args: list[str], timeout: float = 300, env_extra: dict[str, str] | None = None, **kwargs
+) -> subprocess.CompletedProcess[str]:
+    env = {**CLEAN_ENV, **(env_extra or {})}
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env, **kwargs)
+
+
+def pip_install(python: Path, *requirements: str) -> None:
+    done = run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements], timeout=900)
+    require(
+        done.returncode == 0, f"pip install {' '.join(requirements)} failed (no package index?): {done.stderr[-800:]}"
+    )
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    source = tmp_path_factory.mktemp("source") / "rubric-lsp"
+    shutil.copytree(REPO, source, ignore=SKIP_IN_COPY)
+    out = tmp_path_factory.mktemp("wheel")
+    done = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)], timeout=600)
+    require(done.returncode == 0, f"building the wheel failed (no package index for setuptools?): {done.stderr[-800:]}")
+    (built,) = out.glob("rubric_lsp-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory, wheel: Path) -> Path:
+    home = tmp_path_factory.mktemp("venv") / "env"
+    run([sys.executable, "-m", "venv", str(home)]).check_returncode()
+    pip_install(home / BIN / "python", str(wheel))
+    return home
+
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_wheel_carries_license_urls_and_an_off_repo_readme(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        meta = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "License-Expression: MIT" in meta and "Requires-Python: >=3.10" in meta
+    assert "Project-URL: Repository, https://github.com/rubric-lsp/rubric-lsp" in meta
+    # The base install serves: pygls and lsprotocol are plain dependencies, litellm only an extra.
+    requires = [line for line in meta.splitlines() if line.startswith("Requires-Dist:")]
+    assert any(line.startswith("Requires-Dist: pygls") and "extra" not in line for line in requires)
+    assert any(line.startswith("Requires-Dist: litellm") and 'extra == "grade"' in line for line in requires)
+    description = meta.split("\n\n", 1)[1]
+    targets = re.findall(r"\]\(([^)\s]+)", description)
+    assert len(targets) > 100  # the README's links, the rule table's among them
+    relative = [t for t in targets if not t.startswith(("https://", "http://", "#"))]
+    assert relative == [], f"links that do not work off the repository: {relative[:5]}"
+
+
+def test_base_install_has_the_server_and_not_litellm(venv: Path) -> None:
+    python = str(venv / BIN / "python")
+    probe = "import importlib.util as u, rubric_lsp; print(rubric_lsp.__file__); print(bool(u.find_spec('pygls')), bool(u.find_spec('litellm')))"
+    done = run([python, "-c", probe], cwd=venv)  # `-c` puts the working directory first on sys.path
+    where, found = done.stdout.splitlines()
+    assert Path(where).resolve().is_relative_to(venv.resolve())  # the wheel's code, not this checkout's
+    assert found == "True False"
+
+
+def test_rubric_lint_reports_and_fixes_in_the_fresh_venv(venv: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.rubric.yaml"
+    bad.write_text(BAD_RUBRIC, encoding="utf-8")
+    done = run([str(venv / BIN / "rubric-lint"), str(bad)], cwd=tmp_path)
+    assert done.returncode == 1 and "AR001" in done.stdout, done.stdout + done.stderr
+    good = run([str(venv / BIN / "rubric-lint"), str(SAMPLES / "autorubric" / "refund-reply.rubric.yaml")])
+    assert good.returncode == 0, good.stdout + good.stderr
+
+
+def test_rubric_lsp_answers_over_stdio_with_diagnostics(venv: Path, tmp_path: Path) -> None:
+    client = RawClient(tmp_path, command=[str(venv / BIN / "rubric-lsp")], env={"PYTHONPATH": ""})
+    try:
+        rid = client.send("initialize", {"processId": os.getpid(), "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        assert "capabilities" in client.response(rid, timeout=60)["result"]
+        client.send("initialized", {}, request=False)
+        uri = open_doc(client, tmp_path, BAD_RUBRIC)
+        client.pump_until(lambda: uri in client.published, timeout=60)
+        codes = [d.get("code") for d in client.published[uri]["diagnostics"]]
+        assert "AR001" in codes
+        # The editor's grading command without litellm: one line, no traceback, no per-criterion errors.
+        answer = client.request(
+            "workspace/executeCommand", {"command": "rubric-lsp.gradeText", "arguments": [{"uri": uri, "text": "Hi"}]}
+        )
+        assert MISSING.match(answer["result"]["error"]), answer
+        assert "\n" not in answer["result"]["error"]
+    finally:
+        client.close()
+
+
+def test_rubric_grade_without_litellm_says_how_in_one_line(venv: Path, tmp_path: Path) -> None:
+    rubric = tmp_path / "r.rubric.yaml"
+    rubric.write_text(RUBRIC, encoding="utf-8")
+    (tmp_path / "reply.txt").write_text("Hello", encoding="utf-8")
+    done = run([str(venv / BIN / "rubric"), "grade", str(rubric), "--response", str(tmp_path / "reply.txt")])
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert MISSING.match(line.removeprefix("rubric grade: ")), line
+    assert str(venv / BIN / "python") in line  # the command installs into this very environment
+
+
+def test_with_the_grade_extra_it_grades_against_the_local_judge(
+    venv: Path, wheel: Path, tmp_path: Path, judge_server
+) -> None:
+    pip_install(venv / BIN / "python", f"{wheel}[grade]")
+    rubric = tmp_path / "r.rubric.yaml"
+    rubric.write_text(RUBRIC, encoding="utf-8")
+    (tmp_path / "reply.txt").write_text("Hello, happy to help.", encoding="utf-8")
+    judge_server.default = Reply.json({"criterion_status": "MET", "explanation": "polite"})
+    args = ["grade", str(rubric), "--response", str(tmp_path / "reply.txt"), "--format", "json", "--no-cache"]
+    args += ["--api-base", judge_server.base_url, "--model", "openai/judge"]
+    done = run([str(venv / BIN / "rubric"), *args], env_extra={"OPENAI_API_KEY": "dummy"})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert judge_server.call_count == 1
+    assert report["score"] == 1.0, report
