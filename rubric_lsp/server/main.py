@@ -92,8 +92,7 @@ def _warm_up_when_idle(ls) -> None:
             return
         quiet = ls.loop.time() - ls.last_activity
         if quiet >= WARM_UP_IDLE_SECONDS and not ls.lint_busy:
-            grading.warm_started = True
-            threading.Thread(target=grading.warm_up, name="rubric-warm-up", daemon=True).start()
+            grading.start_warm_up()
         else:
             ls.loop.call_later(max(0.2, WARM_UP_IDLE_SECONDS - quiet), check)
 
