@@ -99,6 +99,17 @@ class RubricProtocol(LanguageServerProtocol):
             callback = done
         return super()._execute_handler(msg_id, handler, callback, args, kwargs)
 
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        # A handler that raises a JSON-RPC error on purpose (InvalidParams for wrong arguments, RequestFailed
+        # for no judge key) answers with it; pygls would also log a traceback as an error for each.
+        exc = None if future.cancelled() else future.exception()
+        if isinstance(exc, JsonRpcException):
+            self._request_futures.pop(msg_id, None)
+            log.info("request %s answered with error %s: %s", msg_id, exc.code, exc.message)
+            self._send_response(msg_id, error=exc.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
+
     def handle_message(self, message: Any) -> Any:
         if getattr(message, "method", None) in TOUCHING:
             server = self._server

@@ -27,6 +27,10 @@ def build_server():
     @ls.feature(types.INITIALIZE)
     def initialize(ls: RubricServer, params: types.InitializeParams) -> None:
         ls.loop = asyncio.get_running_loop() if _loop_running() else None
+        if ls.loop is not None:
+            # From now on the client's log has our lines, with their levels (window/logMessage); a
+            # copy on stderr would show in VS Code's output channel as [error], whatever its level.
+            logging.getLogger("rubric_lsp").propagate = False
         # Load the formats and rules now, while the client digests our capabilities.
         from rubric_lsp.formats.registry import load_all_checkers
 
