@@ -526,9 +526,10 @@ def register(ls: RubricServer) -> None:
         clear(ls, uri)
         return {"cleared": True}
 
-    @ls.command(SHOW_DISAGREEMENTS)
-    def show_disagreements(ls: RubricServer, *args):
-        return disagreements(ls, args[0])
+    async def show_disagreements(ls: RubricServer, args: dict[str, Any]) -> Any:
+        return disagreements(ls, args)
+
+    ls.command(SHOW_DISAGREEMENTS)(_guarded(SHOW_DISAGREEMENTS, show_disagreements))
 
     @ls.feature(types.TEXT_DOCUMENT_WILL_SAVE)
     def will_save(ls: RubricServer, params: types.WillSaveTextDocumentParams) -> None:
@@ -558,9 +559,9 @@ def disagreements(ls: RubricServer, args: dict[str, Any]) -> dict[str, Any]:
     """The items where the judge and the labels differ on one criterion (of the last dataset grading)."""
     uri = document_uri(ls, args)
     state = ls.docs.get(uri)
-    shown = state.extra.get("shown") if state is not None else None
+    shown: Shown | None = state.extra.get("shown") if state is not None else None
     data = shown.result if shown is not None else None
-    if not isinstance(data, dict) or "agreement" not in data:
+    if shown is None or not isinstance(data, dict) or "agreement" not in data:
         raise ValueError("no dataset grading of this document to show; run Grade Examples first")
     criterion = args.get("criterion")
     entry = next((c for c in data["agreement"] if c.get("index") == criterion), None)
