@@ -89,14 +89,14 @@ WARM_UP_IDLE_SECONDS = float(os.environ.get("RUBRIC_LSP_WARM_UP_IDLE", "2"))
 
 
 def _warm_up_when_idle(ls) -> None:
-    from rubric_lsp.server import grading
+    from rubric_lsp.server import grading_run
 
     def check() -> None:
-        if grading.warm_started:
+        if grading_run.warm_started:
             return
         quiet = ls.loop.time() - ls.last_activity
         if quiet >= WARM_UP_IDLE_SECONDS and not ls.lint_busy:
-            grading.start_warm_up()
+            grading_run.start_warm_up()
         else:
             ls.loop.call_later(max(0.2, WARM_UP_IDLE_SECONDS - quiet), check)
 
