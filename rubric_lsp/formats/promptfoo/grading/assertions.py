@@ -46,6 +46,7 @@ with no JSON object at all is a parse failure.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import re
 from collections.abc import Callable
@@ -54,6 +55,7 @@ from typing import Any
 
 from rubric_lsp.document import Document
 from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.formats.promptfoo.grading.defaults import default_grader
 from rubric_lsp.formats.promptfoo.grading.prompts import (
     UNDEFINED,
     grading_messages,
@@ -63,9 +65,11 @@ from rubric_lsp.formats.promptfoo.grading.prompts import (
     js_string,
     render,
 )
+from rubric_lsp.formats.promptfoo.grading.reply_objects import reply_objects
+from rubric_lsp.formats.promptfoo.versions import ENV_VERSION, release
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.replies import extract, snippet
+from rubric_lsp.grading.replies import snippet, strip_thinking
 from rubric_lsp.grading.report import GradeReport, Subject, Verdict
 from rubric_lsp.grading.runner import GradingError, Run, fan_out
 from rubric_lsp.grading.settings import JudgeSettings, promptfoo_to_litellm
@@ -81,18 +85,21 @@ GRADED_TYPES = RUBRIC_TYPES + MODEL_GRADED_TYPES
 
 
 def parse_rubric_reply(content: str) -> tuple[bool, float, str, bool]:
-    """(pass, score, reason, ambiguous) the way promptfoo reads it, from the concluded object."""
-    found = extract(content, lambda o: "pass" in o or "score" in o, lambda o: (o.get("pass"), o.get("score")))
-    if found is None:
-        # promptfoo reads whatever object comes first; we take the last one (no pass: PASS, score 1).
-        found = extract(content, lambda o: True, lambda o: None)
-    if found is None:
+    """(pass, score, reason, ambiguous) the way promptfoo reads it, from the concluded object.
+
+    Objects are found as promptfoo finds them (``reply_objects``: YAML-style, so unquoted keys,
+    Python-ish dicts and ``//`` comments read); of those, the last with ``pass`` or ``score``."""
+    objects = reply_objects(strip_thinking(content))
+    fitting = [o for o in objects if "pass" in o or "score" in o]
+    if not objects:
         raise JudgeFailure("parse", f"The grader's reply has no JSON object: {snippet(content)!r}", "bad_reply")
-    reply = found.value
-    passed = coerce_pass(reply.get("pass", UNDEFINED))
-    score = coerce_score(reply.get("score", UNDEFINED), passed)
-    reason = reply.get("reason")
-    return passed, score, reason if isinstance(reason, str) else "", found.ambiguous
+    # promptfoo reads whatever object comes first; we take the last one (no pass: PASS, score 1).
+    chosen = (fitting or objects)[-1]
+    verdicts = {json.dumps([o.get("pass"), o.get("score")], default=str) for o in fitting}
+    passed = coerce_pass(chosen.get("pass", UNDEFINED))
+    score = coerce_score(chosen.get("score", UNDEFINED), passed)
+    reason = chosen.get("reason")
+    return passed, score, reason if isinstance(reason, str) else "", len(verdicts) > 1
 
 
 def coerce_pass(value: Any) -> bool:
@@ -145,12 +152,6 @@ def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -
     return passed, score
 
 
-def _shadowed_names(type_name: str) -> tuple[str, ...]:
-    from rubric_lsp.formats.promptfoo.grading.model_graded import SHADOWED, base_of
-
-    return ("output", "rubric") if type_name in RUBRIC_TYPES else SHADOWED[base_of(type_name)]
-
-
 def _listing(types: list[str]) -> str:
     return ", ".join(f"'{name}'" for name in types)
 
@@ -169,18 +170,27 @@ class _Response:
     query: str | None
     first_prompt: str | None
     notes: set[str] = field(default_factory=set)
+    version: str | None = None
+    json_mode: Callable[[Any], bool] = lambda item: False
 
     async def item(self, position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
         assertion = item.assertion
         node = assertion.ref_node or assertion.node
         rng = self.doc.range(node).to_json() if assertion.source.is_config else None
-        inverse = item.type.startswith("not-")
+        owner = release(self.version)
+        base = item.type[4:] if item.type.startswith("not-") else item.type
+        inverse = item.type.startswith("not-") and base in owner.inverting
+        if item.type.startswith("not-") and not inverse:
+            self.notes.add(
+                f"test {number}: '{item.type}' is graded as '{base}': promptfoo {owner.version} ignores its not- (as graded here)."
+            )
         subject = Subject(f"test {number}: {item.type}", position, rng, assertion_weight(assertion))
         test_vars = item.vars  # values, defaultTest's merged under the test's, file:// vars included
-        for shadowed in _shadowed_names(item.type):
+        vars_last = owner.rubric_vars_last and item.type in RUBRIC_TYPES
+        for shadowed in ("output", "rubric") if vars_last else ():
             if shadowed in test_vars:
                 self.notes.add(
-                    f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
+                    f"test {number} has a var named '{shadowed}': promptfoo {owner.version} spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
                 )
         if isinstance(judge, JudgeFailure):
             return subject.failure(judge.message, judge.error, "FAIL", passed=False)
@@ -190,17 +200,21 @@ class _Response:
         # promptfoo: ``renderedValue || ''`` (a missing value is an empty rubric, not "null").
         rubric_text = "" if value is None else value if isinstance(value, str) else js_json(value)
         rubric_text = render(rubric_text, test_vars)
-        messages = grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars)
-        # JSON mode only with our own prompt (it asks for JSON): promptfoo sends a custom
-        # rubricPrompt as written, and OpenAI rejects JSON mode when no message says "json".
-        reply_format = {"type": "json_object"} if item.rubric_prompt is None else None
+        # JSON mode exactly where promptfoo asks for it: its default llm-rubric grader (OpenAI's,
+        # Mistral's, xAI's), whatever the prompt; a grader the config or --model names sends none.
+        reply_format = {"type": "json_object"} if self.json_mode(item) else None
         try:
+            messages = grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars, vars_last)
             (passed, score, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_rubric_reply)
         except asyncio.CancelledError:
             raise
         except JudgeFailure as failure:
             # Never inverted: a failed grader call is a failure in both directions.
-            reason = f"Grader call failed ({failure.category}): {failure.message}"
+            reason = (
+                failure.message
+                if failure.kind == "config"
+                else f"Grader call failed ({failure.category}): {failure.message}"
+            )
             return subject.failure(reason, failure.error, "FAIL", passed=False)
         final_pass, final_score = decide(passed, score, rubric_threshold(raw_threshold(item)), inverse)
         return subject.judged(
@@ -270,9 +284,12 @@ async def grade_promptfoo(
     test_index: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     compared: bool = False,
+    prompt_index: int = 0,
 ) -> GradeReport:
     """Grade one response. ``compared``: part of a multi-output run that grades select-best itself,
-    so select-best is neither noted as not run nor an obstacle when nothing else is left to grade."""
+    so select-best is neither noted as not run nor an obstacle when nothing else is left to grade.
+    ``prompt_index``: which of the config's prompts produced the response (closedqa, factuality
+    and g-eval grade it against that prompt when no ``query`` is given)."""
     from rubric_lsp.formats.promptfoo.resolve import read_config
 
     if doc.root is None:
@@ -280,7 +297,7 @@ async def grade_promptfoo(
     view = read_config(doc.root, doc.path, doc)
     if not view.tests:
         raise GradingError("This promptfoo config has no tests to grade.")
-    first_prompt = view.first_prompt() if query is None else None
+    first_prompt = view.prompt(prompt_index) if query is None else None
     numbers = list(range(1, len(view.tests) + 1))
     if test_index is not None:
         if not 0 <= test_index < len(view.tests):
@@ -329,7 +346,8 @@ async def grade_promptfoo(
             judges.append(failure)
 
     done = 0
-    graded = _Response(doc, view, response, query, first_prompt, notes)
+    version = promptfoo_version(settings)
+    graded = _Response(doc, view, response, query, first_prompt, notes, version, json_mode_for(settings))
 
     async def one(position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
         nonlocal done
@@ -453,6 +471,11 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
     from rubric_lsp.grading.settings import GraderConfigError, MissingCredentials, settings_from_promptfoo
 
     explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
+    owner_default = None if explicit else default_grader(settings.environ())
+    # promptfoo retries a 5xx only when PROMPTFOO_RETRY_5XX is set (its fetchWithRetries).
+    settings = replace(settings, retry_server_errors=env_bool(settings.environ().get("PROMPTFOO_RETRY_5XX")))
+    if owner_default is not None:
+        settings = replace(settings, model=owner_default.model)  # promptfoo's default grader for these keys
     try:
         run = Run.start(settings)
         default_model: str | None = run.settings.model
@@ -496,6 +519,29 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
     return run, judge_for
 
 
+def json_mode_for(settings: JudgeSettings) -> Callable[[Any], bool]:
+    """Whether an llm-rubric item is graded by promptfoo's default *JSON* grader (no grader named
+    by the config or the CLI, and a default with JSON mode for the keys at hand)."""
+    explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
+    owner_default = None if explicit else default_grader(settings.environ())
+    json_default = owner_default is not None and owner_default.json_mode
+
+    def applies(item: Any) -> bool:
+        return json_default and not item.grader.provider_id and not item.grader.problem
+
+    return applies
+
+
+def env_bool(value: str | None) -> bool:
+    """promptfoo's ``getEnvBool``: 1, true, yes, yup or yeppers (any case)."""
+    return (value or "").lower() in ("1", "true", "yes", "yup", "yeppers")
+
+
+def promptfoo_version(settings: JudgeSettings) -> str | None:
+    """The promptfoo release graded as: the setting, else ``RUBRIC_PROMPTFOO_VERSION``, else the latest tracked."""
+    return getattr(settings, "promptfoo_version", None) or settings.environ().get(ENV_VERSION) or None
+
+
 def _first_provider(plan: list[Any]) -> str | None:
     for _, item in plan:
         if item.grader.provider_id and not item.grader.problem:
@@ -527,10 +573,23 @@ async def grade_promptfoo_outputs(
         raise GradingError(
             "max-score and select-best need at least 2 outputs to choose between; pass --response once per output."
         )
+    if doc.root is None:
+        raise GradingError("The file is empty.")
+    # One output per prompt (promptfoo's columns): each is graded against its own prompt.
+    own_prompts = read_config(doc.root, doc.path, doc).prompt_count == len(responses)
     reports = await asyncio.gather(
         *(
-            grade_promptfoo(doc, r, query, settings, test_index=test_index, on_progress=on_progress, compared=True)
-            for r in responses
+            grade_promptfoo(
+                doc,
+                r,
+                query,
+                settings,
+                test_index=test_index,
+                on_progress=on_progress,
+                compared=True,
+                prompt_index=position if own_prompts else 0,
+            )
+            for position, r in enumerate(responses)
         )
     )
     if doc.root is None:
