@@ -183,9 +183,10 @@ async def test_max_score_picks_first_strictly_greater_output(judge_server, tmp_p
     doc = parse_document(MAX_SCORE, "promptfooconfig.yaml")
     result = await grade_promptfoo_outputs(doc, ["one", "two", "three"], None, settings(judge_server, tmp_path))
     selection = result["max_score"][0]
-    assert selection["scores"] == [pytest.approx(0.5), pytest.approx(0.9), pytest.approx(0.9)]
+    # contains counts as promptfoo counts it (0 for every output here): (2 * s + 2 * s + 0) / 5.
+    assert selection["scores"] == [pytest.approx(0.4), pytest.approx(0.72), pytest.approx(0.72)]
     assert selection["winner"] == 1 and selection["passed"] == [False, True, False]
-    assert selection["left_out"] == ["contains"]
+    assert selection["left_out"] == []
     assert judge_server.call_count == 6
 
 

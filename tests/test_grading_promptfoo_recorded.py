@@ -17,6 +17,7 @@ import pytest
 
 from rubric_lsp.document import parse_document
 from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo, grade_promptfoo_outputs
+from rubric_lsp.formats.promptfoo.versions import inverts, release
 from tests.judge_server import Reply
 from tests.promptfoo_grading import settings
 
@@ -30,6 +31,19 @@ DOCUMENTED = {
     # A judge failure is an ERROR here, a plain FAIL in promptfoo (same pass/score, not a verdict).
     ("rubric-sloppy-json", 4, 0, "llm-rubric"),
     ("server-error-no-retry", 0, 0, "llm-rubric"),
+}
+
+
+NOT_REPORTED = {
+    "contains",
+    "icontains",
+    "icontains-any",
+    "starts-with",
+    "regex",
+    "contains-json",
+    "is-json",
+    "equals",
+    "javascript",
 }
 
 
@@ -112,8 +126,8 @@ async def test_the_verdicts_are_promptfoos(judge_server, tmp_path, name):
         mine = {v["type"]: v for v in ours[key]}
         for theirs in result["assertions"]:
             kind = theirs["type"]
-            if kind in ("contains", "icontains", "starts-with", "regex", "contains-json", "equals"):
-                continue  # graded inside max-score here, not reported one by one
+            if kind.removeprefix("not-") in NOT_REPORTED:
+                continue  # graded inside max-score here (javascript: left out), not reported one by one
             got = mine[kind]
             if (name, *key, kind) in DOCUMENTED:
                 continue
@@ -150,3 +164,43 @@ async def test_a_5xx_is_retried_only_with_promptfoo_retry_5xx(judge_server, tmp_
     assert report.verdicts[0].verdict == "PASS" and judge_server.call_count == 2
     assert report.usage.retries == 1
     assert any("(retried 1×)" in line for line in report.text_lines())
+
+
+async def test_max_score_counts_the_deterministic_checks_and_names_what_it_leaves_out(judge_server, tmp_path):
+    """The judge alone prefers output 2 (0.7 vs 0.6); contains / icontains-any / not-contains / is-json
+    make output 1 promptfoo's winner, as here; javascript is left out and listed."""
+    case = load("max-score-deterministic")
+    script(judge_server, case)
+    doc = parse_document(case["config"].replace("{API}", judge_server.base_url), "c.yaml")
+    outputs = [r["output"] for r in sorted(case["results"], key=lambda r: r["prompt"])]
+    result = await grade_promptfoo_outputs(doc, outputs, None, settings(judge_server, tmp_path))
+    [selection] = result["max_score"]
+    assert selection["winner"] == 0 and selection["left_out"] == ["javascript"]
+    assert selection["scores"] == [pytest.approx((0.6 + 1 + 1 + 1 + 0) / 5), pytest.approx(0.7 / 5)]
+    assert [r["success"] for r in case["results"]] == [False, False]  # (is-json fails both in promptfoo)
+    assert [r["assertions"][-1]["pass"] for r in case["results"]] == [True, False]
+
+
+def test_which_release_a_version_grades_as():
+    assert release(None).version == "0.123.1" and release("junk").version == "0.123.1"
+    assert release("0.121.9").version == "0.121.9" and release("0.100.0").version == "0.121.9"
+    assert release("0.122.5").version == "0.121.9" and release("v0.130.0").version == "0.123.1"
+    assert inverts("llm-rubric") and inverts("g-eval") and not inverts("factuality")
+    assert not inverts("model-graded-closedqa") and not inverts("llm-rubric", "0.121.9")
+
+
+async def test_not_llm_rubric_is_graded_as_the_targeted_release_does(judge_server, tmp_path):
+    config = (
+        "prompts: ['Answer: {{q}}']\nproviders: [echo]\ndefaultTest:\n  options: {provider: openai:chat:judge}\n"
+        "tests:\n  - vars: {q: paris}\n    assert:\n      - type: not-llm-rubric\n        value: is rude\n"
+        "        threshold: 0.5\n"
+    )
+    judge_server.default = Reply.json({"reason": "Not rude.", "pass": False, "score": 0.2})
+    doc = parse_document(config, "c.yaml")
+    report = await grade_promptfoo(doc, "Answer: paris", None, settings(judge_server, tmp_path))
+    assert [(v.verdict, v.score) for v in report.verdicts] == [("PASS", pytest.approx(0.8))]
+    # 0.121.9 ignored the not- of llm-rubric: the judge's FAIL (0.2 under the 0.5 threshold) stays a FAIL.
+    old = settings(judge_server, tmp_path, promptfoo_version="0.121.9", cache_dir=tmp_path / "old")
+    report = await grade_promptfoo(doc, "Answer: paris", None, old)
+    assert [(v.verdict, v.score) for v in report.verdicts] == [("FAIL", pytest.approx(0.2))]
+    assert any("0.121.9 ignores its not-" in note for note in report.notes)

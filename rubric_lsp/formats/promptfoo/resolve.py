@@ -368,6 +368,11 @@ class ConfigView:
         parts = [part for part in content.split("\n---\n") if part.strip()]
         return parts[0] if parts else None
 
+    def test_vars(self, number: int) -> dict[str, Any]:
+        """Test ``number``'s vars as promptfoo renders values with: defaultTest's under the test's."""
+        test = self.test_number(number)
+        return self._grading_vars(test) if test is not None else {}
+
     def _grading_vars(self, test: TestInfo) -> dict[str, Any]:
         merged: dict[str, Node] = {}
         if test.default is not None and test.default is not test:

@@ -142,6 +142,21 @@ CASES: dict[str, dict] = {
         "rules": [["ANSWER {", json.dumps({"reason": "Shouts.", "pass": False, "score": 0.0})]],
         "default": json.dumps({"reason": "Calm.", "pass": True, "score": 1.0}),
     },
+    # Deterministic checks decide the winner (the judge alone prefers output 2); javascript is left out here.
+    "max-score-deterministic": {
+        "config": "prompts: ['Answer: {{q}}', 'Reply: {{q}}']\n" + PF + "defaultTest:\n" + OWN + "tests:\n"
+        "  - vars: {q: paris, word: answer}\n    assert:\n"
+        "      - type: llm-rubric\n        value: 'is good'\n"
+        "      - type: contains\n        value: 'Answer'\n"
+        "      - type: icontains-any\n        value: '{{ word }}, \"x, y\"'\n"
+        "      - type: not-contains\n        value: 'Reply'\n"
+        "      - type: is-json\n"
+        "      - type: javascript\n        value: 'output.length > 0'\n"
+        "      - type: max-score\n",
+        "env": {},
+        "rules": [["Reply: paris", json.dumps({"reason": "Better.", "pass": True, "score": 0.7})]],
+        "default": json.dumps({"reason": "Fine.", "pass": True, "score": 0.6}),
+    },
     # A 500 then a good answer: promptfoo does not retry 5xx unless PROMPTFOO_RETRY_5XX is set.
     "server-error-no-retry": {
         "config": "prompts: ['Answer: {{q}}']\n"

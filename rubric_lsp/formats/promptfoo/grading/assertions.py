@@ -56,6 +56,7 @@ from typing import Any
 from rubric_lsp.document import Document
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.promptfoo.grading.defaults import default_grader
+from rubric_lsp.formats.promptfoo.grading.deterministic import evaluate
 from rubric_lsp.formats.promptfoo.grading.prompts import (
     UNDEFINED,
     grading_messages,
@@ -368,7 +369,9 @@ async def grade_promptfoo(
     return report
 
 
-def _max_score(doc: Document, view: Any, number: int, reports: list[GradeReport]) -> dict[str, Any] | None:
+def _max_score(
+    doc: Document, view: Any, number: int, reports: list[GradeReport], responses: list[str]
+) -> dict[str, Any] | None:
     """Test ``number``'s max-score over the outputs' reports (None when the test has none)."""
     test = view.test_number(number)
     if test is None:
@@ -398,23 +401,34 @@ def _max_score(doc: Document, view: Any, number: int, reports: list[GradeReport]
         )
         return entry
     graded = [a for a in others if a.type in GRADED_TYPES]
-    entry["left_out"] = [a.type for a in others if a.type not in GRADED_TYPES]
+    test_vars = view.test_vars(number)
+    # Deterministic checks promptfoo evaluates without code count too (per output); the rest is left out.
+    checked = [
+        a
+        for a in others
+        if a.type not in GRADED_TYPES
+        and all(evaluate(a.type or "", a.value, r, test_vars) is not None for r in responses)
+    ]
+    entry["left_out"] = [a.type for a in others if a.type not in GRADED_TYPES and a not in checked]
     scores: list[float | None] = []
-    for report in reports:
+    for report, response in zip(reports, responses):
         by_node = {id(node_): verdict for (n, node_), verdict in zip(report.links, report.verdicts) if n == number}
         total = weight_sum = 0.0
-        for assertion in graded:
-            verdict = by_node.get(id(assertion.node))
+        for assertion in graded + checked:
             weight = weights.get(assertion.type, 1)
             weight = float(weight) if isinstance(weight, (int, float)) and not isinstance(weight, bool) else 1.0
-            value = (
-                0.0
-                if verdict is None or verdict.failed
-                else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
-            )
+            if assertion in checked:
+                value = evaluate(assertion.type or "", assertion.value, response, test_vars) or 0.0
+            else:
+                verdict = by_node.get(id(assertion.node))
+                value = (
+                    0.0
+                    if verdict is None or verdict.failed
+                    else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
+                )
             total += value * weight
             weight_sum += weight
-        if not graded:
+        if not graded and not checked:
             scores.append(None)
         else:
             scores.append(total if method == "sum" else (total / weight_sum if weight_sum else 0.0))
@@ -599,7 +613,7 @@ async def grade_promptfoo_outputs(
     # promptfoo compares (select-best) before it applies max-score, which leaves the comparison out.
     compared, compare_usage = await grade_select_best(doc, view, numbers, responses, settings)
     add_verdicts(reports, compared)
-    selections = [e for e in (_max_score(doc, view, number, reports) for number in numbers) if e is not None]
+    selections = [e for e in (_max_score(doc, view, number, reports, responses) for number in numbers) if e is not None]
     result: dict[str, Any] = {
         "outputs": [r.to_json() for r in reports],
         "max_score": selections,
