@@ -8,22 +8,23 @@ semantics in ``select_best``). Other model-graded types (``answer-relevance``,
 ``context-*``, ...) are not run: the report names them in a note. The config is resolved by ``rubric_lsp.formats.promptfoo.resolve`` (merged assertions per
 test, effective grader with its config, rubricPrompt, threshold, vars). For each assertion:
 
-- ``value`` is rendered with the test vars first (so ``{{output}}`` inside it renders empty,
-  as in promptfoo), then the grading prompt (ours, or the ``rubricPrompt``) is rendered
-  with ``output`` and ``rubric`` — and the test vars spread last, as promptfoo does, so a
-  var named ``output``/``rubric`` replaces the real one (we note it when it happens);
+- ``value`` is rendered with the test vars first (Nunjucks through Jinja, ``prompts.render``;
+  so ``{{output}}`` inside it renders empty, as in promptfoo), then promptfoo 0.123.1's own
+  grading prompt (``owner_prompts``), or the ``rubricPrompt``, is rendered with the test vars
+  spread first and ``output`` / ``rubric`` over them (0.121.9 spread the vars last: graded so
+  when that release is targeted, with a note), and read as promptfoo's chat provider reads it;
 - variables reach the grading prompt as promptfoo hands them to Nunjucks: the output
   JSON-parsed when it is JSON text (``tryParse``), objects as compact ``JSON.stringify``
   text, arrays comma-joined, null/undefined empty, numbers as JavaScript prints them; a
-  missing ``value`` is an empty rubric. A text ``rubricPrompt`` starting ``- role:`` is a
-  YAML message list. JSON mode is requested only with our own prompt;
+  missing ``value`` is an empty rubric. JSON mode only with promptfoo's default llm-rubric
+  grader (``defaults``); a grader named by the config or ``--model`` gets none;
 - verdict: ``pass = reply.pass ?? true``, a non-boolean pass is true iff ``String(pass)``
   is true|yes|pass|y; ``score = reply.score`` if a number, else ``Number(score)`` (JavaScript's
   ``Number``: ``js_number``) when finite, else ``Number(pass)``; a string ``threshold`` goes
   through ``Number()``; with a finite threshold ``pass = pass and score >= threshold``;
-- ``not-llm-rubric`` inverts ``pass`` and scores ``1 - score`` clamped to 0..1 (the corrected
-  behaviour); a grader failure is never inverted: it stays a failure, not a pass. The same
-  holds for every ``not-`` type run here;
+- ``not-`` inverts ``pass`` and scores ``1 - score`` clamped to 0..1 for the types the
+  targeted release inverts (``versions``: llm-rubric and g-eval in 0.123.1); for the others it
+  is ignored, as there. A grader failure is never inverted: it stays a failure, not a pass;
 - the report's score is the ``weight``-weighted mean; a weight-0 assertion (promptfoo forces
   it to pass) keeps its own verdict, an ERROR included, but counts toward neither the
   report's pass nor its score. A test-level ``threshold`` is not applied.
@@ -34,13 +35,15 @@ keeps its config (``settings.settings_from_promptfoo``), and its own ``apiBaseUr
 wins over ``--api-base``, which serves the graders without one.
 
 For closedqa, factuality and g-eval the prompt the output answers is ``--query`` when given,
-else the config's first prompt rendered with the test vars (noted in the report), else the
-assertion is an error verdict (promptfoo refuses to grade these types without a prompt).
+else the config's prompt that produced the output (its first, or with one output per prompt
+each output's own) rendered with the test vars (noted in the report), else the assertion is an
+error verdict (promptfoo refuses to grade these types without a prompt).
 
-Unlike promptfoo, the verdict is the JSON object the judge *concluded* with (the last one
-in the reply that has ``pass`` or ``score``, else the last object), not the first one quoted
-in a reasoning preamble; a reply whose objects disagree is marked ambiguous. Only a reply
-with no JSON object at all is a parse failure.
+Objects in the reply are found as promptfoo finds them (``reply_objects``: YAML-style, so
+unquoted keys and ``//`` comments read). Unlike promptfoo, the verdict is the object the judge
+*concluded* with (the last one that has ``pass`` or ``score``, else the last object), not the
+first one quoted in a reasoning preamble; a reply whose objects disagree is marked ambiguous.
+Only a reply with no object at all is a parse failure.
 """
 
 from __future__ import annotations

@@ -2,18 +2,18 @@
 
 What promptfoo computes, read from its ``src/matchers/llmGrading.ts`` (``matchesClosedQa``,
 ``matchesFactuality``, ``matchesGEval``) and the handlers in ``src/assertions/``
-(``modelGradedClosedQa.ts``, ``factuality.ts``, ``geval.ts``); the prompts here are ours and
-ask for the same reply contract:
+(``modelGradedClosedQa.ts``, ``factuality.ts``, ``geval.ts``); the prompts are promptfoo's own
+(``owner_prompts``), sent without JSON mode (promptfoo's plain grading provider):
 
 ``model-graded-closedqa``
-    Variables: ``input`` (the prompt), ``criteria`` (the rendered ``value``), ``completion``
-    (the output), then the test vars spread over them. The judge reasons and ends with ``Y``
+    Variables: the test vars, then ``input`` (the prompt), ``criteria`` (the rendered ``value``)
+    and ``completion`` (the output) over them (0.123.1 spreads the vars first). The judge reasons and ends with ``Y``
     or ``N``: pass iff the reply, trailing whitespace removed, ends in ``Y``; score 1 or 0;
     ``threshold`` is not used. A reply ending in neither letter is unreadable (a ``parse``
     failure here; promptfoo scores it as a plain FAIL).
 ``factuality`` (alias ``model-graded-factuality``)
-    Variables: ``input``, ``ideal`` (the rendered ``value``), ``completion``, then the test
-    vars. The judge picks category A–E, as JSON ``{"category", "reason"}`` or, failing that,
+    Variables: the test vars, then ``input``, ``ideal`` (the rendered ``value``) and
+    ``completion`` over them. The judge picks category A–E, as JSON ``{"category", "reason"}`` or, failing that,
     as a legacy ``(X)`` answer. Each category's score comes from ``options.factuality``
     (``subset`` A, ``superset`` B, ``agree`` C, ``disagree`` D, ``differButFactual`` E;
     defaults 1, 1, 1, 0, 1); pass iff that score is above 0. ``threshold`` is ignored. A
@@ -29,9 +29,8 @@ ask for the same reply contract:
     A custom ``rubricPrompt`` counts only as an object ``{steps, evaluate}`` (each part
     replaces one prompt); any other shape is ignored, as promptfoo does.
 
-The ``not-`` variants invert pass and score ``1 - score``; ``assertions`` applies it
-and never inverts a failure (promptfoo itself still inverts a closedqa / factuality transport
-error into a pass; we do not).
+``not-``: promptfoo 0.123.1 ignores it for closedqa and factuality and inverts g-eval;
+``assertions`` applies it per the targeted release (``versions``) and never inverts a failure.
 
 Where we read replies more robustly than promptfoo: promptfoo finds g-eval's JSON with a
 single-line regular expression, so a judge that pretty-prints ``{"score": ...}`` over several

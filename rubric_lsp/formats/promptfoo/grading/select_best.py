@@ -2,17 +2,17 @@
 
 What promptfoo does, read from ``matchesSelectBest`` (``src/matchers/comparison.ts``),
 ``runCompareAssertion`` (``src/assertions/index.ts``), ``getFinalTest``
-(``src/assertions/utils.ts``) and the comparison pass of ``src/evaluator.ts``; our prompt is
-our own and asks for the same answer:
+(``src/assertions/utils.ts``) and the comparison pass of ``src/evaluator.ts``; the prompt is
+promptfoo's own (``owner_prompts.SELECT_BEST_PROMPT``), sent without JSON mode:
 
 - Only the first ``select-best`` among a test's top-level assertions (``defaultTest``'s
   first) is run; further ones, and any inside an assert-set, are skipped without a word.
 - ``value`` must be a string (otherwise promptfoo throws and the eval stops). It is passed
   as ``criteria`` as written: unlike llm-rubric's value it is not rendered with the test vars,
   so a ``{{var}}`` in it reaches the judge literally.
-- Prompt variables: ``criteria``, ``outputs`` (each output JSON-parsed when it parses, and an
-  object or list shown again as compact JSON), then the test vars spread over them — a var
-  named ``criteria`` or ``outputs`` replaces the real one. promptfoo's default prompt lists
+- Prompt variables: the test vars, then ``criteria`` and ``outputs`` (each output JSON-parsed
+  when it parses, an object or list shown again as compact JSON) over them, so a var named
+  ``criteria`` or ``outputs`` does not replace the real one (0.123.1). promptfoo's default prompt lists
   the outputs numbered from 0 and asks for the index of the best as a single integer. A
   custom ``rubricPrompt`` (assertion, else test, else defaultTest options) is rendered with
   the same variables; ``{% for x in outputs %}`` loops with ``loop.index0`` / ``loop.index``
@@ -28,9 +28,9 @@ our own and asks for the same answer:
 How we read the judge, unlike promptfoo: promptfoo takes the first run of digits anywhere in
 the reply (releases before that the first single digit, so more than 10 outputs could never
 be chosen), so "Comparing outputs 1 and 2 ... the best is 0" picks output 1. We read the
-index the judge concluded with: the last JSON object with a ``best`` key (ours asks for
-``{"best": N, "reason": "..."}``; ``ambiguous`` when such objects disagree), else a reply —
-or its last non-empty line — that is a bare integer (``**3**``, ``Index: 3.``). Indexes of
+index the judge concluded with: the last JSON object with a ``best`` key (``ambiguous`` when
+such objects disagree), else a reply — or its last non-empty line — that is a bare integer
+(``**3**``, ``Index: 3.``), else the last integer in the reply. Indexes of
 10 and more win normally. When promptfoo's reading would pick another output, the result
 says which (``promptfoo_reads``). A reply with no readable index, or an index out of range,
 is a judge failure (``parse``): every output gets an ERROR verdict, never a pass.
