@@ -301,6 +301,9 @@ async def grade_promptfoo(
     view = read_config(doc.root, doc.path, doc)
     if not view.tests:
         raise GradingError("This promptfoo config has no tests to grade.")
+    refused = refused_field(view, doc)
+    if refused is not None:
+        raise GradingError(refused)
     first_prompt = view.prompt(prompt_index) if query is None else None
     numbers = list(range(1, len(view.tests) + 1))
     if test_index is not None:
@@ -450,6 +453,26 @@ def _max_score(
     entry["winner"] = winner
     entry["passed"] = [position == winner for position in range(len(reports))]
     return entry
+
+
+def refused_field(view: Any, doc: Document) -> str | None:
+    """Why promptfoo 0.123.1 refuses the whole config before grading, for an assertion's
+    ``threshold`` or ``weight`` that is not a number (``'0.5'``, ``true``: AssertValidationError)."""
+    for assertion in view.assertions():
+        for key in ("threshold", "weight"):
+            node = assertion.field(key)
+            value = to_plain(node) if node is not None else None
+            if (
+                node is not None
+                and value is not None
+                and (isinstance(value, bool) or not isinstance(value, (int, float)))
+            ):
+                where = f" (line {doc.range(node).start.line + 1})" if assertion.source.is_config else ""
+                return (
+                    f"promptfoo refuses this config (Invalid assertion): '{assertion.type}' has {key} {value!r}{where}, "
+                    "which must be a number; nothing is graded."
+                )
+    return None
 
 
 def _score(report: GradeReport) -> None:
