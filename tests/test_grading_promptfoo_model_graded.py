@@ -319,3 +319,14 @@ async def test_verdicts_carry_the_range_and_the_cache_keys_on_the_query(judge_se
     assert again.verdicts[0].cached and judge_server.call_count == 1
     other = await grade(judge_server, tmp_path, text, query="What is the capital of Italy?")
     assert not other.verdicts[0].cached and judge_server.call_count == 2
+
+
+async def test_factuality_reads_a_sloppy_object_as_promptfoo_does(judge_server, tmp_path):
+    # promptfoo's extractFirstJsonObject parses YAML-style: unquoted keys and // comments read.
+    judge_server.default = Reply.text("{\n  // my verdict\n  category: D,\n  reason: 'says Lyon'\n}")
+    report = await grade(judge_server, tmp_path, config(one("factuality", "Paris is the capital of France")))
+    assert (report.verdicts[0].verdict, report.verdicts[0].score, report.verdicts[0].reason) == (
+        "FAIL",
+        0.0,
+        "says Lyon",
+    )

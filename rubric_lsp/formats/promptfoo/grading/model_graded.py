@@ -58,6 +58,7 @@ from rubric_lsp.formats.promptfoo.grading.owner_prompts import (
     PROMPTFOO_FACTUALITY_PROMPT,
 )
 from rubric_lsp.formats.promptfoo.grading.prompts import owner_messages, render, try_parse
+from rubric_lsp.formats.promptfoo.grading.reply_objects import reply_objects
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet, strip_thinking
@@ -119,18 +120,21 @@ def parse_closedqa(content: str) -> tuple[bool, str]:
 
 
 def parse_factuality(content: str) -> tuple[str, str, bool]:
-    """(category letter, reason, ambiguous): the concluding ``{"category", ...}`` object, else a legacy ``(X)`` answer."""
-    found = extract(content, lambda o: isinstance(o.get("category"), str), lambda o: o["category"].strip().upper())
-    if found is not None:
-        letter = found.value["category"].strip().upper()
+    """(category letter, reason, ambiguous): the concluding ``{"category", ...}`` object (found as
+    promptfoo finds objects: ``reply_objects``), else a legacy ``(X)`` answer."""
+    candidates = [o for o in reply_objects(strip_thinking(content)) if isinstance(o.get("category"), str)]
+    if candidates:
+        chosen = candidates[-1]
+        ambiguous = len({o["category"].strip().upper() for o in candidates}) > 1
+        letter = chosen["category"].strip().upper()
         if letter not in FACTUALITY_CATEGORIES:
             raise JudgeFailure(
                 "parse", f"The grader chose category {letter!r}; expected one of A, B, C, D, E.", "bad_reply"
             )
-        reason = found.value.get("reason")
+        reason = chosen.get("reason")
         if not isinstance(reason, str) or not reason.strip():
             reason = f"Category {letter}: {FACTUALITY_CATEGORIES[letter][2]}"
-        return letter, reason.strip(), found.ambiguous
+        return letter, reason.strip(), ambiguous
     visible = strip_thinking(content)
     match = re.search(r"([a-eA-E])\)", visible)
     if match is None:
