@@ -83,7 +83,7 @@ async def test_grades_every_test_with_effective_graders(judge_server, tmp_path):
     assert [v["verdict"] for v in data["verdicts"]] == ["PASS", "PASS", "PASS"]
     assert data["verdicts"][1]["score"] == pytest.approx(0.9)
     assert data["passed"] is True and data["verdicts"][0]["range"]["start"]["line"] == 11
-    by_rubric = {r.text.split("<Rubric>")[1].strip(): r for r in judge_server.completions}
+    by_rubric = {r.text.split("<Rubric>")[-1].strip(): r for r in judge_server.completions}
     first = by_rubric['Answers "What is the capital of France?" correctly \n</Rubric>']
     assert first.model == "grader-default" and first.body["temperature"] == 0.3 and first.body["max_tokens"] == 77
     assert "<Output>\nParis.\n</Output>" in first.text
@@ -124,7 +124,7 @@ async def test_test_index_selects_one_test_and_rejects_missing(judge_server, tmp
         await grade_text(CONFIG, "promptfooconfig.yaml", "hi", None, settings(judge_server, tmp_path), test_index=4)
 
 
-async def test_custom_rubric_prompt_and_shadowing_var(judge_server, tmp_path):
+async def test_custom_rubric_prompt_and_a_var_named_output(judge_server, tmp_path):
     config = """\
 prompts: [x]
 providers: [echo]
@@ -141,8 +141,14 @@ tests:
     report = await grade_text(config, "promptfooconfig.yaml", "real output", None, settings(judge_server, tmp_path))
     request = judge_server.completions[0]
     assert request.messages[0]["content"] == "Custom judge for maths"
-    assert request.messages[1]["content"] == "OUT=shadow RUB=Is right"
-    assert report.notes and "output" in report.notes[0]
+    # promptfoo 0.123.1 spreads the test vars first: the graded output wins over a var named output.
+    assert request.messages[1]["content"] == "OUT=real output RUB=Is right"
+    assert not report.notes
+    # Graded as promptfoo 0.121.9 (vars spread last), the var replaces the output, and the report says so.
+    old = settings(judge_server, tmp_path, promptfoo_version="0.121.9", cache_dir=tmp_path / "old")
+    report = await grade_text(config, "promptfooconfig.yaml", "real output", None, old)
+    assert judge_server.completions[1].messages[1]["content"] == "OUT=shadow RUB=Is right"
+    assert report.notes and "0.121.9" in report.notes[0]
 
 
 MAX_SCORE = """\
@@ -177,9 +183,10 @@ async def test_max_score_picks_first_strictly_greater_output(judge_server, tmp_p
     doc = parse_document(MAX_SCORE, "promptfooconfig.yaml")
     result = await grade_promptfoo_outputs(doc, ["one", "two", "three"], None, settings(judge_server, tmp_path))
     selection = result["max_score"][0]
-    assert selection["scores"] == [pytest.approx(0.5), pytest.approx(0.9), pytest.approx(0.9)]
+    # contains counts as promptfoo counts it (0 for every output here): (2 * s + 2 * s + 0) / 5.
+    assert selection["scores"] == [pytest.approx(0.4), pytest.approx(0.72), pytest.approx(0.72)]
     assert selection["winner"] == 1 and selection["passed"] == [False, True, False]
-    assert selection["left_out"] == ["contains"]
+    assert selection["left_out"] == []
     assert judge_server.call_count == 6
 
 

@@ -82,20 +82,20 @@ async def test_graders_own_api_base_wins_over_the_global_one(judge_server, tmp_p
         assert [r.model for r in judge_server.completions] == ["judge"]  # no base of its own: the global one
 
 
-# -- 2. JSON mode only with the built-in prompt ---------------------------------------------------
+# -- 2. JSON mode only with promptfoo's default (JSON) grader -----------------------------------
 
 
-async def test_custom_rubric_prompt_is_sent_without_json_mode(judge_server, tmp_path):
+async def test_json_mode_only_with_promptfoos_default_grader(judge_server, tmp_path):
     judge_server.default = verdict(True, 1)
     custom = config(
         "      - type: llm-rubric\n        value: is polite\n",
-        "    provider: openai:judge\n    rubricPrompt: 'Grade {{output}} against {{rubric}}; answer pass or fail.'\n",
+        "    rubricPrompt: 'Grade {{output}} against {{rubric}}; answer pass or fail.'\n",
     )
-    await grade(judge_server, tmp_path, custom)
-    await grade(judge_server, tmp_path, config("      - type: llm-rubric\n        value: is short\n"))
-    custom_request, builtin_request = judge_server.completions
-    assert custom_request.response_format is None
-    assert builtin_request.response_format == {"type": "json_object"}
+    await grade(judge_server, tmp_path, custom)  # no grader named: promptfoo's default, whatever the prompt
+    await grade(judge_server, tmp_path, config("      - type: llm-rubric\n        value: is short\n"))  # a named one
+    default_request, named_request = judge_server.completions
+    assert default_request.response_format == {"type": "json_object"} and default_request.model == "gpt-5.6-sol"
+    assert named_request.response_format is None and named_request.model == "judge"
 
 
 # -- 3-5. reply coercion ----------------------------------------------------------------------------
@@ -412,8 +412,13 @@ async def test_not_llm_rubric_with_out_of_range_score(judge_server, tmp_path):
 def test_render_values_like_nunjucks():
     variables = {"topics": ["a", {"k": 1}, None, 2.0], "obj": {"k": 1, "j": [1, 2.0]}, "n": 1.0, "x": None, "b": False}
     assert (
-        render("{{ topics }}|{{ obj }}|{{ n }}|{{ x }}|{{ b }}", variables) == 'a,{"k":1},,2|{"k":1,"j":[1,2]}|1||false'
+        # Nunjucks prints an object as [object Object] (promptfoo renders a rubric value with the raw vars).
+        render("{{ topics }}|{{ obj }}|{{ n }}|{{ x }}|{{ b }}", variables)
+        == "a,[object Object],,2|[object Object]|1||false"
     )
+    assert render(
+        "{{ q | upper }} {{ n | round }} {{ m | round }} {{ obj | dump }}", {**variables, "q": "paris", "m": 2.5}
+    ) == ('PARIS 1 3 {"k":1,"j":[1,2]}')
     assert try_parse('"x"') == "x" and try_parse("NaN") == "NaN" and try_parse("{bad") == "{bad"
 
 
@@ -425,7 +430,7 @@ async def test_grading_prompt_renders_output_and_vars_like_promptfoo(judge_serve
     )
     await grade(judge_server, tmp_path, text, response='{"answer":   "Paris", "n": 1.0}')
     texts = [r.text for r in judge_server.completions]
-    assert any('covers a,b and {"k":1}' in t for t in texts)
+    assert any("covers a,b and [object Object]" in t for t in texts)
     assert all('<Output>\n{"answer":"Paris","n":1}\n</Output>' in t for t in texts)
     empty = next(t for t in texts if "covers" not in t)
     assert "<Rubric>\n\n</Rubric>" in empty  # a missing value is an empty rubric, not "null"
@@ -440,12 +445,16 @@ async def test_json_string_output_renders_its_text(judge_server, tmp_path):
 
 
 def test_yaml_message_list_rubric_prompt():
+    # promptfoo renders the text first, then its chat provider reads it as a YAML message list.
     prompt = "- role: system\n  content: 'Judge {{rubric}}: say \"json\"'\n- role: user\n  content: |\n    Output: {{output}}\n"
-    messages = custom_messages(prompt, {"output": 'He said "hi"\nthen: left', "rubric": "politeness"})
+    messages = custom_messages(prompt, {"output": 'He said "hi"', "rubric": "politeness"})
     assert messages == [
         {"role": "system", "content": 'Judge politeness: say "json"'},
-        {"role": "user", "content": 'Output: He said "hi"\nthen: left\n'},
+        {"role": "user", "content": 'Output: He said "hi"\n'},
     ]
+    # An output that breaks the YAML once rendered: promptfoo refuses the prompt; so do we (no guess).
+    with pytest.raises(JudgeFailure, match="not a valid YAML"):
+        custom_messages(prompt, {"output": 'He said "hi"\nthen: left', "rubric": "politeness"})
 
 
 async def test_yaml_rubric_prompt_is_sent_as_messages(judge_server, tmp_path):

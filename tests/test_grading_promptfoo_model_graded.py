@@ -49,7 +49,7 @@ def geval_judge(steps_reply: Reply, score_reply: Reply):
     """Answers g-eval's first call (criterion → steps) and its second (rating) by what the request holds."""
 
     def answer(request):
-        return score_reply if "<Steps>" in request.text else steps_reply
+        return score_reply if "**Evaluation Steps**" in request.text else steps_reply
 
     return answer
 
@@ -84,10 +84,12 @@ async def test_closedqa_passes_iff_the_reply_ends_in_Y(judge_server, tmp_path, r
     assert request.response_format is None  # the reply is prose ending in a letter, not JSON
 
 
-async def test_not_closedqa_inverts_and_an_unreadable_reply_is_an_error_both_ways(judge_server, tmp_path):
+async def test_not_closedqa_is_ignored_and_an_unreadable_reply_is_an_error_both_ways(judge_server, tmp_path):
+    # promptfoo 0.123.1's closedqa handler ignores not-: it grades exactly like the plain type.
     judge_server.default = Reply.text("It names Paris.\nY")
     report = await grade(judge_server, tmp_path, config(one("not-model-graded-closedqa")))
-    assert (report.verdicts[0].verdict, report.verdicts[0].score) == ("FAIL", 0.0)
+    assert (report.verdicts[0].verdict, report.verdicts[0].score) == ("PASS", 1.0)
+    assert any("ignores its not-" in note for note in report.notes)
     judge_server.default = Reply.text("I am not sure. YES")  # ends in neither Y nor N
     report = await grade(
         judge_server, tmp_path, config(one("model-graded-closedqa") + one("not-model-graded-closedqa")), cache="other"
@@ -117,7 +119,7 @@ async def test_factuality_default_category_scores(judge_server, tmp_path, type_n
     assert (v.verdict, v.score) == (verdict, score)
     request = judge_server.completions[0]
     assert "Paris is the capital of France" in request.text and QUERY in request.text
-    assert request.response_format == {"type": "json_object"}
+    assert request.response_format is None  # promptfoo's factuality grader is its plain one
 
 
 @pytest.mark.parametrize(
@@ -153,10 +155,10 @@ tests:
     assert (report.verdicts[0].verdict, report.verdicts[0].score) == ("PASS", 1.0)
 
 
-async def test_not_factuality_inverts_and_a_bad_category_is_an_error(judge_server, tmp_path):
+async def test_not_factuality_is_ignored_and_a_bad_category_is_an_error(judge_server, tmp_path):
     judge_server.default = Reply.json({"category": "B", "reason": "more"})
     report = await grade(judge_server, tmp_path, config(one("not-factuality")))
-    assert (report.verdicts[0].verdict, report.verdicts[0].score) == ("FAIL", 0.0)
+    assert (report.verdicts[0].verdict, report.verdicts[0].score) == ("PASS", 1.0)
     judge_server.default = Reply.json({"category": "F", "reason": "?"})
     report = await grade(judge_server, tmp_path, config(one("factuality") + one("not-factuality")), cache="other")
     assert [v.verdict for v in report.verdicts] == [ERROR_VERDICT, ERROR_VERDICT]
@@ -208,9 +210,9 @@ async def test_not_geval_inverts_and_a_list_of_criteria_is_averaged(judge_server
     assert (report.verdicts[0].verdict, report.verdicts[0].score) == ("FAIL", pytest.approx(0.1))
 
     def by_criterion(request):
-        if "<Steps>" not in request.text:
+        if "**Evaluation Steps**" not in request.text:
             return STEPS
-        return geval_score(10 if "<Criterion>\nIs short\n" in request.text else 5)
+        return geval_score(10 if "**Evaluation Criteria**\nIs short\n" in request.text else 5)
 
     judge_server.default = by_criterion
     report = await grade(judge_server, tmp_path, config("      - type: g-eval\n        value: [Is short, Is polite]\n"))
@@ -317,3 +319,14 @@ async def test_verdicts_carry_the_range_and_the_cache_keys_on_the_query(judge_se
     assert again.verdicts[0].cached and judge_server.call_count == 1
     other = await grade(judge_server, tmp_path, text, query="What is the capital of Italy?")
     assert not other.verdicts[0].cached and judge_server.call_count == 2
+
+
+async def test_factuality_reads_a_sloppy_object_as_promptfoo_does(judge_server, tmp_path):
+    # promptfoo's extractFirstJsonObject parses YAML-style: unquoted keys and // comments read.
+    judge_server.default = Reply.text("{\n  // my verdict\n  category: D,\n  reason: 'says Lyon'\n}")
+    report = await grade(judge_server, tmp_path, config(one("factuality", "Paris is the capital of France")))
+    assert (report.verdicts[0].verdict, report.verdicts[0].score, report.verdicts[0].reason) == (
+        "FAIL",
+        0.0,
+        "says Lyon",
+    )

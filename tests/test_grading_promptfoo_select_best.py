@@ -52,7 +52,7 @@ def settings(server, tmp_path, **kw):
 
 
 def comparing(request) -> bool:
-    return "<Candidate" in request.text or "Pick one:" in request.text
+    return "You are comparing multiple pieces of text" in request.text or "Pick one:" in request.text
 
 
 def rubric_reply(request):
@@ -79,10 +79,7 @@ async def test_the_winner_passes_with_score_1_and_the_others_fail_with_0(judge_s
     # promptfoo passes the value as written: test vars are not rendered into it.
     [compare] = [r for r in judge_server.completions if comparing(r)]
     assert "Funniest joke about {{topic}}" in compare.text
-    assert (
-        '<Candidate number="0">\njoke A\n</Candidate>' in compare.text
-        and '<Candidate number="2">\njoke C\n</Candidate>' in compare.text
-    )
+    assert '<Text index="0">\njoke A\n</Text>' in compare.text and '<Text index="2">\njoke C\n</Text>' in compare.text
     verdicts = select_best_verdicts(result)
     assert [[(v["verdict"], v["score"], v["passed"]) for v in vs] for vs in verdicts] == [
         [("FAIL", 0.0, False)],
@@ -128,7 +125,7 @@ async def test_the_concluded_index_wins_not_a_number_in_the_preamble(judge_serve
 @pytest.mark.parametrize(
     "reply, message",
     [
-        ("They are all equally good.", "ends in no output number"),
+        ("They are all equally good.", "holds no output number"),
         ('{"best": 3, "reason": "the last one"}', "numbered 0 to 2"),
         ("7", "numbered 0 to 2"),
         ('{"best": "the second", "reason": "?"}', "not an output number"),
@@ -192,13 +189,14 @@ async def test_a_custom_rubric_prompt_gets_criteria_outputs_and_the_test_vars(ju
     assert result["select_best"][0]["winner"] == 0 and "promptfoo_reads" not in result["select_best"][0]
 
 
-async def test_a_var_named_outputs_replaces_the_outputs_and_is_noted(judge_server, tmp_path):
+async def test_a_var_named_outputs_does_not_replace_the_outputs(judge_server, tmp_path):
+    # promptfoo 0.123.1 spreads the test vars first: its own criteria and outputs win.
     config = CUSTOM.replace("{tone: dry}", "{tone: dry, outputs: [mine]}")
     judge_server.when(comparing, Reply.text("1"))
     result = await grade(judge_server, tmp_path, config, ["plain", "pun"])
     [request] = judge_server.completions
-    assert "[0/1] mine\n" in request.text and "plain" not in request.text
-    assert "'outputs'" in result["select_best"][0]["note"]
+    assert "[0/1] plain\n" in request.text and "mine" not in request.text
+    assert "note" not in result["select_best"][0]
 
 
 async def test_only_the_first_select_best_runs_and_a_non_string_value_is_an_error(judge_server, tmp_path):

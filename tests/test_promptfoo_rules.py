@@ -291,13 +291,19 @@ def test_scale_mismatch():
 
 
 def test_negated_model_graded():
+    # promptfoo 0.123.1 inverts not-llm-rubric and not-g-eval (no finding) and ignores the not- of
+    # factuality / model-graded-closedqa: those grade exactly like the plain type.
     result = lint(
         config(
             "tests:\n  - assert:\n      - type: not-llm-rubric\n        value: Apologizes\n      - type: not-contains\n        value: sorry\n"
+            "      - type: not-g-eval\n        value: Is rude\n      - type: not-factuality\n        value: Rome\n"
+            "      - type: not-model-graded-closedqa\n        value: Is French\n"
         )
     )
-    assert lines_of(result, "PF004") == [5]
-    assert "0.121.9" in result.diagnostics[0].message
+    assert lines_of(result, "PF004") == [11, 13]
+    messages = [d.message for d in result.diagnostics if d.code == "PF004"]
+    assert "ignores the not- of 'factuality' (0.121.9, 0.123.1)" in messages[0]
+    assert "'not-model-graded-closedqa' grades exactly like 'model-graded-closedqa'" in messages[1]
 
 
 def test_output_in_value():

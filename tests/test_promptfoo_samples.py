@@ -37,7 +37,6 @@ def test_bad_sample_shows_every_pitfall_where_its_comment_says():
             ("PF014", 39),
             ("PF017", 42),
             ("PF102", 43),
-            ("PF004", 48),
             ("PF008", 50),
             ("PF008", 50),
             ("RL010", 51),

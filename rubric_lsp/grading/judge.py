@@ -71,6 +71,7 @@ async def load_litellm_async() -> Any:
 @dataclass
 class Usage:
     calls: int = 0  # HTTP requests made (retries included)
+    retries: int = 0  # of those, repeats of a failed request
     cached: int = 0  # verdicts served from the cache
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -85,6 +86,7 @@ class Usage:
 
     def merge(self, other: Usage) -> None:
         self.calls += other.calls
+        self.retries += other.retries
         self.cached += other.cached
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
@@ -94,6 +96,7 @@ class Usage:
     def to_json(self) -> dict[str, Any]:
         return {
             "calls": self.calls,
+            "retries": self.retries,
             "cached": self.cached,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
@@ -225,8 +228,11 @@ class Judge:
                 raise
             except Exception as exc:
                 last, retryable, retry_after = classify(exc, self.model, env, _litellm)
+                if last.kind == "server" and not self.settings.retry_server_errors:
+                    retryable = False  # promptfoo's graders: a 5xx is final unless PROMPTFOO_RETRY_5XX
             if not retryable or attempt == attempts - 1:
                 break
+            self.usage.retries += 1
             delay = retry_after if retry_after is not None else min(0.5 * 2**attempt, 8.0) * random.uniform(0.5, 1.0)
             await asyncio.sleep(min(delay, MAX_RETRY_AFTER_SECONDS))
         assert last is not None

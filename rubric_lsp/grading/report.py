@@ -208,9 +208,10 @@ class GradeReport:
         lines.extend(f"note: {note}" for note in self.notes)
         usage = self.usage
         cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""
+        retried = f" (retried {usage.retries}×)" if usage.retries else ""
         tokens = usage.prompt_tokens + usage.completion_tokens
         lines.append(
-            f"judge: {self.model or 'none'}; {usage.calls} calls, {usage.cached} cached, {tokens} tokens{cost}"
+            f"judge: {self.model or 'none'}; {usage.calls} calls{retried}, {usage.cached} cached, {tokens} tokens{cost}"
         )
         return lines
 

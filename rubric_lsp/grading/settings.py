@@ -197,6 +197,12 @@ class JudgeSettings:
     shuffle_options: bool = True
     seed: int = 0
     env: Mapping[str, str] | None = None  # defaults to os.environ (tests pass their own)
+    # The promptfoo release a promptfoo config is graded as (formats/promptfoo/versions.py);
+    # None: RUBRIC_PROMPTFOO_VERSION, else the latest tracked.
+    promptfoo_version: str | None = None
+    # Retry HTTP 5xx replies. promptfoo retries them only with PROMPTFOO_RETRY_5XX set; its
+    # grader turns this off unless that variable is set.
+    retry_server_errors: bool = True
 
     def environ(self) -> Mapping[str, str]:
         return self.env if self.env is not None else os.environ

@@ -338,15 +338,22 @@ class ConfigView:
         return self.tests[number - 1] if 1 <= number <= len(self.tests) else None
 
     def first_prompt(self) -> str | None:
-        """The template text of the config's first prompt, when it can be read statically: an inline
-        string, a ``{raw: ...}`` entry, or the first ``---``-separated part of a file:// text file."""
+        """The template text of the config's first prompt (``prompt(0)``)."""
+        return self.prompt(0)
+
+    def _prompt_items(self) -> list[Any]:
         node = self.root.get("prompts") if self.root.is_map else None
-        items = (
+        return (
             node.value if node is not None and node.is_seq else ([node] if node is not None and node.is_scalar else [])
         )
-        if not items:
+
+    def prompt(self, index: int) -> str | None:
+        """The template text of the config's prompt ``index``, when it can be read statically: an
+        inline string, a ``{raw: ...}`` entry, or the first ``---``-separated part of a file:// text file."""
+        items = self._prompt_items()
+        if not 0 <= index < len(items):
             return None
-        first = items[0]
+        first = items[index]
         raw = first.get("raw") if first.is_map else first
         text = raw.value if raw is not None and raw.is_scalar and isinstance(raw.value, str) else None
         if text is None or not text.startswith(refs.PREFIX):
@@ -360,6 +367,11 @@ class ConfigView:
             return None
         parts = [part for part in content.split("\n---\n") if part.strip()]
         return parts[0] if parts else None
+
+    def test_vars(self, number: int) -> dict[str, Any]:
+        """Test ``number``'s vars as promptfoo renders values with: defaultTest's under the test's."""
+        test = self.test_number(number)
+        return self._grading_vars(test) if test is not None else {}
 
     def _grading_vars(self, test: TestInfo) -> dict[str, Any]:
         merged: dict[str, Node] = {}

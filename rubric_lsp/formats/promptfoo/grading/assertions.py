@@ -8,22 +8,23 @@ semantics in ``select_best``). Other model-graded types (``answer-relevance``,
 ``context-*``, ...) are not run: the report names them in a note. The config is resolved by ``rubric_lsp.formats.promptfoo.resolve`` (merged assertions per
 test, effective grader with its config, rubricPrompt, threshold, vars). For each assertion:
 
-- ``value`` is rendered with the test vars first (so ``{{output}}`` inside it renders empty,
-  as in promptfoo), then the grading prompt (ours, or the ``rubricPrompt``) is rendered
-  with ``output`` and ``rubric`` — and the test vars spread last, as promptfoo does, so a
-  var named ``output``/``rubric`` replaces the real one (we note it when it happens);
+- ``value`` is rendered with the test vars first (Nunjucks through Jinja, ``prompts.render``;
+  so ``{{output}}`` inside it renders empty, as in promptfoo), then promptfoo 0.123.1's own
+  grading prompt (``owner_prompts``), or the ``rubricPrompt``, is rendered with the test vars
+  spread first and ``output`` / ``rubric`` over them (0.121.9 spread the vars last: graded so
+  when that release is targeted, with a note), and read as promptfoo's chat provider reads it;
 - variables reach the grading prompt as promptfoo hands them to Nunjucks: the output
   JSON-parsed when it is JSON text (``tryParse``), objects as compact ``JSON.stringify``
   text, arrays comma-joined, null/undefined empty, numbers as JavaScript prints them; a
-  missing ``value`` is an empty rubric. A text ``rubricPrompt`` starting ``- role:`` is a
-  YAML message list. JSON mode is requested only with our own prompt;
+  missing ``value`` is an empty rubric. JSON mode only with promptfoo's default llm-rubric
+  grader (``defaults``); a grader named by the config or ``--model`` gets none;
 - verdict: ``pass = reply.pass ?? true``, a non-boolean pass is true iff ``String(pass)``
   is true|yes|pass|y; ``score = reply.score`` if a number, else ``Number(score)`` (JavaScript's
   ``Number``: ``js_number``) when finite, else ``Number(pass)``; a string ``threshold`` goes
   through ``Number()``; with a finite threshold ``pass = pass and score >= threshold``;
-- ``not-llm-rubric`` inverts ``pass`` and scores ``1 - score`` clamped to 0..1 (the corrected
-  behaviour); a grader failure is never inverted: it stays a failure, not a pass. The same
-  holds for every ``not-`` type run here;
+- ``not-`` inverts ``pass`` and scores ``1 - score`` clamped to 0..1 for the types the
+  targeted release inverts (``versions``: llm-rubric and g-eval in 0.123.1); for the others it
+  is ignored, as there. A grader failure is never inverted: it stays a failure, not a pass;
 - the report's score is the ``weight``-weighted mean; a weight-0 assertion (promptfoo forces
   it to pass) keeps its own verdict, an ERROR included, but counts toward neither the
   report's pass nor its score. A test-level ``threshold`` is not applied.
@@ -34,18 +35,21 @@ keeps its config (``settings.settings_from_promptfoo``), and its own ``apiBaseUr
 wins over ``--api-base``, which serves the graders without one.
 
 For closedqa, factuality and g-eval the prompt the output answers is ``--query`` when given,
-else the config's first prompt rendered with the test vars (noted in the report), else the
-assertion is an error verdict (promptfoo refuses to grade these types without a prompt).
+else the config's prompt that produced the output (its first, or with one output per prompt
+each output's own) rendered with the test vars (noted in the report), else the assertion is an
+error verdict (promptfoo refuses to grade these types without a prompt).
 
-Unlike promptfoo, the verdict is the JSON object the judge *concluded* with (the last one
-in the reply that has ``pass`` or ``score``, else the last object), not the first one quoted
-in a reasoning preamble; a reply whose objects disagree is marked ambiguous. Only a reply
-with no JSON object at all is a parse failure.
+Objects in the reply are found as promptfoo finds them (``reply_objects``: YAML-style, so
+unquoted keys and ``//`` comments read). Unlike promptfoo, the verdict is the object the judge
+*concluded* with (the last one that has ``pass`` or ``score``, else the last object), not the
+first one quoted in a reasoning preamble; a reply whose objects disagree is marked ambiguous.
+Only a reply with no object at all is a parse failure.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import re
 from collections.abc import Callable
@@ -54,6 +58,8 @@ from typing import Any
 
 from rubric_lsp.document import Document
 from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.formats.promptfoo.grading.defaults import default_grader
+from rubric_lsp.formats.promptfoo.grading.deterministic import evaluate
 from rubric_lsp.formats.promptfoo.grading.prompts import (
     UNDEFINED,
     grading_messages,
@@ -63,9 +69,11 @@ from rubric_lsp.formats.promptfoo.grading.prompts import (
     js_string,
     render,
 )
+from rubric_lsp.formats.promptfoo.grading.reply_objects import reply_objects
+from rubric_lsp.formats.promptfoo.versions import ENV_VERSION, release
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.replies import extract, snippet
+from rubric_lsp.grading.replies import snippet, strip_thinking
 from rubric_lsp.grading.report import GradeReport, Subject, Verdict
 from rubric_lsp.grading.runner import GradingError, Run, fan_out
 from rubric_lsp.grading.settings import JudgeSettings, promptfoo_to_litellm
@@ -81,18 +89,21 @@ GRADED_TYPES = RUBRIC_TYPES + MODEL_GRADED_TYPES
 
 
 def parse_rubric_reply(content: str) -> tuple[bool, float, str, bool]:
-    """(pass, score, reason, ambiguous) the way promptfoo reads it, from the concluded object."""
-    found = extract(content, lambda o: "pass" in o or "score" in o, lambda o: (o.get("pass"), o.get("score")))
-    if found is None:
-        # promptfoo reads whatever object comes first; we take the last one (no pass: PASS, score 1).
-        found = extract(content, lambda o: True, lambda o: None)
-    if found is None:
+    """(pass, score, reason, ambiguous) the way promptfoo reads it, from the concluded object.
+
+    Objects are found as promptfoo finds them (``reply_objects``: YAML-style, so unquoted keys,
+    Python-ish dicts and ``//`` comments read); of those, the last with ``pass`` or ``score``."""
+    objects = reply_objects(strip_thinking(content))
+    fitting = [o for o in objects if "pass" in o or "score" in o]
+    if not objects:
         raise JudgeFailure("parse", f"The grader's reply has no JSON object: {snippet(content)!r}", "bad_reply")
-    reply = found.value
-    passed = coerce_pass(reply.get("pass", UNDEFINED))
-    score = coerce_score(reply.get("score", UNDEFINED), passed)
-    reason = reply.get("reason")
-    return passed, score, reason if isinstance(reason, str) else "", found.ambiguous
+    # promptfoo reads whatever object comes first; we take the last one (no pass: PASS, score 1).
+    chosen = (fitting or objects)[-1]
+    verdicts = {json.dumps([o.get("pass"), o.get("score")], default=str) for o in fitting}
+    passed = coerce_pass(chosen.get("pass", UNDEFINED))
+    score = coerce_score(chosen.get("score", UNDEFINED), passed)
+    reason = chosen.get("reason")
+    return passed, score, reason if isinstance(reason, str) else "", len(verdicts) > 1
 
 
 def coerce_pass(value: Any) -> bool:
@@ -145,12 +156,6 @@ def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -
     return passed, score
 
 
-def _shadowed_names(type_name: str) -> tuple[str, ...]:
-    from rubric_lsp.formats.promptfoo.grading.model_graded import SHADOWED, base_of
-
-    return ("output", "rubric") if type_name in RUBRIC_TYPES else SHADOWED[base_of(type_name)]
-
-
 def _listing(types: list[str]) -> str:
     return ", ".join(f"'{name}'" for name in types)
 
@@ -169,18 +174,27 @@ class _Response:
     query: str | None
     first_prompt: str | None
     notes: set[str] = field(default_factory=set)
+    version: str | None = None
+    json_mode: Callable[[Any], bool] = lambda item: False
 
     async def item(self, position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
         assertion = item.assertion
         node = assertion.ref_node or assertion.node
         rng = self.doc.range(node).to_json() if assertion.source.is_config else None
-        inverse = item.type.startswith("not-")
+        owner = release(self.version)
+        base = item.type[4:] if item.type.startswith("not-") else item.type
+        inverse = item.type.startswith("not-") and base in owner.inverting
+        if item.type.startswith("not-") and not inverse:
+            self.notes.add(
+                f"test {number}: '{item.type}' is graded as '{base}': promptfoo {owner.version} ignores its not- (as graded here)."
+            )
         subject = Subject(f"test {number}: {item.type}", position, rng, assertion_weight(assertion))
         test_vars = item.vars  # values, defaultTest's merged under the test's, file:// vars included
-        for shadowed in _shadowed_names(item.type):
+        vars_last = owner.rubric_vars_last and item.type in RUBRIC_TYPES
+        for shadowed in ("output", "rubric") if vars_last else ():
             if shadowed in test_vars:
                 self.notes.add(
-                    f"test {number} has a var named '{shadowed}': promptfoo spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
+                    f"test {number} has a var named '{shadowed}': promptfoo {owner.version} spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
                 )
         if isinstance(judge, JudgeFailure):
             return subject.failure(judge.message, judge.error, "FAIL", passed=False)
@@ -190,17 +204,21 @@ class _Response:
         # promptfoo: ``renderedValue || ''`` (a missing value is an empty rubric, not "null").
         rubric_text = "" if value is None else value if isinstance(value, str) else js_json(value)
         rubric_text = render(rubric_text, test_vars)
-        messages = grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars)
-        # JSON mode only with our own prompt (it asks for JSON): promptfoo sends a custom
-        # rubricPrompt as written, and OpenAI rejects JSON mode when no message says "json".
-        reply_format = {"type": "json_object"} if item.rubric_prompt is None else None
+        # JSON mode exactly where promptfoo asks for it: its default llm-rubric grader (OpenAI's,
+        # Mistral's, xAI's), whatever the prompt; a grader the config or --model names sends none.
+        reply_format = {"type": "json_object"} if self.json_mode(item) else None
         try:
+            messages = grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars, vars_last)
             (passed, score, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_rubric_reply)
         except asyncio.CancelledError:
             raise
         except JudgeFailure as failure:
             # Never inverted: a failed grader call is a failure in both directions.
-            reason = f"Grader call failed ({failure.category}): {failure.message}"
+            reason = (
+                failure.message
+                if failure.kind == "config"
+                else f"Grader call failed ({failure.category}): {failure.message}"
+            )
             return subject.failure(reason, failure.error, "FAIL", passed=False)
         final_pass, final_score = decide(passed, score, rubric_threshold(raw_threshold(item)), inverse)
         return subject.judged(
@@ -270,9 +288,12 @@ async def grade_promptfoo(
     test_index: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     compared: bool = False,
+    prompt_index: int = 0,
 ) -> GradeReport:
     """Grade one response. ``compared``: part of a multi-output run that grades select-best itself,
-    so select-best is neither noted as not run nor an obstacle when nothing else is left to grade."""
+    so select-best is neither noted as not run nor an obstacle when nothing else is left to grade.
+    ``prompt_index``: which of the config's prompts produced the response (closedqa, factuality
+    and g-eval grade it against that prompt when no ``query`` is given)."""
     from rubric_lsp.formats.promptfoo.resolve import read_config
     from rubric_lsp.formats.promptfoo.validation import config_refusal
 
@@ -284,7 +305,7 @@ async def grade_promptfoo(
         raise GradingError(refused)
     if not view.tests:
         raise GradingError("This promptfoo config has no tests to grade.")
-    first_prompt = view.first_prompt() if query is None else None
+    first_prompt = view.prompt(prompt_index) if query is None else None
     numbers = list(range(1, len(view.tests) + 1))
     if test_index is not None:
         if not 0 <= test_index < len(view.tests):
@@ -333,7 +354,8 @@ async def grade_promptfoo(
             judges.append(failure)
 
     done = 0
-    graded = _Response(doc, view, response, query, first_prompt, notes)
+    version = promptfoo_version(settings)
+    graded = _Response(doc, view, response, query, first_prompt, notes, version, json_mode_for(settings))
 
     async def one(position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
         nonlocal done
@@ -354,7 +376,9 @@ async def grade_promptfoo(
     return report
 
 
-def _max_score(doc: Document, view: Any, number: int, reports: list[GradeReport]) -> dict[str, Any] | None:
+def _max_score(
+    doc: Document, view: Any, number: int, reports: list[GradeReport], responses: list[str]
+) -> dict[str, Any] | None:
     """Test ``number``'s max-score over the outputs' reports (None when the test has none)."""
     test = view.test_number(number)
     if test is None:
@@ -384,23 +408,34 @@ def _max_score(doc: Document, view: Any, number: int, reports: list[GradeReport]
         )
         return entry
     graded = [a for a in others if a.type in GRADED_TYPES]
-    entry["left_out"] = [a.type for a in others if a.type not in GRADED_TYPES]
+    test_vars = view.test_vars(number)
+    # Deterministic checks promptfoo evaluates without code count too (per output); the rest is left out.
+    checked = [
+        a
+        for a in others
+        if a.type not in GRADED_TYPES
+        and all(evaluate(a.type or "", a.value, r, test_vars) is not None for r in responses)
+    ]
+    entry["left_out"] = [a.type for a in others if a.type not in GRADED_TYPES and a not in checked]
     scores: list[float | None] = []
-    for report in reports:
+    for report, response in zip(reports, responses):
         by_node = {id(node_): verdict for (n, node_), verdict in zip(report.links, report.verdicts) if n == number}
         total = weight_sum = 0.0
-        for assertion in graded:
-            verdict = by_node.get(id(assertion.node))
+        for assertion in graded + checked:
             weight = weights.get(assertion.type, 1)
             weight = float(weight) if isinstance(weight, (int, float)) and not isinstance(weight, bool) else 1.0
-            value = (
-                0.0
-                if verdict is None or verdict.failed
-                else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
-            )
+            if assertion in checked:
+                value = evaluate(assertion.type or "", assertion.value, response, test_vars) or 0.0
+            else:
+                verdict = by_node.get(id(assertion.node))
+                value = (
+                    0.0
+                    if verdict is None or verdict.failed
+                    else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
+                )
             total += value * weight
             weight_sum += weight
-        if not graded:
+        if not graded and not checked:
             scores.append(None)
         else:
             scores.append(total if method == "sum" else (total / weight_sum if weight_sum else 0.0))
@@ -457,6 +492,11 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
     from rubric_lsp.grading.settings import GraderConfigError, MissingCredentials, settings_from_promptfoo
 
     explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
+    owner_default = None if explicit else default_grader(settings.environ())
+    # promptfoo retries a 5xx only when PROMPTFOO_RETRY_5XX is set (its fetchWithRetries).
+    settings = replace(settings, retry_server_errors=env_bool(settings.environ().get("PROMPTFOO_RETRY_5XX")))
+    if owner_default is not None:
+        settings = replace(settings, model=owner_default.model)  # promptfoo's default grader for these keys
     try:
         run = Run.start(settings)
         default_model: str | None = run.settings.model
@@ -500,6 +540,29 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
     return run, judge_for
 
 
+def json_mode_for(settings: JudgeSettings) -> Callable[[Any], bool]:
+    """Whether an llm-rubric item is graded by promptfoo's default *JSON* grader (no grader named
+    by the config or the CLI, and a default with JSON mode for the keys at hand)."""
+    explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
+    owner_default = None if explicit else default_grader(settings.environ())
+    json_default = owner_default is not None and owner_default.json_mode
+
+    def applies(item: Any) -> bool:
+        return json_default and not item.grader.provider_id and not item.grader.problem
+
+    return applies
+
+
+def env_bool(value: str | None) -> bool:
+    """promptfoo's ``getEnvBool``: 1, true, yes, yup or yeppers (any case)."""
+    return (value or "").lower() in ("1", "true", "yes", "yup", "yeppers")
+
+
+def promptfoo_version(settings: JudgeSettings) -> str | None:
+    """The promptfoo release graded as: the setting, else ``RUBRIC_PROMPTFOO_VERSION``, else the latest tracked."""
+    return getattr(settings, "promptfoo_version", None) or settings.environ().get(ENV_VERSION) or None
+
+
 def _first_provider(plan: list[Any]) -> str | None:
     for _, item in plan:
         if item.grader.provider_id and not item.grader.problem:
@@ -531,10 +594,23 @@ async def grade_promptfoo_outputs(
         raise GradingError(
             "max-score and select-best need at least 2 outputs to choose between; pass --response once per output."
         )
+    if doc.root is None:
+        raise GradingError("The file is empty.")
+    # One output per prompt (promptfoo's columns): each is graded against its own prompt.
+    own_prompts = read_config(doc.root, doc.path, doc).prompt_count == len(responses)
     reports = await asyncio.gather(
         *(
-            grade_promptfoo(doc, r, query, settings, test_index=test_index, on_progress=on_progress, compared=True)
-            for r in responses
+            grade_promptfoo(
+                doc,
+                r,
+                query,
+                settings,
+                test_index=test_index,
+                on_progress=on_progress,
+                compared=True,
+                prompt_index=position if own_prompts else 0,
+            )
+            for position, r in enumerate(responses)
         )
     )
     if doc.root is None:
@@ -544,7 +620,7 @@ async def grade_promptfoo_outputs(
     # promptfoo compares (select-best) before it applies max-score, which leaves the comparison out.
     compared, compare_usage = await grade_select_best(doc, view, numbers, responses, settings)
     add_verdicts(reports, compared)
-    selections = [e for e in (_max_score(doc, view, number, reports) for number in numbers) if e is not None]
+    selections = [e for e in (_max_score(doc, view, number, reports, responses) for number in numbers) if e is not None]
     result: dict[str, Any] = {
         "outputs": [r.to_json() for r in reports],
         "max_score": selections,

@@ -2,18 +2,18 @@
 
 What promptfoo computes, read from its ``src/matchers/llmGrading.ts`` (``matchesClosedQa``,
 ``matchesFactuality``, ``matchesGEval``) and the handlers in ``src/assertions/``
-(``modelGradedClosedQa.ts``, ``factuality.ts``, ``geval.ts``); the prompts here are ours and
-ask for the same reply contract:
+(``modelGradedClosedQa.ts``, ``factuality.ts``, ``geval.ts``); the prompts are promptfoo's own
+(``owner_prompts``), sent without JSON mode (promptfoo's plain grading provider):
 
 ``model-graded-closedqa``
-    Variables: ``input`` (the prompt), ``criteria`` (the rendered ``value``), ``completion``
-    (the output), then the test vars spread over them. The judge reasons and ends with ``Y``
+    Variables: the test vars, then ``input`` (the prompt), ``criteria`` (the rendered ``value``)
+    and ``completion`` (the output) over them (0.123.1 spreads the vars first). The judge reasons and ends with ``Y``
     or ``N``: pass iff the reply, trailing whitespace removed, ends in ``Y``; score 1 or 0;
     ``threshold`` is not used. A reply ending in neither letter is unreadable (a ``parse``
     failure here; promptfoo scores it as a plain FAIL).
 ``factuality`` (alias ``model-graded-factuality``)
-    Variables: ``input``, ``ideal`` (the rendered ``value``), ``completion``, then the test
-    vars. The judge picks category A–E, as JSON ``{"category", "reason"}`` or, failing that,
+    Variables: the test vars, then ``input``, ``ideal`` (the rendered ``value``) and
+    ``completion`` over them. The judge picks category A–E, as JSON ``{"category", "reason"}`` or, failing that,
     as a legacy ``(X)`` answer. Each category's score comes from ``options.factuality``
     (``subset`` A, ``superset`` B, ``agree`` C, ``disagree`` D, ``differButFactual`` E;
     defaults 1, 1, 1, 0, 1); pass iff that score is above 0. ``threshold`` is ignored. A
@@ -29,9 +29,8 @@ ask for the same reply contract:
     A custom ``rubricPrompt`` counts only as an object ``{steps, evaluate}`` (each part
     replaces one prompt); any other shape is ignored, as promptfoo does.
 
-The ``not-`` variants invert pass and score ``1 - score``; ``assertions`` applies it
-and never inverts a failure (promptfoo itself still inverts a closedqa / factuality transport
-error into a pass; we do not).
+``not-``: promptfoo 0.123.1 ignores it for closedqa and factuality and inverts g-eval;
+``assertions`` applies it per the targeted release (``versions``) and never inverts a failure.
 
 Where we read replies more robustly than promptfoo: promptfoo finds g-eval's JSON with a
 single-line regular expression, so a judge that pretty-prints ``{"score": ...}`` over several
@@ -52,63 +51,33 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_lsp.formats.promptfoo.grading.prompts import custom_messages, prompt_context, render, try_parse
+from rubric_lsp.formats.promptfoo.grading.owner_prompts import (
+    GEVAL_PROMPT_EVALUATE,
+    GEVAL_PROMPT_STEPS,
+    OPENAI_CLOSED_QA_PROMPT,
+    PROMPTFOO_FACTUALITY_PROMPT,
+)
+from rubric_lsp.formats.promptfoo.grading.prompts import owner_messages, render, try_parse
+from rubric_lsp.formats.promptfoo.grading.reply_objects import reply_objects
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet, strip_thinking
 
-# Test vars spread over these grader variables replace them (promptfoo spreads vars last).
-SHADOWED = {
-    "model-graded-closedqa": ("input", "criteria", "completion"),
-    "factuality": ("input", "ideal", "completion"),
-    "model-graded-factuality": ("input", "ideal", "completion"),
-    "g-eval": (),
-}
-
 GEVAL_MAX_SCORE = 10
 GEVAL_DEFAULT_THRESHOLD = 0.7
 
-CLOSEDQA_SYSTEM = (
-    "You check whether a submission meets one criterion for a task. Think it through step by step "
-    "before deciding, and do not open with the verdict. Finish with a line holding a single letter: "
-    "Y if the submission meets the criterion, N if it does not."
-)
-CLOSEDQA_USER = "<Task>\n{{ input }}\n</Task>\n<Submission>\n{{ completion }}\n</Submission>\n<Criterion>\n{{ criteria }}\n</Criterion>"
-
-FACTUALITY_SYSTEM = (
-    "You compare the facts in a submitted answer with an expert's answer to the same question, "
-    "ignoring style, wording and punctuation. Choose the one category that fits:\n"
-    "A: the submission states part of what the expert says, and nothing that conflicts with it;\n"
-    "B: the submission states all the expert says and more, and nothing that conflicts with it;\n"
-    "C: the submission states the same facts as the expert;\n"
-    "D: the submission and the expert disagree on a fact;\n"
-    "E: they differ, but not in a way that matters for factual accuracy.\n"
-    'Reply with one JSON object and nothing else: {"category": "<A|B|C|D|E>", "reason": "<why>"}'
-)
-FACTUALITY_USER = "<Question>\n{{ input }}\n</Question>\n<Expert>\n{{ ideal }}\n</Expert>\n<Submission>\n{{ completion }}\n</Submission>"
-
-# options.factuality key, default score, and the reason shown when the judge gives none.
+# options.factuality key, default score, and promptfoo's description (the reason when the judge gives none).
 FACTUALITY_CATEGORIES = {
-    "A": ("subset", 1.0, "a consistent subset of the expert answer"),
-    "B": ("superset", 1.0, "a consistent superset of the expert answer"),
-    "C": ("agree", 1.0, "the same facts as the expert answer"),
-    "D": ("disagree", 0.0, "disagrees with the expert answer"),
-    "E": ("differButFactual", 1.0, "differs from the expert answer in ways that do not matter for factuality"),
+    "A": ("subset", 1.0, "The submitted answer is a subset of the expert answer and is fully consistent with it."),
+    "B": ("superset", 1.0, "The submitted answer is a superset of the expert answer and is fully consistent with it."),
+    "C": ("agree", 1.0, "The submitted answer contains all the same details as the expert answer."),
+    "D": ("disagree", 0.0, "There is a disagreement between the submitted answer and the expert answer."),
+    "E": (
+        "differButFactual",
+        1.0,
+        "The answers differ, but these differences don't matter from the perspective of factuality.",
+    ),
 }
-
-GEVAL_STEPS_SYSTEM = (
-    "Turn an evaluation criterion into 3 to 4 short, checkable steps a grader can follow for any text. "
-    'Reply with one JSON object on a single line and nothing else: {"steps": ["<step>", "..."]}'
-)
-GEVAL_STEPS_USER = "<Criterion>\n{{ criteria }}\n</Criterion>"
-GEVAL_EVALUATE_SYSTEM = (
-    "You rate a reply to a prompt on one criterion, following the evaluation steps given. Score it "
-    "from 0 to {{ maxScore }}: {{ maxScore }} when the reply fully meets the criterion, 0 when it does "
-    "not meet it at all. Give a brief reason that points at the prompt and the reply without restating "
-    "the score. Reply with one JSON object on a single line and nothing else: "
-    '{"score": <0 to {{ maxScore }}>, "reason": "<why>"}'
-)
-GEVAL_EVALUATE_USER = "<Criterion>\n{{ criteria }}\n</Criterion>\n<Steps>\n- {{ steps }}\n</Steps>\n<Prompt>\n{{ input }}\n</Prompt>\n<Reply>\n{{ output }}\n</Reply>"
 
 JSON_REPLY = {"type": "json_object"}
 
@@ -133,20 +102,12 @@ def config_failure(message: str) -> JudgeFailure:
 
 
 def messages_for(
-    rubric_prompt: Any, system: str, user: str, variables: dict[str, Any], json_reply: bool
-) -> tuple[list[dict[str, str]], dict[str, Any] | None]:
-    """Our prompt, or the custom one (promptfoo falls back to its default for an empty one too).
-
-    JSON mode only with our prompts: a custom prompt may ask for another shape (``(A)``, ``Y``).
-    Variables as promptfoo hands them to the template (objects as compact JSON)."""
-    variables = prompt_context(variables)
-    if not rubric_prompt:
-        messages = [
-            {"role": "system", "content": render(system, variables)},
-            {"role": "user", "content": render(user, variables)},
-        ]
-        return messages, JSON_REPLY if json_reply else None
-    return custom_messages(rubric_prompt, variables), None
+    rubric_prompt: Any, default: str, variables: dict[str, Any], json_reply: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """promptfoo's messages: its prompt (``owner_prompts``), or the custom one, rendered as promptfoo
+    renders it (an empty custom prompt falls back to the default too). No JSON mode: promptfoo
+    grades closedqa, factuality and g-eval with its plain grading provider."""
+    return owner_messages(rubric_prompt, default, variables), JSON_REPLY if json_reply else None
 
 
 def parse_closedqa(content: str) -> tuple[bool, str]:
@@ -159,18 +120,21 @@ def parse_closedqa(content: str) -> tuple[bool, str]:
 
 
 def parse_factuality(content: str) -> tuple[str, str, bool]:
-    """(category letter, reason, ambiguous): the concluding ``{"category", ...}`` object, else a legacy ``(X)`` answer."""
-    found = extract(content, lambda o: isinstance(o.get("category"), str), lambda o: o["category"].strip().upper())
-    if found is not None:
-        letter = found.value["category"].strip().upper()
+    """(category letter, reason, ambiguous): the concluding ``{"category", ...}`` object (found as
+    promptfoo finds objects: ``reply_objects``), else a legacy ``(X)`` answer."""
+    candidates = [o for o in reply_objects(strip_thinking(content)) if isinstance(o.get("category"), str)]
+    if candidates:
+        chosen = candidates[-1]
+        ambiguous = len({o["category"].strip().upper() for o in candidates}) > 1
+        letter = chosen["category"].strip().upper()
         if letter not in FACTUALITY_CATEGORIES:
             raise JudgeFailure(
                 "parse", f"The grader chose category {letter!r}; expected one of A, B, C, D, E.", "bad_reply"
             )
-        reason = found.value.get("reason")
+        reason = chosen.get("reason")
         if not isinstance(reason, str) or not reason.strip():
-            reason = f"Category {letter}: {FACTUALITY_CATEGORIES[letter][2]}."
-        return letter, reason.strip(), found.ambiguous
+            reason = f"Category {letter}: {FACTUALITY_CATEGORIES[letter][2]}"
+        return letter, reason.strip(), ambiguous
     visible = strip_thinking(content)
     match = re.search(r"([a-eA-E])\)", visible)
     if match is None:
@@ -266,27 +230,24 @@ async def grade_model_graded(
     if base == "g-eval":
         return await _grade_geval(item, judge, output, prompt_input, test_vars)
     if base == "model-graded-closedqa":
+        # promptfoo 0.123.1 spreads the test vars first: a var named input/criteria/completion is hidden.
         variables = {
+            **test_vars,
             "input": prompt_input,
             "criteria": _string_value(item, test_vars),
             "completion": try_parse(output),
-            **test_vars,
         }
-        messages, reply_format = messages_for(
-            item.rubric_prompt, CLOSEDQA_SYSTEM, CLOSEDQA_USER, variables, json_reply=False
-        )
+        messages, reply_format = messages_for(item.rubric_prompt, OPENAI_CLOSED_QA_PROMPT, variables)
         (passed, reason), cached = await judge.ask(messages, reply_format, parse_closedqa)
         return Outcome(passed, 1.0 if passed else 0.0, reason, cached=cached)
     scores = factuality_scores(factuality_options)
     variables = {
+        **test_vars,
         "input": prompt_input,
         "ideal": _string_value(item, test_vars),
         "completion": try_parse(output),
-        **test_vars,
     }
-    messages, reply_format = messages_for(
-        item.rubric_prompt, FACTUALITY_SYSTEM, FACTUALITY_USER, variables, json_reply=True
-    )
+    messages, reply_format = messages_for(item.rubric_prompt, PROMPTFOO_FACTUALITY_PROMPT, variables)
     (letter, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_factuality)
     score = scores[letter]
     return Outcome(score > 0, score, reason, ambiguous=ambiguous, cached=cached)
@@ -308,9 +269,7 @@ async def _grade_geval(item: Any, judge: Judge, output: str, prompt_input: str, 
     cached = True
     for position, criterion in enumerate(criteria):
         try:
-            messages, reply_format = messages_for(
-                parts.get("steps"), GEVAL_STEPS_SYSTEM, GEVAL_STEPS_USER, {"criteria": criterion}, json_reply=True
-            )
+            messages, reply_format = messages_for(parts.get("steps"), GEVAL_PROMPT_STEPS, {"criteria": criterion})
             (steps, steps_ambiguous), steps_cached = await judge.ask(messages, reply_format, parse_steps)
             variables = {
                 "criteria": criterion,
@@ -319,9 +278,7 @@ async def _grade_geval(item: Any, judge: Judge, output: str, prompt_input: str, 
                 "input": try_parse(prompt_input),
                 "output": try_parse(output),
             }
-            messages, reply_format = messages_for(
-                parts.get("evaluate"), GEVAL_EVALUATE_SYSTEM, GEVAL_EVALUATE_USER, variables, json_reply=True
-            )
+            messages, reply_format = messages_for(parts.get("evaluate"), GEVAL_PROMPT_EVALUATE, variables)
             (raw, reason, score_ambiguous), score_cached = await judge.ask(messages, reply_format, parse_geval_score)
         except JudgeFailure as failure:
             if len(criteria) > 1:  # promptfoo stops at the first failed criterion too

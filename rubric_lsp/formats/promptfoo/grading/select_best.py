@@ -2,17 +2,17 @@
 
 What promptfoo does, read from ``matchesSelectBest`` (``src/matchers/comparison.ts``),
 ``runCompareAssertion`` (``src/assertions/index.ts``), ``getFinalTest``
-(``src/assertions/utils.ts``) and the comparison pass of ``src/evaluator.ts``; our prompt is
-our own and asks for the same answer:
+(``src/assertions/utils.ts``) and the comparison pass of ``src/evaluator.ts``; the prompt is
+promptfoo's own (``owner_prompts.SELECT_BEST_PROMPT``), sent without JSON mode:
 
 - Only the first ``select-best`` among a test's top-level assertions (``defaultTest``'s
   first) is run; further ones, and any inside an assert-set, are skipped without a word.
 - ``value`` must be a string (otherwise promptfoo throws and the eval stops). It is passed
   as ``criteria`` as written: unlike llm-rubric's value it is not rendered with the test vars,
   so a ``{{var}}`` in it reaches the judge literally.
-- Prompt variables: ``criteria``, ``outputs`` (each output JSON-parsed when it parses, and an
-  object or list shown again as compact JSON), then the test vars spread over them — a var
-  named ``criteria`` or ``outputs`` replaces the real one. promptfoo's default prompt lists
+- Prompt variables: the test vars, then ``criteria`` and ``outputs`` (each output JSON-parsed
+  when it parses, an object or list shown again as compact JSON) over them, so a var named
+  ``criteria`` or ``outputs`` does not replace the real one (0.123.1). promptfoo's default prompt lists
   the outputs numbered from 0 and asks for the index of the best as a single integer. A
   custom ``rubricPrompt`` (assertion, else test, else defaultTest options) is rendered with
   the same variables; ``{% for x in outputs %}`` loops with ``loop.index0`` / ``loop.index``
@@ -28,9 +28,9 @@ our own and asks for the same answer:
 How we read the judge, unlike promptfoo: promptfoo takes the first run of digits anywhere in
 the reply (releases before that the first single digit, so more than 10 outputs could never
 be chosen), so "Comparing outputs 1 and 2 ... the best is 0" picks output 1. We read the
-index the judge concluded with: the last JSON object with a ``best`` key (ours asks for
-``{"best": N, "reason": "..."}``; ``ambiguous`` when such objects disagree), else a reply —
-or its last non-empty line — that is a bare integer (``**3**``, ``Index: 3.``). Indexes of
+index the judge concluded with: the last JSON object with a ``best`` key (``ambiguous`` when
+such objects disagree), else a reply — or its last non-empty line — that is a bare integer
+(``**3**``, ``Index: 3.``), else the last integer in the reply. Indexes of
 10 and more win normally. When promptfoo's reading would pick another output, the result
 says which (``promptfoo_reads``). A reply with no readable index, or an index out of range,
 is a judge failure (``parse``): every output gets an ERROR verdict, never a pass.
@@ -44,33 +44,20 @@ drop to 0 for a non-selected output).
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
 from rubric_lsp.formats.promptfoo.grading.assertions import SELECT_BEST, start_judges
-from rubric_lsp.formats.promptfoo.grading.prompts import custom_messages, render
+from rubric_lsp.formats.promptfoo.grading.owner_prompts import SELECT_BEST_PROMPT
+from rubric_lsp.formats.promptfoo.grading.prompts import owner_messages, try_parse
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Usage
 from rubric_lsp.grading.replies import extract, snippet, strip_thinking
 from rubric_lsp.grading.report import GradeReport, Subject
 from rubric_lsp.grading.runner import fan_out
 
-SHADOWED = ("criteria", "outputs")
-
-SELECT_BEST_SYSTEM = (
-    "You compare several candidate texts and choose the single one that best meets a criterion. "
-    "Candidates are numbered from 0. Weigh them against each other, then reply with one JSON object "
-    'and nothing else: {"best": <number of the chosen candidate>, "reason": "<why it beats the others>"}'
-)
-SELECT_BEST_USER = (
-    "<Criterion>\n{{ criteria }}\n</Criterion>\n"
-    '{% for output in outputs %}<Candidate number="{{ loop.index0 }}">\n{{ output }}\n</Candidate>\n{% endfor %}'
-)
-
-_LOOP = re.compile(r"\{%-?\s*for\s+([A-Za-z_]\w*)\s+in\s+([A-Za-z_]\w*)\s*-?%\}(.*?)\{%-?\s*endfor\s*-?%\}", re.DOTALL)
 _LABELLED_NUMBER = re.compile(r"^(?:[A-Za-z][\w ]{0,30}[:=]\s*)?(\d+)$")
 _FIRST_INTEGER = re.compile(r"\d+")
 
@@ -82,69 +69,13 @@ class Pick:
     ambiguous: bool
 
 
-def template_value(output: str) -> str:
-    """An output as promptfoo hands it to the template: JSON-parsed when it parses, objects as compact JSON."""
-    try:
-        value = json.loads(output)
-    except ValueError:
-        return output
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))  # JavaScript prints 1.0 as 1
-    return str(value)
-
-
-def render_with_loops(template: str, variables: dict[str, Any]) -> str:
-    """``render`` plus Nunjucks ``{% for x in list %}...{% endfor %}`` over list variables."""
-
-    def expand(match: re.Match[str]) -> str:
-        name, source, body = match.groups()
-        items = variables.get(source)
-        if not isinstance(items, list):
-            return ""
-        count = len(items)
-        return "".join(
-            render(
-                body,
-                {
-                    **variables,
-                    name: item,
-                    "loop": {"index0": i, "index": i + 1, "first": i == 0, "last": i == count - 1, "length": count},
-                },
-            )
-            for i, item in enumerate(items)
-        )
-
-    expanded = _LOOP.sub(expand, template)
-    flat = {
-        key: ",".join(str(v) for v in value) if isinstance(value, list) else value for key, value in variables.items()
-    }
-    return render(expanded, flat)
-
-
 def select_best_messages(
     rubric_prompt: Any, criteria: str, outputs: list[str], test_vars: dict[str, Any]
-) -> tuple[list[dict[str, str]], dict[str, Any] | None]:
-    """The judge's messages and reply format: ours (JSON mode), or the custom prompt as written."""
-    variables = {
-        "criteria": criteria,
-        "outputs": [template_value(o) for o in outputs],
-        **test_vars,
-    }  # test vars last, as promptfoo
-    if not rubric_prompt:
-        messages = [
-            {"role": "system", "content": render_with_loops(SELECT_BEST_SYSTEM, variables)},
-            {"role": "user", "content": render_with_loops(SELECT_BEST_USER, variables)},
-        ]
-        return messages, {"type": "json_object"}
-    return custom_messages(rubric_prompt, variables, render_with_loops), None
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """promptfoo's messages (its prompt, or the custom one) and no JSON mode: promptfoo's select-best
+    grader is its plain grading provider. Test vars first, then ``criteria`` and ``outputs``."""
+    variables = {**test_vars, "criteria": criteria, "outputs": [try_parse(o) for o in outputs]}
+    return owner_messages(rubric_prompt, SELECT_BEST_PROMPT, variables), None
 
 
 def _index(value: Any) -> int | None:
@@ -175,11 +106,17 @@ def parse_pick(content: str, count: int) -> Pick:
         numbers = [m.group(1) for m in (_LABELLED_NUMBER.match(line) for line in lines if line) if m]
         last = next((line for line in reversed(lines) if line), "")
         final = _LABELLED_NUMBER.match(last)
-        if final is None:
-            raise JudgeFailure(
-                "parse", f"The grader's reply ends in no output number: {snippet(content)!r}", "bad_reply"
-            )
-        pick = Pick(int(final.group(1)), "", len({int(n) for n in numbers}) > 1)
+        if final is not None:
+            pick = Pick(int(final.group(1)), "", len({int(n) for n in numbers}) > 1)
+        else:
+            # promptfoo's prompt asks for a single integer; a sentence around it ("the best is 1.")
+            # is read by its last integer, the one the judge concluded with.
+            every = _FIRST_INTEGER.findall(strip_thinking(content))
+            if not every:
+                raise JudgeFailure(
+                    "parse", f"The grader's reply holds no output number: {snippet(content)!r}", "bad_reply"
+                )
+            pick = Pick(int(every[-1]), "", len(set(every)) > 1)
     if not 0 <= pick.best < count:
         raise JudgeFailure(
             "parse", f"The grader chose output {pick.best}, but the outputs are numbered 0 to {count - 1}.", "bad_reply"
@@ -269,11 +206,6 @@ def _notes(item: Any, count: int) -> list[str]:
     notes = []
     if count > 1:
         notes.append("Only the first select-best of a test runs; promptfoo skips the others.")
-    shadowed = [name for name in SHADOWED if name in item.vars]
-    if shadowed:
-        notes.append(
-            f"A test var named {' and '.join(repr(n) for n in shadowed)} replaces the real one in the grading prompt (promptfoo spreads test vars last)."
-        )
     return notes
 
 

@@ -31,6 +31,7 @@ from rubric_lsp.formats.promptfoo.rules.schema import (
 )
 from rubric_lsp.formats.promptfoo.rules.scores import score_checks
 from rubric_lsp.formats.promptfoo.validation import refusals_of
+from rubric_lsp.formats.promptfoo.versions import inverts, negation_note
 from rubric_lsp.rules.registry import rule
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY
 
@@ -38,12 +39,13 @@ NEGATED_MODEL_GRADED = rule(
     "PF004",
     "negated-model-graded",
     W,
-    "`not-llm-rubric` (and not-factuality, not-model-graded-closedqa, not-g-eval) depends on the promptfoo version.",
-    "Up to promptfoo 0.121.9 the `not-` prefix was ignored for model-graded assertions (the rubric "
-    "passed when met); from the fix on it inverts pass, scores 1 - score and never inverts a grader "
-    "failure. The same config grades differently on different versions.",
-    bad="tests:\n  - assert:\n      - type: not-llm-rubric\n        value: Apologizes to the user",
-    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Does not apologize to the user",
+    "`not-factuality` / `not-model-graded-closedqa` grade exactly like the plain type: promptfoo ignores the `not-`.",
+    "promptfoo 0.123.1 (and 0.121.9) ignore `not-` on factuality and model-graded-closedqa: the "
+    "assertion passes when the answer *is* factual / meets the criterion, the opposite of what the "
+    "name says. `not-llm-rubric` inverts from the release after 0.121.9 on (ignored up to 0.121.9) and "
+    "`not-g-eval` inverts in both; those are not reported.",
+    bad="tests:\n  - assert:\n      - type: not-factuality\n        value: Paris is the capital of Germany",
+    good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Does not claim that Paris is the capital of Germany",
     formats=F,
 )
 
@@ -269,14 +271,13 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
             + ("can never be met." if threshold > 1 else "is always met.")
             + " Use a value such as 0.8.",
         )
-    if kind in NEGATED_GRADED:
+    if kind in NEGATED_GRADED and not inverts(base):
         report(
             NEGATED_MODEL_GRADED,
             src,
             type_node,
-            f"'{kind}' was not inverted by promptfoo up to 0.121.9 (it graded like '{base}'); from the fix on it "
-            "inverts pass and scores 1 - score. Pin the promptfoo version, or rephrase the rubric positively "
-            f"with '{base}'.",
+            f"{negation_note(base)}; this assertion passes when the output meets the value. Rephrase it "
+            "as the plain type with a negative rubric (e.g. an llm-rubric 'Does not ...').",
         )
     if a.grader_kind == "text" and value_node is not None:
         found = _GRADER_VAR.search(rubric_text(a.value))

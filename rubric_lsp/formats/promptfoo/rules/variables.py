@@ -16,10 +16,11 @@ SHADOWING_VAR = rule(
     "PF006",
     "var-shadows-grader-variable",
     W,
-    "A test var named like a grading-prompt variable (output, rubric, ...) replaces the real one.",
-    "promptfoo spreads the test vars last into the grading prompt, so a var named `output` or "
-    "`rubric` (or `input`, `ideal`, `completion`, `criteria` for factuality / closedqa) makes the "
-    "judge grade the var instead of the model's output or the rubric.",
+    "A test var named like a grading-prompt variable (output, rubric, ...) never reaches the judge, or replaces the real one.",
+    "promptfoo 0.123.1 spreads the test vars first into the grading prompt and its own `output`, "
+    "`rubric` (`input`, `ideal`, `completion`, `criteria` for factuality / closedqa) over them, so "
+    "such a var is silently hidden from the judge; up to 0.121.9 llm-rubric spread the vars last, so "
+    "a var named `output` or `rubric` replaced the real one. Either way the name misleads.",
     bad="tests:\n  - vars:\n      output: Paris is the capital of France\n    assert:\n      - type: llm-rubric\n        value: Agrees with the reference answer",
     good="tests:\n  - vars:\n      expected_output: Paris is the capital of France\n    assert:\n      - type: llm-rubric\n        value: 'Agrees with the reference answer: {{expected_output}}'",
     formats=F,
@@ -70,8 +71,9 @@ def check_vars(ctx, report, view: ConfigView) -> None:  # noqa: C901 - shadowed 
                     SHADOWING_VAR,
                     test.var_source(name),
                     key_node,
-                    f"A var named '{name}' replaces the grader's own '{{{{{name}}}}}' in the grading prompt "
-                    f"(test vars are spread last), so the judge sees this var instead. Rename it (e.g. 'expected_{name}').",
+                    f"A var named '{name}' is hidden by the grader's own '{{{{{name}}}}}' in promptfoo 0.123.1's "
+                    "grading prompt, so the judge never sees it (up to 0.121.9 llm-rubric did the reverse: the var "
+                    f"replaced the real one). Rename it (e.g. 'expected_{name}').",
                 )
     if not ctx.enabled(UNDEFINED_VAR):
         return
