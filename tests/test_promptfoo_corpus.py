@@ -80,8 +80,7 @@ OTHER_DEFECTS = {
     ("config-separate-test-configs/promptfooconfig.yaml", "RL010", 38),  # asserts/assert.js
     ("google-live/promptfooconfig.statefulapi.yaml", "RL010", 12),  # repository-root path, not config-relative
     ("amazon-bedrock/models/promptfooconfig.nova-sonic.yaml", "RL010", 46),  # assets/hello.wav
-    # `body: Yes` is the boolean true for YAML 1.1 readers (any-file rule)
-    ("simple-test/promptfooconfig.yaml", "RL005", 11),
+    # (`body: Yes` in simple-test is no longer RL005: promptfoo's js-yaml reads YAML 1.2, where it is a string)
 }
 
 # Media, PDF, spreadsheet and Markdown files the configs read that this copy of the

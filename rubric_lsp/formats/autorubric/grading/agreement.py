@@ -155,6 +155,9 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             "This is an autorubric dataset: grade it without --response (`rubric grade DATASET.json`) to measure "
             "the judge's agreement with its ground truth."
         )
+    from rubric_lsp.formats.autorubric.grading.rubric import refuse_unloadable
+
+    refuse_unloadable(doc, dataset=True)
     try:
         return await grade_dataset(doc, grading, limit=request.limit)
     except DatasetError as exc:
