@@ -58,7 +58,7 @@ ACCEPTED = [
 ]
 STATUS = ["MET", "UNMET", "CANNOT_ASSESS"]
 AWKWARD = {
-    "null": lambda: Reply.empty(),
+    "null": Reply.empty,
     "no choices": lambda: Reply(raw_body=empty_choices_body()),
     "two objects": lambda: Reply.text(
         json.dumps({"criterion_status": "UNMET", "explanation": "a"})
