@@ -9,7 +9,9 @@ formula with its CANNOT_ASSESS strategies, the failure categories and their effe
 Several judges (autorubric's ensemble, ``criterion_grader.py``): every judge votes on every
 criterion. A failed call casts a stand-in vote the way autorubric's does: an
 infrastructure/parse failure votes CANNOT_ASSESS (binary) or the NA option (multi-choice),
-an unknown failure votes the worst case for the weight's sign. Abstaining votes are left out
+an unknown failure votes the worst case for the weight's sign. A reply without content
+(``content: null``, ``"choices": []``) is unknown there (``json.loads(None)``, ``choices[0]``);
+two verdict objects or a JSON array are parse failures (``json.loads`` / its reply model). Abstaining votes are left out
 unless every vote abstains. Binary votes combine by the run's ``aggregation`` (majority —
 ties take the worst case — , unanimous, any); multi-choice votes by the criterion's own
 ``aggregation``: ordinal mean (default) | weighted_mean | median — snapped to the nearest
