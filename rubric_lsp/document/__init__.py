@@ -173,10 +173,10 @@ BOM = b"\xef\xbb\xbf"
 
 
 def encode_like(original: bytes, text: str, path: str | None) -> bytes:
-    """The bytes to write for ``text`` (``original`` fixed): a BOM the reader dropped (YAML) is
-    put back; a JSON file's BOM stays in its text, so it is written only while still there."""
+    """The bytes to write for ``text`` (``original`` fixed): the BOM decode() dropped from a YAML
+    file is put back; a JSON file's BOM stays in its text, so it is written only while still there."""
     dropped = original.startswith(BOM) and language_for(path, text) not in ("json", "jsonl")
-    return (BOM if dropped and not text.startswith("\ufeff") else b"") + text.encode("utf-8")
+    return (BOM if dropped else b"") + text.encode("utf-8")
 
 
 def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[str, ParseIssue | None]:

@@ -94,7 +94,7 @@ def pure_loader_refusal(text: str) -> Refusal | None:
         return Refusal(0, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except RecursionError:
         return None  # the document layer refuses deep nesting itself (RL003)
-    except (ValueError, TypeError, OverflowError) as exc:  # a constructor crash (e.g. an impossible date)
+    except Exception as exc:  # a constructor crash (an impossible date, `!!bool maybe`): autorubric raises it too
         return Refusal(_failing_scalar(text), f"{type(exc).__name__}: {exc}")
     return None
 

@@ -251,7 +251,7 @@ class Judge:
             raise JudgeFailure("parse", "The judge's reply has no message.", "no_content") from None
         content = getattr(message, "content", None)
         if content is None:
-            raise JudgeFailure("parse", "The judge's reply has no content (content: null).", "no_content")
+            raise JudgeFailure("parse", "The judge replied with an empty message (content: null).", "no_content")
         if not isinstance(content, str) or not content.strip():
             raise JudgeFailure("parse", "The judge replied with an empty message.", "bad_reply")
         return content
