@@ -218,6 +218,36 @@ def bench_large(criteria: int, repeat: int) -> None:
     )
 
 
+def bench_owner_loader(count: int, repeat: int) -> None:
+    """AR109's cost: autorubric's pure-Python SafeLoader runs only when a cheap scan finds a construct it may refuse."""
+    from rubric_lsp.document.pure_yaml import suspicious
+    from rubric_lsp.lint import lint_text
+
+    rng = random.Random(3)
+    texts = [generated_rubric(rng, rng.randint(5, 15)) for _ in range(count)]
+    # The same rubrics with one unquoted question in a flow mapping: the scan flags each, the pure loader runs.
+    flagged = [t + "  - {requirement: Is it clear?, weight: 1}\n" for t in texts]
+    names = [f"r{i}.rubric.yaml" for i in range(count)]
+    lint_text(texts[0], names[0])
+    times = timed_together(
+        {
+            "scan": lambda: [suspicious(t) for t in texts],
+            "lint": lambda: [lint_text(t, n) for t, n in zip(texts, names)],
+            "lint_flagged": lambda: [lint_text(t, n) for t, n in zip(flagged, names)],
+            "pure_load": lambda: [yaml.load(t, Loader=yaml.SafeLoader) for t in texts],
+        },
+        repeat,
+    )
+    print(f"\n## autorubric's loader check (AR109), {count} generated rubrics (best of {repeat})")
+    print(f"cheap scan alone                {times['scan']:.3f} s")
+    print(f"lint, nothing suspicious        {times['lint']:.3f} s")
+    print(
+        f"lint, every file flagged        {times['lint_flagged']:.3f} s   "
+        f"{times['lint_flagged'] / times['lint']:.2f}x (the pure loader runs on each)"
+    )
+    print(f"pure SafeLoader alone, all files {times['pure_load']:.3f} s (what running it unconditionally would add)")
+
+
 def bench_hostile(folder: Path) -> None:
     cases = {
         "billion laughs": (
@@ -270,6 +300,7 @@ def main() -> None:
         bench_startup(folder, runs)
         bench_many(folder, 200 if args.quick else 1000, repeat)
         bench_large(1000 if args.quick else 5000, repeat)
+        bench_owner_loader(200 if args.quick else 1000, repeat)
         bench_hostile(folder)
 
 

@@ -69,6 +69,12 @@ def test_yaml11_quoting_keeps_a_tag_and_an_anchor_on_the_next_line():
 # -- the guard: fixes that break parsing or add findings are dropped, and said so --------
 
 
+def yes_rows(count: int) -> str:
+    """Criteria whose requirement is the YAML 1.1 boolean ``yes``: one RL005 quoting fix each (an
+    autorubric file: promptfoo's js-yaml reads YAML 1.2, so RL005 is not reported there)."""
+    return "".join(f"  - {{name: c{i}, requirement: yes}}\n" for i in range(count))
+
+
 def test_a_fix_that_breaks_parsing_is_dropped_and_the_others_applied():
     text = "criteria:\n  - requirement: x\n    name: yes\n"
     base = lint_text(text, "g.rubric.yaml")
@@ -90,14 +96,13 @@ def test_a_fix_that_adds_a_warning_is_dropped_but_one_adding_info_is_kept():
 
 
 def test_many_fixes_with_one_bad_cost_a_few_relints_and_only_the_bad_one_is_dropped():
-    rows = "".join(f"  - vars: {{q: yes, n: {i}}}\n" for i in range(64))
-    text = "prompts: ['{{q}}']\nproviders: [echo]\ntests:\n" + rows
-    base = lint_text(text, "promptfooconfig.yaml")
+    text = "criteria:\n" + yes_rows(64)
+    base = lint_text(text, "many.rubric.yaml")
     bad = with_fix(base, "ZZ003", [TextEdit(Span(len(text), len(text)), "  - [\n")])
     calls: list[str] = []
-    outcome = fix_until_settled(bad, relinter("promptfooconfig.yaml", calls))
+    outcome = fix_until_settled(bad, relinter("many.rubric.yaml", calls))
     assert outcome.applied == 64 and [d.code for d in outcome.dropped] == ["ZZ003"]
-    assert outcome.text.count('q: "yes"') == 64
+    assert outcome.text.count('requirement: "yes"') == 64
     assert len(calls) <= 2 * 8 + 2  # a bisection, not a re-lint per fix
 
 
@@ -138,16 +143,15 @@ def test_the_cli_names_a_dropped_fix_and_the_file_stays_parseable(tmp_path, caps
 
 
 def test_twenty_thousand_fixes_go_in_with_one_relint_a_round():
-    rows = "".join(f"  - vars: {{q: yes, n: {i}}}\n" for i in range(20000))
-    text = "prompts: ['{{q}}']\nproviders: [echo]\ntests:\n" + rows
-    base = lint_text(text, "promptfooconfig.yaml")
+    text = "criteria:\n" + yes_rows(20000)
+    base = lint_text(text, "many.rubric.yaml")
     assert sum(1 for d in base.diagnostics if d.code == "RL005") == 20000
     edits, count = select_fixes(base.diagnostics)
     assert count == 20000 and len(edits) == 20000
     calls: list[str] = []
-    outcome = fix_until_settled(base, relinter("promptfooconfig.yaml", calls))
+    outcome = fix_until_settled(base, relinter("many.rubric.yaml", calls))
     assert outcome.applied == 20000 and outcome.settled and len(calls) == 1
-    assert outcome.text.count('q: "yes"') == 20000
+    assert outcome.text.count('requirement: "yes"') == 20000
 
 
 def test_select_fixes_keeps_the_first_of_overlapping_fixes_and_one_insertion_per_point():
@@ -278,13 +282,12 @@ def test_machine_formats_are_whole_documents_with_no_findings(tmp_path, capsys, 
 
 
 def test_a_bad_fix_in_the_middle_leaves_the_fixes_around_it_at_the_right_places():
-    rows = "".join(f"  - vars: {{q: yes, n: {i}}}\n" for i in range(40))
-    text = "prompts: ['{{q}}']\nproviders: [echo]\ntests:\n" + rows
-    base = lint_text(text, "promptfooconfig.yaml")
-    at = text.index("n: 20}")
+    text = "criteria:\n" + yes_rows(40)
+    base = lint_text(text, "many.rubric.yaml")
+    at = text.index("c20,")
     bad = with_fix(base, "ZZ005", [TextEdit(Span(at, at + 1), "[")])
     order = bad.diagnostics[1:]
     order.insert(20, bad.diagnostics[0])  # halving must shift the later half past the earlier's edits
-    outcome = fix_until_settled(replace(bad, diagnostics=order), relinter("promptfooconfig.yaml"))
+    outcome = fix_until_settled(replace(bad, diagnostics=order), relinter("many.rubric.yaml"))
     assert [d.code for d in outcome.dropped] == ["ZZ005"] and outcome.applied == 40
-    assert outcome.text == text.replace("q: yes", 'q: "yes"')
+    assert outcome.text == text.replace("requirement: yes", 'requirement: "yes"')

@@ -142,7 +142,11 @@ async def test_fenced_json_and_reasoning_preamble_take_the_concluded_verdict(jud
     report = await grade(judge_server, tmp_path, shuffle_options=False)
     capital, insult, depth = report.verdicts
     assert (capital.verdict, capital.reason) == ("UNMET", "fenced")
-    assert (insult.verdict, insult.reason, insult.ambiguous) == ("UNMET", "final", True)
+    # Two verdict objects (a draft quoted in the reasoning): autorubric cannot parse the reply and
+    # abstains, and so do we (issue 15, item 2); one object wrapped in prose or fences is read.
+    assert (
+        insult.verdict == ERROR_VERDICT and insult.error.startswith("parse:") and insult.counted_as == "CANNOT_ASSESS"
+    )
     assert (depth.verdict, depth.reason, depth.ambiguous) == ("some", "done", False)
 
 
@@ -190,7 +194,7 @@ async def test_timeout_is_an_infrastructure_failure(judge_server, tmp_path):
         (Reply.text("I think it is met."), "parse"),
         (Reply.json({"criterion_status": "met", "explanation": "lowercase"}), "parse"),
         (Reply.json({"criterion_status": "MET"}), "parse"),
-        (Reply.empty(), "parse"),
+        (Reply.text("   "), "parse"),
     ],
 )
 async def test_unusable_replies_are_failures_not_verdicts(judge_server, tmp_path, reply, category):

@@ -42,7 +42,8 @@ EXPECTED: dict[str, list[tuple[str, str]]] = {
     # item 3: two byte-order marks (the file's own is dropped on reading, the second is text)
     "two-boms.rubric.yaml": [("AR001", "2:5")],
     "two-boms-on.rubric.yaml": [("RL005", "3:12")],
-    "two-boms.rubric.json": [("RL001", "1:1")],  # json.load refuses a BOM too
+    # json.load refuses a BOM too: the first is RL007 (with a fix), the second one a syntax error after it
+    "two-boms.rubric.json": [("RL007", "1:1"), ("RL001", "1:2")],
 }
 
 

@@ -94,8 +94,7 @@ OTHER_DEFECTS = {
     # defaultTest.options.providers (plural) is not read: the grader override never takes effect
     ("google-aistudio-tools/promptfooconfig.yaml", "PF023", 18),
     ("google-vertex-tools/promptfooconfig.yaml", "PF023", 32),
-    # `body: Yes` is the boolean true for YAML 1.1 readers (any-file rule)
-    ("simple-test/promptfooconfig.yaml", "RL005", 11),
+    # (`body: Yes` in simple-test is no longer RL005: promptfoo's js-yaml reads YAML 1.2, where it is a string)
 }
 
 # Media, PDF, spreadsheet and Markdown files the configs read that this copy of the

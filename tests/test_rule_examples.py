@@ -18,6 +18,7 @@ from rubric_lsp.rules.registry import Rule, all_rules
 # Rules whose bad example cannot be one document that trips them alone, each with the reason.
 FRAGMENTS = frozenset(
     [
+        "AR110",  # a dataset written in YAML: an example of the dataset format is linted as JSON, its only language
         "NS006",  # fires only for a saved request with eval-case files beside it (one document cannot show it)
         "RL004",  # invalid UTF-8: an example is text, and a lone surrogate would break the docs it prints into
         "RL012",  # a referenced file that does not parse: needs a second file
@@ -46,7 +47,7 @@ def example_codes(found: Rule, text: str) -> set[str]:
     fmt = get_format(kind)
     assert fmt is not None, kind
     languages = fmt.languages
-    looks_json = text.lstrip().startswith(("{", "["))
+    looks_json = text.lstrip().lstrip("\ufeff").startswith(("{", "["))
     if looks_json and "json" in languages:
         ext = "json"
     elif looks_json and "jsonl" in languages:

@@ -118,3 +118,30 @@ def test_matches_autorubric_compute_score(pairs, strategy, partial, normalize):
     verdicts = [v for _, v in pairs]
     actual, expected = _both(data, verdicts, strategy, partial, normalize)
     assert _close(actual, expected), (actual, expected)
+
+
+def _same(a, b):
+    """Equal, NaN equal to NaN (autorubric's raw sum can be NaN too)."""
+    if a is None or b is None:
+        return a is b
+    return (math.isnan(a) and math.isnan(b)) or _close(a, b)
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("verdict", ["CANNOT_ASSESS", "MET", "UNMET"])
+def test_nan_weight_under_fail_scores_as_autorubric(verdict, normalize):
+    """Issue 15 item 8: an abstaining binary criterion weighted NaN contributes 0.0 under ``fail``
+    (autorubric: ``w if w < 0 else 0.0``), not NaN; issue's case scored 1 here, 0.0 in autorubric."""
+    data = [{"requirement": "a", "weight": 10}, {"requirement": "b", "weight": float("nan")}]
+    actual, expected = _both(data, ["UNMET", verdict], "fail", 0.5, normalize)
+    assert _same(actual, expected), (actual, expected)
+    actual, expected = _both(data, ["MET", "CANNOT_ASSESS"], "fail", 0.5, normalize)
+    assert _same(actual, expected), (actual, expected)
+    if normalize:
+        assert actual == 1.0 or actual == 0.0 or actual is None or math.isnan(actual)
+
+
+def test_nan_weight_case_from_the_issue():
+    data = [{"requirement": "b", "weight": float("nan")}]
+    actual, expected = _both(data, ["CANNOT_ASSESS"], "fail", 0.5, True)
+    assert expected == 0.0 and actual == 0.0

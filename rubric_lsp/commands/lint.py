@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 from rubric_lsp import __version__
 from rubric_lsp.commands.fix_report import FixLog, unified_diff
 from rubric_lsp.diagnostics import Severity
+from rubric_lsp.document import encode_like
 from rubric_lsp.lint import LintResult, lint_path, lint_text
 from rubric_lsp.settings import Settings, SettingsError, check_codes, load_settings, settings_for
 
@@ -243,9 +244,7 @@ class _Run:
             outcome = _fix(result, settings, args, name)
             self.fixed += outcome.applied
             self.fix_log.add(name, outcome.codes)
-            _write_stdout(
-                (_BOM if data.startswith(_BOM) else b"") + outcome.text.encode("utf-8") if outcome.applied else data
-            )
+            _write_stdout(encode_like(data, outcome.text, name) if outcome.applied else data)
             if outcome.applied:
                 result = lint_text(outcome.text, name, settings=settings, kind=args.kind, explicit=explicit)
         self.report(result)
@@ -314,9 +313,6 @@ def _fix(result: LintResult, settings: Settings, args, name: str) -> FixOutcome:
     return outcome
 
 
-_BOM = b"\xef\xbb\xbf"
-
-
 def write_fixed(path: Path, original: bytes, text: str) -> str | None:
     """Write fixed text back, or say why not (None: written).
 
@@ -329,7 +325,7 @@ def write_fixed(path: Path, original: bytes, text: str) -> str | None:
     import stat
     import tempfile
 
-    data = (_BOM if original.startswith(_BOM) else b"") + text.encode("utf-8")
+    data = encode_like(original, text, str(path))
     changed = "changed on disk since it was read; left as it is (run --fix again)"
     try:
         info = path.stat()

@@ -30,6 +30,7 @@ __all__ = [
     "Span",
     "TextEdit",
     "decode",
+    "encode_like",
     "gc_paused",
     "language_for",
     "parse_document",
@@ -168,6 +169,16 @@ def language_for(path: str | None, text: str = "") -> str:
     return "json" if stripped[:1] in ("{", "[") else "yaml"
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+def encode_like(original: bytes, text: str, path: str | None) -> bytes:
+    """The bytes to write for ``text`` (``original`` fixed): the BOM decode() dropped from a YAML
+    file is put back; a JSON file's BOM stays in its text, so it is written only while still there."""
+    dropped = original.startswith(BOM) and language_for(path, text) not in ("json", "jsonl")
+    return (BOM if dropped else b"") + text.encode("utf-8")
+
+
 def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[str, ParseIssue | None]:
     """Bytes → text, refusing files above the size cap and bytes that are not UTF-8."""
     if len(data) > limits.max_bytes:  # len(): an oversize placeholder holds no bytes
@@ -239,6 +250,10 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
         elif not text.isascii():
             text, problem = _replace_surrogates(text)
     lang = language or language_for(path, text)
+    if lang in ("json", "jsonl") and isinstance(source, bytes) and source.startswith(BOM) and problem is None:
+        # Python's json (autorubric, NorthStar) refuses a BOM; keep it in the text, where it is
+        # a finding whose fix deletes it. A YAML reader skips it, so decode() dropped it.
+        text = "\ufeff" + text
     lines = LineIndex(text)
     if problem is not None and problem.fatal:
         return Document(path, text, lang, None, [problem], lines)
@@ -256,6 +271,16 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
         root, issues = read_json(text, lines, limits)
     if problem is not None:
         issues.append(problem)
+    if lang in ("json", "jsonl") and text.startswith("\ufeff"):
+        issues.append(
+            ParseIssue(
+                K.UTF8_BOM,
+                "The file starts with a UTF-8 byte-order mark; Python's json refuses it "
+                '("Unexpected UTF-8 BOM"), so autorubric and NorthStar cannot load the file.',
+                Span(0, 1),
+                edits=[TextEdit(Span(0, 1), "")],
+            )
+        )
     if root is not None:
         issues.extend(_duplicate_keys(root, lines))
         issues.sort(key=lambda issue: issue.span.start)

@@ -37,6 +37,8 @@ def read_json(
 ) -> tuple[Node | None, list[ParseIssue]]:
     """Read one JSON value from ``text[base:end]`` (offsets stay relative to ``text``)."""
     parser = _Parser(text, limits, end if end is not None else len(text))
+    if base == 0 and text.startswith("\ufeff"):
+        base = 1  # a byte-order mark: reported by parse_document (utf8-bom), read past here
     try:
         pos = parser.skip(base)
         if pos >= parser.end:

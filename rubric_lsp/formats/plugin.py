@@ -52,6 +52,10 @@ class Format:
     schema_names: tuple[str, ...] = ()  # $schema/modeline endings that select it
     file_patterns: tuple[str, ...] = ()  # fnmatch patterns on the file name (also the editor's)
     detect: Callable[[Document], int] = lambda doc: 0  # content score, 0 = not mine
+    # How the owner tool reads the file, which decides what the any-file rules mean for it:
+    # "pyyaml" (YAML 1.1, and Python's json: duplicate keys keep the last value), "js-yaml"
+    # (YAML 1.2 core schema: `yes` is a string; duplicate keys are refused), None = unknown.
+    loader: str | None = None
     # -- the JSON Schema (exported to schemas/, hover and completion read it) ------------------
     schema_file: str | None = None  # exported JSON Schema file name in schemas/
     json_schema: Callable[[], dict[str, Any]] | None = None  # builds the exported JSON Schema (lazily)

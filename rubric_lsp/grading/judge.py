@@ -248,11 +248,16 @@ class Judge:
         cost = hidden.get("response_cost") if isinstance(hidden, dict) else None
         cost = float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
         self.usage.add(usage_map, cost)
+        # kind "no_content": no message at all, or ``content: null`` (a refusal, a content
+        # filter). Formats whose owner tells that apart from an unreadable text (autorubric:
+        # an "unknown" failure) read the kind.
         try:
             message = response.choices[0].message
         except (AttributeError, IndexError, TypeError):
-            raise JudgeFailure("parse", "The judge's reply has no message.", "bad_reply") from None
+            raise JudgeFailure("parse", "The judge's reply has no message.", "no_content") from None
         content = getattr(message, "content", None)
+        if content is None:
+            raise JudgeFailure("parse", "The judge replied with an empty message (content: null).", "no_content")
         if not isinstance(content, str) or not content.strip():
             raise JudgeFailure("parse", "The judge replied with an empty message.", "bad_reply")
         return content

@@ -25,9 +25,10 @@ DUPLICATE_KEY = rule(
     "RL002",
     "duplicate-key",
     E,
-    "A mapping has the same key twice; only the last value is kept.",
-    "PyYAML and json.load keep the last value without a word, so the first one (often the one "
-    "you edited) is silently dropped.",
+    "A mapping has the same key twice: an error where the owner refuses the file (promptfoo), a warning where it keeps the last value (autorubric, NorthStar).",
+    "The severity follows the owner tool's loader. promptfoo's js-yaml refuses the whole file: an "
+    "error. PyYAML and json.load (autorubric, NorthStar) keep the last value without a word, so "
+    "the first one (often the one you edited) is silently dropped: a warning.",
     bad="- requirement: Cites sources\n  weight: 5\n  weight: 10",
     good="- requirement: Cites sources\n  weight: 10",
 )
@@ -60,11 +61,12 @@ YAML11_VALUE = rule(
     "yaml11-value",
     W,
     "An unquoted value means different things in YAML 1.1 and YAML 1.2 (yes/no/on/off, 010, 1:30, 1e3, 0o17).",
-    "PyYAML (YAML 1.1, used by autorubric) reads `yes` as true, `010` as 8, `1:30` as 90 and "
-    "`1e3` as the string '1e3'; YAML 1.2 tools (js-yaml in promptfoo, editors) read them as the "
+    "PyYAML (YAML 1.1, used by autorubric and NorthStar) reads `yes` as true, `010` as 8, `1:30` as 90 and "
+    "`1e3` as the string '1e3'; YAML 1.2 tools (editors, other scripts) read them as the "
     "string 'yes', the numbers 10 and 1000.0 and the string '1:30'. The same file then means "
     "different things to different tools. Quoting makes it text for every tool; write `true`, "
-    "`8` or `1000.0` when you mean the value.",
+    "`8` or `1000.0` when you mean the value. Not reported on promptfoo configs: promptfoo's "
+    "js-yaml reads YAML 1.2, so the value means what a YAML 1.2 reader sees.",
     bad="label: yes\nvalue: 010\nweight: 1e3",
     good='label: "yes"\nvalue: 10\nweight: 1000.0',
     fix="quote the value",
@@ -80,6 +82,19 @@ TRAILING_COMMA = rule(
     good='{"value": "no_issues"}',
     fix="remove the trailing commas",
     fix_safety="Safe: JSON readers refuse the file as written; removing the commas changes nothing else.",
+)
+UTF8_BOM = rule(
+    "RL007",
+    "utf8-bom",
+    E,
+    "A JSON file starts with a UTF-8 byte-order mark.",
+    "autorubric and NorthStar read JSON with Python's json, which refuses a BOM (\"Unexpected UTF-8 BOM "
+    '(decode using utf-8-sig)"): the file does not load at all. Some Windows editors add one when saving '
+    'as "UTF-8 with BOM". Not reported on promptfoo configs, whose js-yaml skips it.',
+    bad='\ufeff{"rubric": [{"requirement": "Cites sources"}]}',
+    good='{"rubric": [{"requirement": "Cites sources"}]}',
+    fix="delete the byte-order mark",
+    fix_safety="Safe: the owner refuses the file as written; the mark carries no content.",
 )
 INTERNAL_ERROR = rule(
     "RL900",
@@ -99,22 +114,42 @@ _RULE_FOR_KIND = {
     K.YAML11_BOOLEAN: YAML11_VALUE,
     K.YAML11_NUMBER: YAML11_VALUE,
     K.TRAILING_COMMA: TRAILING_COMMA,
+    K.UTF8_BOM: UTF8_BOM,
 }
+
+
+# What a duplicate key or a YAML 1.1 value means depends on the owner's loader (Format.loader).
+_LAST_VALUE_WINS = ("pyyaml",)  # duplicate keys load (last value kept): a warning, not a refusal
+_YAML12_LOADERS = ("js-yaml",)  # YAML 1.2 core schema: RL005's YAML 1.1 readings do not apply
+
+
+def _loader(ctx: CheckContext) -> str | None:
+    from rubric_lsp.formats.registry import get_format
+
+    fmt = get_format(ctx.format_name) if ctx.format_name else None
+    return fmt.loader if fmt is not None else None
 
 
 @checker("*")
 def report_parse_issues(ctx: CheckContext) -> None:
+    loader = _loader(ctx)
     for issue in ctx.document.issues:
         found = _RULE_FOR_KIND.get(issue.kind)
         if found is None:
             continue
+        if found in (YAML11_VALUE, UTF8_BOM) and loader in _YAML12_LOADERS:
+            continue
+        severity = W if found is DUPLICATE_KEY and loader in _LAST_VALUE_WINS else None
         fix = None
         edits = list(issue.edits)
         if found is YAML11_VALUE:
             edits = [_value_only(ctx.document.text, edit) for edit in edits]
         if edits and found.fix:
             fix = Fix(found.fix[0].upper() + found.fix[1:], edits)
-        ctx.report(found, issue.span, issue.message, fix=fix, related=list(issue.related))
+        message = issue.message
+        if found is DUPLICATE_KEY and loader in _YAML12_LOADERS:
+            message = message.split(":", 1)[0] + ": js-yaml refuses the whole file (duplicated mapping key)."
+        ctx.report(found, issue.span, message, fix=fix, related=list(issue.related), severity=severity)
 
 
 def _value_only(text: str, edit: TextEdit) -> TextEdit:

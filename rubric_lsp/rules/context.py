@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.diagnostics import Diagnostic, Fix, Related
+from rubric_lsp.diagnostics import Diagnostic, Fix, Related, Severity
 from rubric_lsp.document import Document, Node
 from rubric_lsp.document.issues import TextEdit
 from rubric_lsp.document.positions import Span
@@ -52,14 +52,16 @@ class CheckContext:
         *,
         fix: Fix | None = None,
         related: Sequence[tuple[Node | Span | None, str]] | None = None,
+        severity: Severity | None = None,
     ) -> None:
+        """Report ``rule`` at ``where``; ``severity`` overrides the rule's where the owner tool decides it."""
         if not self.is_enabled(rule.code):
             return
         span = where.span if isinstance(where, Node) else where
         self.diagnostics.append(
             Diagnostic(
                 code=rule.code,
-                severity=rule.severity,
+                severity=severity if severity is not None else rule.severity,
                 message=message or rule.summary,
                 span=span,
                 range=self.document.lines.range(span),

@@ -42,6 +42,7 @@ class Outcome:
     value: float
     abstained: bool
     fail_value: float = 0.0
+    binary: bool = False
 
 
 def worst_option_index(criterion: Criterion) -> int:
@@ -75,7 +76,11 @@ def binary_outcome(criterion: Criterion, verdict: str) -> Outcome:
     if verdict not in BINARY_VERDICTS:
         raise ValueError(f"{verdict!r} is not a binary verdict; use MET, UNMET or CANNOT_ASSESS (case-sensitive)")
     return Outcome(
-        criterion.weight, 1.0 if verdict == "MET" else 0.0, verdict == "CANNOT_ASSESS", fail_value(criterion)
+        criterion.weight,
+        1.0 if verdict == "MET" else 0.0,
+        verdict == "CANNOT_ASSESS",
+        fail_value(criterion),
+        binary=True,
     )
 
 
@@ -103,6 +108,8 @@ def abstain_contribution(outcome: Outcome, strategy: str, partial_credit: float)
     if strategy == "partial":
         return partial_credit * outcome.weight if outcome.weight > 0 else 0.0
     if strategy == "fail":
+        if outcome.binary:  # autorubric: ``w if w < 0 else 0.0`` — a NaN weight contributes 0.0, not NaN
+            return outcome.weight if outcome.weight < 0 else 0.0
         return outcome.fail_value * outcome.weight
     raise ValueError(f"unknown CANNOT_ASSESS strategy {strategy!r}; use one of {', '.join(CANNOT_ASSESS_STRATEGIES)}")
 

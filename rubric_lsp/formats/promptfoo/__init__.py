@@ -66,6 +66,7 @@ register(
             "redteam.yml",
         ),
         detect=detect_config,
+        loader="js-yaml",
         schema_file="promptfoo-config.schema.json",
         json_schema=_schema,
         view_key="promptfoo.view",

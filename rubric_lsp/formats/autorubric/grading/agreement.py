@@ -161,6 +161,9 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             "This is an autorubric dataset: grade it without --response (`rubric grade DATASET.json`) to measure "
             "the judge's agreement with its ground truth."
         )
+    from rubric_lsp.formats.autorubric.grading.rubric import refuse_unloadable
+
+    refuse_unloadable(doc, dataset=True)
     try:
         return await grade_dataset(doc, grading, limit=request.limit)
     except DatasetError as exc:
@@ -198,6 +201,12 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
         if submission is None:
             raise DatasetError(f"Item {position} has no 'submission' text.")
         plans.append((position, item, criteria, guidelines, submission))
+    if not any(_has_ground_truth(p[1]) for p in plans):
+        # autorubric's compute_metrics refuses after grading; refusing first spends no judge calls.
+        raise DatasetError(
+            "No valid items with ground truth found: autorubric measures agreement only against items "
+            "with a 'ground_truth' list. Add the human verdicts, or grade each submission with --response."
+        )
     grading.expect(sum(len(p[2]) for p in plans) * len(models))
 
     async def one(plan: Any) -> GradeReport:
@@ -231,6 +240,11 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
         if isinstance(truth, list):
             _compare(agreements, criteria, report, truth, position)
     return DatasetResult(items_out, list(agreements.values()), reports)
+
+
+def _has_ground_truth(item: Node) -> bool:
+    node = item.get("ground_truth")
+    return node is not None and not (node.is_scalar and node.value is None)
 
 
 def _compare(

@@ -9,7 +9,9 @@ formula with its CANNOT_ASSESS strategies, the failure categories and their effe
 Several judges (autorubric's ensemble, ``criterion_grader.py``): every judge votes on every
 criterion. A failed call casts a stand-in vote the way autorubric's does: an
 infrastructure/parse failure votes CANNOT_ASSESS (binary) or the NA option (multi-choice),
-an unknown failure votes the worst case for the weight's sign. Abstaining votes are left out
+an unknown failure votes the worst case for the weight's sign. A reply without content
+(``content: null``, ``"choices": []``) is unknown there (``json.loads(None)``, ``choices[0]``);
+two verdict objects or a JSON array are parse failures (``json.loads`` / its reply model). Abstaining votes are left out
 unless every vote abstains. Binary votes combine by the run's ``aggregation`` (majority —
 ties take the worst case — , unanimous, any); multi-choice votes by the criterion's own
 ``aggregation``: ordinal mean (default) | weighted_mean | median — snapped to the nearest
@@ -26,8 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import math
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -45,7 +49,7 @@ from rubric_lsp.formats.autorubric.score import (
 )
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.replies import extract, snippet
+from rubric_lsp.grading.replies import Extracted, extract, snippet, strip_thinking
 from rubric_lsp.grading.report import GradeReport, Subject, Verdict
 from rubric_lsp.grading.runner import fan_out
 
@@ -185,8 +189,38 @@ def choice_messages(
     return [{"role": "system", "content": CHOICE_SYSTEM}, {"role": "user", "content": user}]
 
 
+_FENCE = re.compile(r"^```[A-Za-z]*\s*\n?(.*?)\n?```$", re.DOTALL)
+
+
+def refuse_ambiguous(content: str, found: Extracted | None) -> None:
+    """autorubric reads the whole reply as one JSON object (``json.loads``, then its reply model):
+    a JSON array, or several objects, is a parse failure there, so it abstains — never a verdict.
+    (Fenced or prose-wrapped single objects are read here: a documented difference.)"""
+    visible = strip_thinking(content).strip()
+    fenced = _FENCE.match(visible)
+    if fenced is not None:
+        visible = fenced.group(1).strip()
+    if visible.startswith("["):
+        try:
+            is_array = isinstance(json.loads(visible), list)
+        except ValueError:
+            is_array = False
+        if is_array:
+            raise JudgeFailure(
+                "parse", f"The judge replied with a JSON array, not one object: {snippet(content)!r}", "bad_reply"
+            )
+    if found is not None and found.candidates > 1:
+        raise JudgeFailure(
+            "parse",
+            f"The judge's reply holds {found.candidates} verdict objects, not one; autorubric reads it as "
+            f"unparseable and abstains: {snippet(content)!r}",
+            "bad_reply",
+        )
+
+
 def parse_binary(content: str) -> tuple[str, str, bool]:
     found = extract(content, lambda o: "criterion_status" in o, lambda o: o.get("criterion_status"))
+    refuse_ambiguous(content, found)
     if found is None:
         raise JudgeFailure(
             "parse",
@@ -224,6 +258,7 @@ def lax_int(value: Any) -> int | None:
 def parse_choice(content: str, shown_count: int) -> tuple[int, str, bool]:
     """(0-based shown position, explanation, ambiguous)."""
     found = extract(content, lambda o: "selected_option" in o, lambda o: o.get("selected_option"))
+    refuse_ambiguous(content, found)
     if found is None:
         raise JudgeFailure(
             "parse",
@@ -276,6 +311,13 @@ async def judge_criterion(
     except asyncio.CancelledError:
         raise
     except JudgeFailure as failure:
+        if failure.kind == "no_content":
+            # autorubric's json.loads(None) / choices[0] raise TypeError / IndexError: "unknown", the worst case.
+            failure = JudgeFailure(
+                "unknown",
+                f"{failure.message} autorubric counts a reply without content as the worst case.",
+                "no_content",
+            )
         return Judgment(failure=failure, judge=judge.model)
     except Exception as exc:
         return Judgment(failure=JudgeFailure("unknown", f"{type(exc).__name__}: {exc}"), judge=judge.model)
@@ -298,7 +340,7 @@ def failure_outcome(criterion: Criterion, failure: JudgeFailure) -> tuple[Outcom
             return binary_outcome(criterion, worst), worst
         index = worst_option_index(criterion)
         return option_outcome(criterion, index), criterion.options[index].label
-    outcome = Outcome(criterion.weight, 0.0, True, fail_value(criterion))
+    outcome = Outcome(criterion.weight, 0.0, True, fail_value(criterion), binary=criterion.options is None)
     return outcome, "CANNOT_ASSESS" if criterion.options is None else "abstained (NA)"
 
 

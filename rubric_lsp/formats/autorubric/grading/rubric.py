@@ -19,6 +19,7 @@ def criterion_inputs(doc: Document) -> tuple[list[CriterionInput], str | None]:
 
     if doc.root is None:
         raise GradingError("The file is empty.")
+    refuse_unloadable(doc, dataset=False)
     view = read_rubric(doc.root)
     if view.problems or not view.entries or any(e.criterion is None for e in view.entries):
         problem = view.problems[0] if view.problems else None
@@ -31,6 +32,16 @@ def criterion_inputs(doc: Document) -> tuple[list[CriterionInput], str | None]:
         if e.criterion is not None
     ]
     return items, view.guidelines
+
+
+def refuse_unloadable(doc: Document, *, dataset: bool) -> None:
+    """GradingError, before any call, when autorubric's own loader would not open the file."""
+    from rubric_lsp.formats.autorubric.loading import load_refusal
+
+    refusal = load_refusal(doc, dataset=dataset)
+    if refusal is not None:
+        line = doc.lines.position(refusal.span.start).line + 1
+        raise GradingError(f"{refusal.message} (line {line}). Run `rubric lint` for details.")
 
 
 def check_gradable(items: list[CriterionInput]) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
 from rubric_lsp.formats.autorubric.model import criterion_keys, option_keys
+from rubric_lsp.formats.autorubric.rules import loading as _loading  # noqa: F401 - registers its checkers
 from rubric_lsp.formats.autorubric.rules.criteria import check_criteria
 from rubric_lsp.formats.autorubric.rules.dataset import check_dataset
 from rubric_lsp.formats.autorubric.rules.rubric import check_examples, check_rubric_file_keys, check_rubric_level
