@@ -258,6 +258,22 @@ async def test_penalty_applied_reads_as_a_loss(client: LanguageClient):
     assert report["shown"][2]["kind"] == "penalty-avoided" and report["shown"][2]["label"] == "✓ no invented_policy"
 
 
+async def test_a_criterion_selected_in_a_rubric_grades_that_criterion_alone(client: LanguageClient):
+    s = client.rubric_session
+    other = s.open("crit/other.rubric.yaml", RUBRIC.format(tag=tag(client) + " other"))
+    await execute(client, "rubric-lsp.gradeText", {"uri": other, "text": "Hello! Bye."})  # the last response
+    uri = s.open("crit/a.rubric.yaml", RUBRIC.format(tag=tag(client) + " crit"))
+    JUDGE.reset()
+    JUDGE.default = MET
+    await cursor_at(client, uri, 4)  # on signs_off's requirement
+    report = await execute(client, "rubric-lsp.gradeSelection")
+    asked = [r.text for r in JUDGE.completions]
+    assert len(asked) == 1 and "Signs off politely" in asked[0] and "Hello! Bye." in asked[0]
+    assert report["units"] == ["signs_off"]
+    assert [(e["kind"], e["range"]["start"]["line"]) for e in report["shown"]] == [("met", 3)]
+    assert any("Graded 1 of 3 criteria" in note for note in report["notes"])
+
+
 # -- Grade Examples, per format --------------------------------------------------------------------
 DATASET = {
     "prompt": "How do I get a refund?",

@@ -8,7 +8,7 @@ from typing import Any
 from rubric_lsp.document import Document, Node
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput, grade_criteria
-from rubric_lsp.grading.report import ExampleResult, ExamplesResult, GradeReport
+from rubric_lsp.grading.report import ExampleResult, ExamplesResult, GradeReport, Verdict
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.runner import Grading, GradingError, Run, UnsupportedRequest, fan_out
 
@@ -74,12 +74,35 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
         return ExamplesResult()
     items, guidelines = criterion_inputs(doc)
     check_gradable(items)
+    graded = selected_criteria(items, request.units)
     run = grading.start()
     judges = run.judges_for_models()  # checks credentials before any call
     if request.kind is RequestKind.EXAMPLES:
-        return await grade_examples(doc, items, guidelines, run, grading)
-    grading.expect(len(items) * len(judges))
-    return await score_response(judges, items, request.response, request.query, guidelines, run, grading)
+        return await grade_examples(doc, items, guidelines, run, grading, graded=graded)
+    grading.expect(len(graded) * len(judges))
+    report = await score_response(judges, graded, request.response, request.query, guidelines, run, grading)
+    _note_partial(report, graded, items)
+    return report
+
+
+def selected_criteria(items: list[CriterionInput], units: tuple[str, ...]) -> list[CriterionInput]:
+    """The criteria a request names (an editor selection), in rubric order; all of them when it names none."""
+    if not units:
+        return items
+    wanted = set(units)
+    graded = [item for item in items if item.name in wanted]
+    if not graded:
+        names = ", ".join(repr(u) for u in units)
+        raise GradingError(f"The rubric has no criterion named {names}: nothing was graded.")
+    return graded
+
+
+def _note_partial(report: GradeReport, graded: list[CriterionInput], items: list[CriterionInput]) -> None:
+    if len(graded) < len(items):
+        report.notes.append(
+            f"Graded {len(graded)} of {len(items)} criteria (the selection): the score covers these only, "
+            "not the rubric's."
+        )
 
 
 async def score_response(
@@ -115,14 +138,22 @@ class _Example:
 
 
 async def grade_examples(
-    doc: Document, items: list[CriterionInput], guidelines: str | None, run: Run, grading: Grading
+    doc: Document,
+    items: list[CriterionInput],
+    guidelines: str | None,
+    run: Run,
+    grading: Grading,
+    *,
+    graded: list[CriterionInput] | None = None,
 ) -> ExamplesResult:
-    """Grade the file's top-level ``examples`` and check their ``expect``ations."""
+    """Grade the file's top-level ``examples`` and check their ``expect``ations. ``graded``: only these
+    criteria (an editor selection); then only their ``verdicts`` expectations are checked, not ``min_score``."""
     examples_node = _examples_node(doc)
     if examples_node is None:
         return ExamplesResult()
+    graded = items if graded is None else graded
     examples = [_Example(e, _plain(e)) for e in examples_node.value if e.is_map]
-    grading.expect(len(examples) * len(items) * len(run.settings.judge_models()))
+    grading.expect(len(examples) * len(graded) * len(run.settings.judge_models()))
 
     async def one(example: _Example) -> ExampleResult:
         name = str(example.plain.get("name") or "example")
@@ -133,12 +164,13 @@ async def grade_examples(
         query = example.plain.get("query")
         # Judges of their own (sharing the run's concurrency limit and cache) so usage is per example.
         report = await score_response(
-            run.fresh_judges(), items, response, query if isinstance(query, str) else None, guidelines, run, grading
+            run.fresh_judges(), graded, response, query if isinstance(query, str) else None, guidelines, run, grading
         )
+        _note_partial(report, graded, items)
         expect = example.plain.get("expect")
         if not isinstance(expect, dict):
             return ExampleResult(name, where, report, None, [])
-        failures = expectation_failures(items, report, expect)
+        failures = expectation_failures(items, report, expect, graded=graded)
         ranges = [_failure_range(doc, example.node.get("expect"), f) for f in failures]
         return ExampleResult(name, where, report, not failures, failures, ranges)
 
@@ -161,9 +193,18 @@ def _failure_range(doc: Document, expect: Node | None, failure: str) -> dict[str
     return doc.range(target).to_json()
 
 
-def expectation_failures(items: list[CriterionInput], report: GradeReport, expect: dict[str, Any]) -> list[str]:
-    """What of an example's ``expect`` (``min_score``, ``verdicts``) the graded report does not meet."""
-    failures = _min_score_failures(report, expect.get("min_score"))
+def expectation_failures(
+    items: list[CriterionInput],
+    report: GradeReport,
+    expect: dict[str, Any],
+    *,
+    graded: list[CriterionInput] | None = None,
+) -> list[str]:
+    """What of an example's ``expect`` (``min_score``, ``verdicts``) the graded report does not meet.
+    ``graded``: the criteria the report holds, when only some were graded (``min_score`` is then not checked)."""
+    partial = graded is not None and len(graded) < len(items)
+    failures = [] if partial else _min_score_failures(report, expect.get("min_score"))
+    position = {item.index: k for k, item in enumerate(graded if graded is not None else items)}
     expected = expect.get("verdicts")
     pairs: list[tuple[CriterionInput, Any]] = []
     if isinstance(expected, list):
@@ -175,7 +216,9 @@ def expectation_failures(items: list[CriterionInput], report: GradeReport, expec
             f"expect.verdicts names {k!r}, which is no criterion's name" for k in expected if k not in by_name
         )
     for item, wanted in pairs:
-        failure = _verdict_failure(item, report, wanted)
+        if item.index not in position:
+            continue  # not graded this time
+        failure = _verdict_failure(item, report.verdicts[position[item.index]], wanted)
         if failure:
             failures.append(failure)
     return failures
@@ -192,10 +235,9 @@ def _min_score_failures(report: GradeReport, min_score: Any) -> list[str]:
     return []
 
 
-def _verdict_failure(item: CriterionInput, report: GradeReport, wanted: Any) -> str | None:
+def _verdict_failure(item: CriterionInput, got: Verdict, wanted: Any) -> str | None:
     from rubric_lsp.formats.autorubric.score import find_option
 
-    got = report.verdicts[item.index]
     if got.failed:
         return f"{item.name}: expected {wanted}, but the judgment failed ({got.error})"
     same = got.verdict == wanted
