@@ -42,6 +42,9 @@ class Settings:
     max_file_size: int | None = None
     # (glob relative to ``root``, kind): files matching a glob are that kind, whatever their name or content.
     kinds: tuple[tuple[str, str], ...] = ()
+    # (owner tool, release): the release of the tool that runs these files to lint and grade as
+    # (``versions = {promptfoo = "0.121.9"}``); a tool not named: the latest release tracked.
+    versions: tuple[tuple[str, str], ...] = ()
     root: Path | None = None  # folder holding the pyproject.toml the settings came from
     source: Path | None = None
 
@@ -168,6 +171,7 @@ KNOWN_KEYS = (
     "exclude",
     "max-file-size",
     "kinds",
+    "versions",
 )
 
 
@@ -230,6 +234,7 @@ def settings_from_mapping(
         raise SettingsError(f"{where}'max-file-size' must be a positive number of bytes, not {max_size!r}")
     return Settings(
         kinds=_kinds(data.get("kinds", {}), where),
+        versions=_versions(data.get("versions", {}), where),
         select=code_list(data.get("select", []), "'select'"),
         ignore=code_list(data.get("ignore", []), "'ignore'"),
         extend_select=code_list(data.get("extend-select", []), "'extend-select'"),
@@ -240,6 +245,17 @@ def settings_from_mapping(
         root=root,
         source=source,
     )
+
+
+def _versions(table: object, where: str) -> tuple[tuple[str, str], ...]:
+    """``versions = {promptfoo = "0.121.9"}``: each release a dotted version number."""
+    example = 'e.g. versions = {promptfoo = "0.123.1"}'
+    if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
+        raise SettingsError(f"{where}'versions' must be a table of tool = \"release\", {example}")
+    for tool, version in table.items():
+        if not re.fullmatch(r"v?\d+(\.\d+){0,2}([-+][\w.]+)?", version.strip()):
+            raise SettingsError(f"{where}'versions' entry {tool!r}: {version!r} is not a release number, {example}")
+    return tuple((tool, version.strip()) for tool, version in table.items())
 
 
 def _kinds(table: object, where: str) -> tuple[tuple[str, str], ...]:

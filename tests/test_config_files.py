@@ -149,3 +149,47 @@ def test_grading_honours_kinds(evals):
         grader_for(read(ANONYMOUS, str(path)))
     (evals / "rubric-lint.toml").write_text(KINDS)
     assert callable(grader_for(read(ANONYMOUS, str(path))))
+
+
+# -- versions: the owner tool's release to lint and grade as ------------------------------------------
+NEGATED = (
+    "prompts: ['Answer: {{q}}']\nproviders: [echo]\n"
+    "tests:\n  - vars: {q: paris}\n    assert:\n      - type: not-llm-rubric\n        value: is rude\n"
+)
+
+
+def test_versions_pick_the_promptfoo_release_pf004_checks_against(capsys, tmp_path):
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(NEGATED)
+    code, out, _ = lint(capsys, "--select", "PF004", str(config))
+    assert code == 0 and "PF004" not in out  # 0.123.1, the latest tracked, inverts not-llm-rubric
+    (tmp_path / "rubric-lint.toml").write_text('versions = {promptfoo = "0.121.9"}\n')
+    code, out, _ = lint(capsys, "--select", "PF004", str(config))
+    assert code == 1 and "PF004" in out and "checked as promptfoo 0.121.9" in out
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('versions = ["0.121.9"]', "'versions' must be a table"),
+        ('versions = {promptfoo = "latest"}', "not a release number"),
+    ],
+)
+def test_a_wrong_versions_table_is_refused_by_name(tmp_path, table, message):
+    (tmp_path / "rubric-lint.toml").write_text(table + "\n")
+    with pytest.raises(SettingsError, match=message):
+        settings_for(tmp_path / "x.yaml")
+
+
+def test_grading_reads_the_promptfoo_release_from_the_settings_file(tmp_path, monkeypatch):
+    from rubric_lsp.formats.promptfoo.grading.assertions import promptfoo_version
+    from rubric_lsp.grading.settings import JudgeSettings
+
+    config = tmp_path / "promptfooconfig.yaml"
+    monkeypatch.delenv("RUBRIC_PROMPTFOO_VERSION", raising=False)
+    assert promptfoo_version(JudgeSettings(env={}), str(config)) is None  # the latest tracked
+    (tmp_path / "rubric-lint.toml").write_text('versions = {promptfoo = "0.121.9"}\n')
+    assert promptfoo_version(JudgeSettings(env={}), str(config)) == "0.121.9"
+    # the judge setting and the environment variable come first
+    assert promptfoo_version(JudgeSettings(env={"RUBRIC_PROMPTFOO_VERSION": "0.123.1"}), str(config)) == "0.123.1"
+    assert promptfoo_version(JudgeSettings(env={}, promptfoo_version="0.123.1"), str(config)) == "0.123.1"

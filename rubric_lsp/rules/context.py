@@ -21,6 +21,8 @@ class CheckContext:
     format_name: str | None
     root_dir: Path | None  # the workspace root, for file:// references
     is_enabled: Callable[[str], bool] = lambda code: True
+    # The release of each owner tool to check as (settings ``versions``; absent: the latest tracked).
+    versions: dict[str, str] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Shared results computed once per document (e.g. a validated model, resolution).
     cache: dict[str, Any] = field(default_factory=dict)

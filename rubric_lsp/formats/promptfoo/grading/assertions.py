@@ -354,7 +354,7 @@ async def grade_promptfoo(
             judges.append(failure)
 
     done = 0
-    version = promptfoo_version(settings)
+    version = promptfoo_version(settings, doc.path)
     graded = _Response(doc, view, response, query, first_prompt, notes, version, json_mode_for(settings))
 
     async def one(position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
@@ -558,9 +558,20 @@ def env_bool(value: str | None) -> bool:
     return (value or "").lower() in ("1", "true", "yes", "yup", "yeppers")
 
 
-def promptfoo_version(settings: JudgeSettings) -> str | None:
-    """The promptfoo release graded as: the setting, else ``RUBRIC_PROMPTFOO_VERSION``, else the latest tracked."""
-    return getattr(settings, "promptfoo_version", None) or settings.environ().get(ENV_VERSION) or None
+def promptfoo_version(settings: JudgeSettings, path: str | None = None) -> str | None:
+    """The promptfoo release graded as: the judge setting, else ``RUBRIC_PROMPTFOO_VERSION``, else the
+    ``versions`` entry of the settings file that applies to ``path`` (as lint reads it), else the latest tracked."""
+    chosen = getattr(settings, "promptfoo_version", None) or settings.environ().get(ENV_VERSION)
+    if chosen or not path or path == "-":
+        return chosen or None
+    from pathlib import Path
+
+    from rubric_lsp.settings import SettingsError, settings_for
+
+    try:
+        return dict(settings_for(Path(path)).versions).get("promptfoo")
+    except (SettingsError, OSError):
+        return None
 
 
 def _first_provider(plan: list[Any]) -> str | None:

@@ -271,12 +271,14 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
             + ("can never be met." if threshold > 1 else "is always met.")
             + " Use a value such as 0.8.",
         )
-    if kind in NEGATED_GRADED and not inverts(base):
+    version = ctx.versions.get("promptfoo")
+    if kind in NEGATED_GRADED and not inverts(base, version):
+        checked = f" (checked as promptfoo {version}, the `versions` setting)" if version else ""
         report(
             NEGATED_MODEL_GRADED,
             src,
             type_node,
-            f"{negation_note(base)}; this assertion passes when the output meets the value. Rephrase it "
+            f"{negation_note(base)}{checked}; this assertion passes when the output meets the value. Rephrase it "
             "as the plain type with a negative rubric (e.g. an llm-rubric 'Does not ...').",
         )
     if a.grader_kind == "text" and value_node is not None:
