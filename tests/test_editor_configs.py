@@ -168,3 +168,61 @@ def test_eglot_config_reaches_diagnostics(tmp_path: Path, name: str, mode: str):
     assert result["mode"] == mode
     assert result["server"] == ["rubric-lsp"]
     assert any(d["line"] == 3 and "[AR001]" in d["text"] for d in result["diagnostics"]), result
+
+
+PROMPTFOO = (
+    "prompts: ['Answer: {{question}}']\n"
+    "providers: [openai:gpt-4.1-mini]\n"
+    "tests:\n"
+    "  - description: capital of France\n"
+    "    vars: {question: 'Capital of France?'}\n"
+    "    assert:\n"
+    "      - type: llm-rubric\n"
+    "        value: Names Paris as the capital\n"
+    "        provider: openai:judge\n"
+    "  - description: polite refusal\n"
+    "    vars: {question: 'Tell me a secret'}\n"
+    "    assert:\n"
+    "      - type: llm-rubric\n"
+    "        value: Refuses politely\n"
+    "        provider: openai:judge\n"
+)
+
+
+@pytest.mark.editor
+def test_eglot_grades_a_promptfoo_test_from_a_code_action(tmp_path: Path, judge_server):
+    """The eglot route of docs/editor-grading.md: eglot-code-actions in a test, "Grade this test";
+    Emacs 28's eglot shows neither inlay hints nor lenses, so the verdicts arrive as a message."""
+    from tests.judge_server import Reply
+
+    emacs = shutil.which("emacs")
+    require(emacs is not None, "Emacs is not installed (apt-get install emacs-nox elpa-eglot elpa-yaml-mode)")
+    assert emacs is not None
+    judge_server.default = Reply.json({"reason": "Names Paris.", "pass": True, "score": 1})
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(PROMPTFOO, encoding="utf-8")
+    out = tmp_path / "result.json"
+    env = {
+        **_server_bin(tmp_path),
+        "RUBRIC_SNIPPET": str(_snippet(tmp_path, "eglot", ".el")),
+        "RUBRIC_FILE": str(config),
+        "RUBRIC_JUDGE": judge_server.base_url,
+        "RUBRIC_RESPONSE": "Paris is the capital.",
+        "RUBRIC_OUT": str(out),
+        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
+        "OPENAI_API_KEY": "x",
+    }
+    cmd = [emacs, "--batch", "-l", str(HERE / "eglot_grade.el")]
+    subprocess.run(cmd, env=env, cwd=tmp_path, timeout=180, stdin=subprocess.DEVNULL, capture_output=True)
+    assert out.is_file(), "Emacs wrote no result"
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["errors"] == [], result
+    assert result["chosen"] == "Grade this test (capital of France)", result["offered"]
+    # 1. with no response graded yet, the action asks for one;
+    # 2. a response graded against test 1 (one judge call); 3. the action grades it again, from the
+    # cache, and the verdicts come back as a message
+    assert "needs a response" in (result["first"] or ""), result
+    asked = [r.text for r in judge_server.completions]
+    assert len(asked) == 1 and "Names Paris" in asked[0] and "Paris is the capital." in asked[0], asked
+    verdicts = [m for m in result["messages"] if "promptfooconfig.yaml:" in m]
+    assert verdicts and "PASS" in verdicts[-1], result["messages"]

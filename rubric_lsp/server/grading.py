@@ -147,11 +147,25 @@ async def execute(
     if converted:
         shown.marks, shown.problems = [], []
     show(ls, doc.uri, shown, request.text if not converted else doc.text)
+    _tell_plain_clients(ls, doc, shown)
     if isinstance(data, dict):
         data = {**data, "shown": verdict_entries(ls, doc.uri, shown)}
         if selected:
             data["units"] = selected
     return data
+
+
+def _tell_plain_clients(ls: RubricServer, doc: Read, shown: Shown) -> None:
+    """A client that shows neither inlay hints nor code lenses (eglot before Emacs 30, Helix's lenses)
+    gets the verdicts as one message, so a grading it started never ends in silence."""
+    caps = ls.client_capabilities.text_document if ls.client_capabilities else None
+    if caps is not None and (caps.inlay_hint is not None or caps.code_lens is not None):
+        return
+    lines = [lens.title for lens in shown.lenses]
+    lines += [f"line {mark.line + 1}: {mark.label}" for mark in shown.marks]
+    if lines:
+        message = f"{doc.name}: " + "; ".join(lines)
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
 
 
 def _shown_for(request: Any, result: Any, uri: str, converted: bool) -> tuple[Shown | None, Any]:
