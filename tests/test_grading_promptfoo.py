@@ -230,7 +230,7 @@ def test_grading_plan_gives_var_values_not_names(tmp_path):
     # Regression for the reported resolve.py bug (each var's value was its own name): the plan
     # carries values, defaultTest's merged under the test's, from inline, list and file:// vars.
     from rubric_lsp.document import parse_document
-    from rubric_lsp.formats.promptfoo.resolve import read_config
+    from rubric_lsp.formats.promptfoo.reading import read_config
 
     config = write_vars_config(tmp_path)
     doc = parse_document(config.read_text(), str(config))
@@ -241,7 +241,7 @@ def test_grading_plan_gives_var_values_not_names(tmp_path):
 def test_grading_plan_merges_scenario_config_vars():
     # promptfoo merges each scenarios[].config[] entry's vars into every test of the scenario.
     from rubric_lsp.document import parse_document
-    from rubric_lsp.formats.promptfoo.resolve import read_config
+    from rubric_lsp.formats.promptfoo.reading import read_config
 
     text = """\
 prompts: [p]

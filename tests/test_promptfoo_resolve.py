@@ -5,7 +5,7 @@ from __future__ import annotations
 from textwrap import dedent
 
 from rubric_lsp.document import parse_document
-from rubric_lsp.formats.promptfoo.resolve import read_config
+from rubric_lsp.formats.promptfoo.reading import read_config
 
 
 def view_of(text: str, path: str = "/tmp/promptfooconfig.yaml"):

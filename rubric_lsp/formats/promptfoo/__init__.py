@@ -42,7 +42,7 @@ def _schema() -> dict:
 def _read_config(doc: Document):
     if doc.root is None:  # FormatPlugin.build_view only calls a reader with a root
         return None
-    from rubric_lsp.formats.promptfoo.resolve import read_config
+    from rubric_lsp.formats.promptfoo.reading import read_config
 
     return read_config(doc.root, doc.path, doc)
 

@@ -294,7 +294,7 @@ async def grade_promptfoo(
     so select-best is neither noted as not run nor an obstacle when nothing else is left to grade.
     ``prompt_index``: which of the config's prompts produced the response (closedqa, factuality
     and g-eval grade it against that prompt when no ``query`` is given)."""
-    from rubric_lsp.formats.promptfoo.resolve import read_config
+    from rubric_lsp.formats.promptfoo.reading import read_config
     from rubric_lsp.formats.promptfoo.validation import config_refusal
 
     if doc.root is None:
@@ -599,7 +599,7 @@ async def grade_promptfoo_outputs(
     python, ...) are listed in ``left_out`` and take no part in the aggregate.
     """
     from rubric_lsp.formats.promptfoo.grading.select_best import add_verdicts, grade_select_best
-    from rubric_lsp.formats.promptfoo.resolve import read_config
+    from rubric_lsp.formats.promptfoo.reading import read_config
 
     if len(responses) < 2:
         raise GradingError(

@@ -11,7 +11,8 @@ from rubric_lsp.document import Node
 from rubric_lsp.document.issues import TextEdit
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.promptfoo import CONFIG
-from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source, read_config
+from rubric_lsp.formats.promptfoo.reading import read_config
+from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import Rule
 
