@@ -182,7 +182,7 @@ def test_a_wrong_versions_table_is_refused_by_name(tmp_path, table, message):
 
 
 def test_grading_reads_the_promptfoo_release_from_the_settings_file(tmp_path, monkeypatch):
-    from rubric_lsp.formats.promptfoo.grading.assertions import promptfoo_version
+    from rubric_lsp.formats.promptfoo.grading.judges import promptfoo_version
     from rubric_lsp.grading.settings import JudgeSettings
 
     config = tmp_path / "promptfooconfig.yaml"

@@ -49,7 +49,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.promptfoo.grading.assertions import SELECT_BEST, start_judges
+from rubric_lsp.formats.promptfoo.grading.assertions import SELECT_BEST
+from rubric_lsp.formats.promptfoo.grading.judges import start_judges
 from rubric_lsp.formats.promptfoo.grading.owner_prompts import SELECT_BEST_PROMPT
 from rubric_lsp.formats.promptfoo.grading.prompts import owner_messages, try_parse
 from rubric_lsp.grading.failures import JudgeFailure
