@@ -22,7 +22,11 @@ import {
   SERVER_CMD,
   SET_API_KEY,
   cancelMessage,
+  cancelledProgress,
+  disagreementLabel,
+  disagreementsOf,
   messageOf,
+  needsResponseOf,
   needsTargetOf,
   nextProgress,
   progressLabel,
@@ -83,6 +87,7 @@ export class Grading implements vscode.Disposable {
 
   /** Middleware for the client's workspace/executeCommand (the server's lenses and actions). */
   async executeCommand(command: string, args: unknown[], next: (command: string, args: unknown[]) => unknown): Promise<unknown> {
+    if (command === SERVER_CMD.showDisagreements) return this.showDisagreements(await next(command, args), args[0]);
     if (!GRADING_COMMANDS.has(command)) return next(command, args);
     if (!this.requireTrust()) return undefined;
     const c = await this.host.runningClient();
@@ -108,6 +113,7 @@ export class Grading implements vscode.Disposable {
       const result = await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg], workDoneToken: run.token });
       if (result !== null && result !== undefined) this.host.output.info(`${title} result: ${JSON.stringify(result).slice(0, 2000)}`);
       if (run.cancelRequested || wasCancelled(result)) {
+        run.state = cancelledProgress(result, run.state);
         this.afterCancel(run, uri);
         return result;
       }
@@ -147,9 +153,11 @@ export class Grading implements vscode.Disposable {
   private showResult(result: unknown): void {
     const verdicts = verdictsOf(result);
     if (verdicts.length > 0) this.decorations.show(verdicts);
+    const needsResponse = needsResponseOf(result);
     const message = messageOf(result);
-    // the server also says it with window/showMessage; here it only goes to the status bar and the log
-    if (message) vscode.window.setStatusBarMessage(`Rubric: ${message}`, 8000);
+    if (needsResponse) void vscode.window.showInformationMessage(`Rubric: ${needsResponse}`);
+    // "nothing to grade": the server says it with window/showMessage; here only the status bar
+    else if (message) vscode.window.setStatusBarMessage(`Rubric: ${message}`, 8000);
     if (result && typeof result === "object" && typeof (result as { error?: unknown }).error === "string") {
       this.host.output.warn(`grading failed: ${(result as { error: string }).error}`);
     }
@@ -199,6 +207,28 @@ export class Grading implements vscode.Disposable {
         this.host.output.warn(`cancelGrading: ${e}`);
       }
     }
+  }
+
+  /** A dataset criterion's disagreeing items, one click away: pick one, go to it. */
+  private async showDisagreements(result: unknown, arg: unknown): Promise<unknown> {
+    const uri = typeof (arg as { uri?: unknown })?.uri === "string" ? (arg as { uri: string }).uri : undefined;
+    const items = disagreementsOf(result);
+    if (!uri || items.length === 0) {
+      vscode.window.setStatusBarMessage("Rubric: the judge agrees with every label of this criterion", 6000);
+      return result;
+    }
+    const picked =
+      items.length === 1
+        ? { item: items[0] }
+        : await vscode.window.showQuickPick(
+            items.map((item) => ({ label: disagreementLabel(item), item })),
+            { placeHolder: `${items.length} items where the judge and the labels disagree` },
+          );
+    if (!picked) return result;
+    const r = picked.item.range;
+    const range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+    await vscode.window.showTextDocument(vscode.Uri.parse(uri), { selection: range, preview: false });
+    return result;
   }
 
   // ---------------------------------------------------------------- the commands

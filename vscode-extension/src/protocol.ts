@@ -10,6 +10,7 @@ export const SERVER_CMD = {
   gradeTargets: "rubric-lsp.gradeTargets",
   gradeExamples: "rubric-lsp.gradeExamples",
   cancelGrading: "rubric-lsp.cancelGrading",
+  showDisagreements: "rubric-lsp.showDisagreements",
   clearVerdicts: "rubric-lsp.clearVerdicts",
   // older servers
   gradeText: "rubric-lsp.gradeText",
@@ -116,6 +117,39 @@ export function messageOf(result: unknown): string | undefined {
 
 export function wasCancelled(result: unknown): boolean {
   return isObject(result) && result.cancelled === true;
+}
+
+/** `{"needsResponse": true, "message"}`: a rubric selection needs a response first (no judge was called). */
+export function needsResponseOf(result: unknown): string | undefined {
+  if (!isObject(result) || result.needsResponse !== true) return undefined;
+  return messageOf(result) ?? "Grade a response against this file first: select it in another document and run Rubric: Grade Selection.";
+}
+
+/** The progress counted in a cancelled command's answer (`{"cancelled": true, "done": n, "total": N}`). */
+export function cancelledProgress(result: unknown, seen: ProgressState): ProgressState {
+  if (isObject(result) && Number.isInteger(result.done) && Number.isInteger(result.total)) {
+    return { done: result.done as number, total: result.total as number };
+  }
+  return seen;
+}
+
+export interface Disagreement {
+  index: number;
+  range: LspRange;
+  truth: unknown;
+  judged: unknown;
+}
+
+/** The items of a `rubric-lsp.showDisagreements` answer (`{"items": [{index, range, truth, judged}]}`). */
+export function disagreementsOf(result: unknown): Disagreement[] {
+  if (!isObject(result) || !Array.isArray(result.items)) return [];
+  return result.items.filter((i): i is Disagreement => isObject(i) && Number.isInteger(i.index) && isRange(i.range));
+}
+
+/** QuickPick label of one disagreeing dataset item. */
+export function disagreementLabel(d: Disagreement): string {
+  const word = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+  return `item ${d.index + 1}: labelled ${word(d.truth)}, judged ${word(d.judged)}`;
 }
 
 /** Same target? (a target is a document plus, for files with several, its test or grader). */
