@@ -3,6 +3,10 @@ import * as assert from "node:assert/strict";
 import {
   GradeTarget,
   cancelMessage,
+  cancelledProgress,
+  disagreementLabel,
+  disagreementsOf,
+  needsResponseOf,
   messageOf,
   needsTargetOf,
   nextProgress,
@@ -111,4 +115,16 @@ test("progress: n/N from the server's messages, its note while loading, the canc
   s = nextProgress(s, { kind: "end", message: "Done" });
   assert.equal(progressLabel(s), "Grading 3/7");
   assert.equal(cancelMessage({}), "Grading cancelled");
+});
+
+test("needsResponse, the counts of a cancelled answer, and disagreeing dataset items", () => {
+  assert.equal(needsResponseOf({ needsResponse: true, message: "Grade a response first" }), "Grade a response first");
+  assert.match(needsResponseOf({ needsResponse: true }) ?? "", /select it in another document/);
+  assert.equal(needsResponseOf({ message: "x" }), undefined);
+  assert.deepEqual(cancelledProgress({ cancelled: true, done: 2, total: 6 }, { done: 1, total: 6 }), { done: 2, total: 6 });
+  assert.deepEqual(cancelledProgress({ cancelled: true }, { done: 1, total: 6 }), { done: 1, total: 6 });
+  const items = disagreementsOf({ items: [{ index: 4, range: range(9), truth: "MET", judged: "UNMET" }, { index: "x", range: range(1) }] });
+  assert.equal(items.length, 1);
+  assert.equal(disagreementLabel(items[0]), "item 5: labelled MET, judged UNMET");
+  assert.deepEqual(disagreementsOf({ items: "none" }), []);
 });
