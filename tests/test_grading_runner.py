@@ -213,7 +213,7 @@ async def test_progress_counts_every_work_item(judge_server, tmp_path, toy_forma
     )
     request = GradeRequest.for_response(TOY_TEXT, str(tmp_path / "a.toy.yaml"), "Hi.")
     report = await runner.grade(request, settings, on_progress=lambda done, total: seen.append((done, total)))
-    assert sorted(seen) == [(1, 2), (2, 2)] and report.passed is False
+    assert sorted(seen) == [(0, 2), (1, 2), (2, 2)] and report.passed is False  # 0/N as soon as N is known
 
 
 async def test_fan_out_cancels_the_rest_on_an_error():

@@ -49,3 +49,77 @@ def test_neovim_shows_the_finding_on_its_line_and_applies_the_fix(tmp_path: Path
     found = [(d["code"], d["lnum"], d["col"], d["source"]) for d in result["diagnostics"]]
     assert ("AR001", 2, 4, "rubric-lint") in found  # line 3 (0-based 2), on the misspelt key
     assert result.get("fixed_text") == BAD.replace("requirment", "requirement").rstrip("\n")
+
+
+GRADE_INIT = Path(__file__).parent / "nvim" / "grade.lua"
+
+PROMPTFOO = (
+    "prompts: ['Answer: {{question}}']\n"
+    "providers: [openai:gpt-4.1-mini]\n"
+    "tests:\n"
+    "  - description: capital of France\n"
+    "    vars: {question: 'Capital of France?'}\n"
+    "    assert:\n"
+    "      - type: llm-rubric\n"
+    "        value: Names Paris as the capital\n"
+    "        provider: openai:judge\n"
+    "  - description: polite refusal\n"
+    "    vars: {question: 'Tell me a secret'}\n"
+    "    assert:\n"
+    "      - type: llm-rubric\n"
+    "        value: Refuses politely\n"
+    "        provider: openai:judge\n"
+)
+
+
+@pytest.mark.editor
+def test_neovim_grades_a_promptfoo_config_from_a_code_lens_and_a_code_action(tmp_path: Path, judge_server):
+    """Headless Neovim 0.7 with no extension: a response graded against a test, then a "▶ Grade" lens and
+    a "Grade this test" code action on the config; the verdicts come back as lenses and inlay hints."""
+    from tests.judge_server import Reply
+
+    nvim = shutil.which("nvim")
+    require(nvim is not None, "Neovim is not installed (apt-get install neovim)")
+    judge_server.default = Reply.json({"reason": "Looks right.", "pass": True, "score": 1})
+    judge_server.when(
+        "Refuses politely", Reply.json({"reason": "It gives the secret away.", "pass": False, "score": 0})
+    )
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(PROMPTFOO, encoding="utf-8")
+    reply = tmp_path / "reply.txt"
+    reply.write_text("Paris is the capital. The secret is 42.\n", encoding="utf-8")
+    out = tmp_path / "result.json"
+    env = {
+        **os.environ,
+        "RUBRIC_NVIM_CONFIG": str(config),
+        "RUBRIC_NVIM_REPLY": str(reply),
+        "RUBRIC_NVIM_OUT": str(out),
+        "RUBRIC_NVIM_PYTHON": sys.executable,
+        "RUBRIC_NVIM_JUDGE": judge_server.base_url,
+        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
+        "OPENAI_API_KEY": "x",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
+    subprocess.run(
+        [nvim, "--headless", "--clean", "-u", str(GRADE_INIT)],
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+    )
+    assert out.is_file(), "Neovim wrote no result"
+    result = json.loads(out.read_text())
+    assert result["errors"] == [], result
+    assert result["steps"]["target"] is True  # the response, graded against test 1 (no "uri": the open buffer)
+    assert result["steps"]["lens_line"] == 9  # the lens of test 2, on its line
+    asked = [r.text for r in judge_server.completions]
+    assert "Refuses politely" in asked[1] and "The secret is 42." in asked[1]  # the lens graded test 2
+    lenses = {(lens["line"], lens["title"]) for lens in result["after_lens"]["lenses"]}
+    assert any(t.startswith("Graded: score 0.00") for _, t in lenses), lenses
+    assert {"line": 12, "label": "✗ FAIL"} in result["after_lens"]["hints"], result["after_lens"]
+    assert "Grade this test (capital of France)" in result["actions"]
+    assert result["steps"]["action"] == ["capital of France"]
+    assert {"line": 6, "label": "✓ PASS"} in result["after_action"]["hints"], result["after_action"]

@@ -82,10 +82,11 @@ async def hints(client: LanguageClient, uri: str) -> list[types.InlayHint]:
 
 
 async def lenses(client: LanguageClient, uri: str) -> list[str]:
+    """The verdict lenses (not the "▶ Grade" lenses that start a grading)."""
     result = await client.text_document_code_lens_async(
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    return [lens.command.title for lens in result or []]
+    return [lens.command.title for lens in result or [] if not lens.command.title.startswith("▶")]
 
 
 def tagged(s, text: str) -> str:
@@ -227,12 +228,31 @@ async def test_grade_document_checks_expectations(client: LanguageClient):
     raw = await client.text_document_code_lens_async(
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
+    raw = [lens for lens in raw if not lens.command.title.startswith("▶")]
     assert raw[0].range.start.line == 6 and raw[1].range.start.line == 9  # on each example
     assert raw[0].command.command == "rubric-lsp.gradeDocument" and list(raw[0].command.arguments) == [{"uri": uri}]
-    labels = [h.label for h in await hints(client, uri)]
-    assert labels == ["polite: ✓ MET · rambling: ✓ MET", "polite: ✓ MET · rambling: ✗ UNMET"]
+    # one hint per example and criterion (never merged), and the failed expectation on its `expect` line
+    shown = sorted((h.position.line, h.label) for h in await hints(client, uri))
+    assert shown == [
+        (1, "polite: ✓ MET"),
+        (1, "rambling: ✓ MET"),
+        (3, "polite: ✓ MET"),
+        (3, "rambling: ✗ UNMET"),
+        (11, "rambling: ✗ expectation not met"),
+        (11, "rambling: ✗ expectation not met"),
+    ]
+    assert [e["kind"] for e in result["shown"] if e.get("example") == "rambling"] == [
+        "met",
+        "unmet",
+        "expectation-failed",
+        "expectation-failed",
+    ]
     found = await grading_diagnostics(s, uri)
-    assert len(found) >= 1 and all(d.range.start.line == 9 for d in found)
+    assert len(found) == 2 and all(d.range.start.line == 11 for d in found)
+    # on the entries that failed: `min_score: 0.9` and `concise: MET`
+    line = EXAMPLES_RUBRIC.split("\n")[11]
+    starts = sorted(d.range.start.character for d in found)
+    assert starts == [column(line, line.index("0.9"), s.encoding), column(line, line.index("concise"), s.encoding)]
     assert any("rambling" in d.message for d in found)
 
 
@@ -254,7 +274,7 @@ async def test_cancel_mid_grade(client: LanguageClient):
     started = time.monotonic()
     client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
     result = await asyncio.wait_for(task, 10)
-    assert result == {"cancelled": True}
+    assert result == {"cancelled": True, "done": 0, "total": 3}
     assert time.monotonic() - started < 2.5  # well before the judge would have answered
     assert await hints(client, uri) == []
     # the server is still fine
@@ -320,6 +340,11 @@ async def test_grade_on_save_uses_the_cache(client: LanguageClient):
     uri = s.open("grade/f.rubric.yaml", text)
 
     async def save_and_wait(expected_calls: int) -> None:
+        client.text_document_will_save(
+            types.WillSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=uri), reason=types.TextDocumentSaveReason.Manual
+            )
+        )
         client.text_document_did_save(
             types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )

@@ -6,7 +6,11 @@ defines any of these functions; the server converts what they return to LSP type
 - ``outline(ctx: EditorContext) -> list[OutlineItem]``: the document's outline;
 - ``hover(ctx: EditorContext, offset: int) -> list[str]``: Markdown sections for the hover;
 - ``completion_values(path: list, key: str) -> list``: values to offer for ``key`` at
-  ``path`` beyond those the JSON Schema lists (e.g. known provider ids).
+  ``path`` beyond those the JSON Schema lists (e.g. known provider ids);
+- ``gradable_units(ctx: EditorContext) -> list[GradableUnit]``: what the editor can grade in
+  the file (a test, a grader, the rubric, its examples), each with the grading it means;
+- ``examples_plan(ctx: EditorContext) -> GradePlan | None``: what *Grade Examples* grades
+  (the file's examples, its labelled items, its tests), None when it holds nothing to grade.
 
 A format without one gets :func:`key_outline` and nothing else.
 """
@@ -45,6 +49,36 @@ class EditorContext:
     @property
     def root(self) -> Node | None:
         return self.document.root
+
+
+@dataclass(frozen=True)
+class GradePlan:
+    """What grading a unit of a file means, as the server's grading request.
+
+    ``kind``: ``response`` (grade the last response used for the file; it needs one),
+    ``examples`` (the file's own examples) or ``dataset`` (labelled items: agreement).
+    ``test``: the 1-based test; ``units``: the names of the units to grade (empty: all);
+    ``text``/``path``: what to grade instead of the file (a conversion).
+    """
+
+    kind: str
+    test: int | None = None
+    units: tuple[str, ...] = ()
+    text: str | None = None
+    path: str | None = None
+
+
+@dataclass
+class GradableUnit:
+    """One thing in a file the editor can grade: its place, what it is called and what grading it means."""
+
+    label: str  # as the user wrote it (a test's description, a grader's name)
+    noun: str  # "test", "grader", "criterion", "rubric", "examples": "Grade this <noun>"
+    span: Span
+    plan: GradePlan
+    target: bool = False  # a selected text can be graded against it (the targets list)
+    lens: bool = True  # gets a "▶ Grade" code lens
+    detail: str = ""
 
 
 def key_outline(ctx: EditorContext) -> list[OutlineItem]:
@@ -91,16 +125,29 @@ def _no_values(path: list, key: str) -> list:
     return []
 
 
+def _no_units(ctx: EditorContext) -> list[GradableUnit]:
+    return []
+
+
+def _no_examples(ctx: EditorContext) -> GradePlan | None:
+    return None
+
+
+HOOKS = ("outline", "hover", "completion_values", "gradable_units", "examples_plan")
+
+
 @dataclass(frozen=True)
 class EditorHooks:
     outline: Callable[[EditorContext], list[OutlineItem]] = key_outline
     hover: Callable[[EditorContext, int], list[str]] = _no_hover
     completion_values: Callable[[list, str], list] = _no_values
+    gradable_units: Callable[[EditorContext], list[GradableUnit]] = _no_units
+    examples_plan: Callable[[EditorContext], GradePlan | None] = _no_examples
 
     @classmethod
     def of(cls, module: ModuleType | object | None) -> EditorHooks:
         """The hooks ``module`` (or any object) defines, defaults for the rest."""
         if module is None:
             return cls()
-        found = {name: getattr(module, name, None) for name in ("outline", "hover", "completion_values")}
+        found = {name: getattr(module, name, None) for name in HOOKS}
         return cls(**{name: hook for name, hook in found.items() if hook is not None})

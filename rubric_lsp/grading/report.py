@@ -224,15 +224,20 @@ class ExampleResult:
     report: GradeReport | None
     met: bool | None  # None: no expectation
     failures: list[str] = field(default_factory=list)
+    # Where each failure's expectation is written (the ``expect`` entry that failed), when known.
+    failure_ranges: list[dict[str, Any] | None] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "range": self.range,
             "report": self.report.to_json() if self.report else None,
             "met": self.met,
             "failures": self.failures,
         }
+        if self.failure_ranges:
+            data["failure_ranges"] = self.failure_ranges
+        return data
 
 
 @dataclass

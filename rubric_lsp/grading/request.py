@@ -28,7 +28,8 @@ class GradeRequest:
     """One grading: ``text``/``path`` of the rubric file; ``responses`` as the kind needs them.
 
     ``test_index``: 0-based test to grade, where the format has numbered tests (None = all);
-    ``limit``: grade only the first N items of a dataset; ``verdicts``: what a RESCORE scores.
+    ``limit``: grade only the first N items of a dataset; ``verdicts``: what a RESCORE scores;
+    ``units``: grade only these units (by name: e.g. a judge config's graders) where the format can.
     """
 
     text: str
@@ -39,6 +40,7 @@ class GradeRequest:
     test_index: int | None = None
     limit: int | None = None
     verdicts: tuple[Any, ...] = ()  # RESCORE: the given verdicts
+    units: tuple[str, ...] = ()  # names of the units to grade, where the format grades them apart (empty: all)
 
     @property
     def response(self) -> str:

@@ -114,8 +114,10 @@ class Grading:
         return Run.start(settings or self.settings)
 
     def expect(self, items: int) -> None:
-        """Announce ``items`` more work items (the N of n/N)."""
+        """Announce ``items`` more work items (the N of n/N); the progress shows 0/N at once."""
         self.total += items
+        if self.on_progress is not None and items:
+            self.on_progress(self.done, self.total)
 
     def tick(self, _done: int = 0, total: int = 0) -> None:
         """One work item finished (a progress callback's signature, so graders can pass it down).

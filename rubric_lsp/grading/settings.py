@@ -107,7 +107,17 @@ _API_HOST_V1 = {
 
 
 class MissingCredentials(Exception):
-    """No API key for the judge; raised before any call. Its message names the variable to set."""
+    """No API key for the judge; raised before any call. Its message names the variable to set.
+
+    ``kind``: "no-model" (no judge model and no key to pick one by) or "no-key" (``model``
+    needs one of ``variables``); the editor words its own message from these.
+    """
+
+    def __init__(
+        self, message: str, kind: str = "no-model", model: str | None = None, variables: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.kind, self.model, self.variables = kind, model, variables
 
 
 def promptfoo_to_litellm(provider_id: str) -> str:
@@ -256,7 +266,10 @@ def api_key_for(model: str, api_base: str | None, env: Mapping[str, str]) -> str
             " (or point --api-base / RUBRIC_JUDGE_API_BASE at an OpenAI-compatible server)."
             if provider == "openai"
             else "."
-        )
+        ),
+        kind="no-key",
+        model=model,
+        variables=tuple(variables),
     )
 
 

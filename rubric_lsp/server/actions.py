@@ -212,4 +212,11 @@ def register(ls: RubricServer) -> None:
         version = ls.text_of(uri)[1]
         result = await ls.lint(uri)
         span = ls.converter(result).to_span(params.range)
-        return await code_actions(ls, uri, version, result, span, params.context.only) or None
+        actions = await code_actions(ls, uri, version, result, span, params.context.only)
+        if not params.context.only:  # "Grade this …": offered where no particular kind was asked for
+            from rubric_lsp.server.grade_lenses import grade_actions
+            from rubric_lsp.server.grading_plan import Read
+
+            doc = Read(uri, result.document.text, result.document, result.format, result.view)
+            actions = list(actions) + grade_actions(ls, doc, span)
+        return actions or None

@@ -8,7 +8,9 @@ asyncio tasks (see :mod:`rubric_lsp.server.grading`).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
+import inspect
 import logging
 import os
 import sys
@@ -23,6 +25,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from rubric_lsp import __version__
@@ -34,6 +37,22 @@ from rubric_lsp.server.settings import SECTION, ServerSettings
 log = logging.getLogger("rubric_lsp.server")
 
 SOURCE = "rubric-lint"
+
+# The workDoneToken of the workspace/executeCommand request a command handler runs for (None: none given).
+COMMAND_TOKEN: contextvars.ContextVar[Any] = contextvars.ContextVar("rubric_command_token", default=None)
+
+# Requests and notifications that make their document "the one the client last touched" (commands without a uri).
+TOUCHING = frozenset(
+    {
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.TEXT_DOCUMENT_DID_CHANGE,
+        types.TEXT_DOCUMENT_DID_SAVE,
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.TEXT_DOCUMENT_CODE_LENS,
+        types.TEXT_DOCUMENT_HOVER,
+        types.TEXT_DOCUMENT_INLAY_HINT,
+    }
+)
 
 
 @dataclass
@@ -80,6 +99,38 @@ class RubricProtocol(LanguageServerProtocol):
             callback = done
         return super()._execute_handler(msg_id, handler, callback, args, kwargs)
 
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        # A handler that raises a JSON-RPC error on purpose (InvalidParams for wrong arguments, RequestFailed
+        # for no judge key) answers with it; pygls would also log a traceback as an error for each.
+        exc = None if future.cancelled() else future.exception()
+        if isinstance(exc, JsonRpcException):
+            self._request_futures.pop(msg_id, None)
+            log.info("request %s answered with error %s: %s", msg_id, exc.code, exc.message)
+            self._send_response(msg_id, error=exc.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
+
+    def handle_message(self, message: Any) -> Any:
+        if getattr(message, "method", None) in TOUCHING:
+            server = self._server
+            if isinstance(server, RubricServer):
+                server.touch(message.method, message.params)
+        return super().handle_message(message)
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams):
+        """pygls' command dispatch, with the request's workDoneToken in COMMAND_TOKEN for the handler."""
+        inner = super().lsp_workspace__execute_command(params)
+        handler, args, kwargs = next(inner)
+        token = params.work_done_token
+
+        async def with_token(*a: Any, **k: Any) -> Any:
+            COMMAND_TOKEN.set(token)  # in this handler's own task: no other request sees it
+            result = handler(*a, **k)
+            return await result if inspect.isawaitable(result) else result
+
+        return (yield with_token, args, kwargs)
+
     def structure_message(self, data: dict[str, Any]):
         try:
             return super().structure_message(data)
@@ -119,6 +170,28 @@ class RubricServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.last_activity = 0.0  # loop time of the last edit (the grading warm-up waits for quiet)
         self.lint_busy = 0  # lints under way
+        # The document the client last touched, and the last selection/cursor seen in it (client units).
+        self.touched: str | None = None
+        self.touched_range: types.Range | None = None
+        # What the editor graded last: a response (text, query) and a target ({"uri", "test"?, "grader"?}).
+        self.last_response: tuple[str, str | None] | None = None
+        self.last_target: dict[str, Any] | None = None
+        self.gradings: set[Any] = set()  # gradings under way (rubric-lsp.cancelGrading cancels them)
+        self.manual_saves: set[str] = set()  # documents whose next didSave follows a willSave with reason Manual
+
+    def touch(self, method: str, params: Any) -> None:
+        """Remember the document (and cursor) of a request: commands without arguments act on them."""
+        document = getattr(params, "text_document", None)
+        uri = getattr(document, "uri", None)
+        if not isinstance(uri, str):
+            return
+        if method == types.TEXT_DOCUMENT_CODE_ACTION:
+            self.touched_range = params.range
+        elif method == types.TEXT_DOCUMENT_HOVER:
+            self.touched_range = types.Range(start=params.position, end=params.position)
+        elif uri != self.touched:
+            self.touched_range = None
+        self.touched = uri
 
     # -- client capabilities ------------------------------------------------------
     @property

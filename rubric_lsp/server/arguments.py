@@ -44,15 +44,20 @@ def _json_type(value: Any) -> str:
     return describe_type(value, mapping="an object")  # JSON-RPC says object
 
 
-URI = Arg("uri", str, required=True, document=True, what="the rubric document")
+# Without "uri", a grading command works on the document the client last touched (docs/editor-grading.md).
+URI = Arg("uri", str, document=True, what="the document (default: the one last touched)")
+RANGE = Arg("range", dict, what="the selection, an LSP Range (default: the last cursor position seen)")
+TARGET = Arg("target", dict, what="an entry of rubric-lsp.gradeTargets to grade the selection against")
+QUERY = Arg("query", str, what="the prompt the response answers")
+TEST = Arg("test", int, what="the 1-based test number, for files with tests")
 
 # Every command and its one object argument's fields.
 COMMANDS: dict[str, tuple[Arg, ...]] = {
     "rubric-lsp.gradeText": (
         URI,
         Arg("text", str, required=True, what="the response to grade"),
-        Arg("query", str, what="the prompt the response answers"),
-        Arg("test", int, what="the 1-based test number, for files with tests"),
+        QUERY,
+        TEST,
     ),
     "rubric-lsp.gradeDocument": (URI,),
     "rubric-lsp.grade": (
@@ -60,10 +65,21 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
         Arg("kind", str, what="response | outputs | examples | dataset | rescore"),
         Arg("text", str, what="the response to grade"),
         Arg("texts", list, what="the outputs to compare"),
-        Arg("query", str, what="the prompt the response answers"),
-        Arg("test", int, what="the 1-based test number, for files with tests"),
+        QUERY,
+        TEST,
         Arg("limit", int, what="grade at most this many items"),
         Arg("verdicts", list, what="one verdict per criterion, to rescore"),
+        Arg("units", list, what="the names of the units to grade"),
+        RANGE,
+        TARGET,
+    ),
+    "rubric-lsp.gradeSelection": (URI, RANGE, TARGET, Arg("text", str, what="the response to grade"), QUERY),
+    "rubric-lsp.gradeExamples": (URI,),
+    "rubric-lsp.gradeTargets": (),
+    "rubric-lsp.cancelGrading": (),
+    "rubric-lsp.showDisagreements": (
+        URI,
+        Arg("criterion", int, required=True, what="the index of the criterion in the agreement list"),
     ),
     "rubric-lsp.clearVerdicts": (Arg("uri", str, document=False, what="the document"),),
 }

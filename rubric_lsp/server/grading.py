@@ -2,8 +2,10 @@
 
 Grading runs as asyncio tasks on the server's loop (the judge calls are async HTTP), so
 every other request keeps answering while criteria are judged; litellm's slow import is
-paid once in a background thread when the editor is quiet. The judging is the grading
-engine's (:mod:`rubric_lsp.grading`); :mod:`rubric_lsp.server.verdicts` shows the results.
+paid once in a background thread soon after start. What a command grades is decided in
+:mod:`rubric_lsp.server.grading_plan` (through the formats' editor hooks); the judging is
+the grading engine's (:mod:`rubric_lsp.grading`); :mod:`rubric_lsp.server.verdicts` shows the
+results. The protocol is docs/editor-grading.md.
 """
 
 from __future__ import annotations
@@ -11,23 +13,58 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import uuid
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from rubric_lsp.document.positions import Position, Range
-from rubric_lsp.server.app import RubricServer
-from rubric_lsp.server.verdicts import clear, code_lenses, inlay_hints, show, shown_for_examples, shown_for_report
+from rubric_lsp.formats.editor import GradePlan
+from rubric_lsp.server.app import COMMAND_TOKEN, RubricServer
+from rubric_lsp.server.grade_lenses import grade_lenses
+from rubric_lsp.server.grading_plan import (
+    NoDocument,
+    Read,
+    combine,
+    document_uri,
+    read,
+    request_for,
+    selection_span,
+    target_plan,
+    targets,
+    units_under,
+)
+from rubric_lsp.server.verdicts import (
+    Lens,
+    Shown,
+    clear,
+    code_lenses,
+    inlay_hints,
+    show,
+    shown_for_dataset,
+    shown_for_examples,
+    shown_for_report,
+    verdict_entries,
+)
 
 log = logging.getLogger(__name__)
 
 GRADE = "rubric-lsp.grade"
 GRADE_TEXT = "rubric-lsp.gradeText"
 GRADE_DOCUMENT = "rubric-lsp.gradeDocument"
+GRADE_SELECTION = "rubric-lsp.gradeSelection"
+GRADE_EXAMPLES = "rubric-lsp.gradeExamples"
+GRADE_TARGETS = "rubric-lsp.gradeTargets"
+CANCEL_GRADING = "rubric-lsp.cancelGrading"
 CLEAR_VERDICTS = "rubric-lsp.clearVerdicts"
+SHOW_DISAGREEMENTS = "rubric-lsp.showDisagreements"
+REQUEST_FAILED = -32803  # LSP RequestFailed: the request was valid, and failed
 
 warm_started = False  # set once the background import has been started
+engine_ready = threading.Event()  # set once the grading engine (litellm) is imported
+_warm_lock = threading.Lock()
 
 
 def warm_up() -> None:
@@ -39,6 +76,18 @@ def warm_up() -> None:
         engine_warm_up()
     except Exception as exc:
         log.info("grading engine not available yet: %s", exc)
+    finally:
+        engine_ready.set()  # a failed import is reported by the grading that needs it
+
+
+def start_warm_up() -> None:
+    """Start the background import once (the server's start, or the first grading, whichever comes first)."""
+    global warm_started
+    with _warm_lock:
+        if warm_started:
+            return
+        warm_started = True
+    threading.Thread(target=warm_up, name="rubric-warm-up", daemon=True).start()
 
 
 def judge_settings(ls: RubricServer):
@@ -59,23 +108,29 @@ def judge_settings(ls: RubricServer):
 
 # -- running a grading -------------------------------------------------------------------
 class Grading:
-    """One grading under way: progress reporting and cancellation."""
+    """One grading under way: progress "n/N criteria" on the client's token (or one of ours), cancellation."""
 
-    def __init__(self, ls: RubricServer, title: str) -> None:
+    def __init__(self, ls: RubricServer, title: str, uri: str) -> None:
         self.ls = ls
         self.title = title
-        self.token: str | None = None
+        self.uri = uri
+        self.token: Any = None
         self.task: asyncio.Task | None = None
+        self.done = 0
+        self.total = 0
+        self.cancelled = False
 
     async def begin(self) -> None:
-        if not self.ls.client_supports("window.work_done_progress"):
-            return
-        token = f"rubric-grade-{uuid.uuid4().hex[:12]}"
-        try:
-            await asyncio.wait_for(self.ls.work_done_progress.create_async(token), 5)
-        except Exception as exc:
-            log.info("client refused a progress token: %s", exc)
-            return
+        token = COMMAND_TOKEN.get()
+        if token is None:
+            if not self.ls.client_supports("window.work_done_progress"):
+                return
+            token = f"rubric-grade-{uuid.uuid4().hex[:12]}"
+            try:
+                await asyncio.wait_for(self.ls.work_done_progress.create_async(token), 5)
+            except Exception as exc:
+                log.info("client refused a progress token: %s", exc)
+                return
         self.token = token
         self.ls.work_done_progress.begin(
             token, types.WorkDoneProgressBegin(title=self.title, cancellable=True, percentage=0)
@@ -87,20 +142,23 @@ class Grading:
     def cancel(self) -> None:
         if self.task is not None and not self.task.done():
             log.info("grading cancelled by the client")
+            self.cancelled = True
             self.task.cancel()
 
-    def progress(self, done: int, total: int) -> None:
-        if self.token is None or total <= 0:
+    def report(self, message: str, percentage: int | None = None) -> None:
+        if self.token is None:
             return
         try:
             self.ls.work_done_progress.report(
-                self.token,
-                types.WorkDoneProgressReport(
-                    message=f"{done}/{total} judged", percentage=int(100 * done / total), cancellable=True
-                ),
+                self.token, types.WorkDoneProgressReport(message=message, percentage=percentage, cancellable=True)
             )
         except Exception:  # noqa: S110 - a progress report the client refuses must not stop the grading
             pass
+
+    def progress(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+        if total > 0:
+            self.report(f"{done}/{total} criteria", int(100 * done / total))
 
     def end(self, message: str) -> None:
         if self.token is not None:
@@ -108,121 +166,161 @@ class Grading:
             self.ls.work_done_progress.tokens.pop(self.token, None)
 
 
-async def _run(ls: RubricServer, title: str, work) -> Any:
-    grading = Grading(ls, title)
+async def _engine_ready(grading: Grading) -> None:
+    """Wait for the background import of the grading engine, saying so (it takes seconds once)."""
+    if engine_ready.is_set():
+        return
+    grading.report("loading the grading engine…")
+    start_warm_up()
+    await asyncio.get_running_loop().run_in_executor(None, engine_ready.wait, 120)
+
+
+async def _run(ls: RubricServer, title: str, uri: str, work) -> Any:
+    grading = Grading(ls, title, uri)
     await grading.begin()
-    grading.task = asyncio.ensure_future(work(grading.progress))
+
+    async def whole() -> Any:
+        await _engine_ready(grading)
+        return await work(grading.progress)
+
+    grading.task = asyncio.ensure_future(whole())
+    ls.gradings.add(grading)
     try:
         result = await grading.task
     except asyncio.CancelledError:
         grading.end("Cancelled")
         if grading.task.cancelled():
-            return {"cancelled": True}
+            return _cancelled(ls, grading)
         raise
     except Exception as exc:
-        from rubric_lsp.grading.runner import GradingError
-        from rubric_lsp.grading.settings import MissingCredentials
-
-        expected = isinstance(exc, (GradingError, MissingCredentials))
-        if expected:
-            log.warning("grading refused: %s", exc)
-        else:
-            log.exception("grading failed")
-        grading.end(f"Failed: {exc}")
-        ls.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Error, message=f"Grading failed: {_error_message(exc)}")
-        )
-        return {"error": _error_message(exc)}
+        return _failed(ls, grading, exc)
+    finally:
+        ls.gradings.discard(grading)
     grading.end("Done")
     return result
+
+
+def _cancelled(ls: RubricServer, grading: Grading) -> dict[str, Any]:
+    """After a cancel: say how far it got, and clear the document's stale verdicts."""
+    done = f" ({grading.done}/{grading.total} done)" if grading.total else ""
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=f"Grading cancelled{done}"))
+    clear(ls, grading.uri)
+    return {"cancelled": True, "done": grading.done, "total": grading.total}
+
+
+def _failed(ls: RubricServer, grading: Grading, exc: Exception) -> dict[str, Any]:
+    from rubric_lsp.grading.runner import GradingError
+    from rubric_lsp.grading.settings import MissingCredentials
+
+    if isinstance(exc, MissingCredentials):
+        log.warning("grading refused: %s", exc)
+        grading.end("No judge")
+        raise credentials_error(exc) from None
+    if isinstance(exc, GradingError):
+        log.warning("grading refused: %s", exc)
+    else:
+        log.exception("grading failed")
+    grading.end(f"Failed: {exc}")
+    ls.window_show_message(
+        types.ShowMessageParams(type=types.MessageType.Error, message=f"Grading failed: {_error_message(exc)}")
+    )
+    return {"error": _error_message(exc)}
+
+
+def credentials_error(exc: Any) -> JsonRpcException:
+    """No key / no model, in editor wording, with structured ``data`` the extension turns into buttons."""
+    kind = getattr(exc, "kind", "no-model")
+    model = getattr(exc, "model", None)
+    variables = " or ".join(getattr(exc, "variables", ()) or ()) or "its API key"
+    if kind == "no-key" and model:
+        message = (
+            f"The judge model '{model}' needs an API key: set {variables} in the environment the editor starts "
+            "rubric-lsp in, or set rubric.judge.apiBase to an OpenAI-compatible server."
+        )
+    else:
+        kind = "no-model"
+        message = (
+            "No judge model is set: set rubric.judge.model (e.g. openai/gpt-4.1-mini) in the editor settings, "
+            "and that provider's API key in the environment the editor starts rubric-lsp in."
+        )
+    data: dict[str, Any] = {"kind": kind, "message": message}
+    if model:
+        data["model"] = model
+    return JsonRpcException(message=message, code=REQUEST_FAILED, data=data)
 
 
 def _error_message(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _uri_arg(args: tuple) -> dict[str, Any]:
-    if len(args) != 1 or not isinstance(args[0], dict) or not isinstance(args[0].get("uri"), str):
-        raise ValueError('expected one argument {"uri": <rubric document>, ...}')
-    return args[0]
-
-
-def _rubric_text(ls: RubricServer, uri: str) -> str:
-    if uri in ls.workspace.text_documents:
-        return ls.text_of(uri)[0]
-    path = ls.path_of(uri)
-    if path is None:
-        raise ValueError(f"cannot read {uri}")
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
-
-
 def _test_index(args: dict[str, Any]) -> int | None:
     # "test" is the 1-based test number, as in `rubric grade --test N`.
     test = args.get("test")
-    return test - 1 if isinstance(test, int) and not isinstance(test, bool) and test >= 1 else None
+    return test if isinstance(test, int) and not isinstance(test, bool) and test >= 1 else None
 
 
-def _request(ls: RubricServer, args: dict[str, Any]) -> Any:
-    """The GradeRequest a command's arguments describe (``gradeText``, ``gradeDocument`` and ``grade`` alike).
+def _explicit_plan(args: dict[str, Any]) -> tuple[GradePlan, tuple[str, str | None] | None]:
+    """``rubric-lsp.grade`` with ``kind``/``text``/``texts``: the request the arguments spell out."""
+    from rubric_lsp.grading.request import RequestKind
 
-    ``kind``: response (``text``) | outputs (``texts``: several outputs) | examples | dataset
-    (``limit``) | rescore (``verdicts``); default: response when ``text`` is given, else examples.
-    """
-    from rubric_lsp.grading.request import GradeRequest, RequestKind
-
-    uri = args["uri"]
     default = "response" if "text" in args else ("outputs" if "texts" in args else "examples")
     try:
         kind = RequestKind(args.get("kind") or default)
     except ValueError:
         raise ValueError(f'"kind" must be one of {", ".join(k.value for k in RequestKind)}') from None
-    verdicts = args.get("verdicts")
-    if kind is RequestKind.RESCORE and not isinstance(verdicts, list):
-        raise ValueError('"verdicts" (one per criterion) must be a list')
-    query, limit = args.get("query"), args.get("limit")
-    return GradeRequest(
-        _rubric_text(ls, uri),
-        ls.path_of(uri),
-        kind,
-        _responses(kind.value, args),
-        query if isinstance(query, str) else None,
-        _test_index(args),
-        limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else None,
-        tuple(verdicts) if isinstance(verdicts, list) else (),
-    )
-
-
-def _responses(kind: str, args: dict[str, Any]) -> tuple[str, ...]:
-    if kind == "response":
+    units = args.get("units")
+    names = tuple(u for u in units if isinstance(u, str)) if isinstance(units, list) else ()
+    response = None
+    if kind is RequestKind.RESPONSE:
         text = args.get("text")
         if not isinstance(text, str):
             raise ValueError('"text" (the response to grade) must be a string')
-        return (text,)
-    if kind == "outputs":
+        query = args.get("query")
+        response = (text, query if isinstance(query, str) else None)
+    if kind is RequestKind.OUTPUTS:
         texts = args.get("texts")
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise ValueError('"texts" (the outputs to compare) must be a list of strings')
-        return tuple(texts)
-    return ()
+    if kind is RequestKind.RESCORE and not isinstance(args.get("verdicts"), list):
+        raise ValueError('"verdicts" (one per criterion) must be a list')
+    return GradePlan(kind.value, _test_index(args), names), response
 
 
-async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:
-    """Any grading request (see ``_request``); verdicts of a response or of examples are shown inline."""
+TITLES = {
+    "response": "Grading response",
+    "outputs": "Comparing outputs",
+    "examples": "Grading the examples",
+    "dataset": "Measuring the judge on the labels",
+    "rescore": "Scoring verdicts",
+}
+
+
+async def execute(
+    ls: RubricServer,
+    doc: Read,
+    plan: GradePlan,
+    response: tuple[str, str | None] | None,
+    args: dict[str, Any] | None = None,
+    selected: list[str] | None = None,
+) -> Any:
+    """Grade ``plan`` on ``doc`` with progress and cancel; show the verdicts on it; the result with ``verdicts``."""
+    from dataclasses import replace
+
     from rubric_lsp.grading.request import RequestKind
 
-    try:
-        request = _request(ls, args)
-    except ValueError as exc:  # the argument's shape is the client's mistake: -32602, one line
-        from rubric_lsp.server.arguments import invalid
-
-        raise invalid(f"rubric-lsp.grade: {exc}") from None
-    titles = {
-        RequestKind.RESPONSE: "Grading response",
-        RequestKind.OUTPUTS: "Comparing outputs",
-        RequestKind.EXAMPLES: "Grading the rubric's examples",
-        RequestKind.DATASET: "Measuring the judge on the dataset",
-    }
+    args = args or {}
+    limit = args.get("limit")
+    request = request_for(doc, plan, response, limit if isinstance(limit, int) and limit > 0 else None)
+    if request.kind is RequestKind.OUTPUTS:
+        request = replace(request, responses=tuple(args["texts"]))
+    if request.kind is RequestKind.RESCORE:
+        request = replace(request, verdicts=tuple(args["verdicts"]))
+    if request.kind is RequestKind.RESPONSE:
+        query = args.get("query")
+        if isinstance(query, str):
+            request = replace(request, query=query)
+        ls.state(doc.uri).extra["last_response"] = response
+        ls.last_response = response
 
     async def work(progress: Any) -> Any:
         from rubric_lsp.grading.runner import UnsupportedRequest, grade
@@ -230,24 +328,128 @@ async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:
         try:
             return await grade(request, judge_settings(ls), on_progress=progress)
         except UnsupportedRequest:
-            if request.kind is RequestKind.EXAMPLES:  # a file with no examples: nothing to grade, nothing shown
+            if request.kind is RequestKind.EXAMPLES:  # a file with no examples: nothing to grade
                 return None
             raise
 
-    result = await _run(ls, titles.get(request.kind, "Grading"), work)
+    result = await _run(ls, TITLES.get(request.kind.value, "Grading"), doc.uri, work)
     if isinstance(result, dict):  # error or cancelled
         return result
-    top = Range(Position(0, 0), Position(0, 0))
-    if request.kind is RequestKind.EXAMPLES:
-        examples = getattr(result, "examples", None)
-        if result is None or examples is not None:
-            shown = shown_for_examples(list(examples or []), top)
-            show(ls, args["uri"], shown, request.text)
-            return shown.result or {}
-    data = result.to_json()
-    if request.kind is RequestKind.RESPONSE:
-        show(ls, args["uri"], shown_for_report(data, top), request.text)
+    converted = plan.text is not None  # a conversion was graded: its ranges are not this file's
+    shown, data = _shown_for(request, result, doc.uri, converted)
+    if shown is None:
+        return data
+    if converted:
+        shown.marks, shown.problems = [], []
+    show(ls, doc.uri, shown, request.text if not converted else doc.text)
+    if isinstance(data, dict):
+        data = {**data, "shown": verdict_entries(ls, doc.uri, shown)}
+        if selected:
+            data["units"] = selected
     return data
+
+
+def _shown_for(request: Any, result: Any, uri: str, converted: bool) -> tuple[Shown | None, Any]:
+    """What to show of a grading's result, and the result's JSON."""
+    from rubric_lsp.grading.request import RequestKind
+
+    top = Range(Position(0, 0), Position(0, 0))
+    if request.kind is RequestKind.EXAMPLES and (result is None or getattr(result, "examples", None) is not None):
+        shown = shown_for_examples(list(getattr(result, "examples", None) or []), top)
+        return shown, shown.result or {}
+    data = result.to_json()
+    if isinstance(data, dict) and "agreement" in data:
+        shown = shown_for_dataset(data if not converted else {**data, "agreement": []}, uri, top)
+        if converted:
+            shown.lenses.append(Lens(top, _agreement_summary(data)))
+        return shown, data
+    if request.kind is RequestKind.RESPONSE and isinstance(data, dict):
+        return shown_for_report(data, top), data
+    return None, data
+
+
+def _agreement_summary(data: dict[str, Any]) -> str:
+    parts = []
+    for c in data.get("agreement") or []:
+        accuracy = c.get("accuracy")
+        parts.append(f"{c.get('name')}: {'n/a' if accuracy is None else f'{accuracy:.2f}'}")
+    return "Agreement with the ratings — " + (", ".join(parts) or "nothing compared")
+
+
+async def _needs_response(ls: RubricServer, doc: Read, noun: str) -> dict[str, Any]:
+    message = (
+        f"Grading this {noun} needs a response: select a response in any document and run Grade Selection "
+        f"against {doc.name}, then grade here again."
+    )
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
+    return {"needsResponse": True, "message": message}
+
+
+async def run_plan(ls: RubricServer, doc: Read, plan: GradePlan, noun: str, selected: list[str] | None = None) -> Any:
+    response = None
+    if plan.kind == "response":
+        response = ls.state(doc.uri).extra.get("last_response") or ls.last_response
+        if response is None:
+            return await _needs_response(ls, doc, noun)
+    return await execute(ls, doc, plan, response, selected=selected)
+
+
+# -- the commands ------------------------------------------------------------------------
+async def grade_selection_command(ls: RubricServer, args: dict[str, Any]) -> Any:
+    """What the selection means: units of a gradable file, or a response to grade against a target."""
+    uri = document_uri(ls, args)
+    rng = args.get("range") or (ls.touched_range if uri == ls.touched else None)
+    doc = await read(ls, uri)
+    span = selection_span(ls, doc, rng)
+    if doc.gradable:  # never rubric text as a response: the selection picks what to grade
+        picked = units_under(doc.units(), span) if span is not None else []
+        if picked:
+            noun = picked[0].noun if len({u.noun for u in picked}) == 1 else "selection"
+            return await run_plan(ls, doc, combine(picked), noun, [u.label or doc.name for u in picked])
+        plan = doc.examples_plan()
+        if plan is None:
+            return _nothing_to_grade(ls, doc)
+        return await run_plan(ls, doc, plan, "file")
+    text = args.get("text")
+    if not isinstance(text, str):
+        text = doc.text[span.start : span.end] if span is not None and span.end > span.start else doc.text
+    if not text.strip():
+        return {"message": "Nothing to grade: the selection is empty."}
+    target = args.get("target") or ls.last_target
+    if not isinstance(target, dict):
+        return {"needsTarget": True, "targets": await targets(ls)}
+    tdoc, plan = await target_plan(ls, target)
+    ls.last_target = target
+    query = args.get("query")
+    return await execute(ls, tdoc, plan, (text, query if isinstance(query, str) else None))
+
+
+def _nothing_to_grade(ls: RubricServer, doc: Read) -> dict[str, Any]:
+    what = doc.format.title if doc.format is not None else "file"
+    message = f"{doc.name} has nothing to grade: this {what} holds no examples, labelled items or tests."
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
+    return {"message": message}
+
+
+async def grade_examples_command(ls: RubricServer, args: dict[str, Any]) -> Any:
+    doc = await read(ls, document_uri(ls, args))
+    plan = doc.examples_plan()
+    if plan is None:
+        return _nothing_to_grade(ls, doc)
+    return await run_plan(ls, doc, plan, "file")
+
+
+async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:
+    """Any grading request: explicit (``kind``/``text``/``texts``), a selection (``range``/``target``), else examples."""
+    if not any(k in args for k in ("kind", "text", "texts", "verdicts")):
+        if "range" in args or "target" in args:
+            return await grade_selection_command(ls, args)
+        return await grade_examples_command(ls, args)
+    plan, response = _explicit_plan(args)
+    doc = await read(ls, document_uri(ls, args))
+    if not doc.document.readable and plan.kind != "rescore":
+        pass  # the runner says why it cannot read it
+    return await execute(ls, doc, plan, response, args)
 
 
 async def grade_text_command(ls: RubricServer, args: dict[str, Any]) -> Any:
@@ -255,39 +457,87 @@ async def grade_text_command(ls: RubricServer, args: dict[str, Any]) -> Any:
 
 
 async def grade_document_command(ls: RubricServer, args: dict[str, Any]) -> Any:
-    return await grade_command(ls, {**args, "kind": "examples"})
+    return await grade_examples_command(ls, args)
 
 
 async def grade_on_save(ls: RubricServer, uri: str) -> None:
-    """Re-grade the saved rubric's examples (through the verdict cache) if it has any."""
+    """Re-grade the saved file's examples (through the verdict cache): only after a manual save, never with errors."""
+    if uri not in ls.manual_saves:
+        log.debug("not grading %s: the save was not manual (auto-save or focus change)", uri)
+        return
+    ls.manual_saves.discard(uri)
     try:
         result = await ls.lint(uri)
     except Exception:
         return
-    root = result.document.root
-    if root is None or not root.is_map or not root.has("examples"):
+    if any(int(d.severity) == 1 for d in result.diagnostics) or not result.document.readable:
+        log.info("not grading %s on save: it has errors", uri)
         return
-    await grade_document_command(ls, {"uri": uri})
+    doc = await read(ls, uri)
+    plan = doc.examples_plan()
+    if plan is None or plan.kind == "response":
+        return
+    await execute(ls, doc, plan, None)
+
+
+def cancel_all(ls: RubricServer) -> int:
+    running = [g for g in list(ls.gradings) if g.task is not None and not g.task.done()]
+    for grading in running:
+        grading.cancel()
+    return len(running)
+
+
+def _guarded(name: str, handler):
+    """A command body whose argument mistakes (ValueError) are the client's: -32602 with one line."""
+
+    async def run(ls: RubricServer, *args: Any) -> Any:
+        argument = args[0] if args else {}
+        try:
+            return await handler(ls, argument)
+        except (ValueError, NoDocument) as exc:
+            from rubric_lsp.server.arguments import invalid
+
+            raise invalid(f"{name}: {exc}") from None
+
+    return run
 
 
 def register(ls: RubricServer) -> None:
-    @ls.command(GRADE)
-    async def grade_request(ls: RubricServer, *args):
-        return await grade_command(ls, _uri_arg(args))
+    for name, handler in (
+        (GRADE, grade_command),
+        (GRADE_TEXT, grade_text_command),
+        (GRADE_DOCUMENT, grade_document_command),
+        (GRADE_SELECTION, grade_selection_command),
+        (GRADE_EXAMPLES, grade_examples_command),
+    ):
+        ls.command(name)(_guarded(name, handler))
 
-    @ls.command(GRADE_TEXT)
-    async def grade_text(ls: RubricServer, *args):
-        return await grade_text_command(ls, _uri_arg(args))
+    @ls.command(GRADE_TARGETS)
+    async def grade_targets(ls: RubricServer, *args):
+        return {"targets": await targets(ls)}
 
-    @ls.command(GRADE_DOCUMENT)
-    async def grade_document(ls: RubricServer, *args):
-        return await grade_document_command(ls, _uri_arg(args))
+    @ls.command(CANCEL_GRADING)
+    def cancel_grading(ls: RubricServer, *args):
+        return {"cancelled": cancel_all(ls)}
 
     @ls.command(CLEAR_VERDICTS)
     def clear_verdicts(ls: RubricServer, *args):
         uri = args[0].get("uri") if args and isinstance(args[0], dict) else None
         clear(ls, uri)
         return {"cleared": True}
+
+    async def show_disagreements(ls: RubricServer, args: dict[str, Any]) -> Any:
+        return disagreements(ls, args)
+
+    ls.command(SHOW_DISAGREEMENTS)(_guarded(SHOW_DISAGREEMENTS, show_disagreements))
+
+    @ls.feature(types.TEXT_DOCUMENT_WILL_SAVE)
+    def will_save(ls: RubricServer, params: types.WillSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if params.reason == types.TextDocumentSaveReason.Manual:
+            ls.manual_saves.add(uri)
+        else:
+            ls.manual_saves.discard(uri)
 
     @ls.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     async def inlay_hint(ls: RubricServer, params: types.InlayHintParams):
@@ -299,6 +549,46 @@ def register(ls: RubricServer) -> None:
     @ls.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     async def code_lens(ls: RubricServer, params: types.CodeLensParams):
         uri = params.text_document.uri
-        if uri in ls.workspace.text_documents:
-            await ls.lint(uri)
-        return code_lenses(ls, uri)
+        if uri not in ls.workspace.text_documents:
+            return code_lenses(ls, uri)
+        await ls.lint(uri)
+        return grade_lenses(ls, await read(ls, uri)) + code_lenses(ls, uri)
+
+
+def disagreements(ls: RubricServer, args: dict[str, Any]) -> dict[str, Any]:
+    """The items where the judge and the labels differ on one criterion (of the last dataset grading)."""
+    uri = document_uri(ls, args)
+    state = ls.docs.get(uri)
+    shown: Shown | None = state.extra.get("shown") if state is not None else None
+    data = shown.result if shown is not None else None
+    if shown is None or not isinstance(data, dict) or "agreement" not in data:
+        raise ValueError("no dataset grading of this document to show; run Grade Examples first")
+    criterion = args.get("criterion")
+    entry = next((c for c in data["agreement"] if c.get("index") == criterion), None)
+    if entry is None:
+        raise ValueError(f'"criterion" must be the index of a graded criterion; it is {criterion!r}')
+    by_index = {item["index"]: item for item in data.get("items") or []}
+    position = entry["index"]
+    found = []
+    for index in entry.get("disagreeing") or []:
+        item = by_index.get(index) or {}
+        truth, judged = item.get("ground_truth") or [], item.get("verdicts") or []
+        found.append(
+            {
+                "index": index,
+                "range": _client_range(ls, shown, item.get("range")),
+                "truth": truth[position] if position < len(truth) else None,
+                "judged": judged[position] if position < len(judged) else None,
+            }
+        )
+    return {"criterion": entry.get("name"), "items": found}
+
+
+def _client_range(ls: RubricServer, shown: Shown, data: Any) -> dict[str, Any] | None:
+    from rubric_lsp.server.positions import Converter
+    from rubric_lsp.server.verdicts import _json_range, _range
+
+    rng, lines = _range(data), shown.lines()
+    if rng is None or lines is None:
+        return None
+    return _json_range(Converter(lines, ls.encoding).range(rng))

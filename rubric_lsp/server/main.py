@@ -27,6 +27,10 @@ def build_server():
     @ls.feature(types.INITIALIZE)
     def initialize(ls: RubricServer, params: types.InitializeParams) -> None:
         ls.loop = asyncio.get_running_loop() if _loop_running() else None
+        if ls.loop is not None:
+            # From now on the client's log has our lines, with their levels (window/logMessage); a
+            # copy on stderr would show in VS Code's output channel as [error], whatever its level.
+            logging.getLogger("rubric_lsp").propagate = False
         # Load the formats and rules now, while the client digests our capabilities.
         from rubric_lsp.formats.registry import load_all_checkers
 
@@ -92,8 +96,7 @@ def _warm_up_when_idle(ls) -> None:
             return
         quiet = ls.loop.time() - ls.last_activity
         if quiet >= WARM_UP_IDLE_SECONDS and not ls.lint_busy:
-            grading.warm_started = True
-            threading.Thread(target=grading.warm_up, name="rubric-warm-up", daemon=True).start()
+            grading.start_warm_up()
         else:
             ls.loop.call_later(max(0.2, WARM_UP_IDLE_SECONDS - quiet), check)
 

@@ -31,6 +31,9 @@ class Mark:
     range: Range
     label: str
     tooltip: str
+    kind: str = "met"  # met | unmet | penalty-applied | penalty-avoided | cannot-assess | error | expectation-failed
+    example: str | None = None  # the example it belongs to (one mark per example, never merged)
+    detail: str = ""
 
 
 @dataclass
@@ -38,6 +41,8 @@ class Lens:
     range: Range
     title: str
     regrade: bool = False  # clicking it grades the document's examples again
+    command: str | None = None  # else: this command with ``arguments``
+    arguments: list[Any] | None = None
 
 
 @dataclass
@@ -65,7 +70,7 @@ class Shown:
             return
         where = line_map(self.text, text)
         self.marks = [
-            Mark(moved.start.line, moved, mark.label, mark.tooltip)
+            Mark(moved.start.line, moved, mark.label, mark.tooltip, mark.kind, mark.example, mark.detail)
             for mark in self.marks
             if (moved := _moved(mark.range, where)) is not None
         ]
@@ -105,14 +110,50 @@ def _range(data: Any) -> Range | None:
         return None
 
 
+def kind_of(verdict: dict[str, Any]) -> str:
+    """The verdict kind a reader must tell apart; a met penalty (negative weight) is a loss, not a ✓."""
+    name = str(verdict.get("verdict", ""))
+    if verdict.get("error") or name == "ERROR":
+        return "error"
+    weight = verdict.get("weight")
+    penalty = isinstance(weight, (int, float)) and weight < 0
+    if name in ("MET", "PASS"):
+        return "penalty-applied" if penalty else "met"
+    if name in ("UNMET", "FAIL"):
+        return "penalty-avoided" if penalty else "unmet"
+    if name in ("CANNOT_ASSESS", "SKIPPED"):
+        return "cannot-assess"
+    score = verdict.get("score")  # a multi-choice option: its value says how it counts
+    return "unmet" if isinstance(score, (int, float)) and score <= 0 else "met"
+
+
 def _label(verdict: dict[str, Any]) -> str:
     name = str(verdict.get("verdict", ""))
-    if verdict.get("error"):
+    kind = kind_of(verdict)
+    if kind == "error":
         return "⚠ judge error"
+    if kind == "penalty-applied":
+        return f"−{abs(verdict['weight']):g} {verdict.get('name') or 'penalty'}"
+    if kind == "penalty-avoided":
+        return f"✓ no {verdict.get('name') or 'penalty'}"
     icon = ICONS.get(name)
     if icon is None:  # a multi-choice option label
         return f"◆ {name}"
     return f"{icon} {name}"
+
+
+def _mark(rng: Range, verdict: dict[str, Any], example: str | None = None) -> Mark:
+    label = _label(verdict)
+    reason = str(verdict.get("error") or verdict.get("reason") or "")
+    return Mark(
+        rng.start.line,
+        rng,
+        f"{example}: {label}" if example else label,
+        _tooltip(verdict, example),
+        kind_of(verdict),
+        example,
+        " — ".join(p for p in (str(verdict.get("name") or ""), reason) if p),
+    )
 
 
 def _tooltip(verdict: dict[str, Any], example: str | None = None) -> str:
@@ -145,7 +186,7 @@ def shown_for_report(report: dict[str, Any], where: Range) -> Shown:
     for verdict in report.get("verdicts", []):
         rng = _range(verdict.get("range"))
         if rng is not None:
-            shown.marks.append(Mark(rng.start.line, rng, _label(verdict), _tooltip(verdict)))
+            shown.marks.append(_mark(rng, verdict))
     passed = report.get("passed")
     suffix = "" if passed is None else (" ✓ passed" if passed else " ✗ failed")
     shown.lenses.append(Lens(where, f"Graded: {_score_text(report)}{suffix}"))
@@ -155,10 +196,9 @@ def shown_for_report(report: dict[str, Any], where: Range) -> Shown:
 
 
 def shown_for_examples(results: list[Any], top: Range) -> Shown:
+    """One mark per example and verdict (never merged), a lens per example, a problem per failed expectation."""
     examples: list[dict[str, Any]] = []
     shown = Shown(result={"examples": examples})
-    by_line: dict[int, list[tuple[str, dict[str, Any]]]] = {}
-    ranges: dict[int, Range] = {}
     for example in results:
         data = _example_json(example)
         examples.append(data)
@@ -167,22 +207,56 @@ def shown_for_examples(results: list[Any], top: Range) -> Shown:
         for verdict in report.get("verdicts", []):
             rng = _range(verdict.get("range"))
             if rng is not None:
-                by_line.setdefault(rng.start.line, []).append((name, verdict))
-                ranges.setdefault(rng.start.line, rng)
+                shown.marks.append(_mark(rng, verdict, name))
         where = _range(data.get("range")) or top
         met = data.get("met")
         expect = "" if met is None else (" ✓ as expected" if met else " ✗ expectation not met")
         shown.lenses.append(Lens(where, f"{name}: {_score_text(report)}{expect}", regrade=True))
-        for failure in data.get("failures") or []:
-            shown.problems.append((where, f"Example '{name}': {failure}"))
-    for line, items in by_line.items():
-        if len(items) == 1:
-            name, verdict = items[0]
-            label = _label(verdict)
-        else:
-            label = " · ".join(f"{name}: {_label(v)}" for name, v in items)
-        tooltip = "\n\n---\n\n".join(_tooltip(v, name) for name, v in items)
-        shown.marks.append(Mark(line, ranges[line], label, tooltip))
+        ranges = data.get("failure_ranges") or []
+        for i, failure in enumerate(data.get("failures") or []):
+            at = _range(ranges[i]) if i < len(ranges) else None
+            shown.problems.append((at or where, f"Example '{name}': {failure}"))
+            shown.marks.append(
+                Mark(
+                    (at or where).start.line,
+                    at or where,
+                    f"{name}: ✗ expectation not met",
+                    failure,
+                    "expectation-failed",
+                    name,
+                    failure,
+                )
+            )
+    return shown
+
+
+def shown_for_dataset(data: dict[str, Any], uri: str, top: Range) -> Shown:
+    """Agreement with the labels as a lens on each criterion where it is written; disagreements one click away."""
+    shown = Shown(result=data)
+    for criterion in data.get("agreement") or []:
+        where = _range(criterion.get("range")) or top
+        figure = criterion.get("accuracy")
+        kappa = criterion.get("cohen_kappa")
+        abstained = sum((criterion.get("abstained") or {}).values())
+        parts = [
+            f"{criterion.get('name')}: accuracy {'n/a' if figure is None else f'{figure:.2f}'}",
+            f"κ {'n/a' if kappa is None else f'{kappa:.2f}'}",
+            f"n={criterion.get('compared', 0)}",
+            f"abstentions {abstained}",
+        ]
+        if criterion.get("failed"):
+            parts.append(f"failed {criterion['failed']}")
+        disagreeing = criterion.get("disagreeing") or []
+        shown.lenses.append(Lens(where, " · ".join(parts)))
+        if disagreeing:
+            shown.lenses.append(
+                Lens(
+                    where,
+                    f"{len(disagreeing)} disagreeing item(s)",
+                    command="rubric-lsp.showDisagreements",
+                    arguments=[{"uri": uri, "criterion": criterion.get("index")}],
+                )
+            )
     return shown
 
 
@@ -329,11 +403,46 @@ def code_lenses(ls: RubricServer, uri: str) -> list[types.CodeLens]:
 
     convert = Converter(shown.lines() or state.result.document.lines, ls.encoding)
     return [
-        types.CodeLens(
-            range=convert.range(Range(lens.range.start, lens.range.start)),
-            command=types.Command(title=lens.title, command="rubric-lsp.gradeDocument", arguments=[{"uri": uri}])
-            if lens.regrade
-            else types.Command(title=lens.title, command=""),
-        )
+        types.CodeLens(range=convert.range(Range(lens.range.start, lens.range.start)), command=_lens_command(lens, uri))
         for lens in shown.lenses
     ]
+
+
+def _lens_command(lens: Lens, uri: str) -> types.Command:
+    if lens.command is not None:
+        return types.Command(title=lens.title, command=lens.command, arguments=lens.arguments)
+    if lens.regrade:
+        return types.Command(title=lens.title, command="rubric-lsp.gradeDocument", arguments=[{"uri": uri}])
+    return types.Command(title=lens.title, command="")
+
+
+def verdict_entries(ls: RubricServer, uri: str, shown: Shown) -> list[dict[str, Any]]:
+    """The protocol's ``verdicts`` list of a result: each mark with its kind, in the client's units."""
+    lines = shown.lines()
+    if lines is None:
+        return []
+    from rubric_lsp.server.positions import Converter
+
+    convert = Converter(lines, ls.encoding)
+    entries = []
+    for mark in shown.marks:
+        if mark.range.start.line >= lines.line_count:
+            continue
+        entry: dict[str, Any] = {
+            "uri": uri,
+            "range": _json_range(convert.range(mark.range)),
+            "kind": mark.kind,
+            "label": mark.label,
+            "detail": mark.detail,
+        }
+        if mark.example is not None:
+            entry["example"] = mark.example
+        entries.append(entry)
+    return entries
+
+
+def _json_range(rng: types.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": rng.start.line, "character": rng.start.character},
+        "end": {"line": rng.end.line, "character": rng.end.character},
+    }

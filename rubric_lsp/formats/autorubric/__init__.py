@@ -113,6 +113,7 @@ register(
         detect=detect_dataset,
         schema_file="autorubric-dataset.schema.json",
         json_schema=_dataset_schema,
+        editor="rubric_lsp.formats.autorubric.dataset_editor",
         rule_prefix="AR",
     )
 )

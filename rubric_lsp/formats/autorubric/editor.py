@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rubric_lsp.document import Node
 from rubric_lsp.formats.autorubric.view import RubricView
-from rubric_lsp.formats.editor import EditorContext, OutlineItem, short
+from rubric_lsp.formats.editor import EditorContext, GradableUnit, GradePlan, OutlineItem, key_and_value, short
 
 DEFAULT_STRATEGY = "skip"
 
@@ -63,3 +65,38 @@ def hover(ctx: EditorContext, offset: int) -> list[str]:
     from rubric_lsp.formats.autorubric import score_hover
 
     return [score_hover.describe(view, entry, ctx.options.get("cannot_assess") or DEFAULT_STRATEGY)]
+
+
+# -- grading from the editor ------------------------------------------------------------------------
+def _rubric_plan(ctx: EditorContext) -> GradePlan:
+    """A rubric's criteria are scored together: its examples if it has any, else the last response used."""
+    return examples_plan(ctx) or GradePlan("response")
+
+
+def examples_plan(ctx: EditorContext) -> GradePlan | None:
+    root = ctx.root
+    examples = root.get("examples") if root is not None and root.is_map else None
+    return GradePlan("examples") if examples is not None and examples.is_seq and examples.value else None
+
+
+def gradable_units(ctx: EditorContext) -> list[GradableUnit]:
+    """The rubric (a target for selected text), its examples block, and each criterion (no lens of its own)."""
+    view: RubricView | None = ctx.view
+    root = ctx.root
+    if view is None or root is None or not root.is_map:
+        return []
+    plan = _rubric_plan(ctx)
+    units = []
+    rubric_key, rubric = root.key_node("rubric"), root.get("rubric")
+    if rubric_key is not None and rubric is not None:
+        count = len(view.entries)
+        units.append(
+            GradableUnit("", "rubric", key_and_value(rubric_key, rubric), plan, target=True, detail=f"{count} criteria")
+        )
+    examples_key, examples = root.key_node("examples"), root.get("examples")
+    if examples_key is not None and examples is not None and examples.is_seq and examples.value:
+        units.append(GradableUnit("examples", "examples", key_and_value(examples_key, examples), GradePlan("examples")))
+    for entry in view.entries:
+        name = entry.label or "(unnamed)"
+        units.append(GradableUnit(name, "criterion", entry.node.span, replace(plan, units=(name,)), lens=False))
+    return units

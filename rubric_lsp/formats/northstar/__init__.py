@@ -91,6 +91,7 @@ register(
         json_schema=_request_schema,
         view_key="northstar.request",
         read_view=_read_request,
+        editor="rubric_lsp.formats.northstar.editor",
         rule_prefix="NS",
         rule_title="NorthStar judge configs and eval cases",
     )

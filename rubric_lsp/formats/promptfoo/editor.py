@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from rubric_lsp.document import Node
-from rubric_lsp.formats.editor import EditorContext, OutlineItem, key_and_value, short
+from rubric_lsp.formats.editor import EditorContext, GradableUnit, GradePlan, OutlineItem, key_and_value, short
 
 log = logging.getLogger(__name__)
 
@@ -133,3 +133,27 @@ def hover(ctx: EditorContext, offset: int) -> list[str]:
         shown = ", ".join(labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
         lines.append(f"- {shown}: {text}")
     return ["\n".join(lines)]
+
+
+# -- grading from the editor ------------------------------------------------------------------------
+def gradable_units(ctx: EditorContext) -> list[GradableUnit]:
+    """Each inline test: graded (its assertions) against the last response used for the config."""
+    root = ctx.root
+    tests = root.get("tests") if root is not None and root.is_map else None
+    if tests is None or not tests.is_seq:
+        return []
+    units = []
+    for i, test in enumerate(tests.elements()):
+        if not test.is_map:
+            continue
+        description = test.get("description")
+        label = str(description.value) if description is not None and description.is_scalar else ""
+        units.append(
+            GradableUnit(label or f"test {i + 1}", "test", test.span, GradePlan("response", test=i + 1), target=True)
+        )
+    return units
+
+
+def examples_plan(ctx: EditorContext) -> GradePlan | None:
+    """Every test, against the last response used: a config holds no responses of its own."""
+    return GradePlan("response") if ctx.root is not None and ctx.root.is_map and ctx.root.has("tests") else None

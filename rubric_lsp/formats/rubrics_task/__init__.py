@@ -48,6 +48,7 @@ register(
         json_schema=_task_schema,
         view_key="rubrics_task.view",
         read_view=_read_task,
+        editor="rubric_lsp.formats.rubrics_task.editor",
         rule_prefix="RT",
         rule_title="Rubrics tasks",
         converters={"autorubric-dataset": "rubric_lsp.formats.rubrics_task.convert:to_autorubric_dataset"},

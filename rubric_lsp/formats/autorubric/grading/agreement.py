@@ -66,8 +66,10 @@ class CriterionAgreement:
     abstained_both: int = 0
     abstained_judge_only: int = 0
     abstained_truth_only: int = 0
+    range: dict[str, Any] | None = None  # where the criterion is written (the shared rubric's)
+    disagreeing: list[int] = field(default_factory=list)  # the items where the judge and the label differ
 
-    def add(self, truth: Any, judged: Any) -> None:
+    def add(self, truth: Any, judged: Any, item: int | None = None) -> None:
         truth_abstains, judge_abstains = truth in self.abstain, judged in self.abstain
         if truth_abstains and judge_abstains:
             self.abstained_both += 1
@@ -77,6 +79,8 @@ class CriterionAgreement:
             self.abstained_truth_only += 1
         else:
             self.pairs.append((truth, judged))
+            if truth != judged and item is not None:
+                self.disagreeing.append(item)
 
     @property
     def compared(self) -> int:
@@ -97,6 +101,8 @@ class CriterionAgreement:
             },
             "accuracy": agreed / self.compared if self.compared else None,
             "cohen_kappa": cohen_kappa(self.pairs),
+            "range": self.range,
+            "disagreeing": self.disagreeing,
         }
         if self.kind == "ordinal":
             data["quadratic_weighted_kappa"] = cohen_kappa(self.pairs, "quadratic")
@@ -214,6 +220,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
         items_out.append(
             {
                 "index": position,
+                "range": doc.range(item).to_json(),
                 "description": _text(item.get("description")),
                 "score": report.score,
                 "error": report.error,
@@ -222,12 +229,16 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
             }
         )
         if isinstance(truth, list):
-            _compare(agreements, criteria, report, truth)
+            _compare(agreements, criteria, report, truth, position)
     return DatasetResult(items_out, list(agreements.values()), reports)
 
 
 def _compare(
-    agreements: dict[tuple[Any, ...], CriterionAgreement], criteria: list[Any], report: GradeReport, truth: list[Any]
+    agreements: dict[tuple[Any, ...], CriterionAgreement],
+    criteria: list[Any],
+    report: GradeReport,
+    truth: list[Any],
+    position: int | None = None,
 ) -> None:
     """Add one item's judged verdicts against its labels to each criterion's agreement."""
     for criterion, verdict, wanted in zip(criteria, report.verdicts, truth):
@@ -242,7 +253,7 @@ def _compare(
         expected = _category(criterion.criterion, wanted)
         judged = _category(criterion.criterion, verdict.verdict)
         if expected is not None and judged is not None:
-            agreement.add(expected, judged)
+            agreement.add(expected, judged, position)
 
 
 def _criteria_of(doc: Document, node: Node | None) -> tuple[list[Any], str | None]:
@@ -277,12 +288,13 @@ def _identity(item: Any) -> tuple[Any, ...]:
 def _agreement_for(item: Any, index: int) -> CriterionAgreement:
     criterion = item.criterion
     if criterion.options is None:
-        return CriterionAgreement(index, item.name, "binary", abstain=frozenset({"CANNOT_ASSESS"}))
+        return CriterionAgreement(index, item.name, "binary", abstain=frozenset({"CANNOT_ASSESS"}), range=item.range)
     from rubric_lsp.formats.autorubric.grading.criteria import effective_options
 
     options = effective_options(criterion)
     kind = "ordinal" if criterion.scale_type == "ordinal" else "nominal"
-    return CriterionAgreement(index, item.name, kind, abstain=frozenset(i for i, o in enumerate(options) if o.na))
+    abstain = frozenset(i for i, o in enumerate(options) if o.na)
+    return CriterionAgreement(index, item.name, kind, abstain=abstain, range=item.range)
 
 
 def _category(criterion: Any, label: str) -> Any:

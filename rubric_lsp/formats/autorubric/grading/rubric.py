@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document, Node
+from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput, grade_criteria
 from rubric_lsp.grading.report import ExampleResult, ExamplesResult, GradeReport
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
@@ -127,9 +128,26 @@ async def grade_examples(
         if not isinstance(expect, dict):
             return ExampleResult(name, where, report, None, [])
         failures = expectation_failures(items, report, expect)
-        return ExampleResult(name, where, report, not failures, failures)
+        ranges = [_failure_range(doc, example.node.get("expect"), f) for f in failures]
+        return ExampleResult(name, where, report, not failures, failures, ranges)
 
     return ExamplesResult(await fan_out(one(e) for e in examples))
+
+
+def _failure_range(doc: Document, expect: Node | None, failure: str) -> dict[str, Any] | None:
+    """The ``expect`` entry a failure is about: ``min_score``, the criterion's ``verdicts`` entry, else ``expect``."""
+    if expect is None:
+        return None
+    target: Node = expect
+    if expect.is_map:
+        if failure.startswith("expected a score"):
+            target = expect.get("min_score") or expect
+        verdicts = expect.get("verdicts")
+        if verdicts is not None and verdicts.is_map:
+            for key, value in verdicts.pairs():
+                if key.is_scalar and (failure.startswith(f"{key.value}:") or f"{key.value!r}" in failure):
+                    return doc.range(Span(key.start, max(key.end, value.end))).to_json()
+    return doc.range(target).to_json()
 
 
 def expectation_failures(items: list[CriterionInput], report: GradeReport, expect: dict[str, Any]) -> list[str]:

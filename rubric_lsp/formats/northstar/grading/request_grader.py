@@ -34,6 +34,9 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
         plan = read_graders(doc.root, lambda node: doc.range(node).to_json())
     except GraderRequestError as exc:
         raise GradingError(str(exc)) from None
+    if request.units:  # graded from the editor: only the graders the selection picked
+        plan.judges = [g for g in plan.judges if g.name in request.units]
+        plan.not_run = [n for n in plan.not_run if any(f"'{u}'" in n for u in request.units)]
     if not plan.judges:
         others = f" (it has {', '.join(plan.not_run)}, which are not LLM judges)" if plan.not_run else ""
         raise GradingError(f"This EvalRunRequest has no LLM graders (type 'rubric' or 'faithfulness') to run{others}.")

@@ -1,0 +1,26 @@
+"""Editor hooks of a Rubrics task: Grade Examples grades its conversion to an autorubric dataset."""
+
+from __future__ import annotations
+
+from rubric_lsp.formats.editor import EditorContext, GradableUnit, GradePlan
+
+
+def examples_plan(ctx: EditorContext) -> GradePlan | None:
+    """The task as a dataset (``rubric convert``): the judge measured against the human ratings."""
+    if ctx.view is None:
+        return None
+    from rubric_lsp.formats.rubrics_task.convert import to_autorubric_dataset
+
+    conversion = to_autorubric_dataset(ctx.view)
+    if conversion.text is None:
+        return None
+    path = ctx.document.path or "task.json"
+    return GradePlan("dataset", text=conversion.text, path=path.rsplit(".", 1)[0] + ".dataset.json")
+
+
+def gradable_units(ctx: EditorContext) -> list[GradableUnit]:
+    plan = examples_plan(ctx)
+    root = ctx.root
+    if plan is None or root is None:
+        return []
+    return [GradableUnit("the task's ratings", "task", root.span, plan)]

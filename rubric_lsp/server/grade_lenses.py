@@ -1,0 +1,52 @@
+"""Starting a grading from any client: a "▶ Grade" code lens above each gradable unit, a "Grade this …" code action.
+
+Both carry ``rubric-lsp.grade`` with full arguments (the document and the unit's range), so a
+client with no extension (Neovim, Emacs, Helix) grades by running the lens or the action.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from rubric_lsp.document.positions import Span
+from rubric_lsp.formats.editor import GradableUnit
+from rubric_lsp.server.app import RubricServer
+from rubric_lsp.server.grading_plan import Read, units_under
+from rubric_lsp.server.positions import Converter
+
+GRADE = "rubric-lsp.grade"
+
+
+def _command(ls: RubricServer, doc: Read, unit: GradableUnit, title: str) -> types.Command:
+    rng = Converter(doc.document.lines, ls.encoding).span(unit.span)
+    argument: dict[str, Any] = {
+        "uri": doc.uri,
+        "range": {
+            "start": {"line": rng.start.line, "character": rng.start.character},
+            "end": {"line": rng.end.line, "character": rng.end.character},
+        },
+    }
+    return types.Command(title=title, command=GRADE, arguments=[argument])
+
+
+def grade_lenses(ls: RubricServer, doc: Read) -> list[types.CodeLens]:
+    convert = Converter(doc.document.lines, ls.encoding)
+    lenses = []
+    for unit in doc.units():
+        if not unit.lens:
+            continue
+        at = convert.span(Span(unit.span.start, unit.span.start))
+        title = f"▶ Grade {unit.noun}" + (f" '{unit.label}'" if unit.label and unit.noun == "test" else "")
+        lenses.append(types.CodeLens(range=at, command=_command(ls, doc, unit, title)))
+    return lenses
+
+
+def grade_actions(ls: RubricServer, doc: Read, span: Span) -> list[types.CodeAction]:
+    """ "Grade this test / grader / criterion …" for the units at the cursor or selection."""
+    actions = []
+    for unit in units_under(doc.units(), span):
+        title = f"Grade this {unit.noun}" + (f" ({unit.label})" if unit.label else "")
+        actions.append(types.CodeAction(title=title, command=_command(ls, doc, unit, title)))
+    return actions

@@ -1,0 +1,243 @@
+"""What a grading command grades: its document, the units under the selection, the targets a text can be graded against.
+
+Each format says what can be graded in its files through its editor hooks (``gradable_units``,
+``examples_plan``: see :mod:`rubric_lsp.formats.editor`); this module only finds the units under
+a selection, lists targets across documents, and turns a plan into a ``GradeRequest``. A command
+without a ``uri`` works on the document the client last touched (``RubricServer.touch``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from rubric_lsp.document import Document, parse_document
+from rubric_lsp.document.positions import Span
+from rubric_lsp.formats.editor import EditorContext, GradableUnit, GradePlan
+from rubric_lsp.formats.plugin import Format
+from rubric_lsp.server.app import RubricServer
+from rubric_lsp.server.positions import Converter
+
+log = logging.getLogger(__name__)
+
+MAX_WORKSPACE_FILES = 400  # files looked at for the targets list (per request)
+SKIPPED_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache", "dist", "build"}
+SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+
+
+class NoDocument(ValueError):
+    """No ``uri`` given and no document touched yet: the client's mistake (-32602)."""
+
+
+@dataclass
+class Read:
+    """A document as the grading commands see it: text, parse, format and view."""
+
+    uri: str
+    text: str
+    document: Document
+    format: Format | None
+    view: Any
+
+    @property
+    def gradable(self) -> bool:
+        return self.format is not None and self.format.grader is not None and self.document.root is not None
+
+    def context(self) -> EditorContext:
+        return EditorContext(self.document, self.view)
+
+    def units(self) -> list[GradableUnit]:
+        if not self.gradable or self.format is None:
+            return []
+        try:
+            return self.format.editor_hooks().gradable_units(self.context())
+        except Exception:
+            log.exception("listing what can be graded in %s failed", self.uri)
+            return []
+
+    def examples_plan(self) -> GradePlan | None:
+        if not self.gradable or self.format is None:
+            return None
+        try:
+            return self.format.editor_hooks().examples_plan(self.context())
+        except Exception:
+            log.exception("finding the examples of %s failed", self.uri)
+            return None
+
+    @property
+    def name(self) -> str:
+        return Path(self.document.path or self.uri).name
+
+
+def document_uri(ls: RubricServer, args: dict[str, Any]) -> str:
+    uri = args.get("uri") or ls.touched
+    if not isinstance(uri, str):
+        raise NoDocument('no document: pass {"uri": …} or open one first')
+    return uri
+
+
+def text_of(ls: RubricServer, uri: str) -> str:
+    if uri in ls.workspace.text_documents:
+        return ls.text_of(uri)[0]
+    path = ls.path_of(uri)
+    if path is None:
+        raise NoDocument(f"cannot read {uri}")
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _read_now(uri: str, text: str, path: str | None) -> Read:
+    from rubric_lsp.formats.registry import detect
+
+    doc = parse_document(text, path or "untitled.txt")
+    fmt = None
+    view = None
+    if doc.readable and doc.root is not None:
+        try:
+            fmt = detect(doc)
+            view = fmt.build_view(doc) if fmt is not None else None
+        except Exception:
+            log.debug("reading %s failed", uri, exc_info=True)
+    return Read(uri, text, doc, fmt, view)
+
+
+async def read(ls: RubricServer, uri: str) -> Read:
+    """The document at ``uri``: an open one through its lint (shared view), else read from disk."""
+    if uri in ls.workspace.text_documents:
+        result = await ls.lint(uri)
+        return Read(uri, result.document.text, result.document, result.format, result.view)
+    text = text_of(ls, uri)
+    return await asyncio.get_running_loop().run_in_executor(ls.lint_pool, _read_now, uri, text, ls.path_of(uri))
+
+
+def selection_span(ls: RubricServer, doc: Read, rng: Any) -> Span | None:
+    """The selection (an LSP range in the client's units) as code points; None: no selection known."""
+    if rng is None:
+        return None
+    if isinstance(rng, dict):
+        try:
+            rng = types.Range(
+                start=types.Position(line=int(rng["start"]["line"]), character=int(rng["start"]["character"])),
+                end=types.Position(line=int(rng["end"]["line"]), character=int(rng["end"]["character"])),
+            )
+        except (KeyError, TypeError, ValueError):
+            raise ValueError('"range" must be an LSP Range {"start": {line, character}, "end": {…}}') from None
+    return Converter(doc.document.lines, ls.encoding).to_span(rng)
+
+
+def units_under(units: list[GradableUnit], span: Span) -> list[GradableUnit]:
+    """The innermost units the selection touches (a cursor: the innermost units holding it)."""
+    if span.end > span.start:
+        touched = [u for u in units if u.span.start < span.end and span.start < u.span.end]
+    else:
+        touched = [u for u in units if u.span.start <= span.start <= u.span.end]
+    return [
+        u
+        for u in touched
+        if not any(
+            o is not u and u.span.start <= o.span.start and o.span.end <= u.span.end and o.span != u.span
+            for o in touched
+        )
+    ]
+
+
+def combine(units: list[GradableUnit]) -> GradePlan:
+    """One plan for several units: one test if they share it, else every test; their named units together."""
+    plans = [u.plan for u in units]
+    first = plans[0]
+    if len(plans) == 1:
+        return first
+    tests = {p.test for p in plans}
+    names: tuple[str, ...] = ()
+    if all(p.units for p in plans):
+        names = tuple(dict.fromkeys(n for p in plans for n in p.units))
+    return GradePlan(first.kind, tests.pop() if len(tests) == 1 else None, names, first.text, first.path)
+
+
+# -- targets -------------------------------------------------------------------------------
+def target_json(doc: Read, unit: GradableUnit) -> dict[str, Any]:
+    title = doc.format.title if doc.format is not None else "file"
+    data: dict[str, Any] = {
+        "label": unit.label or doc.name,
+        "detail": " · ".join(p for p in (unit.detail or f"{title} {unit.noun}", doc.name) if p),
+        "uri": doc.uri,
+        "format": doc.format.name if doc.format is not None else None,
+    }
+    if unit.plan.test is not None:
+        data["test"] = unit.plan.test
+    if unit.plan.units:
+        data["grader"] = unit.plan.units[0]
+    return data
+
+
+def _workspace_files(ls: RubricServer) -> list[Path]:
+    found: list[Path] = []
+    try:
+        folders = [ls.path_of(f.uri) for f in ls.workspace.folders.values()]
+    except Exception:
+        folders = []
+    for folder in folders:
+        if folder is None:
+            continue
+        for top, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+            found.extend(Path(top) / f for f in sorted(files) if f.endswith(SUFFIXES))
+            if len(found) >= MAX_WORKSPACE_FILES:
+                return found[:MAX_WORKSPACE_FILES]
+    return found
+
+
+async def targets(ls: RubricServer) -> list[dict[str, Any]]:
+    """Every target in the open documents and the workspace folders, each unit its own entry."""
+    uris = list(ls.workspace.text_documents)
+    seen = set(uris)
+    for path in _workspace_files(ls):
+        uri = path.as_uri()
+        if uri not in seen:
+            seen.add(uri)
+            uris.append(uri)
+    found = []
+    for uri in uris:
+        try:
+            doc = await read(ls, uri)
+        except (OSError, UnicodeDecodeError, NoDocument):
+            continue
+        found += [target_json(doc, unit) for unit in doc.units() if unit.target]
+    return found
+
+
+async def target_plan(ls: RubricServer, target: dict[str, Any]) -> tuple[Read, GradePlan]:
+    """The document and plan a ``target`` argument names (one entry of the targets list)."""
+    uri = target.get("uri")
+    if not isinstance(uri, str):
+        raise ValueError('"target" must be an entry of rubric-lsp.gradeTargets (it has no "uri")')
+    try:
+        doc = await read(ls, uri)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f'"target" names a file that cannot be read: {exc}') from None
+    if not doc.gradable:
+        raise ValueError(f'"target" {doc.name} is not a file rubric-lsp can grade against')
+    test, grader = target.get("test"), target.get("grader")
+    return doc, GradePlan(
+        "response",
+        test if isinstance(test, int) and not isinstance(test, bool) else None,
+        (grader,) if isinstance(grader, str) else (),
+    )
+
+
+def request_for(doc: Read, plan: GradePlan, response: tuple[str, str | None] | None, limit: int | None = None) -> Any:
+    """The GradeRequest of ``plan`` on ``doc`` (``response``: the text and query a response plan grades)."""
+    from rubric_lsp.grading.request import GradeRequest, RequestKind
+
+    kind = RequestKind(plan.kind)
+    text, path = (plan.text, plan.path) if plan.text is not None else (doc.text, doc.document.path)
+    responses: tuple[str, ...] = (response[0],) if kind is RequestKind.RESPONSE and response else ()
+    query = response[1] if kind is RequestKind.RESPONSE and response else None
+    test_index = plan.test - 1 if plan.test is not None and plan.test >= 1 else None
+    return GradeRequest(text, path, kind, responses, query, test_index, limit, (), plan.units)
