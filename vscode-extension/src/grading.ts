@@ -153,11 +153,10 @@ export class Grading implements vscode.Disposable {
   private showResult(result: unknown): void {
     const verdicts = verdictsOf(result);
     if (verdicts.length > 0) this.decorations.show(verdicts);
-    const needsResponse = needsResponseOf(result);
-    const message = messageOf(result);
-    if (needsResponse) void vscode.window.showInformationMessage(`Rubric: ${needsResponse}`);
-    // "nothing to grade": the server says it with window/showMessage; here only the status bar
-    else if (message) vscode.window.setStatusBarMessage(`Rubric: ${message}`, 8000);
+    // "needs a response", "nothing to grade": the server says so itself (window/showMessage);
+    // here only the status bar, so that no toast comes twice
+    const message = needsResponseOf(result) ?? messageOf(result);
+    if (message) vscode.window.setStatusBarMessage(`Rubric: ${message}`, 8000);
     if (result && typeof result === "object" && typeof (result as { error?: unknown }).error === "string") {
       this.host.output.warn(`grading failed: ${(result as { error: string }).error}`);
     }

@@ -46,6 +46,7 @@ export interface LspRange {
   end: LspPosition;
 }
 
+/** One verdict as the server shows it (an entry of a result's `shown`). */
 export interface Verdict {
   uri: string;
   range: LspRange;
@@ -70,11 +71,14 @@ const isPosition = (v: unknown): v is LspPosition =>
   isObject(v) && Number.isInteger(v.line) && Number.isInteger(v.character) && (v.line as number) >= 0 && (v.character as number) >= 0;
 const isRange = (v: unknown): v is LspRange => isObject(v) && isPosition(v.start) && isPosition(v.end);
 
-/** The well-formed verdicts of a grading result (anything else is dropped, never guessed at). */
+/**
+ * The well-formed verdicts a grading result shows (`shown`; the engine's own `verdicts` beside it
+ * are the CLI's JSON and are not read). Anything malformed is dropped, never guessed at.
+ */
 export function verdictsOf(result: unknown): Verdict[] {
-  if (!isObject(result) || !Array.isArray(result.verdicts)) return [];
+  if (!isObject(result) || !Array.isArray(result.shown)) return [];
   const out: Verdict[] = [];
-  for (const v of result.verdicts) {
+  for (const v of result.shown) {
     if (!isObject(v) || typeof v.uri !== "string" || !isRange(v.range) || typeof v.label !== "string") continue;
     if (!(VERDICT_KINDS as readonly string[]).includes(v.kind as string)) continue;
     const verdict: Verdict = { uri: v.uri, range: v.range, kind: v.kind as VerdictKind, label: v.label };

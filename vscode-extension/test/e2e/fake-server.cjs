@@ -219,7 +219,7 @@ async function show(uri, vs) {
   verdicts.set(uri, vs.map((v) => ({ line: v.range.start.line, label: v.label })));
   await conn.languages.inlayHint.refresh();
   await conn.sendRequest("workspace/codeLens/refresh");
-  return { verdicts: vs.map(({ weight, ...v }) => v) };
+  return { shown: vs.map(({ weight, ...v }) => v) };
 }
 
 function targets() {
@@ -234,7 +234,11 @@ const PROTOCOL = {
   "rubric-lsp.gradeSelection": async (arg, workDone) => {
     if (/\.rubric\.ya?ml$/.test(arg.uri)) {
       const response = lastResponse.get(arg.uri);
-      if (response === undefined) return { needsResponse: true, message: "Select a response in another document and grade it against this rubric first: a rubric's own text is never graded as a response." };
+      if (response === undefined) {
+        const message = "Grading this rubric needs a response: select a response in any document and run Grade Selection against it, then grade here again.";
+        conn.window.showInformationMessage(message);
+        return { needsResponse: true, message };
+      }
       return grade(arg.uri, response, workDone);
     }
     const target = arg.target || lastTarget;

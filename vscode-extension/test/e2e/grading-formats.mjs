@@ -20,6 +20,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** The judge's scripted answers, by a marker in the request: [marker, reply JSON]. Default: MET. */
 export const JUDGE_RULES = [
+  // a NorthStar binary grader's reply (its schema, not autorubric's)
+  ["[ns-tone]", { reason: "The reply is polite and stays on topic.", feedback: "Keep the tone.", passed: true }],
   ["[judge:UNMET]", { criterion_status: "UNMET", explanation: "The response does not do this." }],
   ["[judge:CANNOT_ASSESS]", { criterion_status: "CANNOT_ASSESS", explanation: "The response gives nothing to judge this by." }],
   ["[judge:garbage]", { note: "no verdict in this answer" }],
@@ -153,7 +155,16 @@ async function startJudge(h, args) {
 }
 
 export async function gradingFormats(h) {
-  const { page, artifacts, check, log, shot, runCommand, openFile, FAKE } = h;
+  const { page, artifacts, check, log, shot, runCommand, FAKE } = h;
+  // Quick Open now and then swallows its Enter on a busy machine: then open it from the Explorer
+  const openFile = (name) => h.openFile(name).catch(async (e) => {
+    log(`opening ${name} from the Explorer (${String(e).split("\n")[0]})`);
+    await page.keyboard.press("Escape");
+    await page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first().dblclick();
+    await page.locator(`.tab[aria-label^="${name}"]`).first().waitFor({ timeout: 15000 });
+    await page.waitForTimeout(500);
+    await page.locator(".monaco-editor textarea").first().focus();
+  });
   const requests = () => judgeTexts(artifacts);
   const since = (n) => requests().slice(n);
   const waitUntil = async (cond, ms) => {
@@ -162,7 +173,6 @@ export async function gradingFormats(h) {
   };
   const viewText = () => page.evaluate(() => [...document.querySelectorAll(".view-line")].map((v) => (v.textContent || "").replace(/\u00a0/g, " ")));
   const toast = (re) => page.locator(".notifications-toasts .notification-toast", { hasText: re }).first().waitFor({ timeout: 30000 }).then(() => true, () => false);
-  const closeToasts = () => runCommand("Notifications: Clear All Notifications").then(() => page.waitForTimeout(300));
   /** The verdict kinds the extension's gutter marks show, with their boxes (the SVG names its kind). */
   const gutterKinds = () => page.evaluate(() => {
     const out = [];
@@ -207,8 +217,8 @@ export async function gradingFormats(h) {
     const before = requests().length;
     const rows = await gradeAgainst("capital of France");
     log(`targets: ${JSON.stringify(rows)}`);
-    check(["capital of France", "refund window", "accuracy_judge", "tone_judge", "kinds.rubric.yaml", "support.dataset.json"].every((t) => rows.some((r) => r.includes(t))),
-      "targets: each promptfoo test, each NorthStar grader, the rubrics and the dataset, as the user named them");
+    check(["capital of France", "refund window", "accuracy_judge", "tone_judge", "kinds.rubric.yaml", "fresh.rubric.yaml"].every((t) => rows.some((r) => r.includes(t))),
+      "targets: each promptfoo test, each NorthStar grader and each rubric, as the user named them");
     const asked = await waitUntil(() => since(before).length > 0, 90000);
     await page.waitForTimeout(1500);
     const texts = since(before);
@@ -226,11 +236,14 @@ export async function gradingFormats(h) {
     const texts2 = since(before2);
     check(asked2 && texts2.some((t) => t.includes("[ns-tone]") && t.includes("Paris is the capital")) && !texts2.some((t) => t.includes("[ns-accuracy]")),
       `NorthStar: the judge was asked about grader 'tone_judge' and the response only (${texts2.length} request(s))`);
+    const passed = await waitUntil(async () => (await gutterKinds()).some((g) => g.kind === "met") && (await viewText()).some((t) => /✓/.test(t)), 30000);
+    check(passed, "NorthStar: the grader's pass is shown on it (✓, green)");
     await shot("f2-northstar-grader");
   }
 
   // F3. every verdict kind, coloured
   {
+    await runCommand("View: Close All Editors");
     await openFile("kinds.rubric.yaml");
     const before = requests().length;
     await runCommand("Rubric: Grade Examples");
@@ -265,9 +278,11 @@ export async function gradingFormats(h) {
     await shot("f4-dataset-agreement");
   }
 
-  // F5. rubric text without a response: nothing graded; nothing to grade: said so
+  // F5. rubric text without a response: nothing graded; nothing to grade: said so.
+  //     A new server first: it has seen no response yet (earlier steps graded some).
   {
-    await closeToasts();
+    await runCommand("Rubric: Restart Server");
+    await page.waitForTimeout(6000);
     await openFile("fresh.rubric.yaml");
     await page.locator(".monaco-editor textarea").first().focus();
     await page.keyboard.press("Control+A");
@@ -278,15 +293,14 @@ export async function gradingFormats(h) {
     check(requests().length === before, `rubric text selected, no response yet: no judge call (${requests().length - before})`);
     check(said, "rubric text selected: a message asks for a response");
     await shot("f5-rubric-text-not-graded");
-    await closeToasts();
     await openFile("notes.yaml");
     await runCommand("Rubric: Grade Examples");
     check(await toast(/nothing to grade/i), "Grade Examples on a file without examples: 'nothing to grade'");
-    await closeToasts();
   }
 
   // F6. progress n/N in the status bar, cancel by clicking it
   {
+    await runCommand("View: Close All Editors"); // only the graded document's marks are on the page
     const slowLog = path.join(artifacts, "slow-judge-requests.jsonl");
     const slow = await startJudge(h, ["--latency-ms", "1500", "--log", slowLog]);
     const settings = JSON.parse(fs.readFileSync(h.settingsFile, "utf8"));

@@ -312,7 +312,10 @@ try {
     await input.waitFor({ timeout: 10000 });
     await input.fill(`>${title}`);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10000 });
-    await page.keyboard.press("Enter");
+    // the command titled exactly so ("Grade Selection", not a recently used "Grade Selection Against…")
+    const exact = page.locator(".quick-input-list .monaco-list-row", { has: page.locator(".label-name", { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) }) }).first();
+    if (await exact.count()) await exact.click();
+    else await page.keyboard.press("Enter");
   }
   async function setSetting(key, value) {
     await runCommand("Preferences: Open User Settings");

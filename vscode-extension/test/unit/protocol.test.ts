@@ -24,7 +24,8 @@ const range = (line: number) => ({ start: { line, character: 2 }, end: { line, c
 test("verdicts: every kind kept, malformed entries dropped, never guessed", () => {
   const result = {
     score: 0.5,
-    verdicts: [
+    verdicts: [{ name: "greets", verdict: "MET", range: range(1) }], // the engine's, for the CLI: not read
+    shown: [
       { uri: "file:///r.yaml", range: range(1), kind: "met", label: "✓ MET" },
       { uri: "file:///r.yaml", range: range(2), kind: "penalty-applied", label: "−12 invented_policy", detail: "made up a policy" },
       { uri: "file:///r.yaml", range: range(3), kind: "expectation-failed", label: "✗ expected UNMET", example: "strict" },
@@ -38,14 +39,15 @@ test("verdicts: every kind kept, malformed entries dropped, never guessed", () =
   assert.deepEqual(vs.map((v) => v.kind), ["met", "penalty-applied", "expectation-failed"]);
   assert.equal(vs[1].detail, "made up a policy");
   assert.equal(vs[2].example, "strict");
-  assert.deepEqual(verdictsOf({ verdicts: "x" }), []);
+  assert.deepEqual(verdictsOf({ shown: "x" }), []);
+  assert.deepEqual(verdictsOf({ verdicts: [{ uri: "file:///r.yaml", range: range(1), kind: "met", label: "✓ MET" }] }), []);
   assert.deepEqual(verdictsOf(null), []);
   assert.deepEqual(verdictsOf([]), []);
 });
 
 test("verdicts are grouped per document, one entry per example", () => {
   const vs = verdictsOf({
-    verdicts: [
+    shown: [
       { uri: "file:///a", range: range(1), kind: "met", label: "polite ✓", example: "polite" },
       { uri: "file:///a", range: range(1), kind: "unmet", label: "strict ✗", example: "strict" },
       { uri: "file:///b", range: range(0), kind: "error", label: "judge error" },
