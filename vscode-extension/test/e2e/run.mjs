@@ -172,7 +172,7 @@ log(`judge on 127.0.0.1:${judgePort} (${useRepoJudge ? "tests/judge_server.py" :
 
 // workspace: a bad rubric and a response
 fs.writeFileSync(path.join(ws, "bad.rubric.yaml"), [
-  "criteria:",
+  "rubric:",
   "  - name: clarity",
   "    weight: 10",
   "    requirment: The answer is clear and direct",
@@ -463,13 +463,13 @@ try {
       // is what must keep it there, hence the pause before looking.
       // (Grade Selection opened the rubric beside the response: click into that editor.)
       const graded = page.locator(".monaco-editor", { hasText: "MET" }).first();
-      await graded.locator(".view-line", { hasText: "criteria:" }).first().click();
+      await graded.locator(".view-line", { hasText: "rubric:" }).first().click();
       await page.keyboard.press("Control+Home");
       await page.keyboard.type("# reviewed by the team\n");
       await page.waitForTimeout(2500);
       const followed = await page.waitForFunction(() => {
         const lines = [...document.querySelectorAll(".view-line")].map((v) => (v.textContent || "").replace(/\u00a0/g, " "));
-        return lines.some((t) => /^\s*- name: clarity.*✓\s*(MET|clarity)/.test(t)) && !lines.some((t) => /^(criteria:|# reviewed).*(MET|✓)/.test(t));
+        return lines.some((t) => /^\s*- name: clarity.*✓\s*(MET|clarity)/.test(t)) && !lines.some((t) => /^(rubric:|# reviewed).*(MET|✓)/.test(t));
       }, null, { timeout: 20000 }).then(() => true, () => false);
       const now = await page.evaluate(() => [...document.querySelectorAll(".view-line")].map((v) => v.textContent).filter((t) => /MET/.test(t || "")));
       check(followed, `the verdict stays on its criterion after typing above it (${JSON.stringify(now)})`);
