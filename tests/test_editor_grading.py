@@ -221,8 +221,8 @@ async def test_code_lens_and_code_action_start_a_grading(client: LanguageClient)
     assert len(JUDGE.completions) == 1 and "Refuses politely" in JUDGE.completions[0].text
     actions = await cursor_at(client, config, 11)
     action = next(a for a in actions if a.title == "Grade this test (polite refusal)")
-    # (pytest-lsp may read a CodeAction as a Command: both have "title" and "command")
-    assert "rubric-lsp.grade" in str(action.command)
+    assert isinstance(action, types.Command) and action.command == "rubric-lsp.grade"
+    assert action.arguments[0]["uri"] == config and action.arguments[0]["range"]["start"]["line"] == 9
 
 
 async def test_northstar_selection_grades_only_the_selected_grader(client: LanguageClient):

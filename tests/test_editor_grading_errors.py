@@ -71,7 +71,8 @@ def test_no_model_is_an_error_with_data_in_editor_wording(tmp_path: Path):
     finally:
         client.close()
     stderr = client.proc.stderr.read().decode(errors="replace") if client.proc.stderr else ""
-    assert "grading refused" not in stderr and "rubric_lsp" not in stderr, stderr
+    if not os.environ.get("RUBRIC_LSP_LOG"):  # debugging the server keeps a copy on stderr
+        assert "grading refused" not in stderr and "rubric_lsp" not in stderr, stderr
 
 
 def test_no_key_names_the_model_and_the_variable(tmp_path: Path):

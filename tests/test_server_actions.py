@@ -103,7 +103,7 @@ async def _actions(client: LanguageClient, uri: str, diag: types.Diagnostic, onl
             context=types.CodeActionContext(diagnostics=[diag], only=only),
         )
     )
-    return list(result or [])
+    return [a for a in result or [] if isinstance(a, types.CodeAction)]  # not the "Grade this …" commands
 
 
 async def test_every_fixable_rule_has_a_case_that_trips_it():

@@ -218,5 +218,5 @@ def register(ls: RubricServer) -> None:
             from rubric_lsp.server.grading_plan import Read
 
             doc = Read(uri, result.document.text, result.document, result.format, result.view)
-            actions = list(actions) + grade_actions(ls, doc, span)
+            return [*actions, *grade_actions(ls, doc, span)] or None
         return actions or None

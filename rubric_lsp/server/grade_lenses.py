@@ -43,10 +43,13 @@ def grade_lenses(ls: RubricServer, doc: Read) -> list[types.CodeLens]:
     return lenses
 
 
-def grade_actions(ls: RubricServer, doc: Read, span: Span) -> list[types.CodeAction]:
-    """ "Grade this test / grader / criterion …" for the units at the cursor or selection."""
-    actions = []
-    for unit in units_under(doc.units(), span):
-        title = f"Grade this {unit.noun}" + (f" ({unit.label})" if unit.label else "")
-        actions.append(types.CodeAction(title=title, command=_command(ls, doc, unit, title)))
-    return actions
+def grade_actions(ls: RubricServer, doc: Read, span: Span) -> list[types.Command]:
+    """ "Grade this test / grader / criterion …" for the units at the cursor or selection.
+
+    Offered as bare Commands, which a code-action answer may hold: lsprotocol (pygls, pytest-lsp)
+    reads every CodeAction that carries a command as a Command anyway, so typed clients see these right.
+    """
+    return [
+        _command(ls, doc, unit, f"Grade this {unit.noun}" + (f" ({unit.label})" if unit.label else ""))
+        for unit in units_under(doc.units(), span)
+    ]

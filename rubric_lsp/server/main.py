@@ -27,9 +27,10 @@ def build_server():
     @ls.feature(types.INITIALIZE)
     def initialize(ls: RubricServer, params: types.InitializeParams) -> None:
         ls.loop = asyncio.get_running_loop() if _loop_running() else None
-        if ls.loop is not None:
+        if ls.loop is not None and not os.environ.get("RUBRIC_LSP_LOG"):
             # From now on the client's log has our lines, with their levels (window/logMessage); a
             # copy on stderr would show in VS Code's output channel as [error], whatever its level.
+            # RUBRIC_LSP_LOG (debugging the server) keeps the stderr copy.
             logging.getLogger("rubric_lsp").propagate = False
         # Load the formats and rules now, while the client digests our capabilities.
         from rubric_lsp.formats.registry import load_all_checkers
@@ -89,14 +90,14 @@ WARM_UP_IDLE_SECONDS = float(os.environ.get("RUBRIC_LSP_WARM_UP_IDLE", "2"))
 
 
 def _warm_up_when_idle(ls) -> None:
-    from rubric_lsp.server import grading
+    from rubric_lsp.server import grading_run
 
     def check() -> None:
-        if grading.warm_started:
+        if grading_run.warm_started:
             return
         quiet = ls.loop.time() - ls.last_activity
         if quiet >= WARM_UP_IDLE_SECONDS and not ls.lint_busy:
-            grading.start_warm_up()
+            grading_run.start_warm_up()
         else:
             ls.loop.call_later(max(0.2, WARM_UP_IDLE_SECONDS - quiet), check)
 
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         "--log-level",
         default=os.environ.get("RUBRIC_LSP_LOG", "INFO"),
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="what goes to the client's log and stderr",
+        help="what goes to the client's log (and, with RUBRIC_LSP_LOG set, to stderr too)",
     )
     parser.add_argument("--version", action="version", version=f"rubric-lsp {__version__}")
     args = parser.parse_args(argv)

@@ -92,8 +92,10 @@ local ok, err = pcall(function()
   result.actions = {}
   for _, action in ipairs(sync(bufnr, "textDocument/codeAction", params) or {}) do
     table.insert(result.actions, action.title)
-    if action.title:find("Grade this test", 1, true) and action.command then
-      local answer = sync(bufnr, "workspace/executeCommand", action.command)
+    if action.title:find("Grade this test", 1, true) then
+      -- a bare Command (as the server offers it) or a CodeAction carrying one
+      local command = type(action.command) == "table" and action.command or action
+      local answer = sync(bufnr, "workspace/executeCommand", command)
       result.steps.action = answer and answer.units
     end
   end
