@@ -246,6 +246,24 @@ async def test_northstar_selection_grades_only_the_selected_grader(client: Langu
     assert report["units"] == ["tone_judge"]
 
 
+async def test_rubrics_in_every_autorubric_shape_are_targets(client: LanguageClient):
+    """autorubric reads criteria from 'rubric', 'sections', 'criteria' or a top-level list: each is a target."""
+    s = client.rubric_session
+    shapes = {
+        "shapes/sections.rubric.yaml": "sections:\n  - name: Tone\n    criteria:\n      - requirement: Is polite\n",
+        "shapes/criteria.rubric.yaml": "criteria:\n  - requirement: Is polite\n  - requirement: Is short\n",
+        "shapes/list.rubric.yaml": "- requirement: Is polite\n",
+    }
+    uris = {s.open(name, text): name for name, text in shapes.items()}
+    targets = (await execute(client, "rubric-lsp.gradeTargets", {}))["targets"]
+    found = {uris[t["uri"]]: t.get("detail", "").split(" · ")[0] for t in targets if t["uri"] in uris}
+    assert found == {
+        "shapes/sections.rubric.yaml": "1 criteria",
+        "shapes/criteria.rubric.yaml": "2 criteria",
+        "shapes/list.rubric.yaml": "1 criteria",
+    }
+
+
 async def test_penalty_applied_reads_as_a_loss(client: LanguageClient):
     s = client.rubric_session
     uri = s.open("kinds/a.rubric.yaml", RUBRIC.format(tag=tag(client) + " kinds"))

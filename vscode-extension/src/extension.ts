@@ -10,9 +10,6 @@ import {
   ServerOptions,
   State,
   TransportKind,
-  WorkDoneProgress,
-  WorkDoneProgressBegin,
-  WorkDoneProgressReport,
 } from "vscode-languageclient/node";
 import {
   Candidate,
@@ -24,7 +21,8 @@ import {
   serverEnv,
 } from "./launch";
 import { checkExecutable, ensureGradeExtra, offerPrivateInstall, privateEnvPython, refreshPrivateEnv } from "./installer";
-import { EXCLUDE_GLOB, RUBRIC_GLOB, chooseRubric, gradeTextArgs, looksLikeRubric } from "./rubrics";
+import { Grading } from "./grading";
+import { SERVER_CMD } from "./protocol";
 import {
   ServerSection,
   answerConfigurationItem,
@@ -35,13 +33,8 @@ import {
 } from "./settings";
 
 const CLIENT_ID = "rubric";
-const SERVER_CMD = {
-  gradeText: "rubric-lsp.gradeText",
-  gradeDocument: "rubric-lsp.gradeDocument",
-  clearVerdicts: "rubric-lsp.clearVerdicts",
-};
-const GRADING_COMMANDS = new Set([SERVER_CMD.gradeText, SERVER_CMD.gradeDocument]);
-const LAST_RUBRIC_KEY = "rubric.lastRubric";
+/** The documents sent to the server (it lints and grades only these). */
+const DOCUMENT_SELECTOR: { scheme: string; language: string }[] = ["yaml", "json", "jsonc", "jsonl"].map((language) => ({ scheme: "file", language }));
 const API_KEY_NAMES_KEY = "rubric.apiKeyNames";
 const SECRET_PREFIX = "rubric.apiKey.";
 
@@ -64,9 +57,7 @@ let launched: Candidate | undefined;
 let lastChoice: LaunchChoice | undefined;
 let lastPythonExtensionInterpreter: string | undefined;
 let starting: Promise<void> | undefined;
-let activeGradings = 0;
-let progressText: string | undefined;
-let progressCounter = 0;
+let grading: Grading;
 
 function trusted(): boolean {
   return vscode.workspace.isTrusted;
@@ -84,9 +75,6 @@ function updateStatus(): void {
   if (!client && lastChoice && !lastChoice.chosen) {
     status.text = "$(warning) Rubric";
     status.tooltip = `rubric-lsp is not running: ${lastChoice.message ?? ""}`;
-  } else if (activeGradings > 0) {
-    status.text = `$(sync~spin) Rubric: ${progressText ?? "grading…"}`;
-    status.tooltip = `Grading with ${model}`;
   } else {
     status.text = trusted() ? `$(law) ${model}` : "$(shield) Rubric: lint only";
     status.tooltip = new vscode.MarkdownString(
@@ -220,7 +208,7 @@ async function startClient(): Promise<void> {
     options: { env, cwd: folder },
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: ["yaml", "json", "jsonc", "jsonl"].map((language) => ({ scheme: "file", language })),
+    documentSelector: DOCUMENT_SELECTOR,
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     initializationOptions: section(),
@@ -235,13 +223,8 @@ async function startClient(): Promise<void> {
           return answers.map((a, i) => (a === undefined ? fallback[i] : a));
         },
       },
-      executeCommand: async (command, args, next) => {
-        if (GRADING_COMMANDS.has(command) && !trusted()) {
-          void vscode.window.showWarningMessage("Rubric: grading is disabled in an untrusted workspace.");
-          return undefined;
-        }
-        return next(command, args);
-      },
+      // grading from the server's lenses and code actions: trust gate, our progress token, verdict colours
+      executeCommand: (command, args, next) => grading.executeCommand(command, args, next),
     },
   };
   const c = new LanguageClient(CLIENT_ID, "Rubric Language Server", serverOptions, clientOptions);
@@ -319,54 +302,19 @@ function serverSupports(c: LanguageClient, command: string): boolean {
 
 // ---------------------------------------------------------------- grading
 
-async function runGrading(c: LanguageClient, command: string, arg: unknown, title: string): Promise<unknown> {
-  if (!serverSupports(c, command)) {
-    void vscode.window.showWarningMessage(`Rubric: this rubric-lsp server does not support ${command}; upgrade it (pip install -U "rubric-lsp[all]").`);
-    return undefined;
+/** Before a grading: a private environment gets `[grade]` (litellm) the first time, if the user agrees. */
+async function beforeGrading(c: LanguageClient): Promise<LanguageClient | undefined> {
+  if (launched?.source !== "privateEnv") return c;
+  const extra = await ensureGradeExtra(ctx, output, launched.command);
+  if (extra === "declined") return undefined;
+  if (extra === "installed") {
+    await restart("rubric-lsp[grade] installed");
+    return runningClient();
   }
-  if (launched?.source === "privateEnv") {
-    const extra = await ensureGradeExtra(ctx, output, launched.command);
-    if (extra === "declined") return undefined;
-    if (extra === "installed") {
-      await restart("rubric-lsp[grade] installed");
-      const fresh = await runningClient();
-      if (!fresh) return undefined;
-      c = fresh;
-    }
-  }
-  const token = `rubric-grade-${Date.now()}-${++progressCounter}`;
-  activeGradings++;
-  progressText = "grading…";
-  updateStatus();
-  const sub = c.onProgress(WorkDoneProgress.type, token, (value) => {
-    if (value.kind === "end") {
-      progressText = undefined;
-    } else {
-      const v = value as WorkDoneProgressBegin | WorkDoneProgressReport;
-      const pct = typeof v.percentage === "number" ? ` ${v.percentage}%` : "";
-      progressText = `${v.message ?? (value.kind === "begin" ? (value as WorkDoneProgressBegin).title : "grading")}${pct}`;
-    }
-    updateStatus();
-  });
-  try {
-    output.info(`${title}: ${command}`);
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: `Rubric: ${title}` },
-      () => c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg], workDoneToken: token }),
-    );
-    if (result !== null && result !== undefined) output.info(`${title} result: ${JSON.stringify(result).slice(0, 2000)}`);
-    return result;
-  } catch (e) {
-    output.error(`${title} failed: ${e}`);
-    void vscode.window.showErrorMessage(`Rubric: ${title} failed: ${e instanceof Error ? e.message : e}`, "Show Output").then((a) => a && output.show());
-    return undefined;
-  } finally {
-    sub.dispose();
-    activeGradings--;
-    if (activeGradings === 0) progressText = undefined;
-    updateStatus();
-  }
+  return c;
 }
+
+// ---------------------------------------------------------------- verdicts
 
 function requireTrust(): boolean {
   if (trusted()) return true;
@@ -374,97 +322,8 @@ function requireTrust(): boolean {
   return false;
 }
 
-async function pickRubric(): Promise<vscode.Uri | undefined> {
-  const found = await vscode.workspace.findFiles(RUBRIC_GLOB, EXCLUDE_GLOB, 500);
-  const seen = new Set(found.map((u) => u.toString()));
-  for (const d of vscode.workspace.textDocuments) {
-    if (d.uri.scheme === "file" && !seen.has(d.uri.toString()) && looksLikeRubric(d.fileName, d.languageId, d.getText())) {
-      found.push(d.uri);
-      seen.add(d.uri.toString());
-    }
-  }
-  if (found.length === 0) {
-    void vscode.window.showWarningMessage("Rubric: no rubric files found in the workspace (e.g. *.rubric.yaml).");
-    return undefined;
-  }
-  const last = ctx.workspaceState.get<string>(LAST_RUBRIC_KEY);
-  const items = found
-    .map((u) => ({ label: vscode.workspace.asRelativePath(u), description: u.toString() === last ? "last used" : undefined, uri: u }))
-    .sort((a, b) => (a.description ? -1 : b.description ? 1 : a.label.localeCompare(b.label)));
-  const picked = await vscode.window.showQuickPick(items, { placeHolder: "Grade against which rubric?", matchOnDescription: true });
-  if (!picked) return undefined;
-  await ctx.workspaceState.update(LAST_RUBRIC_KEY, picked.uri.toString());
-  return picked.uri;
-}
-
-async function uriExists(uriString: string): Promise<boolean> {
-  try {
-    await vscode.workspace.fs.stat(vscode.Uri.parse(uriString));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function gradeSelection(forcePick = false): Promise<void> {
-  if (!requireTrust()) return;
-  const editor = vscode.window.activeTextEditor;
-  if (!editor) {
-    void vscode.window.showWarningMessage("Rubric: open the response to grade first.");
-    return;
-  }
-  const doc = editor.document;
-  const activeIsRubric = looksLikeRubric(doc.fileName, doc.languageId, doc.getText());
-  const remembered = ctx.workspaceState.get<string>(LAST_RUBRIC_KEY);
-  const choice = chooseRubric({
-    activeUri: doc.uri.toString(),
-    activeIsRubric,
-    remembered,
-    rememberedExists: remembered ? await uriExists(remembered) : false,
-    forcePick,
-  });
-  let rubricUri: vscode.Uri | undefined;
-  if (choice.kind === "pick") rubricUri = await pickRubric();
-  else rubricUri = vscode.Uri.parse(choice.uri!);
-  if (!rubricUri) return;
-
-  const selected = editor.selections.filter((s) => !s.isEmpty).map((s) => doc.getText(s)).join("\n");
-  let text = selected;
-  if (!text) {
-    if (choice.kind === "active") {
-      // the active file is the rubric itself: ask for the response to grade
-      text =
-        (await vscode.window.showInputBox({
-          prompt: "Response text to grade against this rubric (or select it in an editor)",
-          value: (await vscode.env.clipboard.readText()).slice(0, 10000),
-        })) ?? "";
-      if (!text) return;
-    } else {
-      text = doc.getText();
-    }
-  }
-  const c = await runningClient();
-  if (!c) return;
-  if (choice.kind !== "active") {
-    // show the rubric beside so its verdict hints and score lens are visible
-    await vscode.window.showTextDocument(rubricUri, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
-  }
-  await runGrading(c, SERVER_CMD.gradeText, gradeTextArgs(rubricUri.toString(), text), `Grade against ${vscode.workspace.asRelativePath(rubricUri)}`);
-}
-
-async function gradeExamples(): Promise<void> {
-  if (!requireTrust()) return;
-  const editor = vscode.window.activeTextEditor;
-  if (!editor) {
-    void vscode.window.showWarningMessage("Rubric: open a rubric, dataset or eval config first.");
-    return;
-  }
-  const c = await runningClient();
-  if (!c) return;
-  await runGrading(c, SERVER_CMD.gradeDocument, { uri: editor.document.uri.toString() }, "Grade examples");
-}
-
 async function clearVerdicts(): Promise<void> {
+  grading.decorations.clear();
   const c = await runningClient();
   if (!c) return;
   if (!serverSupports(c, SERVER_CMD.clearVerdicts)) {
@@ -533,11 +392,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.name = "Rubric";
   status.command = "rubric.showOutput";
   context.subscriptions.push(output, status);
+  grading = new Grading({ ctx, output, selector: DOCUMENT_SELECTOR, trusted, runningClient, serverSupports, beforeGrading });
 
   context.subscriptions.push(
-    vscode.commands.registerCommand("rubric.gradeSelection", () => gradeSelection(false)),
-    vscode.commands.registerCommand("rubric.chooseRubric", () => gradeSelection(true)),
-    vscode.commands.registerCommand("rubric.gradeExamples", gradeExamples),
+    ...grading.register(),
     vscode.commands.registerCommand("rubric.clearVerdicts", clearVerdicts),
     vscode.commands.registerCommand("rubric.setApiKey", setApiKey),
     vscode.commands.registerCommand("rubric.restartServer", () => restart("restart command")),

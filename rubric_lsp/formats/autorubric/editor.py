@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rubric_lsp.document import Node
+from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.autorubric.view import RubricView
 from rubric_lsp.formats.editor import EditorContext, GradableUnit, GradePlan, OutlineItem, key_and_value, short
 
@@ -83,20 +84,30 @@ def gradable_units(ctx: EditorContext) -> list[GradableUnit]:
     """The rubric (a target for selected text), its examples block, and each criterion (no lens of its own)."""
     view: RubricView | None = ctx.view
     root = ctx.root
-    if view is None or root is None or not root.is_map:
+    if view is None or root is None or not view.entries:
         return []
-    plan = _rubric_plan(ctx)
+    plan = _rubric_plan(ctx) if root.is_map else GradePlan("response")
     units = []
-    rubric_key, rubric = root.key_node("rubric"), root.get("rubric")
-    if rubric_key is not None and rubric is not None:
+    where = _criteria_span(root)
+    if where is not None:
         count = len(view.entries)
-        units.append(
-            GradableUnit("", "rubric", key_and_value(rubric_key, rubric), plan, target=True, detail=f"{count} criteria")
-        )
-    examples_key, examples = root.key_node("examples"), root.get("examples")
+        units.append(GradableUnit("", "rubric", where, plan, target=True, detail=f"{count} criteria"))
+    examples_key, examples = (root.key_node("examples"), root.get("examples")) if root.is_map else (None, None)
     if examples_key is not None and examples is not None and examples.is_seq and examples.value:
         units.append(GradableUnit("examples", "examples", key_and_value(examples_key, examples), GradePlan("examples")))
     for entry in view.entries:
         name = entry.label or "(unnamed)"
         units.append(GradableUnit(name, "criterion", entry.node.span, replace(plan, units=(name,)), lens=False))
     return units
+
+
+def _criteria_span(root: Node) -> Span | None:
+    """Where the criteria are written: the ``rubric``, ``sections`` or ``criteria`` entry (as
+    autorubric reads them, in that order), or the whole file when it is a list of criteria."""
+    if root.is_seq:
+        return root.span
+    for key in ("rubric", "sections", "criteria"):
+        key_node, value = root.key_node(key), root.get(key)
+        if key_node is not None and value is not None:
+            return key_and_value(key_node, value)
+    return None

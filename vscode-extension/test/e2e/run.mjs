@@ -8,6 +8,9 @@
 //      the rubric grades its examples again (rubric.gradeOnSave; real server only)
 //   5. "Rubric: Set API Key" -> the judge receives the key as its bearer token; the key is
 //      in neither the Output channel nor the judge's log (real server only)
+//   6. issue 14 (grading-formats.mjs): Grade Selection / Grade Examples for a promptfoo test, a
+//      NorthStar grader, an autorubric rubric and a dataset; every verdict kind coloured; rubric
+//      text never graded as a response; "Grading n/N" and cancel (RUBRIC_E2E_STEPS=formats: only these)
 // Screenshots go to test/e2e/artifacts/. Exits 0 with "SKIPPED: reason" when the
 // rubric-lsp server cannot be started (`python -m rubric_lsp serve`) or Chromium is
 // missing — exit 1 instead when RUBRIC_REQUIRE_ALL=1 (CI). The grading step is skipped
@@ -32,6 +35,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { gradingFormats, judgeArgs, writeFixtures } from "./grading-formats.mjs";
 import { installScenario, prepareInstallProfile } from "./install.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -39,6 +43,8 @@ const extRoot = path.resolve(here, "..", "..");
 const repoRoot = path.resolve(extRoot, "..");
 const args = new Set(process.argv.slice(2));
 const FAKE = args.has("--fake-server");
+// RUBRIC_E2E_STEPS=formats: only the issue-14 grading steps (grading-formats.mjs), after the server is set up
+const ONLY_FORMATS = process.env.RUBRIC_E2E_STEPS === "formats";
 const UNTRUSTED = args.has("--untrusted"); // Restricted Mode: diagnostics only
 const INSTALL = args.has("--install"); // no Python package installed: the extension installs the server
 const CODE_SERVER_VERSION = "4.100.3"; // VS Code 1.100; runs on Node 20
@@ -161,7 +167,7 @@ const judgePort = await freePort();
 const judgeScript = path.join(repoRoot, "tests", "judge_server.py");
 const useRepoJudge = !FAKE && fs.existsSync(judgeScript) && !process.env.RUBRIC_E2E_NODE_JUDGE;
 const judge = useRepoJudge
-  ? spawn(python, [judgeScript, "--port", String(judgePort), "--log", path.join(artifacts, "judge-requests.jsonl"), "--reply-json", JSON.stringify({ criterion_status: "MET", explanation: "The response satisfies the criterion." })], { stdio: ["ignore", "pipe", "pipe"], detached: true })
+  ? spawn(python, [judgeScript, "--port", String(judgePort), "--log", path.join(artifacts, "judge-requests.jsonl"), "--reply-json", JSON.stringify({ criterion_status: "MET", explanation: "The response satisfies the criterion." }), ...judgeArgs()], { stdio: ["ignore", "pipe", "pipe"], detached: true })
   : spawn(process.execPath, [path.join(here, "fake-judge.mjs"), String(judgePort)], { stdio: ["ignore", "pipe", "pipe"], detached: true });
 children.push(judge);
 judge.stderr.on("data", (d) => fs.appendFileSync(path.join(artifacts, "judge.log"), d));
@@ -171,7 +177,7 @@ log(`judge on 127.0.0.1:${judgePort} (${useRepoJudge ? "tests/judge_server.py" :
 
 // workspace: a bad rubric and a response
 fs.writeFileSync(path.join(ws, "bad.rubric.yaml"), [
-  "criteria:",
+  "rubric:",
   "  - name: clarity",
   "    weight: 10",
   "    requirment: The answer is clear and direct",
@@ -194,6 +200,7 @@ fs.writeFileSync(path.join(ws, "examples.rubric.yaml"), [
   "    expect: {verdicts: {concise: UNMET}}",
   "",
 ].join("\n"));
+writeFixtures(ws); // grading-formats.mjs: a promptfoo config, a NorthStar request, rubrics, a dataset
 // a type error that a validating JSON Schema would report too (double reporting check)
 fs.writeFileSync(path.join(ws, "typed.rubric.json"), '[\n  {"name": "clarity", "weight": "ten", "requirement": "The answer is clear"}\n]\n');
 
@@ -302,6 +309,12 @@ try {
   // fix it in the Settings editor, as a user would; the extension restarts the server
   for (const [key, value] of Object.entries(serverSetting)) await setSetting(key, value);
   if (process.env.RUBRIC_E2E_DEBUG) { await page.waitForTimeout(3000); await runCommand("Rubric: Show Output"); await page.waitForTimeout(1000); await shot("00b-output"); }
+  const formatSteps = () => gradingFormats({ page, artifacts, check, log, shot, runCommand, openFile, FAKE, serverCommands, settingsFile, python, judgeScript, useRepoJudge, children });
+  if (ONLY_FORMATS) {
+    await page.waitForTimeout(5000); // the restarted server
+    await formatSteps();
+    throw "done";
+  }
 
   async function runCommand(title) {
     await page.keyboard.press("F1");
@@ -309,7 +322,10 @@ try {
     await input.waitFor({ timeout: 10000 });
     await input.fill(`>${title}`);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10000 });
-    await page.keyboard.press("Enter");
+    // the command titled exactly so ("Grade Selection", not a recently used "Grade Selection Against…")
+    const exact = page.locator(".quick-input-list .monaco-list-row", { has: page.locator(".label-name", { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) }) }).first();
+    if (await exact.count()) await exact.click();
+    else await page.keyboard.press("Enter");
   }
   async function setSetting(key, value) {
     await runCommand("Preferences: Open User Settings");
@@ -426,8 +442,8 @@ try {
   }
 
   // 3. Grade Selection against the judge on 127.0.0.1
-  if (!serverCommands.includes("rubric-lsp.gradeText")) {
-    console.log("SKIPPED (grading): the server does not offer rubric-lsp.gradeText yet");
+  if (!serverCommands.includes("rubric-lsp.gradeSelection")) {
+    console.log("SKIPPED (grading): the server does not offer rubric-lsp.gradeSelection yet");
   } else {
     await openFile("response.md");
     await page.locator(".monaco-editor textarea").first().focus();
@@ -439,14 +455,14 @@ try {
       await pick.click();
     }
     const hint = await page.waitForFunction(
-      () => [...document.querySelectorAll(".view-lines")].some((v) => /(✓|✗|\?|⚠)\s*(MET|UNMET|CANNOT_ASSESS)|judge error/.test(v.textContent || "")),
+      () => [...document.querySelectorAll(".view-lines")].some((v) => /(✓|✗|\?|⚠)\s*(MET|UNMET|CANNOT_ASSESS|clarity)|judge error/.test(v.textContent || "")),
       null, { timeout: 120000 },
     ).then(() => true, () => false);
     await page.waitForTimeout(500);
-    const hintText = await page.evaluate(() => [...document.querySelectorAll(".view-line")].map((v) => v.textContent).filter((t) => /MET|UNMET|CANNOT_ASSESS|judge error/.test(t || "")));
+    const hintText = await page.evaluate(() => [...document.querySelectorAll(".view-line")].map((v) => v.textContent).filter((t) => /MET|UNMET|CANNOT_ASSESS|judge error|✓|✗/.test(t || "")));
     log(`verdict lines: ${JSON.stringify(hintText)}`);
     check(hint, "verdict inlay hints appear after Grade Selection");
-    check(hintText.some((t) => /✓\s*MET/.test(t)), "the judge's MET verdict is shown");
+    check(hintText.some((t) => /✓\s*(MET|clarity)/.test(t)), "the judge's MET verdict is shown");
     const lens = await page.locator(".codelens-decoration", { hasText: /score/i }).first().waitFor({ timeout: 15000 }).then(() => true, () => false);
     check(lens, `score code lens on the rubric (${lens ? await page.locator(".codelens-decoration", { hasText: /score/i }).first().innerText() : "none"})`);
     check(judgeRequests() > 0, `the judge on 127.0.0.1 was called (${judgeRequests()} request(s))`);
@@ -457,13 +473,13 @@ try {
       // is what must keep it there, hence the pause before looking.
       // (Grade Selection opened the rubric beside the response: click into that editor.)
       const graded = page.locator(".monaco-editor", { hasText: "MET" }).first();
-      await graded.locator(".view-line", { hasText: "criteria:" }).first().click();
+      await graded.locator(".view-line", { hasText: "rubric:" }).first().click();
       await page.keyboard.press("Control+Home");
       await page.keyboard.type("# reviewed by the team\n");
       await page.waitForTimeout(2500);
       const followed = await page.waitForFunction(() => {
         const lines = [...document.querySelectorAll(".view-line")].map((v) => (v.textContent || "").replace(/\u00a0/g, " "));
-        return lines.some((t) => /^\s*- name: clarity.*✓\s*MET/.test(t)) && !lines.some((t) => /^(criteria:|# reviewed).*MET/.test(t));
+        return lines.some((t) => /^\s*- name: clarity.*✓\s*(MET|clarity)/.test(t)) && !lines.some((t) => /^(rubric:|# reviewed).*(MET|✓)/.test(t));
       }, null, { timeout: 20000 }).then(() => true, () => false);
       const now = await page.evaluate(() => [...document.querySelectorAll(".view-line")].map((v) => v.textContent).filter((t) => /MET/.test(t || "")));
       check(followed, `the verdict stays on its criterion after typing above it (${JSON.stringify(now)})`);
@@ -472,7 +488,7 @@ try {
     // Clear Verdicts: the hints go away
     await runCommand("Rubric: Clear Verdicts");
     const cleared = await page.waitForFunction(
-      () => ![...document.querySelectorAll(".view-lines")].some((v) => /(✓|✗)\s*(MET|UNMET)/.test(v.textContent || "")),
+      () => ![...document.querySelectorAll(".view-lines")].some((v) => /(✓|✗)\s*(MET|UNMET|clarity)/.test(v.textContent || "")),
       null, { timeout: 20000 },
     ).then(() => true, () => false);
     check(cleared, "Clear Verdicts removes the verdict hints");
@@ -539,6 +555,8 @@ try {
       check(!judgeLog.includes(secret), "the key is not in the judge's request log");
       await shot("08-api-key-set");
     }
+    // 6. issue 14: every format, every verdict kind, progress and cancel (grading-formats.mjs)
+    await formatSteps();
   }
 } catch (e) {
   if (e !== "done") {
