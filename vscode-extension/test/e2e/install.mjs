@@ -55,6 +55,10 @@ export function prepareInstallProfile({ tmp, python, cache, extRoot, baseEnv, lo
   const dirs = (baseEnv.PATH || "").split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, "rubric-lsp")));
   const env = { ...baseEnv, PATH: [bin, ...dirs].join(path.delimiter), PIP_FIND_LINKS: house, PIP_NO_INDEX: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1" };
   for (const k of ["PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP"]) delete env[k];
+  // A fresh user's HOME: code-server resolves the extension host's environment through a login
+  // shell, which would otherwise source this machine's ~/.bashrc (pyenv's shims: a rubric-lsp).
+  env.HOME = path.join(tmp, "bare-home");
+  fs.mkdirSync(env.HOME, { recursive: true });
   const leaked = spawnSync("python3", ["-c", "import rubric_lsp"], { env }).status === 0;
   if (leaked) throw new Error("the bare profile's python3 imports rubric_lsp");
   log(`bare profile: PATH without rubric-lsp, python3 -> ${realPython} -S, wheelhouse ${house}`);
