@@ -125,13 +125,11 @@ def _share_chart(rows: list[dict[str, Any]]) -> str:
 
 def _outputs(data: dict[str, Any]) -> dict[str, Any]:
     outputs = [_report_view(o) for o in data["outputs"]]
-    names: list[str] = []
-    for output in outputs:
-        names += [v["name"] for v in output["verdicts"] if v["name"] not in names]
-    grid = [
-        {"name": name, "cells": [next((r for r in o["rows"] if r["name"] == name), None) for o in outputs]}
-        for name in names
-    ]
+    keyed = [_keyed(o["rows"]) for o in outputs]
+    keys: list[tuple[str, int]] = []
+    for rows in keyed:
+        keys += [key for key in rows if key not in keys]
+    grid = [{"name": key[0], "cells": [rows.get(key) for rows in keyed]} for key in keys]
     selections = [
         {**s, "method": method.replace("_", "-")}
         for method in ("max_score", "select_best")
@@ -143,18 +141,28 @@ def _outputs(data: dict[str, Any]) -> dict[str, Any]:
 
 def _examples(data: list[dict[str, Any]]) -> dict[str, Any]:
     examples = []
-    names: list[str] = []
+    keys: list[tuple[str, int]] = []
     for example in data:
         view = _report_view(example["report"]) if example["report"] else None
-        if view:
-            names += [v["name"] for v in view["verdicts"] if v["name"] not in names]
-        examples.append({**example, "view": view})
+        rows = _keyed(view["rows"]) if view else {}
+        keys += [key for key in rows if key not in keys]
+        examples.append({**example, "view": view, "rows": rows})
     for example in examples:
-        rows = example["view"]["rows"] if example["view"] else []
-        example["cells"] = [next((r for r in rows if r["name"] == name), None) for name in names]
+        example["cells"] = [example["rows"].get(key) for key in keys]
+    names = [key[0] for key in keys]
     reports = [e["report"] for e in data if e["report"]]
     usage = _usage_sum([r["usage"] for r in reports])
     return {"examples": examples, "criteria": names, "usage": usage, "model": _model(reports)}
+
+
+def _keyed(rows: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+    """Rows by (name, how many rows of that name came before): two assertions may share a name."""
+    seen: dict[str, int] = {}
+    keyed = {}
+    for row in rows:
+        seen[row["name"]] = seen.get(row["name"], -1) + 1
+        keyed[(row["name"], seen[row["name"]])] = row
+    return keyed
 
 
 def _usage_sum(usages: list[dict[str, Any] | None]) -> dict[str, Any]:
