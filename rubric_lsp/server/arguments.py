@@ -66,6 +66,7 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
         Arg("verdicts", list, what="one verdict per criterion, to rescore"),
     ),
     "rubric-lsp.clearVerdicts": (Arg("uri", str, document=False, what="the document"),),
+    "rubric-lsp.report": (Arg("uri", str, required=True, what="the graded document"),),
 }
 
 

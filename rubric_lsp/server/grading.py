@@ -17,6 +17,7 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp.document.positions import Position, Range
+from rubric_lsp.server import report
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.verdicts import clear, code_lenses, inlay_hints, show, shown_for_examples, shown_for_report
 
@@ -237,6 +238,7 @@ async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:
     result = await _run(ls, titles.get(request.kind, "Grading"), work)
     if isinstance(result, dict):  # error or cancelled
         return result
+    report.remember(ls, args["uri"], request, result)  # for rubric-lsp.report
     top = Range(Position(0, 0), Position(0, 0))
     if request.kind is RequestKind.EXAMPLES:
         examples = getattr(result, "examples", None)
