@@ -25,6 +25,7 @@ import {
 } from "./launch";
 import { checkExecutable, ensureGradeExtra, offerPrivateInstall, privateEnvPython, refreshPrivateEnv } from "./installer";
 import { EXCLUDE_GLOB, RUBRIC_GLOB, chooseRubric, gradeTextArgs, looksLikeRubric } from "./rubrics";
+import { offerReport, openReportForActiveEditor } from "./report";
 import {
   ServerSection,
   answerConfigurationItem,
@@ -355,6 +356,7 @@ async function runGrading(c: LanguageClient, command: string, arg: unknown, titl
       () => c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg], workDoneToken: token }),
     );
     if (result !== null && result !== undefined) output.info(`${title} result: ${JSON.stringify(result).slice(0, 2000)}`);
+    if (result !== null && result !== undefined) void offerReport(c, arg, title);
     return result;
   } catch (e) {
     output.error(`${title} failed: ${e}`);
@@ -542,6 +544,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rubric.setApiKey", setApiKey),
     vscode.commands.registerCommand("rubric.restartServer", () => restart("restart command")),
     vscode.commands.registerCommand("rubric.showOutput", () => output.show()),
+    vscode.commands.registerCommand("rubric.openReport", () => openReportForActiveEditor(runningClient)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("rubric")) return;
       if (needsRestart((k) => e.affectsConfiguration(k))) {

@@ -1,0 +1,55 @@
+// "Open report": the HTML report of a document's last grading (the server's rubric-lsp.report,
+// the page `rubric grade --report` writes) shown in a webview beside the editor.
+import * as vscode from "vscode";
+import { ExecuteCommandRequest, LanguageClient } from "vscode-languageclient/node";
+
+export const REPORT_COMMAND = "rubric-lsp.report";
+const OPEN = "Open report";
+let panel: vscode.WebviewPanel | undefined;
+
+function serverHasReport(c: LanguageClient): boolean {
+  return (c.initializeResult?.capabilities.executeCommandProvider?.commands ?? []).includes(REPORT_COMMAND);
+}
+
+/** After a grading finished: offer to open its report (when the server can render one). */
+export async function offerReport(c: LanguageClient, arg: unknown, title: string): Promise<void> {
+  const uri = (arg as { uri?: unknown } | undefined)?.uri;
+  if (typeof uri !== "string" || !serverHasReport(c)) return;
+  const answer = await vscode.window.showInformationMessage(`Rubric: ${title} done.`, OPEN);
+  if (answer === OPEN) await openReport(c, uri);
+}
+
+/** Show the report of ``uri``'s last grading; the server says why when there is none. */
+export async function openReport(c: LanguageClient, uri: string): Promise<void> {
+  if (!serverHasReport(c)) {
+    void vscode.window.showWarningMessage('Rubric: this rubric-lsp server cannot render reports; upgrade it (pip install -U "rubric-lsp[all]").');
+    return;
+  }
+  let result: { html?: unknown } | null;
+  try {
+    result = (await c.sendRequest(ExecuteCommandRequest.type, { command: REPORT_COMMAND, arguments: [{ uri }] })) as { html?: unknown } | null;
+  } catch (e) {
+    void vscode.window.showWarningMessage(`Rubric: no report: ${e instanceof Error ? e.message : e}`);
+    return;
+  }
+  if (typeof result?.html !== "string") return;
+  if (!panel) {
+    // Scripts on: the page sorts its tables and filters by criterion. It loads nothing (its own CSP says so).
+    panel = vscode.window.createWebviewPanel("rubricReport", "Rubric report", { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
+      enableScripts: true,
+      localResourceRoots: [],
+    });
+    panel.onDidDispose(() => (panel = undefined));
+  }
+  panel.title = `Rubric report: ${vscode.workspace.asRelativePath(vscode.Uri.parse(uri))}`;
+  panel.webview.html = result.html;
+  panel.reveal(vscode.ViewColumn.Beside, true);
+}
+
+/** The "Rubric: Open Report" command: the report of the active document's last grading. */
+export async function openReportForActiveEditor(client: () => Promise<LanguageClient | undefined>): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const c = await client();
+  if (!editor || !c) return;
+  await openReport(c, editor.document.uri.toString());
+}
