@@ -544,7 +544,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rubric.setApiKey", setApiKey),
     vscode.commands.registerCommand("rubric.restartServer", () => restart("restart command")),
     vscode.commands.registerCommand("rubric.showOutput", () => output.show()),
-    vscode.commands.registerCommand("rubric.openReport", () => openReportForActiveEditor(runningClient)),
+    vscode.commands.registerCommand("rubric.openReport", (args) => openReportForActiveEditor(runningClient, args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("rubric")) return;
       if (needsRestart((k) => e.affectsConfiguration(k))) {

@@ -19,8 +19,9 @@ export async function offerReport(c: LanguageClient, arg: unknown, title: string
   if (answer === OPEN) await openReport(c, uri);
 }
 
-/** Show the report of ``uri``'s last grading; the server says why when there is none. */
-export async function openReport(c: LanguageClient, uri: string): Promise<void> {
+/** Show the report of ``uri``'s last grading, scrolled to criterion ``criterion``'s confusion matrix if given
+ * (0-based, as the dataset JSON's agreement[].index); the server says why when there is none. */
+export async function openReport(c: LanguageClient, uri: string, criterion?: number): Promise<void> {
   if (!serverHasReport(c)) {
     void vscode.window.showWarningMessage('Rubric: this rubric-lsp server cannot render reports; upgrade it (pip install -U "rubric-lsp[all]").');
     return;
@@ -42,14 +43,24 @@ export async function openReport(c: LanguageClient, uri: string): Promise<void> 
     panel.onDidDispose(() => (panel = undefined));
   }
   panel.title = `Rubric report: ${vscode.workspace.asRelativePath(vscode.Uri.parse(uri))}`;
-  panel.webview.html = result.html;
+  let html = result.html;
+  if (typeof criterion === "number" && Number.isInteger(criterion)) {
+    // The page's own CSP allows its inline scripts: one more jumps to the criterion's matrix.
+    const jump = `<script>document.getElementById("confusion-${criterion}")?.scrollIntoView();</script>`;
+    html = html.replace("</body>", `${jump}</body>`);
+  }
+  panel.webview.html = html;
   panel.reveal(vscode.ViewColumn.Beside, true);
 }
 
-/** The "Rubric: Open Report" command: the report of the active document's last grading. */
-export async function openReportForActiveEditor(client: () => Promise<LanguageClient | undefined>): Promise<void> {
-  const editor = vscode.window.activeTextEditor;
+/** The "Rubric: Open Report" command: the report of the active document's last grading. A code lens may
+ * pass ``{uri, criterion}`` to open a dataset's report at that criterion's confusion matrix. */
+export async function openReportForActiveEditor(
+  client: () => Promise<LanguageClient | undefined>,
+  args?: { uri?: unknown; criterion?: unknown },
+): Promise<void> {
+  const uri = typeof args?.uri === "string" ? args.uri : vscode.window.activeTextEditor?.document.uri.toString();
   const c = await client();
-  if (!editor || !c) return;
-  await openReport(c, editor.document.uri.toString());
+  if (!uri || !c) return;
+  await openReport(c, uri, typeof args?.criterion === "number" ? args.criterion : undefined);
 }
