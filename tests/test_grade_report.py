@@ -226,3 +226,39 @@ def test_the_report_opens_in_chromium_with_the_json_figures(grade, kind):
 def test_an_unwritable_report_is_an_error_not_a_crash(grade, capfd):
     code = main(["grade", RUBRIC, "--verdicts", "/nonexistent/v.json", "--report", "/nonexistent/dir/r.html"])
     assert code == 2
+
+
+@pytest.mark.parametrize(
+    ("verdict", "outcome"),
+    [
+        ({"verdict": "MET", "weight": 2.0}, "pass"),
+        ({"verdict": "UNMET", "weight": 2.0}, "fail"),
+        ({"verdict": "MET", "weight": -3.0}, "fail"),  # a penalty that applies is a loss
+        ({"verdict": "UNMET", "weight": -3.0}, "pass"),
+        ({"verdict": "CANNOT_ASSESS", "weight": 1.0}, "skipped"),
+        ({"verdict": "ERROR", "error": "infrastructure: down", "counted_as": "CANNOT_ASSESS"}, "error"),
+        ({"verdict": "PASS", "passed": True}, "pass"),
+        ({"verdict": "FAIL", "passed": False}, "fail"),
+        ({"verdict": "ERROR", "error": "parse: no JSON", "passed": True}, "error"),  # never a pass
+    ],
+)
+def test_each_verdict_is_a_pass_a_failure_an_error_or_skipped(verdict, outcome):
+    from rubric_lsp.grading.rows import verdict_outcome
+
+    assert verdict_outcome(verdict) == outcome
+
+
+def test_shares_of_a_response_add_up_to_its_score():
+    from rubric_lsp.grading.html_report import _report_view
+
+    verdicts = [
+        {"name": "a", "index": 0, "verdict": "MET", "reason": "", "range": None, "weight": 6.0},
+        {"name": "b", "index": 1, "verdict": "CANNOT_ASSESS", "reason": "", "range": None, "weight": 4.0},
+        {"name": "c", "index": 2, "verdict": "MET", "reason": "", "range": None, "weight": 4.0},
+        {"name": "d", "index": 3, "verdict": "MET", "reason": "", "range": None, "weight": -2.0},
+    ]
+    # skip: b leaves the denominator, 6 + 4 − 2 of 10
+    view = _report_view({"score": 0.8, "raw_score": 8.0, "verdicts": verdicts, "usage": {}, "format": "x"})
+    shares = [row["share"] for row in view["rows"]]
+    assert shares[1] is None and shares[3] == pytest.approx(-0.2)
+    assert sum(s for s in shares if s is not None) == pytest.approx(0.8)

@@ -282,9 +282,20 @@ def _rescore(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _chart(kind: Any, **config: Any) -> Any:
+    from pygal.style import Style
+
+    style = Style(
+        background="white",
+        plot_background="#f6f8fa",
+        colors=("#0969da", "#8c959f"),
+        font_family="system-ui, sans-serif",
+        title_font_size=15,
+        label_font_size=12,
+    )
     # js=[]: pygal's default tooltip script comes from a CDN; the page must make no request.
     return kind(
         js=[],
+        style=style,
         disable_xml_declaration=True,
         show_legend=False,
         width=900,
