@@ -14,6 +14,8 @@ import json
 import os
 import re
 import statistics
+import subprocess
+import sys
 
 import pytest
 
@@ -216,6 +218,8 @@ def test_the_report_opens_in_chromium_with_the_json_figures(grade, kind):
     assert loaded.console == []
     assert loaded.requests == []
     shown = loaded.figures()
+    if kind != "rescore":  # the page's script ran: it filled the criterion filter from the page
+        assert loaded.dom.count("<option value=") > 1
     for name, value in _expected_figures(kind, data).items():
         assert shown.get(name) == value, (name, shown.get(name), value)
     if kind == "dataset":
@@ -262,3 +266,17 @@ def test_shares_of_a_response_add_up_to_its_score():
     shares = [row["share"] for row in view["rows"]]
     assert shares[1] is None and shares[3] == pytest.approx(-0.2)
     assert sum(s for s in shares if s is not None) == pytest.approx(0.8)
+
+
+def test_without_jinja2_the_report_is_refused_in_one_line(tmp_path):
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text('import sys\nsys.modules["jinja2"] = None\n', encoding="utf-8")
+    verdicts = tmp_path / "v.json"
+    verdicts.write_text(json.dumps(["MET", "MET", "UNMET", "Rude", "No next step", "UNMET"]))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hide), str(REPO)])}
+    argv = [sys.executable, "-m", "rubric_lsp", "grade", RUBRIC, "--verdicts", str(verdicts)]
+    done = subprocess.run([*argv, "--report", str(tmp_path / "r.html")], capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and not (tmp_path / "r.html").exists()
+    (line,) = done.stderr.splitlines()
+    assert "jinja2 is missing" in line and "rubric-lsp[grade]" in line

@@ -209,14 +209,14 @@ def _run(args: argparse.Namespace) -> int:
 
 def _write_report(path: Path, request: Any, result: Any, elapsed: float) -> int | None:
     """Write the HTML report; an exit code when it cannot be written."""
+    from rubric_lsp.grading.html_report import render
+
     try:
-        from rubric_lsp.grading.html_report import render
-    except ImportError as exc:  # pragma: no cover - jinja2 and pygal are part of the [grade] extra
-        return _fail(
-            f"the HTML report needs the [grade] extra ({exc.name} is missing): pip install 'rubric-lsp[grade]'"
-        )
+        html = render(request, result, elapsed=elapsed)
+    except ImportError as exc:  # jinja2 and pygal come with the [grade] extra
+        return _fail(f"the HTML report needs jinja2 and pygal ({exc.name} is missing): pip install 'rubric-lsp[grade]'")
     try:
-        path.write_text(render(request, result, elapsed=elapsed), encoding="utf-8")
+        path.write_text(html, encoding="utf-8")
     except OSError as exc:
         return _fail(f"cannot write the report {path}: {exc.strerror or exc}")
     return None
