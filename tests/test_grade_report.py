@@ -280,3 +280,13 @@ def test_without_jinja2_the_report_is_refused_in_one_line(tmp_path):
     assert done.returncode == 2 and not (tmp_path / "r.html").exists()
     (line,) = done.stderr.splitlines()
     assert "jinja2 is missing" in line and "rubric-lsp[grade]" in line
+
+
+def test_the_confusion_matrix_shows_the_options_the_judge_never_picks(grade):
+    data = json.loads(grade("json", DATASET))
+    politeness = next(c for c in data["agreement"] if c["kind"] == "ordinal")
+    confusion = politeness["confusion"]
+    assert len(confusion["labels"]) > 2  # the whole scale, not only the labels that occurred
+    never = [j for j in range(len(confusion["labels"])) if not any(row[j] for row in confusion["matrix"])]
+    assert never, confusion  # the scripted judge always picks the same option
+    assert sum(map(sum, confusion["matrix"])) == politeness["compared"]

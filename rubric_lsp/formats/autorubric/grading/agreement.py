@@ -128,8 +128,14 @@ class CriterionAgreement:
         return [kappas[int(tail * (len(kappas) - 1))], kappas[round((1 - tail) * (len(kappas) - 1))]]
 
     def confusion(self) -> dict[str, Any]:
-        """Counts of (human label, judged verdict) over the compared pairs: ``matrix[truth][judged]``."""
-        categories = sorted({c for pair in self.pairs for c in pair}, key=lambda c: (str(type(c)), c))
+        """Counts of (human label, judged verdict) over the compared pairs: ``matrix[truth][judged]``.
+
+        Every category of the scale is a row and a column, used or not (abstentions aside): an
+        option the judge never picks is an empty column, which is what a reader looks for.
+        """
+        scale: set[Any] = set(range(len(self.labels))) if self.labels else {"MET", "UNMET"}
+        used = {c for pair in self.pairs for c in pair}
+        categories = sorted((scale - self.abstain) | used, key=lambda c: (str(type(c)), c))
         position = {c: i for i, c in enumerate(categories)}
         matrix = [[0] * len(categories) for _ in categories]
         for truth, judged in self.pairs:
