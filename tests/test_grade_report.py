@@ -290,3 +290,35 @@ def test_the_confusion_matrix_shows_the_options_the_judge_never_picks(grade):
     never = [j for j in range(len(confusion["labels"])) if not any(row[j] for row in confusion["matrix"])]
     assert never, confusion  # the scripted judge always picks the same option
     assert sum(map(sum, confusion["matrix"])) == politeness["compared"]
+
+
+@needs_chromium
+def test_tables_sort_on_a_click_and_the_filter_hides_other_criteria(grade):
+    grade("text", DATASET, report="report.html")
+    page = grade.dir / "report.html"
+    # Drive the page as a reader would: click the accuracy header twice, then pick one criterion.
+    probe = """<script>
+    window.addEventListener("load", function () {
+      var table = document.querySelector("table.sortable"), header = table.querySelectorAll("th")[2];
+      var order = function () {
+        return Array.prototype.map.call(table.tBodies[0].rows, function (r) { return r.cells[2].dataset.sort; }).join(",");
+      };
+      header.click(); document.body.dataset.ascending = order();
+      header.click(); document.body.dataset.descending = order();
+      var select = document.getElementById("criterion-filter");
+      select.value = select.options[1].value; select.dispatchEvent(new Event("change"));
+      document.body.dataset.shown = String(document.querySelectorAll("tr[data-criterion]:not(.hidden)").length);
+      document.body.dataset.wanted = String(document.querySelectorAll('tr[data-criterion="' + select.value + '"]').length);
+    });
+    </script></body>"""
+    page.write_text(page.read_text(encoding="utf-8").replace("</body>", probe), encoding="utf-8")
+    loaded = load(page)
+    assert loaded.console == []
+    body = re.search(r"<body([^>]*)>", loaded.dom).group(1)
+    attrs = dict(re.findall(r'data-(\w+)="([^"]*)"', body))
+    numbers = lambda text: [float(x) if x else float("inf") for x in text.split(",")]  # noqa: E731
+    ascending, descending = numbers(attrs["ascending"]), numbers(attrs["descending"])
+    finite = [x for x in ascending if x != float("inf")]
+    assert finite == sorted(finite) and len(set(finite)) > 1
+    assert [x for x in descending if x != float("inf")] == sorted(finite, reverse=True)
+    assert int(attrs["shown"]) == int(attrs["wanted"]) > 0
