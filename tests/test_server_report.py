@@ -60,3 +60,15 @@ async def test_the_report_of_the_last_grading(client: LanguageClient):
     assert html.startswith("<!DOCTYPE html>") and 'id="confusion-0"' in html
     assert re.search(r'data-figure="accuracy:0"[^>]*>0\.500<', html)
     assert KEY not in html and "says so; key ***" in html
+
+
+async def test_grade_examples_on_a_dataset_gives_the_dataset_report(client: LanguageClient):
+    # What the extension's "Grade Examples" sends for the open file: rubric-lsp.gradeDocument.
+    s = client.rubric_session
+    JUDGE.default = Reply.json({"criterion_status": "UNMET", "explanation": "no chlorophyll"})
+    fresh = {**DATASET, "prompt": "Explain photosynthesis briefly"}  # not in the verdict cache of the test above
+    uri = s.open("report/examples.dataset.json", json.dumps(fresh, indent=2), language="json")
+    await execute(client, "rubric-lsp.gradeDocument", {"uri": uri})
+    html = (await execute(client, "rubric-lsp.report", {"uri": uri}))["html"]
+    assert 'data-figure="kind">dataset<' in html
+    assert re.search(r'data-figure="confusion:0:0:1"[^>]*>1<', html)  # human MET, judge UNMET

@@ -45,15 +45,15 @@ def figure(value: Any, digits: int = 3) -> str:
 def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
-    data = _redacted(result.to_json(), report_redactor().report)
+    redact = report_redactor().report
+    data = _redacted(result.to_json(), redact)
     kind = shape(data)
     env = Environment(loader=PackageLoader("rubric_lsp.grading", "templates"), autoescape=select_autoescape(["j2"]))
     env.filters["fig"] = figure
     env.filters["outcome_class"] = _OUTCOME_CLASS.get
     context: dict[str, Any] = {
         "kind": kind,
-        "request_kind": getattr(getattr(request, "kind", None), "value", kind),
-        "path": getattr(request, "path", None) or "-",
+        "path": redact(getattr(request, "path", None) or "-"),
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "elapsed": elapsed,
     }
