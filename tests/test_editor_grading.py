@@ -324,6 +324,12 @@ async def test_grade_examples_on_a_dataset_shows_agreement_on_each_criterion(cli
     assert [(i["index"], i["truth"], i["judged"]) for i in items["items"]] == [(0, "MET", "UNMET")]
     first_item = next(i for i, x in enumerate(lines) if "Within 30 days" in x) - 1
     assert items["items"][0]["range"]["start"]["line"] == first_item
+    # the criterion's confusion matrix: the report of this grading, at that criterion
+    matrix = next(lens for lens in await lenses(client, uri) if lens.command.title == "confusion matrix")
+    assert (matrix.range.start.line, matrix.command.command) == (window_line, "rubric-lsp.report")
+    assert matrix.command.arguments[0] == {"uri": uri, "criterion": 0}
+    report = await execute(client, matrix.command.command, matrix.command.arguments[0])
+    assert "window" in report["html"] and "<svg" in report["html"]
 
 
 async def test_grade_examples_on_a_rubrics_task_grades_its_conversion(client: LanguageClient, tmp_path):

@@ -12,6 +12,7 @@ import asyncio
 import json
 import math
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -84,7 +85,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-base",
         help="OpenAI-compatible server URL, e.g. http://localhost:8000/v1 (default: $RUBRIC_JUDGE_API_BASE)",
     )
-    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "junit", "csv"),
+        default="text",
+        help="output format: text, json, junit (one testcase per criterion / assertion / label) or csv (default: text)",
+    )
+    p.add_argument(
+        "--report",
+        type=Path,
+        metavar="FILE.html",
+        help="also write a self-contained HTML report (scores, reasons, grids, agreement plots) to this file",
+    )
     p.add_argument(
         "--test",
         type=_positive,
@@ -171,18 +183,43 @@ def _run(args: argparse.Namespace) -> int:
     request = _request(args, text, str(args.rubric))
     if isinstance(request, int):
         return request
+    started = time.perf_counter()
     try:
         result = _with_progress(args, lambda progress: grade(request, _settings(args), on_progress=progress))
     except UnsupportedRequest as exc:
         return _fail(NO_RESPONSE if args.response is None and args.verdicts is None else str(exc))
     except (GradingError, MissingCredentials, ValueError) as exc:
         return _fail(str(exc))
+    if (
+        args.report is not None
+        and (written := _write_report(args.report, request, result, time.perf_counter() - started)) is not None
+    ):
+        return written
     if args.format == "json":
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    elif args.format in ("junit", "csv"):
+        from rubric_lsp.grading.exports import csv_text, junit
+
+        sys.stdout.write(junit(result.to_json()) if args.format == "junit" else csv_text(result.to_json()))
     else:
         for line in result.text_lines():
             print(line)
     return EXIT_FAILED if result.failed else EXIT_OK
+
+
+def _write_report(path: Path, request: Any, result: Any, elapsed: float) -> int | None:
+    """Write the HTML report; an exit code when it cannot be written."""
+    from rubric_lsp.grading.html_report import render
+
+    try:
+        html = render(request, result, elapsed=elapsed)
+    except ImportError as exc:  # jinja2 and pygal come with the [grade] extra
+        return _fail(f"the HTML report needs jinja2 and pygal ({exc.name} is missing): pip install 'rubric-lsp[grade]'")
+    try:
+        path.write_text(html, encoding="utf-8")
+    except OSError as exc:
+        return _fail(f"cannot write the report {path}: {exc.strerror or exc}")
+    return None
 
 
 def _request(args: argparse.Namespace, text: str, path: str) -> Any:

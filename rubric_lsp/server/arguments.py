@@ -82,6 +82,10 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
         Arg("criterion", int, required=True, what="the index of the criterion in the agreement list"),
     ),
     "rubric-lsp.clearVerdicts": (Arg("uri", str, document=False, what="the document"),),
+    "rubric-lsp.report": (
+        Arg("uri", str, required=True, what="the graded document"),
+        Arg("criterion", int, what="the dataset criterion whose confusion matrix to show (0-based)"),
+    ),
 }
 
 

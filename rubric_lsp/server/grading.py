@@ -17,6 +17,7 @@ from lsprotocol import types
 
 from rubric_lsp.document.positions import Position, Range
 from rubric_lsp.formats.editor import GradePlan
+from rubric_lsp.server import report
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.grade_lenses import grade_lenses
 from rubric_lsp.server.grading_plan import (
@@ -140,6 +141,7 @@ async def execute(
     result = await run(ls, TITLES.get(request.kind.value, "Grading"), doc.uri, work)
     if isinstance(result, dict):  # error or cancelled
         return result
+    report.remember(ls, doc.uri, request, result)  # for rubric-lsp.report
     converted = plan.text is not None  # a conversion was graded: its ranges are not this file's
     shown, data = _shown_for(request, result, doc.uri, converted)
     if shown is None:

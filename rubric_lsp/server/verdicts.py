@@ -257,6 +257,15 @@ def shown_for_dataset(data: dict[str, Any], uri: str, top: Range) -> Shown:
                     arguments=[{"uri": uri, "criterion": criterion.get("index")}],
                 )
             )
+        if criterion.get("confusion"):  # the report's confusion matrix (the extension opens it in a webview)
+            shown.lenses.append(
+                Lens(
+                    where,
+                    "confusion matrix",
+                    command="rubric-lsp.report",
+                    arguments=[{"uri": uri, "criterion": criterion.get("index")}],
+                )
+            )
     return shown
 
 

@@ -23,6 +23,7 @@ import {
 import { checkExecutable, ensureGradeExtra, offerPrivateInstall, privateEnvPython, refreshPrivateEnv } from "./installer";
 import { Grading } from "./grading";
 import { SERVER_CMD } from "./protocol";
+import { REPORT_COMMAND, offerReport, openReportForActiveEditor } from "./report";
 import {
   ServerSection,
   answerConfigurationItem,
@@ -224,7 +225,11 @@ async function startClient(): Promise<void> {
         },
       },
       // grading from the server's lenses and code actions: trust gate, our progress token, verdict colours
-      executeCommand: (command, args, next) => grading.executeCommand(command, args, next),
+      // a lens's "confusion matrix" (rubric-lsp.report {uri, criterion}): the report in a webview
+      executeCommand: (command, args, next) =>
+        command === REPORT_COMMAND
+          ? openReportForActiveEditor(runningClient, args[0] as { uri?: unknown; criterion?: unknown })
+          : grading.executeCommand(command, args, next),
     },
   };
   const c = new LanguageClient(CLIENT_ID, "Rubric Language Server", serverOptions, clientOptions);
@@ -392,7 +397,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.name = "Rubric";
   status.command = "rubric.showOutput";
   context.subscriptions.push(output, status);
-  grading = new Grading({ ctx, output, selector: DOCUMENT_SELECTOR, trusted, runningClient, serverSupports, beforeGrading });
+  grading = new Grading({
+    ctx,
+    output,
+    selector: DOCUMENT_SELECTOR,
+    trusted,
+    runningClient,
+    serverSupports,
+    beforeGrading,
+    afterGrading: (c, uri, title) => void offerReport(c, { uri }, title),
+  });
 
   context.subscriptions.push(
     ...grading.register(),
@@ -400,6 +414,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rubric.setApiKey", setApiKey),
     vscode.commands.registerCommand("rubric.restartServer", () => restart("restart command")),
     vscode.commands.registerCommand("rubric.showOutput", () => output.show()),
+    vscode.commands.registerCommand("rubric.openReport", (args) => openReportForActiveEditor(runningClient, args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("rubric")) return;
       if (needsRestart((k) => e.affectsConfiguration(k))) {

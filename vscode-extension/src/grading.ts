@@ -36,6 +36,7 @@ import {
   userErrorOf,
   verdictsOf,
   wasCancelled,
+  wasGraded,
 } from "./protocol";
 import { VerdictDecorations } from "./verdicts";
 import { PIP_SPEC } from "./launch";
@@ -52,6 +53,8 @@ export interface GradingHost {
   serverSupports(c: LanguageClient, command: string): boolean;
   /** Runs before each grading; the client to grade with (a fresh one after an install), or undefined to stop. */
   beforeGrading?(c: LanguageClient): Promise<LanguageClient | undefined>;
+  /** Runs after a finished grading (e.g. to offer its report) with the graded document's URI. */
+  afterGrading?(c: LanguageClient, uri: string, title: string): void;
 }
 
 interface Run {
@@ -123,6 +126,10 @@ export class Grading implements vscode.Disposable {
         return result;
       }
       this.showResult(result);
+      if (wasGraded(result)) {
+        const graded = verdictsOf(result)[0]?.uri ?? uri;
+        if (graded) this.host.afterGrading?.(c, graded, title);
+      }
       return result;
     } catch (e) {
       if (run.cancelRequested) {

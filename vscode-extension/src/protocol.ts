@@ -123,6 +123,13 @@ export function wasCancelled(result: unknown): boolean {
   return isObject(result) && result.cancelled === true;
 }
 
+/** Whether a command's answer is a finished grading (a report exists), not a question, a message, an error or a cancel. */
+export function wasGraded(result: unknown): boolean {
+  if (!isObject(result)) return false;
+  if (["cancelled", "needsTarget", "needsResponse", "error"].some((k) => k in result)) return false;
+  return Object.keys(result).some((k) => k !== "message");
+}
+
 /** `{"needsResponse": true, "message"}`: a rubric selection needs a response first (no judge was called). */
 export function needsResponseOf(result: unknown): string | undefined {
   if (!isObject(result) || result.needsResponse !== true) return undefined;

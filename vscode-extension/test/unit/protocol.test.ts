@@ -17,6 +17,7 @@ import {
   verdictsByUri,
   verdictsOf,
   wasCancelled,
+  wasGraded,
 } from "../../src/protocol";
 
 const range = (line: number) => ({ start: { line, character: 2 }, end: { line, character: 9 } });
@@ -129,4 +130,13 @@ test("needsResponse, the counts of a cancelled answer, and disagreeing dataset i
   assert.equal(items.length, 1);
   assert.equal(disagreementLabel(items[0]), "item 5: labelled MET, judged UNMET");
   assert.deepEqual(disagreementsOf({ items: "none" }), []);
+});
+
+test("a finished grading offers a report; questions, messages, errors and cancels do not", () => {
+  assert.equal(wasGraded({ score: 0.5, verdicts: [], shown: [] }), true);
+  assert.equal(wasGraded({ examples: [] }), true);
+  for (const answer of [null, "x", { message: "nothing to grade" }, { needsTarget: true, targets: [] },
+    { needsResponse: true, message: "m" }, { error: "boom" }, { cancelled: true, done: 1, total: 2 }]) {
+    assert.equal(wasGraded(answer), false, JSON.stringify(answer));
+  }
 });

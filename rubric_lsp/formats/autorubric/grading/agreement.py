@@ -68,6 +68,7 @@ class CriterionAgreement:
     abstained_truth_only: int = 0
     range: dict[str, Any] | None = None  # where the criterion is written (the shared rubric's)
     disagreeing: list[int] = field(default_factory=list)  # the items where the judge and the label differ
+    labels: tuple[str, ...] = ()  # each category's name: binary verdicts, or the options' labels by index
 
     def add(self, truth: Any, judged: Any, item: int | None = None) -> None:
         truth_abstains, judge_abstains = truth in self.abstain, judged in self.abstain
@@ -106,7 +107,51 @@ class CriterionAgreement:
         }
         if self.kind == "ordinal":
             data["quadratic_weighted_kappa"] = cohen_kappa(self.pairs, "quadratic")
+        data["kappa_interval"] = self.kappa_interval()
+        data["confusion"] = self.confusion()
         return data
+
+    def kappa_interval(self, resamples: int = 200, level: float = 0.95) -> list[float] | None:
+        """A percentile bootstrap interval of κ (quadratic-weighted for ordinal) over the compared pairs.
+
+        Seeded, so the same verdicts give the same interval; None when κ is undefined in too many
+        resamples (fewer than two labels) to say anything.
+        """
+        import random
+
+        weights = "quadratic" if self.kind == "ordinal" else None
+        if len(self.pairs) < 2:
+            return None
+        draw = random.Random(len(self.pairs)).choices
+        kappas = sorted(
+            k
+            for k in (cohen_kappa(draw(self.pairs, k=len(self.pairs)), weights) for _ in range(resamples))
+            if k is not None
+        )
+        if len(kappas) < resamples // 2:
+            return None
+        tail = (1 - level) / 2
+        return [kappas[int(tail * (len(kappas) - 1))], kappas[round((1 - tail) * (len(kappas) - 1))]]
+
+    def confusion(self) -> dict[str, Any]:
+        """Counts of (human label, judged verdict) over the compared pairs: ``matrix[truth][judged]``.
+
+        Every category of the scale is a row and a column, used or not (abstentions aside): an
+        option the judge never picks is an empty column, which is what a reader looks for.
+        """
+        scale: set[Any] = set(range(len(self.labels))) if self.labels else {"MET", "UNMET"}
+        used = {c for pair in self.pairs for c in pair}
+        categories = sorted((scale - self.abstain) | used, key=lambda c: (str(type(c)), c))
+        position = {c: i for i, c in enumerate(categories)}
+        matrix = [[0] * len(categories) for _ in categories]
+        for truth, judged in self.pairs:
+            matrix[position[truth]][position[judged]] += 1
+        return {"labels": [self._name(c) for c in categories], "matrix": matrix}
+
+    def _name(self, category: Any) -> str:
+        if isinstance(category, int) and 0 <= category < len(self.labels):
+            return self.labels[category]
+        return str(category)
 
 
 @dataclass
@@ -235,6 +280,8 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
                 "error": report.error,
                 "verdicts": [v.verdict for v in report.verdicts],
                 "ground_truth": truth if isinstance(truth, list) else None,
+                "reasons": [v.error or v.reason for v in report.verdicts],
+                "human_score": _human_score(criteria, truth, s),
             }
         )
         if isinstance(truth, list):
@@ -268,6 +315,20 @@ def _compare(
         judged = _category(criterion.criterion, verdict.verdict)
         if expected is not None and judged is not None:
             agreement.add(expected, judged, position)
+
+
+def _human_score(criteria: list[Any], truth: Any, settings: Any) -> float | None:
+    """The score the item's labels give under the same scoring as the judge's (None: labels missing or unusable)."""
+    from rubric_lsp.formats.autorubric.grading.rescore import outcome_of
+    from rubric_lsp.formats.autorubric.score import compute_score
+
+    if not isinstance(truth, list) or len(truth) != len(criteria) or not all(isinstance(t, str) for t in truth):
+        return None
+    try:
+        outcomes = [outcome_of(criterion, label)[0] for criterion, label in zip(criteria, truth, strict=True)]
+        return compute_score(outcomes, settings.cannot_assess, settings.partial_credit, normalize=settings.normalize)
+    except (GradingError, ValueError, ZeroDivisionError):
+        return None
 
 
 def _criteria_of(doc: Document, node: Node | None) -> tuple[list[Any], str | None]:
@@ -308,7 +369,9 @@ def _agreement_for(item: Any, index: int) -> CriterionAgreement:
     options = effective_options(criterion)
     kind = "ordinal" if criterion.scale_type == "ordinal" else "nominal"
     abstain = frozenset(i for i, o in enumerate(options) if o.na)
-    return CriterionAgreement(index, item.name, kind, abstain=abstain, range=item.range)
+    return CriterionAgreement(
+        index, item.name, kind, abstain=abstain, range=item.range, labels=tuple(str(o.label) for o in options)
+    )
 
 
 def _category(criterion: Any, label: str) -> Any:

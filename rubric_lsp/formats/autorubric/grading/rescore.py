@@ -55,7 +55,7 @@ def rescore(doc: Document, request: GradeRequest, settings: JudgeSettings) -> Re
     outcomes = []
     failed = 0
     for item, entry in zip(items, given, strict=True):
-        outcome, was_failure = _outcome(item, entry)
+        outcome, was_failure = outcome_of(item, entry)
         outcomes.append(outcome)
         failed += was_failure
     strategy, credit = settings.cannot_assess, settings.partial_credit
@@ -66,7 +66,7 @@ def rescore(doc: Document, request: GradeRequest, settings: JudgeSettings) -> Re
     return RescoreResult(score, raw, strategy, credit)
 
 
-def _outcome(item: Any, entry: Any) -> tuple[Any, bool]:
+def outcome_of(item: Any, entry: Any) -> tuple[Any, bool]:
     from rubric_lsp.formats.autorubric.grading.criteria import (
         Judgment,
         effective_option_index,

@@ -1,0 +1,321 @@
+"""``rubric grade --report report.html``: one self-contained HTML page for any grading result.
+
+Built from ``result.to_json()`` (the shapes of schemas/rubric-grade-output.schema.json), so
+every figure in the page is the JSON report's figure. jinja2 lays out the page
+(templates/report.html.j2, autoescaped); pygal draws the charts as inline SVG with its
+tooltip script left out, and the page's small sort/filter script is inlined: the file makes
+no network request. Every string of the result passes through the report redactor first:
+no API key reaches the page.
+"""
+
+from __future__ import annotations
+
+import datetime
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from rubric_lsp.grading.rows import ERROR, FAIL, PASS, SKIPPED, same_label, shape, verdict_outcome
+from rubric_lsp.redaction import report_redactor
+
+_ABSTAIN = "CANNOT_ASSESS"
+# The optional fields of a verdict (schemas/rubric-grade-output.schema.json), so the template can test them.
+_VERDICT_DEFAULTS = {
+    "score": None,
+    "weight": None,
+    "error": None,
+    "feedback": None,
+    "cached": False,
+    "ambiguous": False,
+}
+_OUTCOME_CLASS = {PASS: "pass", FAIL: "fail", ERROR: "error", SKIPPED: "skip"}
+
+
+def figure(value: Any, digits: int = 3) -> str:
+    """How the page prints a number (tests compare the page with the JSON through this)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return "n/a"  # None, or a field the result does not have
+
+
+def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    redact = report_redactor().report
+    data = _redacted(result.to_json(), redact)
+    kind = shape(data)
+    env = Environment(loader=PackageLoader("rubric_lsp.grading", "templates"), autoescape=select_autoescape(["j2"]))
+    env.filters["fig"] = figure
+    env.filters["outcome_class"] = _OUTCOME_CLASS.get
+    context: dict[str, Any] = {
+        "kind": kind,
+        "path": redact(getattr(request, "path", None) or "-"),
+        "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "elapsed": elapsed,
+    }
+    context.update(_SECTIONS[kind](data))
+    return env.get_template("report.html.j2").render(**context)
+
+
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [_redacted(v, redact) for v in value]
+    if isinstance(value, dict):
+        return {k: _redacted(v, redact) for k, v in value.items()}
+    return value
+
+
+# -- a graded response -----------------------------------------------------------------------
+
+
+def _response(data: dict[str, Any]) -> dict[str, Any]:
+    return {"report": _report_view(data), "usage": _usage(data["usage"]), "model": data.get("model")}
+
+
+def _report_view(report: dict[str, Any]) -> dict[str, Any]:
+    """A report's verdicts with each one's share of the score: what it added, or took away as a penalty."""
+    positive = sum(v["weight"] for v in report["verdicts"] if (v.get("weight") or 0) > 0)
+    score, raw = report.get("score"), report.get("raw_score")
+    if isinstance(score, float) and isinstance(raw, (int, float)) and score > 0 and raw != score:
+        # What the score was divided by (abstentions and N/A options left out): shares then add up to it.
+        positive = raw / score
+    rows = []
+    for v in report["verdicts"]:
+        share = _share(v, positive)
+        rows.append({**_VERDICT_DEFAULTS, **v, "outcome": verdict_outcome(v), "share": share})
+    chart = _share_chart(rows) if any(r["share"] is not None for r in rows) else None
+    return {**report, "rows": rows, "chart": chart}
+
+
+def _share(verdict: dict[str, Any], positive: float) -> float | None:
+    """Share of the best possible score this verdict earned (negative: a penalty that applied)."""
+    weight = verdict.get("weight")
+    if weight is None or not positive or verdict.get("error") or verdict["verdict"] in ("CANNOT_ASSESS", "SKIPPED"):
+        return None
+    if verdict["verdict"] in ("MET", "UNMET"):
+        credit = 1.0 if verdict["verdict"] == "MET" else 0.0
+    elif isinstance(verdict.get("score"), (int, float)):
+        credit = float(verdict["score"])
+    else:
+        return None
+    return weight * credit / positive
+
+
+def _usage(usage: dict[str, Any]) -> dict[str, Any]:
+    return {**usage, "fresh": usage["calls"] - usage["cached"]}
+
+
+def _share_chart(rows: list[dict[str, Any]]) -> str:
+    import pygal
+
+    chart = _chart(pygal.HorizontalBar, title="Share of the score, per criterion (losses below 0)")
+    chart.x_labels = [r["name"][:60] for r in rows]
+    chart.add("share", [r["share"] if r["share"] is not None else None for r in rows])
+    return _svg(chart)
+
+
+# -- several outputs, examples ---------------------------------------------------------------
+
+
+def _outputs(data: dict[str, Any]) -> dict[str, Any]:
+    outputs = [_report_view(o) for o in data["outputs"]]
+    keyed = [_keyed(o["rows"]) for o in outputs]
+    keys: list[tuple[str, int]] = []
+    for rows in keyed:
+        keys += [key for key in rows if key not in keys]
+    grid = [{"name": key[0], "cells": [rows.get(key) for rows in keyed]} for key in keys]
+    selections = [
+        {**s, "method": method.replace("_", "-")}
+        for method in ("max_score", "select_best")
+        for s in data.get(method, [])
+    ]
+    total = _usage_sum([o["usage"] for o in data["outputs"]] + [data.get("select_best_usage")])
+    return {"outputs": outputs, "grid": grid, "selections": selections, "usage": total, "model": _model(outputs)}
+
+
+def _examples(data: list[dict[str, Any]]) -> dict[str, Any]:
+    examples = []
+    keys: list[tuple[str, int]] = []
+    for example in data:
+        view = _report_view(example["report"]) if example["report"] else None
+        rows = _keyed(view["rows"]) if view else {}
+        keys += [key for key in rows if key not in keys]
+        examples.append({**example, "view": view, "rows": rows})
+    for example in examples:
+        example["cells"] = [example["rows"].get(key) for key in keys]
+    names = [key[0] for key in keys]
+    reports = [e["report"] for e in data if e["report"]]
+    usage = _usage_sum([r["usage"] for r in reports])
+    return {"examples": examples, "criteria": names, "usage": usage, "model": _model(reports)}
+
+
+def _keyed(rows: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+    """Rows by (name, how many rows of that name came before): two assertions may share a name."""
+    seen: dict[str, int] = {}
+    keyed = {}
+    for row in rows:
+        seen[row["name"]] = seen.get(row["name"], -1) + 1
+        keyed[(row["name"], seen[row["name"]])] = row
+    return keyed
+
+
+def _usage_sum(usages: list[dict[str, Any] | None]) -> dict[str, Any]:
+    total: dict[str, Any] = {"calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    costs = [u["cost_usd"] for u in usages if u and u["cost_usd"] is not None]
+    for usage in usages:
+        for key in total:
+            total[key] += usage[key] if usage else 0
+    total["cost_usd"] = sum(costs) if costs else None
+    return _usage(total)
+
+
+def _model(reports: list[dict[str, Any]]) -> str | None:
+    return next((r.get("model") for r in reports if r.get("model")), None)
+
+
+# -- a labelled dataset ----------------------------------------------------------------------
+
+
+def _kappa(agreement: dict[str, Any]) -> float | None:
+    """The κ the page ranks by: quadratic-weighted for an ordinal criterion, else Cohen's."""
+    return agreement.get("quadratic_weighted_kappa", agreement["cohen_kappa"])
+
+
+def _dataset(data: dict[str, Any]) -> dict[str, Any]:
+    criteria = []
+    for c in data["agreement"]:
+        confusion = c.get("confusion") or {"labels": [], "matrix": []}
+        biggest = max([n for row in confusion["matrix"] for n in row] + [1])
+        criteria.append({**c, "kappa": _kappa(c), "heat": biggest, "confusion": confusion})
+    # Worst first: the lowest κ (then accuracy) on top; criteria with no κ at all after them.
+    worst_first = sorted(
+        criteria, key=lambda c: (c["kappa"] is None, c["kappa"] or 0.0, c["accuracy"] or 0.0, c["index"])
+    )
+    items = data["items"]
+    points = [(i["human_score"], i["score"]) for i in items if _is_num(i.get("human_score")) and _is_num(i["score"])]
+    return {
+        "criteria": worst_first,
+        "items": items,
+        "disagreements": _disagreements(data),
+        "kappa_chart": _kappa_chart(worst_first) if criteria else None,
+        "scatter": _scatter(points) if points else None,
+        "correlation": _correlation(points),
+        "points": len(points),
+    }
+
+
+def _is_num(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _correlation(points: list[tuple[float, float]]) -> float | None:
+    """Pearson's r of (human score, judge score); None when either side does not vary."""
+    if len(points) < 2:
+        return None
+    try:
+        return statistics.correlation([p[0] for p in points], [p[1] for p in points])
+    except statistics.StatisticsError:
+        return None
+
+
+def _disagreements(data: dict[str, Any]) -> list[dict[str, Any]]:
+    names = {c["index"]: c["name"] for c in data["agreement"]}
+    found = []
+    for item in data["items"]:
+        truth = item["ground_truth"] or []
+        reasons = item.get("reasons") or []
+        for position, verdict in enumerate(item["verdicts"]):
+            wanted = truth[position] if position < len(truth) else None
+            if not isinstance(wanted, str) or verdict == "ERROR" or same_label(verdict, wanted):
+                continue
+            if _ABSTAIN in (verdict, wanted):  # an abstention is counted apart, not a disagreement
+                continue
+            found.append(
+                {
+                    "item": item,
+                    "criterion": names.get(position) or f"criterion {position + 1}",
+                    "human": wanted,
+                    "judge": verdict,
+                    "reason": reasons[position] if position < len(reasons) else "",
+                }
+            )
+    return found
+
+
+def _kappa_chart(criteria: list[dict[str, Any]]) -> str:
+    import pygal
+
+    chart = _chart(pygal.HorizontalBar, title="κ per criterion, worst first (95 % bootstrap interval)", range=(-1, 1))
+    chart.x_labels = [(c["name"] or f"criterion {c['index'] + 1}")[:60] for c in criteria]
+    values = []
+    for c in criteria:
+        interval = c.get("kappa_interval")
+        value: Any = c["kappa"]
+        if value is not None and interval:
+            value = {"value": value, "ci": {"low": interval[0], "high": interval[1]}}
+        values.append(value)
+    chart.add("κ", values)
+    return _svg(chart)
+
+
+def _scatter(points: list[tuple[float, float]]) -> str:
+    import pygal
+
+    chart = _chart(pygal.XY, title="Judge score against human score, per item", stroke=False)
+    chart.x_title, chart.y_title = "human score", "judge score"
+    chart.add("items", points, dots_size=2)
+    chart.add("agreement", [(0, 0), (1, 1)], stroke=True, show_dots=False)
+    return _svg(chart)
+
+
+# -- rescored verdicts -----------------------------------------------------------------------
+
+
+def _rescore(data: dict[str, Any]) -> dict[str, Any]:
+    return {"rescore": data}
+
+
+def _chart(kind: Any, **config: Any) -> Any:
+    from pygal.style import Style
+
+    style = Style(
+        background="white",
+        plot_background="#f6f8fa",
+        colors=("#0969da", "#8c959f"),
+        font_family="system-ui, sans-serif",
+        title_font_size=15,
+        label_font_size=12,
+    )
+    # js=[]: pygal's default tooltip script comes from a CDN; the page must make no request.
+    return kind(
+        js=[],
+        style=style,
+        disable_xml_declaration=True,
+        show_legend=False,
+        width=900,
+        height=360,
+        explicit_size=False,
+        print_values=False,
+        **config,
+    )
+
+
+def _svg(chart: Any) -> str:
+    from markupsafe import Markup
+
+    return Markup(chart.render(is_unicode=True))  # pygal's own SVG, built from escaped values
+
+
+_SECTIONS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "response": _response,
+    "outputs": _outputs,
+    "examples": _examples,
+    "dataset": _dataset,
+    "rescore": _rescore,
+}

@@ -1,0 +1,324 @@
+"""``rubric grade --report``, ``--format junit`` and ``--format csv``, for every request kind.
+
+Graded through litellm's real HTTP path against tests/judge_server.py; each HTML report is
+loaded in headless Chromium (tests/report_browser.py): no console message, no network
+request, and the figures the page shows are the JSON report's. With RUBRIC_REPORT_SCREENSHOTS=1 the
+screenshots are written to docs/report-*.png (the README shows them).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+import pytest
+
+from rubric_lsp.cli import main
+from rubric_lsp.grading.html_report import figure
+from tests.conftest import REPO, SAMPLES
+from tests.judge_server import Reply
+from tests.report_browser import available, load
+
+KEY = "sk-test-report-0123456789abcdefXYZ"
+RUBRIC = str(SAMPLES / "autorubric" / "refund-reply.rubric.yaml")
+DATASET = str(SAMPLES / "autorubric" / "refund-replies.dataset.json")
+PROMPTFOO = str(SAMPLES / "promptfoo" / "promptfooconfig.yaml")
+SELECT_BEST = """\
+prompts: [a, b]
+providers: [echo]
+defaultTest:
+  options: {provider: openai:judge}
+tests:
+  - assert:
+      - type: llm-rubric
+        value: Is polite
+  - assert:
+      - type: llm-rubric
+        value: Is short
+      - type: select-best
+        value: Most polite
+"""
+
+
+def judge(request) -> Reply:
+    """Each format's prompt answered in its shape; binary criteria about the refund window are UNMET, and
+    every reason quotes the API key back (the report must not show it)."""
+    text = request.text
+    if "<Candidate" in text or "Pick one:" in text:
+        return Reply.json({"best": 1, "reason": "politer"})
+    if "<options>" in text:
+        return Reply.echo({"selected_option": 1, "explanation": "fits; key {token}"})(request)
+    if "criterion_status" in text:
+        status = "UNMET" if "30 days" in text or "window" in text else "MET"
+        return Reply.echo({"criterion_status": status, "explanation": "judged with key {token}"})(request)
+    return Reply.json({"pass": True, "score": 1, "reason": "ok"})
+
+
+@pytest.fixture
+def grade(judge_server, tmp_path, monkeypatch, capfd):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("RUBRIC_JUDGE_API_BASE", judge_server.base_url)
+    monkeypatch.setenv("RUBRIC_JUDGE_MODEL", "openai/judge")
+    monkeypatch.setenv("RUBRIC_CACHE_DIR", str(tmp_path / "cache"))
+    judge_server.handler = judge
+    (tmp_path / "answer.txt").write_text("Your refund is on its way.")
+    (tmp_path / "other.txt").write_text("Refund sent.")
+    (tmp_path / "select-best.yaml").write_text(SELECT_BEST)
+
+    def run(output_format: str, *argv: str, report: str | None = None) -> str:
+        extra = ["--report", str(tmp_path / report)] if report else []
+        code = main(["grade", *argv, "--format", output_format, "--no-cache", "--retries", "0", *extra])
+        out, err = capfd.readouterr()
+        assert code in (0, 1), err
+        return out
+
+    run.dir = tmp_path  # type: ignore[attr-defined]
+    return run
+
+
+def kinds(directory) -> dict[str, list[str]]:
+    answer, other = str(directory / "answer.txt"), str(directory / "other.txt")
+    return {
+        "response": [RUBRIC, "--response", answer],
+        "examples": [RUBRIC, "--examples"],
+        "promptfoo-tests": [PROMPTFOO, "--response", answer],
+        "outputs": [PROMPTFOO, "--test", "3", "--response", answer, "--response", other],
+        "select-best": [str(directory / "select-best.yaml"), "--response", answer, "--response", other],
+        "dataset": [DATASET],
+        "rescore": [RUBRIC, "--verdicts", str(directory / "verdicts.json")],
+    }
+
+
+@pytest.fixture
+def junit_schema():
+    xmlschema = pytest.importorskip("xmlschema")
+    return xmlschema.XMLSchema(str(REPO / "tests" / "data" / "junit-10.xsd"))
+
+
+KINDS = ["response", "examples", "promptfoo-tests", "outputs", "select-best", "dataset", "rescore"]
+
+
+def _verdicts(directory) -> None:
+    (directory / "verdicts.json").write_text(json.dumps(["MET", "MET", "UNMET", "Rude", "No next step", "UNMET"]))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_junit_validates_and_carries_each_failure_with_its_reason(grade, junit_schema, kind):
+    _verdicts(grade.dir)
+    argv = kinds(grade.dir)[kind]
+    out = grade("junit", *argv)
+    junit_schema.validate(out)
+    assert KEY not in out
+    data = json.loads(grade("json", *argv))
+    root = junit_schema.to_dict(out)
+    cases = [case for suite in root["testsuite"] for case in suite["testcase"]]
+    assert cases
+    if kind == "response":
+        # one testcase per criterion; the UNMET refund window fails with the judge's (redacted) reason
+        assert len(cases) == len(data["verdicts"])
+        failing = {c["@name"]: c for c in cases if "failure" in c}
+        unmet = [v for v in data["verdicts"] if v["verdict"] == "UNMET" and v.get("weight", 1) > 0]
+        assert unmet and {v["name"] for v in unmet} <= set(failing)
+        failure = failing[unmet[0]["name"]]["failure"]
+        assert "judged with key ***" in (failure[0] if isinstance(failure, list) else failure)["@message"]
+    if kind == "dataset":
+        labelled = sum(len(item["verdicts"]) for item in data["items"])
+        assert len(cases) == labelled  # one testcase per item and criterion label
+
+
+def test_a_judge_failure_is_a_junit_error_never_a_pass(grade, judge_server, junit_schema):
+    judge_server.handler = lambda request: Reply.server_error()
+    out = grade("junit", RUBRIC, "--response", str(grade.dir / "answer.txt"))
+    junit_schema.validate(out)
+    cases = [case for suite in junit_schema.to_dict(out)["testsuite"] for case in suite["testcase"]]
+    failures = [case.get("failure") for case in cases]
+    failures = [f[0] if isinstance(f, list) else f for f in failures]
+    assert cases and all(f is not None and f["@type"] == "ERROR" for f in failures)
+
+
+@pytest.mark.parametrize("kind", ["response", "outputs", "dataset"])
+def test_csv_reads_back_with_the_csv_module(grade, kind):
+    argv = kinds(grade.dir)[kind]
+    rows = list(csv.DictReader(io.StringIO(grade("csv", *argv))))
+    data = json.loads(grade("json", *argv))
+    assert rows
+    if kind == "response":
+        assert [r["name"] for r in rows] == [v["name"] for v in data["verdicts"]]
+        assert [r["verdict"] for r in rows] == [v["verdict"] for v in data["verdicts"]]
+        assert all(KEY not in r["reason"] for r in rows)
+    if kind == "dataset":
+        truth = [label for item in data["items"] for label in item["ground_truth"]]
+        assert [r["expected"] for r in rows] == truth
+        assert {r["outcome"] for r in rows} <= {"pass", "fail", "error", "skipped"}
+
+
+# -- the HTML report -----------------------------------------------------------------------------------
+
+needs_chromium = pytest.mark.skipif(not available(), reason="needs /usr/bin/chromium")
+
+
+def _expected_figures(kind: str, data) -> dict[str, str]:
+    """What the page must show, computed here from the JSON report."""
+    if kind in ("response", "promptfoo-tests"):
+        wanted = {"score": figure(data["score"]), "raw_score": figure(data["raw_score"])}
+        wanted |= {f"verdict:{i}": v["verdict"] for i, v in enumerate(data["verdicts"])}
+        wanted |= {"calls": str(data["usage"]["calls"]), "total_tokens": str(data["usage"]["total_tokens"])}
+        return wanted
+    if kind == "examples":
+        return {f"example_score:{i}": figure(e["report"]["score"]) for i, e in enumerate(data)}
+    if kind in ("outputs", "select-best"):
+        wanted = {f"output_score:{i}": figure(o["score"]) for i, o in enumerate(data["outputs"])}
+        for method in ("max_score", "select_best"):
+            for s in data.get(method, []):
+                if s.get("winner") is not None:
+                    wanted[f"winner:{method.replace('_', '-')}:{s['test']}"] = ""
+        return wanted
+    if kind == "dataset":
+        wanted = {}
+        for c in data["agreement"]:
+            i = c["index"]
+            kappa = c.get("quadratic_weighted_kappa", c["cohen_kappa"])
+            wanted |= {f"accuracy:{i}": figure(c["accuracy"]), f"kappa:{i}": figure(kappa)}
+            wanted |= {f"compared:{i}": str(c["compared"]), f"failed:{i}": str(c["failed"])}
+            a = c["abstained"]
+            wanted[f"abstained:{i}"] = f"{a['both']} / {a['judge_only']} / {a['truth_only']}"
+            for r, row in enumerate(c["confusion"]["matrix"]):
+                wanted |= {f"confusion:{i}:{r}:{j}": str(n) for j, n in enumerate(row)}
+        pairs = [(i["human_score"], i["score"]) for i in data["items"] if i["human_score"] is not None]
+        try:
+            wanted["correlation"] = figure(statistics.correlation(*zip(*pairs, strict=True)))
+        except statistics.StatisticsError:
+            wanted["correlation"] = "n/a"
+        wanted["points"] = str(len(pairs))
+        return wanted
+    return {"score": figure(data["score"]), "raw_score": figure(data["raw_score"])}
+
+
+@needs_chromium
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_report_opens_in_chromium_with_the_json_figures(grade, kind):
+    _verdicts(grade.dir)
+    argv = kinds(grade.dir)[kind]
+    grade("text", *argv, report="report.html")
+    data = json.loads(grade("json", *argv))
+    page = grade.dir / "report.html"
+    html = page.read_text(encoding="utf-8")
+    assert KEY not in html and KEY[:12] not in html
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//|url\(\s*["']?(?:https?:)?//|@import""", html)
+    # The README's screenshots: refreshed with RUBRIC_REPORT_SCREENSHOTS=1, else taken to a scratch file.
+    shots = REPO / "docs" if os.environ.get("RUBRIC_REPORT_SCREENSHOTS") else grade.dir
+    loaded = load(page, screenshot=shots / f"report-{kind}.png")
+    assert (shots / f"report-{kind}.png").read_bytes().startswith(b"\x89PNG")
+    assert loaded.console == []
+    assert loaded.requests == []
+    shown = loaded.figures()
+    if kind != "rescore":  # the page's script ran: it filled the criterion filter from the page
+        assert loaded.dom.count("<option value=") > 1
+    for name, value in _expected_figures(kind, data).items():
+        assert shown.get(name) == value, (name, shown.get(name), value)
+    if kind == "dataset":
+        assert "<svg" in loaded.dom and "confusion-" in loaded.dom
+        assert shown["disagreements"] != "0"  # the scripted judge disagrees with some labels
+
+
+def test_an_unwritable_report_is_an_error_not_a_crash(grade, capfd):
+    code = main(["grade", RUBRIC, "--verdicts", "/nonexistent/v.json", "--report", "/nonexistent/dir/r.html"])
+    assert code == 2
+
+
+@pytest.mark.parametrize(
+    ("verdict", "outcome"),
+    [
+        ({"verdict": "MET", "weight": 2.0}, "pass"),
+        ({"verdict": "UNMET", "weight": 2.0}, "fail"),
+        ({"verdict": "MET", "weight": -3.0}, "fail"),  # a penalty that applies is a loss
+        ({"verdict": "UNMET", "weight": -3.0}, "pass"),
+        ({"verdict": "CANNOT_ASSESS", "weight": 1.0}, "skipped"),
+        ({"verdict": "ERROR", "error": "infrastructure: down", "counted_as": "CANNOT_ASSESS"}, "error"),
+        ({"verdict": "PASS", "passed": True}, "pass"),
+        ({"verdict": "FAIL", "passed": False}, "fail"),
+        ({"verdict": "ERROR", "error": "parse: no JSON", "passed": True}, "error"),  # never a pass
+    ],
+)
+def test_each_verdict_is_a_pass_a_failure_an_error_or_skipped(verdict, outcome):
+    from rubric_lsp.grading.rows import verdict_outcome
+
+    assert verdict_outcome(verdict) == outcome
+
+
+def test_shares_of_a_response_add_up_to_its_score():
+    from rubric_lsp.grading.html_report import _report_view
+
+    verdicts = [
+        {"name": "a", "index": 0, "verdict": "MET", "reason": "", "range": None, "weight": 6.0},
+        {"name": "b", "index": 1, "verdict": "CANNOT_ASSESS", "reason": "", "range": None, "weight": 4.0},
+        {"name": "c", "index": 2, "verdict": "MET", "reason": "", "range": None, "weight": 4.0},
+        {"name": "d", "index": 3, "verdict": "MET", "reason": "", "range": None, "weight": -2.0},
+    ]
+    # skip: b leaves the denominator, 6 + 4 − 2 of 10
+    view = _report_view({"score": 0.8, "raw_score": 8.0, "verdicts": verdicts, "usage": {}, "format": "x"})
+    shares = [row["share"] for row in view["rows"]]
+    assert shares[1] is None and shares[3] == pytest.approx(-0.2)
+    assert sum(s for s in shares if s is not None) == pytest.approx(0.8)
+
+
+def test_without_jinja2_the_report_is_refused_in_one_line(tmp_path):
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text('import sys\nsys.modules["jinja2"] = None\n', encoding="utf-8")
+    verdicts = tmp_path / "v.json"
+    verdicts.write_text(json.dumps(["MET", "MET", "UNMET", "Rude", "No next step", "UNMET"]))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hide), str(REPO)])}
+    argv = [sys.executable, "-m", "rubric_lsp", "grade", RUBRIC, "--verdicts", str(verdicts)]
+    done = subprocess.run([*argv, "--report", str(tmp_path / "r.html")], capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and not (tmp_path / "r.html").exists()
+    (line,) = done.stderr.splitlines()
+    assert "jinja2 is missing" in line and "rubric-lsp[grade]" in line
+
+
+def test_the_confusion_matrix_shows_the_options_the_judge_never_picks(grade):
+    data = json.loads(grade("json", DATASET))
+    politeness = next(c for c in data["agreement"] if c["kind"] == "ordinal")
+    confusion = politeness["confusion"]
+    assert len(confusion["labels"]) > 2  # the whole scale, not only the labels that occurred
+    never = [j for j in range(len(confusion["labels"])) if not any(row[j] for row in confusion["matrix"])]
+    assert never, confusion  # the scripted judge always picks the same option
+    assert sum(map(sum, confusion["matrix"])) == politeness["compared"]
+
+
+@needs_chromium
+def test_tables_sort_on_a_click_and_the_filter_hides_other_criteria(grade):
+    grade("text", DATASET, report="report.html")
+    page = grade.dir / "report.html"
+    # Drive the page as a reader would: click the accuracy header twice, then pick one criterion.
+    probe = """<script>
+    window.addEventListener("load", function () {
+      var table = document.querySelector("table.sortable"), header = table.querySelectorAll("th")[2];
+      var order = function () {
+        return Array.prototype.map.call(table.tBodies[0].rows, function (r) { return r.cells[2].dataset.sort; }).join(",");
+      };
+      header.click(); document.body.dataset.ascending = order();
+      header.click(); document.body.dataset.descending = order();
+      var select = document.getElementById("criterion-filter");
+      select.value = select.options[1].value; select.dispatchEvent(new Event("change"));
+      document.body.dataset.shown = String(document.querySelectorAll("tr[data-criterion]:not(.hidden)").length);
+      document.body.dataset.wanted = String(document.querySelectorAll('tr[data-criterion="' + select.value + '"]').length);
+    });
+    </script></body>"""
+    page.write_text(page.read_text(encoding="utf-8").replace("</body>", probe), encoding="utf-8")
+    loaded = load(page)
+    assert loaded.console == []
+    body = re.search(r"<body([^>]*)>", loaded.dom).group(1)
+    attrs = dict(re.findall(r'data-(\w+)="([^"]*)"', body))
+    numbers = lambda text: [float(x) if x else float("inf") for x in text.split(",")]  # noqa: E731
+    ascending, descending = numbers(attrs["ascending"]), numbers(attrs["descending"])
+    finite = [x for x in ascending if x != float("inf")]
+    assert finite == sorted(finite) and len(set(finite)) > 1
+    assert [x for x in descending if x != float("inf")] == sorted(finite, reverse=True)
+    assert int(attrs["shown"]) == int(attrs["wanted"]) > 0
