@@ -311,7 +311,9 @@ async def test_requests_answer_quickly_while_grading(client: LanguageClient):
     assert not task.done()  # the answers came while grading was under way
     report = await task
     assert len(report["verdicts"]) == 8 and JUDGE.max_in_flight >= 4
-    assert max(timings) < 0.1, timings
+    # A server blocked by the grading would answer only after a judge call (1.5 s); the bound is
+    # relative to that, not a speed target (speed is measured in bench/bench_server.py).
+    assert max(timings) < JUDGE.latency_ms / 1000 / 3, timings
 
 
 async def test_judge_failure_shows_a_warning_and_the_server_survives(client: LanguageClient):
