@@ -4,7 +4,8 @@
 //   F2 the same against a NorthStar grader
 //   F3 Grade Examples on an autorubric rubric -> every verdict kind, coloured by kind (gutter marks),
 //      one screenshot per kind (images for the README)
-//   F4 Grade Examples on a dataset -> agreement lens on a criterion; the judge saw the items
+//   F4 Grade Examples on a dataset -> agreement lens on a criterion; the judge saw the items;
+//      its "confusion matrix" lens opens the report in a webview
 //   F5 rubric text selected, no response yet -> nothing graded (no judge call), a message;
 //      Grade Examples on a file with nothing to grade -> "nothing to grade"
 //   F6 a slow judge: "Grading n/N" in the status bar; clicking it cancels; a message; hints cleared
@@ -276,6 +277,27 @@ export async function gradingFormats(h) {
     const texts = since(before);
     check(texts.some((t) => t.includes("[ds-item-one]")) && texts.some((t) => t.includes("[ds-item-two]")), `dataset: the judge was asked about every item (${texts.length} request(s))`);
     await shot("f4-dataset-agreement");
+
+    // F4b. the criterion's "confusion matrix" lens opens the grading's report in a webview
+    const matrixLens = page.locator(".codelens-decoration a", { hasText: "confusion matrix" }).first();
+    const hasMatrix = await matrixLens.waitFor({ timeout: 20000 }).then(() => true, () => false);
+    check(hasMatrix, "dataset: a 'confusion matrix' lens on a criterion");
+    if (hasMatrix) {
+      await matrixLens.click();
+      const tab = await page.locator('.tab[aria-label^="Rubric report"]').first().waitFor({ timeout: 30000 }).then(() => true, () => false);
+      const inWebview = async () => {
+        for (const f of page.frames()) {
+          const text = await f.evaluate(() => (document.body ? document.body.innerText : "")).catch(() => "");
+          if (/Confusion matrices/.test(text) && /Agreement with the human labels/.test(text)) return true;
+        }
+        return false;
+      };
+      const shown = await waitUntil(inWebview, 30000);
+      check(tab && shown, "dataset: the lens opens the report, with its confusion matrices, in a webview");
+      await shot("f4b-report-webview");
+      await page.locator('.tab[aria-label^="Rubric report"] .codicon-close').first().click().catch(() => {});
+      await page.waitForTimeout(500);
+    }
   }
 
   // F5. rubric text without a response: nothing graded; nothing to grade: said so.
