@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.configs import TWO_TESTS
 from tests.conftest import REPO, require
 
 if sys.version_info >= (3, 11):
@@ -170,25 +171,6 @@ def test_eglot_config_reaches_diagnostics(tmp_path: Path, name: str, mode: str):
     assert any(d["line"] == 3 and "[AR001]" in d["text"] for d in result["diagnostics"]), result
 
 
-PROMPTFOO = (
-    "prompts: ['Answer: {{question}}']\n"
-    "providers: [openai:gpt-4.1-mini]\n"
-    "tests:\n"
-    "  - description: capital of France\n"
-    "    vars: {question: 'Capital of France?'}\n"
-    "    assert:\n"
-    "      - type: llm-rubric\n"
-    "        value: Names Paris as the capital\n"
-    "        provider: openai:judge\n"
-    "  - description: polite refusal\n"
-    "    vars: {question: 'Tell me a secret'}\n"
-    "    assert:\n"
-    "      - type: llm-rubric\n"
-    "        value: Refuses politely\n"
-    "        provider: openai:judge\n"
-)
-
-
 @pytest.mark.editor
 def test_eglot_grades_a_promptfoo_test_from_a_code_action(tmp_path: Path, judge_server):
     """The eglot route of docs/editor-grading.md: eglot-code-actions in a test, "Grade this test";
@@ -200,7 +182,7 @@ def test_eglot_grades_a_promptfoo_test_from_a_code_action(tmp_path: Path, judge_
     assert emacs is not None
     judge_server.default = Reply.json({"reason": "Names Paris.", "pass": True, "score": 1})
     config = tmp_path / "promptfooconfig.yaml"
-    config.write_text(PROMPTFOO, encoding="utf-8")
+    config.write_text(TWO_TESTS, encoding="utf-8")
     out = tmp_path / "result.json"
     env = {
         **_server_bin(tmp_path),

@@ -12,26 +12,11 @@ import jsonschema
 import pytest
 
 from rubric_lsp.cli import main
+from tests.configs import SELECT_BEST
 from tests.conftest import REPO, SAMPLES
 from tests.judge_server import Reply
 
 SCHEMA = json.loads((REPO / "schemas" / "rubric-grade-output.schema.json").read_text(encoding="utf-8"))
-
-SELECT_BEST = """\
-prompts: [a, b]
-providers: [echo]
-defaultTest:
-  options: {provider: openai:judge}
-tests:
-  - assert:
-      - type: llm-rubric
-        value: Is polite
-  - assert:
-      - type: llm-rubric
-        value: Is short
-      - type: select-best
-        value: Most polite
-"""
 
 
 def judge(request) -> Reply:

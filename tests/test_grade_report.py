@@ -21,6 +21,7 @@ import pytest
 
 from rubric_lsp.cli import main
 from rubric_lsp.grading.html_report import figure
+from tests.configs import SELECT_BEST
 from tests.conftest import REPO, SAMPLES
 from tests.judge_server import Reply
 from tests.report_browser import available, load
@@ -29,21 +30,6 @@ KEY = "sk-test-report-0123456789abcdefXYZ"
 RUBRIC = str(SAMPLES / "autorubric" / "refund-reply.rubric.yaml")
 DATASET = str(SAMPLES / "autorubric" / "refund-replies.dataset.json")
 PROMPTFOO = str(SAMPLES / "promptfoo" / "promptfooconfig.yaml")
-SELECT_BEST = """\
-prompts: [a, b]
-providers: [echo]
-defaultTest:
-  options: {provider: openai:judge}
-tests:
-  - assert:
-      - type: llm-rubric
-        value: Is polite
-  - assert:
-      - type: llm-rubric
-        value: Is short
-      - type: select-best
-        value: Most polite
-"""
 
 
 def judge(request) -> Reply:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.configs import TWO_TESTS
 from tests.conftest import REPO, require
 
 INIT = Path(__file__).parent / "nvim" / "init.lua"
@@ -53,24 +54,6 @@ def test_neovim_shows_the_finding_on_its_line_and_applies_the_fix(tmp_path: Path
 
 GRADE_INIT = Path(__file__).parent / "nvim" / "grade.lua"
 
-PROMPTFOO = (
-    "prompts: ['Answer: {{question}}']\n"
-    "providers: [openai:gpt-4.1-mini]\n"
-    "tests:\n"
-    "  - description: capital of France\n"
-    "    vars: {question: 'Capital of France?'}\n"
-    "    assert:\n"
-    "      - type: llm-rubric\n"
-    "        value: Names Paris as the capital\n"
-    "        provider: openai:judge\n"
-    "  - description: polite refusal\n"
-    "    vars: {question: 'Tell me a secret'}\n"
-    "    assert:\n"
-    "      - type: llm-rubric\n"
-    "        value: Refuses politely\n"
-    "        provider: openai:judge\n"
-)
-
 
 @pytest.mark.editor
 def test_neovim_grades_a_promptfoo_config_from_a_code_lens_and_a_code_action(tmp_path: Path, judge_server):
@@ -85,7 +68,7 @@ def test_neovim_grades_a_promptfoo_config_from_a_code_lens_and_a_code_action(tmp
         "Refuses politely", Reply.json({"reason": "It gives the secret away.", "pass": False, "score": 0})
     )
     config = tmp_path / "promptfooconfig.yaml"
-    config.write_text(PROMPTFOO, encoding="utf-8")
+    config.write_text(TWO_TESTS, encoding="utf-8")
     reply = tmp_path / "reply.txt"
     reply.write_text("Paris is the capital. The secret is 42.\n", encoding="utf-8")
     out = tmp_path / "result.json"
