@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import math
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +139,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the verdict cache ($RUBRIC_CACHE_DIR)")
     p.add_argument("--no-shuffle", action="store_true", help="show multi-choice options in authored order")
     p.add_argument("--limit", type=_at_least(1), help="dataset: grade only the first N items")
+    run = p.add_mutually_exclusive_group()
+    run.add_argument(
+        "--run",
+        type=Path,
+        metavar="RUN.sqlite",
+        help="record the request, every judge reply as it lands and the final figures in this new SQLite file",
+    )
+    run.add_argument(
+        "--resume",
+        type=Path,
+        metavar="RUN.sqlite",
+        help="continue the run recorded in this file (same file and flags): finished calls are not asked again",
+    )
     return p
 
 
@@ -185,7 +200,10 @@ def _run(args: argparse.Namespace) -> int:
         return request
     started = time.perf_counter()
     try:
-        result = _with_progress(args, lambda progress: grade(request, _settings(args), on_progress=progress))
+        with _run_file(args, request) as run:
+            result = _with_progress(args, lambda progress: grade(request, _settings(args), on_progress=progress))
+            if run is not None:
+                run.finish(result.to_json())
     except UnsupportedRequest as exc:
         return _fail(NO_RESPONSE if args.response is None and args.verdicts is None else str(exc))
     except (GradingError, MissingCredentials, ValueError) as exc:
@@ -205,6 +223,47 @@ def _run(args: argparse.Namespace) -> int:
         for line in result.text_lines():
             print(line)
     return EXIT_FAILED if result.failed else EXIT_OK
+
+
+@contextmanager
+def _run_file(args: argparse.Namespace, request: Any) -> Iterator[Any]:
+    """The run file ``--run`` / ``--resume`` name, active for the grading (None without either flag).
+
+    Raises GradingError (one line) when it cannot be created, or was started for another grading."""
+    path = args.run or args.resume
+    if path is None:
+        yield None
+        return
+    from rubric_lsp.grading import run_file
+    from rubric_lsp.grading.runner import GradingError
+
+    settings = _settings(args).resolved()  # MissingCredentials when no judge can be chosen
+    described = run_file.describe_request(request.text, request.kind.value, settings, _run_fields(request))
+    try:
+        run = run_file.RunFile.create(path, described) if args.run else run_file.RunFile.resume(path, described)
+    except run_file.RunFileError as exc:
+        raise GradingError(str(exc)) from None
+    try:
+        with run_file.activate(run):
+            yield run
+    finally:
+        run.close()
+
+
+def _run_fields(request: Any) -> dict[str, Any]:
+    """The request's own fields besides the file that can change a verdict (a resume must match them)."""
+    from rubric_lsp.grading.judge import PROMPT_VERSION
+
+    digest = hashlib.sha256(json.dumps(list(request.responses)).encode("utf-8")).hexdigest()
+    return {
+        "prompt_version": PROMPT_VERSION,
+        "responses_sha256": digest,
+        "query": request.query,
+        "test": request.test_index,
+        "limit": request.limit,
+        "units": list(request.units),
+        "verdicts": list(request.verdicts),
+    }
 
 
 def _write_report(path: Path, request: Any, result: Any, elapsed: float) -> int | None:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.failures import JudgeFailure, classify, secret_values
+from rubric_lsp.grading.run_file import active as active_run_file
 from rubric_lsp.grading.send_gate import send_gate
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for, provider_of
 from rubric_lsp.redaction import environment_secrets, redact
@@ -105,6 +106,24 @@ class Usage:
         }
 
 
+def usage_from_json(data: Mapping[str, Any]) -> Usage:
+    """A ``Usage`` from its ``to_json`` form (a run file's record of one call)."""
+
+    def count(name: str) -> int:
+        value = data.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    cost = data.get("cost_usd")
+    return Usage(
+        calls=count("calls"),
+        retries=count("retries"),
+        cached=count("cached"),
+        prompt_tokens=count("prompt_tokens"),
+        completion_tokens=count("completion_tokens"),
+        cost_usd=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
+    )
+
+
 @dataclass
 class JudgeReply:
     content: str
@@ -175,9 +194,13 @@ class Judge:
         A reply is cached only once it parsed: failures are never cached.
         """
         fields = self.request_fields(messages, response_format)
-        key = None
+        key = VerdictCache.key({"prompt_version": PROMPT_VERSION, **fields})
+        run = active_run_file()
+        if run is not None and (recorded := run.get(key)) is not None:
+            # A resumed run: this call finished before the stop; replay its reply and its usage.
+            self.usage.merge(usage_from_json(recorded.usage))
+            return parse(self.redacted(recorded.content)), bool(recorded.usage.get("from_cache"))
         if self.cache is not None:
-            key = self.cache.key({"prompt_version": PROMPT_VERSION, **fields})
             hit = self.cache.get(key)
             if hit is not None:
                 hit = self.redacted(hit)  # an entry written before replies were redacted
@@ -187,14 +210,24 @@ class Judge:
                     parsed = None
                 if parsed is not None:
                     self.usage.cached += 1
+                    if run is not None:
+                        run.put(key, hit, {**Usage(cached=1).to_json(), "from_cache": True})
                     return parsed, True
-        content = self.redacted(await self._complete(fields))
+        call_usage = Usage()
+        try:
+            content = self.redacted(await self._complete(fields, call_usage))
+        finally:
+            self.usage.merge(call_usage)
+        if run is not None:
+            # Recorded before parsing: a reply that does not parse replays as the same failure.
+            run.put(key, content, call_usage.to_json())
         parsed = parse(content)
-        if self.cache is not None and key is not None:
+        if self.cache is not None:
             self.cache.put(key, content)
         return parsed, False
 
-    async def _complete(self, fields: dict[str, Any]) -> str:
+    async def _complete(self, fields: dict[str, Any], usage: Usage) -> str:
+        """The judge's reply text; every attempt's requests, tokens and cost are counted in ``usage``."""
         litellm = await load_litellm_async()
         route = litellm_route(litellm, self.model, self.settings.api_base)
         if self.settings.api_base:
@@ -211,12 +244,12 @@ class Judge:
             retry_after: float | None = None
             try:
                 async with self.semaphore, send_gate().turn(self.model) as request_sent:
-                    self.usage.calls += 1
+                    usage.calls += 1
                     attempt_call = call if request_sent is None else dict(call, logger_fn=request_sent)
                     # litellm's own timeout covers the HTTP call; wait_for is the backstop.
                     response = await asyncio.wait_for(litellm.acompletion(**attempt_call), timeout + 5.0)
                 _after_first_call()
-                return self._content(litellm, response)
+                return self._content(response, usage)
             except asyncio.CancelledError:
                 raise
             except asyncio.TimeoutError:
@@ -232,22 +265,22 @@ class Judge:
                     retryable = False  # promptfoo's graders: a 5xx is final unless PROMPTFOO_RETRY_5XX
             if not retryable or attempt == attempts - 1:
                 break
-            self.usage.retries += 1
+            usage.retries += 1
             delay = retry_after if retry_after is not None else min(0.5 * 2**attempt, 8.0) * random.uniform(0.5, 1.0)
             await asyncio.sleep(min(delay, MAX_RETRY_AFTER_SECONDS))
         assert last is not None
         raise last
 
-    def _content(self, litellm: Any, response: Any) -> str:
+    def _content(self, response: Any, usage: Usage) -> str:
         try:
-            usage: Any = getattr(response, "usage", None)  # litellm's Usage (a pydantic model), a dict or None
-            usage_map = usage.model_dump() if hasattr(usage, "model_dump") else dict(usage or {})
+            reported: Any = getattr(response, "usage", None)  # litellm's Usage (a pydantic model), a dict or None
+            usage_map = reported.model_dump() if hasattr(reported, "model_dump") else dict(reported or {})
         except Exception:
             usage_map = {}
         hidden = getattr(response, "_hidden_params", None) or {}
         cost = hidden.get("response_cost") if isinstance(hidden, dict) else None
         cost = float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
-        self.usage.add(usage_map, cost)
+        usage.add(usage_map, cost)
         # kind "no_content": no message at all, or ``content: null`` (a refusal, a content
         # filter). Formats whose owner tells that apart from an unreadable text (autorubric:
         # an "unknown" failure) read the kind.

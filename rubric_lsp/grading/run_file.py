@@ -1,0 +1,209 @@
+"""The run file: one grading's request, every judge reply as it lands, and its final figures, in SQLite.
+
+``rubric grade DATASET --run run.sqlite`` creates it; ``--resume run.sqlite`` continues a stopped
+run. While a run file is active (``activate``), ``Judge.ask`` looks each request up here before
+calling the judge and records the reply right after it arrives, so a resumed run asks the judge
+only what the stopped one never heard back, and replays the rest: the same replies, parsed the
+same way, give the same verdicts and figures.
+
+Durability: WAL mode with one short transaction per reply, so a process killed at any moment
+(SIGKILL, Ctrl-C, a crash) loses at most the calls in flight; ``synchronous=NORMAL`` keeps every
+commit across a process kill (only a power loss can drop the last ones, which a resume then asks
+again). Each reply row also holds that call's usage (HTTP requests, retries, tokens, cost), which a
+resume adds back, so the usage a finished run reports covers the whole run, not the last leg.
+
+Only replies the judge actually gave are recorded (one that does not parse included: replaying
+it fails the same way); a call that got no reply (timeout, rate limit, server error after every
+retry) is not, and is asked again on resume. No API key is stored: replies are redacted before
+they reach here, and the request holds only verdict-changing settings, never the environment.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+RUN_FILE_FORMAT = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS replies (
+    key TEXT PRIMARY KEY,
+    content TEXT NOT NULL,
+    usage TEXT NOT NULL,
+    recorded_at REAL NOT NULL DEFAULT (julianday('now'))
+);
+"""
+
+
+class RunFileError(Exception):
+    """The run file cannot be created, read or resumed; the message is one line saying why."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One recorded reply: the judge's (redacted) text and the usage the call took."""
+
+    content: str
+    usage: Mapping[str, Any]
+
+
+# Settings that change how a run goes (speed, patience, where replies are cached), never what it
+# finds; every other setting, including any added later, must match for a resume. ``env`` holds
+# credentials and is never stored.
+RUN_ONLY_SETTINGS = frozenset(
+    {
+        "concurrency",
+        "timeout_seconds",
+        "deadline_seconds",
+        "cache_enabled",
+        "cache_dir",
+        "max_retries",
+        "retry_server_errors",
+        "env",
+    }
+)
+
+
+def describe_request(text: str, kind: str, settings: Any, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """What a run is, as stored and compared on resume: the file's content hash, the request's kind,
+    every verdict-changing field of ``settings`` (resolved ``JudgeSettings``) and the request's own
+    ``fields`` (responses, limit, ...)."""
+    chosen = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
+    chosen = {name: value for name, value in chosen.items() if name not in RUN_ONLY_SETTINGS}
+    if chosen.get("api_base"):  # a URL may carry a token: compared by its hash only
+        chosen["api_base"] = hashlib.sha256(str(chosen["api_base"]).encode("utf-8")).hexdigest()
+    return {
+        "format": RUN_FILE_FORMAT,
+        "file_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "kind": kind,
+        **json.loads(_canonical({**chosen, **fields})),
+    }
+
+
+class RunFile:
+    """An open run file. Use ``create`` or ``resume``; ``close`` when done."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._db = connection
+
+    # -- opening ----------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: Path, request: Mapping[str, Any]) -> RunFile:
+        """A new run file for ``request``; refuses a path that already holds a run."""
+        if path.exists() and path.stat().st_size > 0:
+            raise RunFileError(f"{path} already holds a run: continue it with --resume {path}, or remove it first")
+        run = cls._open(path)
+        with run._db:
+            run._db.execute("INSERT INTO meta VALUES ('request', ?)", (_canonical(request),))
+        return run
+
+    @classmethod
+    def resume(cls, path: Path, request: Mapping[str, Any]) -> RunFile:
+        """The run in ``path``, when it was started for this same ``request``; RunFileError otherwise."""
+        if not path.is_file():
+            raise RunFileError(f"no run file at {path}: start one with --run {path}")
+        run = cls._open(path)
+        try:
+            stored = run.request()
+            if stored is None:
+                raise RunFileError(f"{path} holds no run request: start a new run with --run")
+            differs = [name for name in sorted(set(stored) | set(request)) if stored.get(name) != request.get(name)]
+            if differs:
+                raise RunFileError(
+                    f"{path} was started for a different grading ({_differences(differs)} changed): "
+                    "resume with the same file and flags, or start a new run with --run"
+                )
+        except BaseException:
+            run.close()
+            raise
+        return run
+
+    @classmethod
+    def _open(cls, path: Path) -> RunFile:
+        try:
+            # isolation_level=None: autocommit; each ``with self._db`` block is its own transaction.
+            db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=5000")
+            db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise RunFileError(f"cannot open the run file {path}: {exc}") from None
+        return cls(path, db)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- contents -----------------------------------------------------------------------
+    def request(self) -> dict[str, Any] | None:
+        return self._meta("request")
+
+    def figures(self) -> Any:
+        """The final figures of a finished run (its JSON result), or None while unfinished."""
+        return self._meta("figures")
+
+    def get(self, key: str) -> Recorded | None:
+        row = self._db.execute("SELECT content, usage FROM replies WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            usage = json.loads(row[1])
+        except ValueError:
+            usage = {}
+        return Recorded(row[0], usage if isinstance(usage, dict) else {})
+
+    def put(self, key: str, content: str, usage: Mapping[str, Any]) -> None:
+        """Record one reply: one short transaction, durable once this returns."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)",
+                (key, content, _canonical(usage)),
+            )
+
+    def replies(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM replies").fetchone()[0])
+
+    def finish(self, figures: Any) -> None:
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('figures', ?)", (_canonical(figures),))
+
+    def _meta(self, name: str) -> Any:
+        row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+
+_active: contextvars.ContextVar[RunFile | None] = contextvars.ContextVar("rubric_run_file", default=None)
+
+
+def active() -> RunFile | None:
+    """The run file of the grading running in this context (None: no run file)."""
+    return _active.get()
+
+
+@contextmanager
+def activate(run: RunFile) -> Iterator[RunFile]:
+    """Make ``run`` the run file of every judge call made in this context (and tasks started from it)."""
+    token = _active.set(run)
+    try:
+        yield run
+    finally:
+        _active.reset(token)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _differences(names: list[str]) -> str:
+    labels = {"file_sha256": "the file's content", "kind": "what is graded"}
+    return ", ".join(labels.get(name, name) for name in names)

@@ -1,0 +1,201 @@
+"""``rubric grade DATASET --run / --resume``: a run killed with SIGKILL at seeded random points and resumed
+ends with the figures an uninterrupted run gives, and no call the judge answered and the run recorded is
+asked again. Through litellm's real HTTP path to tests/judge_server.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from rubric_lsp.cli import main
+from tests.judge_server import Reply
+
+ROOT = Path(__file__).resolve().parent.parent
+ITEMS = 8
+CRITERIA = 2
+CALLS = ITEMS * CRITERIA
+CONCURRENCY = 2
+
+DATASET = {
+    "name": "resume",
+    "prompt": "What is 6*7?",
+    "rubric": [
+        {"name": "correct", "requirement": "Gives the right answer"},
+        {"name": "shows_work", "requirement": "Shows the working"},
+    ],
+    "items": [
+        {
+            "submission": f"answer {n}: {42 if n % 3 else 41}" + (" because 6*7" if n % 2 else ""),
+            "description": f"item {n}",
+            "ground_truth": ["MET" if n % 3 else "UNMET", "MET" if n % 4 else "UNMET"],
+        }
+        for n in range(ITEMS)
+    ],
+}
+
+
+def verdict(request) -> Reply:
+    """A deterministic judge that disagrees with some labels, so the figures are not trivial."""
+    text = request.text
+    if "Shows the working" in text:
+        status = "MET" if "because" in text else "UNMET"
+    else:
+        status = "UNMET" if ": 41" in text else "MET"
+    return Reply.json({"criterion_status": status, "explanation": status.lower()}, delay_ms=40)
+
+
+@pytest.fixture
+def env(judge_server, tmp_path, monkeypatch):
+    judge_server.default = verdict
+    variables = {
+        "OPENAI_API_KEY": "sk-test-run-file-0123456789",
+        "RUBRIC_JUDGE_API_BASE": judge_server.base_url,
+        "RUBRIC_JUDGE_MODEL": "openai/judge",
+        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "calibration.dataset.json").write_text(json.dumps(DATASET))
+    return tmp_path
+
+
+def grade_args(env: Path, *flags: str) -> list[str]:
+    dataset = str(env / "calibration.dataset.json")
+    return ["grade", dataset, "--format", "json", "--no-cache", "--concurrency", str(CONCURRENCY), *flags]
+
+
+def grade_in_process(capfd, env: Path, *flags: str) -> tuple[int, str, str]:
+    code = main(grade_args(env, *flags))
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+def subprocess_grade(env: Path, *flags: str) -> subprocess.Popen:
+    environ = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen(
+        [sys.executable, "-m", "rubric_lsp", *grade_args(env, *flags)],
+        cwd=env,
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def kill_after(judge_server, process: subprocess.Popen, requests: int) -> threading.Event:
+    """SIGKILL ``process`` when the judge receives its ``requests``-th request (counted from now):
+    that request and the others in flight never get their reply to the run."""
+    killed = threading.Event()
+    start = judge_server.call_count
+
+    def reply(request) -> Reply:
+        if judge_server.call_count - start >= requests and not killed.is_set():
+            killed.set()
+            process.send_signal(signal.SIGKILL)
+        return verdict(request)
+
+    judge_server.default = reply
+    return killed
+
+
+def recorded(run: Path) -> int:
+    with sqlite3.connect(run) as db:
+        return int(db.execute("SELECT count(*) FROM replies").fetchone()[0])
+
+
+def test_a_dataset_graded_with_a_run_file_records_every_reply_and_the_figures(env, judge_server, capfd):
+    run = env / "run.sqlite"
+    code, out, err = grade_in_process(capfd, env, "--run", str(run))
+    assert code == 0, err
+    assert judge_server.call_count == CALLS and recorded(run) == CALLS
+    with sqlite3.connect(run) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        figures = json.loads(db.execute("SELECT value FROM meta WHERE name = 'figures'").fetchone()[0])
+        request = json.loads(db.execute("SELECT value FROM meta WHERE name = 'request'").fetchone()[0])
+        stored = " ".join(row[0] for row in db.execute("SELECT content || usage FROM replies"))
+    assert figures == json.loads(out)
+    assert request["model"] == "openai/judge" and "env" not in request and len(request["file_sha256"]) == 64
+    assert "sk-test-run-file" not in stored + json.dumps(request)
+
+    # A finished run resumed again asks the judge nothing and reports the same figures.
+    code, again, err = grade_in_process(capfd, env, "--resume", str(run))
+    assert code == 0, err
+    assert judge_server.call_count == CALLS and json.loads(again) == json.loads(out)
+
+
+@pytest.mark.parametrize("seed", [7, 18])
+def test_a_run_killed_at_random_points_resumes_to_the_uninterrupted_figures(env, judge_server, capfd, seed):
+    code, out, err = grade_in_process(capfd, env)
+    assert code == 0, err
+    uninterrupted = json.loads(out)
+    judge_server.reset()
+    judge_server.default = verdict
+
+    rng = random.Random(seed)
+    run = env / "run.sqlite"
+    first = subprocess_grade(env, "--run", str(run))
+    killed = kill_after(judge_server, first, rng.randint(1, CALLS // 2))
+    first.communicate(timeout=120)
+    assert killed.is_set() and first.returncode == -signal.SIGKILL
+    done = recorded(run)
+    asked = judge_server.call_count
+
+    # A second kill, during the resume: a resumed run is itself resumable.
+    second = subprocess_grade(env, "--resume", str(run))
+    killed = kill_after(judge_server, second, rng.randint(1, CALLS - done - CONCURRENCY))
+    second.communicate(timeout=120)
+    assert killed.is_set() and second.returncode == -signal.SIGKILL
+    # Every reply recorded before the kill was replayed, not asked again: the judge heard only the rest.
+    assert recorded(run) >= done
+    done = recorded(run)
+    asked = judge_server.call_count
+
+    judge_server.default = verdict
+    final = subprocess_grade(env, "--resume", str(run))
+    out, err = final.communicate(timeout=120)
+    assert final.returncode == 0, err
+    assert judge_server.call_count - asked == CALLS - done  # only the calls the run never recorded
+    assert json.loads(out) == uninterrupted  # verdicts, agreement figures and usage alike
+
+    per_prompt = Counter(request.text for request in judge_server.completions)
+    assert len(per_prompt) == CALLS
+    # A prompt asked twice was in flight when a kill landed: at most the concurrency, per kill.
+    repeated = [text for text, count in per_prompt.items() if count > 1]
+    assert len(repeated) <= 2 * CONCURRENCY and max(per_prompt.values()) <= 3
+
+
+def test_a_resume_with_another_file_or_other_settings_is_refused(env, judge_server, capfd):
+    run = env / "run.sqlite"
+    code, _, err = grade_in_process(capfd, env, "--run", str(run), "--limit", "2")
+    assert code == 0, err
+    asked = judge_server.call_count
+
+    code, _, err = grade_in_process(capfd, env, "--resume", str(run))  # without --limit 2
+    assert code == 2 and err.count("\n") == 1 and "different grading (limit changed)" in err
+
+    code, _, err = grade_in_process(capfd, env, "--resume", str(run), "--limit", "2", "--cannot-assess", "fail")
+    assert code == 2 and "(cannot_assess changed)" in err
+
+    edited = dict(DATASET, prompt="What is 7*6?")
+    (env / "calibration.dataset.json").write_text(json.dumps(edited))
+    code, _, err = grade_in_process(capfd, env, "--resume", str(run), "--limit", "2")
+    assert code == 2 and "(the file's content changed)" in err
+    assert judge_server.call_count == asked  # refused before any call
+
+    code, _, err = grade_in_process(capfd, env, "--run", str(run), "--limit", "2")
+    assert code == 2 and "already holds a run" in err and "--resume" in err
+    code, _, err = grade_in_process(capfd, env, "--resume", str(env / "missing.sqlite"))
+    assert code == 2 and "no run file" in err
+    (env / "junk.sqlite").write_text("not a database, just text that is long enough to be read as a header")
+    code, _, err = grade_in_process(capfd, env, "--resume", str(env / "junk.sqlite"))
+    assert code == 2 and err.count("\n") == 1 and "cannot open the run file" in err
