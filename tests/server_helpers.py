@@ -229,3 +229,19 @@ def code_of(diag: types.Diagnostic) -> str:
 
 
 __all__ = ["PROFILES", "PROFILE_IDS", "Session", "apply_text_edits", "column", "pytest", "session_fixture"]
+
+
+def grading_session_fixture(judge: Any, profiles, ids):
+    """``session_fixture`` for grading modules: servers whose judge is ``judge`` (a started
+    tests.judge_server.JudgeServer), grade-on-save on, a verdict cache per server."""
+    return session_fixture(
+        init_options={
+            "rubric": {
+                "judge": {"model": "openai/judge", "apiBase": judge.base_url, "concurrency": 8, "timeoutSeconds": 20},
+                "gradeOnSave": True,
+            }
+        },
+        env={"RUBRIC_CACHE_DIR": "__CACHE__"},
+        profiles=profiles,
+        ids=ids,
+    )

@@ -19,22 +19,12 @@ from pytest_lsp import LanguageClient
 
 from tests.conftest import SAMPLES
 from tests.judge_server import JudgeServer, Reply
-from tests.server_helpers import session_fixture
+from tests.server_helpers import grading_session_fixture
 
 JUDGE = JudgeServer().start()
 
 PROFILES = [("visual-studio-code", "push", "utf-16"), ("neovim@v0.11", "pull", "utf-8")]
-client = session_fixture(
-    init_options={
-        "rubric": {
-            "judge": {"model": "openai/judge", "apiBase": JUDGE.base_url, "concurrency": 8, "timeoutSeconds": 20},
-            "gradeOnSave": True,
-        }
-    },
-    env={"RUBRIC_CACHE_DIR": "__CACHE__"},
-    profiles=PROFILES,
-    ids=[f"{spec.split('@')[0]}-{mode}" for spec, mode, _ in PROFILES],
-)
+client = grading_session_fixture(JUDGE, PROFILES, [f"{spec.split('@')[0]}-{mode}" for spec, mode, _ in PROFILES])
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
 MET = Reply.json({"criterion_status": "MET", "explanation": "Met."})

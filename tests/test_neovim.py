@@ -19,6 +19,29 @@ INIT = Path(__file__).parent / "nvim" / "init.lua"
 BAD = "rubric:\n  - requirement: Greets the user ✓\n  - requirment: Says goodbye ✓\n    weight: 3\n"
 
 
+def _run_nvim(nvim: str, init: Path, cwd: Path, timeout: int, **env: str) -> dict:
+    """Run headless Neovim on ``init`` with the server of this checkout; the JSON it wrote to RUBRIC_NVIM_OUT."""
+    full = {
+        **os.environ,
+        "RUBRIC_NVIM_PYTHON": sys.executable,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        **env,
+    }
+    subprocess.run(
+        [nvim, "--headless", "--clean", "-u", str(init)],
+        env=full,
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+    )
+    out = Path(env["RUBRIC_NVIM_OUT"])
+    assert out.is_file(), "Neovim wrote no result"
+    return json.loads(out.read_text())
+
+
 @pytest.mark.editor
 def test_neovim_shows_the_finding_on_its_line_and_applies_the_fix(tmp_path: Path):
     nvim = shutil.which("nvim")
@@ -26,26 +49,9 @@ def test_neovim_shows_the_finding_on_its_line_and_applies_the_fix(tmp_path: Path
     target = tmp_path / "bad.rubric.yaml"
     target.write_text(BAD, encoding="utf-8")
     out = tmp_path / "result.json"
-    env = {
-        **os.environ,
-        "RUBRIC_NVIM_FILE": str(target),
-        "RUBRIC_NVIM_OUT": str(out),
-        "RUBRIC_NVIM_PYTHON": sys.executable,
-        "RUBRIC_NVIM_FIX_CODE": "AR001",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-    }
-    subprocess.run(
-        [nvim, "--headless", "--clean", "-u", str(INIT)],
-        env=env,
-        cwd=tmp_path,
-        timeout=90,
-        check=False,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
+    result = _run_nvim(
+        nvim, INIT, tmp_path, 90, RUBRIC_NVIM_FILE=str(target), RUBRIC_NVIM_OUT=str(out), RUBRIC_NVIM_FIX_CODE="AR001"
     )
-    assert out.is_file(), "Neovim wrote no result"
-    result = json.loads(out.read_text())
     assert result["errors"] == [], result
     found = [(d["code"], d["lnum"], d["col"], d["source"]) for d in result["diagnostics"]]
     assert ("AR001", 2, 4, "rubric-lint") in found  # line 3 (0-based 2), on the misspelt key
@@ -72,29 +78,18 @@ def test_neovim_grades_a_promptfoo_config_from_a_code_lens_and_a_code_action(tmp
     reply = tmp_path / "reply.txt"
     reply.write_text("Paris is the capital. The secret is 42.\n", encoding="utf-8")
     out = tmp_path / "result.json"
-    env = {
-        **os.environ,
-        "RUBRIC_NVIM_CONFIG": str(config),
-        "RUBRIC_NVIM_REPLY": str(reply),
-        "RUBRIC_NVIM_OUT": str(out),
-        "RUBRIC_NVIM_PYTHON": sys.executable,
-        "RUBRIC_NVIM_JUDGE": judge_server.base_url,
-        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
-        "OPENAI_API_KEY": "x",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-    }
-    subprocess.run(
-        [nvim, "--headless", "--clean", "-u", str(GRADE_INIT)],
-        env=env,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
+    result = _run_nvim(
+        nvim,
+        GRADE_INIT,
+        tmp_path,
+        120,
+        RUBRIC_NVIM_CONFIG=str(config),
+        RUBRIC_NVIM_REPLY=str(reply),
+        RUBRIC_NVIM_OUT=str(out),
+        RUBRIC_NVIM_JUDGE=judge_server.base_url,
+        RUBRIC_CACHE_DIR=str(tmp_path / "cache"),
+        OPENAI_API_KEY="x",
     )
-    assert out.is_file(), "Neovim wrote no result"
-    result = json.loads(out.read_text())
     assert result["errors"] == [], result
     assert result["steps"]["target"] is True  # the response, graded against test 1 (no "uri": the open buffer)
     assert result["steps"]["lens_line"] == 9  # the lens of test 2, on its line

@@ -16,7 +16,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.judge_server import JudgeServer, Reply
-from tests.server_helpers import column, session_fixture
+from tests.server_helpers import column, grading_session_fixture
 
 JUDGE = JudgeServer().start()  # one per module: its address goes into the servers' settings
 
@@ -25,16 +25,8 @@ GRADING_PROFILES = [
     ("neovim@v0.11", "pull", "utf-8"),
     ("emacs@v29.1", "push", "utf-32"),
 ]
-client = session_fixture(
-    init_options={
-        "rubric": {
-            "judge": {"model": "openai/judge", "apiBase": JUDGE.base_url, "concurrency": 8, "timeoutSeconds": 20},
-            "gradeOnSave": True,
-        }
-    },
-    env={"RUBRIC_CACHE_DIR": "__CACHE__"},
-    profiles=GRADING_PROFILES,
-    ids=[f"{spec.split('@')[0]}-{mode}-{enc}" for spec, mode, enc in GRADING_PROFILES],
+client = grading_session_fixture(
+    JUDGE, GRADING_PROFILES, [f"{spec.split('@')[0]}-{mode}-{enc}" for spec, mode, enc in GRADING_PROFILES]
 )
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
