@@ -75,7 +75,6 @@ class Format:
     # returning it. The grading runner defines what it must provide.
     grader: Lazy | None = None
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
-    rubric_for_text: bool = False  # a rubric a selected text is graded against (the editor's rubric picker)
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
     rule_title: str | None = None  # heading of that prefix's rules in docs/rules.md
 

@@ -131,7 +131,6 @@ register(
         view_key="autorubric.view",
         read_view=_read_rubric,
         editor="rubric_lsp.formats.autorubric.editor",
-        rubric_for_text=True,
         rule_prefix="AR",
         rule_title="autorubric rubrics and datasets",
     )
