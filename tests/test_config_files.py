@@ -192,4 +192,4 @@ def test_grading_reads_the_promptfoo_release_from_the_settings_file(tmp_path, mo
     assert promptfoo_version(JudgeSettings(env={}), str(config)) == "0.121.9"
     # the judge setting and the environment variable come first
     assert promptfoo_version(JudgeSettings(env={"RUBRIC_PROMPTFOO_VERSION": "0.123.1"}), str(config)) == "0.123.1"
-    assert promptfoo_version(JudgeSettings(env={}, promptfoo_version="0.123.1"), str(config)) == "0.123.1"
+    assert promptfoo_version(JudgeSettings(env={}, versions=(("promptfoo", "0.123.1"),)), str(config)) == "0.123.1"

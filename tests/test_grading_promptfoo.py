@@ -145,7 +145,7 @@ tests:
     assert request.messages[1]["content"] == "OUT=real output RUB=Is right"
     assert not report.notes
     # Graded as promptfoo 0.121.9 (vars spread last), the var replaces the output, and the report says so.
-    old = settings(judge_server, tmp_path, promptfoo_version="0.121.9", cache_dir=tmp_path / "old")
+    old = settings(judge_server, tmp_path, versions=(("promptfoo", "0.121.9"),), cache_dir=tmp_path / "old")
     report = await grade_text(config, "promptfooconfig.yaml", "real output", None, old)
     assert judge_server.completions[1].messages[1]["content"] == "OUT=shadow RUB=Is right"
     assert report.notes and "0.121.9" in report.notes[0]

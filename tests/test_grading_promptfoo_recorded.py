@@ -200,7 +200,7 @@ async def test_not_llm_rubric_is_graded_as_the_targeted_release_does(judge_serve
     report = await grade_promptfoo(doc, "Answer: paris", None, settings(judge_server, tmp_path))
     assert [(v.verdict, v.score) for v in report.verdicts] == [("PASS", pytest.approx(0.8))]
     # 0.121.9 ignored the not- of llm-rubric: the judge's FAIL (0.2 under the 0.5 threshold) stays a FAIL.
-    old = settings(judge_server, tmp_path, promptfoo_version="0.121.9", cache_dir=tmp_path / "old")
+    old = settings(judge_server, tmp_path, versions=(("promptfoo", "0.121.9"),), cache_dir=tmp_path / "old")
     report = await grade_promptfoo(doc, "Answer: paris", None, old)
     assert [(v.verdict, v.score) for v in report.verdicts] == [("FAIL", pytest.approx(0.2))]
     assert any("0.121.9 ignores its not-" in note for note in report.notes)

@@ -197,9 +197,9 @@ class JudgeSettings:
     shuffle_options: bool = True
     seed: int = 0
     env: Mapping[str, str] | None = None  # defaults to os.environ (tests pass their own)
-    # The promptfoo release a promptfoo config is graded as (formats/promptfoo/versions.py);
-    # None: RUBRIC_PROMPTFOO_VERSION, else the latest tracked.
-    promptfoo_version: str | None = None
+    # (owner tool, release) to grade as, like the lint settings' `versions` (e.g. ("promptfoo",
+    # "0.121.9")); a tool not named: its environment variable or settings file, else the latest tracked.
+    versions: tuple[tuple[str, str], ...] = ()
     # Retry HTTP 5xx replies. promptfoo retries them only with PROMPTFOO_RETRY_5XX set; its
     # grader turns this off unless that variable is set.
     retry_server_errors: bool = True

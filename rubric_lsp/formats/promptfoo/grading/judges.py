@@ -92,9 +92,9 @@ def env_bool(value: str | None) -> bool:
 
 
 def promptfoo_version(settings: JudgeSettings, path: str | None = None) -> str | None:
-    """The promptfoo release graded as: the judge setting, else ``RUBRIC_PROMPTFOO_VERSION``, else the
+    """The promptfoo release graded as: the judge settings' ``versions``, else ``RUBRIC_PROMPTFOO_VERSION``, else the
     ``versions`` entry of the settings file that applies to ``path`` (as lint reads it), else the latest tracked."""
-    chosen = getattr(settings, "promptfoo_version", None) or settings.environ().get(ENV_VERSION)
+    chosen = dict(settings.versions).get("promptfoo") or settings.environ().get(ENV_VERSION)
     if chosen or not path or path == "-":
         return chosen or None
     from pathlib import Path
