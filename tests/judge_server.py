@@ -41,7 +41,7 @@ reply source (a ``default`` or a ``when`` reply) that quotes the request's crede
 Every request is recorded in ``server.requests`` (``RecordedRequest``: method, path,
 headers, body (parsed JSON or None), raw, text = all message contents joined, model,
 response_format, received_at, in_flight = completions being answered when it arrived, itself
-included). ``server.max_in_flight`` is the most ever answered at once. ``server.reset()``
+included, answered_at). ``server.max_in_flight`` is the most ever answered at once. ``server.reset()``
 clears requests, queue and rules.
 
 429 bursts, ahead of every other choice: ``burst(count, after=0, retry_after=None)`` answers
@@ -165,6 +165,7 @@ class RecordedRequest:
     body: Any
     received_at: float
     in_flight: int = 0
+    answered_at: float | None = None  # when its answer had been sent (None: not answered)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -404,6 +405,7 @@ class JudgeServer:
                 finally:
                     with server._lock:
                         server._in_flight -= 1
+                        request.answered_at = time.time()
 
             def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
                 try:
