@@ -97,7 +97,11 @@ class Slot:
         self._limiter._release(self, exc_type is None)
 
     async def sending(self) -> None:
-        """Wait out a pause that began after this slot was admitted (call right before the request leaves)."""
+        """Wait out a pause that began after this slot was admitted (call right before the request leaves).
+
+        judge.py calls it holding the loop's send gate, so the calls queued behind it wait too: they
+        would wait for the same pause anyway, unless another grading runs on the same loop (the
+        language server grading two files at once), which then waits out the pause as well."""
         limiter = self._limiter
         if limiter.paused_until:
             delay = limiter.paused_until - limiter.clock()
