@@ -40,7 +40,14 @@ reply source (a ``default`` or a ``when`` reply) that quotes the request's crede
 
 Every request is recorded in ``server.requests`` (``RecordedRequest``: method, path,
 headers, body (parsed JSON or None), raw, text = all message contents joined, model,
-response_format). ``server.reset()`` clears requests, queue and rules.
+response_format, received_at, in_flight = completions being answered when it arrived, itself
+included, answered_at). ``server.max_in_flight`` is the most ever answered at once. ``server.reset()``
+clears requests, queue and rules.
+
+429 bursts, ahead of every other choice: ``burst(count, after=0, retry_after=None)`` answers
+the ``count`` completions that follow the next ``after`` with 429 (and Retry-After when
+given); ``throttle(seconds, retry_after=None)`` answers every completion arriving in the next
+``seconds`` with 429.
 
 As a script (VS Code e2e test, language-server tests)::
 
@@ -157,6 +164,8 @@ class RecordedRequest:
     raw: bytes
     body: Any
     received_at: float
+    in_flight: int = 0
+    answered_at: float | None = None  # when its answer had been sent (None: not answered)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -216,6 +225,9 @@ class JudgeServer:
         self._log_path = log_path
         self._in_flight = 0
         self.max_in_flight = 0  # highest number of requests being answered at once
+        self._arrivals = 0  # completions received so far
+        self._burst: tuple[int, int, Reply] | None = None  # completions number [first, end) answer this
+        self._throttle: tuple[float, Reply] | None = None  # completions arriving before then answer this
         self._httpd = _HTTPServer(("127.0.0.1", port), self._make_handler())
         self._thread: threading.Thread | None = None
 
@@ -257,6 +269,19 @@ class JudgeServer:
             self._rules.append((match, reply))
         return self
 
+    def burst(self, count: int, *, after: int = 0, retry_after: float | None = None) -> JudgeServer:
+        """The ``count`` completions after the next ``after`` answer 429 (a rate-limit burst)."""
+        with self._lock:
+            first = self._arrivals + after
+            self._burst = (first, first + count, Reply.rate_limited(retry_after))
+        return self
+
+    def throttle(self, seconds: float, *, retry_after: float | None = None) -> JudgeServer:
+        """Every completion arriving in the next ``seconds`` answers 429."""
+        with self._lock:
+            self._throttle = (time.time() + seconds, Reply.rate_limited(retry_after))
+        return self
+
     def reset(self) -> None:
         with self._lock:
             self.requests.clear()
@@ -264,6 +289,7 @@ class JudgeServer:
             self._rules.clear()
             self.handler = None
             self.max_in_flight = 0
+            self._burst = self._throttle = None
 
     # -- inspection ---------------------------------------------------------------
     @property
@@ -280,8 +306,12 @@ class JudgeServer:
             assert secret.encode() not in request.raw, f"secret leaked into a request body to {request.path}"
 
     # -- internals ----------------------------------------------------------------
-    def _choose(self, request: RecordedRequest) -> Reply:
+    def _choose(self, request: RecordedRequest, number: int) -> Reply:
         with self._lock:
+            if self._burst is not None and self._burst[0] <= number < self._burst[1]:
+                return self._burst[2]
+            if self._throttle is not None and request.received_at < self._throttle[0]:
+                return self._throttle[1]
             if self._queue:
                 return self._queue.pop(0)
             rules = list(self._rules)
@@ -345,8 +375,11 @@ class JudgeServer:
                 with server._lock:
                     server._in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server._in_flight)
+                    request.in_flight = server._in_flight
+                    number = server._arrivals
+                    server._arrivals += 1
                 try:
-                    reply = server._choose(request)
+                    reply = server._choose(request, number)
                     delay = (server.latency_ms + reply.delay_ms) / 1000.0
                     if reply.never_answer:
                         server._stopping.wait()
@@ -372,6 +405,7 @@ class JudgeServer:
                 finally:
                     with server._lock:
                         server._in_flight -= 1
+                        request.answered_at = time.time()
 
             def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
                 try:

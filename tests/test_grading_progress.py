@@ -82,6 +82,8 @@ def test_a_terminal_gets_a_progress_bar(command):
             process.kill()
     assert process.returncode == 0, shown
     assert "judging" in shown and "4/4" in shown, shown  # rich's bar: label and done/total
+    # the meter's figures: calls in flight, tokens so far (judge_server's usage: 120 a call)
+    assert "1 in flight" in shown and "480 tokens" in shown, shown
     assert "score: 1" in out  # the report itself still goes to standard output
     assert SECRET not in shown and SECRET not in out
 
@@ -91,6 +93,6 @@ def test_piped_output_has_no_progress_bar(command):
     argv, env = command
     done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stderr == b""  # nothing at all: no bar, no escape codes, no log lines
+    assert done.stderr == b""  # nothing at all: no bar, no escape codes, no log lines (a line every 10 s at most)
     assert b"score: 1" in done.stdout and b"\x1b[" not in done.stdout
     assert SECRET.encode() not in done.stdout

@@ -41,7 +41,8 @@ Extra ``JudgeSettings`` fields (all optional): ``models`` (more judges; verdicts
 by ``aggregation`` = majority | unanimous | any, multi-choice by the criterion's aggregation),
 ``cannot_assess`` (skip | zero | partial | fail), ``partial_credit``, ``normalize`` (False =
 raw weighted sum), ``temperature`` (default 0), ``max_tokens``, ``max_retries`` (default 4),
-``shuffle_options``, ``seed``, ``env`` (a mapping used instead of ``os.environ``).
+``shuffle_options``, ``seed``, ``env`` (a mapping used instead of ``os.environ``), ``rpm`` /
+``tpm`` (requests / tokens a minute, ceilings for the run's rate limiter).
 
 ``range`` is the 0-based code-point range ``{"start": {"line", "character"}, "end": {...}}``
 of the criterion / assertion / grader node in ``rubric_text``. ``verdict`` is MET | UNMET |
@@ -55,7 +56,8 @@ why) and ``MissingCredentials`` (no API key for the judge; raised before any cal
 environment variable to set). Cancellation = cancelling the task: in-flight HTTP calls stop
 and the cache only ever holds complete entries.
 
-How requests leave (``judge.py``): at most ``concurrency`` calls in flight; on each event
+How requests leave (``judge.py``): at most ``concurrency`` calls in flight, fewer for a while
+after a burst of 429s, none while a 429's Retry-After lasts (``rate_limit.py``); on each event
 loop one call at a time builds and sends its request (``send_gate.py``), so answers come
 back spread out instead of in bursts; ``openai/<name>`` at an ``api_base`` goes through
 litellm's ``hosted_vllm`` route unless ``<name>`` is one of OpenAI's own models

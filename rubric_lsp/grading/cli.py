@@ -139,6 +139,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the verdict cache ($RUBRIC_CACHE_DIR)")
     p.add_argument("--no-shuffle", action="store_true", help="show multi-choice options in authored order")
     p.add_argument("--limit", type=_at_least(1), help="dataset: grade only the first N items")
+    # Rate limits (rate_limit.py): --concurrency is the ceiling that 429 bursts lower for a while.
+    p.add_argument(
+        "--rpm", type=_at_least(1), metavar="N", help="send at most N judge requests a minute (default: no ceiling)"
+    )
+    p.add_argument(
+        "--tpm",
+        type=_at_least(1),
+        metavar="N",
+        help="send at most about N tokens a minute (estimated before each call, corrected from its reply; default: no ceiling)",
+    )
     run = p.add_mutually_exclusive_group()
     run.add_argument(
         "--run",
@@ -172,6 +182,8 @@ def _settings(args: argparse.Namespace) -> Any:
         models=models[1:],
         api_base=args.api_base,
         concurrency=args.concurrency,
+        rpm=args.rpm,
+        tpm=args.tpm,
         timeout_seconds=args.timeout,
         deadline_seconds=args.deadline,
         cache_enabled=not args.no_cache,
@@ -201,7 +213,9 @@ def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         with _run_file(args, request) as run:
-            result = _with_progress(args, lambda progress: grade(request, _settings(args), on_progress=progress))
+            result = _with_progress(
+                args, lambda progress, meter: grade(request, _settings(args), on_progress=progress, meter=meter)
+            )
             if run is not None:
                 run.finish(result.to_json())
     except UnsupportedRequest as exc:
@@ -325,20 +339,38 @@ def _read_response(source: str) -> str | None:
         return None
 
 
-def _with_progress(args: argparse.Namespace, start: Callable[[Callable[[int, int], None] | None], Any]) -> Any:
-    """Run the coroutine ``start(progress)`` with a rich progress bar when stderr is a terminal."""
+Start = Callable[[Callable[[int, int], None] | None, Any], Any]
+PLAIN_PROGRESS_EVERY_SECONDS = 10.0
+
+
+def _with_progress(args: argparse.Namespace, start: Start) -> Any:
+    """Run the coroutine ``start(progress, meter)``, showing how it goes on standard error.
+
+    On a terminal: a rich progress bar with the meter's figures (done/total, calls in flight, rate,
+    ETA, tokens, cost, back-off). Otherwise one short line every 10 s, so a long run writing to a
+    log says how far it got; a run shorter than that writes nothing."""
+    from rubric_lsp.grading.meter import Meter
+
+    meter = Meter()
     if not sys.stderr.isatty():
-        return asyncio.run(start(None))
+        return asyncio.run(_with_plain_progress(start(None, meter), meter))
     try:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+        from rich.text import Text
     except ImportError:  # pragma: no cover - rich is part of the [grade] extra
-        return asyncio.run(start(None))
+        return asyncio.run(start(None, meter))
+
+    class MeterColumn(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            return Text(meter.snapshot().line(), style="progress.data.speed")
+
     with Progress(
         TextColumn("judging"),
-        BarColumn(),
+        BarColumn(bar_width=20),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        MeterColumn(),
         transient=True,
         console=Console(stderr=True),
     ) as bar:
@@ -347,7 +379,21 @@ def _with_progress(args: argparse.Namespace, start: Callable[[Callable[[int, int
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        return asyncio.run(start(progress))
+        return asyncio.run(start(progress, meter))
+
+
+async def _with_plain_progress(work: Any, meter: Any) -> Any:
+    async def report() -> None:
+        while True:
+            await asyncio.sleep(PLAIN_PROGRESS_EVERY_SECONDS)
+            figures = meter.snapshot()
+            print(f"rubric grade: {figures.done}/{figures.total} done · {figures.line()}", file=sys.stderr, flush=True)
+
+    reporter = asyncio.ensure_future(report())
+    try:
+        return await work
+    finally:
+        reporter.cancel()
 
 
 def _load_verdicts(path: Path) -> list[Any]:

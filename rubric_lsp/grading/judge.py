@@ -1,5 +1,5 @@
-"""One judge call through litellm: bounded concurrency, retries, timeout, verdict cache
-(what a failed call means is decided in ``failures.py``).
+"""One judge call through litellm: the run's rate limiter (``rate_limit.py``), retries, timeout,
+verdict cache (what a failed call means is decided in ``failures.py``).
 
 litellm is imported lazily (first call), with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` set
 first so the import stays offline; nothing on the lint path imports this module's callers.
@@ -14,14 +14,18 @@ import os
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.failures import JudgeFailure, classify, secret_values
+from rubric_lsp.grading.rate_limit import RateLimiter
 from rubric_lsp.grading.run_file import active as active_run_file
 from rubric_lsp.grading.send_gate import send_gate
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for, provider_of
 from rubric_lsp.redaction import environment_secrets, redact
+
+if TYPE_CHECKING:
+    from rubric_lsp.grading.meter import Meter
 
 T = TypeVar("T")
 
@@ -132,13 +136,14 @@ class JudgeReply:
 
 @dataclass
 class Judge:
-    """Calls one judge model. Share one ``semaphore`` between judges of a run."""
+    """Calls one judge model. Share one ``limit`` between judges of a run."""
 
     settings: JudgeSettings  # resolved
     model: str
-    semaphore: asyncio.Semaphore
+    limit: RateLimiter
     cache: VerdictCache | None
     usage: Usage = field(default_factory=Usage)
+    meter: Meter | None = None  # the grading's progress figures (tokens, cost), if someone reads them
 
     def __post_init__(self) -> None:
         env = self.settings.environ()
@@ -198,7 +203,10 @@ class Judge:
         run = active_run_file()
         if run is not None and (recorded := run.get(key)) is not None:
             # A resumed run: this call finished before the stop; replay its reply and its usage.
-            self.usage.merge(usage_from_json(recorded.usage))
+            replayed = usage_from_json(recorded.usage)
+            self.usage.merge(replayed)
+            if self.meter is not None:
+                self.meter.add(replayed)
             return parse(self.redacted(recorded.content)), bool(recorded.usage.get("from_cache"))
         if self.cache is not None:
             hit = self.cache.get(key)
@@ -218,6 +226,8 @@ class Judge:
             content = self.redacted(await self._complete(fields, call_usage))
         finally:
             self.usage.merge(call_usage)
+            if self.meter is not None:
+                self.meter.add(call_usage)
         if run is not None:
             # Recorded before parsing: a reply that does not parse replays as the same failure.
             run.put(key, content, call_usage.to_json())
@@ -240,16 +250,23 @@ class Judge:
         if self._api_key is not None:
             call["api_key"] = self._api_key
         last: JudgeFailure | None = None
+        tokens = self.limit.estimate(fields["messages"], self.settings.max_tokens) if self.limit.counts_tokens else 0
         for attempt in range(attempts):
             retry_after: float | None = None
+            slot = self.limit.slot(tokens)
             try:
-                async with self.semaphore, send_gate().turn(self.model) as request_sent:
+                async with slot, send_gate().turn(self.model) as request_sent:
+                    await slot.sending()  # a Retry-After pause that began while this call waited its turn
                     usage.calls += 1
                     attempt_call = call if request_sent is None else dict(call, logger_fn=request_sent)
                     # litellm's own timeout covers the HTTP call; wait_for is the backstop.
                     response = await asyncio.wait_for(litellm.acompletion(**attempt_call), timeout + 5.0)
                 _after_first_call()
-                return self._content(response, usage)
+                prompt, completion = usage.prompt_tokens, usage.completion_tokens
+                try:
+                    return self._content(response, usage)
+                finally:
+                    slot.settle(usage.prompt_tokens - prompt, usage.completion_tokens - completion)
             except asyncio.CancelledError:
                 raise
             except asyncio.TimeoutError:
@@ -261,6 +278,8 @@ class Judge:
                 raise
             except Exception as exc:
                 last, retryable, retry_after = classify(exc, self.model, env, _litellm)
+                if last.kind == "rate_limit":
+                    slot.rate_limited(retry_after)  # may pause the whole run and cut its concurrency
                 if last.kind == "server" and not self.settings.retry_server_errors:
                     retryable = False  # promptfoo's graders: a 5xx is final unless PROMPTFOO_RETRY_5XX
             if not retryable or attempt == attempts - 1:

@@ -62,6 +62,8 @@ class Recorded:
 RUN_ONLY_SETTINGS = frozenset(
     {
         "concurrency",
+        "rpm",
+        "tpm",
         "timeout_seconds",
         "deadline_seconds",
         "cache_enabled",

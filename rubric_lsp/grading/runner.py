@@ -5,10 +5,12 @@
 by ``Format.grader``, holding ``async def grade(doc, request, grading) -> GradeResult``.
 The grader plans its judge calls; what every grading shares lives here:
 
-- ``Run``: one judge per (model, base, temperature, max tokens, credential), one concurrency
-  limit and one verdict cache for its judges, and their merged usage;
+- ``Run``: one judge per (model, base, temperature, max tokens, credential), one adaptive
+  concurrency limit (``Run.limit``, a ``rate_limit.RateLimiter``) and one verdict cache for
+  its judges, and their merged usage;
 - ``Grading``: the request's settings and its progress n/N over the whole grading
-  (``expect`` announces work items, ``tick`` counts one done);
+  (``expect`` announces work items, ``tick`` counts one done), and its ``meter``
+  (``meter.py``: tokens, cost, calls in flight, back-off, for a progress display);
 - ``fan_out``: the work items run concurrently; the first error cancels the others
   (cancel-on-error) and is raised — a judge *failure* is a verdict, never an exception here;
 - the total deadline (``JudgeSettings.deadline_seconds``): past it the grading stops with
@@ -29,6 +31,10 @@ from rubric_lsp.document import Document, parse_document
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.extra import grade_extra_missing
 from rubric_lsp.grading.judge import Judge, Usage
+from rubric_lsp.grading.meter import Meter
+from rubric_lsp.grading.meter import activate as activate_meter
+from rubric_lsp.grading.meter import current as current_meter
+from rubric_lsp.grading.rate_limit import RateLimiter
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for
 
@@ -64,16 +70,23 @@ class Run:
     """Judges sharing one concurrency limit and one verdict cache."""
 
     settings: JudgeSettings  # resolved
-    semaphore: asyncio.Semaphore
+    limit: RateLimiter
     cache: VerdictCache | None
     judges: dict[JudgeKey, Judge] = field(default_factory=dict)
+    meter: Meter | None = None
 
     @classmethod
     def start(cls, settings: JudgeSettings) -> Run:
-        """Resolve ``settings`` (raises MissingCredentials when no judge can be chosen)."""
+        """Resolve ``settings`` (raises MissingCredentials when no judge can be chosen).
+
+        The run reports to the meter of the grading it runs in (``meter.current``), if any."""
         resolved = settings.resolved()
         cache = VerdictCache(resolved.cache_dir) if resolved.cache_enabled and resolved.cache_dir else None
-        return cls(resolved, asyncio.Semaphore(max(1, resolved.concurrency)), cache)
+        limit = RateLimiter(resolved.concurrency, rpm=resolved.rpm, tpm=resolved.tpm)
+        meter = current_meter()
+        if meter is not None:
+            meter.watch(limit)
+        return cls(resolved, limit, cache, meter=meter)
 
     def judge(self, settings: JudgeSettings | None = None, model: str | None = None) -> Judge:
         """The run's judge for ``model`` under ``settings``; raises MissingCredentials for a key-less provider."""
@@ -86,7 +99,7 @@ class Run:
         digest = None if credential is None else hashlib.sha256(credential.encode("utf-8")).hexdigest()
         key: JudgeKey = (model, settings.api_base, settings.temperature, settings.max_tokens, digest)
         if key not in self.judges:
-            self.judges[key] = Judge(settings, model, self.semaphore, self.cache)
+            self.judges[key] = Judge(settings, model, self.limit, self.cache, meter=self.meter)
         return self.judges[key]
 
     def judges_for_models(self) -> list[Judge]:
@@ -95,7 +108,7 @@ class Run:
 
     def fresh_judges(self) -> list[Judge]:
         """New judges for the run's models, sharing its limit and cache, so usage can be counted apart."""
-        return [Judge(self.settings, m, self.semaphore, self.cache) for m in self.settings.judge_models()]
+        return [Judge(self.settings, m, self.limit, self.cache, meter=self.meter) for m in self.settings.judge_models()]
 
     def usage(self) -> Usage:
         """The merged usage of the run's judges."""
@@ -113,6 +126,7 @@ class Grading:
     on_progress: Progress | None = None
     done: int = 0
     total: int = 0
+    meter: Meter = field(default_factory=Meter)
 
     def start(self, settings: JudgeSettings | None = None) -> Run:
         """A run under ``settings`` (default: the request's); raises MissingCredentials when no judge is set."""
@@ -121,6 +135,7 @@ class Grading:
     def expect(self, items: int) -> None:
         """Announce ``items`` more work items (the N of n/N); the progress shows 0/N at once."""
         self.total += items
+        self.meter.total = self.total
         if self.on_progress is not None and items:
             self.on_progress(self.done, self.total)
 
@@ -134,6 +149,7 @@ class Grading:
         if cancelling is not None and cancelling():
             return
         self.done += 1
+        self.meter.done = self.done
         if self.on_progress is not None:
             self.on_progress(self.done, max(self.total or total, self.done))
 
@@ -185,8 +201,11 @@ def grader_for(doc: Document) -> Grader:
     raise GradingError(f"This file is a {fmt.title}, which rubric-lsp cannot grade (it grades: {gradable}).")
 
 
-async def grade(request: GradeRequest, settings: JudgeSettings, *, on_progress: Progress | None = None) -> GradeResult:
-    """Carry out ``request``; see the module docstring.
+async def grade(
+    request: GradeRequest, settings: JudgeSettings, *, on_progress: Progress | None = None, meter: Meter | None = None
+) -> GradeResult:
+    """Carry out ``request``; see the module docstring. ``meter``: where to count tokens, cost, calls
+    in flight and back-off as the grading goes (``Grading.meter``; a new one when not given).
 
     Raises GradingError (the file cannot be graded, litellm is not installed, or the deadline passed) or
     MissingCredentials (no API key; raised before any call). Judge failures are verdicts with
@@ -198,8 +217,13 @@ async def grade(request: GradeRequest, settings: JudgeSettings, *, on_progress: 
         missing = grade_extra_missing()
         if missing is not None:
             raise GradeExtraMissing(missing)
-    grading = Grading(settings, on_progress)
-    deadline = settings.deadline_seconds
+    grading = Grading(settings, on_progress, meter=meter if meter is not None else Meter())
+    with activate_meter(grading.meter):  # the runs the grader starts report to it (Run.start)
+        return await _within_deadline(grader, doc, request, grading)
+
+
+async def _within_deadline(grader: Grader, doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
+    deadline = grading.settings.deadline_seconds
     if deadline is None:
         return await grader(doc, request, grading)
     # The grading runs as a task of its own that the deadline cancels (asyncio.timeout is 3.11+,

@@ -178,7 +178,10 @@ class JudgeSettings:
 
     model: str | None = None
     api_base: str | None = None
-    concurrency: int = 16
+    concurrency: int = 16  # the most calls in flight; 429 bursts lower it for a while (rate_limit.py)
+    # Optional ceilings: requests / tokens per minute (None: only the provider's 429s slow the run).
+    rpm: int | None = None
+    tpm: int | None = None
     timeout_seconds: float = 60.0
     # Total wall-clock budget of one grading (every call, retry and back-off included); None = no limit.
     # A judge that accepts connections and never answers would otherwise hold a criterion for
