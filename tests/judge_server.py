@@ -216,6 +216,7 @@ class JudgeServer:
         self._log_path = log_path
         self._in_flight = 0
         self.max_in_flight = 0  # highest number of requests being answered at once
+        self.batches = _fake_batches(self)  # OpenAI's files + batches endpoints (tests/fake_batches.py)
         self._httpd = _HTTPServer(("127.0.0.1", port), self._make_handler())
         self._thread: threading.Thread | None = None
 
@@ -305,6 +306,13 @@ class JudgeServer:
                 with open(self._log_path, "a", encoding="utf-8") as log:
                     log.write(json.dumps(entry) + "\n")
 
+    def _get(self, path: str) -> tuple[int, bytes]:
+        if self.batches.serves(path):
+            return self.batches.get(path)
+        if path.rstrip("/").endswith("/models"):
+            return 200, json.dumps({"object": "list", "data": [{"id": "judge", "object": "model"}]}).encode()
+        return 404, b'{"error": {"message": "not found"}}'
+
     def _make_handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -321,12 +329,7 @@ class JudgeServer:
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(
-                        200, json.dumps({"object": "list", "data": [{"id": "judge", "object": "model"}]}).encode()
-                    )
-                else:
-                    self._send(404, b'{"error": {"message": "not found"}}')
+                self._send(*server._get(self.path))
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -339,6 +342,9 @@ class JudgeServer:
                     "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, raw, body, time.time()
                 )
                 server._record(request)
+                if server.batches.serves(self.path):
+                    self._send(*server.batches.post(self.path, request.headers, raw))
+                    return
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, b'{"error": {"message": "only /v1/chat/completions is served"}}')
                     return
@@ -389,6 +395,14 @@ class JudgeServer:
         return Handler
 
 
+def _fake_batches(server: JudgeServer) -> Any:
+    try:  # imported as tests.judge_server (pytest) or run as a script from tests/
+        from tests.fake_batches import FakeBatches
+    except ImportError:
+        from fake_batches import FakeBatches  # type: ignore[no-redef]
+    return FakeBatches(server)
+
+
 def _parse_when(spec: str) -> tuple[str, Reply]:
     text, sep, reply_json = spec.partition("=")
     if not sep:
@@ -414,6 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--echo-json", help="like --reply-json, with {authorization} / {token} replaced by the request's credential"
     )
+    parser.add_argument("--batch-seconds", type=float, default=0.0, help="time each batch spends in progress")
     args = parser.parse_args(argv)
 
     default: Any = None
@@ -424,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.reply_text is not None:
         default = Reply.text(args.reply_text)
     server = JudgeServer(args.port, default=default, latency_ms=args.latency_ms, log_path=args.log)
+    server.batches.processing_seconds = args.batch_seconds
     for text, reply in args.when:
         server.when(text, reply)
     server.start()
