@@ -175,7 +175,10 @@ def submitted(run: Path) -> bool:
         return False
 
 
-def test_a_run_killed_after_submitting_its_batch_resumes_without_submitting_again(env, judge_server, capfd):
+@pytest.mark.parametrize(
+    "stopped", ["after creating the batch", "between the upload and the batch's creation", "ctrl-c"]
+)
+def test_a_run_killed_after_submitting_its_batch_resumes_without_submitting_again(env, judge_server, capfd, stopped):
     code, live, err = grade(capfd, env)
     assert code == 0, err
     judge_server.reset()
@@ -195,14 +198,58 @@ def test_a_run_killed_after_submitting_its_batch_resumes_without_submitting_agai
     while not submitted(run):  # the batch is created and its id recorded: now it is paid for
         assert time.monotonic() < deadline and process.poll() is None
         time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.communicate(timeout=30)
+    process.send_signal(signal.SIGINT if stopped == "ctrl-c" else signal.SIGKILL)
+    _, stopped_err = process.communicate(timeout=30)
     assert judge_server.batches.uploads == 1 and judge_server.batches.created == 1
+    assert not any(b.cancelled for b in judge_server.batches.batches.values())  # paid for: never cancelled
+    if stopped == "ctrl-c":
+        assert process.returncode == 130
+        assert f"batch batch_1 still runs at the provider; collect it with --resume {run}" in stopped_err
+    created = 1
+    if (
+        stopped == "between the upload and the batch's creation"
+    ):  # as if the kill landed before the batch id was recorded
+        with sqlite3.connect(run) as db:
+            db.execute("UPDATE batches SET batch_id = NULL")
+        created = 2
 
     judge_server.batches.hold = False
     code, resumed, err = grade(capfd, env, "--resume", str(run))  # batch mode resumes by itself
     assert code == 0, err
-    assert "batch_1: resumed" in err
-    assert judge_server.batches.uploads == 1 and judge_server.batches.created == 1  # nothing submitted again
+    assert f"batch_{created}: resumed" in err
+    assert judge_server.batches.uploads == 1  # the recorded input file is never uploaded again
+    assert judge_server.batches.created == created  # ... and a recorded batch never created again
     assert judge_server.call_count == 0
     assert json.loads(resumed) == json.loads(live)
+
+
+def test_calls_that_depend_on_earlier_replies_go_in_further_batches(env, judge_server):
+    """A grader with rounds (a later call needs an earlier reply) gets one batch per round; the
+    rounds' replies parse exactly as live ones, through ``Judge.ask``."""
+    import asyncio
+
+    from rubric_lsp.grading import batch
+    from rubric_lsp.grading.runner import Run
+    from rubric_lsp.grading.settings import JudgeSettings
+
+    judge_server.default = lambda request: Reply.text(f"seen: {request.text}")
+    statuses: list[str] = []
+
+    async def rounds() -> list[str]:
+        run = Run.start(JudgeSettings(cache_enabled=False))
+        with batch.activate(batch.BatchMode(None, poll_seconds=0.05, quiet_seconds=0.1, status=statuses.append)):
+
+            async def chain(n: int) -> str:
+                judge = run.fresh_judges()[0]  # graders make a judge per item: still one batch per round
+                first, _ = await judge.ask([{"role": "user", "content": f"q{n}"}], None, str)
+                second, _ = await judge.ask([{"role": "user", "content": f"then {first}"}], None, str)
+                return second
+
+            return list(await asyncio.gather(*(chain(n) for n in range(3))))
+
+    assert asyncio.run(rounds()) == [f"seen: then seen: q{n}" for n in range(3)]
+    assert judge_server.batches.created == 2 and [len(b.outputs) for b in judge_server.batches.batches.values()] == [
+        3,
+        3,
+    ]
+    assert sum("submitted 3 calls" in line for line in statuses) == 2

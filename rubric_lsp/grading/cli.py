@@ -284,8 +284,20 @@ def _batch_mode(args: argparse.Namespace, settings: Any, run: Any) -> Iterator[N
     from rubric_lsp.grading import batch
 
     _check_batch_supported(settings)
-    with batch.activate(batch.BatchMode(run, poll_seconds=args.batch_poll)):
-        yield
+    try:
+        with batch.activate(batch.BatchMode(run, poll_seconds=args.batch_poll)):
+            yield
+    except BaseException:
+        # Ctrl-C, the deadline, a crash: nothing is cancelled at the provider (a submitted batch is
+        # paid for); say where its results will be collected.
+        waiting = [b.batch_id for b in run.open_batches() if b.batch_id]
+        if waiting:
+            print(
+                f"rubric grade: batch {', '.join(waiting)} still runs at the provider; "
+                f"collect it with --resume {run.path}",
+                file=sys.stderr,
+            )
+        raise
 
 
 def _check_batch_supported(settings: Any) -> None:
