@@ -253,3 +253,23 @@ def test_calls_that_depend_on_earlier_replies_go_in_further_batches(env, judge_s
         3,
     ]
     assert sum("submitted 3 calls" in line for line in statuses) == 2
+
+
+def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices():
+    from rubric_lsp.grading import batch
+    from rubric_lsp.grading.judge import load_litellm
+
+    load_litellm()
+    fields = {"model": "openai/gpt-5-mini", "messages": [{"role": "user", "content": "q"}], "temperature": 0.0}
+    body = batch._body("openai/gpt-5-mini", {**fields, "max_tokens": 300, "api_base": "https://x/v1"})
+    assert body == {"model": "gpt-5-mini", "messages": fields["messages"], "max_completion_tokens": 300}
+    body = batch._body("gpt-4.1-mini", {**fields, "model": "gpt-4.1-mini"})
+    assert body == {"model": "gpt-4.1-mini", "messages": fields["messages"], "temperature": 0.0}
+
+    tokens = {"prompt_tokens": 700, "completion_tokens": 100}
+    # litellm's batch prices where its map has them: gpt-4.1-mini at $0.20 / $0.80 per million tokens
+    assert batch._line_cost("openai/gpt-4.1-mini", None, tokens) == pytest.approx(700 * 0.2e-6 + 100 * 0.8e-6)
+    # else half the live price (azure/gpt-4o-mini: $0.15 / $0.60 live)
+    assert batch._line_cost("azure/gpt-4o-mini", None, tokens) == pytest.approx((700 * 0.15e-6 + 100 * 0.6e-6) / 2)
+    assert batch._line_cost("openai/judge", "http://127.0.0.1:8000/v1", tokens) == 0.0  # a local server
+    assert batch._line_cost("openai/unknown-model", None, tokens) is None  # no price known

@@ -88,7 +88,7 @@ def check_supported(model: str) -> None:
 @dataclass
 class _Call:
     key: str
-    body: dict[str, Any]
+    fields: dict[str, Any]  # as the judge asks live (the key is their hash)
     futures: list[asyncio.Future[tuple[str, Usage]]] = field(default_factory=list)
 
 
@@ -141,7 +141,7 @@ class BatchMode:
             group = self._pending.setdefault((judge.model, judge.settings.api_base, judge._api_key), _Group(judge))
             call = group.calls.get(key)
             if call is None:
-                call = group.calls[key] = _Call(key, _body(judge.model, fields))
+                call = group.calls[key] = _Call(key, fields)
             call.futures.append(future)
             self._last_added = loop.time()
             if self._collector is None or self._collector.done():
@@ -152,14 +152,18 @@ class BatchMode:
 
     # -- collecting and submitting -----------------------------------------------------------
     async def _collect(self) -> None:
+        from rubric_lsp.grading.judge import load_litellm_async
+
         loop = asyncio.get_running_loop()
+        await load_litellm_async()  # the lines' bodies are litellm's parameter mapping
         while self._pending:
             await asyncio.sleep(self.quiet_seconds)
             if loop.time() - self._last_added < self.quiet_seconds:
                 continue  # calls still arriving
             groups, self._pending = list(self._pending.values()), {}
             for group in groups:
-                for chunk in _chunks(list(group.calls.values())):
+                lines = [(call, _line(group.judge.model, call)) for call in group.calls.values()]
+                for chunk in _chunks(lines):
                     self._spawn(self._submit(group.judge, chunk))
 
     def _spawn(self, work: Any) -> None:
@@ -167,14 +171,14 @@ class BatchMode:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _submit(self, judge: Judge, calls: list[_Call]) -> None:
+    async def _submit(self, judge: Judge, lines: list[tuple[_Call, bytes]]) -> None:
         from rubric_lsp.grading.judge import load_litellm_async
 
         litellm = await load_litellm_async()
         provider, target = _target(judge)
-        data = b"".join(_line(call) for call in calls)
-        keys = [call.key for call in calls]
-        pending = {call.key: call for call in calls}
+        data = b"".join(line for _, line in lines)
+        keys = [call.key for call, _ in lines]
+        pending = {call.key: call for call, _ in lines}
         try:
             uploaded = await litellm.acreate_file(
                 file=("rubric-batch.jsonl", data), purpose="batch", custom_llm_provider=provider, **target
@@ -194,7 +198,7 @@ class BatchMode:
         except Exception as exc:
             _fail_all(pending, _failure(judge, exc, "submitting a batch"))
             return
-        self._status(f"batch {batch.id}: submitted {len(calls)} calls to {judge.model}")
+        self._status(f"batch {batch.id}: submitted {len(lines)} calls to {judge.model}")
         outcome = await self._follow(judge, uploaded.id, str(batch.id))
         self._settle(judge, uploaded.id, str(batch.id), outcome, pending)
 
@@ -422,27 +426,37 @@ def _target(judge: Judge) -> tuple[str, dict[str, Any]]:
 
 def _body(model: str, fields: dict[str, Any]) -> dict[str, Any]:
     """A batch line's request body: the chat-completions request live grading sends, addressed to the
-    provider's own model name (the deployment on Azure); never a credential."""
-    body = {name: value for name, value in fields.items() if name not in ("api_base", "api_key")}
-    body["model"] = model.split("/", 1)[1] if "/" in model else model
-    return body
+    provider's own model name (the deployment on Azure), its parameters mapped by litellm as for a live
+    call (``max_completion_tokens`` and no ``temperature`` for OpenAI's reasoning models, unsupported
+    ones dropped); never a credential."""
+    name = model.split("/", 1)[1] if "/" in model else model
+    given = {p: fields[p] for p in ("temperature", "max_tokens", "response_format") if p in fields}
+    try:
+        from litellm.utils import get_optional_params
+
+        mapped = get_optional_params(
+            model=name, custom_llm_provider=_PROVIDERS.get(provider_of(model), "openai"), drop_params=True, **given
+        )
+        params = {p: v for p, v in mapped.items() if p not in ("stream", "extra_body") and v is not None}
+    except Exception:  # a mapping litellm cannot make: send the parameters as given
+        params = given
+    return {"model": name, "messages": fields["messages"], **params}
 
 
-def _line(call: _Call) -> bytes:
-    entry = {"custom_id": call.key, "method": "POST", "url": ENDPOINT, "body": call.body}
+def _line(model: str, call: _Call) -> bytes:
+    entry = {"custom_id": call.key, "method": "POST", "url": ENDPOINT, "body": _body(model, call.fields)}
     return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def _chunks(calls: list[_Call]) -> Iterator[list[_Call]]:
-    chunk: list[_Call] = []
+def _chunks(lines: list[tuple[_Call, bytes]]) -> Iterator[list[tuple[_Call, bytes]]]:
+    chunk: list[tuple[_Call, bytes]] = []
     size = 0
-    for call in calls:
-        length = len(_line(call))
-        if chunk and (len(chunk) >= MAX_REQUESTS or size + length > MAX_BYTES):
+    for call, line in lines:
+        if chunk and (len(chunk) >= MAX_REQUESTS or size + len(line) > MAX_BYTES):
             yield chunk
             chunk, size = [], 0
-        chunk.append(call)
-        size += length
+        chunk.append((call, line))
+        size += len(line)
     if chunk:
         yield chunk
 
