@@ -38,6 +38,9 @@ stops; for timeouts), ``Reply.garbage()`` (a non-JSON HTTP body), ``Reply.empty(
 (``content: null``). Any reply takes ``delay_ms=`` and ``usage=``. ``Reply.echo(obj)`` is a
 reply source (a ``default`` or a ``when`` reply) that quotes the request's credential back.
 
+OpenAI's batch endpoints (``/v1/files``, ``/v1/batches``) are served too, each line answered by the
+same reply choice: ``server.batches`` (tests/fake_batches.py) scripts their timing and final status.
+
 Every request is recorded in ``server.requests`` (``RecordedRequest``: method, path,
 headers, body (parsed JSON or None), raw, text = all message contents joined, model,
 response_format). ``server.reset()`` clears requests, queue and rules.
@@ -45,7 +48,7 @@ response_format). ``server.reset()`` clears requests, queue and rules.
 As a script (VS Code e2e test, language-server tests)::
 
     python tests/judge_server.py --port 0 --reply-json '{"criterion_status":"MET","explanation":"ok"}' \
-        [--latency-ms 50] [--when 'TEXT=JSON' ...] [--log requests.jsonl]
+        [--latency-ms 50] [--when 'TEXT=JSON' ...] [--log requests.jsonl] [--batch-seconds 2]
 
 It prints one line ``READY http://127.0.0.1:PORT/v1`` on stdout once listening (with
 ``--port 0`` a free port is chosen), then serves until SIGTERM/SIGINT.
