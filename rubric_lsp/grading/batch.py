@@ -44,14 +44,16 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import io
 import json
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rubric_lsp.grading.failures import JudgeFailure, classify
 from rubric_lsp.grading.run_file import RecordedBatch, RunFile
@@ -162,27 +164,26 @@ class BatchMode:
                 continue  # calls still arriving
             groups, self._pending = list(self._pending.values()), {}
             for group in groups:
-                lines = [(call, _line(group.judge.model, call)) for call in group.calls.values()]
-                for chunk in _chunks(lines):
-                    self._spawn(self._submit(group.judge, chunk))
+                for calls, file in _chunks(group.judge.model, group.calls.values()):
+                    self._spawn(self._submit(group.judge, calls, file))
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _submit(self, judge: Judge, lines: list[tuple[_Call, bytes]]) -> None:
+    async def _submit(self, judge: Judge, calls: list[_Call], file: IO[bytes]) -> None:
         from rubric_lsp.grading.judge import load_litellm_async
 
         litellm = await load_litellm_async()
         provider, target = _target(judge)
-        data = b"".join(line for _, line in lines)
-        keys = [call.key for call, _ in lines]
-        pending = {call.key: call for call, _ in lines}
+        keys = [call.key for call in calls]
+        pending = {call.key: call for call in calls}
         try:
-            uploaded = await litellm.acreate_file(
-                file=("rubric-batch.jsonl", data), purpose="batch", custom_llm_provider=provider, **target
-            )
+            with file:  # streamed from a temporary file: the lines are not held in memory
+                uploaded = await litellm.acreate_file(
+                    file=("rubric-batch.jsonl", file), purpose="batch", custom_llm_provider=provider, **target
+                )
             if self.run is not None:
                 self.run.put_batch(uploaded.id, judge.model, keys)
             batch = await litellm.acreate_batch(
@@ -198,7 +199,7 @@ class BatchMode:
         except Exception as exc:
             _fail_all(pending, _failure(judge, exc, "submitting a batch"))
             return
-        self._status(f"batch {batch.id}: submitted {len(lines)} calls to {judge.model}")
+        self._status(f"batch {batch.id}: submitted {len(calls)} calls to {judge.model}")
         outcome = await self._follow(judge, uploaded.id, str(batch.id))
         self._settle(judge, uploaded.id, str(batch.id), outcome, pending)
 
@@ -236,7 +237,7 @@ class BatchMode:
         judge: Judge,
         input_file_id: str,
         batch_id: str,
-        outcome: tuple[str, list[dict[str, Any]]] | JudgeFailure,
+        outcome: tuple[str, list[bytes]] | JudgeFailure,
         pending: dict[str, _Call],
     ) -> None:
         """Hand a batch's outcome to its calls: those submitted here (``pending``) and those a resumed
@@ -248,15 +249,13 @@ class BatchMode:
         if isinstance(outcome, JudgeFailure):
             _fail_all(pending, outcome)
             return
-        status, lines = outcome
-        self._resolve(judge, batch_id, status, lines, pending)
+        status, contents = outcome
+        self._resolve(judge, batch_id, status, contents, pending)
         if self.run is not None:
             self.run.update_batch(input_file_id, resolved=True)
 
     # -- polling and collecting ---------------------------------------------------------------
-    async def _follow(
-        self, judge: Judge, input_file_id: str, batch_id: str
-    ) -> tuple[str, list[dict[str, Any]]] | JudgeFailure:
+    async def _follow(self, judge: Judge, input_file_id: str, batch_id: str) -> tuple[str, list[bytes]] | JudgeFailure:
         """Poll the batch until it ends; its final status and result lines, or why they cannot be had."""
         from rubric_lsp.grading.judge import load_litellm_async
 
@@ -285,23 +284,22 @@ class BatchMode:
                 break
             await asyncio.sleep(self.poll_seconds)
         try:
-            lines = [
-                line
+            contents = [
+                await _download(litellm, file_id, provider, target)
                 for file_id in (batch.output_file_id, batch.error_file_id)
                 if file_id
-                for line in await _download(litellm, file_id, provider, target)
             ]
         except Exception as exc:
             failure = _failure(judge, exc, f"downloading the results of batch {batch_id}")
             return JudgeFailure(failure.category, f"{failure.message} {_STILL_RUNS}", failure.kind)
-        return status, lines
+        return status, contents
 
     def _resolve(
-        self, judge: Judge, batch_id: str, status: str, lines: list[dict[str, Any]], pending: dict[str, _Call]
+        self, judge: Judge, batch_id: str, status: str, contents: list[bytes], pending: dict[str, _Call]
     ) -> None:
         from rubric_lsp.grading.judge import Usage
 
-        for line in lines:
+        for line in _lines(contents):
             call = pending.pop(str(line.get("custom_id")), None)
             if call is None or not call.futures:
                 continue
@@ -344,19 +342,22 @@ def _status_line(batch_id: str, status: str, batch: Any, elapsed: float) -> str:
     return f"batch {batch_id}: {status}, {done}/{total} done, {failed} failed, {minutes}m{seconds:02d}s"
 
 
-async def _download(litellm: Any, file_id: str, provider: str, target: dict[str, Any]) -> list[dict[str, Any]]:
+async def _download(litellm: Any, file_id: str, provider: str, target: dict[str, Any]) -> bytes:
     content = await litellm.afile_content(file_id=file_id, custom_llm_provider=provider, **target)
     raw = content.content if hasattr(content, "content") else content
-    text = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
-    lines = []
-    for line in text.splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue  # an unreadable line leaves its call unanswered: it fails with the batch's message
-        if isinstance(entry, dict):
-            lines.append(entry)
-    return lines
+    return raw if isinstance(raw, bytes) else str(raw).encode("utf-8")
+
+
+def _lines(contents: list[bytes]) -> Iterator[dict[str, Any]]:
+    """The result files' lines, parsed one at a time (50,000 parsed lines at once would be ~100 MB)."""
+    for content in contents:
+        for line in io.BytesIO(content):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # an unreadable line leaves its call unanswered: it fails with the batch's message
+            if isinstance(entry, dict):
+                yield entry
 
 
 def _response(line: dict[str, Any], judge: Judge) -> Any:
@@ -448,17 +449,26 @@ def _line(model: str, call: _Call) -> bytes:
     return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def _chunks(lines: list[tuple[_Call, bytes]]) -> Iterator[list[tuple[_Call, bytes]]]:
-    chunk: list[tuple[_Call, bytes]] = []
+def _chunks(model: str, calls: Iterable[_Call]) -> Iterator[tuple[list[_Call], IO[bytes]]]:
+    """The calls as batch input files within the provider's limits: each chunk's calls and its JSONL,
+    written to a temporary file (rewound) so that a 50,000-line upload is not held in memory."""
+    chunk: list[_Call] = []
+    file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - each file goes to _submit, which closes it
     size = 0
-    for call, line in lines:
+    for call in calls:
+        line = _line(model, call)
         if chunk and (len(chunk) >= MAX_REQUESTS or size + len(line) > MAX_BYTES):
-            yield chunk
-            chunk, size = [], 0
-        chunk.append((call, line))
+            file.seek(0)
+            yield chunk, file
+            chunk, file, size = [], tempfile.TemporaryFile(), 0  # noqa: SIM115 - as above
+        file.write(line)
+        chunk.append(call)
         size += len(line)
+    file.seek(0)
     if chunk:
-        yield chunk
+        yield chunk, file
+    else:
+        file.close()
 
 
 def _failure(judge: Judge, exc: Exception, doing: str) -> JudgeFailure:
