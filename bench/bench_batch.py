@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import resource
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -51,9 +52,9 @@ def main() -> int:
     calls = args.items * args.criteria
     env = dict(os.environ, PYTHONPATH=str(REPO), LITELLM_LOCAL_MODEL_COST_MAP="True")
     reply = json.dumps({"criterion_status": "MET", "explanation": "Meets it."})
+    script = [sys.executable, str(REPO / "tests" / "judge_server.py"), "--port", "0", "--reply-json", reply]
     server = subprocess.Popen(
-        [sys.executable, str(REPO / "tests" / "judge_server.py"), "--port", "0", "--reply-json", reply]
-        + ["--batch-seconds", str(args.batch_seconds)],
+        [*script, "--batch-seconds", str(args.batch_seconds)],
         stdout=subprocess.PIPE,
         text=True,
         env=env,
@@ -78,8 +79,6 @@ def main() -> int:
             done = subprocess.run(command, capture_output=True, text=True, env=grade_env, cwd=tmp)
             wall = time.perf_counter() - started
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            import sqlite3
-
             with sqlite3.connect(run) as db:
                 batches = db.execute("SELECT count(*), sum(json_array_length(keys)) FROM batches").fetchone()
                 recorded = db.execute("SELECT count(*) FROM replies").fetchone()[0]
