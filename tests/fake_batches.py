@@ -20,6 +20,7 @@ Scripting (attributes of ``server.batches``):
   (False) keeps every batch ``in_progress`` until set back to False;
 - ``final_status`` ("completed"): what a batch ends as; "expired", "failed" or "cancelled" leave
   it without an output file (an expired one with an error line ``batch_expired`` per request);
+- ``refuse`` (None): a ``(status, message)`` every batch endpoint answers instead (an invalid key);
 - ``uploads`` / ``created`` / ``downloads``: counts of POST /v1/files, POST /v1/batches and file
   downloads (per file id), for resume tests.
 
@@ -72,6 +73,7 @@ class FakeBatches:
         self.uploads = 0
         self.created = 0
         self.downloads: dict[str, int] = {}  # GET /v1/files/{id}/content, per file
+        self.refuse: tuple[int, str] | None = None  # (status, message): every batch endpoint answers this error
 
     @staticmethod
     def serves(path: str) -> bool:
@@ -87,6 +89,8 @@ class FakeBatches:
         return _encoded(*self._get(path.split("?", 1)[0].rstrip("/")))
 
     def _post(self, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any]:
+        if self.refuse is not None:
+            return self.refuse[0], _error(self.refuse[1])
         if path == "/v1/files":
             return self._upload(headers, raw)
         if path == "/v1/batches":
@@ -102,6 +106,8 @@ class FakeBatches:
         return 404, _error(f"not served: POST {path}")
 
     def _get(self, path: str) -> tuple[int, Any]:
+        if self.refuse is not None:
+            return self.refuse[0], _error(self.refuse[1])
         match = _BATCH.match(path)
         if match and not match.group(2):
             batch = self.batches.get(match.group(1))

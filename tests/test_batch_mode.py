@@ -151,6 +151,15 @@ def test_an_expired_batch_fails_its_calls_with_a_message(env, judge_server, capf
         assert db.execute("SELECT count(*) FROM replies").fetchone()[0] == 0  # nothing recorded as a reply
 
 
+def test_a_refused_upload_fails_every_call_without_quoting_the_key(env, judge_server, capfd):
+    judge_server.batches.refuse = (401, f"Incorrect API key provided: {KEY}")
+    _code, out, err = grade(capfd, env, "--batch", "--run", str(env / "run.sqlite"))
+    items = json.loads(out)["items"]
+    assert all(item["verdicts"] == ["ERROR", "ERROR"] for item in items), err
+    assert all("while submitting a batch" in json.dumps(item) for item in items)
+    assert KEY not in out + err
+
+
 def test_batch_without_a_run_file_creates_one(env, judge_server, capfd):
     code, _out, err = grade(capfd, env, "--batch")
     assert code == 0, err
