@@ -99,9 +99,11 @@ def test_batch_grading_gives_the_live_verdicts_and_figures(env, judge_server, ca
     judge_server.default = verdict
 
     run = env / "run.sqlite"
+    judge_server.batches.processing_seconds = 0.6  # polled about 12 times while in progress
     code, batched, err = grade(capfd, env, "--batch", "--run", str(run))
     assert code == 0, err
     assert judge_server.call_count == 0  # no live call: everything went through the batch
+    assert err.count("batch batch_1: in_progress, 0/12 done, 0 failed") == 1  # a status line per change
     assert posts(judge_server, "/v1/files") == 1 and posts(judge_server, "/v1/batches") == 1
     assert "batch batch_1: completed, 12/12 done, 0 failed" in err
     assert judge_server.batches.downloads == {"file-out-batch_1": 1}  # read once (litellm's own pricing is off)

@@ -66,6 +66,7 @@ ENDPOINT = "/v1/chat/completions"
 MAX_REQUESTS = 50_000  # OpenAI's limit per batch
 MAX_BYTES = 190 * 1024 * 1024  # OpenAI's file limit is 200 MB: keep a margin for the multipart framing
 MAX_POLL_ERRORS = 10
+STATUS_EVERY_SECONDS = 300.0
 FINAL = ("completed", "expired", "failed", "cancelled")
 # litellm prices a finished batch in its success logging by downloading the whole output file a
 # second time (and leaves a coroutine unawaited doing so); this mode reads the file once itself.
@@ -263,6 +264,7 @@ class BatchMode:
         provider, target = _target(judge)
         started = time.monotonic()
         errors = 0
+        shown, shown_at = "", 0.0
         while True:
             try:
                 batch = await litellm.aretrieve_batch(
@@ -277,7 +279,12 @@ class BatchMode:
                 await asyncio.sleep(min(self.poll_seconds * errors, 300.0))
                 continue
             status = str(batch.status)
-            self._status(_status_line(batch_id, status, batch, time.monotonic() - started))
+            line = _status_line(batch_id, status, batch, time.monotonic() - started)
+            counts = line.split(": ", 1)[1].rsplit(",", 1)[0]  # the line without its elapsed time
+            # A line when the status or the counts change, else every few minutes: a batch may take 24 h.
+            if counts != shown or time.monotonic() - shown_at >= STATUS_EVERY_SECONDS:
+                self._status(line)
+                shown, shown_at = counts, time.monotonic()
             if self.run is not None:
                 self.run.update_batch(input_file_id, status=status)
             if status in FINAL:
