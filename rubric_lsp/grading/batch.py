@@ -13,7 +13,16 @@ ask before it hears back. It submits the queued lines, one batch per judge (a pr
 holds one model), split at the provider's limits (50,000 requests, 200 MB per file for OpenAI),
 polls each batch every ``poll_seconds`` with a status line on stderr, downloads the output and
 error files and resolves the futures. Graders with several rounds (later calls depending on
-earlier replies) simply produce further batches.
+earlier replies) simply produce further batches. The lines are litellm's own parameter mapping
+of the live request (``get_optional_params``: ``max_completion_tokens`` for reasoning models,
+unsupported parameters dropped), written to a temporary file that the upload streams, and the
+result files are parsed a line at a time, so batch mode adds little memory to the grading's own.
+A status line (batch id, status, done/failed/total, elapsed) goes to stderr whenever the status
+or the counts change, else every ``STATUS_EVERY_SECONDS``.
+
+This needs every call of a round in flight at once: a grading that bounded the items it keeps in
+flight would send a batch per window, one after the other (so such a bound must not apply while
+a ``BatchMode`` is active).
 
 Failures: a line in the error file, or an output line with a non-200 status, fails that call
 (a ``JudgeFailure``: never a verdict). A batch that ends expired, failed or cancelled fails every
