@@ -143,6 +143,7 @@ class BatchMode:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[tuple[str, Usage]] = loop.create_future()
         recorded = self._recorded.get(key)
+        self._last_added = loop.time()
         if recorded is not None:
             self._waiting.setdefault(key, _Call(key, {})).futures.append(future)
             if recorded.input_file_id not in self._followed:
@@ -155,7 +156,6 @@ class BatchMode:
             if call is None:
                 call = group.calls[key] = _Call(key, fields)
             call.futures.append(future)
-            self._last_added = loop.time()
             if self._collector is None or self._collector.done():
                 self._collector = asyncio.ensure_future(self._collect())
         content, line_usage = await future
@@ -215,6 +215,11 @@ class BatchMode:
 
     async def _resume(self, judge: Judge, recorded: RecordedBatch) -> None:
         """Follow a batch a stopped run submitted, for the calls this run asks again."""
+        # Wait until the resumed grading has asked every call it can: a call asked after the batch
+        # is settled would go into a new batch, paid for twice.
+        loop = asyncio.get_running_loop()
+        while loop.time() - self._last_added < self.quiet_seconds:
+            await asyncio.sleep(self.quiet_seconds)
         if recorded.batch_id is None:
             # Stopped between the upload and the batch's creation: create it from the uploaded file.
             from rubric_lsp.grading.judge import load_litellm_async
