@@ -38,6 +38,9 @@ stops; for timeouts), ``Reply.garbage()`` (a non-JSON HTTP body), ``Reply.empty(
 (``content: null``). Any reply takes ``delay_ms=`` and ``usage=``. ``Reply.echo(obj)`` is a
 reply source (a ``default`` or a ``when`` reply) that quotes the request's credential back.
 
+OpenAI's batch endpoints (``/v1/files``, ``/v1/batches``) are served too, each line answered by the
+same reply choice: ``server.batches`` (tests/fake_batches.py) scripts their timing and final status.
+
 Every request is recorded in ``server.requests`` (``RecordedRequest``: method, path,
 headers, body (parsed JSON or None), raw, text = all message contents joined, model,
 response_format, received_at, in_flight = completions being answered when it arrived, itself
@@ -52,7 +55,7 @@ given); ``throttle(seconds, retry_after=None)`` answers every completion arrivin
 As a script (VS Code e2e test, language-server tests)::
 
     python tests/judge_server.py --port 0 --reply-json '{"criterion_status":"MET","explanation":"ok"}' \
-        [--latency-ms 50] [--when 'TEXT=JSON' ...] [--log requests.jsonl]
+        [--latency-ms 50] [--when 'TEXT=JSON' ...] [--log requests.jsonl] [--batch-seconds 2]
 
 It prints one line ``READY http://127.0.0.1:PORT/v1`` on stdout once listening (with
 ``--port 0`` a free port is chosen), then serves until SIGTERM/SIGINT.
@@ -228,6 +231,7 @@ class JudgeServer:
         self._arrivals = 0  # completions received so far
         self._burst: tuple[int, int, Reply] | None = None  # completions number [first, end) answer this
         self._throttle: tuple[float, Reply] | None = None  # completions arriving before then answer this
+        self.batches = _fake_batches(self)  # OpenAI's files + batches endpoints (tests/fake_batches.py)
         self._httpd = _HTTPServer(("127.0.0.1", port), self._make_handler())
         self._thread: threading.Thread | None = None
 
@@ -335,6 +339,13 @@ class JudgeServer:
                 with open(self._log_path, "a", encoding="utf-8") as log:
                     log.write(json.dumps(entry) + "\n")
 
+    def _get(self, path: str) -> tuple[int, bytes]:
+        if self.batches.serves(path):
+            return self.batches.get(path)
+        if path.rstrip("/").endswith("/models"):
+            return 200, json.dumps({"object": "list", "data": [{"id": "judge", "object": "model"}]}).encode()
+        return 404, b'{"error": {"message": "not found"}}'
+
     def _make_handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -351,12 +362,7 @@ class JudgeServer:
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send(
-                        200, json.dumps({"object": "list", "data": [{"id": "judge", "object": "model"}]}).encode()
-                    )
-                else:
-                    self._send(404, b'{"error": {"message": "not found"}}')
+                self._send(*server._get(self.path))
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -369,6 +375,9 @@ class JudgeServer:
                     "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, raw, body, time.time()
                 )
                 server._record(request)
+                if server.batches.serves(self.path):
+                    self._send(*server.batches.post(self.path, request.headers, raw))
+                    return
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, b'{"error": {"message": "only /v1/chat/completions is served"}}')
                     return
@@ -423,6 +432,14 @@ class JudgeServer:
         return Handler
 
 
+def _fake_batches(server: JudgeServer) -> Any:
+    try:  # imported as tests.judge_server (pytest) or run as a script from tests/
+        from tests.fake_batches import FakeBatches
+    except ImportError:
+        from fake_batches import FakeBatches  # type: ignore[no-redef]
+    return FakeBatches(server)
+
+
 def _parse_when(spec: str) -> tuple[str, Reply]:
     text, sep, reply_json = spec.partition("=")
     if not sep:
@@ -448,6 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--echo-json", help="like --reply-json, with {authorization} / {token} replaced by the request's credential"
     )
+    parser.add_argument("--batch-seconds", type=float, default=0.0, help="time each batch spends in progress")
     args = parser.parse_args(argv)
 
     default: Any = None
@@ -458,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.reply_text is not None:
         default = Reply.text(args.reply_text)
     server = JudgeServer(args.port, default=default, latency_ms=args.latency_ms, log_path=args.log)
+    server.batches.processing_seconds = args.batch_seconds
     for text, reply in args.when:
         server.when(text, reply)
     server.start()

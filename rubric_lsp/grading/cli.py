@@ -132,8 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--deadline",
         type=_seconds,
-        default=600.0,
-        help="seconds the whole grading may take, retries included; past it the grading stops with an error (default: 600)",
+        help="seconds the whole grading may take, retries included; past it the grading stops with an error "
+        "(default: 600; none with --batch, whose batches have 24 h)",
     )
     p.add_argument("--retries", type=_at_least(0), default=4, help="retries on 429/5xx/timeouts (default: 4)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the verdict cache ($RUBRIC_CACHE_DIR)")
@@ -162,6 +162,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RUN.sqlite",
         help="continue the run recorded in this file (same file and flags): finished calls are not asked again",
     )
+    batch = p.add_argument_group("batch mode")
+    batch.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the judge calls through the provider's batch API (OpenAI, Azure: half price, results within 24 h); "
+        "recorded in the --run file (one is created when none is given) so --resume collects a submitted batch",
+    )
+    batch.add_argument(
+        "--batch-poll",
+        type=_seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="--batch: seconds between status checks of a submitted batch (default: 30)",
+    )
     return p
 
 
@@ -185,7 +199,7 @@ def _settings(args: argparse.Namespace) -> Any:
         rpm=args.rpm,
         tpm=args.tpm,
         timeout_seconds=args.timeout,
-        deadline_seconds=args.deadline,
+        deadline_seconds=args.deadline if args.deadline is not None else (None if args.batch else 600.0),
         cache_enabled=not args.no_cache,
         max_retries=max(0, args.retries),
         cannot_assess=args.cannot_assess,
@@ -244,6 +258,16 @@ def _run_file(args: argparse.Namespace, request: Any) -> Iterator[Any]:
     """The run file ``--run`` / ``--resume`` name, active for the grading (None without either flag).
 
     Raises GradingError (one line) when it cannot be created, or was started for another grading."""
+    if args.batch:
+        _check_batch_supported(_settings(args).resolved())
+    if args.batch and args.run is None and args.resume is None:
+        # A submitted batch is paid for: never without a run file that lets a resume collect it.
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        args.run = Path(f"{args.rubric.stem}.batch-{stamp}.run.sqlite")
+        print(
+            f"rubric grade: --batch records its batches in {args.run} (after a stop: --resume {args.run})",
+            file=sys.stderr,
+        )
     path = args.run or args.resume
     if path is None:
         yield None
@@ -258,10 +282,47 @@ def _run_file(args: argparse.Namespace, request: Any) -> Iterator[Any]:
     except run_file.RunFileError as exc:
         raise GradingError(str(exc)) from None
     try:
-        with run_file.activate(run):
+        with run_file.activate(run), _batch_mode(args, settings, run):
             yield run
     finally:
         run.close()
+
+
+@contextmanager
+def _batch_mode(args: argparse.Namespace, settings: Any, run: Any) -> Iterator[None]:
+    """Batch mode for ``--batch``, and for a resumed run whose batches are not all collected yet
+    (so a paid batch is never left behind by a resume without --batch)."""
+    if not args.batch and not run.open_batches():
+        yield
+        return
+    from rubric_lsp.grading import batch
+
+    _check_batch_supported(settings)
+    try:
+        with batch.activate(batch.BatchMode(run, poll_seconds=args.batch_poll)):
+            yield
+    except BaseException:
+        # Ctrl-C, the deadline, a crash: nothing is cancelled at the provider (a submitted batch is
+        # paid for); say where its results will be collected.
+        waiting = [b.batch_id for b in run.open_batches() if b.batch_id]
+        if waiting:
+            print(
+                f"rubric grade: batch {', '.join(waiting)} still runs at the provider; "
+                f"collect it with --resume {run.path}",
+                file=sys.stderr,
+            )
+        raise
+
+
+def _check_batch_supported(settings: Any) -> None:
+    from rubric_lsp.grading import batch
+    from rubric_lsp.grading.runner import GradingError
+
+    try:
+        for model in settings.judge_models():
+            batch.check_supported(model)
+    except batch.BatchUnsupported as exc:
+        raise GradingError(str(exc)) from None
 
 
 def _run_fields(request: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rubric_lsp.grading.batch import active as active_batch
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.failures import JudgeFailure, classify, secret_values
 from rubric_lsp.grading.rate_limit import RateLimiter
@@ -222,8 +223,12 @@ class Judge:
                         run.put(key, hit, {**Usage(cached=1).to_json(), "from_cache": True})
                     return parsed, True
         call_usage = Usage()
+        batch = active_batch()
         try:
-            content = self.redacted(await self._complete(fields, call_usage))
+            if batch is not None:  # batch mode: the reply comes from a provider batch (grading/batch.py)
+                content = self.redacted(await batch.ask(self, key, fields, call_usage))
+            else:
+                content = self.redacted(await self._complete(fields, call_usage))
         finally:
             self.usage.merge(call_usage)
             if self.meter is not None:

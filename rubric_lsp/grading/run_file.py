@@ -16,6 +16,10 @@ Only replies the judge actually gave are recorded (one that does not parse inclu
 it fails the same way); a call that got no reply (timeout, rate limit, server error after every
 retry) is not, and is asked again on resume. No API key is stored: replies are redacted before
 they reach here, and the request holds only verdict-changing settings, never the environment.
+
+Batch mode (``--batch``, grading/batch.py) also records each batch it submits (table ``batches``:
+input file id, batch id, model, the request keys of its lines, status, resolved), so a resume
+polls and downloads a batch already paid for instead of submitting its calls again.
 """
 
 from __future__ import annotations
@@ -41,11 +45,33 @@ CREATE TABLE IF NOT EXISTS replies (
     usage TEXT NOT NULL,
     recorded_at REAL NOT NULL DEFAULT (julianday('now'))
 );
+CREATE TABLE IF NOT EXISTS batches (
+    input_file_id TEXT PRIMARY KEY,
+    batch_id TEXT,
+    model TEXT NOT NULL,
+    keys TEXT NOT NULL,
+    status TEXT NOT NULL,
+    resolved INTEGER NOT NULL DEFAULT 0,
+    recorded_at REAL NOT NULL DEFAULT (julianday('now'))
+);
 """
 
 
 class RunFileError(Exception):
     """The run file cannot be created, read or resumed; the message is one line saying why."""
+
+
+@dataclass(frozen=True)
+class RecordedBatch:
+    """One batch a run submitted (``--batch``): the uploaded input file, the provider's batch id (None
+    when the process stopped between the upload and the batch's creation), the judge model and the
+    request keys its lines hold."""
+
+    input_file_id: str
+    batch_id: str | None
+    model: str
+    keys: tuple[str, ...]
+    status: str
 
 
 @dataclass(frozen=True)
@@ -171,6 +197,32 @@ class RunFile:
                 "INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)",
                 (key, content, _canonical(usage)),
             )
+
+    # -- batches (batch mode: grading/batch.py) -------------------------------------------
+    def put_batch(self, input_file_id: str, model: str, keys: list[str], status: str = "uploaded") -> None:
+        """Record an uploaded batch input file before its batch is created (durable once this returns)."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO batches (input_file_id, model, keys, status) VALUES (?, ?, ?, ?)",
+                (input_file_id, model, _canonical(keys), status),
+            )
+
+    def update_batch(
+        self, input_file_id: str, *, batch_id: str | None = None, status: str | None = None, resolved: bool = False
+    ) -> None:
+        with self._db:
+            self._db.execute(
+                "UPDATE batches SET batch_id = coalesce(?, batch_id), status = coalesce(?, status),"
+                " resolved = max(resolved, ?) WHERE input_file_id = ?",
+                (batch_id, status, int(resolved), input_file_id),
+            )
+
+    def open_batches(self) -> list[RecordedBatch]:
+        """Batches submitted but not yet resolved (their replies not all handed to the grading)."""
+        rows = self._db.execute(
+            "SELECT input_file_id, batch_id, model, keys, status FROM batches WHERE resolved = 0 ORDER BY rowid"
+        ).fetchall()
+        return [RecordedBatch(r[0], r[1], r[2], tuple(json.loads(r[3])), r[4]) for r in rows]
 
     def replies(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM replies").fetchone()[0])

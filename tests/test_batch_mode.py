@@ -1,0 +1,286 @@
+"""``rubric grade DATASET --batch``: judge calls through OpenAI's batch API (litellm's files + batches calls)
+against tests/fake_batches.py on the scripted judge: the same verdicts and figures as live grading, failed
+lines and expired batches as judge failures, a resume after SIGKILL that collects the submitted batch
+instead of submitting it again, and no API key in the uploaded file or the run file."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rubric_lsp.cli import main
+from tests.judge_server import Reply
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = "sk-test-batch-mode-0123456789"
+ITEMS = 6
+CALLS = ITEMS * 2
+
+DATASET = {
+    "name": "batch",
+    "prompt": "What is 6*7?",
+    "rubric": [
+        {"name": "correct", "requirement": "Gives the right answer"},
+        {"name": "shows_work", "requirement": "Shows the working"},
+    ],
+    "items": [
+        {
+            "submission": f"answer {n}: {42 if n % 3 else 41}" + (" because 6*7" if n % 2 else ""),
+            "description": f"item {n}",
+            "ground_truth": ["MET" if n % 3 else "UNMET", "MET" if n % 4 else "UNMET"],
+        }
+        for n in range(ITEMS)
+    ],
+}
+
+
+def verdict(request) -> Reply:
+    """A deterministic judge that disagrees with some labels, so the figures are not trivial."""
+    text = request.text
+    if "Shows the working" in text:
+        status = "MET" if "because" in text else "UNMET"
+    else:
+        status = "UNMET" if ": 41" in text else "MET"
+    usage = {"prompt_tokens": 50 + len(text) % 17, "completion_tokens": 9, "total_tokens": 59 + len(text) % 17}
+    return Reply.json({"criterion_status": status, "explanation": status.lower()}, usage=usage)
+
+
+@pytest.fixture
+def env(judge_server, tmp_path, monkeypatch):
+    judge_server.default = verdict
+    for name, value in {
+        "OPENAI_API_KEY": KEY,
+        "RUBRIC_JUDGE_API_BASE": judge_server.base_url,
+        "RUBRIC_JUDGE_MODEL": "openai/judge",
+        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "calibration.dataset.json").write_text(json.dumps(DATASET))
+    return tmp_path
+
+
+def grade_args(env: Path, *flags: str) -> list[str]:
+    dataset = str(env / "calibration.dataset.json")
+    return ["grade", dataset, "--format", "json", "--no-cache", "--batch-poll", "0.05", *flags]
+
+
+def grade(capfd, env: Path, *flags: str) -> tuple[int, str, str]:
+    code = main(grade_args(env, *flags))
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+def posts(judge_server, path: str) -> int:
+    return sum(1 for r in judge_server.requests if r.path.rstrip("/") == path)
+
+
+def replies(run: Path) -> dict[str, tuple[str, dict]]:
+    with sqlite3.connect(run) as db:
+        return {
+            key: (content, json.loads(usage))
+            for key, content, usage in db.execute("SELECT key, content, usage FROM replies")
+        }
+
+
+def test_batch_grading_gives_the_live_verdicts_and_figures(env, judge_server, capfd):
+    code, live, err = grade(capfd, env, "--run", str(env / "live.sqlite"))
+    assert code == 0, err
+    assert judge_server.call_count == CALLS
+    judge_server.reset()
+    judge_server.default = verdict
+
+    run = env / "run.sqlite"
+    judge_server.batches.processing_seconds = 0.6  # polled about 12 times while in progress
+    code, batched, err = grade(capfd, env, "--batch", "--run", str(run))
+    assert code == 0, err
+    assert judge_server.call_count == 0  # no live call: everything went through the batch
+    assert err.count("batch batch_1: in_progress, 0/12 done, 0 failed") == 1  # a status line per change
+    assert posts(judge_server, "/v1/files") == 1 and posts(judge_server, "/v1/batches") == 1
+    assert "batch batch_1: completed, 12/12 done, 0 failed" in err
+    assert judge_server.batches.downloads == {"file-out-batch_1": 1}  # read once (litellm's own pricing is off)
+    # Identical output: verdicts, reasons, agreement figures and usage (calls, tokens, cost).
+    assert json.loads(batched) == json.loads(live)
+    # Call by call: the same requests (keys), replies and usage (one request each, tokens, cost).
+    assert replies(run) == replies(env / "live.sqlite")
+    assert {usage["calls"] for _, usage in replies(run).values()} == {1}
+    assert sum(usage["prompt_tokens"] for _, usage in replies(run).values()) > 50 * CALLS
+
+    # The uploaded file holds the requests, never the key; nor does the run file.
+    judge_server.assert_never_saw(KEY)
+    uploaded = judge_server.batches.files["file-1"].decode()
+    assert uploaded.count('"url":"/v1/chat/completions"') == CALLS and '"model":"judge"' in uploaded
+    stored = run.read_bytes() + b"".join(p.read_bytes() for p in env.glob("run.sqlite*"))
+    assert KEY.encode() not in stored
+    with sqlite3.connect(run) as db:
+        rows = db.execute("SELECT batch_id, status, resolved, keys FROM batches").fetchall()
+    assert [(r[0], r[1], r[2], len(json.loads(r[3]))) for r in rows] == [("batch_1", "completed", 1, CALLS)]
+
+    # Resuming the finished run replays it: no upload, no batch, same figures.
+    code, again, err = grade(capfd, env, "--batch", "--resume", str(run))
+    assert code == 0, err
+    assert json.loads(again) == json.loads(live)
+    assert posts(judge_server, "/v1/files") == 1 and posts(judge_server, "/v1/batches") == 1
+
+
+def test_failed_lines_are_judge_failures_not_verdicts(env, judge_server, capfd):
+    judge_server.when("answer 2", Reply.server_error(503))
+    judge_server.when(lambda r: "answer 4" in r.text and "Shows the working" in r.text, Reply.rate_limited())
+    _code, out, err = grade(capfd, env, "--batch", "--run", str(env / "run.sqlite"))
+    items = json.loads(out)["items"]
+    failed = {n: item["verdicts"] for n, item in enumerate(items) if "ERROR" in item["verdicts"]}
+    assert failed == {2: ["ERROR", "ERROR"], 4: ["MET", "ERROR"]}, err  # the failed lines, never a verdict
+    assert "HTTP 503" in json.dumps(items[2]) and "HTTP 429" in items[4]["reasons"][1]
+    assert len(replies(env / "run.sqlite")) == CALLS - 3  # a failed line is no reply: a resume asks it again
+
+
+def test_an_expired_batch_fails_its_calls_with_a_message(env, judge_server, capfd):
+    judge_server.batches.final_status = "expired"
+    _code, out, err = grade(capfd, env, "--batch", "--run", str(env / "run.sqlite"))
+    assert "batch_1: expired" in err
+    items = json.loads(out)["items"]
+    assert all("expired before the provider ran it" in json.dumps(item) for item in items)
+    assert all(item["verdicts"] == ["ERROR", "ERROR"] for item in items)
+    with sqlite3.connect(env / "run.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM replies").fetchone()[0] == 0  # nothing recorded as a reply
+
+
+def test_a_refused_upload_fails_every_call_without_quoting_the_key(env, judge_server, capfd):
+    judge_server.batches.refuse = (401, f"Incorrect API key provided: {KEY}")
+    _code, out, err = grade(capfd, env, "--batch", "--run", str(env / "run.sqlite"))
+    items = json.loads(out)["items"]
+    assert all(item["verdicts"] == ["ERROR", "ERROR"] for item in items), err
+    assert all("while submitting a batch" in json.dumps(item) for item in items)
+    assert KEY not in out + err
+
+
+def test_batch_without_a_run_file_creates_one(env, judge_server, capfd):
+    code, _out, err = grade(capfd, env, "--batch")
+    assert code == 0, err
+    made = list(env.glob("calibration.dataset.batch-*.run.sqlite"))
+    assert len(made) == 1 and f"--resume {made[0].name}" in err
+
+
+def test_an_unsupported_provider_is_refused_in_one_line(env, judge_server, capfd, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789")
+    code, _out, err = grade(capfd, env, "--batch", "--model", "anthropic/claude-3-5-haiku", "--run", "r.sqlite")
+    assert code == 2 and err.count("\n") == 1 and "grade it live" in err
+    assert not (env / "r.sqlite").exists() and not judge_server.requests
+
+
+def submitted(run: Path) -> bool:
+    if not run.exists():
+        return False
+    try:
+        with sqlite3.connect(run) as db:
+            return db.execute("SELECT count(*) FROM batches WHERE batch_id IS NOT NULL").fetchone()[0] == 1
+    except sqlite3.OperationalError:  # the table is not created yet
+        return False
+
+
+@pytest.mark.parametrize(
+    "stopped", ["after creating the batch", "between the upload and the batch's creation", "ctrl-c"]
+)
+def test_a_run_killed_after_submitting_its_batch_resumes_without_submitting_again(env, judge_server, capfd, stopped):
+    code, live, err = grade(capfd, env)
+    assert code == 0, err
+    judge_server.reset()
+    judge_server.default = verdict
+
+    judge_server.batches.hold = True  # the batch stays in progress until released
+    run = env / "run.sqlite"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rubric_lsp", *grade_args(env, "--batch", "--run", str(run))],
+        cwd=env,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not submitted(run):  # the batch is created and its id recorded: now it is paid for
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT if stopped == "ctrl-c" else signal.SIGKILL)
+    _, stopped_err = process.communicate(timeout=30)
+    assert judge_server.batches.uploads == 1 and judge_server.batches.created == 1
+    assert not any(b.cancelled for b in judge_server.batches.batches.values())  # paid for: never cancelled
+    if stopped == "ctrl-c":
+        assert process.returncode == 130
+        assert f"batch batch_1 still runs at the provider; collect it with --resume {run}" in stopped_err
+    created = 1
+    if (
+        stopped == "between the upload and the batch's creation"
+    ):  # as if the kill landed before the batch id was recorded
+        with sqlite3.connect(run) as db:
+            db.execute("UPDATE batches SET batch_id = NULL")
+        created = 2
+
+    judge_server.batches.hold = False
+    code, resumed, err = grade(capfd, env, "--resume", str(run))  # batch mode resumes by itself
+    assert code == 0, err
+    assert f"batch_{created}: resumed" in err
+    assert judge_server.batches.uploads == 1  # the recorded input file is never uploaded again
+    assert judge_server.batches.created == created  # ... and a recorded batch never created again
+    assert judge_server.call_count == 0
+    assert json.loads(resumed) == json.loads(live)
+
+
+def test_calls_that_depend_on_earlier_replies_go_in_further_batches(env, judge_server):
+    """A grader with rounds (a later call needs an earlier reply) gets one batch per round; the
+    rounds' replies parse exactly as live ones, through ``Judge.ask``."""
+    import asyncio
+
+    from rubric_lsp.grading import batch
+    from rubric_lsp.grading.runner import Run
+    from rubric_lsp.grading.settings import JudgeSettings
+
+    judge_server.default = lambda request: Reply.text(f"seen: {request.text}")
+    statuses: list[str] = []
+
+    async def rounds() -> list[str]:
+        run = Run.start(JudgeSettings(cache_enabled=False))
+        with batch.activate(batch.BatchMode(None, poll_seconds=0.05, quiet_seconds=0.1, status=statuses.append)):
+
+            async def chain(n: int) -> str:
+                judge = run.fresh_judges()[0]  # graders make a judge per item: still one batch per round
+                first, _ = await judge.ask([{"role": "user", "content": f"q{n}"}], None, str)
+                second, _ = await judge.ask([{"role": "user", "content": f"then {first}"}], None, str)
+                return second
+
+            return list(await asyncio.gather(*(chain(n) for n in range(3))))
+
+    assert asyncio.run(rounds()) == [f"seen: then seen: q{n}" for n in range(3)]
+    assert judge_server.batches.created == 2 and [len(b.outputs) for b in judge_server.batches.batches.values()] == [
+        3,
+        3,
+    ]
+    assert sum("submitted 3 calls" in line for line in statuses) == 2
+
+
+def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices():
+    from rubric_lsp.grading import batch
+    from rubric_lsp.grading.judge import load_litellm
+
+    load_litellm()
+    fields = {"model": "openai/gpt-5-mini", "messages": [{"role": "user", "content": "q"}], "temperature": 0.0}
+    body = batch._body("openai/gpt-5-mini", {**fields, "max_tokens": 300, "api_base": "https://x/v1"})
+    assert body == {"model": "gpt-5-mini", "messages": fields["messages"], "max_completion_tokens": 300}
+    body = batch._body("gpt-4.1-mini", {**fields, "model": "gpt-4.1-mini"})
+    assert body == {"model": "gpt-4.1-mini", "messages": fields["messages"], "temperature": 0.0}
+
+    tokens = {"prompt_tokens": 700, "completion_tokens": 100}
+    # litellm's batch prices where its map has them: gpt-4.1-mini at $0.20 / $0.80 per million tokens
+    assert batch._line_cost("openai/gpt-4.1-mini", None, tokens) == pytest.approx(700 * 0.2e-6 + 100 * 0.8e-6)
+    # else half the live price (azure/gpt-4o-mini: $0.15 / $0.60 live)
+    assert batch._line_cost("azure/gpt-4o-mini", None, tokens) == pytest.approx((700 * 0.15e-6 + 100 * 0.6e-6) / 2)
+    assert batch._line_cost("openai/judge", "http://127.0.0.1:8000/v1", tokens) == 0.0  # a local server
+    assert batch._line_cost("openai/unknown-model", None, tokens) is None  # no price known
