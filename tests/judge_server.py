@@ -310,7 +310,8 @@ class JudgeServer:
             assert secret.encode() not in request.raw, f"secret leaked into a request body to {request.path}"
 
     # -- internals ----------------------------------------------------------------
-    def _choose(self, request: RecordedRequest, number: int) -> Reply:
+    def _choose(self, request: RecordedRequest, number: int = -1) -> Reply:
+        # ``number``: the completion's arrival number; -1 for a batch line, which no burst answers.
         with self._lock:
             if self._burst is not None and self._burst[0] <= number < self._burst[1]:
                 return self._burst[2]
