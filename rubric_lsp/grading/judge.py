@@ -1,5 +1,7 @@
 """One judge call through litellm: bounded concurrency, retries, timeout, verdict cache
-(what a failed call means is decided in ``failures.py``).
+(what a failed call means is decided in ``failures.py``). A local OpenAI-compatible server
+litellm has no price for is called over the direct route instead (``direct.py``: same
+request, same failures, a tenth of the CPU), and then litellm is never imported.
 
 litellm is imported lazily (first call), with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` set
 first so the import stays offline; nothing on the lint path imports this module's callers.
@@ -13,10 +15,13 @@ import logging
 import os
 import random
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from rubric_lsp.grading.cache import VerdictCache
+from rubric_lsp.grading.direct import complete as direct_complete
+from rubric_lsp.grading.direct import direct_model
 from rubric_lsp.grading.failures import JudgeFailure, classify, secret_values
 from rubric_lsp.grading.run_file import active as active_run_file
 from rubric_lsp.grading.send_gate import send_gate
@@ -228,27 +233,39 @@ class Judge:
 
     async def _complete(self, fields: dict[str, Any], usage: Usage) -> str:
         """The judge's reply text; every attempt's requests, tokens and cost are counted in ``usage``."""
-        litellm = await load_litellm_async()
-        route = litellm_route(litellm, self.model, self.settings.api_base)
-        if self.settings.api_base:
-            _register_local_model(litellm, route)
+        # A local server litellm has no price for goes over the direct route (direct.py), without litellm.
+        direct = direct_model(self.model, self.settings.api_base, self._api_key)
+        litellm: Any = None if direct is not None else await load_litellm_async()
         env = self.settings.environ()
         attempts = max(0, self.settings.max_retries) + 1
         timeout = self.settings.timeout_seconds
-        # The verdict cache keys on the user's model (``fields``); the route is how it is reached.
-        call = dict(fields, model=route, timeout=timeout, num_retries=0, max_retries=0, drop_params=True)
-        if self._api_key is not None:
-            call["api_key"] = self._api_key
+        call: dict[str, Any] = {}
+        if litellm is not None:
+            route = litellm_route(litellm, self.model, self.settings.api_base)
+            if self.settings.api_base:
+                _register_local_model(litellm, route)
+            # The verdict cache keys on the user's model (``fields``); the route is how it is reached.
+            call = dict(fields, model=route, timeout=timeout, num_retries=0, max_retries=0, drop_params=True)
+            if self._api_key is not None:
+                call["api_key"] = self._api_key
         last: JudgeFailure | None = None
         for attempt in range(attempts):
             retry_after: float | None = None
             try:
-                async with self.semaphore, send_gate().turn(self.model) as request_sent:
+                async with self.semaphore, self._send_turn(direct) as request_sent:
                     usage.calls += 1
-                    attempt_call = call if request_sent is None else dict(call, logger_fn=request_sent)
-                    # litellm's own timeout covers the HTTP call; wait_for is the backstop.
-                    response = await asyncio.wait_for(litellm.acompletion(**attempt_call), timeout + 5.0)
-                _after_first_call()
+                    if direct is not None:
+                        assert self.settings.api_base and self._api_key is not None
+                        sent = direct_complete(
+                            self.settings.api_base, direct, fields, self._api_key, timeout, self.model, self.redacted
+                        )
+                    else:
+                        attempt_call = call if request_sent is None else dict(call, logger_fn=request_sent)
+                        sent = litellm.acompletion(**attempt_call)
+                    # Each route's own timeout covers the HTTP call; wait_for is the backstop.
+                    response = await asyncio.wait_for(sent, timeout + 5.0)
+                if litellm is not None:
+                    _after_first_call()
                 return self._content(response, usage)
             except asyncio.CancelledError:
                 raise
@@ -270,6 +287,11 @@ class Judge:
             await asyncio.sleep(min(delay, MAX_RETRY_AFTER_SECONDS))
         assert last is not None
         raise last
+
+    def _send_turn(self, direct: str | None) -> AbstractAsyncContextManager[Any]:
+        """litellm's route waits for its turn at the send gate; the direct route builds and sends without
+        suspending, so it has nothing to interleave (direct.py)."""
+        return nullcontext(None) if direct is not None else send_gate().turn(self.model)
 
     def _content(self, response: Any, usage: Usage) -> str:
         try:

@@ -7,18 +7,27 @@ the pairs where neither the ground truth nor the judge abstained (CANNOT_ASSESS,
 option), and for ordinal criteria the quadratic-weighted κ. Abstentions are counted apart
 (both, judge only, truth only), and so are failed judgments, which are neither agreement
 nor disagreement.
+
+Memory stays flat in the number of items: items are graded through a window of a few times
+the concurrency (``grading/windowed.py``) and each one's verdicts are folded into the
+per-criterion agreement as they land, keeping only the item's output row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_lsp.document import Document, Node
 from rubric_lsp.grading.report import GradeReport
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import Grading, GradingError, fan_out
+from rubric_lsp.grading.runner import Grading, GradingError
+from rubric_lsp.grading.windowed import fold_in_order
+
+# Items started but not yet folded, per concurrency slot: each item is several calls, so a
+# window of 4 × concurrency items keeps every slot busy while one slow item holds the fold back.
+ITEM_WINDOW_PER_CALL_SLOT = 4
 
 
 class DatasetError(ValueError):
@@ -158,7 +167,6 @@ class CriterionAgreement:
 class DatasetResult:
     items: list[dict[str, Any]]
     criteria: list[CriterionAgreement]
-    reports: list[GradeReport]
 
     def to_json(self) -> dict[str, Any]:
         return {"items": self.items, "agreement": [c.to_json() for c in self.criteria]}
@@ -254,22 +262,26 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
         )
     grading.expect(sum(len(p[2]) for p in plans) * len(models))
 
-    async def one(plan: Any) -> GradeReport:
-        _position, item, criteria, guidelines, submission = plan
-        query = _text(item.get("prompt")) or prompt
-        return await score_response(run.fresh_judges(), criteria, submission, query, guidelines, run, grading)
-
-    reports = await fan_out(one(p) for p in plans)
-
     # One entry per criterion: the shared rubric's criteria in order, then each criterion of
     # an item's own rubric (a converted multi-turn Rubrics task has one per turn), pooled
     # across the items whose rubrics hold the same criterion.
     agreements: dict[tuple[Any, ...], CriterionAgreement] = {}
     for criterion in shared:
         agreements.setdefault(_identity(criterion), _agreement_for(criterion, len(agreements)))
-    items_out = []
-    for plan, report in zip(plans, reports, strict=True):
-        position, item, criteria, _, _ = plan
+    items_out: list[dict[str, Any]] = []
+
+    def grade_item(plan: Any) -> Callable[[], Awaitable[tuple[Any, GradeReport]]]:
+        async def one() -> tuple[Any, GradeReport]:
+            _position, item, criteria, guidelines, submission = plan
+            query = _text(item.get("prompt")) or prompt
+            report = await score_response(run.fresh_judges(), criteria, submission, query, guidelines, run, grading)
+            return plan, report
+
+        return one
+
+    def fold(graded: tuple[Any, GradeReport]) -> None:
+        """One item's verdicts into the agreement and its output row; the report itself is dropped."""
+        (position, item, criteria, _, _), report = graded
         truth = _plain(item.get("ground_truth"))
         items_out.append(
             {
@@ -286,7 +298,12 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
         )
         if isinstance(truth, list):
             _compare(agreements, criteria, report, truth, position)
-    return DatasetResult(items_out, list(agreements.values()), reports)
+
+    # A window of items in flight (a few times the concurrency, so the judge never waits for
+    # work), each folded in the dataset's order as it lands: memory stays flat in the item count.
+    window = ITEM_WINDOW_PER_CALL_SLOT * max(1, s.concurrency)
+    await fold_in_order((grade_item(p) for p in plans), window, fold)
+    return DatasetResult(items_out, list(agreements.values()))
 
 
 def _has_ground_truth(item: Node) -> bool:

@@ -1,0 +1,52 @@
+"""A bounded fan-out: many work items, at most a window of them started and not yet folded.
+
+``runner.fan_out`` starts every item at once and holds every result until the last one
+lands; for a dataset of 10,000 items that is 10,000 tasks and 10,000 reports alive together.
+``fold_in_order`` starts items lazily, never more than ``window`` ahead of the oldest one not
+yet folded, and hands each result to ``fold`` in the items' order as soon as it and every
+earlier one have landed, so what the caller keeps is whatever ``fold`` keeps. In-order
+folding keeps everything order-dependent (lists of items, a seeded bootstrap over pairs)
+exactly as a fold after ``fan_out`` gives it. The first exception cancels the items in flight
+and is raised (``fan_out``'s cancel-on-error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+async def fold_in_order(work: Iterable[Callable[[], Awaitable[T]]], window: int, fold: Callable[[T], None]) -> int:
+    """Run each ``work`` factory's awaitable, at most ``window`` not yet folded; ``fold`` results in order.
+
+    Returns how many items were folded."""
+    window = max(1, window)
+    factories = iter(work)
+    running: dict[asyncio.Future[Any], int] = {}
+    landed: dict[int, T] = {}
+    started = folded = 0
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and started - folded < window:
+                factory = next(factories, None)
+                if factory is None:
+                    exhausted = True
+                    break
+                running[asyncio.ensure_future(factory())] = started
+                started += 1
+            if not running:
+                return folded
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                landed[running.pop(task)] = task.result()  # raises the item's exception
+            while folded in landed:
+                fold(landed.pop(folded))
+                folded += 1
+    except BaseException:
+        for task in running:
+            task.cancel()
+        raise
