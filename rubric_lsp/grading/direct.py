@@ -35,6 +35,7 @@ Measured (bench/bench_scale.py, 10,000 items × 5 criteria, c=64, 50 ms): see it
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import weakref
@@ -127,8 +128,10 @@ async def _session() -> Any:
     import aiohttp
 
     # limit=0: the run's concurrency limit decides how many calls are in flight, not the pool.
-    # trust_env: proxies from the environment, as litellm's httpx client honours them.
-    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), trust_env=True)
+    # Not trust_env: aiohttp would then look up ~/.netrc and the proxy variables in a worker
+    # thread on every request (two thread hops a call, measured), and a netrc entry for the host
+    # would clash with our Authorization header; the proxy is looked up once per URL instead.
+    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     closer = _close_with_loop(session)
     await closer.__anext__()  # registered with the loop: asyncio.run's shutdown_asyncgens closes it
     _sessions[loop] = (session, closer)
@@ -140,6 +143,19 @@ async def _close_with_loop(session: Any) -> AsyncIterator[None]:
         yield
     finally:
         await session.close()
+
+
+@functools.lru_cache(maxsize=64)
+def _proxy_for(url: str) -> tuple[Any, Any]:
+    """(proxy, its credentials) the environment names for ``url`` (HTTP_PROXY / NO_PROXY), as
+    litellm's httpx client honours them; (None, None) for none."""
+    from aiohttp.helpers import get_env_proxy_for_url
+    from yarl import URL
+
+    try:
+        return get_env_proxy_for_url(URL(url))
+    except LookupError:
+        return None, None
 
 
 # -- one call --------------------------------------------------------------------------------------
@@ -166,9 +182,16 @@ async def complete(
     headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json", "User-Agent": USER_AGENT}
     url = api_base.rstrip("/") + "/chat/completions"
     session = await _session()
+    proxy, proxy_auth = _proxy_for(url)
     try:
         async with session.post(
-            url, data=data, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout), allow_redirects=False
+            url,
+            data=data,
+            headers=headers,
+            timeout=aiohttp.ClientTimeout(total=timeout),
+            allow_redirects=False,
+            proxy=proxy,
+            proxy_auth=proxy_auth,
         ) as reply:
             raw = await reply.read()
             status, reply_headers = reply.status, reply.headers

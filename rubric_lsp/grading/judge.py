@@ -26,7 +26,7 @@ from rubric_lsp.grading.failures import JudgeFailure, classify, secret_values
 from rubric_lsp.grading.run_file import active as active_run_file
 from rubric_lsp.grading.send_gate import send_gate
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for, provider_of
-from rubric_lsp.redaction import environment_secrets, redact
+from rubric_lsp.redaction import Redactor, environment_secrets
 
 T = TypeVar("T")
 
@@ -151,11 +151,12 @@ class Judge:
         # Every credential this judge could send or read: its key (a promptfoo grader's apiKey /
         # apiKeyEnvar lands in settings.env), the settings' environment and the process's.
         self._secrets = [self._api_key, *secret_values(env), *environment_secrets(env), *environment_secrets()]
+        self._redactor = Redactor(self._secrets)  # compiled once: every reply crosses it
 
     def redacted(self, content: str) -> str:
         """The judge's reply without any configured key: the one boundary every reply crosses
         before it is parsed (and so shown as a reason, logged or returned) or cached."""
-        return redact(content, self._secrets)
+        return self._redactor(content)
 
     def request_fields(self, messages: list[dict[str, str]], response_format: dict[str, Any] | None) -> dict[str, Any]:
         fields: dict[str, Any] = {"model": self.model, "messages": messages}
@@ -236,7 +237,6 @@ class Judge:
         # A local server litellm has no price for goes over the direct route (direct.py), without litellm.
         direct = direct_model(self.model, self.settings.api_base, self._api_key)
         litellm: Any = None if direct is not None else await load_litellm_async()
-        env = self.settings.environ()
         attempts = max(0, self.settings.max_retries) + 1
         timeout = self.settings.timeout_seconds
         call: dict[str, Any] = {}
@@ -255,15 +255,16 @@ class Judge:
                 async with self.semaphore, self._send_turn(direct) as request_sent:
                     usage.calls += 1
                     if direct is not None:
+                        # aiohttp's total timeout covers connecting, sending and reading: no backstop
+                        # task needed (wait_for's task and timer are a tenth of this route's CPU).
                         assert self.settings.api_base and self._api_key is not None
-                        sent = direct_complete(
+                        response = await direct_complete(
                             self.settings.api_base, direct, fields, self._api_key, timeout, self.model, self.redacted
                         )
                     else:
                         attempt_call = call if request_sent is None else dict(call, logger_fn=request_sent)
-                        sent = litellm.acompletion(**attempt_call)
-                    # Each route's own timeout covers the HTTP call; wait_for is the backstop.
-                    response = await asyncio.wait_for(sent, timeout + 5.0)
+                        # litellm's own timeout covers the HTTP call; wait_for is the backstop.
+                        response = await asyncio.wait_for(litellm.acompletion(**attempt_call), timeout + 5.0)
                 if litellm is not None:
                     _after_first_call()
                 return self._content(response, usage)
@@ -277,7 +278,8 @@ class Judge:
             except JudgeFailure:
                 raise
             except Exception as exc:
-                last, retryable, retry_after = classify(exc, self.model, env, _litellm)
+                # The environment (for redaction) only on a failure: merging it costs ~0.05 ms a call.
+                last, retryable, retry_after = classify(exc, self.model, self.settings.environ(), _litellm)
                 if last.kind == "server" and not self.settings.retry_server_errors:
                     retryable = False  # promptfoo's graders: a 5xx is final unless PROMPTFOO_RETRY_5XX
             if not retryable or attempt == attempts - 1:
