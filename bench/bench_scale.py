@@ -39,10 +39,37 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 KEY = "sk-bench-not-a-real-key"
-WORDS = (
-    "the refund order delivery card store policy thirty days return reply customer polite warm answer "
-    "asks phone email receipt item gift credit original payment method window contact thanks please"
-).split()
+WORDS = [
+    "the",
+    "refund",
+    "order",
+    "delivery",
+    "card",
+    "store",
+    "policy",
+    "thirty",
+    "days",
+    "return",
+    "reply",
+    "customer",
+    "polite",
+    "warm",
+    "answer",
+    "asks",
+    "phone",
+    "email",
+    "receipt",
+    "item",
+    "gift",
+    "credit",
+    "original",
+    "payment",
+    "method",
+    "window",
+    "contact",
+    "thanks",
+    "please",
+]
 OPTIONS = [{"label": "Rude", "value": 0}, {"label": "Neutral", "value": 0.5}, {"label": "Warm", "value": 1}]
 
 
@@ -154,7 +181,7 @@ def grade(args: argparse.Namespace, data_path: Path, base_url: str, work: Path) 
         command.append("--no-cache")
     # --- batch leg: BATCH adds `rubric grade --batch` (and a fake batch provider); the lead wires the
     # --- second measurement here: the same dataset through `--batch`, same figures, its own wall/CPU/RSS.
-    env = dict(os.environ, PYTHONPATH=str(REPO), OPENAI_API_KEY=KEY, RUBRIC_CACHE_DIR=str(work / "cache"))
+    env = dict(os.environ, PYTHONPATH=str(args.repo), OPENAI_API_KEY=KEY, RUBRIC_CACHE_DIR=str(work / "cache"))
     env.pop("RUBRIC_JUDGE_MODEL", None)
     env.pop("RUBRIC_JUDGE_API_BASE", None)
     if args.transport == "litellm":
@@ -163,7 +190,8 @@ def grade(args: argparse.Namespace, data_path: Path, base_url: str, work: Path) 
         env.pop("RUBRIC_JUDGE_TRANSPORT", None)
     started = time.perf_counter()
     with out.open("wb") as stdout:
-        child = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, env=env)
+        # cwd: the work folder, so `-m` finds rubric_lsp through PYTHONPATH only.
+        child = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, env=env, cwd=work)
         _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
     stderr = child.stderr.read().decode(errors="replace") if child.stderr else ""
@@ -191,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-cache", action="store_true", help="grade with --no-cache (default: a fresh verdict cache)")
     p.add_argument("--slack", type=float, default=0.15, help="wall-time goal over the floor (default 0.15)")
     p.add_argument("--rss-mb", type=float, default=300.0, help="peak RSS goal in MB (default 300)")
+    p.add_argument(
+        "--repo", type=Path, default=REPO, help="grade with this checkout's rubric_lsp (e.g. before a change)"
+    )
     p.add_argument("--profile", type=Path, help="run the grading process under cProfile, writing its stats here")
     p.add_argument("--keep", type=Path, help="work in this folder and keep it (dataset, run file, result, log)")
     args = p.parse_args(argv)
@@ -216,13 +247,17 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.items} items x {args.criteria} criteria = {expected} calls, c={args.concurrency}, "
         f"{args.latency_ms:g} ms, transport {args.transport}, load {load:.2f} -> {os.getloadavg()[0]:.2f}"
     )
-    print(f"  wall        {measured['wall']:7.2f} s   floor {floor:.2f} s   {100 * over:+.1f} % (goal +{100 * args.slack:.0f} %)")
+    print(
+        f"  wall        {measured['wall']:7.2f} s   floor {floor:.2f} s   {100 * over:+.1f} % (goal +{100 * args.slack:.0f} %)"
+    )
     print(
         f"  CPU/call    {cpu_ms:7.3f} ms  ({measured['cpu']:.2f} s user+sys, of which user {measured['user']:.2f} s; "
         "start-up included)"
     )
     print(f"  peak RSS    {measured['rss_mb']:7.1f} MB  (goal {args.rss_mb:.0f} MB)")
-    print(f"  server saw  {calls} calls (expected {expected}); {scored}/{len(result['items'])} items scored, {compared} pairs compared")
+    print(
+        f"  server saw  {calls} calls (expected {expected}); {scored}/{len(result['items'])} items scored, {compared} pairs compared"
+    )
     missed = []
     if over > args.slack:
         missed.append("wall time")
