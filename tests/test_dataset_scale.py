@@ -212,3 +212,18 @@ def test_deferred_cache_writes_are_read_back_at_once_and_all_written_at_the_end(
     assert not list((tmp_path / "cache").rglob(".tmp-*"))
     fresh = VerdictCache(tmp_path / "cache")
     assert all(fresh.get(f"{n:064x}") == f"verdict {n}" for n in range(50))
+
+
+def test_the_collector_is_quiet_within_the_outermost_block_and_as_it_was_after():
+    import gc
+
+    from rubric_lsp.grading.windowed import YOUNG_COLLECTION_THRESHOLD, quiet_collector
+
+    before = gc.get_threshold()
+    with quiet_collector():
+        assert gc.get_threshold()[0] == max(before[0], YOUNG_COLLECTION_THRESHOLD)
+        assert gc.get_freeze_count() > 0
+        with quiet_collector():  # a second grading meanwhile
+            pass
+        assert gc.get_threshold()[0] == max(before[0], YOUNG_COLLECTION_THRESHOLD)  # the inner one restored nothing
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0  # unfrozen (litellm's objects too)

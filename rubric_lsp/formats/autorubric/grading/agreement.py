@@ -24,7 +24,7 @@ from rubric_lsp.document import Document, Node
 from rubric_lsp.grading.report import GradeReport
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.runner import Grading, GradingError
-from rubric_lsp.grading.windowed import fold_in_order
+from rubric_lsp.grading.windowed import fold_in_order, quiet_collector
 
 # Items started but not yet folded, per concurrency slot: each item is several calls, so a
 # window of 4 × concurrency items keeps every slot busy while one slow item holds the fold back.
@@ -339,8 +339,10 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
     # A window of items in flight (a few times the concurrency, so the judge never waits for
     # work), each folded in the dataset's order as it lands: memory stays flat in the item count.
     window = ITEM_WINDOW_PER_CALL_SLOT * max(1, s.concurrency)
-    # Verdict-cache entries (one file per call) are written off the event loop, all done by the end.
-    with run.cache.deferred() if run.cache is not None else nullcontext():
+    # The collector out of the way, and verdict-cache entries (one file per call) written off the
+    # event loop, all done by the end (windowed.quiet_collector, VerdictCache.deferred).
+    writes = run.cache.deferred() if run.cache is not None else nullcontext()
+    with quiet_collector(), writes:
         await fold_in_order((grade_item(p) for p in plans), window, fold)
     return DatasetResult(items_out, list(agreements.values()))
 
