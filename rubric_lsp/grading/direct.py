@@ -76,13 +76,16 @@ _map_read = False
 def priced_models() -> frozenset[str] | None:
     """The names in litellm's bundled model map (the map litellm itself reads: ``judge.load_litellm``
     sets LITELLM_LOCAL_MODEL_COST_MAP), read from its JSON without importing litellm (24 ms, once).
-    None when the map cannot be found: then nothing is known to be unpriced, and calls stay on litellm."""
+    None when the map cannot be found (nothing is known to be unpriced) or aiohttp is missing: then
+    calls stay on litellm."""
     global _priced, _map_read
     if not _map_read:
         _map_read = True
         import importlib.util
 
         try:
+            if importlib.util.find_spec("aiohttp") is None:  # litellm depends on it; a broken install may not
+                return None
             spec = importlib.util.find_spec("litellm")
             for folder in (spec.submodule_search_locations or []) if spec else []:
                 path = os.path.join(folder, "model_prices_and_context_window_backup.json")
