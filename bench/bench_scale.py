@@ -147,7 +147,9 @@ class JudgeProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.process.terminate()
-        self.process.wait(timeout=10)
+        _, _, usage = os.wait4(self.process.pid, 0)
+        self.process.returncode = 0
+        self.cpu = usage.ru_utime + usage.ru_stime  # the server's share of the machine, to read the wall time by
 
 
 def grade(args: argparse.Namespace, data_path: Path, base_url: str, work: Path) -> dict:
@@ -235,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         with JudgeProcess(args.latency_ms, work / "requests.jsonl") as judge:
             measured = grade(args, data_path, judge.base_url, work)
             calls = judge.calls()
+        server_cpu = judge.cpu
 
     expected = args.items * args.criteria
     floor = math.ceil(expected / args.concurrency) * args.latency_ms / 1000.0
@@ -254,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         f"  CPU/call    {cpu_ms:7.3f} ms  ({measured['cpu']:.2f} s user+sys, of which user {measured['user']:.2f} s; "
         "start-up included)"
     )
+    print(f"  judge CPU   {server_cpu:7.2f} s   (tests/judge_server.py, on the same {os.cpu_count()} cores)")
     print(f"  peak RSS    {measured['rss_mb']:7.1f} MB  (goal {args.rss_mb:.0f} MB)")
     print(
         f"  server saw  {calls} calls (expected {expected}); {scored}/{len(result['items'])} items scored, {compared} pairs compared"
