@@ -155,16 +155,18 @@ async def _close_with_loop(session: Any) -> AsyncIterator[None]:
 
 
 @functools.lru_cache(maxsize=64)
-def _proxy_for(url: str) -> tuple[Any, Any]:
-    """(proxy, its credentials) the environment names for ``url`` (HTTP_PROXY / NO_PROXY), as
-    litellm's httpx client honours them; (None, None) for none."""
+def _endpoint(api_base: str) -> tuple[Any, Any, Any]:
+    """(URL, proxy, its credentials) for ``api_base``: its chat-completions URL, parsed once, and the
+    proxy the environment names for it (HTTP_PROXY / NO_PROXY, as litellm's httpx client honours them)."""
     from aiohttp.helpers import get_env_proxy_for_url
     from yarl import URL
 
+    url = URL(api_base.rstrip("/") + "/chat/completions")
     try:
-        return get_env_proxy_for_url(URL(url))
+        proxy, proxy_auth = get_env_proxy_for_url(url)
     except LookupError:
-        return None, None
+        proxy, proxy_auth = None, None
+    return url, proxy, proxy_auth
 
 
 # -- one call --------------------------------------------------------------------------------------
@@ -189,9 +191,8 @@ async def complete(
     body["model"] = name
     data = json.dumps(body).encode("utf-8")
     headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json", "User-Agent": USER_AGENT}
-    url = api_base.rstrip("/") + "/chat/completions"
+    url, proxy, proxy_auth = _endpoint(api_base)
     session = await _session()
-    proxy, proxy_auth = _proxy_for(url)
     try:
         async with session.post(
             url,
