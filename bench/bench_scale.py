@@ -26,8 +26,10 @@ their mercy, the CPU per call much less):
     before (d185dda: litellm's route, every report held, a commit per reply), 2,000 items:
         5.10 ms CPU/call, peak RSS 327 MB, wall 63.7 s vs floor 7.85 s
     after, 10,000 items (50,000 calls, floor 39.1 s):
-        0.80 ms CPU/call (user 0.65), peak RSS 171 MB, wall 63.3 s (+62 %); the judge server
-        itself takes ~0.45 ms of CPU per call on the same two cores
+        0.80-0.93 ms CPU/call (user 0.62-0.65), peak RSS 171-176 MB, wall 63 s (+61 %)
+        --no-cache: 0.64 ms CPU/call, 173 MB, wall 50.9 s (+30 %)
+        --transport litellm (2,000 items): 5.07 ms CPU/call, 255 MB
+    the judge server itself takes ~0.45 ms of CPU per call on the same two cores.
 
 The wall-time goal needs (grading + judge server CPU per call) × 64 well under 50 ms on the
 cores actually free; on this shared machine it was not met (see the lead's notes).
