@@ -32,7 +32,7 @@ their mercy, the CPU per call much less):
     the judge server itself takes ~0.45 ms of CPU per call on the same two cores.
 
 The wall-time goal needs (grading + judge server CPU per call) × 64 well under 50 ms on the
-cores actually free; on this shared machine it was not met (see the lead's notes).
+cores actually free; on this shared machine it was not met.
 """
 
 from __future__ import annotations
