@@ -110,7 +110,8 @@ async def test_a_failed_call_releases_the_turn_and_keeps_the_gate():
 # --- through litellm -------------------------------------------------------------------
 
 
-async def test_litellm_calls_the_hook_so_concurrent_requests_overlap(judge_server, tmp_path):
+async def test_litellm_calls_the_hook_so_concurrent_requests_overlap(judge_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("RUBRIC_JUDGE_TRANSPORT", "litellm")  # openai/judge would take the direct route
     # If litellm stopped calling logger_fn before sending, the first call would hold the
     # turn until its answer: at most three of the four requests would ever be in flight.
     judge_server.latency_ms = 600
@@ -145,7 +146,10 @@ def test_route(model, api_base, route):
     assert litellm_route(load_litellm(), model, api_base) == route
 
 
-async def test_both_routes_send_the_same_request(judge_server, tmp_path):
+async def test_both_routes_send_the_same_request(judge_server, tmp_path, monkeypatch):
+    monkeypatch.setenv(
+        "RUBRIC_JUDGE_TRANSPORT", "litellm"
+    )  # litellm's two routes (the direct one: test_grading_direct)
     bodies, agents = [], []
     for model in ("openai/judge", "openai/gpt-4o-mini"):
         judge_server.reset()
@@ -185,13 +189,17 @@ async def test_errors_quote_the_server_not_litellms_route(judge_server, tmp_path
 
 
 @pytest.mark.parametrize(
-    "model, said",
+    "model, said, transport",
     [
-        ("openai/judge", "cannot connect to 127.0.0.1:{port}"),  # hosted_vllm route (litellm's own client)
-        ("openai/gpt-4o-mini", "the connection failed"),  # OpenAI SDK route
+        ("openai/judge", "cannot connect to 127.0.0.1:{port}", "direct"),  # direct route (aiohttp, no litellm)
+        ("openai/judge", "cannot connect to 127.0.0.1:{port}", "litellm"),  # hosted_vllm route (litellm's own client)
+        ("openai/gpt-4o-mini", "the connection failed", "direct"),  # OpenAI SDK route (a priced model)
     ],
 )
-async def test_an_unreachable_judge_is_a_connection_failure_not_a_server_error(tmp_path, model, said):
+async def test_an_unreachable_judge_is_a_connection_failure_not_a_server_error(
+    tmp_path, model, said, transport, monkeypatch
+):
+    monkeypatch.setenv("RUBRIC_JUDGE_TRANSPORT", transport)
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

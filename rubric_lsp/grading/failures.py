@@ -36,6 +36,17 @@ class JudgeFailure(Exception):
         return f"{self.category}: {self.message}"
 
 
+class ClassifiedError(Exception):
+    """A transport's failure it has already classified (the direct route, ``direct.py``): ``classify``
+    passes its failure, retryability and Retry-After through unchanged."""
+
+    def __init__(self, failure: JudgeFailure, retryable: bool, retry_after: float | None = None):
+        super().__init__(failure.message)
+        self.failure = failure
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
 def secret_values(env: Mapping[str, str]) -> list[str]:
     values = []
     for variables in PROVIDER_KEYS.values():
@@ -188,6 +199,8 @@ def classify(
     exc: Exception, model: str, env: Mapping[str, str], litellm: Any
 ) -> tuple[JudgeFailure, bool, float | None]:
     """(failure, retryable, retry_after) for an exception from ``litellm`` (the module, or None)."""
+    if isinstance(exc, ClassifiedError):
+        return exc.failure, exc.retryable, exc.retry_after
     errors = litellm.exceptions if litellm is not None else None
     name = type(exc).__name__
     detail = _readable_detail(redact(str(exc), env))

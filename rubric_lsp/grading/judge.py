@@ -1,5 +1,7 @@
-"""One judge call through litellm: the run's rate limiter (``rate_limit.py``), retries, timeout,
-verdict cache (what a failed call means is decided in ``failures.py``).
+"""One judge call: the run's rate limiter (``rate_limit.py``), retries, timeout, verdict cache
+(what a failed call means is decided in ``failures.py``), through litellm. A local
+OpenAI-compatible server litellm has no price for is called over the direct route instead
+(``direct.py``: same request, same failures, a tenth of the CPU), and then litellm is never imported.
 
 litellm is imported lazily (first call), with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` set
 first so the import stays offline; nothing on the lint path imports this module's callers.
@@ -13,17 +15,20 @@ import logging
 import os
 import random
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rubric_lsp.grading.batch import active as active_batch
 from rubric_lsp.grading.cache import VerdictCache
+from rubric_lsp.grading.direct import complete as direct_complete
+from rubric_lsp.grading.direct import direct_model
 from rubric_lsp.grading.failures import JudgeFailure, classify, secret_values
 from rubric_lsp.grading.rate_limit import RateLimiter
 from rubric_lsp.grading.run_file import active as active_run_file
 from rubric_lsp.grading.send_gate import send_gate
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for, provider_of
-from rubric_lsp.redaction import environment_secrets, redact
+from rubric_lsp.redaction import Redactor, environment_secrets
 
 if TYPE_CHECKING:
     from rubric_lsp.grading.meter import Meter
@@ -152,11 +157,12 @@ class Judge:
         # Every credential this judge could send or read: its key (a promptfoo grader's apiKey /
         # apiKeyEnvar lands in settings.env), the settings' environment and the process's.
         self._secrets = [self._api_key, *secret_values(env), *environment_secrets(env), *environment_secrets()]
+        self._redactor = Redactor(self._secrets)  # compiled once: every reply crosses it
 
     def redacted(self, content: str) -> str:
         """The judge's reply without any configured key: the one boundary every reply crosses
         before it is parsed (and so shown as a reason, logged or returned) or cached."""
-        return redact(content, self._secrets)
+        return self._redactor(content)
 
     def request_fields(self, messages: list[dict[str, str]], response_format: dict[str, Any] | None) -> dict[str, Any]:
         fields: dict[str, Any] = {"model": self.model, "messages": messages}
@@ -243,30 +249,42 @@ class Judge:
 
     async def _complete(self, fields: dict[str, Any], usage: Usage) -> str:
         """The judge's reply text; every attempt's requests, tokens and cost are counted in ``usage``."""
-        litellm = await load_litellm_async()
-        route = litellm_route(litellm, self.model, self.settings.api_base)
-        if self.settings.api_base:
-            _register_local_model(litellm, route)
-        env = self.settings.environ()
+        # A local server litellm has no price for goes over the direct route (direct.py), without litellm.
+        direct = direct_model(self.model, self.settings.api_base, self._api_key)
+        litellm: Any = None if direct is not None else await load_litellm_async()
         attempts = max(0, self.settings.max_retries) + 1
         timeout = self.settings.timeout_seconds
-        # The verdict cache keys on the user's model (``fields``); the route is how it is reached.
-        call = dict(fields, model=route, timeout=timeout, num_retries=0, max_retries=0, drop_params=True)
-        if self._api_key is not None:
-            call["api_key"] = self._api_key
+        call: dict[str, Any] = {}
+        if litellm is not None:
+            route = litellm_route(litellm, self.model, self.settings.api_base)
+            if self.settings.api_base:
+                _register_local_model(litellm, route)
+            # The verdict cache keys on the user's model (``fields``); the route is how it is reached.
+            call = dict(fields, model=route, timeout=timeout, num_retries=0, max_retries=0, drop_params=True)
+            if self._api_key is not None:
+                call["api_key"] = self._api_key
         last: JudgeFailure | None = None
         tokens = self.limit.estimate(fields["messages"], self.settings.max_tokens) if self.limit.counts_tokens else 0
         for attempt in range(attempts):
             retry_after: float | None = None
             slot = self.limit.slot(tokens)
             try:
-                async with slot, send_gate().turn(self.model) as request_sent:
+                async with slot, self._send_turn(direct) as request_sent:
                     await slot.sending()  # a Retry-After pause that began while this call waited its turn
                     usage.calls += 1
-                    attempt_call = call if request_sent is None else dict(call, logger_fn=request_sent)
-                    # litellm's own timeout covers the HTTP call; wait_for is the backstop.
-                    response = await asyncio.wait_for(litellm.acompletion(**attempt_call), timeout + 5.0)
-                _after_first_call()
+                    if direct is not None:
+                        # aiohttp's total timeout covers connecting, sending and reading: no backstop
+                        # task needed (wait_for's task and timer are a tenth of this route's CPU).
+                        assert self.settings.api_base and self._api_key is not None
+                        response = await direct_complete(
+                            self.settings.api_base, direct, fields, self._api_key, timeout, self.model, self.redacted
+                        )
+                    else:
+                        attempt_call = call if request_sent is None else dict(call, logger_fn=request_sent)
+                        # litellm's own timeout covers the HTTP call; wait_for is the backstop.
+                        response = await asyncio.wait_for(litellm.acompletion(**attempt_call), timeout + 5.0)
+                if litellm is not None:
+                    _after_first_call()
                 prompt, completion = usage.prompt_tokens, usage.completion_tokens
                 try:
                     return self._content(response, usage)
@@ -282,7 +300,8 @@ class Judge:
             except JudgeFailure:
                 raise
             except Exception as exc:
-                last, retryable, retry_after = classify(exc, self.model, env, _litellm)
+                # The environment (for redaction) only on a failure: merging it costs ~0.05 ms a call.
+                last, retryable, retry_after = classify(exc, self.model, self.settings.environ(), _litellm)
                 if last.kind == "rate_limit":
                     slot.rate_limited(retry_after)  # may pause the whole run and cut its concurrency
                 if last.kind == "server" and not self.settings.retry_server_errors:
@@ -294,6 +313,11 @@ class Judge:
             await asyncio.sleep(min(delay, MAX_RETRY_AFTER_SECONDS))
         assert last is not None
         raise last
+
+    def _send_turn(self, direct: str | None) -> AbstractAsyncContextManager[Any]:
+        """litellm's route waits for its turn at the send gate; the direct route builds and sends without
+        suspending, so it has nothing to interleave (direct.py)."""
+        return nullcontext(None) if direct is not None else send_gate().turn(self.model)
 
     def _content(self, response: Any, usage: Usage) -> str:
         try:

@@ -6,10 +6,14 @@ calling the judge and records the reply right after it arrives, so a resumed run
 only what the stopped one never heard back, and replays the rest: the same replies, parsed the
 same way, give the same verdicts and figures.
 
-Durability: WAL mode with one short transaction per reply, so a process killed at any moment
-(SIGKILL, Ctrl-C, a crash) loses at most the calls in flight; ``synchronous=NORMAL`` keeps every
-commit across a process kill (only a power loss can drop the last ones, which a resume then asks
-again). Each reply row also holds that call's usage (HTTP requests, retries, tokens, cost), which a
+Durability: WAL mode with one short transaction per turn of the event loop: the replies that
+landed in one turn are committed together first thing in the next (``put`` schedules it), so a
+process killed at any moment (SIGKILL, Ctrl-C, a crash) loses at most the calls in flight, a
+reply that arrived less than one loop turn ago counted among them; ``synchronous=NORMAL`` keeps
+every commit across a process kill (only a power loss can drop the last ones, which a resume then
+asks again). A transaction per reply cost ~0.25 ms of CPU per judge call (measured at 64
+concurrent calls; its WAL pages), most of a call's own cost on the direct route. A new run looks
+up only the replies it recorded itself (a dataset asking the same thing twice), not every call. Each reply row also holds that call's usage (HTTP requests, retries, tokens, cost), which a
 resume adds back, so the usage a finished run reports covers the whole run, not the last leg.
 
 Only replies the judge actually gave are recorded (one that does not parse included: replaying
@@ -24,6 +28,7 @@ polls and downloads a batch already paid for instead of submitting its calls aga
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import dataclasses
 import hashlib
@@ -123,6 +128,10 @@ class RunFile:
     def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
         self._db = connection
+        self._pending: dict[str, tuple[str, str]] = {}  # recorded, not yet committed (this loop turn)
+        self._flush_scheduled = False
+        self._failed: sqlite3.Error | None = None  # a commit that failed in a loop callback, raised on next use
+        self._written: set[str] | None = None  # a new run: the keys it recorded (nothing else is in it)
 
     # -- opening ----------------------------------------------------------------------
     @classmethod
@@ -133,6 +142,7 @@ class RunFile:
         run = cls._open(path)
         with run._db:
             run._db.execute("INSERT INTO meta VALUES ('request', ?)", (_canonical(request),))
+        run._written = set()
         return run
 
     @classmethod
@@ -170,7 +180,10 @@ class RunFile:
         return cls(path, db)
 
     def close(self) -> None:
-        self._db.close()
+        try:
+            self.flush()
+        finally:
+            self._db.close()
 
     # -- contents -----------------------------------------------------------------------
     def request(self) -> dict[str, Any] | None:
@@ -181,7 +194,14 @@ class RunFile:
         return self._meta("figures")
 
     def get(self, key: str) -> Recorded | None:
-        row = self._db.execute("SELECT content, usage FROM replies WHERE key = ?", (key,)).fetchone()
+        self._raise_failed()
+        pending = self._pending.get(key)
+        if pending is not None:
+            row: tuple[str, str] | None = pending
+        elif self._written is not None and key not in self._written:
+            row = None  # a new run holds only what it recorded
+        else:
+            row = self._db.execute("SELECT content, usage FROM replies WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
         try:
@@ -191,12 +211,47 @@ class RunFile:
         return Recorded(row[0], usage if isinstance(usage, dict) else {})
 
     def put(self, key: str, content: str, usage: Mapping[str, Any]) -> None:
-        """Record one reply: one short transaction, durable once this returns."""
-        with self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)",
-                (key, content, _canonical(usage)),
-            )
+        """Record one reply: committed with the others of this loop turn at the start of the next one
+        (at once outside an event loop)."""
+        self._raise_failed()
+        self._pending[key] = (content, _canonical(usage))
+        if self._flush_scheduled:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        self._flush_scheduled = True
+        loop.call_soon(self._flush_soon)
+
+    def _flush_soon(self) -> None:
+        try:
+            self.flush()
+        except sqlite3.Error as exc:  # a loop callback cannot raise to the grading: the next use does
+            self._failed = exc
+
+    def flush(self) -> None:
+        """Commit every recorded reply not yet committed, in one transaction."""
+        self._flush_scheduled = False
+        if not self._pending:
+            return
+        rows = [(key, content, usage) for key, (content, usage) in self._pending.items()]
+        self._db.execute("BEGIN")
+        try:
+            self._db.executemany("INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)", rows)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._pending.clear()
+        if self._written is not None:
+            self._written.update(key for key, _, _ in rows)
+
+    def _raise_failed(self) -> None:
+        if self._failed is not None:
+            failed, self._failed = self._failed, None
+            raise failed
 
     # -- batches (batch mode: grading/batch.py) -------------------------------------------
     def put_batch(self, input_file_id: str, model: str, keys: list[str], status: str = "uploaded") -> None:
@@ -225,9 +280,11 @@ class RunFile:
         return [RecordedBatch(r[0], r[1], r[2], tuple(json.loads(r[3])), r[4]) for r in rows]
 
     def replies(self) -> int:
+        self.flush()
         return int(self._db.execute("SELECT count(*) FROM replies").fetchone()[0])
 
     def finish(self, figures: Any) -> None:
+        self.flush()
         with self._db:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('figures', ?)", (_canonical(figures),))
 

@@ -1,0 +1,290 @@
+"""Dataset scale, end to end: `rubric grade DATASET --concurrency 64 --run RUN` on 10,000 items × 5 criteria.
+
+Generates a seeded autorubric dataset (a shared rubric of 4 binary criteria and 1 ordinal
+multi-choice one; every item with a submission, a description and ground-truth labels) in a
+temporary folder, starts tests/judge_server.py as a process of its own at 50 ms latency, and
+runs `rubric grade` as a subprocess — import, parse, plan, grade, figures, JSON written, run
+file and verdict cache included — against it. Reported, against the issue's goals:
+
+- wall time vs the floor ⌈calls / concurrency⌉ × latency (goal: within 15 %);
+- CPU per call: the grading process's user + sys time (``os.wait4``'s rusage of that child)
+  divided by the calls the server saw, start-up included;
+- peak RSS of the grading process (``ru_maxrss``; goal ≤ 300 MB);
+- calls seen by the server (must be items × criteria: no call repeated, none lost), and the
+  figures' sanity (every item scored, the agreement computed).
+
+    python bench/bench_scale.py [--items 10000] [--criteria 5] [--latency-ms 50] [--concurrency 64]
+                                [--transport direct|litellm] [--no-cache] [--keep DIR]
+
+`--items 1000` runs in well under a minute. `--transport litellm` measures litellm's
+hosted_vllm route for comparison (sets RUBRIC_JUDGE_TRANSPORT=litellm; it misses the goals
+by design: that is why the direct route exists). Exit 1 when a goal is missed.
+
+Measured on 2 cores shared with other jobs (load 2.6-10 during the runs; the wall time is at
+their mercy, the CPU per call much less):
+
+    before (d185dda: litellm's route, every report held, a commit per reply), 2,000 items:
+        5.10 ms CPU/call, peak RSS 327 MB, wall 63.7 s vs floor 7.85 s
+    after, 10,000 items (50,000 calls, floor 39.1 s):
+        0.80-0.93 ms CPU/call (user 0.62-0.65), peak RSS 171-176 MB, wall 63 s (+61 %)
+        --no-cache: 0.64 ms CPU/call, 173 MB, wall 50.9 s (+30 %)
+        --transport litellm (2,000 items): 5.07 ms CPU/call, 255 MB
+    the judge server itself takes ~0.45 ms of CPU per call on the same two cores.
+
+The wall-time goal needs (grading + judge server CPU per call) × 64 well under 50 ms on the
+cores actually free; on this shared machine it was not met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+KEY = "sk-bench-not-a-real-key"
+WORDS = [
+    "the",
+    "refund",
+    "order",
+    "delivery",
+    "card",
+    "store",
+    "policy",
+    "thirty",
+    "days",
+    "return",
+    "reply",
+    "customer",
+    "polite",
+    "warm",
+    "answer",
+    "asks",
+    "phone",
+    "email",
+    "receipt",
+    "item",
+    "gift",
+    "credit",
+    "original",
+    "payment",
+    "method",
+    "window",
+    "contact",
+    "thanks",
+    "please",
+]
+OPTIONS = [{"label": "Rude", "value": 0}, {"label": "Neutral", "value": 0.5}, {"label": "Warm", "value": 1}]
+
+
+def dataset(items: int, criteria: int, seed: int) -> dict:
+    """A seeded dataset: ``criteria - 1`` binary criteria and one ordinal multi-choice one, labelled items."""
+    rng = random.Random(seed)
+    rubric: list[dict] = [
+        {"name": f"check_{i}", "requirement": f"The reply states fact number {i} about the refund policy", "weight": 5}
+        for i in range(max(0, criteria - 1))
+    ]
+    if criteria:
+        rubric.append({"name": "tone", "requirement": "How polite is the reply?", "weight": 3, "options": OPTIONS})
+    rows = []
+    for i in range(items):
+        truth = [rng.choice(("MET", "MET", "UNMET", "CANNOT_ASSESS")) for _ in range(max(0, criteria - 1))]
+        if criteria:
+            truth.append(rng.choice([o["label"] for o in OPTIONS]))
+        rows.append(
+            {
+                "submission": " ".join(rng.choice(WORDS) for _ in range(rng.randint(30, 80))).capitalize() + ".",
+                "description": f"item {i}",
+                "ground_truth": truth,
+            }
+        )
+    return {"name": "bench-scale", "prompt": "How do I get my money back?", "rubric": rubric, "items": rows}
+
+
+def write_dataset(path: Path, data: dict) -> None:
+    # One item per line, as people write them (and as the linter's tests do).
+    head = {k: v for k, v in data.items() if k != "items"}
+    lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()] + ['  "items": [']
+    items = data["items"]
+    lines += [f"    {json.dumps(item)}" + ("," if i < len(items) - 1 else "") for i, item in enumerate(items)]
+    lines += ["  ]", "}"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+class JudgeProcess:
+    """tests/judge_server.py in its own process (in-process its threads would take the GIL from the run)."""
+
+    def __init__(self, latency_ms: float, log: Path):
+        binary = json.dumps({"criterion_status": "MET", "explanation": "The reply states it."})
+        choice = json.dumps({"selected_option": 2, "explanation": "Courteous."})
+        self.log = log
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                str(REPO / "tests" / "judge_server.py"),
+                "--port",
+                "0",
+                "--latency-ms",
+                str(latency_ms),
+                "--reply-json",
+                binary,
+                "--when",
+                f"numbered options={choice}",
+                "--log",
+                str(log),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        self.base_url = self.process.stdout.readline().split()[1]
+
+    def calls(self) -> int:
+        try:
+            with self.log.open("rb") as handle:
+                return sum(1 for line in handle if b"chat/completions" in line)
+        except OSError:
+            return 0
+
+    def __enter__(self) -> JudgeProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        _, _, usage = os.wait4(self.process.pid, 0)
+        self.process.returncode = 0
+        self.cpu = usage.ru_utime + usage.ru_stime  # the server's share of the machine, to read the wall time by
+
+
+def grade(args: argparse.Namespace, data_path: Path, base_url: str, work: Path) -> dict:
+    """One `rubric grade` subprocess; its wall time, rusage and result."""
+    out = work / "result.json"
+    run_file = work / "run.sqlite"
+    profile = ["-m", "cProfile", "-o", str(args.profile)] if args.profile else []
+    command = [
+        sys.executable,
+        *profile,
+        "-m",
+        "rubric_lsp",
+        "grade",
+        str(data_path),
+        "--model",
+        "openai/judge",
+        "--api-base",
+        base_url,
+        "--concurrency",
+        str(args.concurrency),
+        "--retries",
+        "0",
+        "--deadline",
+        "3600",
+        "--format",
+        "json",
+        "--run",
+        str(run_file),
+    ]
+    if args.no_cache:
+        command.append("--no-cache")
+    # --- batch leg: BATCH adds `rubric grade --batch` (and a fake batch provider); the lead wires the
+    # --- second measurement here: the same dataset through `--batch`, same figures, its own wall/CPU/RSS.
+    env = dict(os.environ, PYTHONPATH=str(args.repo), OPENAI_API_KEY=KEY, RUBRIC_CACHE_DIR=str(work / "cache"))
+    env.pop("RUBRIC_JUDGE_MODEL", None)
+    env.pop("RUBRIC_JUDGE_API_BASE", None)
+    if args.transport == "litellm":
+        env["RUBRIC_JUDGE_TRANSPORT"] = "litellm"
+    else:
+        env.pop("RUBRIC_JUDGE_TRANSPORT", None)
+    started = time.perf_counter()
+    with out.open("wb") as stdout:
+        # cwd: the work folder, so `-m` finds rubric_lsp through PYTHONPATH only.
+        child = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, env=env, cwd=work)
+        _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    stderr = child.stderr.read().decode(errors="replace") if child.stderr else ""
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit(f"rubric grade exited {code}: {stderr[-2000:]}")
+    result = json.loads(out.read_text(encoding="utf-8"))
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "user": usage.ru_utime,
+        "rss_mb": usage.ru_maxrss / 1024,
+        "result": result,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--items", type=int, default=10_000)
+    p.add_argument("--criteria", type=int, default=5)
+    p.add_argument("--latency-ms", type=float, default=50.0)
+    p.add_argument("--concurrency", type=int, default=64)
+    p.add_argument("--seed", type=int, default=18)
+    p.add_argument("--transport", choices=("direct", "litellm"), default="direct")
+    p.add_argument("--no-cache", action="store_true", help="grade with --no-cache (default: a fresh verdict cache)")
+    p.add_argument("--slack", type=float, default=0.15, help="wall-time goal over the floor (default 0.15)")
+    p.add_argument("--rss-mb", type=float, default=300.0, help="peak RSS goal in MB (default 300)")
+    p.add_argument(
+        "--repo", type=Path, default=REPO, help="grade with this checkout's rubric_lsp (e.g. before a change)"
+    )
+    p.add_argument("--profile", type=Path, help="run the grading process under cProfile, writing its stats here")
+    p.add_argument("--keep", type=Path, help="work in this folder and keep it (dataset, run file, result, log)")
+    args = p.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as temp:
+        work = args.keep or Path(temp)
+        work.mkdir(parents=True, exist_ok=True)
+        data_path = work / "bench.dataset.json"
+        write_dataset(data_path, dataset(args.items, args.criteria, args.seed))
+        load = os.getloadavg()[0]
+        with JudgeProcess(args.latency_ms, work / "requests.jsonl") as judge:
+            measured = grade(args, data_path, judge.base_url, work)
+            calls = judge.calls()
+        server_cpu = judge.cpu
+
+    expected = args.items * args.criteria
+    floor = math.ceil(expected / args.concurrency) * args.latency_ms / 1000.0
+    over = measured["wall"] / floor - 1.0
+    cpu_ms = 1000.0 * measured["cpu"] / max(1, calls)
+    result = measured["result"]
+    scored = sum(1 for item in result["items"] if item["score"] is not None)
+    compared = sum(c["compared"] for c in result["agreement"])
+    print(
+        f"{args.items} items x {args.criteria} criteria = {expected} calls, c={args.concurrency}, "
+        f"{args.latency_ms:g} ms, transport {args.transport}, load {load:.2f} -> {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"  wall        {measured['wall']:7.2f} s   floor {floor:.2f} s   {100 * over:+.1f} % (goal +{100 * args.slack:.0f} %)"
+    )
+    print(
+        f"  CPU/call    {cpu_ms:7.3f} ms  ({measured['cpu']:.2f} s user+sys, of which user {measured['user']:.2f} s; "
+        "start-up included)"
+    )
+    print(f"  judge CPU   {server_cpu:7.2f} s   (tests/judge_server.py, on the same {os.cpu_count()} cores)")
+    print(f"  peak RSS    {measured['rss_mb']:7.1f} MB  (goal {args.rss_mb:.0f} MB)")
+    print(
+        f"  server saw  {calls} calls (expected {expected}); {scored}/{len(result['items'])} items scored, {compared} pairs compared"
+    )
+    missed = []
+    if over > args.slack:
+        missed.append("wall time")
+    if measured["rss_mb"] > args.rss_mb:
+        missed.append("peak RSS")
+    if calls != expected or scored != len(result["items"]) or len(result["items"]) != args.items:
+        missed.append("calls / figures")
+    if missed:
+        print(f"MISSED: {', '.join(missed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

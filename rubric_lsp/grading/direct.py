@@ -1,0 +1,297 @@
+"""The direct route: a judge call to a local OpenAI-compatible server over aiohttp, without litellm.
+
+Why: litellm's Python path costs about 2.9 ms of CPU per call on its cheapest route
+(``hosted_vllm``, measured), all of it serialised on the event loop; at concurrency 64 and a
+judge that answers in 50 ms, 64 × 2.9 ms = 186 ms of CPU per round, so a run can never get
+near the floor ⌈N/c⌉·latency. A bare aiohttp client sends the same request for ≈ 0.3 ms.
+
+Where: only where litellm would send the request unchanged anyway — ``openai/<name>`` at a
+plain-http ``api_base`` (vLLM, Ollama's /v1, llama.cpp, a gateway on the LAN), ``<name>``
+not in litellm's model map under any of ``<name>``, ``openai/<name>``, ``hosted_vllm/<name>``.
+That is ``judge.litellm_route``'s ``hosted_vllm`` case restricted to models litellm has no
+price for, so litellm's price for them is the zero that ``judge._register_local_model``
+registers, and ours is 0 too. Everything else (OpenAI's own names with their parameter
+rewrites, priced models, https with its certificate settings, every other provider) stays on
+litellm. ``RUBRIC_JUDGE_TRANSPORT=litellm`` turns the route off.
+
+Same request: the JSON body litellm's ``hosted_vllm`` route sends (the model name without its
+``openai/`` prefix, the messages and the request fields, same key order and separators) to
+``<api_base>/chat/completions`` with ``Authorization: Bearer <key>``; tests compare both.
+Same failures: an HTTP error becomes the ``JudgeFailure`` that ``failures.classify`` makes of
+litellm's exception for the same answer (kind, message, retry, Retry-After), raised as a
+``failures.ClassifiedError`` so the judge's retry loop treats both routes alike (tests run
+one table of scripted answers through both routes). One deliberate difference: a JSON body
+that is not a chat completion (``choices[0]`` without a ``message``, a non-text ``content``)
+is a ``server`` failure here, retried like a 5xx (so not for promptfoo's graders without
+PROMPTFOO_RETRY_5XX); litellm reports it as a connection failure quoting its own traceback.
+
+Not gated: ``send_gate`` exists because litellm builds each request in a worker thread with
+suspensions in between; this route builds and writes the request without suspending (only a
+new connection waits), so there is nothing to interleave.
+
+Measured with bench/bench_scale.py (`rubric grade` end to end, verdict cache and run file on;
+2 cores shared with other jobs): CPU per judge call 5.1 ms before this route and the dataset-path
+changes that came with it (litellm's hosted_vllm route, 2,000 items × 5 criteria; 5.07 ms on this
+route's branch with RUBRIC_JUDGE_TRANSPORT=litellm), 0.8-0.93 ms after (10,000 × 5; 0.62-0.65 ms
+of it user time, start-up included; 0.64 ms without the verdict cache's file per call).
+What is left is aiohttp (~40 %), asyncio and the judge call's own work (cache key, run file,
+reply parsing). Not importing litellm keeps the process at 171 MB peak for 10,000 items
+(litellm's import alone is 170 MB).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import weakref
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubric_lsp.grading.failures import UNDECODABLE_BODY, ClassifiedError, JudgeFailure, table_failure
+from rubric_lsp.grading.failures import _readable_detail as readable_detail
+from rubric_lsp.grading.failures import _said_by_message as said_by_message
+from rubric_lsp.grading.failures import _unreachable as unreachable
+
+TRANSPORT_VARIABLE = "RUBRIC_JUDGE_TRANSPORT"
+USER_AGENT = "rubric-lsp"
+# litellm's exception class for a 5xx status, which its error text (and so ours) starts with.
+_SERVER_ERROR_NAMES = {500: "InternalServerError", 502: "BadGatewayError", 503: "ServiceUnavailableError"}
+
+
+def direct_model(model: str, api_base: str | None, api_key: str | None) -> str | None:
+    """The model name to send on the direct route, or None when the call goes through litellm."""
+    if os.environ.get(TRANSPORT_VARIABLE, "").strip().lower() == "litellm":
+        return None
+    if not api_base or api_key is None or not model.startswith("openai/"):
+        return None
+    if not api_base.lower().startswith("http://"):
+        return None
+    name = model.split("/", 1)[1]
+    priced = priced_models()
+    if not name or priced is None or {name, model, f"hosted_vllm/{name}"} & priced:
+        return None
+    return name
+
+
+_priced: frozenset[str] | None = None
+_map_read = False
+
+
+def priced_models() -> frozenset[str] | None:
+    """The names in litellm's bundled model map (the map litellm itself reads: ``judge.load_litellm``
+    sets LITELLM_LOCAL_MODEL_COST_MAP), read from its JSON without importing litellm (24 ms, once).
+    None when the map cannot be found (nothing is known to be unpriced) or aiohttp is missing: then
+    calls stay on litellm."""
+    global _priced, _map_read
+    if not _map_read:
+        _map_read = True
+        import importlib.util
+
+        try:
+            if importlib.util.find_spec("aiohttp") is None:  # litellm depends on it; a broken install may not
+                return None
+            spec = importlib.util.find_spec("litellm")
+            for folder in (spec.submodule_search_locations or []) if spec else []:
+                path = os.path.join(folder, "model_prices_and_context_window_backup.json")
+                if os.path.isfile(path):
+                    with open(path, encoding="utf-8") as handle:
+                        _priced = frozenset(json.load(handle)) or None
+                    break
+        except (ImportError, ValueError, OSError):
+            _priced = None
+    return _priced
+
+
+# -- what the judge's ``_content`` reads from a reply (litellm's ModelResponse shape) --------------
+
+
+@dataclass
+class Message:
+    content: Any
+
+
+@dataclass
+class Choice:
+    message: Message
+
+
+@dataclass
+class Response:
+    usage: dict[str, int]
+    choices: list[Choice]
+    _hidden_params: dict[str, Any] = field(default_factory=lambda: {"response_cost": 0.0})
+
+
+# -- the session: one per event loop -------------------------------------------------------------
+
+_sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+async def _session() -> Any:
+    loop = asyncio.get_running_loop()
+    held = _sessions.get(loop)
+    if held is not None and not held[0].closed:
+        return held[0]
+    import aiohttp
+
+    # limit=0: the run's concurrency limit decides how many calls are in flight, not the pool.
+    # Not trust_env: aiohttp would then look up ~/.netrc and the proxy variables in a worker
+    # thread on every request (two thread hops a call, measured), and a netrc entry for the host
+    # would clash with our Authorization header; the proxy is looked up once per URL instead.
+    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+    closer = _close_with_loop(session)
+    await closer.__anext__()  # registered with the loop: asyncio.run's shutdown_asyncgens closes it
+    _sessions[loop] = (session, closer)
+    return session
+
+
+async def _close_with_loop(session: Any) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        await session.close()
+
+
+@functools.lru_cache(maxsize=64)
+def _endpoint(api_base: str) -> tuple[Any, Any, Any]:
+    """(URL, proxy, its credentials) for ``api_base``: its chat-completions URL, parsed once, and the
+    proxy the environment names for it (HTTP_PROXY / NO_PROXY, as litellm's httpx client honours them)."""
+    from aiohttp.helpers import get_env_proxy_for_url
+    from yarl import URL
+
+    url = URL(api_base.rstrip("/") + "/chat/completions")
+    try:
+        proxy, proxy_auth = get_env_proxy_for_url(url)
+    except LookupError:
+        proxy, proxy_auth = None, None
+    return url, proxy, proxy_auth
+
+
+# -- one call --------------------------------------------------------------------------------------
+
+
+async def complete(
+    api_base: str,
+    name: str,
+    fields: Mapping[str, Any],
+    api_key: str,
+    timeout: float,
+    model: str,
+    redact: Callable[[str], str],
+) -> Response:
+    """POST one chat completion; the reply in the shape ``Judge._content`` reads.
+
+    Raises ``ClassifiedError`` for every failure (HTTP status, unreadable body, timeout, no
+    connection), with the failure litellm's route would have given."""
+    import aiohttp
+
+    body = {key: value for key, value in fields.items() if key != "api_base"}
+    body["model"] = name
+    data = json.dumps(body).encode("utf-8")
+    headers = {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json", "User-Agent": USER_AGENT}
+    url, proxy, proxy_auth = _endpoint(api_base)
+    session = await _session()
+    try:
+        async with session.post(
+            url,
+            data=data,
+            headers=headers,
+            timeout=aiohttp.ClientTimeout(total=timeout),
+            allow_redirects=False,
+            proxy=proxy,
+            proxy_auth=proxy_auth,
+        ) as reply:
+            raw = await reply.read()
+            status, reply_headers = reply.status, reply.headers
+    except asyncio.TimeoutError:
+        raise ClassifiedError(table_failure("timeout", model), True) from None
+    except aiohttp.ClientError as exc:
+        text = str(exc)
+        where = unreachable(text)
+        # As classify words litellm's connection errors: the short form ends a sentence, a quote does not.
+        said = f"{where}." if where is not None else readable_detail(redact(f"APIConnectionError: {text}"))
+        failure = JudgeFailure("infrastructure", f"Judge model '{model}' could not be reached: {said}", "connection")
+        raise ClassifiedError(failure, True) from None
+    if status >= 400:
+        raise http_failure(status, raw, reply_headers, model, redact)
+    return reply_of(raw, model, redact)
+
+
+def http_failure(
+    status: int, raw: bytes, headers: Mapping[str, str], model: str, redact: Callable[[str], str]
+) -> ClassifiedError:
+    """What litellm's route (and ``failures.classify``) makes of an HTTP error answer."""
+    text = raw.decode("utf-8", errors="replace")
+    name = _SERVER_ERROR_NAMES.get(status, "APIError") if status >= 500 else None
+    detail = readable_detail(redact(f"{name}: {text}" if name else text))
+    if status == 429:
+        return ClassifiedError(table_failure("rate_limit", model), True, _retry_after(headers))
+    by_status = {401: "auth", 403: "denied", 404: "not_found", 504: "timeout"}.get(status)
+    if by_status is not None:
+        return ClassifiedError(table_failure(by_status, model), by_status == "timeout")
+    said = said_by_message(detail, model)
+    if said is not None:
+        return ClassifiedError(*said)
+    if status >= 500:
+        failure = JudgeFailure(
+            "infrastructure", f"Judge model '{model}' failed with a server error: {detail}", "server"
+        )
+        return ClassifiedError(failure, True)
+    failure = JudgeFailure("infrastructure", f"Judge model '{model}' rejected the request: {detail}", "bad_request")
+    return ClassifiedError(failure, False)
+
+
+def reply_of(raw: bytes, model: str, redact: Callable[[str], str]) -> Response:
+    """A 2xx answer's chat completion; ClassifiedError (retried, as a 5xx) when it is not one."""
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:  # UnicodeDecodeError included
+        said = f"APIError: {UNDECODABLE_BODY} - {exc}, Original Response: {raw.decode('utf-8', errors='replace')}"
+        failure = JudgeFailure(
+            "infrastructure",
+            f"Judge model '{model}' sent a reply that is not JSON: {readable_detail(redact(said))}",
+            "server",
+        )
+        raise ClassifiedError(failure, True) from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if isinstance(data, dict) and choices is None:
+        choices = []
+    shaped = isinstance(choices, list) and all(
+        isinstance(c, dict)
+        and isinstance(c.get("message"), dict)
+        and isinstance(c["message"].get("content"), (str, type(None)))
+        for c in choices
+    )
+    if not shaped:
+        snippet = readable_detail(redact(raw.decode("utf-8", errors="replace")))[:200]
+        failure = JudgeFailure(
+            "infrastructure", f"Judge model '{model}' sent a reply that is not a chat completion: {snippet}", "server"
+        )
+        raise ClassifiedError(failure, True)
+    assert isinstance(data, dict) and isinstance(choices, list)
+    return Response(_usage(data.get("usage")), [Choice(Message(c["message"].get("content"))) for c in choices])
+
+
+def _usage(reported: Any) -> dict[str, int]:
+    """Token counts as litellm's Usage model reads them (numbers and numeric strings; anything else 0)."""
+    if not isinstance(reported, dict):
+        return {}
+    counts = {}
+    for name in ("prompt_tokens", "completion_tokens"):
+        value = reported.get(name)
+        try:
+            counts[name] = int(value) if value is not None and not isinstance(value, bool) else 0
+        except (TypeError, ValueError):
+            counts[name] = 0
+    return counts
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    value = headers.get("retry-after") or headers.get("Retry-After")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,93 @@
+"""A bounded fan-out: many work items, at most a window of them started and not yet folded.
+
+``runner.fan_out`` starts every item at once and holds every result until the last one
+lands; for a dataset of 10,000 items that is 10,000 tasks and 10,000 reports alive together.
+``fold_in_order`` starts items lazily, never more than ``window`` ahead of the oldest one not
+yet folded, and hands each result to ``fold`` in the items' order as soon as it and every
+earlier one have landed, so what the caller keeps is whatever ``fold`` keeps. In-order
+folding keeps everything order-dependent (lists of items, a seeded bootstrap over pairs)
+exactly as a fold after ``fan_out`` gives it. The first exception cancels the items in flight
+and is raised (``fan_out``'s cancel-on-error).
+
+In batch mode (``grading/batch.py``) there is no window: a provider batch answers nothing until
+it is submitted, and it is submitted once the grading stops asking, so a window would turn one
+batch into one per window, each waiting out the provider's turnaround in turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+async def fold_in_order(work: Iterable[Callable[[], Awaitable[T]]], window: int, fold: Callable[[T], None]) -> int:
+    """Run each ``work`` factory's awaitable, at most ``window`` not yet folded; ``fold`` results in order.
+
+    Returns how many items were folded."""
+    from rubric_lsp.grading.batch import active as batch_mode
+
+    window = sys.maxsize if batch_mode() is not None else max(1, window)
+    factories = iter(work)
+    running: dict[asyncio.Future[Any], int] = {}
+    landed: dict[int, T] = {}
+    started = folded = 0
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and started - folded < window:
+                factory = next(factories, None)
+                if factory is None:
+                    exhausted = True
+                    break
+                running[asyncio.ensure_future(factory())] = started
+                started += 1
+            if not running:
+                return folded
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                landed[running.pop(task)] = task.result()  # raises the item's exception
+            while folded in landed:
+                fold(landed.pop(folded))
+                folded += 1
+    except BaseException:
+        for task in running:
+            task.cancel()
+        raise
+
+
+YOUNG_COLLECTION_THRESHOLD = 10_000  # gc's first threshold within ``quiet_collector`` (Python's default: 700)
+_quiet_depth = 0
+_saved_thresholds: tuple[int, ...] = ()
+
+
+@contextmanager
+def quiet_collector() -> Iterator[None]:
+    """The cyclic garbage collector out of a long fan-out's way; as it was again when the last one ends.
+
+    What exists when the block starts (the parsed dataset, its plans) is frozen (``gc.freeze``:
+    the document's trees hold no cycles, so they are still freed once unreferenced), and young
+    collections are ten times rarer: each judge call allocates a few hundred short-lived objects,
+    and a young collection costs what is alive, not what was allocated. Measured on a
+    4,000-item dataset: collections took 2.2 s of a 25 s run (5 full ones, ~0.18 s each, every
+    judge call on the loop waiting), 0.18 s with this. Process-wide, so nested and concurrent
+    blocks (two gradings in the language server) share one setting; the outermost restores it.
+    """
+    global _quiet_depth, _saved_thresholds
+    if _quiet_depth == 0:
+        _saved_thresholds = gc.get_threshold()
+        gc.freeze()
+        gc.set_threshold(max(_saved_thresholds[0], YOUNG_COLLECTION_THRESHOLD), *_saved_thresholds[1:])
+    _quiet_depth += 1
+    try:
+        yield
+    finally:
+        _quiet_depth -= 1
+        if _quiet_depth == 0:
+            gc.set_threshold(*_saved_thresholds)
+            gc.unfreeze()

@@ -1,0 +1,229 @@
+"""Dataset grading in bounded memory: items through a window, folded in the dataset's order as they land,
+the same figures as grading them all at once; and the cheaper writes on that path (run file, verdict cache)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import sqlite3
+
+import pytest
+
+from rubric_lsp.formats.autorubric.grading import agreement, rubric
+from rubric_lsp.formats.autorubric.grading.agreement import bootstrap_kappas, cohen_kappa
+from rubric_lsp.grading import GradeRequest, JudgeSettings, RequestKind, grade
+from rubric_lsp.grading.cache import VerdictCache
+from rubric_lsp.grading.run_file import RunFile
+from rubric_lsp.grading.windowed import fold_in_order
+from tests.judge_server import Reply
+
+# --- the window --------------------------------------------------------------------------
+
+
+async def test_fold_in_order_keeps_at_most_the_window_unfolded_and_folds_in_order():
+    started, folded, unfolded_peak = [], [], 0
+    rng = random.Random(5)
+
+    def work(n: int):
+        async def item() -> int:
+            await asyncio.sleep(rng.uniform(0, 0.01))  # lands out of order
+            return n
+
+        def start():
+            nonlocal unfolded_peak
+            started.append(n)
+            unfolded_peak = max(unfolded_peak, len(started) - len(folded))
+            return item()
+
+        return start
+
+    count = await fold_in_order((work(n) for n in range(60)), 7, folded.append)
+    assert count == 60 and folded == list(range(60))
+    assert unfolded_peak == 7
+
+
+async def test_fold_in_order_cancels_the_rest_on_the_first_error():
+    cancelled = []
+
+    def work(n: int):
+        async def item() -> int:
+            try:
+                await asyncio.sleep(0.001 if n == 3 else 1.0)
+            except asyncio.CancelledError:
+                cancelled.append(n)
+                raise
+            if n == 3:
+                raise ValueError("item 3")
+            return n
+
+        return item
+
+    with pytest.raises(ValueError, match="item 3"):
+        await fold_in_order((work(n) for n in range(10)), 5, lambda _: None)
+    await asyncio.sleep(0)  # the cancelled items run their handlers
+    assert sorted(cancelled) == [0, 1, 2, 4]  # the window's others; items 5.. never started
+
+
+# --- a dataset through the judge ----------------------------------------------------------
+
+ITEMS = 40
+
+
+def dataset() -> str:
+    rubric = [
+        {"name": "correct", "requirement": "Gives the right answer"},
+        {
+            "name": "tone",
+            "requirement": "How polite is it?",
+            "options": [
+                {"label": "Rude", "value": 0},
+                {"label": "Neutral", "value": 0.5},
+                {"label": "Warm", "value": 1},
+            ],
+        },
+    ]
+    rng = random.Random(11)
+    items = [
+        {
+            "submission": f"answer {n}: {rng.choice(['42', '41', 'no idea'])}",
+            "description": f"item {n}",
+            "ground_truth": [rng.choice(["MET", "UNMET", "CANNOT_ASSESS"]), rng.choice(["Rude", "Neutral", "Warm"])],
+        }
+        for n in range(ITEMS)
+    ]
+    return json.dumps({"prompt": "What is 6*7?", "rubric": rubric, "items": items}, indent=1)
+
+
+def judge(request) -> Reply:
+    """Varied verdicts and latencies (answers land out of the dataset's order), fixed per prompt."""
+    digest = int(hashlib.sha256(request.text.encode()).hexdigest(), 16)
+    delay = digest % 30
+    if "numbered options" in request.text:
+        return Reply.json({"selected_option": 1 + digest % 4, "explanation": "tone"}, delay_ms=delay)
+    status = ("MET", "UNMET", "CANNOT_ASSESS")[digest % 3]
+    return Reply.json({"criterion_status": status, "explanation": status.lower()}, delay_ms=delay)
+
+
+async def grade_dataset(server, tmp_path, concurrency: int) -> dict:
+    settings = JudgeSettings(
+        model="openai/judge",
+        api_base=server.base_url,
+        concurrency=concurrency,
+        cache_enabled=False,
+        env={"OPENAI_API_KEY": "sk-test-dataset-scale-0123"},
+    )
+    result = await grade(GradeRequest(dataset(), str(tmp_path / "d.dataset.json"), RequestKind.DATASET), settings)
+    return result.to_json()
+
+
+async def test_items_go_through_a_window_and_the_figures_are_those_of_grading_all_at_once(
+    judge_server, tmp_path, monkeypatch
+):
+    judge_server.default = judge
+    active, peak = 0, 0
+    score_response = rubric.score_response
+
+    async def counting(*args, **kwargs):
+        nonlocal active, peak
+        active += 1
+        peak = max(peak, active)
+        try:
+            return await score_response(*args, **kwargs)
+        finally:
+            active -= 1
+
+    monkeypatch.setattr(rubric, "score_response", counting)  # grade_dataset imports it per call
+    windowed = await grade_dataset(judge_server, tmp_path, concurrency=2)
+    assert 1 < peak <= agreement.ITEM_WINDOW_PER_CALL_SLOT * 2  # never every item at once
+    assert judge_server.call_count == ITEMS * 2
+
+    # Everything at once (a window as large as the dataset): what grade_dataset did before.
+    monkeypatch.setattr(agreement, "ITEM_WINDOW_PER_CALL_SLOT", ITEMS)
+    peak = 0
+    at_once = await grade_dataset(judge_server, tmp_path, concurrency=2)
+    assert peak == ITEMS
+    assert windowed == at_once
+    assert [item["index"] for item in windowed["items"]] == list(range(ITEMS))
+    assert any(a["disagreeing"] for a in windowed["agreement"]) and windowed["agreement"][0]["kappa_interval"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("weights", [None, "quadratic"])
+def test_bootstrap_kappas_are_the_per_pair_resamples(seed, weights):
+    # The counted bootstrap must give exactly (not approximately) what resampling pair by pair gives.
+    rng = random.Random(seed)
+    labels = [0, 1, 2, 3] if weights else ["MET", "UNMET"]
+    # Skewed, so that some resamples miss a middle category (positions shift for the quadratic weights).
+    pairs = [(rng.choice(labels), rng.choices(labels, weights=[8, 1, 1, 8][: len(labels)])[0]) for _ in range(37)]
+    draw = random.Random(len(pairs)).choices
+    expected = [k for k in (cohen_kappa(draw(pairs, k=len(pairs)), weights) for _ in range(200)) if k is not None]
+    assert bootstrap_kappas(pairs, 200, weights) == expected
+
+
+# --- the writes on the path ---------------------------------------------------------------
+
+
+async def test_run_file_replies_commit_at_the_next_loop_turn_and_are_read_back_before(tmp_path):
+    path = tmp_path / "run.sqlite"
+    run = RunFile.create(path, {"kind": "dataset"})
+    try:
+        run.put("k1", "reply one", {"calls": 1})
+        run.put("k2", "reply two", {"calls": 1})
+        assert run.get("k1").content == "reply one"  # seen before it is committed
+        with sqlite3.connect(path) as other:
+            assert other.execute("SELECT count(*) FROM replies").fetchone()[0] == 0
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        with sqlite3.connect(path) as other:
+            assert other.execute("SELECT count(*) FROM replies").fetchone()[0] == 2  # one transaction, both
+        assert run.get("k2").content == "reply two" and run.get("k3") is None
+    finally:
+        run.close()
+    resumed = RunFile.resume(path, {"kind": "dataset"})
+    try:
+        assert resumed.get("k1").usage == {"calls": 1}
+    finally:
+        resumed.close()
+
+
+def test_run_file_close_commits_what_is_pending(tmp_path):
+    path = tmp_path / "run.sqlite"
+
+    async def record() -> RunFile:
+        run = RunFile.create(path, {"kind": "dataset"})
+        run.put("k", "reply", {})
+        return run  # the loop ends before its next turn
+
+    run = asyncio.run(record())
+    run.close()
+    with sqlite3.connect(path) as other:
+        assert other.execute("SELECT content FROM replies").fetchall() == [("reply",)]
+
+
+def test_deferred_cache_writes_are_read_back_at_once_and_all_written_at_the_end(tmp_path):
+    cache = VerdictCache(tmp_path / "cache")
+    with cache.deferred():
+        for n in range(50):
+            cache.put(f"{n:064x}", f"verdict {n}")
+            assert cache.get(f"{n:064x}") == f"verdict {n}"
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == 50
+    assert not list((tmp_path / "cache").rglob(".tmp-*"))
+    fresh = VerdictCache(tmp_path / "cache")
+    assert all(fresh.get(f"{n:064x}") == f"verdict {n}" for n in range(50))
+
+
+def test_the_collector_is_quiet_within_the_outermost_block_and_as_it_was_after():
+    import gc
+
+    from rubric_lsp.grading.windowed import YOUNG_COLLECTION_THRESHOLD, quiet_collector
+
+    before = gc.get_threshold()
+    with quiet_collector():
+        assert gc.get_threshold()[0] == max(before[0], YOUNG_COLLECTION_THRESHOLD)
+        assert gc.get_freeze_count() > 0
+        with quiet_collector():  # a second grading meanwhile
+            pass
+        assert gc.get_threshold()[0] == max(before[0], YOUNG_COLLECTION_THRESHOLD)  # the inner one restored nothing
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0  # unfrozen (litellm's objects too)
