@@ -131,6 +131,17 @@ def test_batch_grading_gives_the_live_verdicts_and_figures(env, judge_server, ca
     assert posts(judge_server, "/v1/files") == 1 and posts(judge_server, "/v1/batches") == 1
 
 
+def test_a_dataset_larger_than_the_live_window_is_one_batch(env, judge_server, capfd):
+    # Live, a dataset is graded through a window of 4 × concurrency items (grading/windowed.py); at
+    # concurrency 1 that is 4 of the 6 items. In batch mode every item must be asked before the
+    # batch goes out, or each window would be a batch of its own, waiting on the provider in turn.
+    code, out, err = grade(capfd, env, "--batch", "--run", str(env / "run.sqlite"), "--concurrency", "1")
+    assert code == 0, err
+    assert posts(judge_server, "/v1/batches") == 1
+    assert "batch batch_1: completed, 12/12 done, 0 failed" in err
+    assert len(json.loads(out)["items"]) == ITEMS
+
+
 def test_failed_lines_are_judge_failures_not_verdicts(env, judge_server, capfd):
     judge_server.when("answer 2", Reply.server_error(503))
     judge_server.when(lambda r: "answer 4" in r.text and "Shows the working" in r.text, Reply.rate_limited())
