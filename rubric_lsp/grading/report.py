@@ -206,14 +206,16 @@ class GradeReport:
         else:
             lines.append("no score: nothing was left to score")
         lines.extend(f"note: {note}" for note in self.notes)
-        usage = self.usage
-        cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""
-        retried = f" (retried {usage.retries}×)" if usage.retries else ""
-        tokens = usage.prompt_tokens + usage.completion_tokens
-        lines.append(
-            f"judge: {self.model or 'none'}; {usage.calls} calls{retried}, {usage.cached} cached, {tokens} tokens{cost}"
-        )
+        lines.append(usage_line(self.model, self.usage))
         return lines
+
+
+def usage_line(model: str | None, usage: Usage) -> str:
+    """The closing line of a text report: the judge, its calls, tokens and cost."""
+    cost = f", ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""
+    retried = f" (retried {usage.retries}×)" if usage.retries else ""
+    tokens = usage.prompt_tokens + usage.completion_tokens
+    return f"judge: {model or 'none'}; {usage.calls} calls{retried}, {usage.cached} cached, {tokens} tokens{cost}"
 
 
 @dataclass

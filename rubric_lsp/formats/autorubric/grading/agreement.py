@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_lsp.document import Document, Node
-from rubric_lsp.grading.report import GradeReport
+from rubric_lsp.grading.judge import Usage
+from rubric_lsp.grading.report import GradeReport, usage_line
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.runner import Grading, GradingError
 from rubric_lsp.grading.windowed import fold_in_order, quiet_collector
@@ -197,13 +198,16 @@ class CriterionAgreement:
 class DatasetResult:
     items: list[dict[str, Any]]
     criteria: list[CriterionAgreement]
+    usage: Usage = field(default_factory=Usage)  # every judge call of the run (a resumed run's included)
+    model: str | None = None
     _json: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         # Computed once: the CLI asks twice (the run file's figures, then the output), and the
         # bootstrap intervals are the costliest figures of a large dataset.
         if self._json is None:
-            self._json = {"items": self.items, "agreement": [c.to_json() for c in self.criteria]}
+            agreement = [c.to_json() for c in self.criteria]
+            self._json = {"items": self.items, "agreement": agreement, "usage": self.usage.to_json()}
         return self._json
 
     @property
@@ -220,6 +224,7 @@ class DatasetResult:
         lines.append(
             "(abstentions and failed judgments are left out of accuracy and κ, as autorubric's compute_metrics does by default)"
         )
+        lines.append(usage_line(self.model, self.usage))
         return lines
 
 
@@ -344,7 +349,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
     writes = run.cache.deferred() if run.cache is not None else nullcontext()
     with quiet_collector(), writes:
         await fold_in_order((grade_item(p) for p in plans), window, fold)
-    return DatasetResult(items_out, list(agreements.values()))
+    return DatasetResult(items_out, list(agreements.values()), run.usage(), ", ".join(models))
 
 
 def _has_ground_truth(item: Node) -> bool:
