@@ -28,9 +28,17 @@ def corpus() -> Path:
 
 
 @pytest.fixture
-def judge_server():
-    """A running OpenAI-compatible judge (tests/judge_server.py) on a free port; stopped after the test."""
+def judge_server(monkeypatch):
+    """A running OpenAI-compatible judge (tests/judge_server.py) on a free port; stopped after the test.
+
+    Gradings against it go through litellm's real HTTP path, the path every hosted provider takes:
+    its ``openai/judge`` would otherwise take the direct route (grading/direct.py), which has tests
+    of its own (tests/test_grading_direct.py: the same requests and failures as litellm's) and is
+    what the VS Code e2e and bench/bench_scale.py run. A test of that route sets the variable itself.
+    """
     from tests.judge_server import JudgeServer
+
+    monkeypatch.setenv("RUBRIC_JUDGE_TRANSPORT", "litellm")
 
     with JudgeServer() as server:
         yield server

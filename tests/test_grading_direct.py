@@ -201,3 +201,33 @@ asyncio.run(main())
     env = {k: v for k, v in os.environ.items() if k != "RUBRIC_JUDGE_TRANSPORT"}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert done.stdout.split() == ["MET", "False"], done.stderr
+
+
+def test_a_dataset_graded_over_either_route_gives_the_same_output(judge_server, tmp_path, monkeypatch, capfd):
+    """End to end through ``rubric grade``: verdicts, reasons, agreement figures and usage (calls,
+    tokens, cost 0) do not depend on the route."""
+    from rubric_lsp.cli import main
+
+    def judge(request) -> Reply:
+        status = "UNMET" if "41" in request.text and "right answer" in request.text else "MET"
+        return Reply.json({"criterion_status": status, "explanation": f"{status} for it"}, delay_ms=5)
+
+    judge_server.default = judge
+    items = [
+        {"submission": f"answer {n}: {41 if n % 3 == 0 else 42}", "ground_truth": ["MET", "UNMET" if n % 4 else "MET"]}
+        for n in range(9)
+    ]
+    rubric = [{"name": "correct", "requirement": "Gives the right answer"}, {"name": "brief", "requirement": "Brief"}]
+    path = tmp_path / "calibration.dataset.json"
+    path.write_text(json.dumps({"prompt": "What is 6*7?", "rubric": rubric, "items": items}))
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    outputs = []
+    for transport in ("direct", "litellm"):
+        monkeypatch.setenv("RUBRIC_JUDGE_TRANSPORT", transport)
+        flags = ["--model", "openai/judge", "--api-base", judge_server.base_url, "--no-cache", "--format", "json"]
+        assert main(["grade", str(path), *flags]) == 0
+        outputs.append(json.loads(capfd.readouterr().out))
+    assert outputs[0] == outputs[1]
+    assert outputs[0]["usage"]["calls"] == 18 and outputs[0]["usage"]["cost_usd"] == 0.0
+    assert judge_server.call_count == 36
+    judge_server.assert_never_saw(SECRET)
