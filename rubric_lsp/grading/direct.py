@@ -50,10 +50,15 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_lsp.grading.failures import UNDECODABLE_BODY, ClassifiedError, JudgeFailure, table_failure
-from rubric_lsp.grading.failures import _readable_detail as readable_detail
-from rubric_lsp.grading.failures import _said_by_message as said_by_message
-from rubric_lsp.grading.failures import _unreachable as unreachable
+from rubric_lsp.grading.failures import (
+    UNDECODABLE_BODY,
+    ClassifiedError,
+    JudgeFailure,
+    connection_failure_said,
+    readable_detail,
+    said_by_message,
+    table_failure,
+)
 
 TRANSPORT_VARIABLE = "RUBRIC_JUDGE_TRANSPORT"
 USER_AGENT = "rubric-lsp"
@@ -210,7 +215,7 @@ async def complete(
         raise ClassifiedError(table_failure("timeout", model), True) from None
     except aiohttp.ClientError as exc:
         text = str(exc)
-        where = unreachable(text)
+        where = connection_failure_said(text)
         # As classify words litellm's connection errors: the short form ends a sentence, a quote does not.
         said = f"{where}." if where is not None else readable_detail(redact(f"APIConnectionError: {text}"))
         failure = JudgeFailure("infrastructure", f"Judge model '{model}' could not be reached: {said}", "connection")

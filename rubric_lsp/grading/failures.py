@@ -91,7 +91,7 @@ _CONNECT_FAILURES = (
 )
 
 
-def _unreachable(text: str) -> str | None:
+def connection_failure_said(text: str) -> str | None:
     """What a connection failure says, shortly (``cannot connect to 127.0.0.1:9``), or None."""
     if not any(marker in text for marker in _CONNECT_FAILURES):
         return None
@@ -103,7 +103,7 @@ def _unreachable(text: str) -> str | None:
     return "the connection failed"
 
 
-def _readable_detail(text: str) -> str:
+def readable_detail(text: str) -> str:
     """litellm's exception text without its prefixes; a JSON error body reduced to its message.
 
     ``litellm.InternalServerError: InternalServerError: Hosted_vllmException - {"error":
@@ -169,7 +169,7 @@ def _is_api_error(exc: Exception, errors: Any) -> bool:
     return errors is not None and isinstance(exc, (errors.APIError, errors.APIConnectionError))
 
 
-def _said_by_message(text: str, model: str) -> tuple[JudgeFailure, bool, float | None] | None:
+def said_by_message(text: str, model: str) -> tuple[JudgeFailure, bool, float | None] | None:
     for kind, pattern, retryable in _MESSAGE_KINDS:
         if pattern.search(text):
             return table_failure(kind, model), retryable, None
@@ -203,13 +203,13 @@ def classify(
         return exc.failure, exc.retryable, exc.retry_after
     errors = litellm.exceptions if litellm is not None else None
     name = type(exc).__name__
-    detail = _readable_detail(redact(str(exc), env))
+    detail = readable_detail(redact(str(exc), env))
     status = getattr(exc, "status_code", None)
 
     def failure(kind: str, message: str) -> JudgeFailure:
         return JudgeFailure("infrastructure", message, kind)
 
-    unreachable = _unreachable(str(exc))
+    unreachable = connection_failure_said(str(exc))
     if unreachable is not None:
         # litellm reports a refused or failed connection as an internal server error on some
         # routes; the user needs to hear that nothing answered, and where.
@@ -219,7 +219,7 @@ def classify(
         if known is not None:
             return known
         if _is_api_error(exc, errors):
-            said = _said_by_message(detail, model)
+            said = said_by_message(detail, model)
             if said is not None:
                 return said
         if isinstance(exc, errors.APIError) and UNDECODABLE_BODY in str(exc):
