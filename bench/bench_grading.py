@@ -38,52 +38,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from judge_process import JudgeProcess  # noqa: E402  (bench/, the script's folder)
+
 from rubric_lsp.grading import JudgeSettings, grade_text  # noqa: E402
 from rubric_lsp.grading.judge import load_litellm  # noqa: E402
-
-
-class ServerProcess:
-    """tests/judge_server.py in a process of its own: in-process, its threads would compete
-    with the engine for the GIL and the benchmark would measure that instead of the engine."""
-
-    def __init__(self, latency_ms: float, log: Path):
-        import json
-        import subprocess
-
-        self.log = log
-        reply = json.dumps({"criterion_status": "MET", "explanation": "Meets it."})
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                str(REPO / "tests" / "judge_server.py"),
-                "--port",
-                "0",
-                "--latency-ms",
-                str(latency_ms),
-                "--reply-json",
-                reply,
-                "--log",
-                str(log),
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        self.base_url = self.process.stdout.readline().split()[1]
-
-    @property
-    def call_count(self) -> int:
-        try:
-            return sum(1 for line in self.log.read_text().splitlines() if "chat/completions" in line)
-        except OSError:
-            return 0
-
-    def __enter__(self) -> ServerProcess:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
 
 KEY = "sk-bench-not-a-real-key"
 
@@ -98,7 +56,7 @@ def rubric_text(count: int, edited: int | None = None) -> str:
     return "".join(lines)
 
 
-async def ours(server: ServerProcess, count: int, concurrency: int, cache_dir: Path | None) -> tuple[float, int]:
+async def ours(server: JudgeProcess, count: int, concurrency: int, cache_dir: Path | None) -> tuple[float, int]:
     settings = JudgeSettings(
         model="openai/judge",
         api_base=server.base_url,
@@ -108,15 +66,15 @@ async def ours(server: ServerProcess, count: int, concurrency: int, cache_dir: P
         max_retries=0,
         env={"OPENAI_API_KEY": KEY},
     )
-    before = server.call_count
+    before = server.calls()
     start = time.perf_counter()
     report = await grade_text(rubric_text(count), "bench.yaml", "A response.", "A question?", settings)
     elapsed = time.perf_counter() - start
     assert all(v.verdict == "MET" for v in report.verdicts), [v.error for v in report.verdicts if v.error][:3]
-    return elapsed, server.call_count - before
+    return elapsed, server.calls() - before
 
 
-async def theirs(server: ServerProcess, count: int, concurrency: int) -> float:
+async def theirs(server: JudgeProcess, count: int, concurrency: int) -> float:
     from autorubric import LLMConfig, Rubric
     from autorubric.graders import CriterionGrader
 
@@ -141,7 +99,7 @@ async def theirs(server: ServerProcess, count: int, concurrency: int) -> float:
     return time.perf_counter() - start
 
 
-async def raw_http(server: ServerProcess, count: int, concurrency: int) -> float:
+async def raw_http(server: JudgeProcess, count: int, concurrency: int) -> float:
     """The same number of chat requests from a bare aiohttp client: the floor the server allows."""
     import aiohttp
 
@@ -176,7 +134,7 @@ PACKAGES = (
 )
 
 
-async def profile(server: ServerProcess, count: int, concurrency: int) -> None:
+async def profile(server: JudgeProcess, count: int, concurrency: int) -> None:
     """Where one judge call's CPU goes, per package (cProfile's own time; it inflates every figure alike)."""
     import collections
     import cProfile
@@ -206,7 +164,7 @@ def load() -> str:
     return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-async def run(args: argparse.Namespace, server: ServerProcess) -> bool:
+async def run(args: argparse.Namespace, server: JudgeProcess) -> bool:
     ok = True
     print(
         f"{args.criteria} criteria, judge latency {args.latency_ms:g} ms, best of {args.repeat} ({os.cpu_count()} CPUs, {load()})"
@@ -240,7 +198,7 @@ async def run(args: argparse.Namespace, server: ServerProcess) -> bool:
     with tempfile.TemporaryDirectory() as cache:
         cache_dir = Path(cache)
         await ours(server, args.criteria, 32, cache_dir)
-        before = server.call_count
+        before = server.calls()
         settings = JudgeSettings(
             model="openai/judge",
             api_base=server.base_url,
@@ -251,7 +209,7 @@ async def run(args: argparse.Namespace, server: ServerProcess) -> bool:
         )
         start = time.perf_counter()
         await grade_text(rubric_text(args.criteria, edited=41), "bench.yaml", "A response.", "A question?", settings)
-        calls = server.call_count - before
+        calls = server.calls() - before
         ok &= calls == 1
         print(f"re-grade after editing one criterion: {calls} judge call(s), {time.perf_counter() - start:.2f} s")
     print(load())
@@ -270,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     load_litellm()  # import cost is not grading cost
     with (
         tempfile.TemporaryDirectory() as scratch,
-        ServerProcess(args.latency_ms, Path(scratch) / "requests.jsonl") as server,
+        JudgeProcess(args.latency_ms, Path(scratch) / "requests.jsonl") as server,
     ):
         if args.profile:
             for concurrency in args.concurrency:

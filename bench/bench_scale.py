@@ -43,6 +43,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from judge_process import JudgeProcess  # bench/, the script's folder
+
 REPO = Path(__file__).resolve().parent.parent
 KEY = "sk-bench-not-a-real-key"
 WORDS = [
@@ -111,54 +113,6 @@ def write_dataset(path: Path, data: dict) -> None:
     lines += [f"    {json.dumps(item)}" + ("," if i < len(items) - 1 else "") for i, item in enumerate(items)]
     lines += ["  ]", "}"]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-class JudgeProcess:
-    """tests/judge_server.py in its own process (in-process its threads would take the GIL from the run)."""
-
-    def __init__(self, latency_ms: float, log: Path, batch_seconds: float):
-        binary = json.dumps({"criterion_status": "MET", "explanation": "The reply states it."})
-        choice = json.dumps({"selected_option": 2, "explanation": "Courteous."})
-        self.log = log
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                str(REPO / "tests" / "judge_server.py"),
-                "--port",
-                "0",
-                "--latency-ms",
-                str(latency_ms),
-                "--reply-json",
-                binary,
-                "--when",
-                f"numbered options={choice}",
-                "--log",
-                str(log),
-                "--batch-seconds",
-                str(batch_seconds),
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        self.base_url = self.process.stdout.readline().split()[1]
-
-    def calls(self) -> int:
-        try:
-            with self.log.open("rb") as handle:
-                # Live calls only: a batch's creation names the chat-completions endpoint in its body.
-                return sum(1 for line in handle if b'"path": "/v1/chat/completions"' in line)
-        except OSError:
-            return 0
-
-    def __enter__(self) -> JudgeProcess:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.process.terminate()
-        _, _, usage = os.wait4(self.process.pid, 0)
-        self.process.returncode = 0
-        self.cpu = usage.ru_utime + usage.ru_stime  # the server's share of the machine, to read the wall time by
 
 
 def grade(args: argparse.Namespace, data_path: Path, base_url: str, work: Path, batch: bool = False) -> dict:
@@ -247,7 +201,9 @@ def main(argv: list[str] | None = None) -> int:
         data_path = work / "bench.dataset.json"
         write_dataset(data_path, dataset(args.items, args.criteria, args.seed))
         load = os.getloadavg()[0]
-        with JudgeProcess(args.latency_ms, work / "requests.jsonl", args.batch_seconds) as judge:
+        choice = json.dumps({"selected_option": 2, "explanation": "Courteous."})
+        extra = ("--when", f"numbered options={choice}", "--batch-seconds", str(args.batch_seconds))
+        with JudgeProcess(args.latency_ms, work / "requests.jsonl", *extra) as judge:
             measured = grade(args, data_path, judge.base_url, work)
             calls = judge.calls()
             batched = None if args.no_batch else grade(args, data_path, judge.base_url, work, batch=True)
