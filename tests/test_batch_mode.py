@@ -247,27 +247,40 @@ def test_a_run_killed_after_submitting_its_batch_resumes_without_submitting_agai
 
 def test_calls_that_depend_on_earlier_replies_go_in_further_batches(env, judge_server):
     """A grader with rounds (a later call needs an earlier reply) gets one batch per round; the
-    rounds' replies parse exactly as live ones, through ``Judge.ask``."""
+    rounds' replies parse exactly as live ones, through ``Judge.ask``; a pass that met a pending
+    call is never the result."""
     import asyncio
 
     from rubric_lsp.grading import batch
+    from rubric_lsp.grading.failures import JudgeFailure
+    from rubric_lsp.grading.run_file import RunFile
     from rubric_lsp.grading.runner import Run
     from rubric_lsp.grading.settings import JudgeSettings
 
     judge_server.default = lambda request: Reply.text(f"seen: {request.text}")
     statuses: list[str] = []
+    passes: list[list[str]] = []
 
     async def rounds() -> list[str]:
-        run = Run.start(JudgeSettings(cache_enabled=False))
-        with batch.activate(batch.BatchMode(None, poll_seconds=0.05, quiet_seconds=0.1, status=statuses.append)):
+        mode = batch.BatchMode(RunFile.create(env / "r.sqlite", {}), poll_seconds=0.05, status=statuses.append)
+
+        async def once() -> list[str]:
+            run = Run.start(JudgeSettings(cache_enabled=False))
 
             async def chain(n: int) -> str:
                 judge = run.fresh_judges()[0]  # graders make a judge per item: still one batch per round
-                first, _ = await judge.ask([{"role": "user", "content": f"q{n}"}], None, str)
-                second, _ = await judge.ask([{"role": "user", "content": f"then {first}"}], None, str)
+                try:
+                    first, _ = await judge.ask([{"role": "user", "content": f"q{n}"}], None, str)
+                    second, _ = await judge.ask([{"role": "user", "content": f"then {first}"}], None, str)
+                except JudgeFailure as failure:  # as a grader does: the failure is the item's outcome
+                    return f"failed: {failure.kind}"
                 return second
 
-            return list(await asyncio.gather(*(chain(n) for n in range(3))))
+            outcome = list(await asyncio.gather(*(chain(n) for n in range(3))))
+            passes.append(outcome)
+            return outcome
+
+        return await batch.grade_in_rounds(mode, once)  # activates the mode and its run file
 
     assert asyncio.run(rounds()) == [f"seen: then seen: q{n}" for n in range(3)]
     assert judge_server.batches.created == 2 and [len(b.outputs) for b in judge_server.batches.batches.values()] == [
@@ -275,6 +288,43 @@ def test_calls_that_depend_on_earlier_replies_go_in_further_batches(env, judge_s
         3,
     ]
     assert sum("submitted 3 calls" in line for line in statuses) == 2
+    # Three passes: collect round 1, replay + collect round 2, replay; the first two were discarded.
+    assert passes[:2] == [["failed: pending"] * 3] * 2 and "pending" not in json.dumps(passes[2])
+    assert judge_server.call_count == 0
+
+
+def test_a_run_stopped_between_passes_resumes_from_its_recorded_replies(env, judge_server, capfd, monkeypatch):
+    """The replies of a settled round are in the run file before the replay pass: a process that stops
+    there resumes with no batch at all, and the pending outcomes of the collect pass never show."""
+    from rubric_lsp.grading import batch
+
+    code, live, err = grade(capfd, env)
+    assert code == 0, err
+    judge_server.reset()
+    judge_server.default = verdict
+
+    settle = batch.BatchMode.settle_round
+
+    class Stopped(Exception):
+        pass
+
+    async def settle_then_stop(self):
+        await settle(self)
+        raise Stopped  # the process dies right after the round was recorded, before the replay pass
+
+    monkeypatch.setattr(batch.BatchMode, "settle_round", settle_then_stop)
+    run = env / "run.sqlite"
+    with pytest.raises(Stopped):
+        main(grade_args(env, "--batch", "--run", str(run)))
+    out, err = capfd.readouterr()
+    assert out == "" and "pending" not in err  # the collect pass's result was never shown
+    assert len(replies(run)) == CALLS
+    monkeypatch.setattr(batch.BatchMode, "settle_round", settle)
+
+    code, resumed, err = grade(capfd, env, "--batch", "--resume", str(run))
+    assert code == 0, err
+    assert json.loads(resumed) == json.loads(live) and "pending" not in resumed
+    assert judge_server.batches.uploads == 1 and judge_server.batches.created == 1 and judge_server.call_count == 0
 
 
 def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices():

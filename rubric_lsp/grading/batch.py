@@ -1,28 +1,32 @@
 """Batch mode (``rubric grade --batch``): the judge calls go through the provider's batch API.
 
-How it fits the live path: ``Judge.ask`` does everything it does live (run-file replay, verdict
-cache, redaction, recording the reply in the run file, parsing) and only the step that gets the
-reply text changes: while a ``BatchMode`` is active in the context (``activate``, like
-``run_file.activate``), ``ask`` hands the request to ``BatchMode.ask`` instead of
-``Judge._complete``. So the same replies give the same verdicts and figures as live grading.
+The grading runs in rounds of *collect → batch → replay* (``grade_in_rounds``), each pass being the
+whole grading run again with the run file active, so memory stays what a live graded run keeps
+(flat in the number of items: the dataset's window stays on, grading/windowed.py):
 
-How calls become batches: each call is queued as a request line (``custom_id`` = the call's
-verdict-cache key, so identical requests share one line) with a future. A collector task waits
-for quiescence (no new call for ``quiet_seconds``): the grading has then asked everything it can
-ask before it hears back. It submits the queued lines, one batch per judge (a provider batch
-holds one model), split at the provider's limits (50,000 requests, 200 MB per file for OpenAI),
-polls each batch every ``poll_seconds`` with a status line on stderr, downloads the output and
-error files and resolves the futures. Graders with several rounds (later calls depending on
-earlier replies) simply produce further batches. The lines are litellm's own parameter mapping
-of the live request (``get_optional_params``: ``max_completion_tokens`` for reasoning models,
-unsupported parameters dropped), written to a temporary file that the upload streams, and the
-result files are parsed a line at a time, so batch mode adds little memory to the grading's own.
-A status line (batch id, status, done/failed/total, elapsed) goes to stderr whenever the status
-or the counts change, else every ``STATUS_EVERY_SECONDS``.
+1. A pass runs the grading. ``Judge.ask`` does what it does live (run-file replay, verdict cache,
+   redaction, parsing) up to the step that gets the reply text; there, while a ``BatchMode`` is
+   active in the context (``activate``, like ``run_file.activate``), it hands the call to
+   ``BatchMode.ask``, which writes its request line to the round's batch input (a temporary file:
+   ``custom_id`` = the call's verdict-cache key, so identical requests share one line) and raises
+   ``Pending`` at once. A grader takes ``Pending`` for a judge failure, so the item finishes at once
+   and the window moves on. ``Pending`` is counted (``BatchMode.pending``) and a pass that met one is
+   discarded whole: nothing built from it is returned, shown, recorded in the run file or cached.
+2. After the pass, ``settle_round`` uploads each input file and creates its batch (one per judge
+   model and endpoint, split at the provider's limits: 50,000 requests, 200 MB per file for OpenAI),
+   polls it every ``poll_seconds`` with a status line on stderr, downloads the output and error files
+   (parsed a line at a time) and records every reply in the run file's replies table, keyed and with
+   its usage as a live call records it. A failed line is kept in memory as that call's JudgeFailure.
+3. The next pass replays every recorded reply (no judge call) and raises the failures: a pass in
+   which no call was pending is the result, the same verdicts and figures as live grading gives for
+   the same replies. A grader whose later calls depend on earlier replies meets new calls in the
+   replay pass: they make the next round's batch, until a pass asks nothing new (so a one-round
+   grader costs one batch and two passes; a pass costs a few seconds of CPU for 50,000 calls).
 
-This needs every call of a round in flight at once: a grading that bounded the items it keeps in
-flight would send a batch per window, one after the other (so such a bound must not apply while
-a ``BatchMode`` is active).
+The lines are litellm's own parameter mapping of the live request (``get_optional_params``:
+``max_completion_tokens`` for reasoning models, unsupported parameters dropped). A status line
+(batch id, status, done/failed/total, elapsed) goes to stderr whenever the status or the counts
+change, else every ``STATUS_EVERY_SECONDS``.
 
 Failures: a line in the error file, or an output line with a non-200 status, fails that call
 (a ``JudgeFailure``: never a verdict). A batch that ends expired, failed or cancelled fails every
@@ -30,14 +34,15 @@ call it did not answer, naming the batch and its status. Polling errors are retr
 back-off; after ``MAX_POLL_ERRORS`` in a row the batch's calls fail with a message saying the
 batch still runs at the provider and ``--resume`` picks it up.
 
-The run file: every uploaded input file is recorded before its batch is created, then the
-batch id and status (``RunFile.put_batch`` / ``update_batch``). A resumed run asks its calls
-again; a call whose key is in a recorded, unresolved batch waits on that batch (polled and
-downloaded, never uploaded or created again); calls already recorded replay as today. A batch
-counts as resolved once every reply it holds was handed to the grading (and so recorded).
-Ctrl-C or a crash cancels nothing at the provider: a submitted batch is paid for, and resuming
-the run collects it. (Only the moment between the provider creating a batch and the run file
-recording its id is unprotected: a resume then creates a second batch from the recorded file.)
+The run file (required): every uploaded input file is recorded before its batch is created, then
+the batch id and status (``RunFile.put_batch`` / ``update_batch``). A resumed run's pass replays what
+was recorded; a call whose key is in a recorded, unresolved batch is pending on that batch, which the
+round then polls and downloads (never uploaded or created again). A batch counts as resolved once its
+replies are recorded. A process stopped between passes loses nothing: the replies are in the run file
+and the next run's first pass replays them. Ctrl-C or a crash cancels nothing at the provider: a
+submitted batch is paid for, and resuming the run collects it. (Only the moment between the provider
+creating a batch and the run file recording its id is unprotected: a resume then creates a second
+batch from the recorded file.) Failed lines are not recorded: a resume asks them again.
 
 Providers: litellm's files + batches API for OpenAI (and OpenAI-compatible servers at an
 ``api_base``: the same endpoints) and Azure OpenAI; the other providers' batch APIs need a
@@ -58,18 +63,20 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from rubric_lsp.grading.failures import JudgeFailure, classify
 from rubric_lsp.grading.run_file import RecordedBatch, RunFile
 from rubric_lsp.grading.settings import provider_of
 
 if TYPE_CHECKING:
-    from rubric_lsp.grading.judge import Judge, Usage
+    from rubric_lsp.grading.judge import Judge
+
+T = TypeVar("T")
 
 ENDPOINT = "/v1/chat/completions"
 MAX_REQUESTS = 50_000  # OpenAI's limit per batch
@@ -97,17 +104,43 @@ def check_supported(model: str) -> None:
         )
 
 
+class Pending(JudgeFailure):
+    """A call of a collect pass whose reply is not known yet: it is now a line of the round's batch
+    (or waits on a batch a stopped run submitted). The pass that met it is discarded."""
+
+    def __init__(self) -> None:
+        super().__init__("infrastructure", "The reply to this call comes from a batch still to be sent.", "pending")
+
+
 @dataclass
-class _Call:
-    key: str
-    fields: dict[str, Any]  # as the judge asks live (the key is their hash)
-    futures: list[asyncio.Future[tuple[str, Usage]]] = field(default_factory=list)
+class _Chunk:
+    """One batch input file being written: its lines go to a temporary file as they are collected."""
+
+    file: IO[bytes] = field(default_factory=tempfile.TemporaryFile)  # closed by settle_round
+    keys: list[str] = field(default_factory=list)
+    size: int = 0
 
 
 @dataclass
 class _Group:
+    """The lines of one round for one model and endpoint (a provider batch holds one model)."""
+
     judge: Judge
-    calls: dict[str, _Call] = field(default_factory=dict)
+    chunks: list[_Chunk] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)  # identical requests share one line
+
+    def add(self, key: str, fields: dict[str, Any]) -> None:
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        line = _line(self.judge.model, key, fields)
+        chunk = self.chunks[-1] if self.chunks else None
+        if chunk is None or len(chunk.keys) >= MAX_REQUESTS or chunk.size + len(line) > MAX_BYTES:
+            chunk = _Chunk()
+            self.chunks.append(chunk)
+        chunk.file.write(line)
+        chunk.keys.append(key)
+        chunk.size += len(line)
 
 
 class BatchMode:
@@ -115,87 +148,87 @@ class BatchMode:
 
     def __init__(
         self,
-        run: RunFile | None,
+        run: RunFile,
         *,
         poll_seconds: float = 30.0,
-        quiet_seconds: float = 1.0,
         status: Callable[[str], None] | None = None,
     ) -> None:
         self.run = run
         self.poll_seconds = poll_seconds
-        self.quiet_seconds = quiet_seconds
         self._status = status or _stderr
-        self._pending: dict[tuple[str, str | None, str | None], _Group] = {}
-        self._last_added = 0.0
-        self._collector: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-        # Resume: unresolved batches of the run file, by request key; followed once a call needs one.
+        self.pending = 0  # calls of the current pass answered ``Pending``
+        self._groups: dict[tuple[str, str | None, str | None], _Group] = {}
+        self._failed: dict[str, JudgeFailure] = {}  # calls a batch answered with a failure (never recorded)
+        self._fresh: set[str] = set()  # replies recorded from a batch, not yet put in the verdict cache
+        # Resume: unresolved batches of the run file, by request key; followed once a pass needs one.
         self._recorded: dict[str, RecordedBatch] = {}
-        self._waiting: dict[str, _Call] = {}
-        self._followed: set[str] = set()
-        for recorded in run.open_batches() if run is not None else []:
+        self._needed: dict[str, tuple[Judge, RecordedBatch]] = {}
+        for recorded in run.open_batches():
             for key in recorded.keys:
                 self._recorded[key] = recorded
 
     # -- the judge's side --------------------------------------------------------------
-    async def ask(self, judge: Judge, key: str, fields: dict[str, Any], usage: Usage) -> str:
-        """The reply text for one call, from a batch; its usage is added to ``usage``. Raises JudgeFailure."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[tuple[str, Usage]] = loop.create_future()
+    async def ask(self, judge: Judge, key: str, fields: dict[str, Any]) -> None:
+        """A call the run file has no reply for: raises the JudgeFailure a batch gave it, else ``Pending``
+        (after writing its line to the round's batch input, or noting the recorded batch it waits on)."""
+        failure = self._failed.get(key)
+        if failure is not None:  # a copy: raising one object again would chain its tracebacks
+            raise JudgeFailure(failure.category, failure.message, failure.kind)
+        self.pending += 1
         recorded = self._recorded.get(key)
-        self._last_added = loop.time()
         if recorded is not None:
-            self._waiting.setdefault(key, _Call(key, {})).futures.append(future)
-            if recorded.input_file_id not in self._followed:
-                self._followed.add(recorded.input_file_id)
-                self._spawn(self._resume(judge, recorded))
-        else:
-            # One batch per model and endpoint: graders make a judge per item (to count usage apart).
-            group = self._pending.setdefault((judge.model, judge.settings.api_base, judge._api_key), _Group(judge))
-            call = group.calls.get(key)
-            if call is None:
-                call = group.calls[key] = _Call(key, fields)
-            call.futures.append(future)
-            if self._collector is None or self._collector.done():
-                self._collector = asyncio.ensure_future(self._collect())
-        content, line_usage = await future
-        usage.merge(line_usage)
-        return content
+            self._needed.setdefault(recorded.input_file_id, (judge, recorded))
+            raise Pending()
+        if _litellm_module() is None:
+            from rubric_lsp.grading.judge import load_litellm_async
 
-    # -- collecting and submitting -----------------------------------------------------------
-    async def _collect(self) -> None:
-        from rubric_lsp.grading.judge import load_litellm_async
+            await load_litellm_async()  # the lines' bodies are litellm's parameter mapping
+        # One batch per model and endpoint: graders make a judge per item (to count usage apart).
+        group_key = (judge.model, judge.settings.api_base, judge._api_key)
+        group = self._groups.get(group_key)
+        if group is None:
+            group = self._groups[group_key] = _Group(judge)
+        group.add(key, fields)
+        raise Pending()
 
-        loop = asyncio.get_running_loop()
-        await load_litellm_async()  # the lines' bodies are litellm's parameter mapping
-        while self._pending:
-            await asyncio.sleep(self.quiet_seconds)
-            if loop.time() - self._last_added < self.quiet_seconds:
-                continue  # calls still arriving
-            groups, self._pending = list(self._pending.values()), {}
+    def took_fresh(self, key: str) -> bool:
+        """Whether ``key``'s reply came from a batch of this process (and so still goes to the verdict
+        cache once it parses, as a live reply does); true once per key."""
+        if key in self._fresh:
+            self._fresh.discard(key)
+            return True
+        return False
+
+    # -- a round: submit what the pass collected, follow, record --------------------------------
+    async def settle_round(self) -> None:
+        """Submit the lines the pass collected and follow the recorded batches it waits on, until every
+        pending call has a recorded reply or a failure."""
+        groups, self._groups = list(self._groups.values()), {}
+        needed, self._needed = list(self._needed.values()), {}
+        work = [self._submit(group.judge, chunk) for group in groups for chunk in group.chunks]
+        work += [self._resume(judge, recorded) for judge, recorded in needed]
+        if not work:  # cannot happen (every Pending adds a line or a batch), but must never loop
+            raise RuntimeError("a batch-mode pass was pending on nothing")
+        try:
+            await asyncio.gather(*work)
+        finally:
             for group in groups:
-                for calls, file in _chunks(group.judge.model, group.calls.values()):
-                    self._spawn(self._submit(group.judge, calls, file))
+                for chunk in group.chunks:
+                    chunk.file.close()
 
-    def _spawn(self, work: Any) -> None:
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _submit(self, judge: Judge, calls: list[_Call], file: IO[bytes]) -> None:
+    async def _submit(self, judge: Judge, chunk: _Chunk) -> None:
         from rubric_lsp.grading.judge import load_litellm_async
 
         litellm = await load_litellm_async()
         provider, target = _target(judge)
-        keys = [call.key for call in calls]
-        pending = {call.key: call for call in calls}
+        keys = chunk.keys
         try:
-            with file:  # streamed from a temporary file: the lines are not held in memory
-                uploaded = await litellm.acreate_file(
-                    file=("rubric-batch.jsonl", file), purpose="batch", custom_llm_provider=provider, **target
-                )
-            if self.run is not None:
-                self.run.put_batch(uploaded.id, judge.model, keys)
+            chunk.file.seek(0)  # streamed from the temporary file: the lines are not held in memory
+            uploaded = await litellm.acreate_file(
+                file=("rubric-batch.jsonl", chunk.file), purpose="batch", custom_llm_provider=provider, **target
+            )
+            chunk.file.close()
+            self.run.put_batch(uploaded.id, judge.model, keys)
             batch = await litellm.acreate_batch(
                 completion_window="24h",
                 endpoint=ENDPOINT,
@@ -204,22 +237,16 @@ class BatchMode:
                 metadata={"created_by": "rubric-lsp"},
                 **target,
             )
-            if self.run is not None:
-                self.run.update_batch(uploaded.id, batch_id=batch.id, status=str(batch.status))
+            self.run.update_batch(uploaded.id, batch_id=batch.id, status=str(batch.status))
         except Exception as exc:
-            _fail_all(pending, _failure(judge, exc, "submitting a batch"))
+            self._fail(keys, _failure(judge, exc, "submitting a batch"))
             return
-        self._status(f"batch {batch.id}: submitted {len(calls)} calls to {judge.model}")
+        self._status(f"batch {batch.id}: submitted {len(keys)} calls to {judge.model}")
         outcome = await self._follow(judge, uploaded.id, str(batch.id))
-        self._settle(judge, uploaded.id, str(batch.id), outcome, pending)
+        self._settle(judge, uploaded.id, str(batch.id), outcome, keys)
 
     async def _resume(self, judge: Judge, recorded: RecordedBatch) -> None:
-        """Follow a batch a stopped run submitted, for the calls this run asks again."""
-        # Wait until the resumed grading has asked every call it can: a call asked after the batch
-        # is settled would go into a new batch, paid for twice.
-        loop = asyncio.get_running_loop()
-        while loop.time() - self._last_added < self.quiet_seconds:
-            await asyncio.sleep(self.quiet_seconds)
+        """Follow a batch a stopped run submitted (never uploaded or created again)."""
         if recorded.batch_id is None:
             # Stopped between the upload and the batch's creation: create it from the uploaded file.
             from rubric_lsp.grading.judge import load_litellm_async
@@ -236,16 +263,16 @@ class BatchMode:
                     **target,
                 )
             except Exception as exc:
-                self._settle(judge, recorded.input_file_id, "", _failure(judge, exc, "creating a batch"), {})
+                failure = _failure(judge, exc, "creating a batch")
+                self._settle(judge, recorded.input_file_id, "", failure, list(recorded.keys))
                 return
-            if self.run is not None:
-                self.run.update_batch(recorded.input_file_id, batch_id=batch.id, status=str(batch.status))
+            self.run.update_batch(recorded.input_file_id, batch_id=batch.id, status=str(batch.status))
             batch_id = str(batch.id)
         else:
             batch_id = recorded.batch_id
         self._status(f"batch {batch_id}: resumed ({len(recorded.keys)} calls, submitted by the stopped run)")
         outcome = await self._follow(judge, recorded.input_file_id, batch_id)
-        self._settle(judge, recorded.input_file_id, batch_id, outcome, {})
+        self._settle(judge, recorded.input_file_id, batch_id, outcome, list(recorded.keys))
 
     def _settle(
         self,
@@ -253,21 +280,18 @@ class BatchMode:
         input_file_id: str,
         batch_id: str,
         outcome: tuple[str, list[bytes]] | JudgeFailure,
-        pending: dict[str, _Call],
+        keys: list[str],
     ) -> None:
-        """Hand a batch's outcome to its calls: those submitted here (``pending``) and those a resumed
-        run asked that wait on it; later asks for its keys go to new batches."""
-        for key in [key for key, recorded in self._recorded.items() if recorded.input_file_id == input_file_id]:
-            del self._recorded[key]
-            if key in self._waiting:
-                pending[key] = self._waiting.pop(key)
+        """Record a batch's outcome for its calls: each reply in the run file (keyed as live, with its
+        usage), each failure in memory for the passes to come; later asks for its keys replay them."""
+        for key in keys:
+            self._recorded.pop(key, None)
         if isinstance(outcome, JudgeFailure):
-            _fail_all(pending, outcome)
+            self._fail(keys, outcome)
             return
         status, contents = outcome
-        self._resolve(judge, batch_id, status, contents, pending)
-        if self.run is not None:
-            self.run.update_batch(input_file_id, resolved=True)
+        self._record(judge, batch_id, status, contents, set(keys))
+        self.run.update_batch(input_file_id, resolved=True)
 
     # -- polling and collecting ---------------------------------------------------------------
     async def _follow(self, judge: Judge, input_file_id: str, batch_id: str) -> tuple[str, list[bytes]] | JudgeFailure:
@@ -299,8 +323,7 @@ class BatchMode:
             if counts != shown or time.monotonic() - shown_at >= STATUS_EVERY_SECONDS:
                 self._status(line)
                 shown, shown_at = counts, time.monotonic()
-            if self.run is not None:
-                self.run.update_batch(input_file_id, status=status)
+            self.run.update_batch(input_file_id, status=status)
             if status in FINAL:
                 break
             await asyncio.sleep(self.poll_seconds)
@@ -315,40 +338,63 @@ class BatchMode:
             return JudgeFailure(failure.category, f"{failure.message} {_STILL_RUNS}", failure.kind)
         return status, contents
 
-    def _resolve(
-        self, judge: Judge, batch_id: str, status: str, contents: list[bytes], pending: dict[str, _Call]
-    ) -> None:
+    def _record(self, judge: Judge, batch_id: str, status: str, contents: list[bytes], expected: set[str]) -> None:
         from rubric_lsp.grading.judge import Usage
 
+        recorded = 0
         for line in _lines(contents):
-            call = pending.pop(str(line.get("custom_id")), None)
-            if call is None or not call.futures:
+            key = str(line.get("custom_id"))
+            if key not in expected:
                 continue
+            expected.discard(key)
+            usage = Usage(calls=1)
             try:
-                usage = Usage(calls=1)
-                content = judge._content(_response(line, judge), usage)
+                content = judge.redacted(judge._content(_response(line, judge), usage))
             except JudgeFailure as failure:
                 named = f"{failure.message} (batch {batch_id}, {status})"
-                _fail_all({call.key: call}, JudgeFailure(failure.category, named, failure.kind))
+                self._failed[key] = JudgeFailure(failure.category, named, failure.kind)
                 continue
-            first, *others = call.futures
-            if not first.done():
-                first.set_result((content, usage))
-            for other in others:  # the same request asked twice: one line, its usage counted once
-                if not other.done():
-                    other.set_result((content, Usage()))
-        if pending:
+            self.run.put(key, content, usage.to_json())
+            self._fresh.add(key)
+            recorded += 1
+            if recorded % 1000 == 0:
+                self.run.flush()  # committed as they come: not 50,000 rows held for one transaction
+        self.run.flush()
+        if expected:
             reason = {
                 "expired": "expired before the provider ran it (24 h completion window)",
                 "failed": "failed at the provider (its input was rejected)",
                 "cancelled": "was cancelled",
             }.get(status, "has no result for it")
-            _fail_all(
-                pending,
+            self._fail(
+                expected,
                 JudgeFailure(
                     "infrastructure", f"Batch {batch_id} of judge '{judge.model}' {reason}.", f"batch_{status}"
                 ),
             )
+
+    def _fail(self, keys: Iterable[str], failure: JudgeFailure) -> None:
+        for key in keys:
+            self._failed[key] = failure
+
+
+async def grade_in_rounds(mode: BatchMode, grade_once: Callable[[], Awaitable[T]]) -> T:
+    """Grade through ``mode`` in rounds of collect → batch → replay (see the module docstring).
+
+    ``grade_once`` runs the whole grading once (a new awaitable each time). A pass in which any call
+    was pending is discarded and the round's batches are settled; the first pass in which every call
+    replayed (or failed for good) is the result. The passes run with ``mode`` and its run file active
+    (the replay needs both)."""
+    from rubric_lsp.grading.run_file import activate as activate_run_file
+
+    while True:
+        mode.pending = 0
+        with activate_run_file(mode.run), activate(mode):
+            result = await grade_once()
+        if mode.pending == 0:
+            return result
+        del result  # holds Pending outcomes: never returned, shown, recorded or cached
+        await mode.settle_round()
 
 
 _STILL_RUNS = "The batch may still run at the provider: `rubric grade --resume RUN.sqlite` collects it."
@@ -465,31 +511,15 @@ def _body(model: str, fields: dict[str, Any]) -> dict[str, Any]:
     return {"model": name, "messages": fields["messages"], **params}
 
 
-def _line(model: str, call: _Call) -> bytes:
-    entry = {"custom_id": call.key, "method": "POST", "url": ENDPOINT, "body": _body(model, call.fields)}
+def _line(model: str, key: str, fields: dict[str, Any]) -> bytes:
+    entry = {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": _body(model, fields)}
     return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def _chunks(model: str, calls: Iterable[_Call]) -> Iterator[tuple[list[_Call], IO[bytes]]]:
-    """The calls as batch input files within the provider's limits: each chunk's calls and its JSONL,
-    written to a temporary file (rewound) so that a 50,000-line upload is not held in memory."""
-    chunk: list[_Call] = []
-    file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - each file goes to _submit, which closes it
-    size = 0
-    for call in calls:
-        line = _line(model, call)
-        if chunk and (len(chunk) >= MAX_REQUESTS or size + len(line) > MAX_BYTES):
-            file.seek(0)
-            yield chunk, file
-            chunk, file, size = [], tempfile.TemporaryFile(), 0  # noqa: SIM115 - as above
-        file.write(line)
-        chunk.append(call)
-        size += len(line)
-    file.seek(0)
-    if chunk:
-        yield chunk, file
-    else:
-        file.close()
+def _litellm_module() -> Any:
+    from rubric_lsp.grading.judge import _litellm
+
+    return _litellm
 
 
 def _failure(judge: Judge, exc: Exception, doing: str) -> JudgeFailure:
@@ -497,13 +527,6 @@ def _failure(judge: Judge, exc: Exception, doing: str) -> JudgeFailure:
 
     failure, _, _ = classify(exc, judge.model, judge.settings.environ(), _litellm)
     return JudgeFailure(failure.category, f"{failure.message} (while {doing})", failure.kind)
-
-
-def _fail_all(calls: dict[str, _Call], failure: JudgeFailure) -> None:
-    for call in calls.values():
-        for future in call.futures:
-            if not future.done():
-                future.set_exception(failure)
 
 
 def _stderr(line: str) -> None:

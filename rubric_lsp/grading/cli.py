@@ -14,7 +14,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -214,7 +214,7 @@ NO_RESPONSE = "give the response to grade with --response FILE (or '-' for stdin
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rubric_lsp.grading.runner import GradingError, UnsupportedRequest, grade
+    from rubric_lsp.grading.runner import GradingError, UnsupportedRequest
     from rubric_lsp.grading.settings import MissingCredentials
 
     try:
@@ -227,9 +227,7 @@ def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         with _run_file(args, request) as run:
-            result = _with_progress(
-                args, lambda progress, meter: grade(request, _settings(args), on_progress=progress, meter=meter)
-            )
+            result = _with_progress(args, lambda progress, meter: _graded(args, request, progress, meter))
             if run is not None:
                 run.finish(result.to_json())
     except UnsupportedRequest as exc:
@@ -251,6 +249,18 @@ def _run(args: argparse.Namespace) -> int:
         for line in result.text_lines():
             print(line)
     return EXIT_FAILED if result.failed else EXIT_OK
+
+
+def _graded(args: argparse.Namespace, request: Any, progress: Any, meter: Any) -> Awaitable[Any]:
+    """The grading to run: once, or in batch mode in rounds of passes (grading/batch.py)."""
+    from rubric_lsp.grading import batch
+    from rubric_lsp.grading.runner import grade
+
+    def once() -> Awaitable[Any]:
+        return grade(request, _settings(args), on_progress=progress, meter=meter)
+
+    mode = batch.active()
+    return once() if mode is None else batch.grade_in_rounds(mode, once)
 
 
 @contextmanager

@@ -214,7 +214,10 @@ class Judge:
             self.usage.merge(replayed)
             if self.meter is not None:
                 self.meter.add(replayed)
-            return parse(self.redacted(recorded.content)), bool(recorded.usage.get("from_cache"))
+            value = parse(self.redacted(recorded.content))
+            if self.cache is not None and (batch := active_batch()) is not None and batch.took_fresh(key):
+                self.cache.put(key, recorded.content)  # a batch's reply, cached once it parsed (as live)
+            return value, bool(recorded.usage.get("from_cache"))
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -228,13 +231,14 @@ class Judge:
                     if run is not None:
                         run.put(key, hit, {**Usage(cached=1).to_json(), "from_cache": True})
                     return parsed, True
-        call_usage = Usage()
         batch = active_batch()
+        if batch is not None:
+            # Batch mode (grading/batch.py): the call goes into the round's batch and this pass is
+            # discarded (raises Pending), or its batch line failed (raises that failure).
+            await batch.ask(self, key, fields)
+        call_usage = Usage()
         try:
-            if batch is not None:  # batch mode: the reply comes from a provider batch (grading/batch.py)
-                content = self.redacted(await batch.ask(self, key, fields, call_usage))
-            else:
-                content = self.redacted(await self._complete(fields, call_usage))
+            content = self.redacted(await self._complete(fields, call_usage))
         finally:
             self.usage.merge(call_usage)
             if self.meter is not None:

@@ -9,16 +9,14 @@ folding keeps everything order-dependent (lists of items, a seeded bootstrap ove
 exactly as a fold after ``fan_out`` gives it. The first exception cancels the items in flight
 and is raised (``fan_out``'s cancel-on-error).
 
-In batch mode (``grading/batch.py``) there is no window: a provider batch answers nothing until
-it is submitted, and it is submitted once the grading stops asking, so a window would turn one
-batch into one per window, each waiting out the provider's turnaround in turn.
+Batch mode (``grading/batch.py``) keeps the window: there a call not yet answered returns at
+once (its pass is discarded), so the window moves as fast as the items are planned.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import sys
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -30,9 +28,7 @@ async def fold_in_order(work: Iterable[Callable[[], Awaitable[T]]], window: int,
     """Run each ``work`` factory's awaitable, at most ``window`` not yet folded; ``fold`` results in order.
 
     Returns how many items were folded."""
-    from rubric_lsp.grading.batch import active as batch_mode
-
-    window = sys.maxsize if batch_mode() is not None else max(1, window)
+    window = max(1, window)
     factories = iter(work)
     running: dict[asyncio.Future[Any], int] = {}
     landed: dict[int, T] = {}
