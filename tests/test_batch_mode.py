@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.cli import main
+from tests.calibration import dataset, reply_for
 from tests.judge_server import Reply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,33 +25,13 @@ KEY = "sk-test-batch-mode-0123456789"
 ITEMS = 6
 CALLS = ITEMS * 2
 
-DATASET = {
-    "name": "batch",
-    "prompt": "What is 6*7?",
-    "rubric": [
-        {"name": "correct", "requirement": "Gives the right answer"},
-        {"name": "shows_work", "requirement": "Shows the working"},
-    ],
-    "items": [
-        {
-            "submission": f"answer {n}: {42 if n % 3 else 41}" + (" because 6*7" if n % 2 else ""),
-            "description": f"item {n}",
-            "ground_truth": ["MET" if n % 3 else "UNMET", "MET" if n % 4 else "UNMET"],
-        }
-        for n in range(ITEMS)
-    ],
-}
+DATASET = dataset(ITEMS, "batch")
 
 
 def verdict(request) -> Reply:
-    """A deterministic judge that disagrees with some labels, so the figures are not trivial."""
     text = request.text
-    if "Shows the working" in text:
-        status = "MET" if "because" in text else "UNMET"
-    else:
-        status = "UNMET" if ": 41" in text else "MET"
     usage = {"prompt_tokens": 50 + len(text) % 17, "completion_tokens": 9, "total_tokens": 59 + len(text) % 17}
-    return Reply.json({"criterion_status": status, "explanation": status.lower()}, usage=usage)
+    return reply_for(text, usage=usage)
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.cli import main
+from tests.calibration import dataset, reply_for
 from tests.judge_server import Reply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,32 +27,11 @@ CRITERIA = 2
 CALLS = ITEMS * CRITERIA
 CONCURRENCY = 2
 
-DATASET = {
-    "name": "resume",
-    "prompt": "What is 6*7?",
-    "rubric": [
-        {"name": "correct", "requirement": "Gives the right answer"},
-        {"name": "shows_work", "requirement": "Shows the working"},
-    ],
-    "items": [
-        {
-            "submission": f"answer {n}: {42 if n % 3 else 41}" + (" because 6*7" if n % 2 else ""),
-            "description": f"item {n}",
-            "ground_truth": ["MET" if n % 3 else "UNMET", "MET" if n % 4 else "UNMET"],
-        }
-        for n in range(ITEMS)
-    ],
-}
+DATASET = dataset(ITEMS, "resume")
 
 
 def verdict(request) -> Reply:
-    """A deterministic judge that disagrees with some labels, so the figures are not trivial."""
-    text = request.text
-    if "Shows the working" in text:
-        status = "MET" if "because" in text else "UNMET"
-    else:
-        status = "UNMET" if ": 41" in text else "MET"
-    return Reply.json({"criterion_status": status, "explanation": status.lower()}, delay_ms=40)
+    return reply_for(request.text, delay_ms=40)
 
 
 @pytest.fixture
