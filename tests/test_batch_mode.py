@@ -113,9 +113,10 @@ def test_batch_grading_gives_the_live_verdicts_and_figures(env, judge_server, ca
 
 
 def test_a_dataset_larger_than_the_live_window_is_one_batch(env, judge_server, capfd):
-    # Live, a dataset is graded through a window of 4 × concurrency items (grading/windowed.py); at
-    # concurrency 1 that is 4 of the 6 items. In batch mode every item must be asked before the
-    # batch goes out, or each window would be a batch of its own, waiting on the provider in turn.
+    # A dataset is graded through a window of 4 × concurrency items (grading/windowed.py); at
+    # concurrency 1 that is 4 of the 6 items. The collect pass goes through the window too, and every
+    # item's calls must reach the batch file before the batch goes out: one batch, not one a window,
+    # each waiting on the provider in turn.
     code, out, err = grade(capfd, env, "--batch", "--run", str(env / "run.sqlite"), "--concurrency", "1")
     assert code == 0, err
     assert posts(judge_server, "/v1/batches") == 1
