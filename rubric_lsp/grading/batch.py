@@ -229,14 +229,7 @@ class BatchMode:
             )
             chunk.file.close()
             self.run.put_batch(uploaded.id, judge.model, keys)
-            batch = await litellm.acreate_batch(
-                completion_window="24h",
-                endpoint=ENDPOINT,
-                input_file_id=uploaded.id,
-                custom_llm_provider=provider,
-                metadata={"created_by": "rubric-lsp"},
-                **target,
-            )
+            batch = await _create_batch(litellm, uploaded.id, provider, target)
             self.run.update_batch(uploaded.id, batch_id=batch.id, status=str(batch.status))
         except Exception as exc:
             self._fail(keys, _failure(judge, exc, "submitting a batch"))
@@ -254,14 +247,7 @@ class BatchMode:
             litellm = await load_litellm_async()
             provider, target = _target(judge)
             try:
-                batch = await litellm.acreate_batch(
-                    completion_window="24h",
-                    endpoint=ENDPOINT,
-                    input_file_id=recorded.input_file_id,
-                    custom_llm_provider=provider,
-                    metadata={"created_by": "rubric-lsp"},
-                    **target,
-                )
+                batch = await _create_batch(litellm, recorded.input_file_id, provider, target)
             except Exception as exc:
                 failure = _failure(judge, exc, "creating a batch")
                 self._settle(judge, recorded.input_file_id, "", failure, list(recorded.keys))
@@ -534,6 +520,18 @@ def _stderr(line: str) -> None:
 
 
 _active: contextvars.ContextVar[BatchMode | None] = contextvars.ContextVar("rubric_batch_mode", default=None)
+
+
+async def _create_batch(litellm: Any, input_file_id: str, provider: str, target: dict[str, Any]) -> Any:
+    """Create the provider's batch over an uploaded input file (a new run's, or a stopped run's)."""
+    return await litellm.acreate_batch(
+        completion_window="24h",
+        endpoint=ENDPOINT,
+        input_file_id=input_file_id,
+        custom_llm_provider=provider,
+        metadata={"created_by": "rubric-lsp"},
+        **target,
+    )
 
 
 def active() -> BatchMode | None:
