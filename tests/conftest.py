@@ -44,6 +44,16 @@ def judge_server(monkeypatch):
         yield server
 
 
+def use_judge(monkeypatch, server, key: str, cache_dir: Path | None = None) -> None:
+    """Point ``rubric grade`` (and anything reading the environment) at ``server`` as ``openai/judge``,
+    with ``key`` as the API key and, when given, ``cache_dir`` as the verdict cache."""
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.setenv("RUBRIC_JUDGE_API_BASE", server.base_url)
+    monkeypatch.setenv("RUBRIC_JUDGE_MODEL", "openai/judge")
+    if cache_dir is not None:
+        monkeypatch.setenv("RUBRIC_CACHE_DIR", str(cache_dir))
+
+
 def require(condition: bool, reason: str) -> None:
     """Skip when an optional tool is missing — except in CI, where it must be there.
 

@@ -16,7 +16,7 @@ import yaml
 from rubric_lsp.cli import main
 from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, grade_text
 from tests.autorubric_reference import SECRET, empty_choices_body, reference_grade
-from tests.conftest import import_or_require
+from tests.conftest import import_or_require, use_judge
 from tests.judge_server import Reply
 
 J1 = ["openai/judge-a"]
@@ -162,10 +162,7 @@ def test_a_dataset_without_ground_truth_is_refused_with_autorubrics_reason(judge
     from autorubric import RubricDataset
     from autorubric.metrics import compute_metrics  # noqa: F401 - the refusal below is compute_metrics'
 
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    monkeypatch.setenv("RUBRIC_JUDGE_API_BASE", judge_server.base_url)
-    monkeypatch.setenv("RUBRIC_JUDGE_MODEL", "openai/judge")
-    monkeypatch.setenv("RUBRIC_CACHE_DIR", str(tmp_path / "cache"))
+    use_judge(monkeypatch, judge_server, SECRET, tmp_path / "cache")
     data = {
         "prompt": "What is 6*7?",
         "rubric": [{"requirement": "Gives the right answer"}],

@@ -16,7 +16,7 @@ from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import parse_document
 from rubric_lsp.document.pure_yaml import pure_loader_refusal, suspicious
 from rubric_lsp.lint import lint_path, lint_text
-from tests.conftest import import_or_require
+from tests.conftest import import_or_require, use_judge
 
 OK = "- requirement: Gives the right answer\n  weight: 10\n"
 
@@ -86,9 +86,7 @@ def test_the_cheap_scan_lets_ordinary_rubrics_skip_the_pure_loader():
 
 
 def test_grade_refuses_what_safeloader_refuses_before_any_call(judge_server, tmp_path, capfd, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loader-0123456789")
-    monkeypatch.setenv("RUBRIC_JUDGE_API_BASE", judge_server.base_url)
-    monkeypatch.setenv("RUBRIC_JUDGE_MODEL", "openai/judge")
+    use_judge(monkeypatch, judge_server, "sk-test-loader-0123456789")
     path = tmp_path / "r.rubric.yaml"
     path.write_text(HAZARDS[0][1])
     (tmp_path / "a.txt").write_text("answer")
@@ -158,10 +156,7 @@ def test_a_fix_elsewhere_keeps_a_yaml_bom_and_never_doubles_a_json_one(tmp_path,
 
 
 def test_grade_and_lint_agree_on_a_bom(tmp_path, capfd, monkeypatch, judge_server):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loader-0123456789")
-    monkeypatch.setenv("RUBRIC_JUDGE_API_BASE", judge_server.base_url)
-    monkeypatch.setenv("RUBRIC_JUDGE_MODEL", "openai/judge")
-    monkeypatch.setenv("RUBRIC_CACHE_DIR", str(tmp_path / "cache"))
+    use_judge(monkeypatch, judge_server, "sk-test-loader-0123456789", tmp_path / "cache")
     rubric = tmp_path / "r.rubric.json"
     rubric.write_bytes(b"\xef\xbb\xbf" + RUBRIC_JSON.encode())
     dataset = tmp_path / "d.dataset.json"

@@ -18,6 +18,7 @@ import pytest
 
 from rubric_lsp.cli import main
 from tests.calibration import dataset, reply_for
+from tests.conftest import use_judge
 from tests.judge_server import Reply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,13 +38,7 @@ def verdict(request) -> Reply:
 @pytest.fixture
 def env(judge_server, tmp_path, monkeypatch):
     judge_server.default = verdict
-    for name, value in {
-        "OPENAI_API_KEY": KEY,
-        "RUBRIC_JUDGE_API_BASE": judge_server.base_url,
-        "RUBRIC_JUDGE_MODEL": "openai/judge",
-        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_judge(monkeypatch, judge_server, KEY, tmp_path / "cache")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "calibration.dataset.json").write_text(json.dumps(DATASET))
     return tmp_path

@@ -13,7 +13,7 @@ import pytest
 
 from rubric_lsp.cli import main
 from tests.configs import SELECT_BEST
-from tests.conftest import REPO, SAMPLES
+from tests.conftest import REPO, SAMPLES, use_judge
 from tests.judge_server import Reply
 
 SCHEMA = json.loads((REPO / "schemas" / "rubric-grade-output.schema.json").read_text(encoding="utf-8"))
@@ -35,10 +35,7 @@ def judge(request) -> Reply:
 
 @pytest.fixture
 def grade(judge_server, tmp_path, monkeypatch, capfd):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-schema-0123456789abcdef")
-    monkeypatch.setenv("RUBRIC_JUDGE_API_BASE", judge_server.base_url)
-    monkeypatch.setenv("RUBRIC_JUDGE_MODEL", "openai/judge")
-    monkeypatch.setenv("RUBRIC_CACHE_DIR", str(tmp_path / "cache"))
+    use_judge(monkeypatch, judge_server, "sk-test-schema-0123456789abcdef", tmp_path / "cache")
     judge_server.handler = judge
     (tmp_path / "answer.txt").write_text("Your refund is on its way.")
     (tmp_path / "other.txt").write_text("Refund sent.")

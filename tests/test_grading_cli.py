@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from rubric_lsp.cli import main
 from rubric_lsp.formats.autorubric.grading.agreement import cohen_kappa
+from tests.conftest import use_judge
 from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-cli-0123456789abcdef"
@@ -35,10 +36,7 @@ RUBRIC = """\
 
 @pytest.fixture
 def env(judge_server, tmp_path, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    monkeypatch.setenv("RUBRIC_JUDGE_API_BASE", judge_server.base_url)
-    monkeypatch.setenv("RUBRIC_JUDGE_MODEL", "openai/judge")
-    monkeypatch.setenv("RUBRIC_CACHE_DIR", str(tmp_path / "cache"))
+    use_judge(monkeypatch, judge_server, SECRET, tmp_path / "cache")
     (tmp_path / "rubric.yaml").write_text(RUBRIC)
     (tmp_path / "response.txt").write_text("42, and be careful.")
     return tmp_path

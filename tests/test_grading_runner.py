@@ -29,6 +29,7 @@ from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.runner import DeadlineExceeded, Grading, UnsupportedRequest, fan_out
 from rubric_lsp.grading.settings import JudgeSettings
+from tests.conftest import use_judge
 from tests.judge_server import JudgeServer, Reply
 
 REPO = Path(__file__).resolve().parent.parent
@@ -143,10 +144,7 @@ def test_every_gradable_format_names_an_importable_grader():
 # -- the toy format through the CLI ----------------------------------------------------------
 @pytest.fixture
 def cli_env(judge_server, tmp_path, monkeypatch, toy_format):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-toy-key-0123456789")
-    monkeypatch.setenv("RUBRIC_JUDGE_API_BASE", judge_server.base_url)
-    monkeypatch.setenv("RUBRIC_JUDGE_MODEL", "openai/judge")
-    monkeypatch.setenv("RUBRIC_CACHE_DIR", str(tmp_path / "cache"))
+    use_judge(monkeypatch, judge_server, "sk-toy-key-0123456789", tmp_path / "cache")
     (tmp_path / "reply.toy.yaml").write_text(TOY_TEXT)
     (tmp_path / "response.txt").write_text("Please find it attached. Thanks.")
     return tmp_path

@@ -19,6 +19,7 @@ from rubric_lsp.grading.request import GradeRequest
 from rubric_lsp.grading.run_file import describe_request
 from rubric_lsp.grading.runner import grade
 from rubric_lsp.grading.settings import JudgeSettings
+from tests.conftest import use_judge
 from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-rate-0123456789"
@@ -317,12 +318,7 @@ def test_piped_stderr_gets_a_short_line_now_and_then(judge_server, tmp_path, mon
     from rubric_lsp.grading import cli
 
     monkeypatch.setattr(cli, "PLAIN_PROGRESS_EVERY_SECONDS", 0.3)  # 10 s in real use
-    for name, value in {
-        "OPENAI_API_KEY": SECRET,
-        "RUBRIC_JUDGE_API_BASE": judge_server.base_url,
-        "RUBRIC_JUDGE_MODEL": "openai/judge",
-    }.items():
-        monkeypatch.setenv(name, value)
+    use_judge(monkeypatch, judge_server, SECRET)
     judge_server.latency_ms = 250
     (tmp_path / "r.yaml").write_text(rubric(4))
     (tmp_path / "answer.txt").write_text("An answer.")
