@@ -8,14 +8,16 @@ import hashlib
 import json
 import random
 import sqlite3
+import time
 
 import pytest
 
 from rubric_lsp.formats.autorubric.grading import agreement, rubric
 from rubric_lsp.formats.autorubric.grading.agreement import bootstrap_kappas, cohen_kappa
 from rubric_lsp.grading import GradeRequest, JudgeSettings, RequestKind, grade
-from rubric_lsp.grading.cache import VerdictCache
+from rubric_lsp.grading.cache import CACHE_FILE, VerdictCache
 from rubric_lsp.grading.run_file import RunFile
+from rubric_lsp.grading.sqlite_writer import RowWriter
 from rubric_lsp.grading.windowed import fold_in_order
 from tests.judge_server import Reply
 
@@ -165,20 +167,30 @@ def test_bootstrap_kappas_are_the_per_pair_resamples(seed, weights):
 # --- the writes on the path ---------------------------------------------------------------
 
 
-async def test_run_file_replies_commit_at_the_next_loop_turn_and_are_read_back_before(tmp_path):
+SQL = "INSERT OR REPLACE INTO t (key, value) VALUES (?, ?)"
+
+
+def count_rows(path, table: str = "replies") -> int:
+    with sqlite3.connect(path) as other:
+        return int(other.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def test_run_file_replies_are_read_back_at_once_and_committed_by_the_writer_thread(tmp_path):
     path = tmp_path / "run.sqlite"
     run = RunFile.create(path, {"kind": "dataset"})
     try:
-        run.put("k1", "reply one", {"calls": 1})
-        run.put("k2", "reply two", {"calls": 1})
-        assert run.get("k1").content == "reply one"  # seen before it is committed
-        with sqlite3.connect(path) as other:
-            assert other.execute("SELECT count(*) FROM replies").fetchone()[0] == 0
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
-        with sqlite3.connect(path) as other:
-            assert other.execute("SELECT count(*) FROM replies").fetchone()[0] == 2  # one transaction, both
+        with run._writer.lock:  # the writer thread cannot commit meanwhile
+            run.put("k1", "reply one", {"calls": 1})
+            run.put("k2", "reply two", {"calls": 1})
+            assert run.get("k1").content == "reply one"  # seen before it is committed
+            assert count_rows(path) == 0
+        for _ in range(200):  # committed by the thread, without anyone asking
+            if count_rows(path) == 2:
+                break
+            time.sleep(0.01)
+        assert count_rows(path) == 2
         assert run.get("k2").content == "reply two" and run.get("k3") is None
+        assert run.get("k1").usage == {"calls": 1}
     finally:
         run.close()
     resumed = RunFile.resume(path, {"kind": "dataset"})
@@ -190,16 +202,40 @@ async def test_run_file_replies_commit_at_the_next_loop_turn_and_are_read_back_b
 
 def test_run_file_close_commits_what_is_pending(tmp_path):
     path = tmp_path / "run.sqlite"
-
-    async def record() -> RunFile:
-        run = RunFile.create(path, {"kind": "dataset"})
+    run = RunFile.create(path, {"kind": "dataset"})
+    with run._writer.lock:
         run.put("k", "reply", {})
-        return run  # the loop ends before its next turn
-
-    run = asyncio.run(record())
     run.close()
     with sqlite3.connect(path) as other:
         assert other.execute("SELECT content FROM replies").fetchall() == [("reply",)]
+
+
+def test_row_writer_commits_many_rows_per_transaction_and_keeps_the_latest_put(tmp_path):
+    path = str(tmp_path / "rows.sqlite")
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE t (key TEXT PRIMARY KEY, value TEXT)")
+    writer = RowWriter(lambda: sqlite3.connect(path, isolation_level=None, check_same_thread=False), SQL)
+    with writer.lock:
+        for n in range(100):
+            writer.put(str(n), (str(n), "first"))
+        writer.put("7", ("7", "second"))  # put again before its commit: the later row wins
+        assert writer.pending("7") == ("7", "second")
+    writer.flush()
+    assert writer.pending("7") is None
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM t").fetchone()[0] == 100
+        assert db.execute("SELECT value FROM t WHERE key = '7'").fetchone()[0] == "second"
+    writer.close()
+
+
+def test_row_writer_raises_a_failed_commit_on_the_next_use_and_never_hangs(tmp_path):
+    path = str(tmp_path / "rows.sqlite")  # no table t: every commit fails
+    writer = RowWriter(lambda: sqlite3.connect(path, isolation_level=None, check_same_thread=False), SQL)
+    writer.put("k", ("k", "v"))
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        writer.flush()
+    writer.flush()  # raised once
+    writer.close()
 
 
 def test_deferred_cache_writes_are_read_back_at_once_and_all_written_at_the_end(tmp_path):
@@ -208,10 +244,31 @@ def test_deferred_cache_writes_are_read_back_at_once_and_all_written_at_the_end(
         for n in range(50):
             cache.put(f"{n:064x}", f"verdict {n}")
             assert cache.get(f"{n:064x}") == f"verdict {n}"
-    assert len(list((tmp_path / "cache").rglob("*.json"))) == 50
-    assert not list((tmp_path / "cache").rglob(".tmp-*"))
+    assert len(cache) == 50
+    assert [p.name for p in (tmp_path / "cache").iterdir() if not p.name.startswith(CACHE_FILE)] == []
     fresh = VerdictCache(tmp_path / "cache")
     assert all(fresh.get(f"{n:064x}") == f"verdict {n}" for n in range(50))
+
+
+def test_cache_entries_of_an_older_version_are_still_read(tmp_path):
+    key = "ab" + "0" * 62
+    folder = tmp_path / "cache" / "ab"
+    folder.mkdir(parents=True)
+    (folder / f"{key}.json").write_text(json.dumps({"format": 1, "content": "an old verdict"}))
+    cache = VerdictCache(tmp_path / "cache")
+    assert cache.get(key) == "an old verdict" and cache.get("cd" + "0" * 62) is None
+    cache.put(key, "a new verdict")
+    assert VerdictCache(tmp_path / "cache").get(key) == "a new verdict"
+
+
+def test_a_cache_folder_that_cannot_be_written_is_a_miss_not_a_failure(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    cache = VerdictCache(blocked / "cache")
+    cache.put("k", "v")
+    assert cache.get("k") is None and len(cache) == 0
+    with cache.deferred():
+        cache.put("k", "v")
 
 
 def test_the_collector_is_quiet_within_the_outermost_block_and_as_it_was_after():

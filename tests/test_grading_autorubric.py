@@ -15,6 +15,7 @@ from rubric_lsp.grading import (
     grade_examples,
     grade_text,
 )
+from rubric_lsp.grading.cache import VerdictCache
 from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
@@ -209,7 +210,7 @@ async def test_unusable_replies_are_failures_not_verdicts(judge_server, tmp_path
         assert verdict.verdict == ERROR_VERDICT and verdict.error.startswith(category + ":")
         assert verdict.counted_as == "CANNOT_ASSESS"
     assert report.score is None and report.error
-    assert list((tmp_path / "cache").rglob("*.json")) == []  # failures are never cached
+    assert len(VerdictCache(tmp_path / "cache")) == 0  # failures are never cached
 
 
 async def test_out_of_range_option_is_a_parse_failure(judge_server, tmp_path):
@@ -238,7 +239,7 @@ async def test_cache_hit_makes_no_call_and_editing_one_criterion_makes_one(judge
     assert judge_server.call_count == 10
     for path in (tmp_path / "cache").rglob("*"):
         if path.is_file():
-            assert SECRET not in path.read_text()
+            assert SECRET.encode() not in path.read_bytes()
 
 
 async def test_missing_key_is_reported_before_any_call(judge_server, tmp_path):
@@ -281,7 +282,7 @@ async def test_cancellation_stops_in_flight_calls(judge_server, tmp_path):
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert list((tmp_path / "cache").rglob("*.json")) == []
+    assert len(VerdictCache(tmp_path / "cache")) == 0
 
 
 async def test_examples_check_expectations(judge_server, tmp_path):

@@ -106,7 +106,7 @@ def test_failures_never_leak_the_key_and_exit_1(env, judge_server, capfd, caplog
     judge_server.assert_never_saw(SECRET)  # only ever in the Authorization header
     assert all(r.headers.get("authorization") == f"Bearer {SECRET}" for r in judge_server.completions)
     files = [p for p in (env / "cache").rglob("*") if p.is_file()] if (env / "cache").exists() else []
-    assert all(SECRET not in p.read_text() for p in files)
+    assert all(SECRET.encode() not in p.read_bytes() for p in files)
 
 
 def test_missing_key_is_reported_before_any_call(env, judge_server, capfd, monkeypatch):

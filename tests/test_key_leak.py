@@ -8,12 +8,14 @@ keys (not the shape-based fallback) can catch them.
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from rubric_lsp.grading.cache import CACHE_FILE
 from rubric_lsp.redaction import redact_report
 from tests.judge_server import JudgeServer, Reply
 from tests.raw_client import RawClient
@@ -150,10 +152,11 @@ def test_a_cache_entry_written_before_redaction_is_redacted_when_read(grading_en
     argv = ["grade", str(grading_env / "run.json"), "--response", str(grading_env / "response.txt"), "--format", "json"]
     main(argv)
     capfd.readouterr()
-    for entry in (grading_env / "cache").rglob("*.json"):  # what an older version stored
-        data = json.loads(entry.read_text())
-        data["content"] = data["content"].replace("***", ENV_KEY)
-        entry.write_text(json.dumps(data))
+    with sqlite3.connect(grading_env / "cache" / CACHE_FILE) as cache:  # what an older version stored
+        rows = cache.execute("SELECT key, content FROM verdicts").fetchall()
+        assert rows
+        for key, content in rows:
+            cache.execute("UPDATE verdicts SET content = ? WHERE key = ?", (content.replace("***", ENV_KEY), key))
     calls = judge.call_count
     main(argv)
     out, err = capfd.readouterr()

@@ -6,14 +6,14 @@ calling the judge and records the reply right after it arrives, so a resumed run
 only what the stopped one never heard back, and replays the rest: the same replies, parsed the
 same way, give the same verdicts and figures.
 
-Durability: WAL mode with one short transaction per turn of the event loop: the replies that
-landed in one turn are committed together first thing in the next (``put`` schedules it), so a
-process killed at any moment (SIGKILL, Ctrl-C, a crash) loses at most the calls in flight, a
-reply that arrived less than one loop turn ago counted among them; ``synchronous=NORMAL`` keeps
-every commit across a process kill (only a power loss can drop the last ones, which a resume then
-asks again). A transaction per reply cost ~0.25 ms of CPU per judge call (measured at 64
-concurrent calls; its WAL pages), most of a call's own cost on the direct route. A new run looks
-up only the replies it recorded itself (a dataset asking the same thing twice), not every call. Each reply row also holds that call's usage (HTTP requests, retries, tokens, cost), which a
+Durability: WAL mode; replies are committed by a writer thread (``sqlite_writer.RowWriter``),
+all those that landed since its last commit in one transaction, so a process killed at any moment
+(SIGKILL, Ctrl-C, a crash) loses at most the calls in flight, a reply that arrived less than one
+commit ago counted among them; ``synchronous=NORMAL`` keeps every commit across a process kill
+(only a power loss can drop the last ones, which a resume then asks again). A transaction per
+reply on the event loop cost ~0.25 ms of CPU per judge call (measured at 64 concurrent calls; its
+WAL pages), and one per loop turn still ~10 % of the loop's time. A new run looks up only the
+replies it recorded itself (a dataset asking the same thing twice), not every call. Each reply row also holds that call's usage (HTTP requests, retries, tokens, cost), which a
 resume adds back, so the usage a finished run reports covers the whole run, not the last leg.
 
 Only replies the judge actually gave are recorded (one that does not parse included: replaying
@@ -28,7 +28,6 @@ polls and downloads a batch already paid for instead of submitting its calls aga
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import dataclasses
 import hashlib
@@ -39,6 +38,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from rubric_lsp.grading.sqlite_writer import RowWriter
 
 RUN_FILE_FORMAT = 1
 
@@ -127,10 +128,10 @@ class RunFile:
 
     def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
-        self._db = connection
-        self._pending: dict[str, tuple[str, str]] = {}  # recorded, not yet committed (this loop turn)
-        self._flush_scheduled = False
-        self._failed: sqlite3.Error | None = None  # a commit that failed in a loop callback, raised on next use
+        self._db = connection  # reads, and the few writes other than replies (under the writer's lock)
+        self._writer = RowWriter(
+            lambda: _connect(path), "INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)"
+        )
         self._written: set[str] | None = None  # a new run: the keys it recorded (nothing else is in it)
 
     # -- opening ----------------------------------------------------------------------
@@ -140,7 +141,7 @@ class RunFile:
         if path.exists() and path.stat().st_size > 0:
             raise RunFileError(f"{path} already holds a run: continue it with --resume {path}, or remove it first")
         run = cls._open(path)
-        with run._db:
+        with run._writer.lock, run._db:
             run._db.execute("INSERT INTO meta VALUES ('request', ?)", (_canonical(request),))
         run._written = set()
         return run
@@ -169,11 +170,8 @@ class RunFile:
     @classmethod
     def _open(cls, path: Path) -> RunFile:
         try:
-            # isolation_level=None: autocommit; each ``with self._db`` block is its own transaction.
-            db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            db = _connect(path)
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=5000")
             db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise RunFileError(f"cannot open the run file {path}: {exc}") from None
@@ -181,7 +179,7 @@ class RunFile:
 
     def close(self) -> None:
         try:
-            self.flush()
+            self._writer.close()
         finally:
             self._db.close()
 
@@ -194,10 +192,10 @@ class RunFile:
         return self._meta("figures")
 
     def get(self, key: str) -> Recorded | None:
-        self._raise_failed()
-        pending = self._pending.get(key)
+        self._writer.check()
+        pending = self._writer.pending(key)
         if pending is not None:
-            row: tuple[str, str] | None = pending
+            row: tuple[str, str] | None = pending[1:]
         elif self._written is not None and key not in self._written:
             row = None  # a new run holds only what it recorded
         else:
@@ -211,52 +209,19 @@ class RunFile:
         return Recorded(row[0], usage if isinstance(usage, dict) else {})
 
     def put(self, key: str, content: str, usage: Mapping[str, Any]) -> None:
-        """Record one reply: committed with the others of this loop turn at the start of the next one
-        (at once outside an event loop)."""
-        self._raise_failed()
-        self._pending[key] = (content, _canonical(usage))
-        if self._flush_scheduled:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self.flush()
-            return
-        self._flush_scheduled = True
-        loop.call_soon(self._flush_soon)
-
-    def _flush_soon(self) -> None:
-        try:
-            self.flush()
-        except sqlite3.Error as exc:  # a loop callback cannot raise to the grading: the next use does
-            self._failed = exc
+        """Record one reply: committed by the writer thread, with whatever else landed meanwhile."""
+        self._writer.put(key, (key, content, _canonical(usage)))
+        if self._written is not None:
+            self._written.add(key)
 
     def flush(self) -> None:
-        """Commit every recorded reply not yet committed, in one transaction."""
-        self._flush_scheduled = False
-        if not self._pending:
-            return
-        rows = [(key, content, usage) for key, (content, usage) in self._pending.items()]
-        self._db.execute("BEGIN")
-        try:
-            self._db.executemany("INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)", rows)
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._pending.clear()
-        if self._written is not None:
-            self._written.update(key for key, _, _ in rows)
-
-    def _raise_failed(self) -> None:
-        if self._failed is not None:
-            failed, self._failed = self._failed, None
-            raise failed
+        """Wait until every recorded reply is committed."""
+        self._writer.flush()
 
     # -- batches (batch mode: grading/batch.py) -------------------------------------------
     def put_batch(self, input_file_id: str, model: str, keys: list[str], status: str = "uploaded") -> None:
         """Record an uploaded batch input file before its batch is created (durable once this returns)."""
-        with self._db:
+        with self._writer.lock, self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO batches (input_file_id, model, keys, status) VALUES (?, ?, ?, ?)",
                 (input_file_id, model, _canonical(keys), status),
@@ -265,7 +230,7 @@ class RunFile:
     def update_batch(
         self, input_file_id: str, *, batch_id: str | None = None, status: str | None = None, resolved: bool = False
     ) -> None:
-        with self._db:
+        with self._writer.lock, self._db:
             self._db.execute(
                 "UPDATE batches SET batch_id = coalesce(?, batch_id), status = coalesce(?, status),"
                 " resolved = max(resolved, ?) WHERE input_file_id = ?",
@@ -285,7 +250,7 @@ class RunFile:
 
     def finish(self, figures: Any) -> None:
         self.flush()
-        with self._db:
+        with self._writer.lock, self._db:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('figures', ?)", (_canonical(figures),))
 
     def _meta(self, name: str) -> Any:
@@ -309,6 +274,15 @@ def activate(run: RunFile) -> Iterator[RunFile]:
         yield run
     finally:
         _active.reset(token)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: autocommit, transactions only where BEGIN says so. check_same_thread:
+    # the grading's thread reads what the writer thread commits, and the CLI closes it from another.
+    db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA synchronous=NORMAL")  # per connection; kept across a process kill in WAL mode
+    db.execute("PRAGMA busy_timeout=5000")
+    return db
 
 
 def _canonical(value: Any) -> str:
