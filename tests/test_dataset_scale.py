@@ -228,6 +228,30 @@ def test_row_writer_commits_many_rows_per_transaction_and_keeps_the_latest_put(t
     writer.close()
 
 
+async def test_row_writer_rows_put_in_one_loop_turn_go_in_one_transaction(tmp_path):
+    path = str(tmp_path / "rows.sqlite")
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE t (key TEXT PRIMARY KEY, value TEXT)")
+    statements: list[str] = []
+
+    def connect() -> sqlite3.Connection:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        db.set_trace_callback(statements.append)
+        return db
+
+    writer = RowWriter(connect, SQL)
+    writer.put("first", ("first", "v"))
+    writer.flush()  # the thread is running and idle
+    statements.clear()
+    for n in range(50):
+        writer.put(str(n), (str(n), "v"))
+        time.sleep(0.001)  # the thread would have time to commit each, if it were woken for each
+    await asyncio.sleep(0)  # the turn ends: the thread is woken once
+    writer.flush()
+    assert statements.count("COMMIT") == 1
+    writer.close()
+
+
 def test_row_writer_raises_a_failed_commit_on_the_next_use_and_never_hangs(tmp_path):
     path = str(tmp_path / "rows.sqlite")  # no table t: every commit fails
     writer = RowWriter(lambda: sqlite3.connect(path, isolation_level=None, check_same_thread=False), SQL)
@@ -284,3 +308,26 @@ def test_the_collector_is_quiet_within_the_outermost_block_and_as_it_was_after()
             pass
         assert gc.get_threshold()[0] == max(before[0], YOUNG_COLLECTION_THRESHOLD)  # the inner one restored nothing
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0  # unfrozen (litellm's objects too)
+
+
+# --- the CLI's event loop --------------------------------------------------------------------
+
+
+def test_the_grading_result_is_never_formatted_by_the_loop_that_made_it():
+    import threading
+
+    from rubric_lsp.grading.cli import _run_loop
+
+    assert threading.current_thread() is threading.main_thread()  # where asyncio.run installs its SIGINT handler
+    formatted: list[str] = []
+
+    class Huge:
+        def __repr__(self) -> str:
+            formatted.append("repr")
+            return "Huge()"
+
+    async def grade() -> Huge:
+        return Huge()
+
+    result = _run_loop(grade())
+    assert isinstance(result, Huge) and formatted == []  # asyncio.run(grade()) formats it twice (CPython 3.11)

@@ -10,6 +10,7 @@ first so the import stays offline; nothing on the lint path imports this module'
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
 import os
@@ -159,6 +160,12 @@ class Judge:
         self._secrets = [self._api_key, *secret_values(env), *environment_secrets(env), *environment_secrets()]
         self._redactor = Redactor(self._secrets)  # compiled once: every reply crosses it
 
+    @functools.cached_property
+    def _direct_name(self) -> str | None:
+        """A local server litellm has no price for goes over the direct route (direct.py), without
+        litellm: the model name to send there, or None. Looked up once per judge, not per call."""
+        return direct_model(self.model, self.settings.api_base, self._api_key)
+
     def redacted(self, content: str) -> str:
         """The judge's reply without any configured key: the one boundary every reply crosses
         before it is parsed (and so shown as a reason, logged or returned) or cached."""
@@ -253,8 +260,7 @@ class Judge:
 
     async def _complete(self, fields: dict[str, Any], usage: Usage) -> str:
         """The judge's reply text; every attempt's requests, tokens and cost are counted in ``usage``."""
-        # A local server litellm has no price for goes over the direct route (direct.py), without litellm.
-        direct = direct_model(self.model, self.settings.api_base, self._api_key)
+        direct = self._direct_name
         litellm: Any = None if direct is not None else await load_litellm_async()
         attempts = max(0, self.settings.max_retries) + 1
         timeout = self.settings.timeout_seconds
