@@ -226,6 +226,7 @@ class JudgeServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._log_path = log_path
+        self._log: Any = None  # the open log file, once a request was logged
         self._in_flight = 0
         self.max_in_flight = 0  # highest number of requests being answered at once
         self._arrivals = 0  # completions received so far
@@ -255,6 +256,10 @@ class JudgeServer:
         self._httpd.server_close()
         if self._thread:
             self._thread.join(timeout=5)
+        with self._lock:
+            if self._log is not None:
+                self._log.close()
+                self._log = None
 
     def __enter__(self) -> JudgeServer:
         return self.start()
@@ -329,16 +334,20 @@ class JudgeServer:
         return self.default(request) if callable(self.default) else self.default
 
     def _record(self, request: RecordedRequest) -> None:
+        line = None
+        if self._log_path:
+            entry = {"path": request.path, "body": request.body, "time": request.received_at}
+            authorization = request.headers.get("authorization")
+            if authorization:
+                # which credential arrived, without writing it down (the VS Code e2e compares it)
+                entry["authorization_sha256"] = hashlib.sha256(authorization.encode()).hexdigest()
+            line = json.dumps(entry) + "\n"  # encoded outside the lock every handler thread takes
         with self._lock:
             self.requests.append(request)
-            if self._log_path:
-                entry = {"path": request.path, "body": request.body, "time": request.received_at}
-                authorization = request.headers.get("authorization")
-                if authorization:
-                    # which credential arrived, without writing it down (the VS Code e2e compares it)
-                    entry["authorization_sha256"] = hashlib.sha256(authorization.encode()).hexdigest()
-                with open(self._log_path, "a", encoding="utf-8") as log:
-                    log.write(json.dumps(entry) + "\n")
+            if line is not None:
+                if self._log is None:  # one handle, line-buffered: readers see each request at once
+                    self._log = open(self._log_path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+                self._log.write(line)
 
     def _get(self, path: str) -> tuple[int, bytes]:
         if self.batches.serves(path):

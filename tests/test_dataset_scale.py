@@ -252,6 +252,24 @@ async def test_row_writer_rows_put_in_one_loop_turn_go_in_one_transaction(tmp_pa
     writer.close()
 
 
+async def test_row_writer_settled_holds_back_while_lag_or_more_rows_are_uncommitted(tmp_path):
+    path = str(tmp_path / "rows.sqlite")
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE t (key TEXT PRIMARY KEY, value TEXT)")
+    writer = RowWriter(lambda: sqlite3.connect(path, isolation_level=None, check_same_thread=False), SQL)
+    writer.put("first", ("first", "v"))
+    writer.flush()
+    with writer.lock:  # the thread cannot commit
+        for n in range(3):
+            writer.put(str(n), (str(n), "v"))
+        await asyncio.wait_for(writer.settled(lag=3), 1)  # three waiting: within a lag of 3
+        held = asyncio.ensure_future(writer.settled(lag=2))
+        await asyncio.sleep(0.05)
+        assert not held.done()
+    await asyncio.wait_for(held, 5)  # released by the thread's commit
+    writer.close()
+
+
 def test_row_writer_raises_a_failed_commit_on_the_next_use_and_never_hangs(tmp_path):
     path = str(tmp_path / "rows.sqlite")  # no table t: every commit fails
     writer = RowWriter(lambda: sqlite3.connect(path, isolation_level=None, check_same_thread=False), SQL)

@@ -143,9 +143,11 @@ def test_a_run_killed_at_random_points_resumes_to_the_uninterrupted_figures(env,
 
     per_prompt = Counter(request.text for request in judge_server.completions)
     assert len(per_prompt) == CALLS
-    # A prompt asked twice was in flight when a kill landed: at most the concurrency, per kill.
+    # A prompt asked twice was in flight when a kill landed, or its reply had landed and was not yet
+    # committed (no call is sent while as many as the concurrency are waiting): at most twice the
+    # concurrency, per kill.
     repeated = [text for text, count in per_prompt.items() if count > 1]
-    assert len(repeated) <= 2 * CONCURRENCY and max(per_prompt.values()) <= 3
+    assert len(repeated) <= 2 * 2 * CONCURRENCY and max(per_prompt.values()) <= 3
 
 
 def test_a_resume_with_another_file_or_other_settings_is_refused(env, judge_server, capfd):

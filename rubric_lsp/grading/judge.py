@@ -281,6 +281,8 @@ class Judge:
             try:
                 async with slot, self._send_turn(direct) as request_sent:
                     await slot.sending()  # a Retry-After pause that began while this call waited its turn
+                    if (run := active_run_file()) is not None:
+                        await run.recorded(self.settings.concurrency)  # what a kill can lose, bounded
                     usage.calls += 1
                     if direct is not None:
                         # aiohttp's total timeout covers connecting, sending and reading: no backstop

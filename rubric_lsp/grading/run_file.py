@@ -8,8 +8,10 @@ same way, give the same verdicts and figures.
 
 Durability: WAL mode; replies are committed by a writer thread (``sqlite_writer.RowWriter``),
 all those that landed since its last commit in one transaction, so a process killed at any moment
-(SIGKILL, Ctrl-C, a crash) loses at most the calls in flight, a reply that arrived less than one
-commit ago counted among them; ``synchronous=NORMAL`` keeps every commit across a process kill
+(SIGKILL, Ctrl-C, a crash) loses the calls in flight and the replies that landed since the thread's
+last commit began (a millisecond's worth); no judge call is sent while ``--concurrency`` replies
+are waiting for the thread (``recorded``), so a kill loses at most twice the concurrency, and a
+resume asks exactly those again. ``synchronous=NORMAL`` keeps every commit across a process kill
 (only a power loss can drop the last ones, which a resume then asks again). A transaction per
 reply on the event loop cost ~0.25 ms of CPU per judge call (measured at 64 concurrent calls; its
 WAL pages), and one per loop turn still ~10 % of the loop's time. A new run looks up only the
@@ -217,6 +219,12 @@ class RunFile:
     def flush(self) -> None:
         """Wait until every recorded reply is committed."""
         self._writer.flush()
+
+    async def recorded(self, lag: int) -> None:
+        """Until at most ``lag`` recorded replies are not committed yet: the grading awaits this
+        before each judge call with its concurrency as ``lag``, so a kill loses at most the calls in
+        flight and as many landed replies (``RowWriter.settled``)."""
+        await self._writer.settled(lag)
 
     # -- batches (batch mode: grading/batch.py) -------------------------------------------
     def put_batch(self, input_file_id: str, model: str, keys: list[str], status: str = "uploaded") -> None:
