@@ -15,7 +15,7 @@ import pytest
 from rubric_lsp.formats.autorubric.grading import agreement, rubric
 from rubric_lsp.formats.autorubric.grading.agreement import bootstrap_kappas, cohen_kappa
 from rubric_lsp.grading import GradeRequest, JudgeSettings, RequestKind, grade
-from rubric_lsp.grading.cache import CACHE_FILE, VerdictCache
+from rubric_lsp.grading.cache import CACHE_FILE, KeyFilter, VerdictCache
 from rubric_lsp.grading.run_file import RunFile
 from rubric_lsp.grading.sqlite_writer import RowWriter
 from rubric_lsp.grading.windowed import fold_in_order
@@ -290,6 +290,38 @@ def test_deferred_cache_writes_are_read_back_at_once_and_all_written_at_the_end(
     assert [p.name for p in (tmp_path / "cache").iterdir() if not p.name.startswith(CACHE_FILE)] == []
     fresh = VerdictCache(tmp_path / "cache")
     assert all(fresh.get(f"{n:064x}") == f"verdict {n}" for n in range(50))
+
+
+def test_a_dataset_grading_answers_cache_misses_from_its_key_filter_without_a_query(tmp_path):
+    folder = tmp_path / "cache"
+    stored = [hashlib.sha256(f"stored {n}".encode()).hexdigest() for n in range(200)]
+    earlier = VerdictCache(folder)
+    for key in stored:
+        earlier.put(key, f"verdict for {key}")
+    cache = VerdictCache(folder)
+    queries: list[str] = []
+    cache._connection().set_trace_callback(queries.append)
+    absent = [hashlib.sha256(f"absent {n}".encode()).hexdigest() for n in range(200)]
+    with cache.deferred():
+        queries.clear()
+        assert all(cache.get(key) is None for key in absent)
+        assert sum("FROM verdicts WHERE key" in q for q in queries) < 20  # the filter's false positives only
+        assert all(cache.get(key) == f"verdict for {key}" for key in stored)  # every stored key still found
+        cache.put(absent[0], "new")
+        assert cache.get(absent[0]) == "new"
+    cache.put(absent[1], "after")  # outside the block: looked up entry by entry again
+    assert cache.get(absent[1]) == "after"
+
+
+def test_key_filter_has_no_false_negatives_and_few_false_positives():
+    keys = KeyFilter(1000)
+    added = [hashlib.sha256(str(n).encode()).hexdigest() for n in range(1000)]
+    for key in added:
+        keys.add(key)
+    keys.add("not a digest")
+    assert all(key in keys for key in added) and "not a digest" in keys
+    others = [hashlib.sha256(f"other {n}".encode()).hexdigest() for n in range(10000)]
+    assert sum(key in keys for key in others) < 400  # ~1.7 % expected
 
 
 def test_cache_entries_of_an_older_version_are_still_read(tmp_path):

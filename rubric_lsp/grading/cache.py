@@ -12,6 +12,12 @@ an entry is whole or absent. Earlier versions wrote one JSON file per entry
 Why not a file per entry any more: at dataset scale that is a file created per judge call, ~0.25 ms
 of CPU each (measured with bench/bench_scale.py at 50,000 calls) and 50,000 files in a folder.
 
+During a dataset grading (``deferred``) a Bloom filter of the file's keys, built when the block
+starts, answers most misses without a query: a lookup that misses cost ~70 µs of the event loop's
+time per judge call at 64 calls in flight (the query, and the GIL handed to and back from the
+writer threads), 0.85 s of a 45 s run of 50,000 calls (bench_scale). An entry another process
+adds meanwhile is not seen by that grading (one judge call more), as with any cache.
+
 A cache that cannot be opened or written (read-only folder, full disk) never fails a grading: it
 is a cache miss, and nothing is stored.
 """
@@ -34,6 +40,33 @@ CACHE_FORMAT = 1  # of the legacy entry files
 CACHE_FILE = "verdicts.sqlite"
 _SCHEMA = "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, content TEXT NOT NULL) WITHOUT ROWID"
 _PUT = "INSERT OR REPLACE INTO verdicts (key, content) VALUES (?, ?)"
+FILTER_MAX_KEYS = 1_000_000  # larger caches are looked up entry by entry (building would take ~1 s)
+FILTER_ROOM = 100_000  # keys a grading may add before the filter's false positives grow
+
+
+class KeyFilter:
+    """A Bloom filter of cache keys: ``key in f`` is False only for a key never ``add``ed.
+
+    Three positions per key, read from the key itself (a SHA-256 hex digest is uniform already),
+    ten bits per key: about 1.7 % false positives, which cost a query, never a wrong answer."""
+
+    def __init__(self, keys: int) -> None:
+        self._size = max(1024, 10 * keys)
+        self._bits = bytearray(self._size // 8 + 1)
+
+    def _positions(self, key: str) -> tuple[int, int, int]:
+        try:
+            return int(key[0:12], 16) % self._size, int(key[12:24], 16) % self._size, int(key[24:36], 16) % self._size
+        except ValueError:  # not a digest
+            h = hash(key)
+            return h % self._size, (h >> 20) % self._size, (h >> 40) % self._size
+
+    def add(self, key: str) -> None:
+        for at in self._positions(key):
+            self._bits[at >> 3] |= 1 << (at & 7)
+
+    def __contains__(self, key: str) -> bool:
+        return all(self._bits[at >> 3] & (1 << (at & 7)) for at in self._positions(key))
 
 
 class VerdictCache:
@@ -46,6 +79,7 @@ class VerdictCache:
         self._lock = threading.Lock()  # the connection is shared by the threads that grade
         self._writer = RowWriter(self._connect, _PUT)
         self._deferred = 0
+        self._filter: KeyFilter | None = None  # while ``deferred``: the keys the file may hold
         self._legacy: bool | None = None  # whether entry files of an older version are here
 
     @contextmanager
@@ -54,13 +88,31 @@ class VerdictCache:
         waits for every one. For dataset grading: one entry per judge call, which the event loop every
         other judge call waits on should not be committing itself. ``get`` sees entries not yet written."""
         self._deferred += 1
+        if self._deferred == 1:
+            self._filter = self._key_filter()
         try:
             yield
         finally:
             self._deferred -= 1
             if not self._deferred:
+                self._filter = None
                 with suppress(sqlite3.Error, OSError):
                     self._writer.close()
+
+    def _key_filter(self) -> KeyFilter | None:
+        count = len(self)
+        if count > FILTER_MAX_KEYS:
+            return None
+        keys = KeyFilter(count + FILTER_ROOM)
+        if count:
+            db = self._connection()
+            try:
+                with self._lock:
+                    for (key,) in db.execute("SELECT key FROM verdicts") if db is not None else ():
+                        keys.add(key)
+            except sqlite3.Error:
+                return None
+        return keys
 
     @staticmethod
     def key(request: dict[str, Any]) -> str:
@@ -71,12 +123,16 @@ class VerdictCache:
         pending = self._writer.pending(key)
         if pending is not None:
             return str(pending[1])
+        if self._filter is not None and key not in self._filter:
+            return self._legacy_get(key)
         row = self._read("SELECT content FROM verdicts WHERE key = ?", (key,))
         if row is not None:
             return str(row[0])
         return self._legacy_get(key)
 
     def put(self, key: str, content: str) -> None:
+        if self._filter is not None:
+            self._filter.add(key)
         if self._deferred:
             try:
                 self._writer.put(key, (key, content))
