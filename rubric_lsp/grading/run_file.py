@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.grading.cache import canonical_json
 from rubric_lsp.grading.sqlite_writer import RowWriter
 
 RUN_FILE_FORMAT = 1
@@ -293,8 +294,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+_canonical = canonical_json
 
 
 def _differences(names: list[str]) -> str:
