@@ -26,6 +26,10 @@ endpoints (tests/fake_batches.py; `--batch-seconds` of scripted processing, `--n
 its wall time (and the engine's share besides the provider's processing), CPU per call, peak
 RSS, no live call, and the same JSON output as the live leg.
 
+Then the reference (`--no-reference` to skip): the live leg's requests, as the server logged them,
+sent again by a bare aiohttp client (bench/reference_client.py) to a fresh server at the same
+latency: what the rig itself costs over the floor, so that the live leg's figure reads against it.
+
 Measured (2 cores; the judge server takes ~0.4-0.5 ms of CPU per call on the same cores): see the
 README's "Datasets at scale" and the module docstring of rubric_lsp/grading/direct.py.
 """
@@ -191,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", type=Path, help="run the grading process under cProfile, writing its stats here")
     p.add_argument("--keep", type=Path, help="work in this folder and keep it (dataset, run file, result, log)")
     p.add_argument("--no-batch", action="store_true", help="skip the --batch leg")
+    p.add_argument("--no-reference", action="store_true", help="skip the reference leg (a bare aiohttp client)")
     p.add_argument("--batch-seconds", type=float, default=2.0, help="the fake provider's batch processing time")
     p.add_argument("--batch-poll", type=float, default=1.0, help="--batch-poll of the batch leg")
     args = p.parse_args(argv)
@@ -209,6 +214,10 @@ def main(argv: list[str] | None = None) -> int:
             batched = None if args.no_batch else grade(args, data_path, judge.base_url, work, batch=True)
             live_calls_after_batch = judge.calls()
         server_cpu = judge.cpu
+        reference = None
+        if not args.no_reference:
+            with JudgeProcess(args.latency_ms, work / "reference-requests.jsonl", *extra) as again:
+                reference = replay(args, work / "requests.jsonl", again.base_url)
 
     expected = args.items * args.criteria
     floor = math.ceil(expected / args.concurrency) * args.latency_ms / 1000.0
@@ -233,6 +242,13 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  server saw  {calls} calls (expected {expected}); {scored}/{len(result['items'])} items scored, {compared} pairs compared"
     )
+    if reference is not None:
+        print(
+            f"  reference   {reference['wall']:7.2f} s   {100 * (reference['wall'] / floor - 1):+.1f} % over the floor, "
+            f"{1000 * reference['cpu'] / max(1, reference['calls']):.3f} ms CPU/call: the same {reference['calls']} "
+            f"requests from a bare aiohttp client (bench/reference_client.py); rubric grade "
+            f"{100 * (measured['wall'] / reference['wall'] - 1):+.1f} % over it"
+        )
     missed = []
     if batched is not None:
         missed += batch_leg(args, batched, result, expected, live_calls_after_batch - calls)
@@ -246,6 +262,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"MISSED: {', '.join(missed)}")
         return 1
     return 0
+
+
+def replay(args: argparse.Namespace, log: Path, base_url: str) -> dict:
+    """The reference leg: the live leg's requests, as logged, sent again by bench/reference_client.py."""
+    command = [sys.executable, str(REPO / "bench" / "reference_client.py"), "--base", base_url, "--log", str(log)]
+    child = subprocess.Popen([*command, "--concurrency", str(args.concurrency)], stdout=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    assert child.stdout is not None
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("the reference client failed")
+    return {**json.loads(child.stdout.read()), "cpu": usage.ru_utime + usage.ru_stime}
 
 
 def batch_leg(args: argparse.Namespace, batched: dict, live: dict, expected: int, live_calls: int) -> list[str]:
