@@ -10,9 +10,9 @@ is put until it is committed, and then from the database.
 
 Put from an event loop, the thread is woken once per loop turn, after the turn that put rows
 (``call_soon``), not once per row: woken per row, it took the GIL from the loop twice per judge call
-(``Condition.notify`` was 5 % of the loop's time). Durability is the caller's: a process killed
-before the thread's next commit loses the rows put in the current loop turn and since the
-thread's last commit began (the time of one commit).
+(``Condition.notify`` was 5 % of the loop's time). A process killed before the thread's next
+commit loses the rows put in the current loop turn and since the thread's last commit began (the
+time of one commit); ``settled(lag)`` lets a caller bound how many that can be.
 """
 
 from __future__ import annotations
