@@ -15,7 +15,8 @@ whole grading run again with the run file active, so memory stays what a live gr
 2. After the pass, ``settle_round`` uploads each input file and creates its batch (one per judge
    model and endpoint, split at the provider's limits: 50,000 requests, 200 MB per file for OpenAI),
    polls it every ``poll_seconds`` with a status line on stderr, downloads the output and error files
-   (parsed a line at a time) and records every reply in the run file's replies table, keyed and with
+   (through litellm's streaming download into a temporary file, parsed from it a line at a time: never
+   held whole) and records every reply in the run file's replies table, keyed and with
    its usage as a live call records it. A failed line is kept in memory as that call's JudgeFailure.
 3. The next pass replays every recorded reply (no judge call) and raises the failures: a pass in
    which no call was pending is the result, the same verdicts and figures as live grading gives for
