@@ -5,12 +5,14 @@ instead of submitting it again, and no API key in the uploaded file or the run f
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -302,6 +304,55 @@ def test_a_run_stopped_between_passes_resumes_from_its_recorded_replies(env, jud
     assert code == 0, err
     assert json.loads(resumed) == json.loads(live) and "pending" not in resumed
     assert judge_server.batches.uploads == 1 and judge_server.batches.created == 1 and judge_server.call_count == 0
+
+
+def test_result_files_are_streamed_to_a_temporary_file_and_parsed_from_it(env, judge_server, capfd, monkeypatch):
+    # 50,000 result lines (~25 MB) held whole cost ~3x that at once, in memory the replay pass never got
+    # back (bench_scale's --batch leg): the download takes litellm's streaming path into a temporary
+    # file, which the replies are then parsed from a line at a time.
+    from rubric_lsp.grading import batch
+    from rubric_lsp.grading.judge import load_litellm
+
+    litellm = load_litellm()
+    streamed: list[object] = []
+    parsed_from: list[object] = []
+    real_content, real_lines = litellm.afile_content, batch._lines
+
+    async def afile_content(**kwargs):
+        streamed.append(kwargs.get("stream"))
+        return await real_content(**kwargs)
+
+    def lines(results):
+        parsed_from.append(results)
+        return real_lines(results)
+
+    monkeypatch.setattr(litellm, "afile_content", afile_content)
+    monkeypatch.setattr(batch, "_lines", lines)
+    code, out, err = grade(capfd, env, "--batch", "--run", str(env / "run.sqlite"))
+    assert code == 0, err
+    assert streamed == [True]
+    assert len(parsed_from) == 1 and isinstance(parsed_from[0], io.BufferedRandom)  # a file, not bytes
+    assert [item["score"] is not None for item in json.loads(out)["items"]] == [True] * ITEMS
+
+
+def test_a_result_file_litellm_cannot_stream_is_taken_whole_on_a_line_of_its_own():
+    # Azure: litellm streams file content for OpenAI(-compatible) providers only, else gives it whole.
+    import asyncio
+
+    from rubric_lsp.grading import batch
+
+    class Whole:
+        content = b'{"custom_id": "a"}\n{"custom_id": "b"}'  # no newline at the end
+
+    class Litellm:
+        async def afile_content(self, **kwargs):
+            return Whole()
+
+    with tempfile.TemporaryFile() as sink:
+        for file_id in ("file-out", "file-err"):
+            asyncio.run(batch._download(Litellm(), file_id, "azure", {}, sink))
+        sink.seek(0)
+        assert [line["custom_id"] for line in batch._lines(sink)] == ["a", "b", "a", "b"]
 
 
 def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices():

@@ -15,7 +15,8 @@ whole grading run again with the run file active, so memory stays what a live gr
 2. After the pass, ``settle_round`` uploads each input file and creates its batch (one per judge
    model and endpoint, split at the provider's limits: 50,000 requests, 200 MB per file for OpenAI),
    polls it every ``poll_seconds`` with a status line on stderr, downloads the output and error files
-   (parsed a line at a time) and records every reply in the run file's replies table, keyed and with
+   (through litellm's streaming download into a temporary file, parsed from it a line at a time: never
+   held whole) and records every reply in the run file's replies table, keyed and with
    its usage as a live call records it. A failed line is kept in memory as that call's JudgeFailure.
 3. The next pass replays every recorded reply (no judge call) and raises the failures: a pass in
    which no call was pending is the result, the same verdicts and figures as live grading gives for
@@ -58,7 +59,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import io
 import json
 import sys
 import tempfile
@@ -265,7 +265,7 @@ class BatchMode:
         judge: Judge,
         input_file_id: str,
         batch_id: str,
-        outcome: tuple[str, list[bytes]] | JudgeFailure,
+        outcome: tuple[str, IO[bytes]] | JudgeFailure,
         keys: list[str],
     ) -> None:
         """Record a batch's outcome for its calls: each reply in the run file (keyed as live, with its
@@ -275,13 +275,15 @@ class BatchMode:
         if isinstance(outcome, JudgeFailure):
             self._fail(keys, outcome)
             return
-        status, contents = outcome
-        self._record(judge, batch_id, status, contents, set(keys))
+        status, results = outcome
+        with results:
+            self._record(judge, batch_id, status, results, set(keys))
         self.run.update_batch(input_file_id, resolved=True)
 
     # -- polling and collecting ---------------------------------------------------------------
-    async def _follow(self, judge: Judge, input_file_id: str, batch_id: str) -> tuple[str, list[bytes]] | JudgeFailure:
-        """Poll the batch until it ends; its final status and result lines, or why they cannot be had."""
+    async def _follow(self, judge: Judge, input_file_id: str, batch_id: str) -> tuple[str, IO[bytes]] | JudgeFailure:
+        """Poll the batch until it ends; its final status and its result lines (in a temporary file the
+        caller closes), or why they cannot be had."""
         from rubric_lsp.grading.judge import load_litellm_async
 
         litellm = await load_litellm_async()
@@ -313,22 +315,25 @@ class BatchMode:
             if status in FINAL:
                 break
             await asyncio.sleep(self.poll_seconds)
+        # The result files go to a temporary file as they arrive and are parsed from it a line at a time:
+        # held whole, 50,000 lines (~25 MB) cost ~3x that at once, in memory the replay pass never got back.
+        results = tempfile.TemporaryFile()  # noqa: SIM115 - handed to the caller, which closes it
         try:
-            contents = [
-                await _download(litellm, file_id, provider, target)
-                for file_id in (batch.output_file_id, batch.error_file_id)
-                if file_id
-            ]
+            for file_id in (batch.output_file_id, batch.error_file_id):
+                if file_id:
+                    await _download(litellm, file_id, provider, target, results)
         except Exception as exc:
+            results.close()
             failure = _failure(judge, exc, f"downloading the results of batch {batch_id}")
             return JudgeFailure(failure.category, f"{failure.message} {_STILL_RUNS}", failure.kind)
-        return status, contents
+        results.seek(0)
+        return status, results
 
-    def _record(self, judge: Judge, batch_id: str, status: str, contents: list[bytes], expected: set[str]) -> None:
+    def _record(self, judge: Judge, batch_id: str, status: str, results: IO[bytes], expected: set[str]) -> None:
         from rubric_lsp.grading.judge import Usage
 
         recorded = 0
-        for line in _lines(contents):
+        for line in _lines(results):
             key = str(line.get("custom_id"))
             if key not in expected:
                 continue
@@ -395,22 +400,36 @@ def _status_line(batch_id: str, status: str, batch: Any, elapsed: float) -> str:
     return f"batch {batch_id}: {status}, {done}/{total} done, {failed} failed, {minutes}m{seconds:02d}s"
 
 
-async def _download(litellm: Any, file_id: str, provider: str, target: dict[str, Any]) -> bytes:
-    content = await litellm.afile_content(file_id=file_id, custom_llm_provider=provider, **target)
-    raw = content.content if hasattr(content, "content") else content
-    return raw if isinstance(raw, bytes) else str(raw).encode("utf-8")
+async def _download(litellm: Any, file_id: str, provider: str, target: dict[str, Any], sink: IO[bytes]) -> None:
+    """Append a result file to ``sink`` as it arrives, through litellm's streaming path (OpenAI and
+    OpenAI-compatible servers); a provider it cannot stream from (Azure) gives the content whole."""
+    content = await litellm.afile_content(file_id=file_id, custom_llm_provider=provider, stream=True, **target)
+    stream = getattr(content, "stream_iterator", None)
+    if stream is not None:
+        try:
+            async for chunk in stream:
+                sink.write(chunk)
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()  # releases the connection when the loop stopped early
+    else:
+        raw = content.content if hasattr(content, "content") else content
+        sink.write(raw if isinstance(raw, bytes) else str(raw).encode("utf-8"))
+    sink.write(b"\n")  # the next file's first line starts a line of its own
 
 
-def _lines(contents: list[bytes]) -> Iterator[dict[str, Any]]:
-    """The result files' lines, parsed one at a time (50,000 parsed lines at once would be ~100 MB)."""
-    for content in contents:
-        for line in io.BytesIO(content):
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue  # an unreadable line leaves its call unanswered: it fails with the batch's message
-            if isinstance(entry, dict):
-                yield entry
+def _lines(results: IO[bytes]) -> Iterator[dict[str, Any]]:
+    """The result files' lines, read and parsed one at a time (50,000 parsed lines at once would be ~100 MB)."""
+    for line in results:
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # an unreadable line leaves its call unanswered: it fails with the batch's message
+        if isinstance(entry, dict):
+            yield entry
 
 
 def _response(line: dict[str, Any], judge: Judge) -> Any:
