@@ -346,7 +346,8 @@ class BatchMode:
                 self._failed[key] = JudgeFailure(failure.category, named, failure.kind)
                 continue
             self.run.put(key, content, usage.to_json())
-            self._fresh.add(key)
+            if judge.cache is not None:  # (50,000 keys held for nothing under --no-cache: 7 MB)
+                self._fresh.add(key)
             recorded += 1
             if recorded % 1000 == 0:
                 self.run.flush()  # committed as they come: not 50,000 rows held for one transaction

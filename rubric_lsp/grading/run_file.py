@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.grading.cache import canonical_json
+from rubric_lsp.grading.cache import KeyFilter, canonical_json
 from rubric_lsp.grading.sqlite_writer import RowWriter
 
 RUN_FILE_FORMAT = 1
@@ -64,6 +64,9 @@ CREATE TABLE IF NOT EXISTS batches (
     recorded_at REAL NOT NULL DEFAULT (julianday('now'))
 );
 """
+
+
+WRITTEN_KEYS = 500_000  # what a new run's filter of recorded keys is sized for (more only adds queries)
 
 
 class RunFileError(Exception):
@@ -135,7 +138,9 @@ class RunFile:
         self._writer = RowWriter(
             lambda: _connect(path), "INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)"
         )
-        self._written: set[str] | None = None  # a new run: the keys it recorded (nothing else is in it)
+        # A new run: the keys it recorded (nothing else is in it), as a Bloom filter (a set of 50,000
+        # keys held 7 MB); a false positive costs one query.
+        self._written: KeyFilter | None = None
 
     # -- opening ----------------------------------------------------------------------
     @classmethod
@@ -146,7 +151,7 @@ class RunFile:
         run = cls._open(path)
         with run._writer.lock, run._db:
             run._db.execute("INSERT INTO meta VALUES ('request', ?)", (_canonical(request),))
-        run._written = set()
+        run._written = KeyFilter(WRITTEN_KEYS)
         return run
 
     @classmethod
