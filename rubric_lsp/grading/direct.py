@@ -32,10 +32,10 @@ new connection waits), so there is nothing to interleave.
 Measured with bench/bench_scale.py (`rubric grade` end to end, verdict cache and run file on;
 2 cores shared with other jobs): CPU per judge call 5.1 ms before this route and the dataset-path
 changes that came with it (litellm's hosted_vllm route, 2,000 items × 5 criteria; 5.07 ms on this
-route's branch with RUBRIC_JUDGE_TRANSPORT=litellm), 0.8-0.93 ms after (10,000 × 5; 0.62-0.65 ms
-of it user time, start-up included; 0.64 ms without the verdict cache's file per call).
-What is left is aiohttp (~40 %), asyncio and the judge call's own work (cache key, run file,
-reply parsing). Not importing litellm keeps the process at 171 MB peak for 10,000 items
+route's branch with RUBRIC_JUDGE_TRANSPORT=litellm), 0.8-0.93 ms after (10,000 × 5, start-up
+included), 0.74-0.81 ms once the run file and the verdict cache wrote from threads (py-spy: about
+half of what is left is aiohttp and asyncio, a fifth the judge call's own work: cache key, request
+body, reply parsing). Not importing litellm keeps the process at ~150 MB peak for 10,000 items
 (litellm's import alone is 170 MB).
 """
 
