@@ -34,7 +34,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.grading.sqlite_writer import RowWriter
+from rubric_lsp.grading.sqlite_writer import RowWriter, connect
 
 CACHE_FORMAT = 1  # of the legacy entry files
 CACHE_FILE = "verdicts.sqlite"
@@ -182,12 +182,8 @@ class VerdictCache:
 
     def _connect(self) -> sqlite3.Connection:
         os.makedirs(self._root, exist_ok=True)
-        # isolation_level=None: each statement commits by itself; the writer thread says BEGIN.
-        db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        db = connect(self._path)
         try:
-            db.execute("PRAGMA busy_timeout=5000")
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
             db.execute(_SCHEMA)
         except BaseException:
             db.close()

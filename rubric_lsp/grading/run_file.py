@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.grading.cache import KeyFilter, canonical_json
-from rubric_lsp.grading.sqlite_writer import RowWriter
+from rubric_lsp.grading.sqlite_writer import RowWriter, connect
 
 RUN_FILE_FORMAT = 1
 
@@ -125,7 +125,7 @@ def describe_request(text: str, kind: str, settings: Any, fields: Mapping[str, A
         "format": RUN_FILE_FORMAT,
         "file_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
         "kind": kind,
-        **json.loads(_canonical({**chosen, **fields})),
+        **json.loads(canonical_json({**chosen, **fields})),
     }
 
 
@@ -136,7 +136,7 @@ class RunFile:
         self.path = path
         self._db = connection  # reads, and the few writes other than replies (under the writer's lock)
         self._writer = RowWriter(
-            lambda: _connect(path), "INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)"
+            lambda: connect(str(path)), "INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)"
         )
         # A new run: the keys it recorded (nothing else is in it), as a Bloom filter (a set of 50,000
         # keys held 7 MB); a false positive costs one query.
@@ -150,7 +150,7 @@ class RunFile:
             raise RunFileError(f"{path} already holds a run: continue it with --resume {path}, or remove it first")
         run = cls._open(path)
         with run._writer.lock, run._db:
-            run._db.execute("INSERT INTO meta VALUES ('request', ?)", (_canonical(request),))
+            run._db.execute("INSERT INTO meta VALUES ('request', ?)", (canonical_json(request),))
         run._written = KeyFilter(WRITTEN_KEYS)
         return run
 
@@ -178,8 +178,7 @@ class RunFile:
     @classmethod
     def _open(cls, path: Path) -> RunFile:
         try:
-            db = _connect(path)
-            db.execute("PRAGMA journal_mode=WAL")
+            db = connect(str(path))
             db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise RunFileError(f"cannot open the run file {path}: {exc}") from None
@@ -218,7 +217,7 @@ class RunFile:
 
     def put(self, key: str, content: str, usage: Mapping[str, Any]) -> None:
         """Record one reply: committed by the writer thread, with whatever else landed meanwhile."""
-        self._writer.put(key, (key, content, _canonical(usage)))
+        self._writer.put(key, (key, content, canonical_json(usage)))
         if self._written is not None:
             self._written.add(key)
 
@@ -238,7 +237,7 @@ class RunFile:
         with self._writer.lock, self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO batches (input_file_id, model, keys, status) VALUES (?, ?, ?, ?)",
-                (input_file_id, model, _canonical(keys), status),
+                (input_file_id, model, canonical_json(keys), status),
             )
 
     def update_batch(
@@ -265,7 +264,7 @@ class RunFile:
     def finish(self, figures: Any) -> None:
         self.flush()
         with self._writer.lock, self._db:
-            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('figures', ?)", (_canonical(figures),))
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('figures', ?)", (canonical_json(figures),))
 
     def _meta(self, name: str) -> Any:
         row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
@@ -288,18 +287,6 @@ def activate(run: RunFile) -> Iterator[RunFile]:
         yield run
     finally:
         _active.reset(token)
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    # isolation_level=None: autocommit, transactions only where BEGIN says so. check_same_thread:
-    # the grading's thread reads what the writer thread commits, and the CLI closes it from another.
-    db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-    db.execute("PRAGMA synchronous=NORMAL")  # per connection; kept across a process kill in WAL mode
-    db.execute("PRAGMA busy_timeout=5000")
-    return db
-
-
-_canonical = canonical_json
 
 
 def _differences(names: list[str]) -> str:

@@ -25,6 +25,22 @@ from contextlib import contextmanager
 from typing import Any
 
 
+def connect(path: str) -> sqlite3.Connection:
+    """A connection as the run file and the verdict cache use theirs: autocommit (a transaction only
+    where BEGIN says so), usable from the writer thread and the grading's (the CLI also closes it
+    from another), WAL (readers never wait for the writer), ``synchronous=NORMAL`` (per connection;
+    every commit kept across a process kill) and a busy timeout for other processes' writers."""
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute("PRAGMA busy_timeout=5000")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 class RowWriter:
     """Writes ``statement`` (an ``INSERT OR REPLACE`` of one keyed row) through ``connect()``'s connection.
 
