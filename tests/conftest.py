@@ -67,6 +67,24 @@ def require(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+# promptfoo 0.123.1's released package (and the js-yaml it loads configs with): `.ci/run` installs it
+# into test-artifacts/promptfoo and points this variable at its node_modules. Tests that check a claim
+# against the owner's released code, or generate a table from it, read it here.
+PROMPTFOO_MODULES_ENV = "RUBRIC_PROMPTFOO_MODULES"
+
+
+@pytest.fixture
+def promptfoo_modules() -> Path:
+    """The node_modules folder holding promptfoo 0.123.1 (skips outside CI when it is not installed)."""
+    found = os.environ.get(PROMPTFOO_MODULES_ENV)
+    candidates = [Path(found)] if found else [REPO / "test-artifacts" / "promptfoo" / "node_modules"]
+    for path in candidates:
+        if (path / "promptfoo" / "package.json").is_file():
+            return path
+    require(False, f"promptfoo 0.123.1 is not installed (set ${PROMPTFOO_MODULES_ENV}; .ci/run installs it)")
+    raise AssertionError("unreachable")
+
+
 def import_or_require(module: str):
     """``pytest.importorskip`` that fails in CI instead of skipping (see ``require``)."""
     try:
