@@ -92,8 +92,7 @@ def _listing_or_usage_error(args) -> int | None:
     if not args.paths and args.stdin_filename:
         args.paths = [Path("-")]  # --stdin-filename alone means: read stdin
     if not args.paths:
-        print("rubric-lint: no paths given (try: rubric-lint samples/)", file=sys.stderr)
-        return EXIT_ERROR
+        args.paths = [Path(".")]  # as ruff does: no path lints the current folder
     conflict = _conflicting_options(args)
     if conflict:
         print(f"rubric-lint: {conflict}", file=sys.stderr)
