@@ -85,7 +85,9 @@ def bench_fix(tree: Path, work: Path, count: int) -> bool:
         # The premise: the fixable file has findings (exit 1) and --fix leaves none; the clean one has none.
         expected_lint = 1 if label == "fixable" else 0
         if lint_code != expected_lint or left or code != 0:
-            print(f"  premise failed: lint exit {lint_code} (expected {expected_lint}), fix exit {code}, {left} unfixed")
+            print(
+                f"  premise failed: lint exit {lint_code} (expected {expected_lint}), fix exit {code}, {left} unfixed"
+            )
             ok = False
     return ok
 
