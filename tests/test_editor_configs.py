@@ -98,8 +98,8 @@ def test_static_configs_parse_and_name_the_server():
 
 
 def _run_nvim(nvim: str, snippet: Path, tmp_path: Path) -> dict:
-    target = tmp_path / "bad.rubric.yaml"
-    target.write_text(BAD, encoding="utf-8")
+    target = tmp_path / file
+    target.write_text(text, encoding="utf-8")
     out = tmp_path / "result.json"
     env = {**_server_bin(tmp_path), "RUBRIC_SNIPPET": str(snippet), "RUBRIC_FILE": str(target), "RUBRIC_OUT": str(out)}
     cmd = [nvim, "--headless", "--clean", "-u", str(HERE / "nvim_snippet.lua")]
@@ -139,15 +139,18 @@ def test_neovim_lspconfig_snippet_is_valid_lua(tmp_path: Path):
     assert not parses(broken)  # the check can fail
 
 
-def _run_emacs(name: str, tmp_path: Path) -> dict:
+BAD_JSON = '{\n  "rubric": [\n    {"requirment": "Says goodbye", "weight": 3}\n  ]\n}\n'
+
+
+def _run_emacs(name: str, tmp_path: Path, file: str = "bad.rubric.yaml", text: str = BAD) -> dict:
     emacs = shutil.which("emacs")
     require(emacs is not None, "Emacs is not installed (apt-get install emacs-nox elpa-eglot elpa-yaml-mode)")
     assert emacs is not None
     probe = "(progn (unless (require 'eglot nil t) (package-initialize)) (require 'eglot) (require 'yaml-mode))"
     usable = subprocess.run([emacs, "--batch", "--eval", probe], capture_output=True, timeout=60)
     require(usable.returncode == 0, "Emacs lacks eglot or yaml-mode (apt-get install elpa-eglot elpa-yaml-mode)")
-    target = tmp_path / "bad.rubric.yaml"
-    target.write_text(BAD, encoding="utf-8")
+    target = tmp_path / file
+    target.write_text(text, encoding="utf-8")
     out = tmp_path / "result.json"
     env = {
         **_server_bin(tmp_path),
@@ -167,6 +170,17 @@ def test_eglot_config_reaches_diagnostics(tmp_path: Path, name: str, mode: str):
     result = _run_emacs(name, tmp_path)
     assert result["errors"] == [], result
     assert result["mode"] == mode
+    assert result["server"] == ["rubric-lsp"]
+    assert any(d["line"] == 3 and "[AR001]" in d["text"] for d in result["diagnostics"]), result
+
+
+@pytest.mark.editor
+def test_eglot_snippet_serves_json_files_on_every_emacs(tmp_path: Path):
+    """Emacs 28 opens .json in js-mode, which no entry of eglot-server-programs named: JSON rubrics,
+    datasets and NorthStar requests got nothing. The snippet gives them js-json-mode (Emacs 29's name)."""
+    result = _run_emacs("eglot", tmp_path, "bad.rubric.json", BAD_JSON)
+    assert result["errors"] == [], result
+    assert result["mode"] == "js-json-mode"
     assert result["server"] == ["rubric-lsp"]
     assert any(d["line"] == 3 and "[AR001]" in d["text"] for d in result["diagnostics"]), result
 
