@@ -98,8 +98,8 @@ def test_static_configs_parse_and_name_the_server():
 
 
 def _run_nvim(nvim: str, snippet: Path, tmp_path: Path) -> dict:
-    target = tmp_path / file
-    target.write_text(text, encoding="utf-8")
+    target = tmp_path / "bad.rubric.yaml"
+    target.write_text(BAD, encoding="utf-8")
     out = tmp_path / "result.json"
     env = {**_server_bin(tmp_path), "RUBRIC_SNIPPET": str(snippet), "RUBRIC_FILE": str(target), "RUBRIC_OUT": str(out)}
     cmd = [nvim, "--headless", "--clean", "-u", str(HERE / "nvim_snippet.lua")]
