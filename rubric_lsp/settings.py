@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rubric_lsp.document.files import read_regular_text
 from rubric_lsp.diagnostics import Severity
 
 if TYPE_CHECKING:
@@ -149,7 +150,9 @@ find_pyproject = find_config  # the name it had when only pyproject.toml was rea
 @lru_cache(maxsize=64)
 def _read_toml(path: Path, _mtime: int) -> dict:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(read_regular_text(path))
+    except RecursionError:  # tomllib recurses per nesting level: a settings file nested thousands deep
+        raise SettingsError(f"{path}: cannot read settings: nested too deeply") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read settings: {exc}") from exc
 
