@@ -16,8 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rubric_lsp.document.files import read_regular_text
 from rubric_lsp.diagnostics import Severity
+from rubric_lsp.document.files import read_regular_text
 
 if TYPE_CHECKING:
     import pathspec
@@ -116,9 +116,9 @@ def _longest(code: str, prefixes: tuple[str, ...]) -> int:
 @lru_cache(maxsize=256)
 def _glob(pattern: str) -> pathspec.GitIgnoreSpec:
     # gitignore's glob rules: `**/` matches zero or more folders, a pattern without `/` matches at any depth.
-    import pathspec  # only when a `kinds` table is set: most runs never need it
+    from rubric_lsp import globs  # only when a `kinds` table is set: most runs never need it
 
-    return pathspec.GitIgnoreSpec.from_lines([pattern])
+    return globs.spec([pattern])
 
 
 # Standalone settings files, in ruff's order of precedence (a dotted file first, then pyproject.toml).

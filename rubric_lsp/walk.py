@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pathspec
 
+from rubric_lsp import globs
+from rubric_lsp.document.files import read_regular
+
 LINTABLE_SUFFIXES = {".yaml", ".yml", ".json", ".jsonl"}
 ALWAYS_SKIPPED = {
     ".git",
@@ -29,7 +32,7 @@ def _gitignore(folder: Path) -> pathspec.PathSpec | None:
     if not path.is_file():
         return None
     try:
-        return pathspec.GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        return globs.spec(read_regular(path).decode("utf-8", errors="replace").splitlines())
     except (OSError, ValueError):
         return None
 
