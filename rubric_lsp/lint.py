@@ -141,6 +141,21 @@ def _empty() -> Span:
     return Span(0, 0)
 
 
+def unreadable(path: Path | str, reason: str, settings: Settings | None = None) -> LintResult:
+    """The lint of a file that could not be read: one RL008 finding naming why (the rest of a run goes on)."""
+    from rubric_lsp.document.positions import Span
+    from rubric_lsp.rules.any_file import UNREADABLE_FILE
+
+    settings = settings or Settings()
+    document = parse_document("", str(path))
+    if not settings.is_enabled(UNREADABLE_FILE.code, str(path)):
+        return LintResult(str(path), document, None, [])
+    severity = settings.severity_for(UNREADABLE_FILE.code, UNREADABLE_FILE.severity)
+    span = Span(0, 0)
+    found = Diagnostic(UNREADABLE_FILE.code, severity, reason, span, document.lines.range(span), str(path))
+    return LintResult(str(path), document, None, [found])
+
+
 def lint_path(
     path: Path,
     *,
@@ -151,9 +166,12 @@ def lint_path(
 ) -> LintResult:
     settings = settings or Settings()
     limit = settings.max_file_size or DEFAULT_LIMITS.max_bytes
-    size = path.stat().st_size  # OSError propagates: the caller reports unreadable paths
-    # Too large: never read it; decode() refuses it by its length alone.
-    data = path.read_bytes() if size <= limit else _Oversize(size)
+    from rubric_lsp.document.files import TooLarge, read_regular
+
+    try:  # OSError (UnreadableFile among them) propagates: the caller reports unreadable paths
+        data: bytes = read_regular(path, limit)
+    except TooLarge:
+        data = _Oversize(path.stat().st_size)  # never read; decode() refuses it by its length alone
     return lint_text(data, str(path), settings=settings, kind=kind, explicit=explicit, root_dir=root_dir)
 
 

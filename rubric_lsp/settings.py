@@ -89,7 +89,10 @@ class Settings:
     def _relative(self, path: str) -> str:
         if self.root is not None:
             try:
-                return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+                # The folder resolved, not the file: globs name the path the user sees (a link's own
+                # name), and resolving a link loop would raise.
+                where = Path(path)
+                return (where.parent.resolve() / where.name).relative_to(self.root.resolve()).as_posix()
             except ValueError:
                 pass
         return Path(path).as_posix()

@@ -95,5 +95,7 @@ def _walk(folder: Path, specs: list[tuple[Path, pathspec.PathSpec]]) -> Iterator
             if entry.name in ALWAYS_SKIPPED or _ignored(path, True, specs):
                 continue
             yield from _walk(path, specs)
-        elif entry.is_file() and path.suffix.lower() in LINTABLE_SUFFIXES and not _ignored(path, False, specs):
+        elif path.suffix.lower() in LINTABLE_SUFFIXES and not _ignored(path, False, specs):
+            # Not only regular files: a link loop, a dangling link or a FIFO with a lintable name is
+            # yielded too, and reading it reports why it is not read (RL008) while the rest is linted.
             yield path

@@ -21,6 +21,7 @@ FRAGMENTS = frozenset(
         "AR110",  # a dataset written in YAML: an example of the dataset format is linted as JSON, its only language
         "NS006",  # fires only for a saved request with eval-case files beside it (one document cannot show it)
         "RL004",  # invalid UTF-8: an example is text, and a lone surrogate would break the docs it prints into
+        "RL008",  # a file that cannot be read (a link loop, a FIFO) has no text to show
         "RL012",  # a referenced file that does not parse: needs a second file
         "RL900",  # an internal error has no bad example
     ]

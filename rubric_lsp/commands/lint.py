@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -10,7 +12,8 @@ from rubric_lsp import __version__
 from rubric_lsp.commands.fix_report import FixLog, unified_diff
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import encode_like
-from rubric_lsp.lint import LintResult, lint_path, lint_text
+from rubric_lsp.document.files import UnreadableFile
+from rubric_lsp.lint import LintResult, lint_path, lint_text, unreadable
 from rubric_lsp.settings import Settings, SettingsError, check_codes, load_settings, settings_for
 
 if TYPE_CHECKING:
@@ -125,7 +128,7 @@ def _lint_paths(args, output: TextIO | None) -> int:
     def settings_of(path: Path) -> Settings:
         base = fixed_settings
         if base is None:
-            folder = path.resolve().parent
+            folder = path.parent.resolve()  # not path.resolve(): a link loop has no target
             base = settings_cache.get(folder)
             if base is None:
                 base = settings_cache[folder] = settings_for(path)
@@ -145,11 +148,11 @@ def _lint_paths(args, output: TextIO | None) -> int:
                 settings = settings_of(Path(name)) if args.stdin_filename else Settings().with_overrides(select, ignore)
                 run.stdin(name, settings)
                 continue
-            if not raw.exists():
+            if not raw.exists() and not raw.is_symlink():  # a link loop "does not exist": it is reported as RL008
                 print(f"rubric-lint: {raw}: no such file or folder", file=sys.stderr)
                 run.errors += 1
                 continue
-            named = raw.is_file()
+            named = not raw.is_dir()  # a FIFO or a device named here is a file, refused as RL008
             # --skip-unknown (the pre-commit hook): a named file is treated like one found
             # by walking: skipped unless recognised, and subject to `exclude`.
             explicit = named and not getattr(args, "skip_unknown", False)
@@ -253,8 +256,8 @@ class _Run:
         try:
             data, result = _read_and_lint(path, settings, args.kind, explicit)
         except OSError as exc:
-            print(f"rubric-lint: {path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
-            self.errors += 1
+            # One finding for this file (as ruff's E902); the rest of the run goes on.
+            self.report(unreadable(path, _why_unreadable(path, exc), settings))
             return
         if args.fix and data is not None and any(d.fix for d in result.diagnostics):
             outcome = _fix(result, settings, args, str(path))
@@ -280,14 +283,31 @@ class _Run:
 
 
 def _read_and_lint(path: Path, settings: Settings, kind: str | None, explicit: bool) -> tuple[bytes | None, LintResult]:
-    """The file's bytes as read (None when too large to read: it is refused unread) and their lint."""
+    """The file's bytes as read (None when too large to read: it is refused unread) and their lint.
+
+    Only a regular file is opened (a FIFO would block, a link to /dev/zero never end): anything else
+    raises UnreadableFile, an OSError.
+    """
+    from rubric_lsp.document.files import TooLarge, check_regular, read_regular
     from rubric_lsp.document.limits import DEFAULT_LIMITS
 
     limit = settings.max_file_size or DEFAULT_LIMITS.max_bytes
-    if path.stat().st_size > limit:
-        return None, lint_path(path, settings=settings, kind=kind, explicit=explicit)
-    data = path.read_bytes()
+    try:
+        check_regular(path, limit)
+    except TooLarge:
+        return None, lint_path(path, settings=settings, kind=kind, explicit=explicit)  # refused by its size alone
+    data = read_regular(path, limit)
     return data, lint_text(data, str(path), settings=settings, kind=kind, explicit=explicit)
+
+
+def _why_unreadable(path: Path, exc: OSError) -> str:
+    if isinstance(exc, UnreadableFile):
+        return str(exc)
+    if exc.errno == errno.ELOOP:
+        return f"{path} is a symlink loop: not read"
+    if exc.errno == errno.ENOENT and path.is_symlink():
+        return f"{path} is a dangling symlink (its target {os.readlink(path)} does not exist): not read"
+    return f"{path} cannot be read: {exc.strerror or exc}"
 
 
 def _fix(result: LintResult, settings: Settings, args, name: str) -> FixOutcome:

@@ -21,6 +21,10 @@ class UnreadableFile(OSError):
     """A named file that is not read, with the one-line reason (not a regular file, too large, …)."""
 
 
+class TooLarge(UnreadableFile):
+    """A regular file over the size limit (the linter still reports it, by its size alone)."""
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
@@ -64,7 +68,7 @@ def read_regular(path: str | Path, limit: int | None = None) -> bytes:
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:  # grew since the check
-                raise UnreadableFile(f"{path} is over the {limit:,}-byte limit (max-file-size): not read")
+                raise TooLarge(f"{path} is over the {limit:,}-byte limit (max-file-size): not read")
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -96,6 +96,14 @@ UTF8_BOM = rule(
     fix="delete the byte-order mark",
     fix_safety="Safe: the owner refuses the file as written; the mark carries no content.",
 )
+UNREADABLE_FILE = rule(
+    "RL008",
+    "unreadable-file",
+    E,
+    "A file to lint cannot be read: a symlink loop or a dangling link, not a regular file (a FIFO, a device), or no permission.",
+    "A folder run reports it and lints the rest; nothing that is not a regular file is ever opened, so a "
+    "FIFO or a link to /dev/zero in a repository can neither hang nor exhaust the linter.",
+)
 INTERNAL_ERROR = rule(
     "RL900",
     "internal-error",
