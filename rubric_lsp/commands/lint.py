@@ -335,39 +335,68 @@ def _fix(result: LintResult, settings: Settings, args, name: str) -> FixOutcome:
 def write_fixed(path: Path, original: bytes, text: str) -> str | None:
     """Write fixed text back, or say why not (None: written).
 
-    Byte-exact (line endings as they were, a BOM kept if there was one), atomic (a temporary
-    file beside it, renamed over it, the mode kept) and never over a change: if the file's
-    bytes differ from those the fixes were computed on (an editor saved meanwhile), it is
-    left alone.
+    Byte-exact (line endings as they were, a BOM kept if there was one) and never over a change:
+    if the file's bytes differ from those the fixes were computed on (an editor saved meanwhile),
+    it is left alone. The file written is the one the user meant: a symlink's target (the link
+    stays a link). It is replaced atomically (a temporary file beside the target, renamed over it,
+    mode and owner kept), except where a rename would change what the file is: a file with several
+    hard links (they would stop sharing it) or one whose owner cannot be kept is rewritten in place.
     """
     import os
-    import stat
-    import tempfile
 
     data = encode_like(original, text, str(path))
     changed = "changed on disk since it was read; left as it is (run --fix again)"
     try:
-        info = path.stat()
+        target = Path(os.path.realpath(path))
+        info = target.stat()
         # Root may write anything: the mode bits still say the owner wants it left alone.
-        if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
+        if not info.st_mode & 0o222 or not os.access(target, os.W_OK):
             return "cannot write the fixes: the file is read-only"
-        if path.read_bytes() != original:
+        if target.read_bytes() != original:
             return changed
-        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".rubric-lint")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.chmod(temp, stat.S_IMODE(info.st_mode))
-            if path.read_bytes() != original:  # once more, as close to the rename as it gets
-                os.unlink(temp)
-                return changed
-            os.replace(temp, path)
-        except BaseException:
-            if os.path.exists(temp):
-                os.unlink(temp)
-            raise
+        if info.st_nlink > 1:
+            return _write_in_place(target, original, data, changed)
+        return _replace_atomically(target, info, original, data, changed)
     except OSError as exc:
         return f"cannot write the fixes: {exc.strerror or exc}"
+
+
+def _replace_atomically(target: Path, info: os.stat_result, original: bytes, data: bytes, changed: str) -> str | None:
+    import stat
+    import tempfile
+
+    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".rubric-lint")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temp, stat.S_IMODE(info.st_mode))
+        if (info.st_uid, info.st_gid) != (os.stat(temp).st_uid, os.stat(temp).st_gid):
+            try:
+                os.chown(temp, info.st_uid, info.st_gid)
+            except PermissionError:  # a file of another owner we may write: keep it theirs
+                os.unlink(temp)
+                return _write_in_place(target, original, data, changed)
+        if target.read_bytes() != original:  # once more, as close to the rename as it gets
+            os.unlink(temp)
+            return changed
+        os.replace(temp, target)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    return None
+
+
+def _write_in_place(target: Path, original: bytes, data: bytes, changed: str) -> str | None:
+    """Rewrite the file's own inode (its hard links, owner and mode stay as they are)."""
+    with open(target, "r+b") as stream:
+        if stream.read() != original:
+            return changed
+        stream.seek(0)
+        stream.write(data)
+        stream.truncate()
+        stream.flush()
+        os.fsync(stream.fileno())
     return None
 
 
