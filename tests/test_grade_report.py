@@ -306,3 +306,25 @@ def test_tables_sort_on_a_click_and_the_filter_hides_other_criteria(grade):
     assert finite == sorted(finite) and len(set(finite)) > 1
     assert [x for x in descending if x != float("inf")] == sorted(finite, reverse=True)
     assert int(attrs["shown"]) == int(attrs["wanted"]) > 0
+
+
+def test_csv_neutralises_formulas_from_rubrics_and_judges(judge_server, tmp_path, monkeypatch, capfd):
+    """OWASP's CSV injection: a criterion named `=1+1` or a judge reply `=HYPERLINK(…)` would run as a
+    formula in a spreadsheet; each text cell that starts like one is prefixed with a quote."""
+    use_judge(monkeypatch, judge_server, KEY, tmp_path / "cache")
+    judge_server.default = Reply.json({"criterion_status": "MET", "explanation": '=HYPERLINK("http://x.test","y")'})
+    rubric = tmp_path / "r.rubric.yaml"
+    rubric.write_text(
+        "rubric:\n  - name: '=1+1'\n    requirement: '@SUM(A1)'\n    weight: 2\n"
+        "  - name: '-2+3'\n    requirement: Is polite\n    weight: -1\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "answer.txt").write_text("Hello", encoding="utf-8")
+    code = main(["grade", str(rubric), "--response", str(tmp_path / "answer.txt"), "--format", "csv", "--no-cache"])
+    out, err = capfd.readouterr()
+    assert code in (0, 1), err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["name"] for r in rows] == ["'=1+1", "'-2+3"]
+    assert all(r["reason"].startswith("'=HYPERLINK(") for r in rows)
+    assert any(r["weight"].startswith("-") for r in rows)  # numbers stay numbers
+    assert not [cell for r in rows for cell in r.values() if cell[:1] in ("=", "+", "@") and cell != r["weight"]]
