@@ -394,6 +394,21 @@ async def test_cancel_grading_clears_the_hints_and_says_so(client: LanguageClien
     assert any(m.message.startswith("Grading cancelled (0/3 done)") for m in client.messages)
 
 
+async def test_a_cancel_right_behind_a_grade_cancels_it(client: LanguageClient):
+    """The cancel is sent before the grading has begun (no judge call yet): it still cancels it."""
+    s = client.rubric_session
+    uri = s.open("cancel/b.rubric.yaml", RUBRIC.format(tag=tag(client) + " cancel behind"))
+    asked = len(JUDGE.requests)
+    grade = asyncio.ensure_future(execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Bye."}))
+    await asyncio.sleep(0)  # the grade request is written first
+    cancel = asyncio.ensure_future(execute(client, "rubric-lsp.cancelGrading", {}))
+    assert await asyncio.wait_for(cancel, 10) == {"cancelled": 1}
+    result = await asyncio.wait_for(grade, 30)
+    assert result["cancelled"] is True
+    await asyncio.sleep(0.5)
+    assert len(JUDGE.requests) == asked, "the cancelled grading asked the judge"
+
+
 EXAMPLES = (
     "rubric:\n"
     "  - name: greets\n"

@@ -18,7 +18,7 @@ from lsprotocol import types
 from rubric_lsp.document.positions import Position, Range
 from rubric_lsp.formats.editor import GradePlan
 from rubric_lsp.server import report
-from rubric_lsp.server.app import RubricServer
+from rubric_lsp.server.app import COMMAND_TICKET, RubricServer
 from rubric_lsp.server.grade_lenses import grade_lenses
 from rubric_lsp.server.grading_plan import (
     NoDocument,
@@ -320,10 +320,15 @@ async def grade_on_save(ls: RubricServer, uri: str) -> None:
 
 
 def cancel_all(ls: RubricServer) -> int:
+    """Cancel every grading under way and every grading command already sent whose grading has not begun
+    (a cancel right behind a grade used to find nothing, and the grading then ran in full)."""
     running = [g for g in list(ls.gradings) if g.task is not None and not g.task.done()]
     for grading in running:
         grading.cancel()
-    return len(running)
+    waiting = [t for t in list(ls.pending) if not t.cancelled and t is not COMMAND_TICKET.get()]
+    for ticket in waiting:
+        ticket.cancelled = True
+    return len(running) + len(waiting)
 
 
 def _guarded(name: str, handler):
