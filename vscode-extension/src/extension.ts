@@ -182,11 +182,19 @@ async function startClient(): Promise<void> {
     home: os.homedir(),
     env: process.env,
   });
-  const pyExt = launch.path || launch.interpreter ? undefined : await pythonExtensionInterpreter();
+  // Restricted Mode: the Python extension's interpreter is workspace-derived (a .venv it carries): not asked.
+  const pyExt = launch.path || launch.interpreter || !trusted() ? undefined : await pythonExtensionInterpreter();
   const privateEnv = privateEnvPython(ctx);
   if (privateEnv) await refreshPrivateEnv(ctx, output, privateEnv);
   const choice = await chooseLaunch(
-    { ...launch, pythonExtensionInterpreter: pyExt, envPath: process.env.PATH, platform: process.platform, privateEnvPython: privateEnv },
+    {
+      ...launch,
+      pythonExtensionInterpreter: pyExt,
+      envPath: process.env.PATH,
+      platform: process.platform,
+      privateEnvPython: privateEnv,
+      trusted: trusted(),
+    },
     { isExecutable, checkInterpreter, checkExecutable: (f) => checkExecutable(f, checkInterpreter) },
   );
   lastChoice = choice;
