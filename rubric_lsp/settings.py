@@ -258,10 +258,25 @@ def _versions(table: object, where: str) -> tuple[tuple[str, str], ...]:
     example = 'e.g. versions = {promptfoo = "0.123.1"}'
     if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
         raise SettingsError(f"{where}'versions' must be a table of tool = \"release\", {example}")
+    if not table:
+        return ()
+    from rubric_lsp.formats.registry import formats
+
+    tracked: dict[str, tuple[str, ...]] = {}
+    for fmt in formats():
+        if fmt.owner is not None:
+            tracked[fmt.owner] = fmt.releases
+    known = "; ".join(f"{owner}: {', '.join(releases)}" for owner, releases in sorted(tracked.items()))
     for tool, version in table.items():
-        if not re.fullmatch(r"v?\d+(\.\d+){0,2}([-+][\w.]+)?", version.strip()):
-            raise SettingsError(f"{where}'versions' entry {tool!r}: {version!r} is not a release number, {example}")
-    return tuple((tool, version.strip()) for tool, version in table.items())
+        releases = tracked.get(tool)
+        if releases is None:
+            raise SettingsError(f"{where}'versions' entry {tool!r}: not a tool rubric-lsp tracks (tracked: {known})")
+        if version.strip().lstrip("v") not in releases:
+            raise SettingsError(
+                f"{where}'versions' entry {tool!r}: {version!r} is not a release rubric-lsp tracks "
+                f"({', '.join(releases)}); name the one whose behaviour your {tool} has"
+            )
+    return tuple((tool, version.strip().lstrip("v")) for tool, version in table.items())
 
 
 def _kinds(table: object, where: str) -> tuple[tuple[str, str], ...]:

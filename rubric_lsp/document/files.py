@@ -44,9 +44,7 @@ def check_regular(path: str | Path, limit: int | None = None) -> int:
     if not stat.S_ISREG(info.st_mode):
         raise UnreadableFile(f"{path} is {_kind(info.st_mode)}, not a regular file: not read")
     if info.st_size > limit:
-        raise UnreadableFile(
-            f"{path} is {info.st_size:,} bytes, over the {limit:,}-byte limit (max-file-size): not read"
-        )
+        raise TooLarge(f"{path} is {info.st_size:,} bytes, over the {limit:,}-byte limit (max-file-size): not read")
     return info.st_size
 
 

@@ -7,6 +7,7 @@ rules, the server's hover and the grading engine share), ``rules`` (PF checks).
 from __future__ import annotations
 
 from rubric_lsp.document import Document
+from rubric_lsp.formats.promptfoo.versions import RELEASES
 from rubric_lsp.formats.registry import Format, register
 
 CONFIG = "promptfoo-config"
@@ -67,6 +68,8 @@ register(
         ),
         detect=detect_config,
         loader="js-yaml",
+        owner="promptfoo",
+        releases=tuple(r.version for r in RELEASES),
         schema_file="promptfoo-config.schema.json",
         json_schema=_schema,
         view_key="promptfoo.view",
