@@ -59,6 +59,8 @@ class CheckContext:
         """Report ``rule`` at ``where``; ``severity`` overrides the rule's where the owner tool decides it."""
         if not self.is_enabled(rule.code):
             return
+        if fix is not None and all(self.document.text[e.span.start : e.span.end] == e.new_text for e in fix.edits):
+            fix = None  # an edit that changes nothing would be offered for ever and never settle
         span = where.span if isinstance(where, Node) else where
         self.diagnostics.append(
             Diagnostic(
