@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -18,6 +19,7 @@ from rubric_lsp.formats.promptfoo.model import (
 )
 from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source, TestInfo
 from rubric_lsp.formats.promptfoo.rules.common import E, F, W
+from rubric_lsp.formats.promptfoo.rules.runtime import default_prompt_note
 from rubric_lsp.rules.registry import Rule, rule
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, unknown_key
 
@@ -26,14 +28,22 @@ UNKNOWN_KEY = rule(
     "unknown-config-key",
     W,
     "A top-level or test key promptfoo does not know; it is ignored.",
-    "promptfoo only warns about unknown config keys (and not at all for tests), so a typo such as "
-    "`outputs:` for `outputPath:` or `options:` at the top level silently does nothing.",
+    "promptfoo ignores unknown top-level and test keys without a word (its config schema drops them, and "
+    "readConfig warns only about values it rejects), so a typo such as `outputs:` for `outputPath:` or "
+    "`options:` at the top level silently does nothing. Not reported: a top-level key that only holds a "
+    "block shared through YAML anchors (`x-common: &defaults …` aliased elsewhere, `$defs`), and the keys "
+    'the settings\' `extra-keys` name (e.g. `extra-keys = {test = ["tags"]}` for data your own scripts '
+    "read; promptfoo's place for such data is a test's `metadata:`).",
     bad="prompts: [p.txt]\noutputs:\n  - type: csv",
     good="prompts: [p.txt]\noutputPath: results.csv",
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY
-    + " The renames promptfoo users often mean (`outputs` → `outputPath`, `options` → `evaluateOptions`) take another shape or meaning, so they are unsafe too.",
+    + " The renames promptfoo users often mean (`outputs` → `outputPath`, `options` → `evaluateOptions`) take another shape or meaning, so they are unsafe too."
+    + " A misspelt `prompts` (`promts:`, `prompt:`) is renamed safely only when the config is certainly broken "
+    "without it: promptfoo then runs its default prompt '{{prompt}}' and no test sets a `prompt` var.",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/util/config/load.ts (readConfig) and src/types/index.ts "
+    "(TestSuiteConfigSchema, TestCaseSchema: zod objects that strip unknown keys)",
 )
 
 INVALID_FIELD = rule(
@@ -45,6 +55,7 @@ INVALID_FIELD = rule(
     bad="tests:\n  - assert:\n      - value: Is polite",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/types/index.ts (TestCaseSchema, AssertionSchema) and src/assertions/index.ts",
 )
 
 NUMBER = "number"
@@ -143,8 +154,19 @@ def _expected(kind: str, message: str) -> str:
 
 
 def check_unknown(
-    ctx, report, source: Source, mapping: Node, known, rule_: Rule, what: str, consequence: str, tolerated=()
+    ctx,
+    report,
+    source: Source,
+    mapping: Node,
+    known,
+    rule_: Rule,
+    what: str,
+    consequence: str,
+    tolerated=(),
+    notes: dict[str, tuple[str, bool]] | None = None,
 ) -> None:
+    """``notes``: per suggested key, what promptfoo does without it and whether the rename is safe
+    (only when the file is certainly broken as written)."""
     if not ctx.enabled(rule_):
         return
     for key_node, _value in mapping.pairs():
@@ -162,11 +184,23 @@ def check_unknown(
                 fix = ctx.rename(key_node, replacement, f"Rename '{key}' to '{replacement}'", safe=False)
         else:
             found = unknown_key(ctx, mapping, key_node, known)
+            if found.suggestion is None and what in ("test", "defaultTest"):
+                message += " " + OWN_DATA_HINT.format(where=what, key=key)
+            note = (notes or {}).get(found.suggestion or "")
             if found.fix is not None:
-                message += f" Did you mean '{found.suggestion}'?"
+                message += (f" {note[0]}" if note else "") + f" Did you mean '{found.suggestion}'?"
                 fix = found.fix if source.is_config else None
+                if fix is not None and note is not None and not note[1]:
+                    fix = replace(fix, safe=False)
         report(rule_, source, key_node, message, fix)
 
+
+# Data a test carries for the user's own scripts: promptfoo's place for it is `metadata`
+# (src/types: TestCaseSchema.metadata; `--filter-metadata` selects tests on it).
+OWN_DATA_HINT = (
+    "If your own scripts read it, put it under 'metadata:' (promptfoo keeps it with the test and "
+    '`--filter-metadata` selects on it), or list it in the settings\' `extra-keys = {{{where} = ["{key}"]}}`.'
+)
 
 # (where, key) -> (hint, replacement key or None)
 _KEY_HINTS = {
@@ -184,6 +218,8 @@ _KEY_HINTS = {
 def check_top_level(ctx, report, view: ConfigView, claimed: set[str] | frozenset[str] = frozenset()) -> None:
     """``claimed``: misspelt keys PF108 reports (promptfoo refuses the config without them)."""
     root = view.root
+    unknown = [k.value for k, _v in root.pairs() if isinstance(k.value, str) and k.value not in TOP_LEVEL_KEYS]
+    note = default_prompt_note(view) if unknown else None
     check_unknown(
         ctx,
         report,
@@ -193,7 +229,8 @@ def check_top_level(ctx, report, view: ConfigView, claimed: set[str] | frozenset
         UNKNOWN_KEY,
         "top-level",
         "promptfoo ignores it.",
-        (*TOLERATED_TOP_LEVEL, *claimed),
+        (*TOLERATED_TOP_LEVEL, *claimed, *anchor_blocks(root, unknown), *extra_keys(ctx, "top-level")),
+        {"prompts": note} if note is not None else None,
     )
     if ctx.enabled(INVALID_FIELD):
         plain = {
@@ -210,6 +247,44 @@ def check_top_level(ctx, report, view: ConfigView, claimed: set[str] | frozenset
             report(INVALID_FIELD, view.source, default, "'defaultTest' must be a mapping or a file:// reference.")
 
 
+def extra_keys(ctx, place: str) -> tuple[str, ...]:
+    """The keys the settings' ``extra-keys`` declare at ``place`` (the user's own scripts read them)."""
+    return tuple(getattr(ctx, "extra_keys", {}).get(place, ()))
+
+
+def anchor_blocks(root: Node, candidates: list[str]) -> list[str]:
+    """The ``candidates`` (top-level keys) whose value shares a node with the rest of the document:
+    a block kept only to be aliased (`x-common: &defaults …`, then `<<: *defaults`). promptfoo
+    ignores the key and reads the aliased copies, so nothing is lost."""
+    if not candidates:
+        return []
+    subtrees = {key: _node_ids(value) for key, _kn, value in root.items()}
+    shared = []
+    for key in candidates:
+        if key == "$defs":  # JSON Schema's definitions block, which `$ref: '#/$defs/…'` reads
+            shared.append(key)
+            continue
+        rest = set().union(*(ids for other, ids in subtrees.items() if other != key))
+        if subtrees.get(key, set()) & rest:
+            shared.append(key)
+    return shared
+
+
+def _node_ids(node: Node) -> set[int]:
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if current.is_map:
+            stack.extend(n for pair in current.value for n in pair)
+        elif current.is_seq:
+            stack.extend(current.value)
+    return seen
+
+
 def check_test_keys(ctx, report, test: TestInfo) -> None:
     node = test.node
     if node is None:
@@ -219,7 +294,9 @@ def check_test_keys(ctx, report, test: TestInfo) -> None:
             report(INVALID_FIELD, test.source, node, f"A test must be a mapping, not {describe_type(to_plain(node))}.")
         return
     what = "defaultTest" if test.index < 0 else "test"
-    check_unknown(ctx, report, test.source, node, TEST_KEYS, UNKNOWN_KEY, what, "promptfoo ignores it.")
+    check_unknown(
+        ctx, report, test.source, node, TEST_KEYS, UNKNOWN_KEY, what, "promptfoo ignores it.", extra_keys(ctx, what)
+    )
     if not ctx.enabled(INVALID_FIELD):
         return
     if not looks_valid(node, _TEST_KINDS):
