@@ -55,7 +55,9 @@ def test_claims_about_the_owner_say_what_they_were_checked_against(found):
     claims = OWNER_CLAIM.search(f"{found.summary} {found.rationale}")
     if claims is None or found.code in OUR_OWN_REFUSAL:
         return
-    assert found.checked_against, f"{found.code} says '{claims.group(0)}': add checked_against='<tool> <release>'s <file>'"
+    assert found.checked_against, (
+        f"{found.code} says '{claims.group(0)}': add checked_against='<tool> <release>'s <file>'"
+    )
     assert RELEASE.search(found.checked_against), f"{found.code}: checked_against names a release"
     assert f"**Checked against:** {found.checked_against}." in found.markdown()
 

@@ -42,15 +42,17 @@ SCALE_MISMATCH = rule(
 # grade, scale) in the same sentence, or right after "return"/"respond with"/"give"… followed by
 # "if", "or", "points" or the end of the clause ("Return 1 if correct", "Output 0 or 1").
 _SCORE_WORD = r"\b(?:scor(?:e|es|ed|ing)|rat(?:e|es|ed|ing)|grad(?:e|es|ed|ing)|scale)\b"
-_NUM = r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])"
-_SPAN = rf"(?P<low>{_NUM})\s*(?:-|–|to|or|/|and)\s*(?P<high>{_NUM})|\bout\s+of\s+(?P<top>{_NUM})"
+_NUM = r"(?<![\d.])\d+(?:\.\d+)?(?!\d|\.\d)"  # a full stop may end the sentence after it
+_SPAN = rf"(?P<low>{_NUM})\s*(?:-|–|to|or|/)\s*(?P<high>{_NUM})|\bbetween\s+{_NUM}\s+and\s+(?P<top2>{_NUM})|\bout\s+of\s+(?P<top>{_NUM})"
 _SCALE = re.compile(
     rf"{_SCORE_WORD}[^.\n]{{0,40}}?(?:{_SPAN})|(?:{_SPAN.replace('?P<', '?P<b_')})[^.\n]{{0,20}}?{_SCORE_WORD}", re.I
 )
-_SCORE_NUMBER = re.compile(rf"{_SCORE_WORD}\s+(?:(?:of|it|as|a|an|at|is)\s+)?(?:=\s*|:\s*)?{_NUM}\s*\+?", re.I)
+_SCORE_NUMBER = re.compile(
+    rf"{_SCORE_WORD}\s+(?:(?:of|it|as|a|an|at)\s+)?(?:=\s*|:\s*)?{_NUM}\s*(?:\+|(?=(?:if|when|otherwise)\b))", re.I
+)
 _RETURN_NUMBER = re.compile(
     r"\b(?:return|respond\s+with|reply\s+with|answer\s+with|output|give|assign|award)\s+"
-    r"(?:(?:a|the|only|just)\s+)?(?:(?:score|rating|value)\s+(?:of\s+)?)?(?<![\d.])\d+(?:\.\d+)?(?![\d.])"
+    r"(?:(?:a|the|only|just)\s+)?(?:(?:score|rating|value)\s+(?:of\s+)?)?(?<![\d.])\d+(?:\.\d+)?(?!\d|\.\d)"
     r"(?=\s*(?:if|when|for|or|otherwise|points?)\b|\s*[.,;:)\"']|\s*$)",
     re.I | re.M,
 )
@@ -66,7 +68,7 @@ def wide_scale(text: str) -> str | None:
     """A scoring scale whose top is above 1 ("rate it from 1 to 10", "score out of 5"), or None."""
     for m in _SCALE.finditer(text):
         groups = m.groupdict()
-        top = groups["high"] or groups["top"] or groups["b_high"] or groups["b_top"]
+        top = next((groups[g] for g in ("high", "top", "top2", "b_high", "b_top", "b_top2") if groups[g]), None)
         if top is not None and float(top) > 1:
             return m.group(0).strip()
     return None
