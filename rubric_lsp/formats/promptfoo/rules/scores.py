@@ -14,9 +14,12 @@ SCORE_WITHOUT_THRESHOLD = rule(
     "PF002",
     "score-without-threshold",
     W,
-    "An llm-rubric asks the judge for a numeric score but sets no threshold and never asks for pass/fail: it always passes.",
-    "promptfoo's verdict is `pass ?? true`; the score only matters with a `threshold`. A rubric "
-    "that says 'return 0 or 1' without a threshold passes even when the judge returns 0.",
+    "An llm-rubric tells the judge how to score but sets no threshold and never says when to pass: the score decides nothing.",
+    "promptfoo's verdict is the judge's `pass` (true when the judge leaves it out); the score counts only "
+    "with a `threshold` (pass and score ≥ threshold). Its default grading prompt does ask the judge for "
+    "`pass`, but a rubric that says 'return 0 or 1' or 'rate it 1-10' and nothing about passing leaves "
+    "that call to the judge's reading: a 0 passes whenever the judge says `pass: true`. A number that "
+    "counts something ('1-5 words', 'return to 0') is not a scoring instruction and is not reported.",
     bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: |\n          Return 0 if the response is incorrect\n          Return 1 if the response is correct",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: |\n          Return 0 if the response is incorrect\n          Return 1 if the response is correct\n        threshold: 1",
     fix="add a threshold to the assertion",
