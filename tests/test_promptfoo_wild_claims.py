@@ -218,6 +218,17 @@ def test_the_server_reads_extra_keys_from_the_settings_file(tmp_path: Path):
     assert [d for d in lint_text(dedent(TAGGED), str(config), settings=settings).diagnostics if d.code == "PF001"] == []
 
 
+def test_a_test_holding_only_ignored_keys_is_refused():
+    # readTest: an inline test needs assert, vars, options, metadata, provider, providerOutput or a
+    # numeric threshold; `tags` does not count
+    text = "prompts: ['Describe {{city}}']\n" + PROVIDER + "tests:\n  - description: smoke\n    tags: [a]\n"
+    (diagnostic,) = found(text, "PF107")
+    assert "promptfoo refuses this test: 'Test case must contain one of" in diagnostic.message
+    assert "'tags' does not count" in diagnostic.message
+    for content in ("vars: {}", "threshold: 0.5", "metadata: {tags: [a]}"):
+        assert found(text.replace("tags: [a]", content), "PF107") == []
+
+
 @pytest.mark.parametrize(
     "value, problem",
     [({"tests": ["tags"]}, "not a place PF001 checks"), ({"test": "tags"}, "must be a table of place")],
@@ -252,6 +263,14 @@ def test_promptfoo_passes_an_llm_rubric_on_the_judges_pass_unless_a_threshold_is
         source
     )
     assert "{reason: string, pass: boolean, score: number}" in source  # DEFAULT_GRADING_PROMPT asks for pass
+
+
+def test_promptfoo_refuses_a_test_without_content(promptfoo_modules):
+    source = _promptfoo_source(promptfoo_modules)
+    assert (
+        "if (!isDefaultTest && !testCase.assert && !testCase.vars && !testCase.options && !testCase.metadata && "
+        '!testCase.provider && !testCase.providerOutput && typeof testCase.threshold !== "number") throw' in source
+    )
 
 
 def test_promptfoo_drops_unknown_top_level_and_test_keys_silently(promptfoo_modules, tmp_path):

@@ -49,7 +49,7 @@ INVALID_PROMPT = rule(
     bad="prompts:\n  - id: greeting\n    content: Say hello to {{name}}\nproviders: [openai:gpt-4.1-mini]",
     good="prompts:\n  - id: greeting\n    raw: Say hello to {{name}}\nproviders: [openai:gpt-4.1-mini]",
     formats=F,
-    checked_against="promptfoo 0.123.1's src/prompts/index.ts (readPrompts)",
+    checked_against="promptfoo 0.123.1's src/util/config/load.ts (combineConfigs: 'Invalid prompt: …')",
 )
 
 UNKNOWN_PROVIDER = rule(
@@ -76,7 +76,7 @@ def check_runtime(ctx, report, view: ConfigView) -> set[str]:
         return set()
     claimed: set[str] = set()
     prompts = root.get("prompts")
-    if _truthy(prompts) and _no_items(prompts):  # `prompts: []`; a missing or null one gets the default prompt
+    if js_truthy(prompts) and _no_items(prompts):  # `prompts: []`; a missing or null one gets the default prompt
         report(
             NOTHING_TO_RUN,
             view.source,
@@ -97,7 +97,7 @@ def check_runtime(ctx, report, view: ConfigView) -> set[str]:
     return claimed
 
 
-def _truthy(node: Node | None) -> bool:
+def js_truthy(node: Node | None) -> bool:
     """JavaScript's truthiness of the value (promptfoo tests `if (!config.prompts)`)."""
     if node is None:
         return False
@@ -110,14 +110,14 @@ def _truthy(node: Node | None) -> bool:
 def _no_items(node: Node | None) -> bool:
     """promptfoo's `[x].flat().filter(Boolean).length === 0`."""
     if node is not None and node.is_seq:
-        return not any(_truthy(item) for item in node.value)
-    return not _truthy(node)
+        return not any(js_truthy(item) for item in node.value)
+    return not js_truthy(node)
 
 
 def providers_node(root: Node) -> Node | None:
     """The providers promptfoo runs: `targets` replaces `providers` whenever it is truthy (readConfig)."""
     targets = root.get("targets")
-    return targets if _truthy(targets) else root.get("providers")
+    return targets if js_truthy(targets) else root.get("providers")
 
 
 def default_prompt_note(view: ConfigView) -> tuple[str, bool] | None:
@@ -128,7 +128,7 @@ def default_prompt_note(view: ConfigView) -> tuple[str, bool] | None:
     `prompt` var or the first target takes `inputs`.
     """
     root = view.root
-    if _truthy(root.get("prompts")):
+    if js_truthy(root.get("prompts")):
         return None
     tests = [view.default_test] if view.default_test is not None else []
     tests += view.tests

@@ -19,7 +19,7 @@ from rubric_lsp.formats.promptfoo.model import (
 )
 from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source, TestInfo
 from rubric_lsp.formats.promptfoo.rules.common import E, F, W
-from rubric_lsp.formats.promptfoo.rules.runtime import default_prompt_note
+from rubric_lsp.formats.promptfoo.rules.runtime import default_prompt_note, js_truthy
 from rubric_lsp.rules.registry import Rule, rule
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, unknown_key
 
@@ -55,7 +55,8 @@ INVALID_FIELD = rule(
     bad="tests:\n  - assert:\n      - value: Is polite",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     formats=F,
-    checked_against="promptfoo 0.123.1's src/types/index.ts (TestCaseSchema, AssertionSchema) and src/assertions/index.ts",
+    checked_against="promptfoo 0.123.1's src/types/index.ts (TestCaseSchema, AssertionSchema), "
+    "src/util/testCaseReader.ts (readTest) and src/assertions/index.ts",
 )
 
 NUMBER = "number"
@@ -285,6 +286,33 @@ def _node_ids(node: Node) -> set[int]:
     return seen
 
 
+# readTest (src/util/testCaseReader.ts) refuses an inline test with none of these set (JavaScript
+# truthiness), or a numeric `threshold`.
+_TEST_CONTENT = ("assert", "vars", "options", "metadata", "provider", "providerOutput")
+NO_CONTENT = (
+    "Test case must contain one of the following properties: assert, vars, options, metadata, provider, "
+    "providerOutput, threshold."
+)
+
+
+def _check_content(report, test: TestInfo) -> None:
+    node = test.node
+    if test.index < 0 or node is None or not node.is_map or not node.value or not test.source.is_config:
+        return
+    threshold = node.get("threshold")
+    if any(js_truthy(node.get(key)) for key in _TEST_CONTENT) or (
+        threshold is not None and isinstance(threshold.value, (int, float)) and not isinstance(threshold.value, bool)
+    ):
+        return
+    ignored = [k.value for k, _v in node.pairs() if isinstance(k.value, str) and k.value not in TEST_KEYS]
+    hint = (
+        f" ('{ignored[0]}' does not count: promptfoo ignores it; data of your own goes under 'metadata:'.)"
+        if ignored
+        else ""
+    )
+    report(INVALID_FIELD, test.source, node.value[0][0], f"promptfoo refuses this test: '{NO_CONTENT}'{hint}")
+
+
 def check_test_keys(ctx, report, test: TestInfo) -> None:
     node = test.node
     if node is None:
@@ -299,6 +327,7 @@ def check_test_keys(ctx, report, test: TestInfo) -> None:
     )
     if not ctx.enabled(INVALID_FIELD):
         return
+    _check_content(report, test)
     if not looks_valid(node, _TEST_KINDS):
         plain = {k: v for k, v in to_plain(node).items() if k != "assert"}
         report_pydantic(ctx, report, test.source, node, validate(TestCase, plain), what, skip=("provider", "options"))
