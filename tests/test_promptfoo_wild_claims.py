@@ -185,6 +185,12 @@ def test_a_top_level_key_nobody_aliases_is_still_reported():
     assert [d.message.split(":")[0] for d in found(text, "PF001")] == ["Unknown top-level key 'x-notes'"]
 
 
+def test_a_top_level_key_that_only_uses_an_alias_is_still_reported():
+    # promptfoo ignores a top-level `vars`: the alias there is lost, not shared
+    text = SHARED_BLOCKS + "vars: *city\n"
+    assert [d.message.split(":")[0] for d in found(text, "PF001")] == ["Unknown top-level key 'vars'"]
+
+
 TAGGED = """
 prompts: ['Describe {{city}}']
 providers: [openai:gpt-4.1-mini]
@@ -206,8 +212,10 @@ def test_a_test_key_for_own_scripts_points_at_metadata_and_the_setting():
 def test_extra_keys_in_the_settings_silence_it():
     settings = settings_from_mapping({"extra-keys": {"test": ["tags"]}})
     assert found(TAGGED, "PF001", settings) == []
-    # other places are still checked
+    # other places are still checked, and each place has its own list
     assert found(TAGGED.replace("tests:", "tags2: 1\ntests:"), "PF001", settings) != []
+    top = settings_from_mapping({"extra-keys": {"top-level": ["owner"]}})
+    assert len(found(TAGGED.replace("tests:", "owner: qa\ntests:"), "PF001", top)) == 1  # only `tags`
 
 
 def test_the_server_reads_extra_keys_from_the_settings_file(tmp_path: Path):

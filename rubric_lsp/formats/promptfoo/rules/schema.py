@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from typing import Any
 
@@ -254,31 +255,41 @@ def extra_keys(ctx, place: str) -> tuple[str, ...]:
 
 
 def anchor_blocks(root: Node, candidates: list[str]) -> list[str]:
-    """The ``candidates`` (top-level keys) whose value shares a node with the rest of the document:
+    """The ``candidates`` (top-level keys) whose value defines a node aliased elsewhere in the document:
     a block kept only to be aliased (`x-common: &defaults …`, then `<<: *defaults`). promptfoo
-    ignores the key and reads the aliased copies, so nothing is lost."""
+    ignores the key and reads the aliased copies, so nothing is lost. A key that only *uses* an
+    alias (`vars: *defaults` at the top level) is still unknown: what it says is lost."""
     if not candidates:
         return []
-    subtrees = {key: _node_ids(value) for key, _kn, value in root.items()}
-    shared = []
+    subtrees = {key: _nodes(value) for key, _kn, value in root.items()}
+    # Where each top-level value is written: from its key to the next key (an alias node keeps
+    # the position of its anchor, so a node written here was anchored here).
+    everywhere = set().union(*(nodes.keys() for nodes in subtrees.values()))
+    # (keys merged into the top level with `<<: *x` are written where x is, inside another value)
+    keys = sorted((kn for kn, _v in root.pairs() if id(kn) not in everywhere), key=lambda kn: kn.start)
+    written = {kn.value: (kn.end, after.start) for kn, after in itertools.pairwise(keys)}
+    if keys:
+        written[keys[-1].value] = (keys[-1].end, root.end)
+    blocks = []
     for key in candidates:
         if key == "$defs":  # JSON Schema's definitions block, which `$ref: '#/$defs/…'` reads
-            shared.append(key)
+            blocks.append(key)
             continue
-        rest = set().union(*(ids for other, ids in subtrees.items() if other != key))
-        if subtrees.get(key, set()) & rest:
-            shared.append(key)
-    return shared
+        own, (start, end) = subtrees.get(key, {}), written.get(key, (0, 0))
+        rest = set().union(*(nodes.keys() for other, nodes in subtrees.items() if other != key))
+        if any(start <= own[ident].start < end for ident in own.keys() & rest):
+            blocks.append(key)
+    return blocks
 
 
-def _node_ids(node: Node) -> set[int]:
-    seen: set[int] = set()
+def _nodes(node: Node) -> dict[int, Node]:
+    seen: dict[int, Node] = {}
     stack = [node]
     while stack:
         current = stack.pop()
         if id(current) in seen:
             continue
-        seen.add(id(current))
+        seen[id(current)] = current
         if current.is_map:
             stack.extend(n for pair in current.value for n in pair)
         elif current.is_seq:
