@@ -294,3 +294,36 @@ def test_promptfoo_drops_unknown_top_level_and_test_keys_silently(promptfoo_modu
     run = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=120)
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result == {"ok": True, "keys": ["prompts", "providers", "tests"], "test": {"vars": {"a": 1}}}
+
+
+# -- the shared corpus of real users' configs (labels.json) ---------------------------------------
+
+MY_CLASSES = ("PF001", "PF002", "PF003", "PF108")
+# Findings whose code changed with the claim (issue 24): the label names the old code.
+RELABELLED = {
+    # `prompt:` misspelt: a true finding, but promptfoo runs the default prompt rather than refusing
+    ("phillipou__blossomer_gtm_app/eval/target_account.yaml", 1, "PF108"): "PF001",
+}
+
+
+def test_real_configs_keep_their_true_findings_and_lose_the_false_ones(corpus):
+    wild = corpus / "wild"
+    data = json.loads((wild / "labels.json").read_text(encoding="utf-8"))
+    labels = {(x["file"], x["line"], x["code"]): x["class"] for x in data["labels"] if x["code"] in MY_CLASSES}
+    reported = set()
+    for entry in data["configs"]:
+        path = wild / entry["tree_file"]
+        result = lint_text(path.read_text(encoding="utf-8"), str(path))
+        relative = entry["tree_file"].removeprefix("trees/")
+        reported |= {
+            (relative, d.range.start.line + 1, d.code)
+            for d in result.diagnostics
+            if d.code in MY_CLASSES and d.severity.label in ("error", "warning")
+        }
+    expected_true = {
+        (f, line, RELABELLED.get((f, line, code), code)) for (f, line, code), c in labels.items() if c == "TRUE"
+    }
+    assert sorted(expected_true - reported) == [], "true findings no longer reported"
+    false = {key for key, c in labels.items() if c == "FALSE"}
+    assert sorted(reported & false) == [], "false alarms"
+    assert sorted(reported - expected_true - set(labels)) == [], "new findings: label them"
