@@ -209,6 +209,12 @@ def test_a_test_key_for_own_scripts_points_at_metadata_and_the_setting():
     assert "'metadata:'" in diagnostic.message and 'extra-keys = {test = ["tags"]}' in diagnostic.message
 
 
+def test_a_test_name_points_at_description_with_an_unsafe_rename():
+    (diagnostic,) = found(TAGGED.replace("tags: [smoke]", "name: smoke"), "PF001")
+    assert "'description'" in diagnostic.message and "metadata" not in diagnostic.message
+    assert diagnostic.fix is not None and not diagnostic.fix.safe
+
+
 def test_extra_keys_in_the_settings_silence_it():
     settings = settings_from_mapping({"extra-keys": {"test": ["tags"]}})
     assert found(TAGGED, "PF001", settings) == []

@@ -214,6 +214,7 @@ _KEY_HINTS = {
         "evaluateOptions",
     ),
     ("test", "tests"): ("Tests do not nest; move these tests into the top-level 'tests' list.", None),
+    ("test", "name"): ("promptfoo names a test by its 'description' (shown in results).", "description"),
 }
 
 
