@@ -103,6 +103,7 @@ def _lint_text(
         root_dir=root_dir or settings.root or (Path(os.path.abspath(path)).parent if path else None),
         is_enabled=is_enabled,
         versions=dict(settings.versions),
+        extra_keys=dict(settings.extra_keys),
     )
     for check in checkers_for(fmt.name if fmt else None):
         if not doc.readable and getattr(check, "needs_nodes", True):

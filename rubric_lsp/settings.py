@@ -46,6 +46,9 @@ class Settings:
     # (owner tool, release): the release of the tool that runs these files to lint and grade as
     # (``versions = {promptfoo = "0.121.9"}``); a tool not named: the latest release tracked.
     versions: tuple[tuple[str, str], ...] = ()
+    # (place, keys): keys promptfoo ignores there that the user's own scripts read
+    # (``extra-keys = {test = ["tags"]}``): PF001 does not report them.
+    extra_keys: tuple[tuple[str, tuple[str, ...]], ...] = ()
     root: Path | None = None  # folder holding the pyproject.toml the settings came from
     source: Path | None = None
 
@@ -178,6 +181,7 @@ KNOWN_KEYS = (
     "max-file-size",
     "kinds",
     "versions",
+    "extra-keys",
 )
 
 
@@ -241,6 +245,7 @@ def settings_from_mapping(
     return Settings(
         kinds=_kinds(data.get("kinds", {}), where),
         versions=_versions(data.get("versions", {}), where),
+        extra_keys=_extra_keys(data.get("extra-keys", {}), where),
         select=code_list(data.get("select", []), "'select'"),
         ignore=code_list(data.get("ignore", []), "'ignore'"),
         extend_select=code_list(data.get("extend-select", []), "'extend-select'"),
@@ -277,6 +282,25 @@ def _versions(table: object, where: str) -> tuple[tuple[str, str], ...]:
                 f"({', '.join(releases)}); name the one whose behaviour your {tool} has"
             )
     return tuple((tool, version.strip().lstrip("v")) for tool, version in table.items())
+
+
+# The places PF001 reports unknown promptfoo keys.
+EXTRA_KEY_PLACES = ("top-level", "test", "defaultTest")
+
+
+def _extra_keys(table: object, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``extra-keys = {test = ["tags"]}``: per place, keys of the user's own that PF001 leaves alone."""
+    example = 'e.g. extra-keys = {test = ["tags"]}'
+    if not isinstance(table, dict) or not all(
+        isinstance(keys, list) and all(isinstance(k, str) for k in keys) for keys in table.values()
+    ):
+        raise SettingsError(f"{where}'extra-keys' must be a table of place = [keys], {example}")
+    for place in table:
+        if place not in EXTRA_KEY_PLACES:
+            raise SettingsError(
+                f"{where}'extra-keys' entry {place!r}: not a place PF001 checks ({', '.join(EXTRA_KEY_PLACES)})"
+            )
+    return tuple((place, tuple(keys)) for place, keys in table.items())
 
 
 def _kinds(table: object, where: str) -> tuple[tuple[str, str], ...]:

@@ -36,9 +36,8 @@ ALSO_TRIPS = {
 }
 
 
-# Examples show one problem, not a runnable config: a promptfoo example without `prompts:` and
-# `providers:` also trips PF108 (promptfoo refuses a config with neither), which only PF108's own
-# example is about.
+# Examples show one problem, not a runnable config: a promptfoo example with assertions but no
+# `providers:` also trips PF108 (`promptfoo eval` refuses it), which only PF108's own example is about.
 CONTEXT = {"PF108"}
 
 

@@ -36,6 +36,7 @@ MISSING_FILE = rule(
     "found), usually only after the eval has started.",
     bad="prompts:\n  - file://prompts/mian.txt   # a typo: the file is prompts/main.txt\n",
     formats=(CONFIG,),
+    checked_against="promptfoo 0.123.1's src/util/file.ts (maybeLoadFromExternalFile: 'File does not exist') and src/util/testCaseReader.ts (loadTestsFromGlob)",
 )
 OUTSIDE_WORKSPACE = rule(
     "RL011",
