@@ -28,8 +28,8 @@ UNKNOWN_KEY = rule(
     "A top-level or test key promptfoo does not know; it is ignored.",
     "promptfoo only warns about unknown config keys (and not at all for tests), so a typo such as "
     "`outputs:` for `outputPath:` or `options:` at the top level silently does nothing.",
-    bad="prompts: [p.txt]\noutputs:\n  - type: csv",
-    good="prompts: [p.txt]\noutputPath: results.csv",
+    bad="prompts: ['Summarize {{text}}']\noutputs:\n  - type: csv",
+    good="prompts: ['Summarize {{text}}']\noutputPath: results.csv",
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY
     + " The renames promptfoo users often mean (`outputs` → `outputPath`, `options` → `evaluateOptions`) take another shape or meaning, so they are unsafe too.",
