@@ -245,3 +245,15 @@ def test_tests_decisions_match_promptfoos_read_tests(promptfoo_modules, tmp_path
         assert missing == node_missing, (kind, value, case)
         if use is None:
             assert case["outcome"] == "loaded 0", (kind, value, case)
+
+
+def test_hostile_one_line_prompts_neither_crash_nor_stall(tmp_path):
+    # A name longer than the file system allows makes pathlib raise; a line of brace groups would
+    # expand exponentially; runs of [ or +( without their closing character once cost quadratic time.
+    long_path = "notes/" + "x" * 400
+    prompts = [long_path + ".txt", long_path, "{a,b}" * 40 + "/x.txt", "[" * 20000 + "/", "+(" * 20000 + "/"]
+    text = "prompts:\n" + "".join(f"  - {json.dumps(p)}\n" for p in prompts) + "providers: [echo]\n"
+    text += f"tests: file://{'y' * 400}.csv\n"
+    result = lint(tmp_path, text)
+    assert "RL900" not in codes(result)
+    assert findings(result) == [("RL010", 2), ("PF112", 3), ("PF112", 5), ("PF112", 6), ("RL010", 8)]

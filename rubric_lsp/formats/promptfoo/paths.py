@@ -69,6 +69,7 @@ _SHAREPOINT = re.compile(r"https://[^/]+\.sharepoint\.com/", re.IGNORECASE)
 # renderEnvOnlyInObject: a {{ … }} block naming env. or env[ is filled from the environment.
 _TEMPLATE = re.compile(r"\{\{(?:[^}]|\}(?!\}))*\}\}")
 _ENV = re.compile(r"\benv\.|env\[")
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
 
 @dataclass(frozen=True)
@@ -137,13 +138,17 @@ def has_magic(pattern: str) -> bool:
     """
     if not pattern or pattern.startswith("#"):
         return False
-    body = pattern.lstrip("!")
-    return any(_segment_magic(segment) for one in braces(body) for segment in one.split("/"))
+    expanded = braces(pattern.lstrip("!"))
+    if expanded is None:
+        return True  # too many alternatives to weigh: taken for a pattern, so never reported
+    return any(_segment_magic(segment) for one in expanded for segment in one.split("/"))
 
 
 def _segment_magic(segment: str) -> bool:
     if segment == "**":
         return True
+    # Where the last ] and ) stand: whether a [ or an extglob closes, without rescanning (linear time).
+    last_bracket, last_paren = segment.rfind("]"), segment.rfind(")")
     i, n = 0, len(segment)
     while i < n:
         char = segment[i]
@@ -152,16 +157,14 @@ def _segment_magic(segment: str) -> bool:
             continue
         if char in "*?":
             return True
-        if char == "[":
+        if char == "[" and last_bracket >= i + 2:
             end = segment.find("]", i + 2)
-            if end != -1:
-                inner = segment[i + 1 : end]
-                literal = inner[:1] not in ("!", "^") and (len(inner) == 1 or (len(inner) == 2 and inner[0] == "\\"))
-                if not literal:
-                    return True
-                i = end + 1
-                continue
-        if char in "+@!" and segment[i + 1 : i + 2] == "(" and ")" in segment[i + 2 :]:
+            inner = segment[i + 1 : end]
+            if inner[:1] in ("!", "^") or not (len(inner) == 1 or (len(inner) == 2 and inner[0] == "\\")):
+                return True
+            i = end + 1  # [x] is the literal x
+            continue
+        if char in "+@!" and segment[i + 1 : i + 2] == "(" and last_paren >= i + 2:
             return True
         i += 1
     return False
@@ -218,7 +221,7 @@ def prompt_use(raw: str, base: Path) -> FileUse | None:
         if is_javascript_file(without) or without.endswith((".py", ".go", ".rb")):
             filename = without
     target = _resolve(base, filename)
-    if target.is_dir() or has_magic(raw) or has_magic(str(file_path).replace("\\", "/")):
+    if os.path.isdir(target) or has_magic(raw) or has_magic(str(file_path).replace("\\", "/")):
         return None  # a pattern: nothing matching means the text itself is the prompt
     ext = extname(os.path.relpath(target, base))
     if ext in PROMPT_COMMANDS:
@@ -289,9 +292,12 @@ def default_test_use(text: str, base: Path) -> FileUse | None:
 def matches(use: FileUse) -> list[Path]:
     """The files ``use`` names that exist (a glob: node-glob's matches, braces expanded)."""
     if not use.glob:
-        return [use.path] if use.path.exists() else []
+        return [use.path] if os.path.exists(use.path) else []
+    patterns = braces(str(use.path))
+    if patterns is None:
+        return [use.path]  # too many alternatives to try: taken as found, never reported
     found: list[Path] = []
-    for pattern in braces(str(use.path)):
+    for pattern in patterns:
         if has_magic(pattern):
             found.extend(Path(p) for p in sorted(glob.glob(pattern, recursive=True)))
         elif os.path.exists(pattern):
@@ -302,22 +308,31 @@ def matches(use: FileUse) -> list[Path]:
 def loads_prompt(use: FileUse) -> bool:
     """Whether the prompt file ``use`` names loads (see step 5 for other extensions)."""
     if not use.executable:
-        return use.path.exists()
+        return os.path.exists(use.path)
     try:
-        return use.path.is_file() and bool(use.path.stat().st_mode & 0o111)
+        return os.path.isfile(use.path) and bool(os.stat(use.path).st_mode & 0o111)
     except OSError:
         return False
 
 
-def braces(pattern: str) -> list[str]:
-    """Brace alternatives expanded (``a.{yaml,yml}`` → ``a.yaml``, ``a.yml``), as minimatch does."""
-    match = re.search(r"\{([^{}]*,[^{}]*)\}", pattern)
-    if not match:
-        return [pattern]
-    out = []
-    for choice in match.group(1).split(","):
-        out.extend(braces(pattern[: match.start()] + choice + pattern[match.end() :]))
-    return out
+def braces(pattern: str, limit: int = 256) -> list[str] | None:
+    """Brace alternatives expanded (``a.{yaml,yml}`` → ``a.yaml``, ``a.yml``), as minimatch does;
+    None past ``limit`` alternatives (a line of ``{a,b}`` groups would otherwise grow exponentially)."""
+    out = [pattern]
+    while True:
+        grown: list[str] = []
+        for one in out:
+            match = _BRACES.search(one)
+            if match is None:
+                grown.append(one)
+                continue
+            for choice in match.group(1).split(","):
+                grown.append(one[: match.start()] + choice + one[match.end() :])
+        if grown == out:
+            return out
+        if len(grown) > limit:
+            return None
+        out = grown
 
 
 def prompt_raw_nodes(root: Node) -> list[Node]:

@@ -79,7 +79,7 @@ def expand(ref: FileRef, base_dir: Path) -> list[Path]:
         for one in patterns:
             found.extend(Path(p) for p in sorted(glob.glob(one, recursive=True)))
         return found
-    return [target] if target.exists() else []
+    return [target] if os.path.exists(target) else []  # False, not OSError, for a too-long name
 
 
 def escapes(path: Path, root: Path) -> bool:

@@ -119,7 +119,7 @@ def _check_prompt(ctx: CheckContext, node: Node, use: paths.FileUse | None) -> N
             f"({use.why}) and stops when it is missing. Fix the path (it is relative to this config's folder).{hint}",
         )
         return
-    if use.path.exists():
+    if os.path.exists(use.path):
         found = "that file is not executable, and promptfoo loads a file with another extension only as a command"
         advice = "Give the file the extension of its format (.j2 for Jinja, .txt, .md, .json, .yaml …)."
     else:
