@@ -257,3 +257,11 @@ def test_hostile_one_line_prompts_neither_crash_nor_stall(tmp_path):
     result = lint(tmp_path, text)
     assert "RL900" not in codes(result)
     assert findings(result) == [("RL010", 2), ("PF112", 3), ("PF112", 5), ("PF112", 6), ("RL010", 8)]
+
+
+def test_default_test_vars_files_that_match_nothing_are_pf024(tmp_path):
+    # resolveConfigs reads defaultTest with readTest, whose vars list or string goes to readTestFiles:
+    # a glob that matches nothing adds no vars, silently (as for a test's vars).
+    text = "prompts: ['Hi {{a}}']\nproviders: [echo]\ndefaultTest:\n  vars: [shared_vars.yaml]\ntests:\n  - vars: {}\n"
+    assert lines_of(lint(tmp_path, text), "PF024") == [4]
+    assert "PF024" not in codes(lint(tmp_path, text, **{"shared_vars.yaml": "a: 1\n"}))
