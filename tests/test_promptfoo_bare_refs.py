@@ -265,3 +265,11 @@ def test_default_test_vars_files_that_match_nothing_are_pf024(tmp_path):
     text = "prompts: ['Hi {{a}}']\nproviders: [echo]\ndefaultTest:\n  vars: [shared_vars.yaml]\ntests:\n  - vars: {}\n"
     assert lines_of(lint(tmp_path, text), "PF024") == [4]
     assert "PF024" not in codes(lint(tmp_path, text, **{"shared_vars.yaml": "a: 1\n"}))
+
+
+def test_the_view_reads_a_prompt_file_named_without_file_prefix(tmp_path):
+    # Counting outputs and grading use the prompt promptfoo sends: the file's text, not its name.
+    text = "prompts: [prompts.txt, 'Is it yes/no?']\nproviders: [echo]\ntests:\n  - vars: {q: 1}\n"
+    view = lint(tmp_path, text, **{"prompts.txt": "First {{q}}\n---\nSecond {{q}}\n"}).view
+    assert view.prompt_count == 3
+    assert view.prompt(0) == "First {{q}}" and view.prompt(1) == "Is it yes/no?"

@@ -231,6 +231,22 @@ def prompt_use(raw: str, base: Path) -> FileUse | None:
     return FileUse(raw, target, executable=True, why=why)
 
 
+def bare_prompt(raw: str, base: Path) -> Path | str | None:
+    """What prompt ``raw`` (written without ``file://``) is to promptfoo: the text itself (``raw``
+    returned), the one file it reads (a ``Path``, existing or not), or None when that cannot be told
+    statically (a glob that matches, a command, an environment template)."""
+    if raw.startswith("exec:") or env_templated(raw):
+        return None
+    if not maybe_file_path(raw):
+        return raw
+    use = prompt_use(raw, base)
+    if use is not None:
+        return use.path
+    if extname(raw) in PROMPT_COMMANDS:
+        return None
+    return None if matches(FileUse(raw, _resolve(base, raw), glob=True)) else raw  # no match: the text
+
+
 def tests_use(text: str, base: Path, *, in_list: bool) -> FileUse | None:
     """The file(s) ``readTests`` reads for a ``tests:`` string (``in_list``: an item of a tests
     list) written without ``file://``, or None when it reads no local file."""
