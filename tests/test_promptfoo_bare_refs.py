@@ -13,11 +13,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.formats.promptfoo import paths
 from rubric_lsp.lint import lint_path
+from tests.conftest import require
 from tests.helpers import codes, lines_of
 
 PROBES = Path(__file__).parent / "data" / "promptfoo-paths"
@@ -179,9 +178,8 @@ TESTS = [
 
 def _node() -> str:
     node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    return node
+    require(node is not None, "node is not installed")
+    return str(node)
 
 
 def _run(node: str, script: str, promptfoo_modules: Path, base: Path, cases: object, tmp_path: Path) -> list[dict]:
