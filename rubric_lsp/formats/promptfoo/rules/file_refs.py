@@ -37,9 +37,11 @@ MISSING_FILE = rule(
     "RL010",
     "missing-file-reference",
     E,
-    "A `file://` reference names a file that does not exist (or a glob that matches nothing).",
-    "The owner tool fails when it loads the reference (promptfoo: 'File does not exist' / no tests "
-    "found), usually only after the eval has started.",
+    "A file the config names does not exist (or a glob matches nothing): a `file://` reference, or a path "
+    "promptfoo reads without that prefix (`prompts: [prompts.txt]`, `tests: cases.csv`, `defaultTest: d.yaml`).",
+    "promptfoo fails when it loads the file ('File does not exist', ENOENT), or for a tests glob logs 'No test "
+    "files found' and runs none of its tests; a `file://` prompt glob that matches nothing is sent as the "
+    "prompt text itself. Which strings promptfoo reads as paths is decided as its 0.123.1 code does.",
     bad="prompts:\n  - file://prompts/mian.txt   # a typo: the file is prompts/main.txt\n",
     formats=(CONFIG,),
 )
