@@ -1,4 +1,4 @@
-"""Files named without ``file://`` that promptfoo reads anyway (issue 24 item 8): RL010 and PF112.
+"""Files named without ``file://`` that promptfoo reads anyway (issue 24 item 8): RL010 and PF120.
 
 Each case is a minimal config of our own; the decision it checks is promptfoo 0.123.1's (see
 ``rubric_lsp/formats/promptfoo/paths.py`` for the code each mirrors). The last tests run
@@ -33,7 +33,7 @@ def lint(folder: Path, text: str, **files: str):
 
 
 def findings(result) -> list[tuple[str, int]]:
-    return [(d.code, d.range.start.line + 1) for d in result.diagnostics if d.code in ("RL010", "PF112")]
+    return [(d.code, d.range.start.line + 1) for d in result.diagnostics if d.code in ("RL010", "PF120")]
 
 
 # -- prompts ---------------------------------------------------------------------------------
@@ -72,7 +72,7 @@ def test_text_promptfoo_takes_as_the_prompt_is_never_reported(tmp_path):
 def test_a_one_line_prompt_read_as_a_path_is_pf112(tmp_path):
     text = "prompts:\n  - 'Answer yes/no: {{q}}'\n  - 'Wait...'\n  - 'v1.20'\nproviders: [echo]\n"
     result = lint(tmp_path, text)
-    assert findings(result) == [("PF112", 2), ("PF112", 3), ("PF112", 4)]
+    assert findings(result) == [("PF120", 2), ("PF120", 3), ("PF120", 4)]
     first = result.diagnostics[0]
     assert first.severity == Severity.ERROR
     assert "it contains '/'" in first.message and 'There are no prompts in "Answer yes/no: {{q}}"' in first.message
@@ -84,7 +84,7 @@ def test_a_path_without_a_read_extension_loads_only_if_executable(tmp_path):
     script = tmp_path / "make_prompt"
     script.write_text("#!/bin/sh\necho hi\n")
     result = lint(tmp_path, text)
-    assert findings(result) == [("PF112", 1)]
+    assert findings(result) == [("PF120", 1)]
     assert "not executable" in result.diagnostics[0].message
     script.chmod(0o755)
     assert findings(lint(tmp_path, text)) == []
@@ -254,7 +254,7 @@ def test_hostile_one_line_prompts_neither_crash_nor_stall(tmp_path):
     text += f"tests: file://{'y' * 400}.csv\n"
     result = lint(tmp_path, text)
     assert "RL900" not in codes(result)
-    assert findings(result) == [("RL010", 2), ("PF112", 3), ("PF112", 5), ("PF112", 6), ("RL010", 8)]
+    assert findings(result) == [("RL010", 2), ("PF120", 3), ("PF120", 5), ("PF120", 6), ("RL010", 8)]
 
 
 def test_default_test_vars_files_that_match_nothing_are_pf024(tmp_path):

@@ -1,4 +1,4 @@
-"""Files named without ``file://`` that promptfoo reads anyway (RL010, PF112).
+"""Files named without ``file://`` that promptfoo reads anyway (RL010, PF120).
 
 ``prompts: [prompts.txt]``, ``tests: evals/cases.jsonl``, ``tests: [data/*.yaml]``,
 ``defaultTest: defaults.yaml``: promptfoo takes these strings as paths. Which strings it
@@ -9,7 +9,7 @@ prompt text itself is never reported.
 
 A missing file is RL010, as for ``file://`` references: it is the same mistake. A prompt
 promptfoo reads as a path and then finds nothing to load from — usually a one-line prompt
-holding a ``/`` or ending in ``...`` — is PF112: there the fix is to the text, not the path.
+holding a ``/`` or ending in ``...`` — is PF120: there the fix is to the text, not the path.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
 
 PROMPT_AS_PATH = rule(
-    "PF112",
+    "PF120",
     "prompt-read-as-path",
     E,
     "A one-line prompt that promptfoo reads as a file path and loads nothing from.",
