@@ -172,7 +172,8 @@ TESTS = [
     ("string", "data/*.csv"), ("string", "t.jsonl"), ("string", "gone.json"), ("string", "x.txt"),
     ("item", "t.yaml"), ("item", "nope.yaml"), ("item", "data/*.csv"), ("item", "What is 2+2?"), ("item", "*.yml"),
     ("item", "data/t.csv"), ("item", "gone.js"), ("item", "data/t.csv:fn"), ("path", "t.jsonl"), ("path", "no.csv"),
-    ("default", "t.yaml"), ("default", "no.yaml"), ("default", "data/t.csv"),
+    ("default", "t.yaml"), ("default", "no.yaml"), ("default", "data/t.csv"), ("string", "file://data/*.csv"),
+    ("string", "file://t.yaml"), ("item", "file://data/*.csv"), ("item", "file://nope/*.yaml"), ("path", "file://t.jsonl"),
 ]  # fmt: skip
 
 
@@ -271,3 +272,15 @@ def test_the_view_reads_a_prompt_file_named_without_file_prefix(tmp_path):
     view = lint(tmp_path, text, **{"prompts.txt": "First {{q}}\n---\nSecond {{q}}\n"}).view
     assert view.prompt_count == 3
     assert view.prompt(0) == "First {{q}}" and view.prompt(1) == "Is it yes/no?"
+
+
+def test_a_file_prefixed_csv_glob_is_read_literally(tmp_path):
+    # readTests sends a tests string that is not YAML to readStandaloneTestsFile, which strips file://
+    # and reads the rest as one path: the glob matches a file, yet promptfoo stops with ENOENT.
+    files = {"data__a.csv": "a\n1\n", "cases__one.yaml": "- vars: {a: 1}\n"}
+    result = lint(tmp_path, "prompts: [p]\nproviders: [echo]\ntests: file://data/*.csv\n", **files)
+    assert findings(result) == [("RL010", 3)]
+    assert "globs are not expanded" in result.diagnostics[0].message
+    # A YAML glob, or a list item, is globbed: nothing to report when it matches.
+    assert findings(lint(tmp_path, "prompts: [p]\nproviders: [echo]\ntests: file://cases/*.yaml\n", **files)) == []
+    assert findings(lint(tmp_path, "prompts: [p]\nproviders: [echo]\ntests: [file://data/*.csv]\n", **files)) == []

@@ -249,8 +249,8 @@ def bare_prompt(raw: str, base: Path) -> Path | str | None:
 
 def tests_use(text: str, base: Path, *, in_list: bool) -> FileUse | None:
     """The file(s) ``readTests`` reads for a ``tests:`` string (``in_list``: an item of a tests
-    list) written without ``file://``, or None when it reads no local file."""
-    if text.startswith(FILE) or env_templated(text):
+    list), with or without ``file://``, or None when it reads no local file."""
+    if env_templated(text):
         return None
     if in_list:
         last_colon = text.rfind(":")
@@ -260,7 +260,7 @@ def tests_use(text: str, base: Path, *, in_list: bool) -> FileUse | None:
             is_javascript_file(without)
             or without.endswith(".py")
             or sheetless.endswith((".xlsx", ".xls"))
-            or ":" in text
+            or ":" in text.removeprefix(FILE)
         ):
             return standalone_use(text, base)
         return _glob_use(text, base)
@@ -275,14 +275,14 @@ def _glob_use(text: str, base: Path) -> FileUse | None:
     """``loadTestsFromGlob``: Hugging Face datasets are fetched, anything else is globbed."""
     if text.startswith("huggingface://datasets/"):
         return None
-    return FileUse(text, _resolve(base, text), glob=True)
+    return FileUse(text, _resolve(base, text.removeprefix(FILE)), glob=True)
 
 
 def standalone_use(text: str, base: Path) -> FileUse | None:
-    """``readStandaloneTestsFile`` on a path written without ``file://`` (also ``{path: …}``)."""
-    if text.startswith(FILE) or env_templated(text) or text.startswith(_FETCHED) or _SHAREPOINT.search(text):
+    """``readStandaloneTestsFile`` on a tests path (also ``{path: …}``): one file, never globbed."""
+    if env_templated(text) or text.startswith(_FETCHED) or _SHAREPOINT.search(text):
         return None
-    resolved = str(_resolve(base, text))
+    resolved = str(_resolve(base, text.removeprefix(FILE)))
     if resolved.count(":") > 1:
         return None  # promptfoo stops with 'Too many colons', not a missing file
     last_colon = resolved.rfind(":")

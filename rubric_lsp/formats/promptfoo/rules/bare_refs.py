@@ -87,6 +87,12 @@ def _check_test_list(ctx: CheckContext, node: Node, base: Path) -> None:
 
 
 def _check_tests(ctx: CheckContext, node: Node, use: paths.FileUse | None) -> None:
+    if use is not None and use.text.startswith(paths.FILE):
+        # file_refs checks a file:// path (as a glob when it has wildcards). promptfoo reads a tests file
+        # it does not glob literally: only there can a path file_refs finds be missing to promptfoo.
+        literal = not use.glob and paths.has_magic(use.text.removeprefix(paths.FILE))
+        if not literal or os.path.exists(use.path) or not paths.matches(paths.FileUse(use.text, use.path, glob=True)):
+            return
     if use is None or _found(ctx, use):
         return
     if use.glob:
