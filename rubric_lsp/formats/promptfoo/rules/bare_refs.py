@@ -102,10 +102,10 @@ def _check_tests(ctx: CheckContext, node: Node, use: paths.FileUse | None) -> No
             "its tests."
         )
     else:
-        literal = " It reads this one as a single file: globs are not expanded." if paths.has_magic(use.text) else ""
+        one_file = " It reads this one as a single file: globs are not expanded." if paths.has_magic(use.text) else ""
         message = (
             f"'{use.text}' does not exist (looked in {use.path.parent}): promptfoo reads it as a tests file and "
-            f"stops when it is missing.{literal}"
+            f"stops when it is missing.{one_file}"
         )
     ctx.report(MISSING_FILE, node, message + " Fix the path (it is relative to this config's folder).")
 
