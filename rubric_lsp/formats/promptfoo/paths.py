@@ -1,4 +1,4 @@
-"""Which config strings written *without* ``file://`` promptfoo 0.123.1 reads as files.
+"""Which config strings promptfoo 0.123.1 reads as files — above all those written *without* ``file://``.
 
 Pure decisions with no rule codes (``rules/bare_refs.py`` reports on them). Each mirrors the
 code of the released package (``node_modules/promptfoo/dist/src``):
@@ -30,6 +30,8 @@ Tests — ``readTests`` (``main.js``, ``src/util/testCaseReader.ts``):
   ``:function`` suffix), ``.xlsx``/``.xls`` (before ``#sheet``) or any other ``:`` goes to
   ``readStandaloneTestsFile``; everything else is globbed by ``loadTestsFromGlob``.
 * ``{path: …}`` (the whole value or a list item) goes to ``readStandaloneTestsFile``.
+* ``file://`` is stripped before either reads; ``readStandaloneTestsFile`` never globs, so
+  ``tests: file://data/*.csv`` names one literal file.
 * ``readStandaloneTestsFile``: Hugging Face, Azure blob, Google Sheets and SharePoint URLs
   are fetched; a local path (``getStandaloneTestsFileMetadata``) is imported (JS), run
   (``.py``) or read (``.csv .xlsx .xls .json .jsonl .yaml .yml``, no globbing), so a missing
