@@ -7,7 +7,6 @@ the grading engine (litellm) and never raises on bad input.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from rubric_lsp.formats.registry import Format, checkers_for, detect
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.settings import Settings
 from rubric_lsp.suppression import suppressions
+from rubric_lsp.workspace import default_root
 
 if TYPE_CHECKING:
     from rubric_lsp.document.positions import Span
@@ -69,6 +69,8 @@ def lint_text(
     ``explicit`` is False for files found by walking a folder or opened in an editor
     without being recognised: those are skipped silently unless their kind is known,
     so unrelated YAML (CI workflows, manifests) is never reported on.
+    ``root_dir`` is the workspace (the editor's folder); None: the file's repository, else
+    the settings' folder, else the current directory (:mod:`rubric_lsp.workspace`).
     """
     with gc_paused():  # see gc_paused: the collector's passes over fresh nodes cost more than the checks
         return _lint_text(source, path, settings, kind, explicit, root_dir)
@@ -100,7 +102,7 @@ def _lint_text(
     ctx = CheckContext(
         document=doc,
         format_name=fmt.name if fmt else None,
-        root_dir=root_dir or settings.root or (Path(os.path.abspath(path)).parent if path else None),
+        root_dir=root_dir or default_root(path, settings),
         is_enabled=is_enabled,
         versions=dict(settings.versions),
         extra_keys=dict(settings.extra_keys),

@@ -94,6 +94,10 @@ OTHER_DEFECTS = {
     # defaultTest.options.providers (plural) is not read: the grader override never takes effect
     ("google-aistudio-tools/promptfooconfig.yaml", "PF023", 18),
     ("google-vertex-tools/promptfooconfig.yaml", "PF023", 32),
+    # a single-quoted '\n' is a backslash and an n, not a line break: promptfoo takes the one-line
+    # prompt for a path (it contains '\') and stops with 'There are no prompts in "System: …"'
+    # (checked with promptfoo 0.123.1's own readPrompts, as tests/test_promptfoo_bare_refs.py runs it)
+    ("redteam-tracing-example/promptfooconfig.advanced.yaml", "PF120", 10),
     # (`body: Yes` in simple-test is no longer RL005: promptfoo's js-yaml reads YAML 1.2, where it is a string)
 }
 

@@ -33,6 +33,8 @@ from rubric_lsp.lint import LintResult, lint_text
 from rubric_lsp.redaction import RedactingFilter
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.settings import SECTION, ServerSettings
+from rubric_lsp.settings import Settings
+from rubric_lsp.workspace import default_root
 
 log = logging.getLogger("rubric_lsp.server")
 
@@ -304,13 +306,16 @@ class RubricServer(LanguageServer):
         except Exception:
             return None
 
+    def root_of(self, path: str | None, settings: Settings) -> Path | None:
+        """The workspace a file's references may reach without a warning: the workspace folder the
+        user opened, else what the command line would take (:func:`rubric_lsp.workspace.default_root`)."""
+        return self.folder_of(path) or default_root(path, settings)
+
     def _lint_now(self, text: str, uri: str) -> LintResult:
         started = time.perf_counter()
         path = self.path_of(uri)
         settings = self.settings.lint_settings(path)
-        # File references may not escape the project: its pyproject folder, else the workspace folder.
-        root = settings.root or self.folder_of(path)
-        result = lint_text(text, path, settings=settings, explicit=False, root_dir=root)
+        result = lint_text(text, path, settings=settings, explicit=False, root_dir=self.root_of(path, settings))
         try:
             _ = result.view  # the faces reuse it: build it here, off the event loop, if no checker did
         except Exception:

@@ -113,8 +113,8 @@ IGNORED_NOTE_KEY = rule(
     "promptfoo's assertion validation strips keys it does not know, so the note is never shown in "
     "results; nothing fails and the assertion runs exactly as without it (promptfoo's own anthropic "
     "examples carry `reason:`). A YAML comment says the same without looking like a setting.",
-    bad="prompts: [p.txt]\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n        reason: the policy names refunds",
-    good="prompts: [p.txt]\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains  # the policy names refunds\n        value: refund",
+    bad="prompts: ['Summarize {{text}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n        reason: the policy names refunds",
+    good="prompts: ['Summarize {{text}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains  # the policy names refunds\n        value: refund",
     formats=F,
     checked_against="promptfoo 0.123.1's src/types/index.ts (AssertionSchema, a zod object that strips unknown keys)",
 )

@@ -308,7 +308,8 @@ def check_sources(ctx, report, view: ConfigView) -> None:
             )
     if view.base_dir is None:
         return  # an unsaved buffer: nothing to match the names against
-    for test in view.tests:
+    defaults = [view.default_test] if view.default_test is not None else []  # readTest reads its vars alike
+    for test in defaults + view.tests:
         vars_node = test.get("vars")
         if vars_node is None or not test.source.is_config or not (vars_node.is_seq or vars_node.is_scalar):
             continue

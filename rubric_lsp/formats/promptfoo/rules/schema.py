@@ -35,8 +35,8 @@ UNKNOWN_KEY = rule(
     "block shared through YAML anchors (`x-common: &defaults …` aliased elsewhere, `$defs`), and the keys "
     'the settings\' `extra-keys` name (e.g. `extra-keys = {test = ["tags"]}` for data your own scripts '
     "read; promptfoo's place for such data is a test's `metadata:`).",
-    bad="prompts: [p.txt]\noutputs:\n  - type: csv",
-    good="prompts: [p.txt]\noutputPath: results.csv",
+    bad="prompts: ['Summarize {{text}}']\noutputs:\n  - type: csv",
+    good="prompts: ['Summarize {{text}}']\noutputPath: results.csv",
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY
     + " The renames promptfoo users often mean (`outputs` → `outputPath`, `options` → `evaluateOptions`) take another shape or meaning, so they are unsafe too."
