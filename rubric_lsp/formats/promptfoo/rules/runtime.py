@@ -2,8 +2,9 @@
 prompt objects it cannot read (PF109), provider ids it cannot load (PF110).
 
 The messages quote promptfoo's (src/util/config/load.ts, src/providers/index.ts,
-src/providers/sagemaker.ts, src/providers/github). Red-team configs are left alone: `promptfoo
-redteam run` generates their prompts and tests.
+src/providers/sagemaker.ts, src/providers/github). A red-team config is checked for what `promptfoo
+redteam generate` refuses: it loads the config as eval does, so it needs a target, but it
+generates the tests and a missing `prompts` key becomes '{{prompt}}'.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ NOTHING_TO_RUN = rule(
     "promptfoo stops with 'You must provide at least 1 prompt' or 'You must specify at least 1 "
     "provider' before running anything. A misspelt key (`promts:`, `provider:`) is the usual cause: "
     "promptfoo ignores the misspelt key, so nothing runs. (Prompts or providers given on the command "
-    "line, `--prompts` / `-r`, also satisfy promptfoo; a config meant for that use can disable this rule.)",
+    "line, `--prompts` / `-r`, also satisfy promptfoo; a config meant for that use can disable this rule.) "
+    "A red-team config needs its target too: `promptfoo redteam generate` 0.123.1 loads it the same way, though "
+    "without a `prompts` key it uses '{{prompt}}'.",
     bad="promts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]",
     good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]",
     fix="rename a misspelt `promts`/`provider` key to the key promptfoo reads",
@@ -61,22 +64,45 @@ UNKNOWN_PROVIDER = rule(
 
 NO_PROMPT = "You must provide at least 1 prompt"
 NO_PROVIDER = "You must specify at least 1 provider (for example, openai:gpt-4.1)"
+EVAL = "`promptfoo eval`"
+REDTEAM = "`promptfoo redteam generate` (and `redteam run`)"
 
 
 def check_runtime(ctx, report, view: ConfigView) -> set[str]:
     """Runs the checks; returns the top-level keys reported here (PF001 leaves them to PF108)."""
     root = view.root
     if root.has("redteam"):
-        return set()
+        return _check_redteam_runtime(ctx, report, view)
     claimed: set[str] = set()
     prompts = root.get("prompts")
     if _empty(prompts):
         claimed |= _missing(ctx, report, view, "prompts", NO_PROMPT, ("prompts",))
     elif prompts is not None:
         _check_prompts(report, view, prompts)
+    claimed |= _check_providers(ctx, report, view, EVAL)
+    return claimed
+
+
+def _check_redteam_runtime(ctx, report, view: ConfigView) -> set[str]:
+    """A red-team config: `redteam generate` (and `redteam run`) resolve it as eval does
+    (src/util/config/load.ts resolveConfigs), so they need a target; with no `prompts` key the
+    loader supplies '{{prompt}}', but an empty list stays empty and is refused."""
+    prompts = view.root.get("prompts")
+    if prompts is not None and prompts.is_seq and not prompts.value:
+        report(
+            NOTHING_TO_RUN, view.source, view.root.key_node("prompts"), f"{REDTEAM} refuses this config: '{NO_PROMPT}'."
+        )
+    elif prompts is not None:
+        _check_prompts(report, view, prompts)
+    return _check_providers(ctx, report, view, REDTEAM)
+
+
+def _check_providers(ctx, report, view: ConfigView, command: str) -> set[str]:
+    root = view.root
+    claimed: set[str] = set()
     providers = root.get("providers") or root.get("targets")
     if _empty(providers):
-        claimed |= _missing(ctx, report, view, "providers", NO_PROVIDER, ("providers", "targets"))
+        claimed = _missing(ctx, report, view, "providers", NO_PROVIDER, ("providers", "targets"), command)
     if ctx.enabled(UNKNOWN_PROVIDER):
         for key in ("providers", "targets"):
             for id_node in _provider_ids(root.get(key)):
@@ -92,7 +118,9 @@ def _empty(node: Node | None) -> bool:
     return node.is_seq and not node.value
 
 
-def _missing(ctx, report, view: ConfigView, key: str, message: str, keys: tuple[str, ...]) -> set[str]:
+def _missing(
+    ctx, report, view: ConfigView, key: str, message: str, keys: tuple[str, ...], command: str = "`promptfoo eval`"
+) -> set[str]:
     """Report the missing key, at a misspelling of it when there is one (promptfoo ignores that key)."""
     root = view.root
     for key_node, _value in root.pairs():
@@ -107,14 +135,14 @@ def _missing(ctx, report, view: ConfigView, key: str, message: str, keys: tuple[
             NOTHING_TO_RUN,
             view.source,
             key_node,
-            f"promptfoo reads no '{found.name}' here ('{name}' is ignored), so `promptfoo eval` refuses the config: "
+            f"promptfoo reads no '{found.name}' here ('{name}' is ignored), so {command} refuses the config: "
             f"'{message}'. Did you mean '{found.name}'?",
             fix,
         )
         return {name}
     present = root.key_node(key) or (root.key_node("targets") if key == "providers" else None)
     where = present if present is not None else ctx.line_span(root)
-    report(NOTHING_TO_RUN, view.source, where, f"`promptfoo eval` refuses this config: '{message}'.")
+    report(NOTHING_TO_RUN, view.source, where, f"{command} refuses this config: '{message}'.")
     return set()
 
 
