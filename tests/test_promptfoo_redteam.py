@@ -182,6 +182,13 @@ def test_fixes_rename_typos_safely_and_last_parts_unsafely():
     assert "PF112" not in codes(lint(apply_edits(HEAD + "  plugins: [cybercrime]\n", last_part.fix.edits)))
 
 
+def test_top_level_plugins_and_strategies_are_red_team_lists():
+    """promptfoo's loader moves them into `redteam` (`redteam generate` then refuses 'cybercrime')."""
+    result = lint("targets: [echo]\nplugins: [cybercrime, contracts]\nstrategies: [base-64, basic]\n")
+    assert [(d.code, d.range.start.line + 1) for d in result.diagnostics] == [("PF112", 2), ("PF113", 3)]
+    assert codes(lint("targets: [echo]\nplugins: [contracts]\nstrategies: [basic]\n")) == []  # no PF001, no PF108
+
+
 def test_ids_rendered_from_the_environment_are_left_alone():
     assert codes(lint(HEAD + "  plugins: ['{{ env.PLUGIN }}']\n  strategies: ['{{ env.S }}']\n")) == []
 

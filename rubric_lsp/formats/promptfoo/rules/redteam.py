@@ -88,16 +88,20 @@ _RUNNABLE_STRATEGIES = sorted(STRATEGIES & (REGISTERED_STRATEGIES | set(STRATEGY
 
 def check_redteam(ctx, report, view: ConfigView) -> None:
     redteam = view.root.get("redteam")
-    if redteam is None or not redteam.is_map:
-        return
-    _check_grader(report, view, redteam)
-    if ctx.enabled(UNKNOWN_PLUGIN):
-        for node in _ids(redteam.get("plugins")):
-            _check_plugin(ctx, report, view, node)
-    if ctx.enabled(UNKNOWN_STRATEGY):
-        strategies = redteam.get("strategies")
-        for item in strategies.value if strategies is not None and strategies.is_seq else []:
-            _check_strategy(ctx, report, view, item)
+    section = redteam if redteam is not None and redteam.is_map else None
+    if section is not None:
+        _check_grader(report, view, section)
+    # promptfoo's loader (src/util/config/load.ts) moves top-level plugins/strategies into `redteam`.
+    for owner in (section, view.root):
+        if owner is None:
+            continue
+        if ctx.enabled(UNKNOWN_PLUGIN):
+            for node in _ids(owner.get("plugins")):
+                _check_plugin(ctx, report, view, node)
+        strategies = owner.get("strategies")
+        if ctx.enabled(UNKNOWN_STRATEGY) and strategies is not None and strategies.is_seq:
+            for item in strategies.value:
+                _check_strategy(ctx, report, view, item)
 
 
 def _check_grader(report, view: ConfigView, redteam: Node) -> None:

@@ -66,12 +66,14 @@ NO_PROMPT = "You must provide at least 1 prompt"
 NO_PROVIDER = "You must specify at least 1 provider (for example, openai:gpt-4.1)"
 EVAL = "`promptfoo eval`"
 REDTEAM = "`promptfoo redteam generate` (and `redteam run`)"
+# What makes a red-team config: promptfoo's loader moves top-level plugins/strategies into `redteam`.
+REDTEAM_KEYS = ("redteam", "plugins", "strategies")
 
 
 def check_runtime(ctx, report, view: ConfigView) -> set[str]:
     """Runs the checks; returns the top-level keys reported here (PF001 leaves them to PF108)."""
     root = view.root
-    if root.has("redteam"):
+    if any(root.has(key) for key in REDTEAM_KEYS):
         return _check_redteam_runtime(ctx, report, view)
     claimed: set[str] = set()
     prompts = root.get("prompts")
