@@ -26,7 +26,7 @@ from rubric_lsp.diagnostics import Severity
 from rubric_lsp.fixes import apply_edits
 from rubric_lsp.formats.promptfoo import redteam_ids
 from rubric_lsp.formats.promptfoo.editor import completion_values
-from rubric_lsp.formats.promptfoo.redteam_ids_gen import TARGET, _chunk, read_ids, render
+from rubric_lsp.formats.promptfoo.redteam_ids_gen import TARGET, find_chunk, read_ids, render
 from tests.conftest import require
 from tests.helpers import codes, lines_of
 from tests.helpers import lint as _lint
@@ -123,8 +123,8 @@ const { validateStrategies } = require(strategiesPath);
 
 def _promptfoo_verdicts(node_modules: Path, sections: list[dict]) -> list[str | None]:
     dist = node_modules / "promptfoo" / "dist" / "src"
-    tables = _chunk(dist, "const RedteamConfigSchema = ").resolve()
-    strategies = _chunk(dist, "async function validateStrategies(").resolve()
+    tables = find_chunk(dist, "const RedteamConfigSchema = ").resolve()
+    strategies = find_chunk(dist, "async function validateStrategies(").resolve()
     done = subprocess.run(
         [_node(), "-e", _VERDICTS, str(tables), str(strategies), json.dumps(sections)],
         capture_output=True,

@@ -59,7 +59,7 @@ _CHUNKS = {
 }
 
 
-def _chunk(dist: Path, marker: str) -> Path:
+def find_chunk(dist: Path, marker: str) -> Path:
     found = [p for p in sorted(dist.glob("*.cjs")) if marker in p.read_text(encoding="utf-8", errors="replace")]
     if len(found) != 1:
         raise SystemExit(f"expected one chunk in {dist} defining {marker!r}, found {len(found)}")
@@ -71,7 +71,7 @@ def read_ids(node_modules: Path) -> dict:
     package = node_modules / "promptfoo"
     version = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
     dist = package / "dist" / "src"
-    chunks = [str(_chunk(dist, marker).resolve()) for marker in _CHUNKS.values()]
+    chunks = [str(find_chunk(dist, marker).resolve()) for marker in _CHUNKS.values()]
     done = subprocess.run(["node", "-e", _NODE_SCRIPT, *chunks], capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         raise SystemExit(f"reading the ids from {package} failed:\n{done.stderr}")

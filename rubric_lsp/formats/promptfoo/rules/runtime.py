@@ -65,7 +65,7 @@ UNKNOWN_PROVIDER = rule(
 NO_PROMPT = "You must provide at least 1 prompt"
 NO_PROVIDER = "You must specify at least 1 provider (for example, openai:gpt-4.1)"
 EVAL = "`promptfoo eval`"
-REDTEAM = "`promptfoo redteam generate` (and `redteam run`)"
+REDTEAM = "`promptfoo redteam generate` (like `redteam run` and `eval`)"
 # What makes a red-team config: promptfoo's loader moves top-level plugins/strategies into `redteam`.
 REDTEAM_KEYS = ("redteam", "plugins", "strategies")
 
