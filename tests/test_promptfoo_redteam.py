@@ -1,5 +1,5 @@
-"""Red-team configs: plugin and strategy ids (PF112, PF113) and targets (PF108), checked against
-promptfoo 0.123.1 itself.
+"""Red-team configs: plugin and strategy ids (PF112, PF113), plugins skipped or crashing for want
+of config (PF114, PF115) and targets (PF108), checked against promptfoo 0.123.1 itself.
 
 The id table is generated from the installed package (``redteam_ids_gen``); a test regenerates it
 from the package the suite runs against. Every minimal document below is also handed to promptfoo's
@@ -9,7 +9,9 @@ itself (run on these documents with ``dist/src/main.js``, offline) printed the m
 the rules: 'Invalid plugin id "cybercrime". Custom plugins must start with file:// …', 'Invalid
 input' at strategies[0] for ``base-64`` and ``file://strat.py``, 'Invalid strategy(s): default' and
 '… multilingual', 'Custom strategy requires strategyText in config', and 'You must specify at least
-1 provider' for ``targets: []`` and for no targets.
+1 provider' for ``targets: []`` and for no targets, 'Validation failed for plugin intent: …, skipping
+plugin.' (and for rag-poisoning, indirect-prompt-injection, a bare policy), and 'TypeError: policy.trim
+is not a function' for a policy object with the id `no-rates`.
 """
 
 from __future__ import annotations
@@ -193,6 +195,65 @@ def test_ids_rendered_from_the_environment_are_left_alone():
     assert codes(lint(HEAD + "  plugins: ['{{ env.PLUGIN }}']\n  strategies: ['{{ env.S }}']\n")) == []
 
 
+# -- plugins skipped for want of config (PF114) and the policy crash (PF115) ----------------------
+
+PLUGIN_CONFIGS = [
+    ("policy", None, "PF114"),
+    ("policy", {"policy": ""}, "PF114"),
+    ("policy", {"policy": "Never quote interest rates"}, None),
+    ("policy", {"policy": {"id": "0123456789ab", "text": "No rates"}}, None),
+    ("policy", {"policy": {"id": "0b6a4a3e-54d3-4c6e-9f38-2f4d1c1b2a3d", "text": "No rates"}}, None),
+    ("policy", {"policy": {"id": "no-rates", "text": "No rates"}}, "PF115"),
+    ("policy", {"severity": "high"}, "PF115"),
+    ("intent", None, "PF114"),
+    ("intent", {"intent": ""}, "PF114"),
+    ("intent", {"intent": ["How do I open an account?"]}, None),
+    ("indirect-prompt-injection", {}, "PF114"),
+    ("indirect-prompt-injection", {"indirectInjectionVar": "context"}, None),
+    ("rag-poisoning", {"intendedResults": []}, "PF114"),
+    ("rag-poisoning", {"intendedResults": ["The bot leaks a rate"]}, None),
+]
+
+# Each registered plugin's validate function, called as synthesize calls it ({language, ...config,
+# modifiers}); prints, per case, whether it accepts the config.
+_VALIDATES = r"""
+const [indexPath, input] = process.argv.slice(1);
+const { Plugins } = require(indexPath).redteam;
+console.log(JSON.stringify(JSON.parse(input).map(([id, config]) => {
+  try { Plugins.find((p) => p.key === id).validate({ language: undefined, ...(config || {}), modifiers: {} }); return true; }
+  catch (e) { return false; }
+})));
+"""
+
+
+def _plugin_doc(plugin: str, config: dict | None) -> str:
+    item = f"    - id: {plugin}\n" + (f"      config: {json.dumps(config)}\n" if config is not None else "")
+    return HEAD + "  plugins:\n" + item
+
+
+@pytest.mark.parametrize(("plugin", "config", "code"), PLUGIN_CONFIGS)
+def test_plugins_missing_their_config(plugin, config, code):
+    result = lint(_plugin_doc(plugin, config))
+    found = [d for d in result.diagnostics if d.code in ("PF114", "PF115")]
+    assert [d.code for d in found] == ([code] if code else [])
+    assert all(d.severity is (Severity.ERROR if d.code == "PF115" else Severity.WARNING) for d in found)
+
+
+def test_the_config_checks_are_promptfoos(promptfoo_modules):
+    from rubric_lsp.formats.promptfoo.rules.redteam_configs import NEEDS
+
+    assert set(NEEDS) == redteam_ids.VALIDATED_PLUGINS  # a new validator in promptfoo needs a condition here
+    index = (promptfoo_modules / "promptfoo" / "dist" / "src" / "index.cjs").resolve()
+    cases = [[plugin, config] for plugin, config, _ in PLUGIN_CONFIGS]
+    done = subprocess.run(
+        [_node(), "-e", _VALIDATES, str(index), json.dumps(cases)], capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    accepted = json.loads(done.stdout.strip().splitlines()[-1])
+    for (plugin, config, code), accepts in zip(PLUGIN_CONFIGS, accepted):
+        assert accepts == (code is None), (plugin, config)  # PF115's configs fail validation too
+
+
 # -- targets ------------------------------------------------------------------------------------
 
 
@@ -226,9 +287,10 @@ def test_unknown_targets_are_reported_in_redteam_configs_too():
         ("targets: []\nredteam:\n  plugins: [contracts]\n", True),
         ("redteam:\n  plugins: [contracts]\n", True),
         ("targets: [echo]\nprompts: []\nredteam:\n  plugins: [contracts]\n", True),
+        (HEAD.replace("redteam:", "prompts: [x]\nredteam:") + "  plugins:\n    - {id: policy, config: {}}\n", True),
     ],
 )
-def test_redteam_generate_refuses_configs_without_a_target(promptfoo_modules, tmp_path, text, refused):
+def test_what_redteam_generate_itself_refuses(promptfoo_modules, tmp_path, text, refused):
     """Runs promptfoo's CLI (offline: it stops before generating anything) on the document."""
     (tmp_path / "home").mkdir()
     config = tmp_path / "promptfooconfig.yaml"
@@ -252,6 +314,10 @@ def test_redteam_generate_refuses_configs_without_a_target(promptfoo_modules, tm
         env=env,
     )
     said = done.stdout + done.stderr
+    if "policy" in text:  # PF115
+        assert "TypeError: Cannot read properties of undefined (reading 'trim')" in said, said[-2000:]
+        assert "PF115" in codes(lint(text))
+        return
     needs = "You must specify at least 1 provider" if "prompts" not in text else "You must provide at least 1 prompt"
     assert (needs in said) == refused, said[-2000:]
     assert ("PF108" in codes(lint(text))) == refused

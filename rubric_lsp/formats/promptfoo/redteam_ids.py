@@ -401,6 +401,16 @@ STRATEGY_COLLECTIONS = {
     ),
 }
 
+# The plugins whose ``validate`` checks their config: ``redteam generate`` skips one that fails it.
+VALIDATED_PLUGINS = frozenset(
+    {
+        "indirect-prompt-injection",
+        "intent",
+        "policy",
+        "rag-poisoning",
+    }
+)
+
 # The extensions ``isJavascriptFile`` accepts for a ``file://`` custom strategy (case-insensitive).
 JAVASCRIPT_EXTENSIONS = (
     ".js",

@@ -6,7 +6,8 @@
 The ids are read from promptfoo's own objects, not from its docs: the enums of
 ``RedteamConfigSchema`` (what its zod validation accepts for ``redteam.plugins`` and
 ``redteam.strategies``), the ``Strategies`` registry (what ``validateStrategies`` accepts at
-generation time) and ``STRATEGY_COLLECTION_MAPPINGS`` (collections expanded before that check).
+generation time), ``STRATEGY_COLLECTION_MAPPINGS`` (collections expanded before that check) and
+the plugins registry's entries with a ``validate`` function (their config is checked).
 The compiled chunks have hashed names, so each is found by what it defines. A test regenerates
 the table from the package the suite runs against and fails when the checked-in one differs.
 """
@@ -21,9 +22,10 @@ from pathlib import Path
 
 TARGET = Path(__file__).with_name("redteam_ids.py")
 
-# Runs in Node with argv [tables chunk, strategies chunk, shared chunk]; prints the ids as JSON.
+# Runs in Node with argv [tables chunk, strategies chunk, shared chunk, the package's index.cjs];
+# prints the ids as JSON.
 _NODE_SCRIPT = r"""
-const [tablesPath, strategiesPath, sharedPath] = process.argv.slice(1);
+const [tablesPath, strategiesPath, sharedPath, indexPath] = process.argv.slice(1);
 const tables = require(tablesPath);
 function enums(schema, out, seen = new Set()) {
   if (!schema || !schema._zod || seen.has(schema)) return out;
@@ -48,6 +50,7 @@ console.log(JSON.stringify({
   registered: require(strategiesPath).Strategies.map((s) => s.id).sort(),
   collections: tables.STRATEGY_COLLECTION_MAPPINGS,
   javascript: [".js", ".cjs", ".mjs", ".ts", ".cts", ".mts"].filter((ext) => shared.isJavascriptFile("x" + ext)),
+  validated: require(indexPath).redteam.Plugins.filter((p) => p.validate).map((p) => p.key).sort(),
 }));
 """
 
@@ -72,6 +75,7 @@ def read_ids(node_modules: Path) -> dict:
     version = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
     dist = package / "dist" / "src"
     chunks = [str(find_chunk(dist, marker).resolve()) for marker in _CHUNKS.values()]
+    chunks.append(str((dist / "index.cjs").resolve()))
     done = subprocess.run(["node", "-e", _NODE_SCRIPT, *chunks], capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         raise SystemExit(f"reading the ids from {package} failed:\n{done.stderr}")
@@ -115,6 +119,9 @@ REGISTERED_STRATEGIES = {_frozenset(ids["registered"])}
 # STRATEGY_COLLECTION_MAPPINGS: collections replaced by their members before that check.
 STRATEGY_COLLECTIONS = {{
 {collections}}}
+
+# The plugins whose ``validate`` checks their config: ``redteam generate`` skips one that fails it.
+VALIDATED_PLUGINS = {_frozenset(ids["validated"])}
 
 # The extensions ``isJavascriptFile`` accepts for a ``file://`` custom strategy (case-insensitive).
 JAVASCRIPT_EXTENSIONS = (

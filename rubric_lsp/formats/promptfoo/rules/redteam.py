@@ -1,5 +1,5 @@
 """Red-team configs: the grader red-team grading uses (PF018), plugin and strategy ids promptfoo
-refuses (PF112, PF113).
+refuses (PF112, PF113); plugins it skips for want of config are redteam_configs.py's (PF114).
 
 The ids come from the installed promptfoo package (``redteam_ids.py``, generated). What promptfoo
 0.123.1 does with an id it does not know, read in its dist/ and run (``redteam generate``):
@@ -29,6 +29,7 @@ from rubric_lsp.formats.promptfoo.redteam_ids import (
 )
 from rubric_lsp.formats.promptfoo.resolve import ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import E, F, W, text_of
+from rubric_lsp.formats.promptfoo.rules.redteam_configs import check_plugin_config
 from rubric_lsp.rules.registry import rule
 
 REDTEAM_GRADER = rule(
@@ -95,9 +96,12 @@ def check_redteam(ctx, report, view: ConfigView) -> None:
     for owner in (section, view.root):
         if owner is None:
             continue
+        plugins = owner.get("plugins")
         if ctx.enabled(UNKNOWN_PLUGIN):
-            for node in _ids(owner.get("plugins")):
+            for node in _ids(plugins):
                 _check_plugin(ctx, report, view, node)
+        for item in plugins.value if plugins is not None and plugins.is_seq else []:
+            check_plugin_config(ctx, report, view, item)
         strategies = owner.get("strategies")
         if ctx.enabled(UNKNOWN_STRATEGY) and strategies is not None and strategies.is_seq:
             for item in strategies.value:
