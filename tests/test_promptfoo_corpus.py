@@ -98,6 +98,9 @@ OTHER_DEFECTS = {
     # prompt for a path (it contains '\') and stops with 'There are no prompts in "System: …"'
     # (checked with promptfoo 0.123.1's own readPrompts, as tests/test_promptfoo_bare_refs.py runs it)
     ("redteam-tracing-example/promptfooconfig.advanced.yaml", "PF120", 10),
+    # a strategy listed as a plugin: `redteam generate` 0.123.1 stops with 'Invalid plugin id
+    # "prompt-injection"' (run on a copy of the example; its schema has no such plugin)
+    ("redteam-tracing-example/promptfooconfig.advanced.yaml", "PF112", 84),
     # (`body: Yes` in simple-test is no longer RL005: promptfoo's js-yaml reads YAML 1.2, where it is a string)
 }
 

@@ -2,8 +2,9 @@
 prompt objects it cannot read (PF109), provider ids it cannot load (PF110).
 
 The messages quote promptfoo's (src/util/config/load.ts, src/providers/index.ts,
-src/providers/sagemaker.ts, src/providers/github). Red-team configs are left alone: `promptfoo
-redteam run` generates their prompts and tests.
+src/providers/sagemaker.ts, src/providers/github). A red-team config is checked for what `promptfoo
+redteam generate` refuses: it loads the config as eval does, so it needs a target, but it
+generates the tests and a missing `prompts` key becomes '{{prompt}}'.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ NOTHING_TO_RUN = rule(
     "misspelt `promts:`/`prompt:`). A config with neither providers nor assertions is what `promptfoo "
     "generate dataset` / `generate assertions` read, which need no provider, so it is left alone. A misspelt "
     "providers key (`provider:`) is the usual cause: promptfoo ignores it. (Providers given on the command "
-    "line, `-r` / `--providers`, also satisfy promptfoo; a config meant for that use can disable this rule.)",
+    "line, `-r` / `--providers`, also satisfy promptfoo; a config meant for that use can disable this rule.) "
+    "A red-team config needs its target too: `promptfoo redteam generate` 0.123.1 loads it the same way, "
+    "though without a `prompts` key it uses '{{prompt}}'.",
     bad="prompts: ['Say {{x}}']\nprovider: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: hi",
     good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: hi",
     fix="rename a misspelt `provider`/`targts` key to the key promptfoo reads",
@@ -67,13 +70,17 @@ UNKNOWN_PROVIDER = rule(
 
 NO_PROMPT = "You must provide at least 1 prompt"
 NO_PROVIDER = "You must specify at least 1 provider (for example, openai:gpt-4.1)"
+EVAL = "`promptfoo eval`"
+REDTEAM = "`promptfoo redteam generate` (like `redteam run` and `eval`)"
+# What makes a red-team config: promptfoo's loader moves top-level plugins/strategies into `redteam`.
+REDTEAM_KEYS = ("redteam", "plugins", "strategies")
 
 
 def check_runtime(ctx, report, view: ConfigView) -> set[str]:
     """Runs the checks; returns the top-level keys reported here (PF001 leaves them to PF108)."""
     root = view.root
-    if root.has("redteam"):
-        return set()
+    if any(root.has(key) for key in REDTEAM_KEYS):
+        return _check_redteam_runtime(ctx, report, view)
     claimed: set[str] = set()
     prompts = root.get("prompts")
     if js_truthy(prompts) and _no_items(prompts):  # `prompts: []`; a missing or null one gets the default prompt
@@ -87,14 +94,41 @@ def check_runtime(ctx, report, view: ConfigView) -> set[str]:
     elif prompts is not None:
         _check_prompts(report, view, prompts)
     if _no_items(providers_node(root)) and view.assertions():
-        claimed |= _missing(ctx, report, view, NO_PROVIDER, ("providers", "targets"))
+        claimed |= _missing(ctx, report, view, NO_PROVIDER, ("providers", "targets"), EVAL)
+    _check_provider_ids(ctx, report, view)
+    return claimed
+
+
+def _check_redteam_runtime(ctx, report, view: ConfigView) -> set[str]:
+    """A red-team config: `redteam generate` (and `redteam run`) resolve it as eval does
+    (src/util/config/load.ts resolveConfigs), so they need a target; with no `prompts` key the
+    loader supplies '{{prompt}}', but an empty list stays empty and is refused."""
+    root = view.root
+    prompts = root.get("prompts")
+    if js_truthy(prompts) and _no_items(prompts):
+        report(
+            NOTHING_TO_RUN,
+            view.source,
+            root.key_node("prompts") or prompts,
+            f"{REDTEAM} refuses this config: '{NO_PROMPT}'.",
+        )
+    elif prompts is not None:
+        _check_prompts(report, view, prompts)
+    claimed: set[str] = set()
+    if _no_items(providers_node(root)):
+        claimed = _missing(ctx, report, view, NO_PROVIDER, ("providers", "targets"), REDTEAM)
+    _check_provider_ids(ctx, report, view)
+    return claimed
+
+
+def _check_provider_ids(ctx, report, view: ConfigView) -> None:
+    root = view.root
     if ctx.enabled(UNKNOWN_PROVIDER):
         for key in ("providers", "targets"):
             for id_node in _provider_ids(root.get(key)):
                 problem = provider_problem(id_node.value)
                 if problem is not None:
                     report(UNKNOWN_PROVIDER, view.source, id_node, problem)
-    return claimed
 
 
 def js_truthy(node: Node | None) -> bool:
@@ -144,7 +178,7 @@ def default_prompt_note(view: ConfigView) -> tuple[str, bool] | None:
     return (note + (", and no test sets a 'prompt' var, so the prompt it sends is empty." if broken else ".")), broken
 
 
-def _missing(ctx, report, view: ConfigView, message: str, keys: tuple[str, ...]) -> set[str]:
+def _missing(ctx, report, view: ConfigView, message: str, keys: tuple[str, ...], command: str = EVAL) -> set[str]:
     """Report the missing providers, at a misspelling of the key when there is one (promptfoo ignores that key)."""
     root = view.root
     for key_node, _value in root.pairs():
@@ -159,7 +193,7 @@ def _missing(ctx, report, view: ConfigView, message: str, keys: tuple[str, ...])
             NOTHING_TO_RUN,
             view.source,
             key_node,
-            f"promptfoo reads no '{found.name}' here ('{name}' is ignored), so `promptfoo eval` refuses the config: "
+            f"promptfoo reads no '{found.name}' here ('{name}' is ignored), so {command} refuses the config: "
             f"'{message}'. Did you mean '{found.name}'?",
             fix,
         )
@@ -170,7 +204,7 @@ def _missing(ctx, report, view: ConfigView, message: str, keys: tuple[str, ...])
         NOTHING_TO_RUN,
         view.source,
         where,
-        f"`promptfoo eval` refuses this config: '{message}' (unless providers are given with `-r`/`--providers`).",
+        f"{command} refuses this config: '{message}' (unless providers are given with `-r`/`--providers`).",
     )
     return set()
 
