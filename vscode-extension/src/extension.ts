@@ -317,6 +317,13 @@ function serverSupports(c: LanguageClient, command: string): boolean {
 
 /** Before a grading: a private environment gets `[grade]` (litellm) the first time, if the user agrees. */
 async function beforeGrading(c: LanguageClient): Promise<LanguageClient | undefined> {
+  // A command may hold a client from before a restart (Grade Selection asks again after the [grade]
+  // install restarted the server): grading goes to the running one, never to a stopped one.
+  if (c !== client || c.state !== State.Running) {
+    const fresh = await runningClient();
+    if (!fresh) return undefined;
+    c = fresh;
+  }
   if (launched?.source !== "privateEnv") return c;
   const extra = await ensureGradeExtra(ctx, output, launched.command);
   if (extra === "declined") return undefined;
