@@ -152,6 +152,7 @@ def _expected_figures(kind: str, data) -> dict[str, str]:
         wanted = {"score": figure(data["score"]), "raw_score": figure(data["raw_score"])}
         wanted |= {f"verdict:{i}": v["verdict"] for i, v in enumerate(data["verdicts"])}
         wanted |= {"calls": str(data["usage"]["calls"]), "total_tokens": str(data["usage"]["total_tokens"])}
+        wanted |= {"fresh": str(data["usage"]["calls"]), "cached": str(data["usage"]["cached"])}
         return wanted
     if kind == "examples":
         return {f"example_score:{i}": figure(e["report"]["score"]) for i, e in enumerate(data)}
@@ -328,3 +329,20 @@ def test_csv_neutralises_formulas_from_rubrics_and_judges(judge_server, tmp_path
     assert all(r["reason"].startswith("'=HYPERLINK(") for r in rows)
     assert any(r["weight"].startswith("-") for r in rows)  # numbers stay numbers
     assert not [cell for r in rows for cell in r.values() if cell[:1] in ("=", "+", "@") and cell != r["weight"]]
+
+
+def test_a_fully_cached_grading_reports_no_negative_count(judge_server, tmp_path, monkeypatch, capfd):
+    """Judge calls made and verdicts from the cache are counted apart: a second, fully cached grading
+    read "fresh / cached −6 / 6". Every figure on the page is a count the result holds."""
+    use_judge(monkeypatch, judge_server, KEY, tmp_path / "cache")
+    judge_server.handler = judge
+    (tmp_path / "answer.txt").write_text("Your refund is on its way.")
+    argv = ["grade", RUBRIC, "--response", str(tmp_path / "answer.txt")]
+    for _ in range(2):
+        assert main([*argv, "--report", str(tmp_path / "r.html"), "--format", "json"]) in (0, 1)
+        data = json.loads(capfd.readouterr().out)
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    figures = dict(re.findall(r'data-figure="([^"]+)">([^<]*)<', html))
+    assert data["usage"]["calls"] == 0 and data["usage"]["cached"] > 0
+    assert (figures["fresh"], figures["cached"]) == ("0", str(data["usage"]["cached"]))
+    assert not [v for v in figures.values() if v.startswith(("-", "−"))]

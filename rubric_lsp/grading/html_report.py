@@ -108,7 +108,8 @@ def _share(verdict: dict[str, Any], positive: float) -> float | None:
 
 
 def _usage(usage: dict[str, Any]) -> dict[str, Any]:
-    return {**usage, "fresh": usage["calls"] - usage["cached"]}
+    # `calls` counts the judge calls made; verdicts answered from the cache are `cached`, apart.
+    return {**usage, "fresh": usage["calls"]}
 
 
 def _share_chart(rows: list[dict[str, Any]]) -> str:
