@@ -16,6 +16,8 @@ import re
 import statistics
 import subprocess
 import sys
+from html import escape as html_escape
+from pathlib import Path
 
 import pytest
 
@@ -346,3 +348,22 @@ def test_a_fully_cached_grading_reports_no_negative_count(judge_server, tmp_path
     assert data["usage"]["calls"] == 0 and data["usage"]["cached"] > 0
     assert (figures["fresh"], figures["cached"]) == ("0", str(data["usage"]["cached"]))
     assert not [v for v in figures.values() if v.startswith(("-", "−"))]
+
+
+def test_dataset_disagreements_show_the_submission_and_small_samples_say_so(grade):
+    """A disagreement shows what was judged; a figure resting on fewer than FEW_ITEMS items says so."""
+    from rubric_lsp.grading.html_report import FEW_ITEMS
+
+    grade("text", DATASET, report="d.html")
+    data = json.loads(grade("json", DATASET))
+    html = (grade.dir / "d.html").read_text(encoding="utf-8")
+    dataset = json.loads(Path(DATASET).read_text(encoding="utf-8"))
+    disagreeing = {i for c in data["agreement"] for i in c.get("disagreeing") or []}
+    assert disagreeing, "the scripted judge disagrees with some labels"
+    for index in disagreeing:
+        submission = dataset["items"][index]["submission"]
+        assert html_escape(submission) in html, index
+    points = sum(1 for i in data["items"] if i["human_score"] is not None)
+    assert (points < FEW_ITEMS) == ('data-figure="few-points"' in html)
+    for c in data["agreement"]:
+        assert (c["compared"] < FEW_ITEMS) == (f'data-figure="few:{c["index"]}"' in html)
