@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_lsp.grading.failures import (
+    MAX_REPLY_CHARS,
     UNDECODABLE_BODY,
     ClassifiedError,
     JudgeFailure,
@@ -62,6 +63,9 @@ from rubric_lsp.grading.failures import (
 
 TRANSPORT_VARIABLE = "RUBRIC_JUDGE_TRANSPORT"
 USER_AGENT = "rubric-lsp"
+# What a reply's body may hold (its message is bounded by MAX_REPLY_CHARS; JSON escapes can grow text
+# six-fold): a 30 MB "reply" was once accepted, kept and printed whole.
+MAX_REPLY_BYTES = 6 * MAX_REPLY_CHARS + 65536
 # litellm's exception class for a 5xx status, which its error text (and so ours) starts with.
 _SERVER_ERROR_NAMES = {500: "InternalServerError", 502: "BadGatewayError", 503: "ServiceUnavailableError"}
 
@@ -209,7 +213,7 @@ async def complete(
             proxy=proxy,
             proxy_auth=proxy_auth,
         ) as reply:
-            raw = await reply.read()
+            raw = await _read_bounded(reply.content)
             status, reply_headers = reply.status, reply.headers
     except asyncio.TimeoutError:
         raise ClassifiedError(table_failure("timeout", model), True) from None
@@ -220,9 +224,27 @@ async def complete(
         said = f"{where}." if where is not None else readable_detail(redact(f"APIConnectionError: {text}"))
         failure = JudgeFailure("infrastructure", f"Judge model '{model}' could not be reached: {said}", "connection")
         raise ClassifiedError(failure, True) from None
+    if len(raw) > MAX_REPLY_BYTES:
+        failure = JudgeFailure(
+            "parse", f"The judge's reply is over the {MAX_REPLY_BYTES:,}-byte limit of a reply: not read.", "bad_reply"
+        )
+        raise ClassifiedError(failure, False)
     if status >= 400:
         raise http_failure(status, raw, reply_headers, model, redact)
     return reply_of(raw, model, redact)
+
+
+async def _read_bounded(stream: Any) -> bytes:
+    """The body, read up to one byte past MAX_REPLY_BYTES (the caller refuses a longer one)."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_REPLY_BYTES:
+        chunk = await stream.read(MAX_REPLY_BYTES + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def http_failure(

@@ -17,6 +17,9 @@ from rubric_lsp.grading.settings import PROVIDER_KEYS, provider_of
 from rubric_lsp.redaction import environment_secrets
 from rubric_lsp.redaction import redact as _redact
 
+# The longest judge reply read (its message text): a verdict and its reason fit in far less.
+MAX_REPLY_CHARS = 1_000_000
+
 
 class JudgeFailure(Exception):
     """A judge call that produced no verdict.

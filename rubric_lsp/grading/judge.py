@@ -24,7 +24,7 @@ from rubric_lsp.grading.batch import active as active_batch
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.direct import complete as direct_complete
 from rubric_lsp.grading.direct import direct_model
-from rubric_lsp.grading.failures import JudgeFailure, classify, secret_values
+from rubric_lsp.grading.failures import MAX_REPLY_CHARS, JudgeFailure, classify, secret_values
 from rubric_lsp.grading.rate_limit import RateLimiter
 from rubric_lsp.grading.run_file import active as active_run_file
 from rubric_lsp.grading.send_gate import send_gate
@@ -353,6 +353,12 @@ class Judge:
             raise JudgeFailure("parse", "The judge replied with an empty message (content: null).", "no_content")
         if not isinstance(content, str) or not content.strip():
             raise JudgeFailure("parse", "The judge replied with an empty message.", "bad_reply")
+        if len(content) > MAX_REPLY_CHARS:  # a verdict and its reason fit in far less; never kept or printed whole
+            raise JudgeFailure(
+                "parse",
+                f"The judge's reply is {len(content):,} characters, over the {MAX_REPLY_CHARS:,} limit.",
+                "bad_reply",
+            )
         return content
 
 
