@@ -256,6 +256,17 @@ def test_a_yaml12_key_is_named_as_javascript_names_it() -> None:
     assert result.document.value["tests"][0]["vars"] == {"10": "a", "yes": "b", "8": "c", "12": "d"}
 
 
+@pytest.mark.parametrize(
+    ("keys", "refused"),
+    [("1e1: a\n      10: b", True), ("yes: a\n      true: b", False), ("true: a\n      True: b", True)],
+)
+def test_duplicate_keys_are_the_keys_js_yaml_names(keys: str, refused: bool) -> None:
+    """promptfoo's loadYaml: "duplicated mapping key" for 1e1/10 and true/True; yes/true are two keys."""
+    config = f"prompts: ['{{{{q}}}}']\nproviders: [echo]\ntests:\n  - vars:\n      {keys}\n"
+    codes = [d.code for d in lint_text(config, "promptfooconfig.yaml").diagnostics]
+    assert ("RL002" in codes) == refused, codes
+
+
 def _node_strings(node_modules: Path, numbers: list[str]) -> list[str]:
     node = shutil.which("node")
     require(node is not None, "node is not installed")

@@ -176,7 +176,20 @@ def read_as_js_yaml(doc: Document) -> None:
         _reread(node)
         node.value = _key_text(node.value)
         node.tag = _T + "str"
+    if found.keys and doc.root is not None:
+        _recount_duplicates(doc)
     doc.forget_values()
+
+
+def _recount_duplicates(doc: Document) -> None:
+    """Duplicate keys as js-yaml sees them once keys are named: ``1e1:`` beside ``10:`` collide
+    ("duplicated mapping key"), ``yes:`` beside ``true:`` no longer do."""
+    from rubric_lsp.document import _duplicate_keys
+    from rubric_lsp.document import issues as K
+
+    assert doc.root is not None
+    kept = [issue for issue in doc.issues if issue.kind != K.DUPLICATE_KEY]
+    doc.issues[:] = sorted(kept + _duplicate_keys(doc.root, doc.lines), key=lambda issue: issue.span.start)
 
 
 def _reread(node: Node) -> None:
