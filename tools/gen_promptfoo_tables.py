@@ -40,7 +40,7 @@ PROMPTFOO_VERSION = {version!r}
 # The kinds of value tried (tools/promptfoo_value_invariants.mjs: KINDS holds the value of each).
 KINDS = {kinds}
 
-# assertion type -> promptfoo's handler for it (in dist/src/index.js)
+# assertion type -> promptfoo's handler for it, where its invariant(...) checks are
 HANDLERS: dict[str, str] = {handlers}
 
 # assertion type -> {{kind of value: promptfoo's invariant message}}

@@ -15,6 +15,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
+// No credential reaches a provider: the stand-in grader answers every model-graded call.
+for (const name of Object.keys(process.env)) if (/API_KEY|TOKEN|SECRET/i.test(name)) delete process.env[name];
 process.env.PROMPTFOO_DISABLE_TELEMETRY = "1";
 process.env.PROMPTFOO_CACHE_ENABLED = "false";
 process.env.PROMPTFOO_LOG_LEVEL = "error";
@@ -51,9 +53,9 @@ function handlerTable() {
 
 function handlerSource(name) {
   const opening = new RegExp(`^(?:const ${name} = |(?:async )?function ${name}\\()`, "m").exec(source);
-  if (!opening) return "";
+  if (!opening) return { text: "", line: 0 };
   const end = source.indexOf("\n}", opening.index);
-  return source.slice(opening.index, end);
+  return { text: source.slice(opening.index, end), line: source.slice(0, opening.index).split("\n").length };
 }
 
 const INVARIANT = "Invariant failed:";
@@ -96,13 +98,14 @@ async function outcome(type, kind) {
 const out = {};
 const timedOut = [];
 for (const [type, handler] of Object.entries(handlerTable())) {
-  if (!VALUE_INVARIANT.test(handlerSource(handler))) continue;
+  const found = handlerSource(handler);
+  if (!VALUE_INVARIANT.test(found.text)) continue;
   const refused = {};
   for (const kind of Object.keys(KINDS)) {
     const message = await outcome(type, kind);
     if (message !== null) refused[kind] = message;
   }
-  out[type] = { handler, refused };
+  out[type] = { handler: `${handler} (dist/src/index.js:${found.line})`, refused };
 }
 writeFileSync(process.argv[3], JSON.stringify({ promptfoo: pkg.version, kinds: Object.keys(KINDS), types: out }, null, 1));
 if (timedOut.length) process.stderr.write(`timed out (not refused): ${timedOut.join(", ")}\n`);
