@@ -354,3 +354,13 @@ async def test_rubric_grade_grades_a_config_with_yaml12_numbers(judge_server, tm
     result = await grade_text(text, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path))
     assert [v.verdict for v in result.verdicts] == ["FAIL"]  # score 0.4 below the threshold 0.5
     assert "mentions 1e+21" in json.dumps(judge_server.completions[0].messages)
+
+
+def test_a_yaml_message_list_prompt_is_read_as_promptfoo_reads_it() -> None:
+    """promptfoo's parseChatPrompt reads a '- role:' prompt with loadYaml: `content: yes` is text."""
+    from rubric_lsp.formats.promptfoo.grading.prompts import chat_messages
+
+    assert chat_messages("- role: system\n  content: yes\n- role: user\n  content: 'Output: hi'\n") == [
+        {"role": "system", "content": "yes"},
+        {"role": "user", "content": "Output: hi"},
+    ]

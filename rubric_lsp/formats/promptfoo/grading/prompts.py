@@ -322,16 +322,20 @@ def custom_messages(
 
 def _yaml_messages(text: str) -> list[dict[str, Any]] | None:
     """A text prompt written as a YAML list of ``{role, content}`` messages (promptfoo's chat
-    providers read a prompt starting with ``- role:`` that way), else None. Parsed before
-    rendering, so values holding quotes or newlines cannot break the YAML."""
+    providers read a prompt starting with ``- role:`` with its ``loadYaml``: js-yaml, so
+    ``content: yes`` is the text "yes"), else None. Parsed before rendering, so values holding
+    quotes or newlines cannot break the YAML."""
     if not text.strip().startswith("- role:"):
         return None
-    import yaml
+    from rubric_lsp.document import issues as K
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.document.js_yaml import read_as_js_yaml
 
-    try:
-        loaded = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
+    doc = parse_document(text, "prompt.yaml", language="yaml")
+    if not doc.readable or any(issue.kind in (K.SYNTAX_ERROR, K.DUPLICATE_KEY) for issue in doc.issues):
+        return None  # js-yaml refuses it too (a second document, a duplicated key)
+    read_as_js_yaml(doc)
+    loaded = doc.value
     if (
         isinstance(loaded, list)
         and loaded
@@ -339,5 +343,5 @@ def _yaml_messages(text: str) -> list[dict[str, Any]] | None:
             isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str) for m in loaded
         )
     ):
-        return loaded
+        return [dict(m) for m in loaded]
     return None
