@@ -137,7 +137,7 @@ def test_verdicts_reject_wrong_count_and_unknown_label(env, capfd):
     assert code == 2 and "3 criteria" in err
     (env / "v.json").write_text(json.dumps(["MET", "UNMET", "superb"]))
     code, _, err = run(capfd, str(env / "rubric.yaml"), "--verdicts", str(env / "v.json"))
-    assert code == 2 and "'superb' is not an option" in err
+    assert code == 2 and "Label 'superb' not found" in err  # autorubric's compute_score words
 
 
 def test_dataset_agreement_per_criterion(env, judge_server, capfd):

@@ -13,6 +13,7 @@ from typing import Any
 
 from rubric_lsp.document import issues as K
 from rubric_lsp.document.issues import ParseIssue, TextEdit
+from rubric_lsp.document.js_yaml import PlainScalars
 from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
 from rubric_lsp.document.nodes import SCALAR, SEQ, Node, PlainDict, PlainList, to_plain, walk
 from rubric_lsp.document.positions import LineIndex, Position, Range, Span
@@ -74,6 +75,12 @@ class Document:
     lines: LineIndex
     _plain: Any = field(default=None, repr=False)
     _plain_built: bool = field(default=False, repr=False)
+    # YAML: the plain scalars whose value depends on the schema (js_yaml.read_as_js_yaml).
+    plain_scalars: PlainScalars | None = field(default=None, repr=False)
+
+    def forget_values(self) -> None:
+        """Drop the cached plain values (after nodes were re-read in place)."""
+        self._plain, self._plain_built = None, False
 
     @property
     def readable(self) -> bool:
@@ -257,10 +264,11 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
     lines = LineIndex(text)
     if problem is not None and problem.fatal:
         return Document(path, text, lang, None, [problem], lines)
+    plain = None
     if lang == "yaml":
         from rubric_lsp.document.yaml_reader import read_yaml
 
-        root, issues = read_yaml(text, lines, limits)
+        root, issues, plain = read_yaml(text, lines, limits)
     elif lang == "jsonl":
         from rubric_lsp.document.json_reader import read_jsonl
 
@@ -284,7 +292,7 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
     if root is not None:
         issues.extend(_duplicate_keys(root, lines))
         issues.sort(key=lambda issue: issue.span.start)
-    return Document(path, text, lang, root, issues, lines)
+    return Document(path, text, lang, root, issues, lines, plain_scalars=plain)
 
 
 # Beyond this many, duplicate keys are counted, not listed: a generated file with 100,000

@@ -161,22 +161,41 @@ class PlainList(list[Any]):
     node: Node
 
 
-def to_plain(node: Node | None) -> Any:
+BINARY = "tag:yaml.org,2002:binary"
+
+
+def to_plain(node: Node | None, *, binary: bool = False) -> Any:
     """Build plain Python values from ``node``.
 
     Containers remember their node. Shared nodes (YAML aliases) build once and are
     shared, so an alias cannot multiply the work here; mapping keys that are not
     hashable are turned into their repr, as they could not be dict keys anyway.
+    ``binary=True`` gives a ``!!binary`` scalar as the bytes PyYAML builds (what an owner
+    reading with PyYAML validates); otherwise it stays its base64 text, which every rule and
+    reporter can print.
     """
     if node is None:
         return None
     memo: dict[int, Any] = {}
-    return _plain(node, memo)
+    return _plain(node, memo, binary)
 
 
-def _plain(node: Node, memo: dict[int, Any]) -> Any:
+def scalar_value(node: Node, binary: bool) -> Any:
+    """A scalar's value; with ``binary``, a ``!!binary`` one as PyYAML's bytes."""
+    if binary and node.tag == BINARY and isinstance(node.value, str):
+        import base64
+        import binascii
+
+        try:
+            return base64.decodebytes(node.value.encode("ascii"))
+        except (UnicodeEncodeError, binascii.Error):
+            return node.value  # not base64: the reader reported it (PyYAML refuses the file)
+    return node.value
+
+
+def _plain(node: Node, memo: dict[int, Any], binary: bool) -> Any:
     if node.kind == SCALAR:
-        return node.value
+        return scalar_value(node, binary) if binary else node.value
     done = memo.get(id(node))
     if done is not None:
         return done
@@ -184,13 +203,16 @@ def _plain(node: Node, memo: dict[int, Any]) -> Any:
         out_list = PlainList()
         out_list.node = node
         memo[id(node)] = out_list
-        out_list.extend(_plain(child, memo) for child in node.value)
+        out_list.extend(_plain(child, memo, binary) for child in node.value)
         return out_list
     out = PlainDict()
     out.node = node
     memo[id(node)] = out
     for k, v in node.value:
-        out[_hashable(k.value) if k.kind == SCALAR else repr(_plain(k, memo))] = _plain(v, memo)
+        if k.kind == SCALAR:
+            out[_hashable(scalar_value(k, True) if binary else k.value)] = _plain(v, memo, binary)
+        else:
+            out[repr(_plain(k, memo, binary))] = _plain(v, memo, binary)
     return out
 
 

@@ -10,6 +10,7 @@ import yaml
 
 from rubric_lsp.document import issues as K
 from rubric_lsp.document.issues import ParseIssue, TextEdit
+from rubric_lsp.document.js_yaml import PlainScalars, schema_dependent_key, schema_dependent_value
 from rubric_lsp.document.limits import Limits
 from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, Node
 from rubric_lsp.document.positions import LineIndex, Span
@@ -45,35 +46,36 @@ _constructor = yaml.SafeLoader("")  # only its construct_yaml_* helpers and reso
 _resolve: Callable[[type[yaml.Node], str, tuple[bool, bool]], str] = _constructor.resolve
 
 
-def read_yaml(text: str, lines: LineIndex, limits: Limits) -> tuple[Node | None, list[ParseIssue]]:
+def read_yaml(text: str, lines: LineIndex, limits: Limits) -> tuple[Node | None, list[ParseIssue], PlainScalars | None]:
+    """The node tree, what went wrong, and the plain scalars a YAML 1.2 reader reads otherwise."""
     issues: list[ParseIssue] = []
     refused = _prescan(text, lines, limits)
     if refused is not None:
-        return None, [refused]
+        return None, [refused], None
     try:
         root, extra = _compose_first(text, lines)
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_issue(exc, lines)]
+        return None, [_syntax_issue(exc, lines)], None
     except yaml.YAMLError as exc:  # errors without a position
-        return None, [ParseIssue(K.SYNTAX_ERROR, f"YAML error: {exc}", lines.single_line_span(0), fatal=True)]
+        issue = ParseIssue(K.SYNTAX_ERROR, f"YAML error: {exc}", lines.single_line_span(0), fatal=True)
+        return None, [issue], None
     except RecursionError:
-        return None, [ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(0), fatal=True)]
+        return None, [ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(0), fatal=True)], None
     if extra is not None:
         issues.append(extra)
     if root is None:
-        return None, issues
+        return None, issues, None
     converter = _Converter(text, issues, limits.max_depth)
     try:
         node = converter.convert(root, 1)
     except _TooDeep as deep:
-        return None, [
-            ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(deep.offset), fatal=True)
-        ]
+        issue = ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(deep.offset), fatal=True)
+        return None, [issue], None
     if converter.shared:  # aliases or merge keys: the expanded value may be far larger
         refused = check_expansion(node, lines, limits, text)
         if refused is not None:
-            return None, [refused]
-    return node, issues
+            return None, [refused], None
+    return node, issues, converter.plain
 
 
 def _block_end(text: str, last: Node, start: int, end: int) -> int:
@@ -331,6 +333,7 @@ class _Converter:
         self.max_depth = max_depth
         self.memo: dict[int, Node] = {}
         self.shared = 0
+        self.plain = PlainScalars()
 
     def convert(self, ynode: yaml.Node, depth: int) -> Node:
         done = self.memo.get(id(ynode))
@@ -360,7 +363,10 @@ class _Converter:
                 self.shared += 1
                 merged.extend(self._merge_pairs(yvalue, depth))
                 continue
-            explicit.append((self.convert(ykey, depth + 1), self.convert(yvalue, depth + 1)))
+            key = self.convert(ykey, depth + 1)
+            if key.kind == SCALAR and key.style is None and schema_dependent_key(key):
+                self.plain.keys.append(key)
+            explicit.append((key, self.convert(yvalue, depth + 1)))
         node.value.extend(merged)
         node.value.extend(explicit)
         assert isinstance(ynode, yaml.MappingNode)  # scalars and sequences returned above
@@ -379,6 +385,12 @@ class _Converter:
         return pairs
 
     def _scalar(self, ynode: yaml.ScalarNode, start: int, end: int) -> Node:
+        node = self._scalar_node(ynode, start, end)
+        if node.style is None and schema_dependent_value(node, self.text):
+            self.plain.values.append(node)
+        return node
+
+    def _scalar_node(self, ynode: yaml.ScalarNode, start: int, end: int) -> Node:
         tag = ynode.tag
         raw = ynode.value
         style = ynode.style or None

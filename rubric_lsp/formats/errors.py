@@ -183,4 +183,6 @@ def describe_type(value: Any, *, mapping: str = "a mapping") -> str:
         return "a list"
     if isinstance(value, dict):
         return mapping
+    if isinstance(value, bytes):
+        return "binary data (!!binary)"
     return type(value).__name__

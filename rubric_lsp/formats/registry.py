@@ -150,6 +150,17 @@ def declared_schema(doc: Document) -> str | None:
 
 
 def detect(doc: Document, kind: str | None = None) -> Format | None:
+    """The format of ``doc``; its plain scalars are then read as that format's owner reads them
+    (promptfoo's js-yaml: YAML 1.2 core schema, see document/js_yaml.py)."""
+    fmt = _detect(doc, kind)
+    if fmt is not None and fmt.loader == "js-yaml":
+        from rubric_lsp.document.js_yaml import read_as_js_yaml
+
+        read_as_js_yaml(doc)
+    return fmt
+
+
+def _detect(doc: Document, kind: str | None) -> Format | None:
     load_formats()
     if kind:
         return _FORMATS.get(kind)

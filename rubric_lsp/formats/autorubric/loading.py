@@ -10,8 +10,10 @@ reports an error exactly where ``rubric grade`` refuses to grade.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from rubric_lsp.document import Document, Span
+from rubric_lsp.document import Document, Node, Span
+from rubric_lsp.document.nodes import to_plain
 
 
 @dataclass(frozen=True)
@@ -64,3 +66,17 @@ def load_refusal(doc: Document, *, dataset: bool) -> LoadRefusal | None:
     if dataset:
         return bom_refusal(doc) or dataset_not_json(doc)
     return bom_refusal(doc) or yaml_refusal(doc)
+
+
+def ground_truth_entries(node: Node) -> list[tuple[Node, Any]] | None:
+    """An item's ground truth as ``RubricDataset.from_json`` reads it: ``for j, v in
+    enumerate(item_data["ground_truth"])`` (autorubric 1.6.1, dataset.py). A list gives its
+    entries, an object its keys, a string its characters — each (node to point at, value) —;
+    None for what cannot be iterated (a number, a boolean: autorubric raises TypeError)."""
+    if node.is_seq:
+        return [(child, child.value if child.is_scalar else to_plain(child)) for child in node.value]
+    if node.is_map:
+        return [(key, key.value) for key, _value in node.value]
+    if isinstance(node.value, str):
+        return [(node, char) for char in node.value]
+    return None

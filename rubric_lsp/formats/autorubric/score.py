@@ -68,8 +68,8 @@ def find_option(criterion: Criterion, label: str) -> int:
     for index, option in enumerate(criterion.options):
         if option.label.strip().lower() == wanted:
             return index
-    available = ", ".join(repr(o.label) for o in criterion.options)
-    raise ValueError(f"{label!r} is not an option of this criterion (options: {available})")
+    available = [option.label for option in criterion.options]
+    raise ValueError(f"Label '{label}' not found. Available: {available}")  # autorubric's words (types.py)
 
 
 def binary_outcome(criterion: Criterion, verdict: str) -> Outcome:

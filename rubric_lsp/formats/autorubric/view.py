@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rubric_lsp.document import Node
-from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.document.nodes import scalar_value, to_plain
 from rubric_lsp.formats.autorubric.model import Criterion
 from rubric_lsp.formats.errors import Problem, describe_type, place_errors
 
@@ -189,13 +189,14 @@ def _guidelines_value(mapping: Node, view: RubricView) -> str | None:
     node = mapping.get("guidelines")
     if node is None:
         return None
-    if node.is_scalar and (node.value is None or isinstance(node.value, str)):
-        return node.value
+    value = to_plain(node, binary=True)  # PyYAML's value: a !!binary scalar is bytes, which autorubric refuses
+    if node.is_scalar and (value is None or isinstance(value, str)):
+        return value
     view.problems.append(
         Problem(
             "guidelines-type",
             node,
-            f"'guidelines' must be text (or null), got {describe_type(to_plain(node))}; autorubric refuses the rubric. Quote the value.",
+            f"'guidelines' must be text (or null), got {describe_type(value)}; autorubric refuses the rubric. Quote the value.",
         )
     )
     return None
@@ -247,18 +248,23 @@ def _criterion(node: Node, section: Node | None, view: RubricView) -> Criterion 
             )
         )
         return None
+    # The values autorubric validates are PyYAML's: a !!binary scalar is bytes (a weight of
+    # !!binary MQ== is b"1", which pydantic reads as 1.0; a !!binary key is not text).
+    data: Any = to_plain(node, binary=True)
     for key_node, _value in node.pairs():
-        if not isinstance(key_node.value, str):
-            # autorubric builds the criterion with Criterion(**data), which refuses such keys.
+        key = scalar_value(key_node, True) if key_node.is_scalar else to_plain(key_node)
+        if not isinstance(key, str):
+            # autorubric builds the criterion with Criterion(**data), which refuses such keys
+            # ("Failed to create criterion at index N: keywords must be strings").
             view.problems.append(
                 Problem(
                     "criterion-key-not-string",
                     key_node,
-                    f"Criterion keys must be text, got {describe_type(key_node.value)}; autorubric refuses the criterion. Quote the key or remove it.",
+                    f"Criterion keys must be text, got {describe_type(key)}; autorubric refuses the criterion "
+                    "(keywords must be strings). Quote the key or remove it.",
                 )
             )
             return None
-    data: Any = to_plain(node)
     try:
         return Criterion.model_validate(data)
     except ValidationError as exc:

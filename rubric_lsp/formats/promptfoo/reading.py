@@ -8,6 +8,7 @@ import fnmatch
 from pathlib import Path
 
 from rubric_lsp.document import Document, Node, parse_document
+from rubric_lsp.document.js_yaml import read_as_js_yaml
 from rubric_lsp.formats.promptfoo import paths, refs
 from rubric_lsp.formats.promptfoo.resolve import (
     MAX_REFERENCED_BYTES,
@@ -33,6 +34,7 @@ class _Reader:
             try:
                 if key.is_file() and key.stat().st_size <= MAX_REFERENCED_BYTES:
                     doc = parse_document(key.read_bytes(), str(key))
+                    read_as_js_yaml(doc)  # promptfoo reads test and vars files with js-yaml too
             except OSError:
                 doc = None
             self.loaded[key] = doc

@@ -324,7 +324,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
     def fold(graded: tuple[Any, GradeReport]) -> None:
         """One item's verdicts into the agreement and its output row; the report itself is dropped."""
         (position, item, criteria, _, _), report = graded
-        truth = _plain(item.get("ground_truth"))
+        truth = _truth(item)
         items_out.append(
             {
                 "index": position,
@@ -350,6 +350,15 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
     with quiet_collector(), writes:
         await fold_in_order((grade_item(p) for p in plans), window, fold)
     return DatasetResult(items_out, list(agreements.values()), run.usage(), ", ".join(models))
+
+
+def _truth(item: Node) -> list[Any] | None:
+    """The item's ground truth as autorubric reads it (an object's keys, a string's characters)."""
+    from rubric_lsp.formats.autorubric.loading import ground_truth_entries
+
+    node = item.get("ground_truth")
+    read = ground_truth_entries(node) if node is not None and node.value is not None else None
+    return None if read is None else [value for _node, value in read]
 
 
 def _has_ground_truth(item: Node) -> bool:
@@ -449,11 +458,3 @@ def _text(node: Node | None) -> str | None:
     if node is None or not node.is_scalar or not isinstance(node.value, str):
         return None
     return node.value
-
-
-def _plain(node: Node | None) -> Any:
-    if node is None:
-        return None
-    from rubric_lsp.document.nodes import to_plain
-
-    return to_plain(node)

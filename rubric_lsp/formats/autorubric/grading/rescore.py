@@ -76,7 +76,8 @@ def outcome_of(item: Any, entry: Any) -> tuple[Any, bool]:
     from rubric_lsp.formats.autorubric.score import verdict_outcome
     from rubric_lsp.grading.failures import JudgeFailure
 
-    if isinstance(entry, dict):  # an entry of `rubric grade --format json` output
+    report_row = isinstance(entry, dict)
+    if report_row:  # an entry of `rubric grade --format json` output
         if entry.get("error"):
             category = str(entry["error"]).split(":", 1)[0]
             kind = category if category in ("infrastructure", "parse") else "unknown"
@@ -88,8 +89,12 @@ def outcome_of(item: Any, entry: Any) -> tuple[Any, bool]:
     try:
         return verdict_outcome(criterion, entry), False
     except ValueError as exc:
-        # The "cannot assess" option the judge is shown when the criterion has no NA option of its own.
-        index = effective_option_index(criterion, entry) if criterion.options is not None else None
+        # A plain verdict list is scored as autorubric's Rubric.compute_score scores it, which
+        # looks labels up among the criterion's own options ("Label '…' not found"). A row of
+        # our own report may hold the "cannot assess" option the judge was shown (autorubric's
+        # CANONICAL_NA_OPTION, added when the criterion has no NA option): an abstention there,
+        # as autorubric's grader reports it.
+        index = effective_option_index(criterion, entry) if report_row and criterion.options is not None else None
         if index is None:
             raise GradingError(f"verdict for {item.name}: {exc}") from None
         return judgment_outcome(criterion, Judgment(option=index)), False

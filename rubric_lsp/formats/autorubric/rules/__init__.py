@@ -11,6 +11,7 @@ rubric file.
 from __future__ import annotations
 
 from rubric_lsp.diagnostics import Severity
+from rubric_lsp.document.nodes import BINARY
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
 from rubric_lsp.formats.autorubric.model import criterion_keys, option_keys
 from rubric_lsp.formats.autorubric.rules import loading as _loading  # noqa: F401 - registers its checkers
@@ -328,8 +329,8 @@ def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> Non
         return
     for key_node, _value in mapping.pairs():
         key = key_node.value
-        if not isinstance(key, str) or key in known:
-            continue
+        if not isinstance(key, str) or key in known or (what == "criterion" and key_node.tag == BINARY):
+            continue  # a criterion key that is not text is AR104's: autorubric refuses it
         if what == "criterion" and key == "criteria" and not mapping.has("requirement"):
             continue  # a nested section, reported by its own rule
         if what == "criterion" and key == "criteria":

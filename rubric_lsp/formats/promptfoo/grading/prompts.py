@@ -13,6 +13,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rubric_lsp.document.js_yaml import js_number_string
+from rubric_lsp.document.js_yaml import js_number_text as js_number_text  # re-exported: assertions use it
+
 _VARIABLE = re.compile(r"\{\{-?\s*([A-Za-z_][\w.]*)\s*(\|[^}]*)?-?\}\}")
 
 
@@ -62,47 +65,44 @@ def js_number(value: Any) -> float:
     return math.nan
 
 
-def js_number_text(number: float) -> str:
-    """A number as JavaScript prints it (``1.0`` → ``1``, ``1e-7``, ``0.00001``, ``1e+21``)."""
-    if math.isnan(number):
-        return "NaN"
-    if math.isinf(number):
-        return "Infinity" if number > 0 else "-Infinity"
-    if number == 0:
-        return "0"
-    if number < 0:
-        return "-" + js_number_text(-number)
-    from decimal import Decimal
-
-    _sign, digit_tuple, exponent = Decimal(repr(float(number))).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    k = len(digits)
-    n = k + int(exponent)  # number = 0.<digits> x 10^n
-    if k <= n <= 21:
-        return digits + "0" * (n - k)
-    if 0 < n <= 21:
-        return digits[:n] + "." + digits[n:]
-    if -6 < n <= 0:
-        return "0." + "0" * (-n) + digits
-    e = n - 1
-    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
-    return f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
-
-
-def _js_plain(value: Any) -> Any:
-    """Integral floats as ints, so JSON text matches JSON.stringify (1.0 → 1)."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _js_plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_js_plain(v) for v in value]
-    return value
+def _js_json_parts(value: Any, out: list[str]) -> None:
+    if value is None:
+        out.append("null")
+    elif isinstance(value, bool):
+        out.append("true" if value else "false")
+    elif isinstance(value, (int, float)):
+        finite = isinstance(value, int) or math.isfinite(value)
+        out.append(js_number_string(value) if finite else "null")
+    elif isinstance(value, str):
+        out.append(json.dumps(value, ensure_ascii=False))
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _js_json_parts(None if item is UNDEFINED else item, out)
+        out.append("]")
+    elif isinstance(value, dict):
+        out.append("{")
+        first = True
+        for key, item in value.items():
+            if item is UNDEFINED:
+                continue  # JSON.stringify leaves undefined properties out
+            out.append("" if first else ",")
+            first = False
+            out.append(json.dumps(str(key), ensure_ascii=False) + ":")
+            _js_json_parts(item, out)
+        out.append("}")
+    else:
+        raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def js_json(value: Any) -> str:
-    """``JSON.stringify(value)``: compact, integral floats without ``.0``."""
-    return json.dumps(_js_plain(value), ensure_ascii=False, separators=(",", ":"))
+    """``JSON.stringify(value)``: compact, numbers as JavaScript writes them (``1.0`` → ``1``,
+    ``1e-7``, past 2**53 the nearest double), NaN and Infinity as ``null``."""
+    out: list[str] = []
+    _js_json_parts(value, out)
+    return "".join(out)
 
 
 def js_string(value: Any) -> str:
@@ -112,7 +112,7 @@ def js_string(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return js_number_text(float(value)) if isinstance(value, float) else str(value)
+        return js_number_string(value)
     if isinstance(value, list):
         return ",".join(js_string(item) for item in value)  # Array.prototype.join: null items empty
     if isinstance(value, dict):
@@ -322,16 +322,20 @@ def custom_messages(
 
 def _yaml_messages(text: str) -> list[dict[str, Any]] | None:
     """A text prompt written as a YAML list of ``{role, content}`` messages (promptfoo's chat
-    providers read a prompt starting with ``- role:`` that way), else None. Parsed before
-    rendering, so values holding quotes or newlines cannot break the YAML."""
+    providers read a prompt starting with ``- role:`` with its ``loadYaml``: js-yaml, so
+    ``content: yes`` is the text "yes"), else None. Parsed before rendering, so values holding
+    quotes or newlines cannot break the YAML."""
     if not text.strip().startswith("- role:"):
         return None
-    import yaml
+    from rubric_lsp.document import issues as K
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.document.js_yaml import read_as_js_yaml
 
-    try:
-        loaded = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
+    doc = parse_document(text, "prompt.yaml", language="yaml")
+    if not doc.readable or any(issue.kind in (K.SYNTAX_ERROR, K.DUPLICATE_KEY) for issue in doc.issues):
+        return None  # js-yaml refuses it too (a second document, a duplicated key)
+    read_as_js_yaml(doc)
+    loaded = doc.value
     if (
         isinstance(loaded, list)
         and loaded
@@ -339,5 +343,5 @@ def _yaml_messages(text: str) -> list[dict[str, Any]] | None:
             isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str) for m in loaded
         )
     ):
-        return loaded
+        return [dict(m) for m in loaded]
     return None

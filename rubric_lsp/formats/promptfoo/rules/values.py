@@ -1,17 +1,22 @@
 """Assertion values and weights promptfoo 0.123.1's handlers cannot use (PF111, PF022).
 
 The handlers check their value with ``invariant`` (src/assertions/*.ts): an assertion whose value
-has the wrong type fails with 'Invariant failed: …' every time it runs, so it can never pass.
+has the wrong type fails with 'Invariant failed: …' every time it runs, so it can never pass. Which
+values each handler refuses is generated from promptfoo itself (``value_invariants.py``).
 """
 
 from __future__ import annotations
 
+import math
+
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.errors import describe_type
+from rubric_lsp.formats.promptfoo.grading.prompts import js_number
 from rubric_lsp.formats.promptfoo.model import base_type
 from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import E, F, W
+from rubric_lsp.formats.promptfoo.value_invariants import REFUSED
 from rubric_lsp.rules.registry import rule
 
 VALUE_TYPE = rule(
@@ -19,9 +24,11 @@ VALUE_TYPE = rule(
     "assertion-value-type",
     E,
     "An assertion value of a type its handler refuses (or a missing one): the assertion errors every run.",
-    "promptfoo's handlers check the value before grading ('\"contains\" assertion type must have a string "
-    "or number value', 'select-best must have a string value', ...): a number as an llm-rubric rubric, "
-    "a contains without value, a select-best without criteria fail with 'Invariant failed' and never pass.",
+    "promptfoo 0.123.1's handlers check the value before grading ('\"contains\" assertion type must have a string "
+    "or number value', '\"regex\" assertion type must have a string value', 'select-best must have a string value', "
+    "...): a number as an llm-rubric rubric, a contains, regex, starts-with or contains-any without value, a "
+    "select-best without criteria fail with 'Invariant failed' and never pass. Which values each type refuses is "
+    "derived from promptfoo 0.123.1 itself, by running its handlers (tools/gen_promptfoo_tables.py).",
     bad="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains",
     good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund",
     formats=F,
@@ -41,38 +48,50 @@ NEGATIVE_WEIGHT = rule(
     formats=F,
 )
 
-_STRING, _STRING_OR_NUMBER, _STRING_OR_OBJECT, _STRINGS = (
-    "a string",
-    "a string or number",
-    "a string or object",
-    "a string or array of strings",
-)
-# base type -> (what the handler accepts, promptfoo's invariant message); None: a missing value passes
-_NEEDS = {
-    "contains": (_STRING_OR_NUMBER, '"contains" assertion type must have a string or number value'),
-    "icontains": (_STRING_OR_NUMBER, '"icontains" assertion type must have a string or number value'),
-    "llm-rubric": (_STRING_OR_OBJECT, '"llm-rubric" assertion type must have a string or object value'),
-    "g-eval": (_STRINGS, "G-Eval assertion type must have a string or array of strings value"),
-    "factuality": (_STRING, "factuality assertion type must have a string value"),
-    "model-graded-factuality": (_STRING, "factuality assertion type must have a string value"),
-    "model-graded-closedqa": (_STRING, "model-graded-closedqa assertion type must have a string value"),
-    "select-best": (_STRING, "select-best must have a string value"),
-}
+# select-best is graded after every output is in, outside the handler table the generated one
+# covers: dist/src/index.js, runCompareAssertion:
+# invariant(typeof assertion.value === "string", "select-best must have a string value").
+_SELECT_BEST = "select-best must have a string value"
 
 
-def _fits(value: Node | None, accepts: str, kind: str) -> bool:
-    plain = to_plain(value) if value is not None else None
-    if kind == "llm-rubric" and plain is None:
-        return True  # a missing rubric is PF103's (promptfoo falls back to rubricPrompt)
+def value_kind(value: Node | None) -> str | None:
+    """The kind of value (``value_invariants.KINDS``) an assertion's value is, as promptfoo's
+    handlers tell them apart; None when its kind depends on what happens at run time."""
+    if value is None:
+        return "missing"
+    plain = to_plain(value)
+    if plain is None:
+        return "null"
+    if isinstance(plain, bool):
+        return "true" if plain else "false"
+    if isinstance(plain, (int, float)):
+        return None if plain != plain else "zero" if plain == 0 else "number"
     if isinstance(plain, str):
-        return plain != "" or accepts != _STRING_OR_NUMBER
-    if accepts == _STRING_OR_NUMBER:
-        return isinstance(plain, (int, float)) and not isinstance(plain, bool)
-    if accepts == _STRING_OR_OBJECT:
-        return isinstance(plain, (dict, list))
-    if accepts == _STRINGS:
-        return isinstance(plain, list) and all(isinstance(item, str) for item in plain)
-    return False
+        if not plain:
+            return "empty string"
+        if "{{" in plain or "{%" in plain or plain.startswith(("file://", "package:")):
+            return None  # rendered, or loaded, at run time
+        return "string" if math.isnan(js_number(plain)) else "numeric string"
+    if isinstance(plain, list):
+        if not plain:
+            return "empty list"
+        if all(isinstance(item, str) for item in plain):
+            return "strings"
+        numbers = all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in plain)
+        return "numbers" if numbers else None
+    if isinstance(plain, dict):
+        return "empty object" if not plain else "min-max object" if "min" in plain or "max" in plain else "object"
+    return None
+
+
+def refusal(kind: str, value: Node | None) -> str | None:
+    """promptfoo's invariant message for an assertion of base type ``kind`` with ``value``; None if it runs."""
+    found = value_kind(value)
+    if found is None:
+        return None
+    if kind == "select-best":
+        return _SELECT_BEST if found not in ("string", "numeric string", "empty string") else None
+    return REFUSED.get(kind, {}).get(found)
 
 
 def check_values(ctx, report, view: ConfigView) -> None:
@@ -99,17 +118,16 @@ def _inverted(kind: str) -> str:
 
 def _value_type(report, a: AssertionInfo) -> None:
     assert a.type is not None  # checked by the caller
-    kind = base_type(a.type)
-    needs = _NEEDS.get(kind)
-    if needs is None:
-        return
-    accepts, message = needs
     value = a.field("value")
-    if value is not None and isinstance(value.value, str) and value.value.startswith("file://"):
-        return  # loaded at run time
-    if _fits(value, accepts, kind):
+    message = refusal(base_type(a.type), value)
+    if message is None:
         return
-    what = "no value" if value is None else f"{describe_type(to_plain(value))} as its value"
+    if value is None:
+        what = "no value"
+    elif value_kind(value) == "empty string":
+        what = "an empty string as its value"
+    else:
+        what = f"{describe_type(to_plain(value))} as its value"
     type_node = a.node.get("type")
     report(
         VALUE_TYPE,
