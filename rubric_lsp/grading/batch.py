@@ -152,9 +152,12 @@ class BatchMode:
         *,
         poll_seconds: float = 30.0,
         status: Callable[[str], None] | None = None,
+        deadline_seconds: float | None = None,
     ) -> None:
         self.run = run
         self.poll_seconds = poll_seconds
+        self.deadline_seconds = deadline_seconds  # bounds the whole grading: every pass and every wait
+        self.waiting: dict[str, str] = {}  # batch id -> its last status, while followed
         self._status = status or _stderr
         self.pending = 0  # calls of the current pass answered ``Pending``
         self._groups: dict[tuple[str, str | None, str | None], _Group] = {}
@@ -312,7 +315,9 @@ class BatchMode:
                 self._status(line)
                 shown, shown_at = counts, time.monotonic()
             self.run.update_batch(input_file_id, status=status)
+            self.waiting[batch_id] = status
             if status in FINAL:
+                self.waiting.pop(batch_id, None)
                 break
             await asyncio.sleep(self.poll_seconds)
         # The result files go to a temporary file as they arrive and are parsed from it a line at a time:
@@ -345,6 +350,14 @@ class BatchMode:
                 named = f"{failure.message} (batch {batch_id}, {status})"
                 self._failed[key] = JudgeFailure(failure.category, named, failure.kind)
                 continue
+            except Exception as exc:  # a line of a shape no provider should write: that call fails, not the run
+                self._failed[key] = JudgeFailure(
+                    "parse",
+                    f"Judge model '{judge.model}' answered this call with a result line that cannot be read "
+                    f"({type(exc).__name__}: {str(exc)[:200]}) (batch {batch_id}, {status}).",
+                    "bad_reply",
+                )
+                continue
             self.run.put(key, content, usage.to_json())
             if judge.cache is not None:  # (50,000 keys held for nothing under --no-cache: 7 MB)
                 self._fresh.add(key)
@@ -376,7 +389,18 @@ async def grade_in_rounds(mode: BatchMode, grade_once: Callable[[], Awaitable[T]
     ``grade_once`` runs the whole grading once (a new awaitable each time). A pass in which any call
     was pending is discarded and the round's batches are settled; the first pass in which every call
     replayed (or failed for good) is the result. The passes run with ``mode`` and its run file active
-    (the replay needs both)."""
+    (the replay needs both). ``mode.deadline_seconds`` bounds the whole: the passes and the waits
+    for the provider alike (bounding each pass only, a batch that never finished was polled forever)."""
+    from rubric_lsp.grading.runner import within_deadline
+
+    def waiting() -> str:
+        batches = ", ".join(f"batch {b} {status}" for b, status in mode.waiting.items())
+        return f"waiting for {batches}" if batches else "between batch rounds"
+
+    return await within_deadline(_rounds(mode, grade_once), mode.deadline_seconds, waiting)
+
+
+async def _rounds(mode: BatchMode, grade_once: Callable[[], Awaitable[T]]) -> T:
     from rubric_lsp.grading.run_file import activate as activate_run_file
 
     while True:
@@ -476,7 +500,9 @@ def _line_cost(model: str, api_base: str | None, usage: dict[str, Any]) -> float
     if not prices:
         local = bool(api_base) and not any(host in (api_base or "") for host in OPENAI_API_HOSTS)
         return 0.0 if local else None
-    prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+    from rubric_lsp.grading.judge import token_count
+
+    prompt, completion = token_count(usage, "prompt_tokens"), token_count(usage, "completion_tokens")
     price_in = prices.get("input_cost_per_token_batches")
     price_out = prices.get("output_cost_per_token_batches")
     if price_in is None or price_out is None:
