@@ -37,6 +37,7 @@ from rubric_lsp.grading.meter import current as current_meter
 from rubric_lsp.grading.rate_limit import RateLimiter
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for
+from rubric_lsp.grading.windowed import stop
 
 T = TypeVar("T")
 Progress = Callable[[int, int], None]
@@ -166,8 +167,7 @@ async def fan_out(work: Iterable[Awaitable[T]]) -> list[T]:
     try:
         return list(await asyncio.gather(*tasks))
     except BaseException:
-        for task in tasks:
-            task.cancel()
+        stop(tasks)
         raise
 
 
