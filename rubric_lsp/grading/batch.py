@@ -395,7 +395,7 @@ async def grade_in_rounds(mode: BatchMode, grade_once: Callable[[], Awaitable[T]
 
     def waiting() -> str:
         batches = ", ".join(f"batch {b} {status}" for b, status in mode.waiting.items())
-        return f"waiting for {batches}" if batches else "between batch rounds"
+        return f"waiting for {batches}" if batches else "preparing its batches"
 
     return await within_deadline(_rounds(mode, grade_once), mode.deadline_seconds, waiting)
 
