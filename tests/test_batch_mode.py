@@ -356,23 +356,25 @@ def test_a_result_file_litellm_cannot_stream_is_taken_whole_on_a_line_of_its_own
 
 
 def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices():
-    from rubric_lsp.grading import batch
+    from rubric_lsp.grading import batch_results
     from rubric_lsp.grading.judge import load_litellm
 
     load_litellm()
     fields = {"model": "openai/gpt-5-mini", "messages": [{"role": "user", "content": "q"}], "temperature": 0.0}
-    body = batch._body("openai/gpt-5-mini", {**fields, "max_tokens": 300, "api_base": "https://x/v1"})
+    body = batch_results.body("openai/gpt-5-mini", {**fields, "max_tokens": 300, "api_base": "https://x/v1"})
     assert body == {"model": "gpt-5-mini", "messages": fields["messages"], "max_completion_tokens": 300}
-    body = batch._body("gpt-4.1-mini", {**fields, "model": "gpt-4.1-mini"})
+    body = batch_results.body("gpt-4.1-mini", {**fields, "model": "gpt-4.1-mini"})
     assert body == {"model": "gpt-4.1-mini", "messages": fields["messages"], "temperature": 0.0}
 
     tokens = {"prompt_tokens": 700, "completion_tokens": 100}
     # litellm's batch prices where its map has them: gpt-4.1-mini at $0.20 / $0.80 per million tokens
-    assert batch._line_cost("openai/gpt-4.1-mini", None, tokens) == pytest.approx(700 * 0.2e-6 + 100 * 0.8e-6)
+    assert batch_results.line_cost("openai/gpt-4.1-mini", None, tokens) == pytest.approx(700 * 0.2e-6 + 100 * 0.8e-6)
     # else half the live price (azure/gpt-4o-mini: $0.15 / $0.60 live)
-    assert batch._line_cost("azure/gpt-4o-mini", None, tokens) == pytest.approx((700 * 0.15e-6 + 100 * 0.6e-6) / 2)
-    assert batch._line_cost("openai/judge", "http://127.0.0.1:8000/v1", tokens) == 0.0  # a local server
-    assert batch._line_cost("openai/unknown-model", None, tokens) is None  # no price known
+    assert batch_results.line_cost("azure/gpt-4o-mini", None, tokens) == pytest.approx(
+        (700 * 0.15e-6 + 100 * 0.6e-6) / 2
+    )
+    assert batch_results.line_cost("openai/judge", "http://127.0.0.1:8000/v1", tokens) == 0.0  # a local server
+    assert batch_results.line_cost("openai/unknown-model", None, tokens) is None  # no price known
 
 
 def test_the_deadline_bounds_the_whole_wait_for_a_batch_that_never_finishes(env, judge_server, capfd):
@@ -407,7 +409,7 @@ def test_a_result_line_whose_usage_is_not_a_number_fails_that_call_not_the_run(e
 
     judge_server.default = bad_usage
     run = env / "run.sqlite"
-    code, out, err = grade(capfd, env, "--batch", "--run", str(run))
+    _, out, err = grade(capfd, env, "--batch", "--run", str(run))
     assert "Traceback" not in err and "invalid literal" not in err, err
     items = json.loads(out)["items"]
     expected_errors = 0 if tokens is None else 1  # an absent count is a zero, as live
@@ -416,7 +418,7 @@ def test_a_result_line_whose_usage_is_not_a_number_fails_that_call_not_the_run(e
         assert items[3]["verdicts"][0] == "ERROR" and "not a number of tokens" in items[3]["reasons"][0]
     assert len(replies(run)) == CALLS - expected_errors  # every other line recorded
     # ... and every resume works (before: "invalid literal for int()" at each one).
-    code, again, err = grade(capfd, env, "--resume", str(run))
+    _, again, err = grade(capfd, env, "--resume", str(run))
     assert "Traceback" not in err, err
     assert len(json.loads(again)["items"]) == ITEMS
 
@@ -443,7 +445,7 @@ def test_result_lines_of_any_shape_fail_only_their_own_call(env, judge_server, c
             yield line
 
     monkeypatch.setattr(batch, "_lines", mangled)
-    code, out, err = grade(capfd, env, "--batch", "--run", str(env / "run.sqlite"))
+    _, out, err = grade(capfd, env, "--batch", "--run", str(env / "run.sqlite"))
     assert "Traceback" not in err, err
     verdicts = [v for item in json.loads(out)["items"] for v in item["verdicts"]]
     assert verdicts.count("ERROR") == 4 and len(verdicts) == CALLS
