@@ -8,7 +8,7 @@ host and start time so a second process is refused at once naming the first. ``f
 descriptor of a file drops every such lock the process holds on it. Taking it costs one system
 call per run; nothing on the judge calls' path touches it. A lock a killed process held is released
 by the kernel with its descriptors: a resume after ``kill -9`` is never refused. (Where ``fcntl``
-is missing, Windows, the run is not locked.)
+is missing, Windows, or the file system has no ``flock``, some NFS mounts, the run is not locked.)
 
 ``check``: a resume first asks SQLite's ``PRAGMA quick_check`` (the b-trees' structure, every
 page; O(file size), a fraction of a second for 50,000 replies) and reads the recorded request; a
@@ -18,6 +18,7 @@ each reply row, each batch row) into a new file beside it, which a resume can co
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -32,6 +33,9 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
+
+
+_NO_LOCKS = {errno.ENOLCK, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 
 
 class RunInUse(Exception):
@@ -52,7 +56,13 @@ class RunLock:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
+            except OSError as exc:
+                if exc.errno in _NO_LOCKS:  # a file system without flock (some NFS mounts): run unlocked
+                    os.close(fd)
+                    return
+                if not isinstance(exc, BlockingIOError):
+                    os.close(fd)
+                    raise
                 holder = _read_holder(fd)
                 os.close(fd)
                 raise RunInUse(
