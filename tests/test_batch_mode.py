@@ -356,20 +356,96 @@ def test_a_result_file_litellm_cannot_stream_is_taken_whole_on_a_line_of_its_own
 
 
 def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices():
-    from rubric_lsp.grading import batch
+    from rubric_lsp.grading import batch_results
     from rubric_lsp.grading.judge import load_litellm
 
     load_litellm()
     fields = {"model": "openai/gpt-5-mini", "messages": [{"role": "user", "content": "q"}], "temperature": 0.0}
-    body = batch._body("openai/gpt-5-mini", {**fields, "max_tokens": 300, "api_base": "https://x/v1"})
+    body = batch_results.body("openai/gpt-5-mini", {**fields, "max_tokens": 300, "api_base": "https://x/v1"})
     assert body == {"model": "gpt-5-mini", "messages": fields["messages"], "max_completion_tokens": 300}
-    body = batch._body("gpt-4.1-mini", {**fields, "model": "gpt-4.1-mini"})
+    body = batch_results.body("gpt-4.1-mini", {**fields, "model": "gpt-4.1-mini"})
     assert body == {"model": "gpt-4.1-mini", "messages": fields["messages"], "temperature": 0.0}
 
     tokens = {"prompt_tokens": 700, "completion_tokens": 100}
     # litellm's batch prices where its map has them: gpt-4.1-mini at $0.20 / $0.80 per million tokens
-    assert batch._line_cost("openai/gpt-4.1-mini", None, tokens) == pytest.approx(700 * 0.2e-6 + 100 * 0.8e-6)
+    assert batch_results.line_cost("openai/gpt-4.1-mini", None, tokens) == pytest.approx(700 * 0.2e-6 + 100 * 0.8e-6)
     # else half the live price (azure/gpt-4o-mini: $0.15 / $0.60 live)
-    assert batch._line_cost("azure/gpt-4o-mini", None, tokens) == pytest.approx((700 * 0.15e-6 + 100 * 0.6e-6) / 2)
-    assert batch._line_cost("openai/judge", "http://127.0.0.1:8000/v1", tokens) == 0.0  # a local server
-    assert batch._line_cost("openai/unknown-model", None, tokens) is None  # no price known
+    assert batch_results.line_cost("azure/gpt-4o-mini", None, tokens) == pytest.approx(
+        (700 * 0.15e-6 + 100 * 0.6e-6) / 2
+    )
+    assert batch_results.line_cost("openai/judge", "http://127.0.0.1:8000/v1", tokens) == 0.0  # a local server
+    assert batch_results.line_cost("openai/unknown-model", None, tokens) is None  # no price known
+
+
+def test_the_deadline_bounds_the_whole_wait_for_a_batch_that_never_finishes(env, judge_server, capfd):
+    from rubric_lsp.grading.judge import load_litellm
+
+    load_litellm()  # (imported once per process, seconds on shared cores: not what is measured here)
+    judge_server.batches.hold = True  # in progress for ever
+    run = env / "run.sqlite"
+    started = time.monotonic()
+    code, out, err = grade(capfd, env, "--batch", "--run", str(run), "--deadline", "1.5")
+    elapsed = time.monotonic() - started
+    # Before: the deadline bounded each pass, not the wait; still polling after 45 s.
+    assert code == 2 and out == "" and elapsed < 15, (elapsed, err)
+    assert "did not finish within its deadline of 1.5 s (waiting for batch batch_1 in_progress)" in err
+    assert f"batch batch_1 still runs at the provider; collect it with --resume {run}" in err
+    assert "Traceback" not in err
+    assert not judge_server.batches.batches["batch_1"].cancelled  # paid for: never cancelled
+
+    judge_server.batches.hold = False
+    code, out, err = grade(capfd, env, "--resume", str(run))
+    assert code == 0, err
+    assert judge_server.batches.created == 1 and len(json.loads(out)["items"]) == ITEMS
+
+
+@pytest.mark.parametrize("tokens", ["12k", -3, 1.5, True, [12], {"n": 1}, None])
+def test_a_result_line_whose_usage_is_not_a_number_fails_that_call_not_the_run(env, judge_server, capfd, tokens):
+    def bad_usage(request) -> Reply:
+        reply = verdict(request)
+        if "answer 3" in request.text and "Gives the right answer" in request.text:
+            reply.usage = {"prompt_tokens": tokens, "completion_tokens": 9}
+        return reply
+
+    judge_server.default = bad_usage
+    run = env / "run.sqlite"
+    _, out, err = grade(capfd, env, "--batch", "--run", str(run))
+    assert "Traceback" not in err and "invalid literal" not in err, err
+    items = json.loads(out)["items"]
+    expected_errors = 0 if tokens is None else 1  # an absent count is a zero, as live
+    assert sum(v == "ERROR" for item in items for v in item["verdicts"]) == expected_errors, err
+    if tokens is not None:
+        assert items[3]["verdicts"][0] == "ERROR" and "not a number of tokens" in items[3]["reasons"][0]
+    assert len(replies(run)) == CALLS - expected_errors  # every other line recorded
+    # ... and every resume works (before: "invalid literal for int()" at each one).
+    _, again, err = grade(capfd, env, "--resume", str(run))
+    assert "Traceback" not in err, err
+    assert len(json.loads(again)["items"]) == ITEMS
+
+
+def test_result_lines_of_any_shape_fail_only_their_own_call(env, judge_server, capfd, monkeypatch):
+    from rubric_lsp.grading import batch
+
+    shapes = iter(
+        [
+            {"response": {"status_code": 200, "body": {"choices": 5}}},
+            {"response": {"status_code": 200, "body": {"choices": [{"message": {"content": 7}}]}}},
+            {"response": {"status_code": 200, "body": {"choices": [{"message": {1: "x"}}]}}},
+            {"response": "not an object"},
+        ]
+    )
+    real_lines = batch._lines
+
+    def mangled(results):
+        for n, line in enumerate(real_lines(results)):
+            if n % 3 == 0:
+                shape = next(shapes, None)
+                if shape is not None:
+                    line = {"custom_id": line.get("custom_id"), **shape}
+            yield line
+
+    monkeypatch.setattr(batch, "_lines", mangled)
+    _, out, err = grade(capfd, env, "--batch", "--run", str(env / "run.sqlite"))
+    assert "Traceback" not in err, err
+    verdicts = [v for item in json.loads(out)["items"] for v in item["verdicts"]]
+    assert verdicts.count("ERROR") == 4 and len(verdicts) == CALLS

@@ -270,14 +270,19 @@ async def test_row_writer_settled_holds_back_while_lag_or_more_rows_are_uncommit
     writer.close()
 
 
-def test_row_writer_raises_a_failed_commit_on_the_next_use_and_never_hangs(tmp_path):
+def test_row_writer_raises_a_failed_commit_at_every_later_use_and_never_hangs(tmp_path):
     path = str(tmp_path / "rows.sqlite")  # no table t: every commit fails
     writer = RowWriter(lambda: sqlite3.connect(path, isolation_level=None, check_same_thread=False), SQL)
     writer.put("k", ("k", "v"))
     with pytest.raises(sqlite3.OperationalError, match="no such table"):
         writer.flush()
-    writer.flush()  # raised once
-    writer.close()
+    # Sticky: its rows are lost, and an owner that went on would record nothing more (a run file's
+    # grading kept paying for judge calls on a full disk, issue 26).
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        writer.put("k2", ("k2", "v"))
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        writer.close()
+    assert writer._thread is None  # the thread stopped all the same
 
 
 def test_deferred_cache_writes_are_read_back_at_once_and_all_written_at_the_end(tmp_path):

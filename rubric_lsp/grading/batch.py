@@ -29,8 +29,9 @@ The lines are litellm's own parameter mapping of the live request (``get_optiona
 (batch id, status, done/failed/total, elapsed) goes to stderr whenever the status or the counts
 change, else every ``STATUS_EVERY_SECONDS``.
 
-Failures: a line in the error file, or an output line with a non-200 status, fails that call
-(a ``JudgeFailure``: never a verdict). A batch that ends expired, failed or cancelled fails every
+Failures (result lines: batch_results.py): a line in the error file, an output line with a non-200
+status or one that cannot be read (a ``usage`` that is not a number) fails that call only (a
+``JudgeFailure``: never a verdict, never the run). A batch that ends expired, failed or cancelled fails every
 call it did not answer, naming the batch and its status. Polling errors are retried with
 back-off; after ``MAX_POLL_ERRORS`` in a row the batch's calls fail with a message saying the
 batch still runs at the provider and ``--resume`` picks it up.
@@ -59,16 +60,21 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
+from rubric_lsp.grading.batch_results import ENDPOINT
+from rubric_lsp.grading.batch_results import PROVIDERS as _PROVIDERS
+from rubric_lsp.grading.batch_results import download as _download
+from rubric_lsp.grading.batch_results import line as _line
+from rubric_lsp.grading.batch_results import lines as _lines
+from rubric_lsp.grading.batch_results import response as _response
+from rubric_lsp.grading.batch_results import status_line as _status_line
 from rubric_lsp.grading.failures import JudgeFailure, classify
 from rubric_lsp.grading.run_file import RecordedBatch, RunFile
 from rubric_lsp.grading.settings import provider_of
@@ -78,7 +84,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-ENDPOINT = "/v1/chat/completions"
 MAX_REQUESTS = 50_000  # OpenAI's limit per batch
 MAX_BYTES = 190 * 1024 * 1024  # OpenAI's file limit is 200 MB: keep a margin for the multipart framing
 MAX_POLL_ERRORS = 10
@@ -87,7 +92,6 @@ FINAL = ("completed", "expired", "failed", "cancelled")
 # litellm prices a finished batch in its success logging by downloading the whole output file a
 # second time (and leaves a coroutine unawaited doing so); this mode reads the file once itself.
 _NO_COST_LOGGING = {"batch_ignore_default_logging": True}
-_PROVIDERS = {"openai": "openai", "hosted_vllm": "openai", "azure": "azure"}
 
 
 class BatchUnsupported(ValueError):
@@ -152,9 +156,12 @@ class BatchMode:
         *,
         poll_seconds: float = 30.0,
         status: Callable[[str], None] | None = None,
+        deadline_seconds: float | None = None,
     ) -> None:
         self.run = run
         self.poll_seconds = poll_seconds
+        self.deadline_seconds = deadline_seconds  # bounds the whole grading: every pass and every wait
+        self.waiting: dict[str, str] = {}  # batch id -> its last status, while followed
         self._status = status or _stderr
         self.pending = 0  # calls of the current pass answered ``Pending``
         self._groups: dict[tuple[str, str | None, str | None], _Group] = {}
@@ -312,7 +319,9 @@ class BatchMode:
                 self._status(line)
                 shown, shown_at = counts, time.monotonic()
             self.run.update_batch(input_file_id, status=status)
+            self.waiting[batch_id] = status
             if status in FINAL:
+                self.waiting.pop(batch_id, None)
                 break
             await asyncio.sleep(self.poll_seconds)
         # The result files go to a temporary file as they arrive and are parsed from it a line at a time:
@@ -345,6 +354,14 @@ class BatchMode:
                 named = f"{failure.message} (batch {batch_id}, {status})"
                 self._failed[key] = JudgeFailure(failure.category, named, failure.kind)
                 continue
+            except Exception as exc:  # a line of a shape no provider should write: that call fails, not the run
+                self._failed[key] = JudgeFailure(
+                    "parse",
+                    f"Judge model '{judge.model}' answered this call with a result line that cannot be read "
+                    f"({type(exc).__name__}: {str(exc)[:200]}) (batch {batch_id}, {status}).",
+                    "bad_reply",
+                )
+                continue
             self.run.put(key, content, usage.to_json())
             if judge.cache is not None:  # (50,000 keys held for nothing under --no-cache: 7 MB)
                 self._fresh.add(key)
@@ -376,7 +393,18 @@ async def grade_in_rounds(mode: BatchMode, grade_once: Callable[[], Awaitable[T]
     ``grade_once`` runs the whole grading once (a new awaitable each time). A pass in which any call
     was pending is discarded and the round's batches are settled; the first pass in which every call
     replayed (or failed for good) is the result. The passes run with ``mode`` and its run file active
-    (the replay needs both)."""
+    (the replay needs both). ``mode.deadline_seconds`` bounds the whole: the passes and the waits
+    for the provider alike (bounding each pass only, a batch that never finished was polled forever)."""
+    from rubric_lsp.grading.runner import within_deadline
+
+    def waiting() -> str:
+        batches = ", ".join(f"batch {b} {status}" for b, status in mode.waiting.items())
+        return f"waiting for {batches}" if batches else "preparing its batches"
+
+    return await within_deadline(_rounds(mode, grade_once), mode.deadline_seconds, waiting)
+
+
+async def _rounds(mode: BatchMode, grade_once: Callable[[], Awaitable[T]]) -> T:
     from rubric_lsp.grading.run_file import activate as activate_run_file
 
     while True:
@@ -392,101 +420,6 @@ async def grade_in_rounds(mode: BatchMode, grade_once: Callable[[], Awaitable[T]
 _STILL_RUNS = "The batch may still run at the provider: `rubric grade --resume RUN.sqlite` collects it."
 
 
-def _status_line(batch_id: str, status: str, batch: Any, elapsed: float) -> str:
-    counts = getattr(batch, "request_counts", None)
-    done = getattr(counts, "completed", None) or 0
-    failed = getattr(counts, "failed", None) or 0
-    total = getattr(counts, "total", None) or 0
-    minutes, seconds = divmod(int(elapsed), 60)
-    return f"batch {batch_id}: {status}, {done}/{total} done, {failed} failed, {minutes}m{seconds:02d}s"
-
-
-async def _download(litellm: Any, file_id: str, provider: str, target: dict[str, Any], sink: IO[bytes]) -> None:
-    """Append a result file to ``sink`` as it arrives, through litellm's streaming path (OpenAI and
-    OpenAI-compatible servers); a provider it cannot stream from (Azure) gives the content whole."""
-    content = await litellm.afile_content(file_id=file_id, custom_llm_provider=provider, stream=True, **target)
-    stream = getattr(content, "stream_iterator", None)
-    if stream is not None:
-        try:
-            async for chunk in stream:
-                sink.write(chunk)
-        finally:
-            close = getattr(stream, "aclose", None)
-            if close is not None:
-                await close()  # releases the connection when the loop stopped early
-    else:
-        raw = content.content if hasattr(content, "content") else content
-        sink.write(raw if isinstance(raw, bytes) else str(raw).encode("utf-8"))
-    sink.write(b"\n")  # the next file's first line starts a line of its own
-
-
-def _lines(results: IO[bytes]) -> Iterator[dict[str, Any]]:
-    """The result files' lines, read and parsed one at a time (50,000 parsed lines at once would be ~100 MB)."""
-    for line in results:
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue  # an unreadable line leaves its call unanswered: it fails with the batch's message
-        if isinstance(entry, dict):
-            yield entry
-
-
-def _response(line: dict[str, Any], judge: Judge) -> Any:
-    """An output line as the object ``Judge._content`` reads (usage, choices[0].message, cost); a
-    failed line raises the JudgeFailure it means."""
-    response = _mapping(line.get("response"))
-    error = line.get("error")
-    status = response.get("status_code")
-    body = _mapping(response.get("body"))
-    if error or status != 200:
-        detail = error if isinstance(error, dict) else (body.get("error") or {})
-        message = detail.get("message") if isinstance(detail, dict) else None
-        code = detail.get("code") if isinstance(detail, dict) else None
-        if code == "batch_expired":
-            message = "the batch expired before the provider ran it (24 h completion window)"
-        what = f"HTTP {status}" if status else str(code or "an error")
-        text = judge.redacted(str(message or "no message"))
-        kind = (
-            "rate_limit" if status == 429 else ("server" if isinstance(status, int) and status >= 500 else "batch_line")
-        )
-        raise JudgeFailure(
-            "infrastructure", f"Judge model '{judge.model}' failed this call in a batch ({what}): {text}", kind
-        )
-    choices = [
-        SimpleNamespace(message=SimpleNamespace(**choice["message"]))
-        for choice in body.get("choices") or []
-        if isinstance(choice, dict) and isinstance(choice.get("message"), dict)
-    ]
-    usage = _mapping(body.get("usage"))
-    cost = _line_cost(judge.model, judge.settings.api_base, usage)
-    return SimpleNamespace(usage=usage, choices=choices, _hidden_params={"response_cost": cost})
-
-
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _line_cost(model: str, api_base: str | None, usage: dict[str, Any]) -> float | None:
-    from rubric_lsp.grading.judge import OPENAI_API_HOSTS, _litellm
-
-    name = model.split("/", 1)[-1]
-    prices = (_litellm.model_cost.get(model) or _litellm.model_cost.get(name)) if _litellm is not None else None
-    if not prices:
-        local = bool(api_base) and not any(host in (api_base or "") for host in OPENAI_API_HOSTS)
-        return 0.0 if local else None
-    prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
-    price_in = prices.get("input_cost_per_token_batches")
-    price_out = prices.get("output_cost_per_token_batches")
-    if price_in is None or price_out is None:
-        live_in, live_out = prices.get("input_cost_per_token"), prices.get("output_cost_per_token")
-        if live_in is None or live_out is None:
-            return None
-        price_in, price_out = live_in / 2, live_out / 2
-    return prompt * float(price_in) + completion * float(price_out)
-
-
 def _target(judge: Judge) -> tuple[str, dict[str, Any]]:
     """litellm's provider for the files / batches calls and where they go (api_base, the judge's key)."""
     provider = _PROVIDERS.get(provider_of(judge.model), "openai")
@@ -496,30 +429,6 @@ def _target(judge: Judge) -> tuple[str, dict[str, Any]]:
     if judge._api_key is not None:
         target["api_key"] = judge._api_key
     return provider, target
-
-
-def _body(model: str, fields: dict[str, Any]) -> dict[str, Any]:
-    """A batch line's request body: the chat-completions request live grading sends, addressed to the
-    provider's own model name (the deployment on Azure), its parameters mapped by litellm as for a live
-    call (``max_completion_tokens`` and no ``temperature`` for OpenAI's reasoning models, unsupported
-    ones dropped); never a credential."""
-    name = model.split("/", 1)[1] if "/" in model else model
-    given = {p: fields[p] for p in ("temperature", "max_tokens", "response_format") if p in fields}
-    try:
-        from litellm.utils import get_optional_params
-
-        mapped = get_optional_params(
-            model=name, custom_llm_provider=_PROVIDERS.get(provider_of(model), "openai"), drop_params=True, **given
-        )
-        params = {p: v for p, v in mapped.items() if p not in ("stream", "extra_body") and v is not None}
-    except Exception:  # a mapping litellm cannot make: send the parameters as given
-        params = given
-    return {"model": name, "messages": fields["messages"], **params}
-
-
-def _line(model: str, key: str, fields: dict[str, Any]) -> bytes:
-    entry = {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": _body(model, fields)}
-    return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def _litellm_module() -> Any:

@@ -19,24 +19,37 @@ writer threads), 0.85 s of a 45 s run of 50,000 calls (bench_scale). An entry an
 adds meanwhile is not seen by that grading (one judge call more), as with any cache.
 
 A cache that cannot be opened or written (read-only folder, full disk) never fails a grading: it
-is a cache miss, and nothing is stored.
+is a cache miss, and nothing is stored. Nor does it slow one down: writes never run on the event loop
+(a thread commits them: the writer thread of ``deferred``, else the loop's executor), and they wait
+for another process's write lock at most ``WRITE_WAIT_SECONDS``, not SQLite's 5 s busy timeout. A
+write that fails (locked, full, read-only) turns writing off for the rest of this cache's life, and a
+warning says so once (the CLI's stderr, the editor's log). Before (issue 26), another process in
+``BEGIN IMMEDIATE`` made each write wait the whole busy timeout on the event loop, one after another:
+104 s instead of ~1 s for 20 criteria, and the server's pings stalled up to 20 s.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from rubric_lsp.grading.sqlite_writer import RowWriter, connect
 
+log = logging.getLogger("rubric_lsp.grading.cache")
+
 CACHE_FORMAT = 1  # of the legacy entry files
+# How long a write waits for another process's write lock before the cache stops writing: long enough
+# for another grading's commit (a few ms), short of anything a person would notice.
+WRITE_WAIT_SECONDS = 0.25
 CACHE_FILE = "verdicts.sqlite"
 _SCHEMA = "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, content TEXT NOT NULL) WITHOUT ROWID"
 _PUT = "INSERT OR REPLACE INTO verdicts (key, content) VALUES (?, ?)"
@@ -87,7 +100,11 @@ class VerdictCache:
         self._db: sqlite3.Connection | None = None  # reads, and writes outside ``deferred``
         self._unusable = False  # the file could not be opened: every get misses, every put is dropped
         self._lock = threading.Lock()  # the connection is shared by the threads that grade
-        self._writer = RowWriter(self._connect, _PUT)
+        self._writer = RowWriter(self._connect_writer, _PUT)
+        self._writes_off = False  # a write failed: none is tried again (and a warning said so, once)
+        self._unwritten: dict[str, str] = {}  # handed to the executor, not committed yet (outside ``deferred``)
+        self._write_db: sqlite3.Connection | None = None  # the executor's (its own lock: reads never wait on it)
+        self._write_lock = threading.Lock()
         self._deferred = 0
         self._filter: KeyFilter | None = None  # while ``deferred``: the keys the file may hold
         self._legacy: bool | None = None  # whether entry files of an older version are here
@@ -106,8 +123,10 @@ class VerdictCache:
             self._deferred -= 1
             if not self._deferred:
                 self._filter = None
-                with suppress(sqlite3.Error, OSError):
-                    self._writer.close()
+                try:
+                    self._writer.close()  # waits at most WRITE_WAIT_SECONDS for another process's lock
+                except (sqlite3.Error, OSError) as exc:
+                    self._stop_writing(exc)
 
     def _key_filter(self) -> KeyFilter | None:
         count = len(self)
@@ -132,6 +151,9 @@ class VerdictCache:
         pending = self._writer.pending(key)
         if pending is not None:
             return str(pending[1])
+        unwritten = self._unwritten.get(key)
+        if unwritten is not None:
+            return unwritten
         if self._filter is not None and key not in self._filter:
             return self._legacy_get(key)
         row = self._read("SELECT content FROM verdicts WHERE key = ?", (key,))
@@ -140,19 +162,50 @@ class VerdictCache:
         return self._legacy_get(key)
 
     def put(self, key: str, content: str) -> None:
+        """Store an entry, off the event loop: committed by a thread soon after (``get`` sees it now)."""
+        if self._writes_off:
+            return
         if self._filter is not None:
             self._filter.add(key)
         if self._deferred:
             try:
                 self._writer.put(key, (key, content))
-            except (sqlite3.Error, OSError):
-                pass  # an earlier commit failed (full disk, no folder): those entries are simply not cached
+            except (sqlite3.Error, OSError) as exc:  # an earlier commit failed: these are not cached
+                self._stop_writing(exc)
             return
-        db = self._connection()
-        if db is None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a caller without an event loop has nothing to keep responsive
+            self._write_now(key, content)
             return
-        with self._lock, self._writer.lock, suppress(sqlite3.Error):
-            db.execute(_PUT, (key, content))
+        self._unwritten[key] = content
+        loop.run_in_executor(None, self._write_now, key, content)
+
+    def _write_now(self, key: str, content: str) -> None:
+        """(On a thread.) One entry, in a transaction of its own."""
+        try:
+            with self._write_lock, self._writer.lock:
+                if self._writes_off:  # (checked holding the lock: the writes queued behind a failed one)
+                    return
+                if self._write_db is None:
+                    self._write_db = self._connect_writer()
+                self._write_db.execute(_PUT, (key, content))
+        except (sqlite3.Error, OSError) as exc:
+            self._stop_writing(exc)
+        finally:
+            if self._unwritten.get(key) is content:
+                del self._unwritten[key]
+
+    def _stop_writing(self, exc: BaseException) -> None:
+        if self._writes_off:
+            return
+        self._writes_off = True
+        log.warning(
+            "rubric-lsp: the verdict cache %s cannot be written (%s); this grading goes on without storing "
+            "its verdicts there (another process holding its write lock, or a full disk?)",
+            self._path,
+            exc,
+        )
 
     def __len__(self) -> int:
         """How many entries the cache file holds (committed ones; entry files of older versions aside)."""
@@ -188,6 +241,12 @@ class VerdictCache:
         except BaseException:
             db.close()
             raise
+        return db
+
+    def _connect_writer(self) -> sqlite3.Connection:
+        """A connection for the writing threads: it waits for another process's write lock only briefly."""
+        db = self._connect()
+        db.execute(f"PRAGMA busy_timeout={int(WRITE_WAIT_SECONDS * 1000)}")
         return db
 
     def _legacy_get(self, key: str) -> str | None:

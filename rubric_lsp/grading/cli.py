@@ -215,6 +215,7 @@ NO_RESPONSE = "give the response to grade with --response FILE (or '-' for stdin
 
 
 def _run(args: argparse.Namespace) -> int:
+    from rubric_lsp.grading.failures import GradingStopped
     from rubric_lsp.grading.runner import GradingError, UnsupportedRequest
     from rubric_lsp.grading.settings import MissingCredentials
 
@@ -235,7 +236,7 @@ def _run(args: argparse.Namespace) -> int:
                 run.finish(result.to_json())
     except UnsupportedRequest as exc:
         return _fail(NO_RESPONSE if args.response is None and args.verdicts is None else str(exc))
-    except (GradingError, MissingCredentials, ValueError) as exc:
+    except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:  # (GradingStopped: the run file)
         return _fail(str(exc))
     if (
         args.report is not None
@@ -315,7 +316,9 @@ def _batch_mode(args: argparse.Namespace, settings: Any, run: Any) -> Iterator[N
 
     _check_batch_supported(settings)
     try:
-        with batch.activate(batch.BatchMode(run, poll_seconds=args.batch_poll)):
+        with batch.activate(
+            batch.BatchMode(run, poll_seconds=args.batch_poll, deadline_seconds=settings.deadline_seconds)
+        ):
             yield
     except BaseException:
         # Ctrl-C, the deadline, a crash: nothing is cancelled at the provider (a submitted batch is

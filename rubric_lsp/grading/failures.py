@@ -39,6 +39,12 @@ class JudgeFailure(Exception):
         return f"{self.category}: {self.message}"
 
 
+class GradingStopped(Exception):
+    """A fault of the grading itself, not of one judge call (its run file cannot be written): it stops
+    the whole grading at once. Never a judge failure, a verdict or a reason to retry; the message is
+    one line saying what failed and what to do."""
+
+
 class ClassifiedError(Exception):
     """A transport's failure it has already classified (the direct route, ``direct.py``): ``classify``
     passes its failure, retryability and Retry-After through unchanged."""

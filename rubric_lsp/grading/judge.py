@@ -24,7 +24,7 @@ from rubric_lsp.grading.batch import active as active_batch
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.direct import complete as direct_complete
 from rubric_lsp.grading.direct import direct_model
-from rubric_lsp.grading.failures import MAX_REPLY_CHARS, JudgeFailure, classify, secret_values
+from rubric_lsp.grading.failures import MAX_REPLY_CHARS, GradingStopped, JudgeFailure, classify, secret_values
 from rubric_lsp.grading.rate_limit import RateLimiter
 from rubric_lsp.grading.run_file import active as active_run_file
 from rubric_lsp.grading.send_gate import send_gate
@@ -90,9 +90,10 @@ class Usage:
     cost_usd: float | None = None
 
     def add(self, usage: Mapping[str, Any] | None, cost: float | None) -> None:
+        """Add one reply's reported usage; a count that is not a number fails the call (JudgeFailure)."""
         if usage:
-            self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-            self.completion_tokens += int(usage.get("completion_tokens") or 0)
+            self.prompt_tokens += token_count(usage, "prompt_tokens")
+            self.completion_tokens += token_count(usage, "completion_tokens")
         if cost is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost
 
@@ -115,6 +116,20 @@ class Usage:
             "total_tokens": self.prompt_tokens + self.completion_tokens,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 8),
         }
+
+
+def token_count(usage: Mapping[str, Any], name: str) -> int:
+    """``usage[name]`` as a count of tokens (absent: 0). A provider that reports something else
+    (``"12k"``, a negative or fractional count) gave a reply that cannot be accounted for: that one
+    call fails, never the grading (an ``int()`` of it once stopped a batch run and every resume)."""
+    value = usage.get(name)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 2**53 or value % 1:
+        raise JudgeFailure(
+            "parse", f"The judge's reply reports {name} as {str(value)[:40]!r}, not a number of tokens.", "bad_reply"
+        )
+    return int(value)
 
 
 def usage_from_json(data: Mapping[str, Any]) -> Usage:
@@ -309,7 +324,7 @@ class Judge:
                     "infrastructure", f"Judge model '{self.model}' timed out after {timeout:g} s.", "timeout"
                 )
                 retryable = True
-            except JudgeFailure:
+            except (JudgeFailure, GradingStopped):  # (GradingStopped: the run file failed; never retried)
                 raise
             except Exception as exc:
                 # The environment (for redaction) only on a failure: merging it costs ~0.05 ms a call.

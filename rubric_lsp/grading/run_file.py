@@ -23,6 +23,12 @@ it fails the same way); a call that got no reply (timeout, rate limit, server er
 retry) is not, and is asked again on resume. No API key is stored: replies are redacted before
 they reach here, and the request holds only verdict-changing settings, never the environment.
 
+Faults (issue 26; run_guard.py): one process at a time holds a run file (a lock beside it, naming
+the holder); the first write that fails (a full disk, an I/O error) stops the grading before its
+next judge call with one line saying what failed and how to resume (``RunFileError``), and what was
+committed before it stays whole (SQLite's transactions); a resume checks the file first
+(``PRAGMA quick_check``) and refuses a damaged one, copying what still reads into a salvaged file.
+
 Batch mode (``--batch``, grading/batch.py) also records each batch it submits (table ``batches``:
 input file id, batch id, model, the request keys of its lines, status, resolved), so a resume
 polls and downloads a batch already paid for instead of submitting its calls again.
@@ -42,6 +48,8 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.grading.cache import KeyFilter, canonical_json
+from rubric_lsp.grading.failures import GradingStopped
+from rubric_lsp.grading.run_guard import RunInUse, RunLock, damage, read_request, salvage
 from rubric_lsp.grading.sqlite_writer import RowWriter, connect
 
 RUN_FILE_FORMAT = 1
@@ -69,8 +77,9 @@ CREATE TABLE IF NOT EXISTS batches (
 WRITTEN_KEYS = 500_000  # what a new run's filter of recorded keys is sized for (more only adds queries)
 
 
-class RunFileError(Exception):
-    """The run file cannot be created, read or resumed; the message is one line saying why."""
+class RunFileError(GradingStopped):
+    """The run file cannot be created, read, written or resumed; the message is one line saying why
+    (and how to go on). Raised mid-grading, it stops the grading: never a judge failure."""
 
 
 @dataclass(frozen=True)
@@ -132,8 +141,10 @@ def describe_request(text: str, kind: str, settings: Any, fields: Mapping[str, A
 class RunFile:
     """An open run file. Use ``create`` or ``resume``; ``close`` when done."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection, lock: RunLock | None = None) -> None:
         self.path = path
+        self._lock = lock
+        self._stopped: RunFileError | None = None  # the first failed write, raised from then on
         self._db = connection  # reads, and the few writes other than replies (under the writer's lock)
         self._writer = RowWriter(
             lambda: connect(str(path)), "INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)"
@@ -146,11 +157,20 @@ class RunFile:
     @classmethod
     def create(cls, path: Path, request: Mapping[str, Any]) -> RunFile:
         """A new run file for ``request``; refuses a path that already holds a run."""
-        if path.exists() and path.stat().st_size > 0:
-            raise RunFileError(f"{path} already holds a run: continue it with --resume {path}, or remove it first")
-        run = cls._open(path)
-        with run._writer.lock, run._db:
-            run._db.execute("INSERT INTO meta VALUES ('request', ?)", (canonical_json(request),))
+        lock = _locked(path)
+        try:
+            if path.exists() and path.stat().st_size > 0:
+                raise RunFileError(f"{path} already holds a run: continue it with --resume {path}, or remove it first")
+            run = cls._open(path, lock)
+        except BaseException:
+            lock.release()
+            raise
+        try:
+            with run._writer.lock, run._db:
+                run._db.execute("INSERT INTO meta VALUES ('request', ?)", (canonical_json(request),))
+        except sqlite3.Error as exc:
+            run.close()
+            raise RunFileError(f"cannot write the run file {path}: {exc}") from None
         run._written = KeyFilter(WRITTEN_KEYS)
         return run
 
@@ -159,9 +179,14 @@ class RunFile:
         """The run in ``path``, when it was started for this same ``request``; RunFileError otherwise."""
         if not path.is_file():
             raise RunFileError(f"no run file at {path}: start one with --run {path}")
-        run = cls._open(path)
+        lock = _locked(path)
         try:
-            stored = run.request()
+            run = cls._open(path, lock)
+        except BaseException:
+            lock.release()
+            raise
+        try:
+            stored = run._checked_request()
             if stored is None:
                 raise RunFileError(f"{path} holds no run request: start a new run with --run")
             differs = [name for name in sorted(set(stored) | set(request)) if stored.get(name) != request.get(name)]
@@ -176,19 +201,81 @@ class RunFile:
         return run
 
     @classmethod
-    def _open(cls, path: Path) -> RunFile:
+    def _open(cls, path: Path, lock: RunLock) -> RunFile:
         try:
             db = connect(str(path))
-            db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise RunFileError(f"cannot open the run file {path}: {exc}") from None
-        return cls(path, db)
+        try:
+            db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise RunFileError(f"cannot open the run file {path}: {exc}") from None
+        return cls(path, db, lock)
+
+    def _checked_request(self) -> dict[str, Any] | None:
+        """The recorded request of a file SQLite finds whole; RunFileError (one line) for a damaged
+        one, after copying what still reads into a salvaged file beside it when the request reads."""
+        found = damage(self._db)
+        if found is None:
+            try:
+                return read_request(self._db)
+            except (sqlite3.DatabaseError, ValueError) as exc:
+                found = str(exc)
+                if not isinstance(exc, sqlite3.DatabaseError):  # a whole file whose request is wrong
+                    raise RunFileError(
+                        f"{self.path} does not hold a run request this version can read ({found}): "
+                        "start a new run with --run"
+                    ) from None
+        try:
+            saved = salvage(self._db, self.path, _SCHEMA)
+        except (sqlite3.Error, OSError):
+            saved = None
+        damaged = f"{self.path} is damaged (SQLite's quick_check: {found})"
+        if saved is None:
+            raise RunFileError(
+                f"{damaged} and its request cannot be read: nothing in it can be resumed; start a new run with --run"
+            )
+        target, replies = saved
+        raise RunFileError(
+            f"{damaged}; the {replies} replies and the request that read cleanly are copied to {target}: "
+            f"continue with --resume {target}"
+        )
 
     def close(self) -> None:
+        """Commit what is pending and close; a failed write already reported is not raised again."""
         try:
-            self._writer.close()
+            try:
+                self._writer.close()
+            except (sqlite3.Error, OSError) as exc:
+                if self._stopped is None:
+                    raise self._failed(exc) from None
         finally:
             self._db.close()
+            if self._lock is not None:
+                self._lock.release()
+
+    def _failed(self, exc: BaseException, doing: str = "write to") -> RunFileError:
+        """The ``RunFileError`` a failed write or read of the run file means; the first one is kept and
+        raised again by every later use, so no judge call goes out once the record is broken."""
+        if self._stopped is None:
+            try:
+                kept = f"{self._count_replies()} replies are recorded"
+            except sqlite3.Error:
+                kept = "what was recorded before it is kept"
+            self._stopped = RunFileError(
+                f"cannot {doing} the run file {self.path}: {exc}; the grading stopped before its next judge call "
+                f"({kept}): free some space or fix the cause, then continue with --resume {self.path}"
+            )
+        return self._stopped
+
+    def _check(self) -> None:
+        if self._stopped is not None:
+            raise self._stopped
+        try:
+            self._writer.check()
+        except (sqlite3.Error, OSError) as exc:
+            raise self._failed(exc) from None
 
     # -- contents -----------------------------------------------------------------------
     def request(self) -> dict[str, Any] | None:
@@ -199,76 +286,106 @@ class RunFile:
         return self._meta("figures")
 
     def get(self, key: str) -> Recorded | None:
-        self._writer.check()
+        self._check()
         pending = self._writer.pending(key)
         if pending is not None:
             row: tuple[str, str] | None = pending[1:]
         elif self._written is not None and key not in self._written:
             row = None  # a new run holds only what it recorded
         else:
-            row = self._db.execute("SELECT content, usage FROM replies WHERE key = ?", (key,)).fetchone()
-        if row is None:
+            try:
+                row = self._db.execute("SELECT content, usage FROM replies WHERE key = ?", (key,)).fetchone()
+            except sqlite3.DatabaseError as exc:
+                raise self._failed(exc, "read") from None
+        if row is None or not isinstance(row[0], str):  # (a row of another type is asked again)
             return None
         try:
             usage = json.loads(row[1])
-        except ValueError:
+        except (TypeError, ValueError):
             usage = {}
         return Recorded(row[0], usage if isinstance(usage, dict) else {})
 
     def put(self, key: str, content: str, usage: Mapping[str, Any]) -> None:
         """Record one reply: committed by the writer thread, with whatever else landed meanwhile."""
+        self._check()
         self._writer.put(key, (key, content, canonical_json(usage)))
         if self._written is not None:
             self._written.add(key)
 
     def flush(self) -> None:
         """Wait until every recorded reply is committed."""
-        self._writer.flush()
+        self._check()
+        try:
+            self._writer.flush()
+        except (sqlite3.Error, OSError) as exc:
+            raise self._failed(exc) from None
 
     async def recorded(self, lag: int) -> None:
         """Until at most ``lag`` recorded replies are not committed yet: the grading awaits this
         before each judge call with its concurrency as ``lag``, so a kill loses at most the calls in
         flight and as many landed replies (``RowWriter.settled``)."""
+        self._check()
         await self._writer.settled(lag)
+        self._check()
 
     # -- batches (batch mode: grading/batch.py) -------------------------------------------
     def put_batch(self, input_file_id: str, model: str, keys: list[str], status: str = "uploaded") -> None:
         """Record an uploaded batch input file before its batch is created (durable once this returns)."""
-        with self._writer.lock, self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO batches (input_file_id, model, keys, status) VALUES (?, ?, ?, ?)",
-                (input_file_id, model, canonical_json(keys), status),
-            )
+        self._write(
+            "INSERT OR REPLACE INTO batches (input_file_id, model, keys, status) VALUES (?, ?, ?, ?)",
+            (input_file_id, model, canonical_json(keys), status),
+        )
 
     def update_batch(
         self, input_file_id: str, *, batch_id: str | None = None, status: str | None = None, resolved: bool = False
     ) -> None:
-        with self._writer.lock, self._db:
-            self._db.execute(
-                "UPDATE batches SET batch_id = coalesce(?, batch_id), status = coalesce(?, status),"
-                " resolved = max(resolved, ?) WHERE input_file_id = ?",
-                (batch_id, status, int(resolved), input_file_id),
-            )
+        self._write(
+            "UPDATE batches SET batch_id = coalesce(?, batch_id), status = coalesce(?, status),"
+            " resolved = max(resolved, ?) WHERE input_file_id = ?",
+            (batch_id, status, int(resolved), input_file_id),
+        )
+
+    def _write(self, sql: str, parameters: tuple[Any, ...]) -> None:
+        """One write besides the replies (batches, figures), in a transaction of its own."""
+        self._check()
+        try:
+            with self._writer.lock, self._db:
+                self._db.execute(sql, parameters)
+        except sqlite3.Error as exc:
+            raise self._failed(exc) from None
 
     def open_batches(self) -> list[RecordedBatch]:
         """Batches submitted but not yet resolved (their replies not all handed to the grading)."""
         rows = self._db.execute(
             "SELECT input_file_id, batch_id, model, keys, status FROM batches WHERE resolved = 0 ORDER BY rowid"
         ).fetchall()
-        return [RecordedBatch(r[0], r[1], r[2], tuple(json.loads(r[3])), r[4]) for r in rows]
+        found = []
+        for r in rows:
+            try:
+                keys = json.loads(r[3])
+            except (TypeError, ValueError):
+                keys = None
+            if isinstance(r[0], str) and isinstance(keys, list):  # (an unreadable row: its calls are asked again)
+                found.append(RecordedBatch(r[0], r[1], str(r[2]), tuple(str(k) for k in keys), str(r[4])))
+        return found
 
     def replies(self) -> int:
         self.flush()
+        return self._count_replies()
+
+    def _count_replies(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM replies").fetchone()[0])
 
     def finish(self, figures: Any) -> None:
         self.flush()
-        with self._writer.lock, self._db:
-            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('figures', ?)", (canonical_json(figures),))
+        self._write("INSERT OR REPLACE INTO meta VALUES ('figures', ?)", (canonical_json(figures),))
 
     def _meta(self, name: str) -> Any:
         row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        try:
+            return None if row is None else json.loads(row[0])
+        except (TypeError, ValueError):
+            return None
 
 
 _active: contextvars.ContextVar[RunFile | None] = contextvars.ContextVar("rubric_run_file", default=None)
@@ -287,6 +404,18 @@ def activate(run: RunFile) -> Iterator[RunFile]:
         yield run
     finally:
         _active.reset(token)
+
+
+def _locked(path: Path) -> RunLock:
+    """The run's lock, taken (RunFileError naming the holder when another process has it)."""
+    lock = RunLock(path)
+    try:
+        lock.acquire(path)
+    except RunInUse as exc:
+        raise RunFileError(str(exc)) from None
+    except OSError as exc:
+        raise RunFileError(f"cannot lock the run file {path} ({lock.path}: {exc.strerror or exc})") from None
+    return lock
 
 
 def _differences(names: list[str]) -> str:

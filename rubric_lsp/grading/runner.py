@@ -37,6 +37,7 @@ from rubric_lsp.grading.meter import current as current_meter
 from rubric_lsp.grading.rate_limit import RateLimiter
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for
+from rubric_lsp.grading.windowed import stop
 
 T = TypeVar("T")
 Progress = Callable[[int, int], None]
@@ -166,8 +167,7 @@ async def fan_out(work: Iterable[Awaitable[T]]) -> list[T]:
     try:
         return list(await asyncio.gather(*tasks))
     except BaseException:
-        for task in tasks:
-            task.cancel()
+        stop(tasks)
         raise
 
 
@@ -223,28 +223,37 @@ async def grade(
 
 
 async def _within_deadline(grader: Grader, doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
-    deadline = grading.settings.deadline_seconds
+    return await within_deadline(
+        grader(doc, request, grading),
+        grading.settings.deadline_seconds,
+        lambda: f"{grading.done} of {grading.total} work items done",
+    )
+
+
+async def within_deadline(work: Awaitable[T], deadline: float | None, progress: Callable[[], str]) -> T:
+    """``await work``, cancelled past ``deadline`` seconds with ``DeadlineExceeded`` (its message says
+    ``progress()``); no deadline when None."""
     if deadline is None:
-        return await grader(doc, request, grading)
+        return await work
     # The grading runs as a task of its own that the deadline cancels (asyncio.timeout is 3.11+,
     # and we support 3.10): a TimeoutError raised inside the grader stays what it is.
-    work = asyncio.ensure_future(grader(doc, request, grading))
+    task = asyncio.ensure_future(work)
     expired = False
 
     def expire() -> None:
         nonlocal expired
         expired = True
-        work.cancel()
+        task.cancel()
 
     timer = asyncio.get_running_loop().call_later(deadline, expire)
     try:
-        return await work
+        return await task
     except asyncio.CancelledError:
         if not expired:
             raise
         raise DeadlineExceeded(
-            f"The grading did not finish within its deadline of {deadline:g} s ({grading.done} of {grading.total} "
-            f"work items done); {DEADLINE_HELP}. A judge that never answers is the usual cause."
+            f"The grading did not finish within its deadline of {deadline:g} s ({progress()}); "
+            f"{DEADLINE_HELP}. A judge that never answers is the usual cause."
         ) from None
     finally:
         timer.cancel()

@@ -21,7 +21,7 @@ import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 
@@ -46,7 +46,7 @@ class RowWriter:
 
     ``lock`` is held during each of the thread's transactions; the owner holds it for any other write
     it makes in this process, so its writes never meet the thread's in SQLite's busy handler.
-    A commit that fails is kept and raised by the next ``put`` or ``flush`` (``check``).
+    A commit that fails is kept and raised by every later ``put``, ``flush`` and ``check``.
     """
 
     def __init__(self, connect: Callable[[], sqlite3.Connection], statement: str) -> None:
@@ -145,9 +145,10 @@ class RowWriter:
                 pass
 
     def check(self) -> None:
+        """Raise the first commit that failed (again at every call: its rows are lost, and an owner that
+        goes on must know; the run file stops its grading, the verdict cache stops writing)."""
         if self._failed is not None:
-            failed, self._failed = self._failed, None
-            raise failed
+            raise self._failed
 
     @contextmanager
     def _transaction(self, db: sqlite3.Connection) -> Iterator[None]:
@@ -155,10 +156,14 @@ class RowWriter:
             db.execute("BEGIN")
             try:
                 yield
+                db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                # A COMMIT that failed (SQLITE_FULL, an I/O error, SQLITE_BUSY) may leave the transaction
+                # open, and with it the file's write lock: end it, whatever SQLite already did.
+                if db.in_transaction:
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
                 raise
-            db.execute("COMMIT")
 
     def _run(self) -> None:
         db: sqlite3.Connection | None = None
@@ -177,7 +182,7 @@ class RowWriter:
                     with self._transaction(db):
                         db.executemany(self._statement, rows.values())
                 except sqlite3.Error as exc:
-                    self._failed = exc
+                    self._failed = self._failed or exc
                 finally:
                     with self._changed:
                         for key, row in rows.items():
@@ -189,7 +194,7 @@ class RowWriter:
                         self._changed.notify_all()
         except (sqlite3.Error, OSError) as exc:  # the connection itself: the next put starts another thread
             with self._changed:
-                self._failed = exc
+                self._failed = self._failed or exc
                 self._pending.clear()
                 self._settled_count = self._put_count
                 self._release_waiters()

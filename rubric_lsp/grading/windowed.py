@@ -72,8 +72,7 @@ async def fold_in_order(work: Iterable[Callable[[], Awaitable[T]]], window: int,
                 fold(landed.pop(folded))
                 folded += 1
     except BaseException:
-        for task in running:
-            task.cancel()
+        stop(running)
         raise
 
 
@@ -110,3 +109,18 @@ def quiet_collector() -> Iterator[None]:
         if _quiet_depth == 0:
             gc.set_threshold(*_saved_thresholds)
             gc.unfreeze()
+
+
+def stop(tasks: Iterable[asyncio.Future[Any]]) -> None:
+    """Cancel the tasks still running after one failed. Their exceptions are taken as they end (a
+    cancelled ``gather`` may still end with a child's error: the same full disk met by several items),
+    so the one raised is reported once, never again as asyncio's "Task exception was never retrieved"."""
+    for task in tasks:
+        if not task.done():
+            task.cancel()
+        task.add_done_callback(_taken)
+
+
+def _taken(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()

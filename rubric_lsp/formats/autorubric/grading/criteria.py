@@ -47,7 +47,7 @@ from rubric_lsp.formats.autorubric.score import (
     option_outcome,
     worst_option_index,
 )
-from rubric_lsp.grading.failures import JudgeFailure
+from rubric_lsp.grading.failures import GradingStopped, JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import Extracted, extract, snippet, strip_thinking
 from rubric_lsp.grading.report import GradeReport, Subject, Verdict
@@ -319,6 +319,8 @@ async def judge_criterion(
                 "no_content",
             )
         return Judgment(failure=failure, judge=judge.model)
+    except GradingStopped:  # the grading's own fault (its run file): stops it, never a verdict
+        raise
     except Exception as exc:
         return Judgment(failure=JudgeFailure("unknown", f"{type(exc).__name__}: {exc}"), judge=judge.model)
 
