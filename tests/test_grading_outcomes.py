@@ -94,7 +94,7 @@ def test_code_assertions_are_not_run_and_the_result_never_passes_on_its_own(env,
     code, out, err = grade(capfd, env, config, "--response", str(env / "out.txt"))
     assert code == 2
     assert "NOT_RUN  test 1: javascript" in out and "test 1: UNDECIDED" in out and "PASS" not in out.split("test 1:")[-1]
-    assert "incomplete: test 1: the result rests on what rubric grade does not run (javascript)" in err
+    assert "incomplete: the result of test 1 (javascript) rests on what rubric grade does not run" in err
     # A failure decides whatever the javascript says: a test without threshold fails.
     failing = config.replace("value: sorry", "value: refund")
     code, out, _ = grade(capfd, env, failing, "--response", str(env / "out.txt"), "--format", "json")

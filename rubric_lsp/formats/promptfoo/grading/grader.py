@@ -46,9 +46,9 @@ class OutputsResult:
         """An output failed its test (as that output's own grading), or a selection chose no winner.
 
         promptfoo also fails a comparison's losers; here a loser is not a failure (README)."""
-        outputs = self.data["outputs"]
+        tests = [t for o in self.data["outputs"] for t in o.get("tests", [])]
         chose_none = any(s.get("winner") is None and "error" not in s for s in self.data["max_score"])
-        return any(o.get("passed") is False for o in outputs) or chose_none
+        return any(t["passed"] is False for t in tests) or chose_none
 
     @property
     def incomplete(self) -> str | None:

@@ -27,8 +27,8 @@ def refusals(view: Any, number: int, assertions: list[Any]) -> list[str]:
             if a.node.is_map and not a.node.has("$ref"):
                 found.append(f"{where}: an assertion has no 'type'; promptfoo errors the test ('Assertion must have a type')")
             continue
-        if a.type == "assert-set":
-            continue
+        if a.type in ("assert-set", "max-score", "select-best"):
+            continue  # no part of a test's result; the comparisons report their own errors
         if not is_known_assertion_type(a.type):
             found.append(f"{where}: PF100 {unknown_type_message(a.type)}")
         elif (problem := value_type_problem(a)) is not None:

@@ -53,13 +53,14 @@ class _Test:
     def outcome(self) -> Outcome:
         if _scoring_function(self.info) is not None:
             return Outcome(None, None, "The test's assertScoringFunction (code, not run here) decides its result")
-        return aggregate([self._part(a) for a in self.top], _test_threshold(self.info))
+        # runAssertions skips select-* and max-score: they are no part of a test's result.
+        return aggregate([self._part(a) for a in self.top if a.type not in SELECTORS], _test_threshold(self.info))
 
     def _part(self, assertion: Any) -> Part:
         weight = _weight(assertion)
         metric = _metric(assertion, self.info)
         if assertion.type == "assert-set":
-            children = [a for a in self.assertions if a.set_node is assertion.node]
+            children = [a for a in self.assertions if a.set_node is assertion.node and a.type not in SELECTORS]
             threshold = to_plain(assertion.field("threshold"))
             return aggregate([self._part(c) for c in children], threshold).as_part(weight, metric)
         verdict = self.verdicts.get(id(assertion))
@@ -116,8 +117,13 @@ def _assertions(test: Any) -> tuple[list[Any], list[Any]]:
     return list(test.assertions), list(test.top_assertions)
 
 
-def _not_run_reason(type_name: str) -> str:
-    return f"Not run here: rubric grade does not run '{type_name}' assertions; promptfoo's result depends on it."
+def _not_run_reason(assertion: Any) -> str:
+    if assertion.grader_kind is not None:
+        return (
+            f"Not run here: rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval (and their "
+            f"not- forms), not '{assertion.type}' yet; promptfoo's result depends on it."
+        )
+    return f"Not run here: rubric grade does not run '{assertion.type}' assertions; promptfoo's result depends on it."
 
 
 async def grade_promptfoo(
@@ -163,6 +169,10 @@ async def grade_promptfoo(
     report.test_index = test_index
     notes: set[str] = set()
     entries = _entries(view, tests, response, compared, notes)  # deterministic checks first: a refusal costs no call
+    if not entries and any(a.type == SELECT_BEST for t in tests for a in t.assertions):
+        if not compared:
+            raise GradingError(f"Nothing to grade with one output but select-best. {NEEDS_OUTPUTS}")
+        return report  # only select-best: grade_promptfoo_outputs adds its verdicts, which are the result
     plan = [(t.number, item) for t, a, item in entries if item is not None]
     judged = await _judge(doc, view, response, query, settings, plan, prompt_index, notes, on_progress, report)
     answers = iter(judged)
@@ -193,7 +203,7 @@ def _entries(
                 continue
             if a.type in SELECTORS:
                 if a.type == SELECT_BEST and not compared:
-                    notes.add(f"test {test.number}: select-best is not part of a test's result; {NEEDS_OUTPUTS}")
+                    notes.add(f"test {test.number}: 'select-best' is not part of a test's result; {NEEDS_OUTPUTS}")
                 continue
             node = a.ref_node or a.node
             rng = a.source.document.range(node).to_json() if a.source.is_config and a.source.document else None
@@ -206,7 +216,9 @@ def _entries(
     return entries
 
 
-def _checked(subject: Subject, a: Any, response: str, test_vars: dict[str, Any], transformed: bool, number: int) -> Verdict:
+def _checked(
+    subject: Subject, a: Any, response: str, test_vars: dict[str, Any], transformed: bool, number: int
+) -> Verdict:
     value = UNDEFINED if a.field("value") is None else a.value
     try:
         result = check(a.type, value, response, test_vars, transform=transformed or a.field("transform") is not None)
@@ -215,7 +227,7 @@ def _checked(subject: Subject, a: Any, response: str, test_vars: dict[str, Any],
             f"promptfoo errors test {number}: its {a.type} fails with 'Invariant failed: {refused}'; nothing is graded until it is fixed."
         ) from None
     if result is None:
-        return Verdict(subject.name, 0, NOT_RUN, _not_run_reason(a.type), subject.range, weight=subject.weight)
+        return Verdict(subject.name, 0, NOT_RUN, _not_run_reason(a), subject.range, weight=subject.weight)
     return subject.judged("PASS" if result.passed else "FAIL", result.reason, score=result.score, passed=result.passed)
 
 
@@ -276,12 +288,19 @@ def _score(report: GradeReport, tests: list[_Test]) -> None:
     scores = [o.score for _, o in outcomes]
     report.score = None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores)
     report.raw_score = report.score
-    undecided = [f"test {t.number}" for t, o in outcomes if o.passed is None]
+    # Undecided for want of a judgment is the failed calls' to say (GradeReport.incomplete); here,
+    # what is not run at all.
+    not_run = {
+        id(t): sorted({v.name.split(": ", 1)[1] for v in t.verdicts.values() if v.verdict == NOT_RUN}) for t in tests
+    }
+    undecided = [
+        f"test {t.number} ({', '.join(not_run[id(t)]) or 'its assertScoringFunction'})"
+        for t, o in outcomes
+        if o.passed is None and (not_run[id(t)] or _scoring_function(t.info) is not None)
+    ]
     if undecided:
         report.undecided = (
-            f"{', '.join(undecided)}: the result rests on what rubric grade does not run ("
-            + ", ".join(sorted({v.name.split(': ', 1)[1] for v in report.verdicts if v.verdict == NOT_RUN} or {"code"}))
-            + "); run promptfoo for them"
+            f"the result of {', '.join(undecided)} rests on what rubric grade does not run; run promptfoo for it"
         )
     failed = [v for v in report.verdicts if v.failed]
     if failed and len(failed) == len(report.verdicts):
