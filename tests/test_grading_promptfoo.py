@@ -312,10 +312,18 @@ async def test_model_graded_types_not_run_here_are_named_not_silently_dropped(ju
         "select-best compares several outputs: give at least 2, with --response once per output."
     ]
     alone = await grade_text(
-        MIXED, "promptfooconfig.yaml", "Paris.", None, settings(judge_server, tmp_path, model="openai/judge"), test_index=1
+        MIXED,
+        "promptfooconfig.yaml",
+        "Paris.",
+        None,
+        settings(judge_server, tmp_path, model="openai/judge"),
+        test_index=1,
     )
     assert [v.verdict for v in alone.verdicts] == ["NOT_RUN"] and judge_server.call_count == 1
-    assert alone.incomplete == "the result of test 2 (context-recall) rests on what rubric grade does not run; run promptfoo for it"
+    assert (
+        alone.incomplete
+        == "the result of test 2 (context-recall) rests on what rubric grade does not run; run promptfoo for it"
+    )
 
 
 def test_the_text_report_prints_its_notes(judge_server, tmp_path, capfd):

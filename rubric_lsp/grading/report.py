@@ -218,7 +218,11 @@ class GradeReport:
         if self.error:
             lines.append(f"no score: {self.error}")
         elif self.score is not None and self.raw_score is not None:
-            passed = (" — UNDECIDED" if self.undecided else "") if self.passed is None else (" — PASS" if self.passed else " — FAIL")
+            passed = (
+                (" — UNDECIDED" if self.undecided else "")
+                if self.passed is None
+                else (" — PASS" if self.passed else " — FAIL")
+            )
             lines.append(f"score: {self.score:.4g} (raw {self.raw_score:.4g}){passed}")
         else:
             lines.append("no score: nothing was left to score")
@@ -228,7 +232,7 @@ class GradeReport:
 
 
 def incomplete_reason(verdicts: list[Verdict]) -> str | None:
-    """"N of M judgments failed (first error)" when any verdict is a failed judgment, else None."""
+    """ "N of M judgments failed (first error)" when any verdict is a failed judgment, else None."""
     failures = [v for v in verdicts if v.failed]
     if not failures:
         return None

@@ -189,10 +189,8 @@ def shown_for_report(report: dict[str, Any], where: Range) -> Shown:
             shown.marks.append(_mark(rng, verdict))
     passed = report.get("passed")
     incomplete = report.get("incomplete")
-    if passed is None:
-        suffix = " ? undecided" if incomplete else ""
-    else:
-        suffix = " ✓ passed" if passed else " ✗ failed"
+    suffixes = {None: " ? undecided" if incomplete else "", True: " ✓ passed", False: " ✗ failed"}
+    suffix = suffixes[passed]
     shown.lenses.append(Lens(where, f"Graded: {_score_text(report)}{suffix}"))
     if len(report.get("tests") or []) > 1:  # several tests: each one's own result (promptfoo)
         states = {True: "✓", False: "✗", None: "?"}

@@ -106,7 +106,9 @@ def aggregate(parts: list[Part], threshold: Any) -> Outcome:
     score = (None if total is None else total / weight_sum) if weight_sum > 0 else 0.0
     if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and not math.isnan(threshold):
         if score is None:
-            reason = f"The aggregate score against the {js_number_text(threshold)} threshold rests on results not known here"
+            reason = (
+                f"The aggregate score against the {js_number_text(threshold)} threshold rests on results not known here"
+            )
             return Outcome(None, None, reason, named)
         passed = score >= threshold
         reason = f"Aggregate score {to_fixed(score)} {'≥' if passed else '<'} {js_number_text(threshold)} threshold"

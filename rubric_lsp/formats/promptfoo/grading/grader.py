@@ -52,7 +52,9 @@ class OutputsResult:
 
     @property
     def incomplete(self) -> str | None:
-        reasons = [f"output {i + 1}: {o['incomplete']}" for i, o in enumerate(self.data["outputs"]) if o.get("incomplete")]
+        reasons = [
+            f"output {i + 1}: {o['incomplete']}" for i, o in enumerate(self.data["outputs"]) if o.get("incomplete")
+        ]
         reasons += [
             f"test {s['test']} {name}: {s['error']}"
             for name, key in (("max-score", "max_score"), ("select-best", "select_best"))

@@ -22,10 +22,16 @@ def refusals(view: Any, number: int, assertions: list[Any]) -> list[str]:
 
     found = []
     for a in assertions:
-        where = f"test {number}" + (f" (line {a.source.document.range(a.node).start.line + 1})" if a.source.is_config and a.source.document is not None else "")
+        where = f"test {number}" + (
+            f" (line {a.source.document.range(a.node).start.line + 1})"
+            if a.source.is_config and a.source.document is not None
+            else ""
+        )
         if a.type is None:
             if a.node.is_map and not a.node.has("$ref"):
-                found.append(f"{where}: an assertion has no 'type'; promptfoo errors the test ('Assertion must have a type')")
+                found.append(
+                    f"{where}: an assertion has no 'type'; promptfoo errors the test ('Assertion must have a type')"
+                )
             continue
         if a.type in ("assert-set", "max-score", "select-best"):
             continue  # no part of a test's result; the comparisons report their own errors
