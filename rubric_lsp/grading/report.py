@@ -160,7 +160,7 @@ class GradeReport:
     has_pass: bool = True
     # Grader-internal links (e.g. (test number, assertion node) per verdict); not serialised.
     links: list[Any] = field(default_factory=list, repr=False)
-    # Formats with several tests per response (promptfoo): each test's own result.
+    # Formats with several numbered tests per response: each test's own result.
     tests: list[dict[str, Any]] = field(default_factory=list)
     # Why pass/fail could not be decided here (e.g. it rests on assertions this tool does not run).
     undecided: str | None = None

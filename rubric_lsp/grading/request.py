@@ -92,7 +92,7 @@ def exit_code(result: Any) -> int:
 
     2 when the result is incomplete: a judge call failed (an ERROR verdict, a dataset item's failed
     judgment — any: "too few" is "fewer than the request needs"; re-running asks only those
-    again), or the outcome rests on what is not run here (a promptfoo ``javascript`` assertion);
+    again), or the outcome rests on what is not run here (an assertion that runs code);
     else 1 when something failed; else 0. A refusal (bad arguments, a file the owner refuses, a
     missing key) never reaches a result: the CLI exits 2 for it too."""
     if getattr(result, "incomplete", None):

@@ -192,7 +192,7 @@ def shown_for_report(report: dict[str, Any], where: Range) -> Shown:
     suffixes = {None: " ? undecided" if incomplete else "", True: " ✓ passed", False: " ✗ failed"}
     suffix = suffixes[passed]
     shown.lenses.append(Lens(where, f"Graded: {_score_text(report)}{suffix}"))
-    if len(report.get("tests") or []) > 1:  # several tests: each one's own result (promptfoo)
+    if len(report.get("tests") or []) > 1:  # several numbered tests: each one's own result
         states = {True: "✓", False: "✗", None: "?"}
         summary = ", ".join(f"test {t['test']} {states[t.get('passed')]}" for t in report["tests"])
         shown.lenses.append(Lens(where, summary))
