@@ -186,6 +186,14 @@ class GradeReport:
             data["incomplete"] = incomplete
         return data
 
+    def _tests_summary(self) -> str:
+        counts = {key: sum(t["passed"] is key for t in self.tests) for key in (True, False, None)}
+        parts = [f"{counts[True]} passed", f"{counts[False]} failed"] + (
+            [f"{counts[None]} undecided"] if counts[None] else []
+        )
+        score = "" if self.score is None else f", mean score {self.score:.4g}"
+        return f"tests: {', '.join(parts)} of {len(self.tests)}{score}"
+
     @property
     def failed(self) -> bool:
         """Graded, and something failed (a pass mark not met): exit 1 unless incomplete."""
@@ -217,6 +225,8 @@ class GradeReport:
             lines.append(f"test {test['test']}: {state}{score} — {test['reason']}")
         if self.error:
             lines.append(f"no score: {self.error}")
+        elif self.tests and len(self.tests) > 1:
+            lines.append(self._tests_summary())
         elif self.score is not None and self.raw_score is not None:
             passed = (
                 (" — UNDECIDED" if self.undecided else "")
@@ -225,7 +235,9 @@ class GradeReport:
             )
             lines.append(f"score: {self.score:.4g} (raw {self.raw_score:.4g}){passed}")
         else:
-            lines.append("no score: nothing was left to score")
+            lines.append(
+                f"no score: {'undecided, ' + self.undecided if self.undecided else 'nothing was left to score'}"
+            )
         lines.extend(f"note: {note}" for note in self.notes)
         lines.append(usage_line(self.model, self.usage))
         return lines

@@ -155,10 +155,6 @@ def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -
     return passed, score
 
 
-def _listing(types: list[str]) -> str:
-    return ", ".join(f"'{name}'" for name in types)
-
-
 SELECT_BEST = "select-best"
 NEEDS_OUTPUTS = "select-best compares several outputs: give at least 2, with --response once per output."
 
