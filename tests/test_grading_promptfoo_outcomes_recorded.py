@@ -57,3 +57,19 @@ def test_a_graded_test_is_promptfoos_result(case, judge_server, tmp_path, monkey
     assert [v["passed"] for v in data["verdicts"] if v.get("weight") != 0] == [
         c["pass"] for c, v in zip(theirs, data["verdicts"]) if v.get("weight") != 0
     ]
+
+
+@pytest.mark.parametrize(
+    "entry", RECORDED["checks"], ids=[f"{c['assertion']['type']}-{i}" for i, c in enumerate(RECORDED["checks"])]
+)
+def test_a_deterministic_assertion_is_promptfoos_run_assertion(entry):
+    """Each check (its pass, score and reason) as promptfoo's own runAssertion gave it: quoted fields,
+    an empty contains-all, strict deep equality (true is not 1), a missing equals value, JSON.parse's NaN."""
+    from rubric_lsp.formats.promptfoo.grading.deterministic import check
+    from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED
+
+    assertion = entry["assertion"]
+    ours = check(assertion["type"], assertion.get("value", UNDEFINED), entry["output"], entry["vars"])
+    recorded = entry["recorded"]
+    assert ours is not None
+    assert (ours.passed, ours.score, ours.reason) == (recorded["pass"], recorded["score"], recorded["reason"])

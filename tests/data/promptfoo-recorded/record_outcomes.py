@@ -78,6 +78,31 @@ CASES = [
     },
 ]
 
+# Single deterministic assertions through promptfoo's runAssertion: (assertion, output, vars).
+CHECKS = [
+    [{"type": "contains", "value": 42}, "the answer is 42", {}],
+    [{"type": "not-contains", "value": "x"}, "xyz", {}],
+    [{"type": "icontains", "value": "{{w}}"}, "Hello World", {"w": "WORLD"}],
+    [{"type": "contains-any", "value": '"a, b", c'}, "has a, b here", {}],
+    [{"type": "contains-any", "value": '"a, b", c'}, "has a and b", {}],
+    [{"type": "contains-all", "value": []}, "anything", {}],
+    [{"type": "icontains-all", "value": ["X", "y"]}, "x only", {}],
+    [{"type": "not-icontains-any", "value": ["sorry", "apolog"]}, "We apologise", {}],
+    [{"type": "equals", "value": "hi"}, "hi", {}],
+    [{"type": "equals", "value": {"a": 1}}, '{"a": 1.0}', {}],
+    [{"type": "equals", "value": {"a": True}}, '{"a": 1}', {}],
+    [{"type": "equals"}, "undefined", {}],
+    [{"type": "not-equals", "value": 5}, "5", {}],
+    [{"type": "starts-with", "value": "Dear"}, "Hi there", {}],
+    [{"type": "regex", "value": "^\\d{3}-\\d{4}$"}, "555-1234", {}],
+    [{"type": "not-regex", "value": "sorry"}, "so sorry", {}],
+    [{"type": "is-json"}, '{"a": [1, 2]}', {}],
+    [{"type": "is-json"}, "NaN", {}],
+    [{"type": "not-is-json"}, "plain", {}],
+    [{"type": "contains-json"}, 'Here: {"a": 1} done', {}],
+    [{"type": "contains-json"}, "no json", {}],
+]
+
 SCRIPT = r"""
 import promptfoo from '%s';
 const cases = JSON.parse(process.argv[2]);
@@ -91,7 +116,12 @@ for (const c of cases) {
   out.push({ pass: r.pass, score: r.score, reason: r.reason, namedScores: r.namedScores,
     components: r.componentResults.map((x) => ({ type: x.assertion?.type, pass: x.pass, score: x.score, reason: x.reason })) });
 }
-console.log(JSON.stringify(out));
+const checks = [];
+for (const [assertion, output, vars] of JSON.parse(process.argv[4])) {
+  const r = await promptfoo.assertions.runAssertion({ assertion, test: { vars }, providerResponse: { output } });
+  checks.push({ pass: r.pass, score: r.score, reason: r.reason });
+}
+console.log(JSON.stringify({ out, checks }));
 """
 
 
@@ -101,14 +131,21 @@ def main() -> int:
         script = Path(tmp) / "record.mjs"
         script.write_text(SCRIPT % (promptfoo / "dist" / "src" / "index.js"))
         done = subprocess.run(
-            ["node", str(script), json.dumps(CASES), json.dumps(JUDGE)],
+            ["node", str(script), json.dumps(CASES), json.dumps(JUDGE), json.dumps(CHECKS)],
             capture_output=True,
             text=True,
             check=True,
             timeout=300,
         )
     results = json.loads(done.stdout.strip().splitlines()[-1])
-    recorded = {"promptfoo": "0.123.1", "judge": JUDGE, "cases": [dict(c, recorded=r) for c, r in zip(CASES, results)]}
+    recorded = {
+        "promptfoo": "0.123.1",
+        "judge": JUDGE,
+        "cases": [dict(c, recorded=r) for c, r in zip(CASES, results["out"])],
+        "checks": [
+            {"assertion": a, "output": o, "vars": v, "recorded": r} for (a, o, v), r in zip(CHECKS, results["checks"])
+        ],
+    }
     (HERE / "test-outcomes.json").write_text(json.dumps(recorded, indent=1, ensure_ascii=False) + "\n")
     return 0
 
