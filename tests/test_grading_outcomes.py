@@ -180,3 +180,27 @@ def test_a_dataset_whose_every_judge_call_failed_exits_non_zero(env, judge_serve
     assert code == 2
     assert data["incomplete"] == "2 of 2 judgment(s) failed; the agreement figures leave them out"
     assert "rubric grade: incomplete: 2 of 2 judgment(s) failed" in err
+
+
+def test_default_assertions_a_transform_and_disable_default_asserts(env, judge_server, capfd):
+    """defaultTest's assertions run first unless the test's options.disableDefaultAsserts; an output
+    transform (code) leaves the deterministic checks not run."""
+    config = (
+        "prompts: [p]\nproviders: [echo]\n"
+        "defaultTest:\n  assert:\n    - type: contains\n      value: refund\n"
+        "tests:\n"
+        "  - assert:\n      - type: icontains\n        value: SORRY\n"
+        "  - options: {disableDefaultAsserts: true}\n    assert:\n      - type: icontains\n        value: SORRY\n"
+        "  - options: {transform: output.toUpperCase()}\n    assert:\n      - type: icontains\n        value: SORRY\n"
+    )
+    code, out, _ = grade(capfd, env, config, "--response", str(env / "out.txt"), "--format", "json")
+    data = json.loads(out)
+    assert [(v["name"], v["verdict"]) for v in data["verdicts"]] == [
+        ("test 1: contains", "FAIL"),
+        ("test 1: icontains", "PASS"),
+        ("test 2: icontains", "PASS"),
+        ("test 3: contains", "NOT_RUN"),
+        ("test 3: icontains", "NOT_RUN"),
+    ]
+    assert [t["passed"] for t in data["tests"]] == [False, True, None]
+    assert code == 2 and judge_server.call_count == 0  # no judge needed for deterministic tests

@@ -48,6 +48,7 @@ class _Test:
     info: Any
     assertions: list[Any]  # flattened, sets' children included, in order
     top: list[Any]  # sets as one entry
+    vars: dict[str, Any] = field(default_factory=dict)  # as promptfoo renders values and metric names
     verdicts: dict[int, Verdict] = field(default_factory=dict)  # id(assertion) -> verdict
 
     def outcome(self) -> Outcome:
@@ -58,7 +59,7 @@ class _Test:
 
     def _part(self, assertion: Any) -> Part:
         weight = _weight(assertion)
-        metric = _metric(assertion, self.info)
+        metric = _metric(assertion, self.vars)
         if assertion.type == "assert-set":
             children = [a for a in self.assertions if a.set_node is assertion.node and a.type not in SELECTORS]
             threshold = to_plain(assertion.field("threshold"))
@@ -76,15 +77,10 @@ def _weight(assertion: Any) -> float:
     return 1.0 if weight is None else weight
 
 
-def _metric(assertion: Any, test: Any) -> str | None:
+def _metric(assertion: Any, test_vars: dict[str, Any]) -> str | None:
+    """``renderMetricName``: the metric name rendered with the test vars."""
     metric = to_plain(assertion.field("metric"))
-    return render(metric, _vars(test)) if isinstance(metric, str) and metric else None
-
-
-def _vars(test: Any) -> dict[str, Any]:
-    merged = dict(test.default.own_var_values) if test.default is not None and test.default is not test else {}
-    merged.update(test.own_var_values)
-    return {name: to_plain(node) for name, node in merged.items()}
+    return render(metric, test_vars) if isinstance(metric, str) and metric else None
 
 
 def _test_threshold(test: Any) -> Any:
@@ -159,7 +155,7 @@ async def grade_promptfoo(
         if not 0 <= test_index < len(view.tests):
             raise GradingError(f"There is no test {test_index + 1}: the config has {len(view.tests)} test(s).")
         numbers = [test_index + 1]
-    tests = [_Test(n, view.test_number(n), *_assertions(view.test_number(n))) for n in numbers]
+    tests = [_Test(n, view.test_number(n), *_assertions(view.test_number(n)), view.test_vars(n)) for n in numbers]
     problems = [line for t in tests for line in refusals(view, t.number, t.assertions)]
     if problems:
         raise GradingError(
@@ -197,7 +193,6 @@ def _entries(
     for test in tests:
         plan = {id(item.assertion): item for item in view.grading_plan(test.number)}
         transformed = any(_option(test.info, key) for key in OUTPUT_TRANSFORMS)
-        test_vars = view.test_vars(test.number)
         for a in test.assertions:
             if a.type in (None, "assert-set"):
                 continue
@@ -211,7 +206,7 @@ def _entries(
             if a.type in GRADED_TYPES and id(a) in plan:
                 entries.append((test, a, plan[id(a)]))
                 continue
-            test.verdicts[id(a)] = _checked(subject, a, response, test_vars, transformed, test.number)
+            test.verdicts[id(a)] = _checked(subject, a, response, test.vars, transformed, test.number)
             entries.append((test, a, None))
     return entries
 
