@@ -1,6 +1,6 @@
 """Each graded test's result equals promptfoo 0.123.1's own ``runAssertions`` on the same test and output.
 
-The recordings (tests/data/promptfoo-recorded/test-outcomes.json, made by ``record_outcomes.py``
+The recordings (tests/data/promptfoo-recorded/outcomes/test-outcomes.json, made by ``record_outcomes.py``
 beside it with promptfoo's functions under Node) cover a failing contains beside a passing
 llm-rubric, a test threshold that overrides a failure and one that fails, weights (0 included)
 and metrics, an assert-set with its own threshold, weight and inner metric, templated metrics.
@@ -19,7 +19,9 @@ from rubric_lsp.cli import main
 from tests.conftest import use_judge
 from tests.judge_server import Reply
 
-RECORDED = json.loads((Path(__file__).parent / "data" / "promptfoo-recorded" / "test-outcomes.json").read_text())
+RECORDED = json.loads(
+    (Path(__file__).parent / "data" / "promptfoo-recorded" / "outcomes" / "test-outcomes.json").read_text()
+)
 
 
 @pytest.mark.parametrize("case", RECORDED["cases"], ids=[c["name"] for c in RECORDED["cases"]])

@@ -3,7 +3,7 @@
 Not run by the suite (it needs Node and promptfoo): ``test-outcomes.json`` beside this file is
 checked in and ``tests/test_grading_promptfoo_outcomes_recorded.py`` replays it. To re-record:
 
-    PYTHONPATH=$PWD python3 tests/data/promptfoo-recorded/record_outcomes.py /path/to/node_modules/promptfoo
+    PYTHONPATH=$PWD python3 tests/data/promptfoo-recorded/outcomes/record_outcomes.py /path/to/node_modules/promptfoo
 
 Each case is a test (``assert``, ``threshold``, ``vars``) and an output; llm-rubric assertions are
 graded by a provider object whose reply is the case's ``judge`` JSON (what the judge server replies
