@@ -6,7 +6,8 @@ Each figure is one ``rubric-lint`` process (``--tree`` picks the checkout it imp
 same script measures main and a branch), timed by wall clock, its peak RSS read from
 ``wait4``. Every figure is printed beside its baseline: the same file with nothing to fix
 (the cost of linting alone), the same folder with every file clean (the cost of the walk).
-It asserts nothing: the tests bound behaviour, not speed.
+It bounds no time (the tests bound behaviour, not speed), but it checks its own premise: the
+fixable file must have findings and ``--fix`` must leave none (else it exits 1).
 """
 
 from __future__ import annotations
@@ -23,11 +24,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def fixable_config(count: int, value: str) -> str:
-    """A promptfoo config with ``count`` tests, each with one YAML 1.1 value (RL005, safe fix)."""
-    lines = ["prompts:", "  - 'Answer: {{q}}'", "providers:", "  - openai:gpt-4o-mini", "tests:"]
+def fixable_rubric(count: int, key: str) -> str:
+    """An autorubric rubric with ``count`` criteria, each with ``key`` for its weight.
+
+    ``wieght`` is AR001 with a safe fix (the rename to ``weight``); ``weight`` is the same file clean.
+    Equal weights, so nothing else is reported.
+    """
+    lines = ["criteria:"]
     for index in range(count):
-        lines += ["  - vars:", f"      q: {value}", f'      n: "question {index} about the answer"']
+        lines += [f"  - name: criterion_{index}", f"    requirement: States fact {index} correctly", f"    {key}: 1"]
     return "\n".join(lines) + "\n"
 
 
@@ -60,21 +65,31 @@ def run(tree: Path, args: list[str], cwd: Path) -> tuple[float, float, int]:
     return elapsed, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
 
 
-def bench_fix(tree: Path, work: Path, count: int) -> None:
+def bench_fix(tree: Path, work: Path, count: int) -> bool:
+    """Times --fix; False when its premise fails (the findings are not there, or not all fixed)."""
     print(f"\n## --fix on a file with {count} fixable findings (tree: {tree})")
-    for label, value in (("fixable", "yes"), ("clean", '"yes"')):
+    ok = True
+    for label, key in (("fixable", "wieght"), ("clean", "weight")):
         folder = work / f"fix-{label}"
         folder.mkdir()
-        path = folder / "promptfooconfig.yaml"
-        path.write_text(fixable_config(count, value))
+        path = folder / "bench.rubric.yaml"
+        path.write_text(fixable_rubric(count, key))
         size = path.stat().st_size
-        lint_s, lint_mb, _ = run(tree, [str(path)], folder)
+        lint_s, lint_mb, lint_code = run(tree, [str(path)], folder)
         fix_s, fix_mb, code = run(tree, ["--fix", str(path)], folder)
-        left = path.read_text().count("q: yes")
+        left = path.read_text().count("wieght:")
         print(
             f"{label:8} {size / 1e6:.2f} MB   lint {lint_s:6.2f} s {lint_mb:6.0f} MiB   "
             f"--fix {fix_s:6.2f} s {fix_mb:6.0f} MiB   exit {code}   unfixed after: {left}"
         )
+        # The premise: the fixable file has findings (exit 1) and --fix leaves none; the clean one has none.
+        expected_lint = 1 if label == "fixable" else 0
+        if lint_code != expected_lint or left or code != 0:
+            print(
+                f"  premise failed: lint exit {lint_code} (expected {expected_lint}), fix exit {code}, {left} unfixed"
+            )
+            ok = False
+    return ok
 
 
 def bench_folder(tree: Path, work: Path, files: int, formats: list[str]) -> None:
@@ -89,7 +104,7 @@ def bench_folder(tree: Path, work: Path, files: int, formats: list[str]) -> None
             print(f"{label:8} --format {fmt:5}  {seconds:6.2f} s  peak {mib:6.0f} MiB  exit {code}")
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", type=Path, default=REPO, help="the checkout to measure (default: this one)")
     parser.add_argument("--fixes", type=int, default=20000)
@@ -99,14 +114,16 @@ def main() -> None:
     parser.add_argument("--skip-folder", action="store_true")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench_fix_"))
+    ok = True
     try:
         if not args.skip_fix:
-            bench_fix(args.tree.resolve(), work, args.fixes)
+            ok = bench_fix(args.tree.resolve(), work, args.fixes)
         if not args.skip_folder:
             bench_folder(args.tree.resolve(), work, args.files, args.format)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -26,7 +26,7 @@ def _lint_arguments(parser: argparse.ArgumentParser) -> None:
         "paths",
         nargs="*",
         type=Path,
-        help="files or folders (folders are searched for .yaml/.yml/.json/.jsonl, honouring .gitignore); '-' reads stdin",
+        help="files or folders (folders are searched for .yaml/.yml/.json/.jsonl, honouring .gitignore; default: the current folder); '-' reads stdin",
     )
     parser.add_argument(
         "--format",

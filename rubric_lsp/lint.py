@@ -7,7 +7,6 @@ the grading engine (litellm) and never raises on bad input.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from rubric_lsp.formats.registry import Format, checkers_for, detect
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.settings import Settings
 from rubric_lsp.suppression import suppressions
+from rubric_lsp.workspace import default_root
 
 if TYPE_CHECKING:
     from rubric_lsp.document.positions import Span
@@ -69,6 +69,8 @@ def lint_text(
     ``explicit`` is False for files found by walking a folder or opened in an editor
     without being recognised: those are skipped silently unless their kind is known,
     so unrelated YAML (CI workflows, manifests) is never reported on.
+    ``root_dir`` is the workspace (the editor's folder); None: the file's repository, else
+    the settings' folder, else the current directory (:mod:`rubric_lsp.workspace`).
     """
     with gc_paused():  # see gc_paused: the collector's passes over fresh nodes cost more than the checks
         return _lint_text(source, path, settings, kind, explicit, root_dir)
@@ -100,9 +102,10 @@ def _lint_text(
     ctx = CheckContext(
         document=doc,
         format_name=fmt.name if fmt else None,
-        root_dir=root_dir or settings.root or (Path(os.path.abspath(path)).parent if path else None),
+        root_dir=root_dir or default_root(path, settings),
         is_enabled=is_enabled,
         versions=dict(settings.versions),
+        extra_keys=dict(settings.extra_keys),
     )
     for check in checkers_for(fmt.name if fmt else None):
         if not doc.readable and getattr(check, "needs_nodes", True):
@@ -141,6 +144,21 @@ def _empty() -> Span:
     return Span(0, 0)
 
 
+def unreadable(path: Path | str, reason: str, settings: Settings | None = None) -> LintResult:
+    """The lint of a file that could not be read: one RL008 finding naming why (the rest of a run goes on)."""
+    from rubric_lsp.document.positions import Span
+    from rubric_lsp.rules.any_file import UNREADABLE_FILE
+
+    settings = settings or Settings()
+    document = parse_document("", str(path))
+    if not settings.is_enabled(UNREADABLE_FILE.code, str(path)):
+        return LintResult(str(path), document, None, [])
+    severity = settings.severity_for(UNREADABLE_FILE.code, UNREADABLE_FILE.severity)
+    span = Span(0, 0)
+    found = Diagnostic(UNREADABLE_FILE.code, severity, reason, span, document.lines.range(span), str(path))
+    return LintResult(str(path), document, None, [found])
+
+
 def lint_path(
     path: Path,
     *,
@@ -151,9 +169,12 @@ def lint_path(
 ) -> LintResult:
     settings = settings or Settings()
     limit = settings.max_file_size or DEFAULT_LIMITS.max_bytes
-    size = path.stat().st_size  # OSError propagates: the caller reports unreadable paths
-    # Too large: never read it; decode() refuses it by its length alone.
-    data = path.read_bytes() if size <= limit else _Oversize(size)
+    from rubric_lsp.document.files import TooLarge, read_regular
+
+    try:  # OSError (UnreadableFile among them) propagates: the caller reports unreadable paths
+        data: bytes = read_regular(path, limit)
+    except TooLarge:
+        data = _Oversize(path.stat().st_size)  # never read; decode() refuses it by its length alone
     return lint_text(data, str(path), settings=settings, kind=kind, explicit=explicit, root_dir=root_dir)
 
 

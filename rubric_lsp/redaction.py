@@ -13,9 +13,11 @@ Two entry points, both stdlib-only (the lint path imports this):
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 import re
+import urllib.parse
 from collections.abc import Iterable, Mapping
 
 MASK = "***"
@@ -57,7 +59,10 @@ class Redactor:
     """``redact`` over a fixed set of secrets, compiled once (reports apply it to thousands of strings)."""
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
-        values = sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
+        plain = {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
+        # A judge may quote a key encoded: its base64 (alone or inside a longer encoded text) and URL forms.
+        encoded = {form for secret in plain for form in encoded_forms(secret)}
+        values = sorted(plain | encoded, key=len, reverse=True)
         # Longest first, so a key that contains another is masked whole.
         self._known = re.compile("|".join(map(re.escape, values))) if values else None
 
@@ -77,6 +82,26 @@ class Redactor:
         if not text:
             return text
         return self(_mask_entries(text) if _may_hold_key(text) else text)
+
+
+def encoded_forms(secret: str) -> set[str]:
+    """The base64 (standard and URL-safe, at each of the three byte alignments inside a longer encoded
+    text) and URL-encoded forms of ``secret``: what a reply could carry instead of the key itself."""
+    raw = secret.encode("utf-8")
+    forms: set[str] = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode("ascii")
+        # Only the characters that depend on the key's bytes alone: not those shared with a neighbour.
+        start = -(-offset * 4 // 3)
+        end = (offset + len(raw)) // 3 * 4
+        core = encoded[start:end]
+        if len(core) >= MIN_SECRET_LENGTH:
+            forms |= {core, core.replace("+", "-").replace("/", "_")}
+    whole = base64.b64encode(raw).decode("ascii")
+    forms |= {whole, whole.rstrip("="), base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")}
+    forms |= {urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)}
+    forms.discard(secret)
+    return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
 
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:

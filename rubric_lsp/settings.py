@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rubric_lsp.diagnostics import Severity
+from rubric_lsp.document.files import read_regular_text
 
 if TYPE_CHECKING:
     import pathspec
@@ -45,6 +46,9 @@ class Settings:
     # (owner tool, release): the release of the tool that runs these files to lint and grade as
     # (``versions = {promptfoo = "0.121.9"}``); a tool not named: the latest release tracked.
     versions: tuple[tuple[str, str], ...] = ()
+    # (place, keys): keys promptfoo ignores there that the user's own scripts read
+    # (``extra-keys = {test = ["tags"]}``): PF001 does not report them.
+    extra_keys: tuple[tuple[str, tuple[str, ...]], ...] = ()
     root: Path | None = None  # folder holding the pyproject.toml the settings came from
     source: Path | None = None
 
@@ -88,7 +92,10 @@ class Settings:
     def _relative(self, path: str) -> str:
         if self.root is not None:
             try:
-                return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+                # The folder resolved, not the file: globs name the path the user sees (a link's own
+                # name), and resolving a link loop would raise.
+                where = Path(path)
+                return (where.parent.resolve() / where.name).relative_to(self.root.resolve()).as_posix()
             except ValueError:
                 pass
         return Path(path).as_posix()
@@ -115,9 +122,9 @@ def _longest(code: str, prefixes: tuple[str, ...]) -> int:
 @lru_cache(maxsize=256)
 def _glob(pattern: str) -> pathspec.GitIgnoreSpec:
     # gitignore's glob rules: `**/` matches zero or more folders, a pattern without `/` matches at any depth.
-    import pathspec  # only when a `kinds` table is set: most runs never need it
+    from rubric_lsp import globs  # only when a `kinds` table is set: most runs never need it
 
-    return pathspec.GitIgnoreSpec.from_lines([pattern])
+    return globs.spec([pattern])
 
 
 # Standalone settings files, in ruff's order of precedence (a dotted file first, then pyproject.toml).
@@ -149,7 +156,9 @@ find_pyproject = find_config  # the name it had when only pyproject.toml was rea
 @lru_cache(maxsize=64)
 def _read_toml(path: Path, _mtime: int) -> dict:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(read_regular_text(path))
+    except RecursionError:  # tomllib recurses per nesting level: a settings file nested thousands deep
+        raise SettingsError(f"{path}: cannot read settings: nested too deeply") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read settings: {exc}") from exc
 
@@ -172,6 +181,7 @@ KNOWN_KEYS = (
     "max-file-size",
     "kinds",
     "versions",
+    "extra-keys",
 )
 
 
@@ -235,6 +245,7 @@ def settings_from_mapping(
     return Settings(
         kinds=_kinds(data.get("kinds", {}), where),
         versions=_versions(data.get("versions", {}), where),
+        extra_keys=_extra_keys(data.get("extra-keys", {}), where),
         select=code_list(data.get("select", []), "'select'"),
         ignore=code_list(data.get("ignore", []), "'ignore'"),
         extend_select=code_list(data.get("extend-select", []), "'extend-select'"),
@@ -252,10 +263,44 @@ def _versions(table: object, where: str) -> tuple[tuple[str, str], ...]:
     example = 'e.g. versions = {promptfoo = "0.123.1"}'
     if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
         raise SettingsError(f"{where}'versions' must be a table of tool = \"release\", {example}")
+    if not table:
+        return ()
+    from rubric_lsp.formats.registry import formats
+
+    tracked: dict[str, tuple[str, ...]] = {}
+    for fmt in formats():
+        if fmt.owner is not None:
+            tracked[fmt.owner] = fmt.releases
+    known = "; ".join(f"{owner}: {', '.join(releases)}" for owner, releases in sorted(tracked.items()))
     for tool, version in table.items():
-        if not re.fullmatch(r"v?\d+(\.\d+){0,2}([-+][\w.]+)?", version.strip()):
-            raise SettingsError(f"{where}'versions' entry {tool!r}: {version!r} is not a release number, {example}")
-    return tuple((tool, version.strip()) for tool, version in table.items())
+        releases = tracked.get(tool)
+        if releases is None:
+            raise SettingsError(f"{where}'versions' entry {tool!r}: not a tool rubric-lsp tracks (tracked: {known})")
+        if version.strip().lstrip("v") not in releases:
+            raise SettingsError(
+                f"{where}'versions' entry {tool!r}: {version!r} is not a release rubric-lsp tracks "
+                f"({', '.join(releases)}); name the one whose behaviour your {tool} has"
+            )
+    return tuple((tool, version.strip().lstrip("v")) for tool, version in table.items())
+
+
+# The places PF001 reports unknown promptfoo keys.
+EXTRA_KEY_PLACES = ("top-level", "test", "defaultTest")
+
+
+def _extra_keys(table: object, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``extra-keys = {test = ["tags"]}``: per place, keys of the user's own that PF001 leaves alone."""
+    example = 'e.g. extra-keys = {test = ["tags"]}'
+    if not isinstance(table, dict) or not all(
+        isinstance(keys, list) and all(isinstance(k, str) for k in keys) for keys in table.values()
+    ):
+        raise SettingsError(f"{where}'extra-keys' must be a table of place = [keys], {example}")
+    for place in table:
+        if place not in EXTRA_KEY_PLACES:
+            raise SettingsError(
+                f"{where}'extra-keys' entry {place!r}: not a place PF001 checks ({', '.join(EXTRA_KEY_PLACES)})"
+            )
+    return tuple((place, tuple(keys)) for place, keys in table.items())
 
 
 def _kinds(table: object, where: str) -> tuple[tuple[str, str], ...]:

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pathspec
 
+from rubric_lsp import globs
+from rubric_lsp.document.files import read_regular
+
 LINTABLE_SUFFIXES = {".yaml", ".yml", ".json", ".jsonl"}
 ALWAYS_SKIPPED = {
     ".git",
@@ -29,7 +32,7 @@ def _gitignore(folder: Path) -> pathspec.PathSpec | None:
     if not path.is_file():
         return None
     try:
-        return pathspec.GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        return globs.spec(read_regular(path).decode("utf-8", errors="replace").splitlines())
     except (OSError, ValueError):
         return None
 
@@ -92,5 +95,7 @@ def _walk(folder: Path, specs: list[tuple[Path, pathspec.PathSpec]]) -> Iterator
             if entry.name in ALWAYS_SKIPPED or _ignored(path, True, specs):
                 continue
             yield from _walk(path, specs)
-        elif entry.is_file() and path.suffix.lower() in LINTABLE_SUFFIXES and not _ignored(path, False, specs):
+        elif path.suffix.lower() in LINTABLE_SUFFIXES and not _ignored(path, False, specs):
+            # Not only regular files: a link loop, a dangling link or a FIFO with a lintable name is
+            # yielded too, and reading it reports why it is not read (RL008) while the rest is linted.
             yield path

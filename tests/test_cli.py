@@ -126,7 +126,6 @@ def test_severity_override_below_fail_level_exits_zero(capsys, files):
     [
         ["--format", "xml", "x.yaml"],
         ["--kind", "no-such-kind", "x.yaml"],
-        [],
         ["--select", "ZZ999", "x.yaml"],
         ["--no-such-option"],
     ],
@@ -135,6 +134,13 @@ def test_usage_errors_exit_two(capsys, argv):
     code, _, err = run(capsys, *argv)
     assert code == 2
     assert err.strip()
+
+
+def test_no_path_lints_the_current_folder_as_ruff_does(capsys, files, monkeypatch):
+    monkeypatch.chdir(files)
+    code, out, _ = run(capsys, "--select", "RL005")
+    assert code == 1
+    assert "bad.rubric.yaml" in out and "RL005" in out
 
 
 def test_missing_path_exits_two_but_still_reports_the_others(capsys, files):

@@ -172,7 +172,15 @@ def test_versions_pick_the_promptfoo_release_pf004_checks_against(capsys, tmp_pa
     ("table", "message"),
     [
         ('versions = ["0.121.9"]', "'versions' must be a table"),
-        ('versions = {promptfoo = "latest"}', "not a release number"),
+        ('versions = {promptfoo = "latest"}', r"'latest' is not a release rubric-lsp tracks \(0\.121\.9, 0\.123\.1\)"),
+        (
+            'versions = {promptfoo = "0.130.0"}',
+            r"'0\.130\.0' is not a release rubric-lsp tracks \(0\.121\.9, 0\.123\.1\)",
+        ),
+        (
+            'versions = {promptfo = "0.123.1"}',
+            r"'promptfo': not a tool rubric-lsp tracks \(tracked: autorubric: 1\.6\.1; promptfoo: ",
+        ),
     ],
 )
 def test_a_wrong_versions_table_is_refused_by_name(tmp_path, table, message):

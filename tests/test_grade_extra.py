@@ -82,3 +82,21 @@ def test_the_message_names_the_extras_requirements(monkeypatch) -> None:
         assert requirement.split(">=")[0] in message
     monkeypatch.undo()
     assert extra.grade_extra_missing() is None  # this environment has litellm
+
+
+def test_a_report_without_pygal_is_refused_before_any_judge_call(tmp_path: Path) -> None:
+    """The pipx route `pipx inject rubric-lsp litellm rich` had no pygal: --report failed after the
+    grading was paid for. Now the request is refused first, with a command that installs what is missing."""
+    hide = tmp_path / "hide-pygal"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text('import sys\nsys.modules["pygal"] = None\n', encoding="utf-8")
+    # No API key and no judge: a judge call would fail differently (missing credentials), not with this line.
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["PYTHONPATH"] = os.pathsep.join([str(hide), str(REPO)])
+    (tmp_path / "reply.txt").write_text("Hello", encoding="utf-8")
+    done = grade(env, tmp_path, "--response", str(tmp_path / "reply.txt"), "--report", str(tmp_path / "r.html"))
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("rubric grade: the HTML report needs pygal, not installed: run ")
+    assert f"{sys.executable} -m pip install 'pygal>=" in line and "rubric-lsp[grade]" not in line
+    assert not (tmp_path / "r.html").exists()

@@ -16,6 +16,8 @@ import re
 import statistics
 import subprocess
 import sys
+from html import escape as html_escape
+from pathlib import Path
 
 import pytest
 
@@ -152,6 +154,7 @@ def _expected_figures(kind: str, data) -> dict[str, str]:
         wanted = {"score": figure(data["score"]), "raw_score": figure(data["raw_score"])}
         wanted |= {f"verdict:{i}": v["verdict"] for i, v in enumerate(data["verdicts"])}
         wanted |= {"calls": str(data["usage"]["calls"]), "total_tokens": str(data["usage"]["total_tokens"])}
+        wanted |= {"fresh": str(data["usage"]["calls"]), "cached": str(data["usage"]["cached"])}
         return wanted
     if kind == "examples":
         return {f"example_score:{i}": figure(e["report"]["score"]) for i, e in enumerate(data)}
@@ -262,7 +265,8 @@ def test_without_jinja2_the_report_is_refused_in_one_line(tmp_path):
     done = subprocess.run([*argv, "--report", str(tmp_path / "r.html")], capture_output=True, text=True, env=env)
     assert done.returncode == 2 and not (tmp_path / "r.html").exists()
     (line,) = done.stderr.splitlines()
-    assert "jinja2 is missing" in line and "rubric-lsp[grade]" in line
+    assert line.startswith("rubric grade: the HTML report needs jinja2, not installed: run ")
+    assert "-m pip install 'jinja2>=" in line  # a command that works however rubric-lsp was installed
 
 
 def test_the_confusion_matrix_shows_the_options_the_judge_never_picks(grade):
@@ -305,3 +309,61 @@ def test_tables_sort_on_a_click_and_the_filter_hides_other_criteria(grade):
     assert finite == sorted(finite) and len(set(finite)) > 1
     assert [x for x in descending if x != float("inf")] == sorted(finite, reverse=True)
     assert int(attrs["shown"]) == int(attrs["wanted"]) > 0
+
+
+def test_csv_neutralises_formulas_from_rubrics_and_judges(judge_server, tmp_path, monkeypatch, capfd):
+    """OWASP's CSV injection: a criterion named `=1+1` or a judge reply `=HYPERLINK(…)` would run as a
+    formula in a spreadsheet; each text cell that starts like one is prefixed with a quote."""
+    use_judge(monkeypatch, judge_server, KEY, tmp_path / "cache")
+    judge_server.default = Reply.json({"criterion_status": "MET", "explanation": '=HYPERLINK("http://x.test","y")'})
+    rubric = tmp_path / "r.rubric.yaml"
+    rubric.write_text(
+        "rubric:\n  - name: '=1+1'\n    requirement: '@SUM(A1)'\n    weight: 2\n"
+        "  - name: '-2+3'\n    requirement: Is polite\n    weight: -1\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "answer.txt").write_text("Hello", encoding="utf-8")
+    code = main(["grade", str(rubric), "--response", str(tmp_path / "answer.txt"), "--format", "csv", "--no-cache"])
+    out, err = capfd.readouterr()
+    assert code in (0, 1), err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["name"] for r in rows] == ["'=1+1", "'-2+3"]
+    assert all(r["reason"].startswith("'=HYPERLINK(") for r in rows)
+    assert any(r["weight"].startswith("-") for r in rows)  # numbers stay numbers
+    assert not [cell for r in rows for cell in r.values() if cell[:1] in ("=", "+", "@") and cell != r["weight"]]
+
+
+def test_a_fully_cached_grading_reports_no_negative_count(judge_server, tmp_path, monkeypatch, capfd):
+    """Judge calls made and verdicts from the cache are counted apart: a second, fully cached grading
+    read "fresh / cached −6 / 6". Every figure on the page is a count the result holds."""
+    use_judge(monkeypatch, judge_server, KEY, tmp_path / "cache")
+    judge_server.handler = judge
+    (tmp_path / "answer.txt").write_text("Your refund is on its way.")
+    argv = ["grade", RUBRIC, "--response", str(tmp_path / "answer.txt")]
+    for _ in range(2):
+        assert main([*argv, "--report", str(tmp_path / "r.html"), "--format", "json"]) in (0, 1)
+        data = json.loads(capfd.readouterr().out)
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    figures = dict(re.findall(r'data-figure="([^"]+)">([^<]*)<', html))
+    assert data["usage"]["calls"] == 0 and data["usage"]["cached"] > 0
+    assert (figures["fresh"], figures["cached"]) == ("0", str(data["usage"]["cached"]))
+    assert not [v for v in figures.values() if v.startswith(("-", "−"))]
+
+
+def test_dataset_disagreements_show_the_submission_and_small_samples_say_so(grade):
+    """A disagreement shows what was judged; a figure resting on fewer than FEW_ITEMS items says so."""
+    from rubric_lsp.grading.html_report import FEW_ITEMS
+
+    grade("text", DATASET, report="d.html")
+    data = json.loads(grade("json", DATASET))
+    html = (grade.dir / "d.html").read_text(encoding="utf-8")
+    dataset = json.loads(Path(DATASET).read_text(encoding="utf-8"))
+    disagreeing = {i for c in data["agreement"] for i in c.get("disagreeing") or []}
+    assert disagreeing, "the scripted judge disagrees with some labels"
+    for index in disagreeing:
+        submission = dataset["items"][index]["submission"]
+        assert html_escape(submission) in html, index
+    points = sum(1 for i in data["items"] if i["human_score"] is not None)
+    assert (points < FEW_ITEMS) == ('data-figure="few-points"' in html)
+    for c in data["agreement"]:
+        assert (c["compared"] < FEW_ITEMS) == (f'data-figure="few:{c["index"]}"' in html)

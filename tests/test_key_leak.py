@@ -378,3 +378,29 @@ def test_the_language_server_shows_and_logs_no_key(tmp_path, judge):
     assert "rubric_lsp" in stderr  # its log (at DEBUG) was written, and is checked below
     assert CONFIG_KEY in client.raw.decode("utf-8")  # in a code action's edit, which shown() leaves out
     assert_no_canary(client.shown(), stderr, files_under(cache))
+
+
+def test_a_key_quoted_encoded_is_masked_too():
+    """A judge can quote the key back base64- or URL-encoded (alone, or inside a longer encoded text at any
+    byte alignment): every such form of a configured key is masked."""
+    import base64
+    import urllib.parse
+
+    from rubric_lsp.redaction import MASK, Redactor
+
+    key = "sk-proj-leak0123456789abcdefXYZ+/="
+    redactor = Redactor([key])
+    leaks = [
+        base64.b64encode(key.encode()).decode(),
+        base64.urlsafe_b64encode(key.encode()).decode().rstrip("="),
+        urllib.parse.quote(key, safe=""),
+        urllib.parse.quote_plus(key),
+    ]
+    for prefix in ("", "x", "xy", "Authorization: Bearer "):
+        wrapped = (prefix + key + " tail").encode()
+        leaks += [base64.b64encode(wrapped).decode(), base64.urlsafe_b64encode(wrapped).decode()]
+    for leak in leaks:
+        shown = redactor(f"the judge says: {leak}")
+        assert MASK in shown, leak
+        assert leak not in shown
+    assert redactor("an ordinary reason, nothing encoded") == "an ordinary reason, nothing encoded"

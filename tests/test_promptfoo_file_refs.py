@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from rubric_lsp.cli import main
+from rubric_lsp.diagnostics import Severity
 from rubric_lsp.lint import lint_path
+from rubric_lsp.settings import settings_for
 from tests.helpers import codes, lines_of
 
 
@@ -42,13 +47,90 @@ def test_script_refs_are_only_checked_for_existence(tmp_path):
     assert not marker.exists()
 
 
-def test_reference_outside_workspace(tmp_path):
+def test_reference_outside_workspace_is_a_warning_and_still_checked(tmp_path):
     workspace = tmp_path / "project"
     workspace.mkdir()
     write(tmp_path, "secret.txt", "x")
-    result = lint_config(workspace, "prompts: [file://../secret.txt]\nproviders: [x]\n", root=workspace)
-    assert lines_of(result, "RL011") == [1]
-    assert "RL010" not in codes(result)
+    text = "prompts: [file://../secret.txt, file://../gone.txt, file://../*.nothing]\nproviders: [x]\n"
+    result = lint_config(workspace, text, root=workspace)
+    outside = [d for d in result.diagnostics if d.code == "RL011"]
+    assert [d.severity for d in outside] == [Severity.WARNING] * 3
+    assert str(tmp_path / "secret.txt") in outside[0].message
+    # A missing file is RL010 wherever it points: an existing one outside is only RL011.
+    assert lines_of(result, "RL010") == [1, 1]
+    assert "gone.txt" in next(d for d in result.diagnostics if d.code == "RL010").message
+
+
+def repo(tmp_path: Path, git_file: bool = False) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    if git_file:  # a worktree or submodule checkout: .git is a file naming the real git folder
+        (root / ".git").write_text("gitdir: /elsewhere/.git/worktrees/repo\n")
+    else:
+        (root / ".git").mkdir()
+    write(root, "shared/rubric.md", "Is polite")
+    return root
+
+
+SHARED = "prompts:\n  - file://../shared/rubric.md\n  - file://../../shared/rubric.md\nproviders: [echo]\n"
+
+
+@pytest.mark.parametrize("git_file", [False, True], ids=["git-folder", "git-file"])
+def test_files_elsewhere_in_the_repository_are_inside_the_workspace(tmp_path, git_file):
+    root = repo(tmp_path, git_file)
+    result = lint_path(write(root / "evals", "promptfooconfig.yaml", SHARED))
+    # The second goes one folder too far, out of the repository: a missing file, and outside.
+    assert lines_of(result, "RL010") == [3]
+    assert lines_of(result, "RL011") == [3]
+    assert str(tmp_path / "shared") in next(d for d in result.diagnostics if d.code == "RL010").message
+
+
+def test_a_missing_file_reached_through_dotdot_is_missing_not_outside(tmp_path):
+    root = repo(tmp_path)
+    text = "prompts: ['x']\nproviders: [echo]\ntests:\n  - vars:\n      doc: file://../../packages/skills/SKILL.md\n"
+    result = lint_path(write(root / "evals" / "suite", "promptfooconfig.yaml", text))
+    assert codes(result) == ["RL010"] and lines_of(result, "RL010") == [5]
+
+
+def test_leaving_the_repository_is_a_warning(tmp_path):
+    root = repo(tmp_path)
+    write(tmp_path, "elsewhere/doc.txt", "x")
+    text = "prompts: ['x']\nproviders: [echo]\ntests:\n  - vars:\n      a: file://../../elsewhere/doc.txt\n      b: file:///etc/passwd\n"
+    result = lint_path(write(root / "evals", "promptfooconfig.yaml", text))
+    assert [(d.code, d.severity, d.range.start.line + 1) for d in result.diagnostics] == [
+        ("RL011", Severity.WARNING, 5),
+        ("RL011", Severity.WARNING, 6),
+    ]
+    assert "/etc/passwd" in result.diagnostics[1].message
+
+
+def test_tilde_is_not_the_home_folder(tmp_path):
+    # promptfoo resolves with Node's path.resolve, which expands no `~`: the file is looked for
+    # in a folder named ~ beside the config.
+    root = repo(tmp_path)
+    result = lint_path(write(root, "promptfooconfig.yaml", "prompts: [file://~/.ssh/id_rsa]\nproviders: [echo]\n"))
+    assert codes(result) == ["RL010"]
+    assert str(root / "~" / ".ssh") in result.diagnostics[0].message
+
+
+def test_without_git_the_settings_folder_then_the_current_directory_is_the_workspace(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    write(project, "shared/rubric.md", "Is polite")
+    config = write(project / "evals", "promptfooconfig.yaml", SHARED.replace("  - file://../../shared/rubric.md\n", ""))
+    monkeypatch.chdir(tmp_path)  # the project folder holds neither .git nor settings: the cwd is the workspace
+    assert codes(lint_path(config)) == []
+    monkeypatch.chdir(config.parent)  # now the cwd is the config's folder, and no settings say otherwise
+    assert codes(lint_path(config)) == ["RL011"]
+    (project / "rubric-lint.toml").write_text("ignore = []\n")
+    assert codes(lint_path(config, settings=settings_for(config))) == []
+
+
+def test_the_command_line_takes_the_repository_as_the_workspace(tmp_path, monkeypatch, capsys):
+    root = repo(tmp_path)
+    write(root / "evals", "promptfooconfig.yaml", SHARED.replace("  - file://../../shared/rubric.md\n", ""))
+    monkeypatch.chdir(root / "evals")
+    assert main(["lint", "promptfooconfig.yaml"]) == 0
+    assert "RL011" not in capsys.readouterr().out
 
 
 def test_output_path_need_not_exist_and_templates_are_skipped(tmp_path):

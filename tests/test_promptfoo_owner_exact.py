@@ -14,6 +14,8 @@ from rubric_lsp.diagnostics import Severity
 from tests.helpers import lint as _lint
 
 HEAD = "prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\n"
+HEAD_NO_PROVIDERS = "prompts: ['Say {{x}}']\n"
+ASSERTING = "tests:\n  - vars: {x: 1}\n    assert:\n      - type: contains\n        value: hi\n"
 
 
 def lint(text: str):
@@ -139,24 +141,25 @@ def fixed(text: str, code: str) -> str:
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("providers: [openai:gpt-4.1-mini]\ntests:\n  - vars: {x: 1}\n", "You must provide at least 1 prompt"),
-        ("prompts: ['Say {{x}}']\ntests:\n  - vars: {x: 1}\n", "You must specify at least 1 provider"),
-        ("prompts: ['Say {{x}}']\nproviders: []\n", "You must specify at least 1 provider"),
+        # readConfig sets the default prompt only when `prompts` is falsy: an empty list stays empty
+        ("prompts: []\nproviders: [openai:gpt-4.1-mini]\n", "You must provide at least 1 prompt"),
+        ("prompts: ['']\nproviders: [openai:gpt-4.1-mini]\n", "You must provide at least 1 prompt"),
+        (HEAD_NO_PROVIDERS + "providers: []\n" + ASSERTING, "You must specify at least 1 provider"),
+        (HEAD_NO_PROVIDERS + ASSERTING, "You must specify at least 1 provider"),
+        # `targets` replaces `providers` whenever it is truthy, even as an empty list
+        (HEAD_NO_PROVIDERS + "providers: [echo]\ntargets: []\n" + ASSERTING, "You must specify at least 1 provider"),
     ],
 )
-def test_no_prompts_or_no_providers_is_an_error(text, message):
+def test_an_empty_prompts_list_or_no_providers_is_an_error(text, message):
     (diagnostic,) = found(text, "PF108")
     assert diagnostic.severity == Severity.ERROR and message in diagnostic.message
 
 
-def test_a_misspelt_prompts_or_provider_key_is_the_error_with_a_fix():
-    text = "promts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\n"
+def test_a_misspelt_providers_key_is_the_error_with_a_safe_fix():
+    text = "prompts: ['Say {{x}}']\nprovider: [openai:gpt-4.1-mini]\n" + ASSERTING
     result = lint(text)
     assert [d.code for d in result.diagnostics] == ["PF108"]  # not also PF001
-    assert "'promts'" in result.diagnostics[0].message
-    assert fixed(text, "PF108").startswith("prompts: ")
-    text = "prompts: ['Say {{x}}']\nprovider: [openai:gpt-4.1-mini]\n"
-    assert [d.code for d in lint(text).diagnostics] == ["PF108"]
+    assert result.diagnostics[0].fix.safe  # promptfoo refuses the config as written
     assert "\nproviders: [" in fixed(text, "PF108")
 
 

@@ -21,6 +21,7 @@ FRAGMENTS = frozenset(
         "AR110",  # a dataset written in YAML: an example of the dataset format is linted as JSON, its only language
         "NS006",  # fires only for a saved request with eval-case files beside it (one document cannot show it)
         "RL004",  # invalid UTF-8: an example is text, and a lone surrogate would break the docs it prints into
+        "RL008",  # a file that cannot be read (a link loop, a FIFO) has no text to show
         "RL012",  # a referenced file that does not parse: needs a second file
         "RL900",  # an internal error has no bad example
     ]
@@ -35,9 +36,8 @@ ALSO_TRIPS = {
 }
 
 
-# Examples show one problem, not a runnable config: a promptfoo example without `prompts:` and
-# `providers:` also trips PF108 (promptfoo refuses a config with neither), which only PF108's own
-# example is about.
+# Examples show one problem, not a runnable config: a promptfoo example with assertions but no
+# `providers:` also trips PF108 (`promptfoo eval` refuses it), which only PF108's own example is about.
 CONTEXT = {"PF108"}
 
 

@@ -43,6 +43,25 @@ def test_rule_is_well_formed(found):
         assert found.fix.strip(), f"{found.code}: a fixable rule says what its fix does"
 
 
+# A rule that says the owner tool refuses, rejects or fails something makes a claim about that tool's
+# code; it names the release (and files) the claim was read in (issue 24).
+OWNER_CLAIM = re.compile(r"\b(?:refus\w*|reject\w*|fail(?:s|ed|ing)?)\b", re.IGNORECASE)
+OUR_OWN_REFUSAL = {"RL003", "RL900"}  # our reader's limits, our own checks' crash
+RELEASE = re.compile(r"\b\d+\.\d+(?:\.\d+)?\b|public head|js-yaml|Python's json")
+
+
+@pytest.mark.parametrize("found", RULES, ids=[r.code for r in RULES])
+def test_claims_about_the_owner_say_what_they_were_checked_against(found):
+    claims = OWNER_CLAIM.search(f"{found.summary} {found.rationale}")
+    if claims is None or found.code in OUR_OWN_REFUSAL:
+        return
+    assert found.checked_against, (
+        f"{found.code} says '{claims.group(0)}': add checked_against='<tool> <release>'s <file>'"
+    )
+    assert RELEASE.search(found.checked_against), f"{found.code}: checked_against names a release"
+    assert f"**Checked against:** {found.checked_against}." in found.markdown()
+
+
 def test_names_are_unique_within_a_prefix():
     # Two formats may both have e.g. "invalid-dataset-shape"; codes tell them apart.
     seen = {}

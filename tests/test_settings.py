@@ -180,6 +180,7 @@ def test_max_file_size_setting(tmp_path, capsys):
         ("max-file-size = -1\n", "'max-file-size' must be a positive number"),
         ('exclude = "vendor"\n', "'exclude' must be a list"),
         ("select = [\n", "cannot read settings"),
+        ("select = " + "[" * 5000 + "]" * 5000 + "\n", "cannot read settings: nested too deeply"),
     ],
 )
 def test_invalid_settings_exit_two_with_a_clear_message(tmp_path, capsys, toml, phrase):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -10,7 +12,8 @@ from rubric_lsp import __version__
 from rubric_lsp.commands.fix_report import FixLog, unified_diff
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import encode_like
-from rubric_lsp.lint import LintResult, lint_path, lint_text
+from rubric_lsp.document.files import UnreadableFile
+from rubric_lsp.lint import LintResult, lint_path, lint_text, unreadable
 from rubric_lsp.settings import Settings, SettingsError, check_codes, load_settings, settings_for
 
 if TYPE_CHECKING:
@@ -92,8 +95,7 @@ def _listing_or_usage_error(args) -> int | None:
     if not args.paths and args.stdin_filename:
         args.paths = [Path("-")]  # --stdin-filename alone means: read stdin
     if not args.paths:
-        print("rubric-lint: no paths given (try: rubric-lint samples/)", file=sys.stderr)
-        return EXIT_ERROR
+        args.paths = [Path(".")]  # as ruff does: no path lints the current folder
     conflict = _conflicting_options(args)
     if conflict:
         print(f"rubric-lint: {conflict}", file=sys.stderr)
@@ -126,7 +128,7 @@ def _lint_paths(args, output: TextIO | None) -> int:
     def settings_of(path: Path) -> Settings:
         base = fixed_settings
         if base is None:
-            folder = path.resolve().parent
+            folder = path.parent.resolve()  # not path.resolve(): a link loop has no target
             base = settings_cache.get(folder)
             if base is None:
                 base = settings_cache[folder] = settings_for(path)
@@ -146,11 +148,11 @@ def _lint_paths(args, output: TextIO | None) -> int:
                 settings = settings_of(Path(name)) if args.stdin_filename else Settings().with_overrides(select, ignore)
                 run.stdin(name, settings)
                 continue
-            if not raw.exists():
+            if not raw.exists() and not raw.is_symlink():  # a link loop "does not exist": it is reported as RL008
                 print(f"rubric-lint: {raw}: no such file or folder", file=sys.stderr)
                 run.errors += 1
                 continue
-            named = raw.is_file()
+            named = not raw.is_dir()  # a FIFO or a device named here is a file, refused as RL008
             # --skip-unknown (the pre-commit hook): a named file is treated like one found
             # by walking: skipped unless recognised, and subject to `exclude`.
             explicit = named and not getattr(args, "skip_unknown", False)
@@ -254,8 +256,8 @@ class _Run:
         try:
             data, result = _read_and_lint(path, settings, args.kind, explicit)
         except OSError as exc:
-            print(f"rubric-lint: {path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
-            self.errors += 1
+            # One finding for this file (as ruff's E902); the rest of the run goes on.
+            self.report(unreadable(path, _why_unreadable(path, exc), settings))
             return
         if args.fix and data is not None and any(d.fix for d in result.diagnostics):
             outcome = _fix(result, settings, args, str(path))
@@ -281,14 +283,31 @@ class _Run:
 
 
 def _read_and_lint(path: Path, settings: Settings, kind: str | None, explicit: bool) -> tuple[bytes | None, LintResult]:
-    """The file's bytes as read (None when too large to read: it is refused unread) and their lint."""
+    """The file's bytes as read (None when too large to read: it is refused unread) and their lint.
+
+    Only a regular file is opened (a FIFO would block, a link to /dev/zero never end): anything else
+    raises UnreadableFile, an OSError.
+    """
+    from rubric_lsp.document.files import TooLarge, check_regular, read_regular
     from rubric_lsp.document.limits import DEFAULT_LIMITS
 
     limit = settings.max_file_size or DEFAULT_LIMITS.max_bytes
-    if path.stat().st_size > limit:
-        return None, lint_path(path, settings=settings, kind=kind, explicit=explicit)
-    data = path.read_bytes()
+    try:
+        check_regular(path, limit)
+    except TooLarge:
+        return None, lint_path(path, settings=settings, kind=kind, explicit=explicit)  # refused by its size alone
+    data = read_regular(path, limit)
     return data, lint_text(data, str(path), settings=settings, kind=kind, explicit=explicit)
+
+
+def _why_unreadable(path: Path, exc: OSError) -> str:
+    if isinstance(exc, UnreadableFile):
+        return str(exc)
+    if exc.errno == errno.ELOOP:
+        return f"{path} is a symlink loop: not read"
+    if exc.errno == errno.ENOENT and path.is_symlink():
+        return f"{path} is a dangling symlink (its target {os.readlink(path)} does not exist): not read"
+    return f"{path} cannot be read: {exc.strerror or exc}"
 
 
 def _fix(result: LintResult, settings: Settings, args, name: str) -> FixOutcome:
@@ -316,39 +335,68 @@ def _fix(result: LintResult, settings: Settings, args, name: str) -> FixOutcome:
 def write_fixed(path: Path, original: bytes, text: str) -> str | None:
     """Write fixed text back, or say why not (None: written).
 
-    Byte-exact (line endings as they were, a BOM kept if there was one), atomic (a temporary
-    file beside it, renamed over it, the mode kept) and never over a change: if the file's
-    bytes differ from those the fixes were computed on (an editor saved meanwhile), it is
-    left alone.
+    Byte-exact (line endings as they were, a BOM kept if there was one) and never over a change:
+    if the file's bytes differ from those the fixes were computed on (an editor saved meanwhile),
+    it is left alone. The file written is the one the user meant: a symlink's target (the link
+    stays a link). It is replaced atomically (a temporary file beside the target, renamed over it,
+    mode and owner kept), except where a rename would change what the file is: a file with several
+    hard links (they would stop sharing it) or one whose owner cannot be kept is rewritten in place.
     """
     import os
-    import stat
-    import tempfile
 
     data = encode_like(original, text, str(path))
     changed = "changed on disk since it was read; left as it is (run --fix again)"
     try:
-        info = path.stat()
+        target = Path(os.path.realpath(path))
+        info = target.stat()
         # Root may write anything: the mode bits still say the owner wants it left alone.
-        if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
+        if not info.st_mode & 0o222 or not os.access(target, os.W_OK):
             return "cannot write the fixes: the file is read-only"
-        if path.read_bytes() != original:
+        if target.read_bytes() != original:
             return changed
-        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".rubric-lint")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.chmod(temp, stat.S_IMODE(info.st_mode))
-            if path.read_bytes() != original:  # once more, as close to the rename as it gets
-                os.unlink(temp)
-                return changed
-            os.replace(temp, path)
-        except BaseException:
-            if os.path.exists(temp):
-                os.unlink(temp)
-            raise
+        if info.st_nlink > 1:
+            return _write_in_place(target, original, data, changed)
+        return _replace_atomically(target, info, original, data, changed)
     except OSError as exc:
         return f"cannot write the fixes: {exc.strerror or exc}"
+
+
+def _replace_atomically(target: Path, info: os.stat_result, original: bytes, data: bytes, changed: str) -> str | None:
+    import stat
+    import tempfile
+
+    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".rubric-lint")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temp, stat.S_IMODE(info.st_mode))
+        if (info.st_uid, info.st_gid) != (os.stat(temp).st_uid, os.stat(temp).st_gid):
+            try:
+                os.chown(temp, info.st_uid, info.st_gid)
+            except PermissionError:  # a file of another owner we may write: keep it theirs
+                os.unlink(temp)
+                return _write_in_place(target, original, data, changed)
+        if target.read_bytes() != original:  # once more, as close to the rename as it gets
+            os.unlink(temp)
+            return changed
+        os.replace(temp, target)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    return None
+
+
+def _write_in_place(target: Path, original: bytes, data: bytes, changed: str) -> str | None:
+    """Rewrite the file's own inode (its hard links, owner and mode stay as they are)."""
+    with open(target, "r+b") as stream:
+        if stream.read() != original:
+            return changed
+        stream.seek(0)
+        stream.write(data)
+        stream.truncate()
+        stream.flush()
+        os.fsync(stream.fileno())
     return None
 
 

@@ -79,6 +79,13 @@ class GradableUnit:
     target: bool = False  # a selected text can be graded against it (the targets list)
     lens: bool = True  # gets a "▶ Grade" code lens
     detail: str = ""
+    named: bool = True  # the lens names it ("▶ Grade grader 'tone'"); False when the label is only a description
+
+    @property
+    def title(self) -> str:
+        """The lens title: the noun, and the unit's name when it has one of its own."""
+        shown = self.named and self.label and self.label != self.noun
+        return f"▶ Grade {self.noun}" + (f" '{self.label}'" if shown else "")
 
 
 def key_outline(ctx: EditorContext) -> list[OutlineItem]:

@@ -56,6 +56,10 @@ class Format:
     # "pyyaml" (YAML 1.1, and Python's json: duplicate keys keep the last value), "js-yaml"
     # (YAML 1.2 core schema: `yes` is a string; duplicate keys are refused), None = unknown.
     loader: str | None = None
+    # The owner tool (the name `versions = {…}` in the settings uses) and the releases of it whose
+    # behaviour rubric-lsp tracks, oldest first.
+    owner: str | None = None
+    releases: tuple[str, ...] = ()
     # -- the JSON Schema (exported to schemas/, hover and completion read it) ------------------
     schema_file: str | None = None  # exported JSON Schema file name in schemas/
     json_schema: Callable[[], dict[str, Any]] | None = None  # builds the exported JSON Schema (lazily)

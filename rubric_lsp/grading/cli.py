@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.grading.extra import report_extra_missing
 from rubric_lsp.grading.settings import CANNOT_ASSESS_STRATEGIES
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
@@ -226,6 +227,8 @@ def _run(args: argparse.Namespace) -> int:
     request = _request(args, text, str(args.rubric))
     if isinstance(request, int):
         return request
+    if args.report is not None and (missing := report_extra_missing()) is not None:
+        return _fail(missing)  # before any judge call: the report is written after the grading is paid for
     started = time.perf_counter()
     try:
         with _run_file(args, request) as run:
@@ -367,8 +370,8 @@ def _write_report(path: Path, request: Any, result: Any, elapsed: float) -> int 
 
     try:
         html = render(request, result, elapsed=elapsed)
-    except ImportError as exc:  # jinja2 and pygal come with the [grade] extra
-        return _fail(f"the HTML report needs jinja2 and pygal ({exc.name} is missing): pip install 'rubric-lsp[grade]'")
+    except ImportError:  # checked before the grading; a module broken since then
+        return _fail(report_extra_missing() or "the HTML report cannot import jinja2 or pygal")
     try:
         path.write_text(html, encoding="utf-8")
     except OSError as exc:

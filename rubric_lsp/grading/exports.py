@@ -76,9 +76,26 @@ def _detail(row: Row) -> str:
     return "\n".join(p for p in parts if p)
 
 
+# A cell a spreadsheet would read as a formula (OWASP, CSV injection): =HYPERLINK(…) in a judge's reason.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(text: str) -> str:
+    """Text from a rubric or a judge, neutralised as OWASP advises: a leading quote makes it plain text."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
 def csv_text(data: Any) -> str:
-    """One CSV row per criterion / assertion / label, with a header (``CSV_COLUMNS``)."""
-    redact = report_redactor().report
+    """One CSV row per criterion / assertion / label, with a header (``CSV_COLUMNS``).
+
+    Text cells (names, verdicts, reasons, errors) come from rubric authors and judges: any that a
+    spreadsheet would run as a formula is neutralised; numbers are written as numbers.
+    """
+    report = report_redactor().report
+
+    def redact(text: Any) -> Any:
+        return _cell(report(text)) if text else report(text)
+
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)

@@ -9,13 +9,14 @@ import errors); the runner asks here first and refuses the whole grading with on
 from __future__ import annotations
 
 import importlib.util
+import re
 import shlex
 import sys
 from importlib import metadata
 
 DISTRIBUTION = "rubric-lsp"
 # pyproject.toml's [grade] extra, for a source tree run without being installed.
-FALLBACK_REQUIREMENTS = ("litellm>=1.50", "rich>=13")
+FALLBACK_REQUIREMENTS = ("litellm>=1.50", "aiohttp>=3.9", "rich>=13", "jinja2>=3.1", "pygal>=3.0")
 
 
 def grade_requirements() -> list[str]:
@@ -32,19 +33,45 @@ def grade_requirements() -> list[str]:
     return found or list(FALLBACK_REQUIREMENTS)
 
 
-def missing_message() -> str:
-    """One line: what is missing and the command that installs it into the running interpreter's environment."""
+def install_command(requirements: list[str]) -> str:
+    """The command that installs ``requirements`` into the running interpreter's environment."""
     # `python -m pip` of this very interpreter reaches the right environment however rubric-lsp was
     # installed (pip, pipx, a clone, the editor extension's private environment); the requirements
-    # are litellm's own, which the package index has whether or not rubric-lsp is published there.
-    command = " ".join(shlex.quote(part) for part in (sys.executable, "-m", "pip", "install", *grade_requirements()))
+    # are the packages' own, which the package index has whether or not rubric-lsp is published there.
+    return " ".join(shlex.quote(part) for part in (sys.executable, "-m", "pip", "install", *requirements))
+
+
+def missing_message() -> str:
+    """One line: what is missing and the command that installs it into the running interpreter's environment."""
+    command = install_command(grade_requirements())
     return f"grading needs litellm, which is not installed (the optional [grade] extra, ~335 MB): run {command}"
+
+
+# What `--report` imports (html_report.py), by requirement name: checked before the first judge call,
+# so a missing one never costs a paid grading (a pipx install injected with litellm alone has neither).
+REPORT_MODULES = ("jinja2", "pygal")
+
+
+def report_extra_missing() -> str | None:
+    """None when the HTML report can be rendered, else one line naming what is missing and how to add it."""
+    missing = [name for name in REPORT_MODULES if not _importable(name)]
+    if not missing:
+        return None
+    wanted = [r for r in grade_requirements() if _name(r) in missing] or missing
+    return f"the HTML report needs {' and '.join(missing)}, not installed: run {install_command(wanted)}"
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[ ;]", requirement, maxsplit=1)[0].strip().lower()
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken or half-removed installation
+        return False
 
 
 def grade_extra_missing() -> str | None:
     """None when litellm can be imported, else the one-line message saying how to install it."""
-    try:
-        found = importlib.util.find_spec("litellm") is not None
-    except (ImportError, ValueError):  # a broken or half-removed installation
-        found = False
-    return None if found else missing_message()
+    return None if _importable("litellm") else missing_message()

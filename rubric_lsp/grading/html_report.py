@@ -58,7 +58,31 @@ def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
         "elapsed": elapsed,
     }
     context.update(_SECTIONS[kind](data))
+    if context.get("disagreements"):
+        _add_submissions(context["disagreements"], getattr(request, "text", None), redact)
     return env.get_template("report.html.j2").render(**context)
+
+
+# Below this many items a figure (Pearson r, κ) is shown with a note that it means little.
+FEW_ITEMS = 10
+
+
+def _add_submissions(disagreements: list[dict[str, Any]], text: Any, redact: Callable[[str], str]) -> None:
+    """Each disagreement gets its item's submission (what was judged), read from the dataset's text."""
+    import json
+
+    try:
+        items = json.loads(text).get("items") if isinstance(text, str) else None
+    except (ValueError, AttributeError):
+        return
+    if not isinstance(items, list):
+        return
+    for found in disagreements:
+        index = found["item"].get("index")
+        item = items[index] if isinstance(index, int) and 0 <= index < len(items) else None
+        submission = item.get("submission") if isinstance(item, dict) else None
+        if isinstance(submission, str):
+            found["submission"] = redact(submission)
 
 
 def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
@@ -108,7 +132,8 @@ def _share(verdict: dict[str, Any], positive: float) -> float | None:
 
 
 def _usage(usage: dict[str, Any]) -> dict[str, Any]:
-    return {**usage, "fresh": usage["calls"] - usage["cached"]}
+    # `calls` counts the judge calls made; verdicts answered from the cache are `cached`, apart.
+    return {**usage, "fresh": usage["calls"]}
 
 
 def _share_chart(rows: list[dict[str, Any]]) -> str:
@@ -207,6 +232,7 @@ def _dataset(data: dict[str, Any]) -> dict[str, Any]:
         "scatter": _scatter(points) if points else None,
         "correlation": _correlation(points),
         "points": len(points),
+        "few": FEW_ITEMS,
     }
 
 

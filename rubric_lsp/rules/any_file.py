@@ -31,6 +31,7 @@ DUPLICATE_KEY = rule(
     "the first one (often the one you edited) is silently dropped: a warning.",
     bad="- requirement: Cites sources\n  weight: 5\n  weight: 10",
     good="- requirement: Cites sources\n  weight: 10",
+    checked_against="js-yaml 5.4.1 (promptfoo 0.123.1's parser: 'duplicated mapping key'); PyYAML and Python's json (autorubric 1.6.1, NorthStar) keep the last value",
 )
 HOSTILE_INPUT = rule(
     "RL003",
@@ -82,6 +83,7 @@ TRAILING_COMMA = rule(
     good='{"value": "no_issues"}',
     fix="remove the trailing commas",
     fix_safety="Safe: JSON readers refuse the file as written; removing the commas changes nothing else.",
+    checked_against="Python's json module (json.load, as autorubric 1.6.1's Rubric.from_file and NorthStar's Dataset.from_json call it)",
 )
 UTF8_BOM = rule(
     "RL007",
@@ -95,6 +97,15 @@ UTF8_BOM = rule(
     good='{"rubric": [{"requirement": "Cites sources"}]}',
     fix="delete the byte-order mark",
     fix_safety="Safe: the owner refuses the file as written; the mark carries no content.",
+    checked_against="Python's json module (autorubric 1.6.1's Rubric.from_file, NorthStar's Dataset.from_json) and js-yaml 5.4.1 (promptfoo 0.123.1)",
+)
+UNREADABLE_FILE = rule(
+    "RL008",
+    "unreadable-file",
+    E,
+    "A file to lint cannot be read: a symlink loop or a dangling link, not a regular file (a FIFO, a device), or no permission.",
+    "A folder run reports it and lints the rest; nothing that is not a regular file is ever opened, so a "
+    "FIFO or a link to /dev/zero in a repository can neither hang nor exhaust the linter.",
 )
 INTERNAL_ERROR = rule(
     "RL900",

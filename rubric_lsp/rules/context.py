@@ -23,6 +23,8 @@ class CheckContext:
     is_enabled: Callable[[str], bool] = lambda code: True
     # The release of each owner tool to check as (settings ``versions``; absent: the latest tracked).
     versions: dict[str, str] = field(default_factory=dict)
+    # Per place (settings ``extra-keys``): keys the user's own scripts read, not reported as unknown.
+    extra_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Shared results computed once per document (e.g. a validated model, resolution).
     cache: dict[str, Any] = field(default_factory=dict)
@@ -59,6 +61,8 @@ class CheckContext:
         """Report ``rule`` at ``where``; ``severity`` overrides the rule's where the owner tool decides it."""
         if not self.is_enabled(rule.code):
             return
+        if fix is not None and all(self.document.text[e.span.start : e.span.end] == e.new_text for e in fix.edits):
+            fix = None  # an edit that changes nothing would be offered for ever and never settle
         span = where.span if isinstance(where, Node) else where
         self.diagnostics.append(
             Diagnostic(

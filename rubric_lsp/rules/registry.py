@@ -30,6 +30,9 @@ class Rule:
     formats: tuple[str, ...] = ("*",)
     # Why the fix is safe (applied by --fix) or unsafe (offered, applied with --unsafe-fixes).
     fix_safety: str = ""
+    # The owner's release and source files a claim about its behaviour ("promptfoo refuses …")
+    # was read in, e.g. "promptfoo 0.123.1's src/util/config/load.ts"; docs print it under the rationale.
+    checked_against: str = ""
 
     @property
     def docs_url(self) -> str:
@@ -47,6 +50,8 @@ class Rule:
             "",
             "**Why:** " + self.rationale,
         ]
+        if self.checked_against:
+            parts += ["", f"**Checked against:** {self.checked_against}."]
         if self.bad:
             parts += ["", "Trips it:", "```", self.bad.rstrip(), "```"]
         if self.good:
@@ -71,6 +76,7 @@ def rule(
     fix: str | None = None,
     formats: tuple[str, ...] = ("*",),
     fix_safety: str = "",
+    checked_against: str = "",
 ) -> Rule:
     """Define and register a rule (codes are unique and stable: never reuse one)."""
     if code in _RULES:
@@ -86,6 +92,7 @@ def rule(
         fix,
         formats,
         " ".join(dedent(fix_safety).split()),
+        checked_against.strip().rstrip("."),
     )
     _RULES[code] = defined
     return defined

@@ -167,7 +167,10 @@ def fix_all_text(ls: RubricServer, uri: str, result: LintResult) -> str:
 
     path = ls.path_of(uri)
     settings = ls.settings.lint_settings(path)
-    outcome = fix_until_settled(result, lambda text: lint_text(text, path, settings=settings, explicit=False))
+    root = ls.root_of(path, settings)
+    outcome = fix_until_settled(
+        result, lambda text: lint_text(text, path, settings=settings, explicit=False, root_dir=root)
+    )
     for dropped in outcome.dropped:
         log.info("fix-all left out %s at %s:%d: %s", dropped.code, uri, dropped.line + 1, dropped.reason)
     if not outcome.settled:

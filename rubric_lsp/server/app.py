@@ -33,6 +33,8 @@ from rubric_lsp.lint import LintResult, lint_text
 from rubric_lsp.redaction import RedactingFilter
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.settings import SECTION, ServerSettings
+from rubric_lsp.settings import Settings
+from rubric_lsp.workspace import default_root
 
 log = logging.getLogger("rubric_lsp.server")
 
@@ -40,6 +42,22 @@ SOURCE = "rubric-lint"
 
 # The workDoneToken of the workspace/executeCommand request a command handler runs for (None: none given).
 COMMAND_TOKEN: contextvars.ContextVar[Any] = contextvars.ContextVar("rubric_command_token", default=None)
+# The command request's ticket (see RubricServer.pending): a grading it starts is cancelled when a
+# cancelGrading arrived after the request and before the grading began.
+COMMAND_TICKET: contextvars.ContextVar[Any] = contextvars.ContextVar("rubric_command_ticket", default=None)
+
+
+# The commands that start a grading (server/grading.py registers them).
+STARTS_GRADING = frozenset(
+    f"rubric-lsp.{name}" for name in ("grade", "gradeText", "gradeDocument", "gradeSelection", "gradeExamples")
+)
+
+
+class Ticket:
+    """One command request, from its dispatch (in the order requests arrive) to its answer."""
+
+    cancelled = False
+
 
 # Requests and notifications that make their document "the one the client last touched" (commands without a uri).
 TOUCHING = frozenset(
@@ -123,11 +141,22 @@ class RubricProtocol(LanguageServerProtocol):
         inner = super().lsp_workspace__execute_command(params)
         handler, args, kwargs = next(inner)
         token = params.work_done_token
+        # Taken now, as the request is dispatched: a cancelGrading right behind it is dispatched after
+        # this line, before the handler's task takes its first step.
+        ticket = Ticket()
+        server = self._server
+        pending = server.pending if isinstance(server, RubricServer) else set()
+        if params.command in STARTS_GRADING:
+            pending.add(ticket)
 
         async def with_token(*a: Any, **k: Any) -> Any:
             COMMAND_TOKEN.set(token)  # in this handler's own task: no other request sees it
-            result = handler(*a, **k)
-            return await result if inspect.isawaitable(result) else result
+            COMMAND_TICKET.set(ticket)
+            try:
+                result = handler(*a, **k)
+                return await result if inspect.isawaitable(result) else result
+            finally:
+                pending.discard(ticket)
 
         return (yield with_token, args, kwargs)
 
@@ -177,6 +206,8 @@ class RubricServer(LanguageServer):
         self.last_response: tuple[str, str | None] | None = None
         self.last_target: dict[str, Any] | None = None
         self.gradings: set[Any] = set()  # gradings under way (rubric-lsp.cancelGrading cancels them)
+        # Command requests dispatched whose grading has not begun: cancelGrading marks them cancelled.
+        self.pending: set[Ticket] = set()
         self.manual_saves: set[str] = set()  # documents whose next didSave follows a willSave with reason Manual
 
     def touch(self, method: str, params: Any) -> None:
@@ -275,13 +306,16 @@ class RubricServer(LanguageServer):
         except Exception:
             return None
 
+    def root_of(self, path: str | None, settings: Settings) -> Path | None:
+        """The workspace a file's references may reach without a warning: the workspace folder the
+        user opened, else what the command line would take (:func:`rubric_lsp.workspace.default_root`)."""
+        return self.folder_of(path) or default_root(path, settings)
+
     def _lint_now(self, text: str, uri: str) -> LintResult:
         started = time.perf_counter()
         path = self.path_of(uri)
         settings = self.settings.lint_settings(path)
-        # File references may not escape the project: its pyproject folder, else the workspace folder.
-        root = settings.root or self.folder_of(path)
-        result = lint_text(text, path, settings=settings, explicit=False, root_dir=root)
+        result = lint_text(text, path, settings=settings, explicit=False, root_dir=self.root_of(path, settings))
         try:
             _ = result.view  # the faces reuse it: build it here, off the event loop, if no checker did
         except Exception:

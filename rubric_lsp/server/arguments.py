@@ -50,6 +50,9 @@ RANGE = Arg("range", dict, what="the selection, an LSP Range (default: the last 
 TARGET = Arg("target", dict, what="an entry of rubric-lsp.gradeTargets to grade the selection against")
 QUERY = Arg("query", str, what="the prompt the response answers")
 TEST = Arg("test", int, what="the 1-based test number, for files with tests")
+RESPONSE = Arg(
+    "response", str, what="the response to grade, held in a file: a path (relative to the document) or a URI"
+)
 
 # Every command and its one object argument's fields.
 COMMANDS: dict[str, tuple[Arg, ...]] = {
@@ -64,6 +67,7 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
         URI,
         Arg("kind", str, what="response | outputs | examples | dataset | rescore"),
         Arg("text", str, what="the response to grade"),
+        RESPONSE,
         Arg("texts", list, what="the outputs to compare"),
         QUERY,
         TEST,
@@ -73,7 +77,7 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
         RANGE,
         TARGET,
     ),
-    "rubric-lsp.gradeSelection": (URI, RANGE, TARGET, Arg("text", str, what="the response to grade"), QUERY),
+    "rubric-lsp.gradeSelection": (URI, RANGE, TARGET, Arg("text", str, what="the response to grade"), RESPONSE, QUERY),
     "rubric-lsp.gradeExamples": (URI,),
     "rubric-lsp.gradeTargets": (),
     "rubric-lsp.cancelGrading": (),

@@ -150,11 +150,12 @@ class FrameReader:
                     )
                 return end, message, True
             if self.eof or (length is None and (idle or CONTENT_LENGTH.search(self.buffer, start))):
-                # nothing readable before the next frame: drop up to it
+                # nothing readable before the next frame: drop up to it (at least this frame's headers,
+                # when the next frame follows them at once: a header block with no body of its own)
                 match = CONTENT_LENGTH.search(self.buffer, start)
                 end = match.start() if match else len(self.buffer)
-                if end > start or match is None:
-                    log.warning("framing: skipped %d bytes that are not a message", end - start)
+                if end > start or match is None or start > 0:
+                    log.warning("framing: skipped a header block and %d bytes that are not a message", end - start)
                     return max(end, start), None, False
         return None
 

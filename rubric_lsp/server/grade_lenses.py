@@ -38,8 +38,7 @@ def grade_lenses(ls: RubricServer, doc: Read) -> list[types.CodeLens]:
         if not unit.lens:
             continue
         at = convert.span(Span(unit.span.start, unit.span.start))
-        title = f"▶ Grade {unit.noun}" + (f" '{unit.label}'" if unit.label and unit.noun == "test" else "")
-        lenses.append(types.CodeLens(range=at, command=_command(ls, doc, unit, title)))
+        lenses.append(types.CodeLens(range=at, command=_command(ls, doc, unit, unit.title)))
     return lenses
 
 

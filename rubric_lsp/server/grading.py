@@ -18,7 +18,7 @@ from lsprotocol import types
 from rubric_lsp.document.positions import Position, Range
 from rubric_lsp.formats.editor import GradePlan
 from rubric_lsp.server import report
-from rubric_lsp.server.app import RubricServer
+from rubric_lsp.server.app import COMMAND_TICKET, RubricServer
 from rubric_lsp.server.grade_lenses import grade_lenses
 from rubric_lsp.server.grading_plan import (
     NoDocument,
@@ -27,6 +27,7 @@ from rubric_lsp.server.grading_plan import (
     document_uri,
     read,
     request_for,
+    response_text,
     selection_span,
     target_plan,
     targets,
@@ -198,18 +199,29 @@ def _agreement_summary(data: dict[str, Any]) -> str:
 
 
 async def _needs_response(ls: RubricServer, doc: Read, noun: str) -> dict[str, Any]:
+    # Said for every client: Grade Selection is the VS Code extension's; any client can run the command
+    # with a response file (docs/editors.md: :RubricGrade in Neovim, M-x rubric-grade-with-response in Emacs).
     message = (
-        f"Grading this {noun} needs a response: select a response in any document and run Grade Selection "
-        f"against {doc.name}, then grade here again."
+        f"Grading this {noun} needs a response. In VS Code: select a response in any document and run "
+        f"Rubric: Grade Selection against {doc.name}. In other editors: run the command {GRADE_SELECTION} "
+        'with {"response": "<file holding the response>"} and the cursor here (docs/editors.md).'
     )
     ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
     return {"needsResponse": True, "message": message}
 
 
-async def run_plan(ls: RubricServer, doc: Read, plan: GradePlan, noun: str, selected: list[str] | None = None) -> Any:
+async def run_plan(
+    ls: RubricServer,
+    doc: Read,
+    plan: GradePlan,
+    noun: str,
+    selected: list[str] | None = None,
+    given: tuple[str, str | None] | None = None,
+) -> Any:
+    """``given``: the response the command named; else the last one graded against this document (or any)."""
     response = None
     if plan.kind == "response":
-        response = ls.state(doc.uri).extra.get("last_response") or ls.last_response
+        response = given or ls.state(doc.uri).extra.get("last_response") or ls.last_response
         if response is None:
             return await _needs_response(ls, doc, noun)
     return await execute(ls, doc, plan, response, selected=selected)
@@ -223,14 +235,17 @@ async def grade_selection_command(ls: RubricServer, args: dict[str, Any]) -> Any
     doc = await read(ls, uri)
     span = selection_span(ls, doc, rng)
     if doc.gradable:  # never rubric text as a response: the selection picks what to grade
+        named = await response_text(ls, args, uri)
+        query = args.get("query")
+        given = (named, query if isinstance(query, str) else None) if named is not None else None
         picked = units_under(doc.units(), span) if span is not None else []
         if picked:
             noun = picked[0].noun if len({u.noun for u in picked}) == 1 else "selection"
-            return await run_plan(ls, doc, combine(picked), noun, [u.label or doc.name for u in picked])
+            return await run_plan(ls, doc, combine(picked), noun, [u.label or doc.name for u in picked], given)
         plan = doc.examples_plan()
         if plan is None:
             return _nothing_to_grade(ls, doc)
-        return await run_plan(ls, doc, plan, "file")
+        return await run_plan(ls, doc, plan, "file", given=given)
     text = args.get("text")
     if not isinstance(text, str):
         text = doc.text[span.start : span.end] if span is not None and span.end > span.start else doc.text
@@ -261,13 +276,18 @@ async def grade_examples_command(ls: RubricServer, args: dict[str, Any]) -> Any:
 
 
 async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:
-    """Any grading request: explicit (``kind``/``text``/``texts``), a selection (``range``/``target``), else examples."""
-    if not any(k in args for k in ("kind", "text", "texts", "verdicts")):
-        if "range" in args or "target" in args:
-            return await grade_selection_command(ls, args)
+    """Any grading request: a selection (``range``/``target``), explicit (``kind``/``text``/``texts``, or a
+    ``response`` file for a ``test``), else the examples."""
+    explicit = any(k in args for k in ("kind", "text", "texts", "verdicts"))
+    if not explicit and ("range" in args or "target" in args):
+        return await grade_selection_command(ls, args)  # a response file here: graded against the units at the range
+    if not explicit and "response" not in args:
         return await grade_examples_command(ls, args)
+    uri = document_uri(ls, args)
+    if "text" not in args and (named := await response_text(ls, args, uri)) is not None:
+        args = {**args, "text": named}
     plan, response = _explicit_plan(args)
-    doc = await read(ls, document_uri(ls, args))
+    doc = await read(ls, uri)
     return await execute(ls, doc, plan, response, args)
 
 
@@ -300,10 +320,15 @@ async def grade_on_save(ls: RubricServer, uri: str) -> None:
 
 
 def cancel_all(ls: RubricServer) -> int:
+    """Cancel every grading under way and every grading command already sent whose grading has not begun
+    (a cancel right behind a grade used to find nothing, and the grading then ran in full)."""
     running = [g for g in list(ls.gradings) if g.task is not None and not g.task.done()]
     for grading in running:
         grading.cancel()
-    return len(running)
+    waiting = [t for t in list(ls.pending) if not t.cancelled and t is not COMMAND_TICKET.get()]
+    for ticket in waiting:
+        ticket.cancelled = True
+    return len(running) + len(waiting)
 
 
 def _guarded(name: str, handler):

@@ -18,6 +18,7 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp.document import Document, parse_document
+from rubric_lsp.document.files import UnreadableFile, read_regular_text
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.editor import EditorContext, GradableUnit, GradePlan
 from rubric_lsp.formats.plugin import Format
@@ -83,13 +84,41 @@ def document_uri(ls: RubricServer, args: dict[str, Any]) -> str:
 
 
 def text_of(ls: RubricServer, uri: str) -> str:
+    """An open document's text, else the file's (a regular file within max-file-size; call it off the loop)."""
     if uri in ls.workspace.text_documents:
         return ls.text_of(uri)[0]
-    path = ls.path_of(uri)
+    path = ls.path_of(uri) if uri.startswith("file:") else None
     if path is None:
-        raise NoDocument(f"cannot read {uri}")
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
+        raise NoDocument(f"cannot read {uri}: not an open document or a file: URI")
+    limit = ls.settings.lint_settings(path).max_file_size
+    try:
+        return read_regular_text(path, limit)
+    except FileNotFoundError:
+        raise NoDocument(f"{path} does not exist") from None
+    except UnicodeDecodeError:
+        raise NoDocument(f"{path} is not UTF-8 text") from None
+    except OSError as exc:  # UnreadableFile names its reason; others (a folder, no permission) are one line too
+        raise NoDocument(
+            str(exc) if isinstance(exc, UnreadableFile) else f"cannot read {path}: {exc.strerror or exc}"
+        ) from None
+
+
+async def response_text(ls: RubricServer, args: dict[str, Any], doc_uri: str | None) -> str | None:
+    """The response named by ``args["response"]`` (an open document's URI, a file: URI, or a path, relative
+    to the graded document's folder): how a client without a Grade Selection command grades a unit against a
+    response held in a file or another buffer. None when no response is named."""
+    given = args.get("response")
+    if given is None:
+        return None
+    if given in ls.workspace.text_documents or given.startswith("file:"):
+        uri = given
+    else:
+        path = Path(os.path.expanduser(given))
+        base = ls.path_of(doc_uri) if doc_uri and doc_uri.startswith("file:") else None
+        if not path.is_absolute():
+            path = (Path(base).parent if base else Path.cwd()) / path
+        uri = path.absolute().as_uri()
+    return await asyncio.get_running_loop().run_in_executor(ls.lint_pool, text_of, ls, uri)
 
 
 def _read_now(uri: str, text: str, path: str | None) -> Read:
@@ -112,8 +141,10 @@ async def read(ls: RubricServer, uri: str) -> Read:
     if uri in ls.workspace.text_documents:
         result = await ls.lint(uri)
         return Read(uri, result.document.text, result.document, result.format, result.view)
-    text = text_of(ls, uri)
-    return await asyncio.get_running_loop().run_in_executor(ls.lint_pool, _read_now, uri, text, ls.path_of(uri))
+    loop = asyncio.get_running_loop()
+    # Off the event loop: a workspace file may be large, slow, or not a regular file at all.
+    text = await loop.run_in_executor(ls.lint_pool, text_of, ls, uri)
+    return await loop.run_in_executor(ls.lint_pool, _read_now, uri, text, ls.path_of(uri))
 
 
 def selection_span(ls: RubricServer, doc: Read, rng: Any) -> Span | None:
@@ -197,7 +228,7 @@ async def targets(ls: RubricServer) -> list[dict[str, Any]]:
     """Every target in the open documents and the workspace folders, each unit its own entry."""
     uris = list(ls.workspace.text_documents)
     seen = set(uris)
-    for path in _workspace_files(ls):
+    for path in await asyncio.get_running_loop().run_in_executor(ls.lint_pool, _workspace_files, ls):
         uri = path.as_uri()
         if uri not in seen:
             seen.add(uri)

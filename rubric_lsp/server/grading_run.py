@@ -16,7 +16,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from rubric_lsp.server.app import COMMAND_TOKEN, RubricServer
+from rubric_lsp.server.app import COMMAND_TICKET, COMMAND_TOKEN, RubricServer
 from rubric_lsp.server.verdicts import clear
 
 log = logging.getLogger(__name__)
@@ -144,6 +144,12 @@ async def run(ls: RubricServer, title: str, uri: str, work) -> Any:
         await _engine_ready(grading)
         return await work(grading.progress)
 
+    ticket = COMMAND_TICKET.get()
+    if ticket is not None:
+        ls.pending.discard(ticket)  # from here on, cancelGrading finds it in ls.gradings
+        if ticket.cancelled:  # a cancelGrading came after the request, before the grading began
+            grading.end("Cancelled")
+            return _cancelled(ls, grading)
     grading.task = asyncio.ensure_future(whole())
     ls.gradings.add(grading)
     try:

@@ -182,11 +182,19 @@ async function startClient(): Promise<void> {
     home: os.homedir(),
     env: process.env,
   });
-  const pyExt = launch.path || launch.interpreter ? undefined : await pythonExtensionInterpreter();
+  // Restricted Mode: the Python extension's interpreter is workspace-derived (a .venv it carries): not asked.
+  const pyExt = launch.path || launch.interpreter || !trusted() ? undefined : await pythonExtensionInterpreter();
   const privateEnv = privateEnvPython(ctx);
   if (privateEnv) await refreshPrivateEnv(ctx, output, privateEnv);
   const choice = await chooseLaunch(
-    { ...launch, pythonExtensionInterpreter: pyExt, envPath: process.env.PATH, platform: process.platform, privateEnvPython: privateEnv },
+    {
+      ...launch,
+      pythonExtensionInterpreter: pyExt,
+      envPath: process.env.PATH,
+      platform: process.platform,
+      privateEnvPython: privateEnv,
+      trusted: trusted(),
+    },
     { isExecutable, checkInterpreter, checkExecutable: (f) => checkExecutable(f, checkInterpreter) },
   );
   lastChoice = choice;
@@ -309,6 +317,13 @@ function serverSupports(c: LanguageClient, command: string): boolean {
 
 /** Before a grading: a private environment gets `[grade]` (litellm) the first time, if the user agrees. */
 async function beforeGrading(c: LanguageClient): Promise<LanguageClient | undefined> {
+  // A command may hold a client from before a restart (Grade Selection asks again after the [grade]
+  // install restarted the server): grading goes to the running one, never to a stopped one.
+  if (c !== client || c.state !== State.Running) {
+    const fresh = await runningClient();
+    if (!fresh) return undefined;
+    c = fresh;
+  }
   if (launched?.source !== "privateEnv") return c;
   const extra = await ensureGradeExtra(ctx, output, launched.command);
   if (extra === "declined") return undefined;

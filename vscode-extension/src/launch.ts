@@ -34,6 +34,12 @@ export interface LaunchInputs {
   platform?: string;
   /** The private environment's python (src/install.ts), when that environment exists. */
   privateEnvPython?: string;
+  /**
+   * Whether the workspace is trusted (default: yes). In Restricted Mode nothing the workspace sets is
+   * consulted: the Python extension's interpreter (often the workspace's own .venv) is neither probed nor
+   * launched, and relative PATH entries (resolved against the workspace) are skipped.
+   */
+  trusted?: boolean;
 }
 
 export type ProbeResult = { ok: true } | { ok: false; reason: string };
@@ -85,6 +91,10 @@ export function pathLookupCandidates(name: string, envPath: string | undefined, 
   return out;
 }
 
+function isAbsolute(file: string, platform: string): boolean {
+  return platform === "win32" ? /^([A-Za-z]:[\\/]|\\\\)/.test(file) : file.startsWith("/");
+}
+
 /** Does the value look like a bare command name (to be looked up on PATH) rather than a path? */
 export function isBareCommand(value: string): boolean {
   return !value.includes("/") && !value.includes("\\");
@@ -102,6 +112,7 @@ async function resolveExecutable(value: string, inputs: LaunchInputs, probes: Pr
   const platform = inputs.platform ?? "linux";
   if (isBareCommand(value)) {
     for (const file of pathLookupCandidates(value, inputs.envPath, platform)) {
+      if (inputs.trusted === false && !isAbsolute(file, platform)) continue; // "./bin" would be the workspace's
       if (await probes.isExecutable(file)) return file;
     }
     return undefined;
@@ -138,8 +149,8 @@ export async function chooseLaunch(inputs: LaunchInputs, probes: Probes): Promis
     };
   }
 
-  // 3. the Python extension's interpreter
-  if (inputs.pythonExtensionInterpreter) {
+  // 3. the Python extension's interpreter (never in an untrusted workspace: it may be the workspace's own .venv)
+  if (inputs.pythonExtensionInterpreter && inputs.trusted !== false) {
     const c = interpreterCandidate(inputs.pythonExtensionInterpreter, "pythonExtension");
     const r = await probes.checkInterpreter(inputs.pythonExtensionInterpreter);
     if (r.ok) return { chosen: c, failures };
@@ -164,7 +175,7 @@ export async function chooseLaunch(inputs: LaunchInputs, probes: Probes): Promis
     failures.push({ candidate: c, reason: r.reason });
   }
 
-  const cmd = installCommand(inputs.pythonExtensionInterpreter);
+  const cmd = installCommand(inputs.trusted === false ? undefined : inputs.pythonExtensionInterpreter);
   const tried = failures.map((f) => `${f.candidate.command} (${f.reason})`).join("; ");
   return {
     failures,

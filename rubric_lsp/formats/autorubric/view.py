@@ -43,6 +43,10 @@ class CriterionEntry:
     def label(self) -> str:
         if self.criterion is not None and self.criterion.name:
             return self.criterion.name
+        # An invalid criterion is still called by the name the user gave it, if it has one.
+        name = self.node.get("name") if self.node.is_map else None
+        if name is not None and name.is_scalar and isinstance(name.value, str) and name.value.strip():
+            return name.value
         return f"criterion {self.index + 1}"
 
 

@@ -7,6 +7,7 @@ rules, the server's hover and the grading engine share), ``rules`` (PF checks).
 from __future__ import annotations
 
 from rubric_lsp.document import Document
+from rubric_lsp.formats.promptfoo.versions import RELEASES
 from rubric_lsp.formats.registry import Format, register
 
 CONFIG = "promptfoo-config"
@@ -48,7 +49,11 @@ def _read_config(doc: Document):
 
 
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
-_CHECKERS = ("rubric_lsp.formats.promptfoo.rules", "rubric_lsp.formats.promptfoo.rules.file_refs")
+_CHECKERS = (
+    "rubric_lsp.formats.promptfoo.rules",
+    "rubric_lsp.formats.promptfoo.rules.file_refs",
+    "rubric_lsp.formats.promptfoo.rules.bare_refs",
+)
 
 register(
     Format(
@@ -67,6 +72,8 @@ register(
         ),
         detect=detect_config,
         loader="js-yaml",
+        owner="promptfoo",
+        releases=tuple(r.version for r in RELEASES),
         schema_file="promptfoo-config.schema.json",
         json_schema=_schema,
         view_key="promptfoo.view",

@@ -48,7 +48,8 @@ _PROVIDER_PARENTS = ("provider", "providers", "targets", "options")
 
 
 def completion_values(path: list, key: str) -> list:
-    """Assertion types after ``type:`` in an assertion; provider ids where a provider goes."""
+    """Assertion types after ``type:`` in an assertion; provider ids where a provider goes; red-team
+    plugin and strategy ids after ``id:`` in ``redteam.plugins`` / ``redteam.strategies``."""
     values: list = []
     if key == "type" and any(p in ("assert", "assertions") for p in path if isinstance(p, str)):
         from rubric_lsp.formats.promptfoo.model import known_assertion_types
@@ -58,6 +59,14 @@ def completion_values(path: list, key: str) -> list:
         key in ("provider", "id") and any(p in _PROVIDER_PARENTS for p in path[:-1] if isinstance(p, str))
     ):
         values.extend(PROVIDER_IDS)
+    if key == "id" and len(path) >= 4 and path[-4] == "redteam" and isinstance(path[-2], int):
+        from rubric_lsp.formats.promptfoo import redteam_ids
+
+        if path[-3] == "plugins":
+            values.extend(sorted(redteam_ids.PLUGINS))
+        elif path[-3] == "strategies":
+            runnable = redteam_ids.REGISTERED_STRATEGIES | set(redteam_ids.STRATEGY_COLLECTIONS)
+            values.extend(sorted(redteam_ids.STRATEGIES & runnable))
     return values
 
 

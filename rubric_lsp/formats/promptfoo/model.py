@@ -411,6 +411,14 @@ class PromptfooConfig(BaseModel):
         None, description="Groups of tests run with several variants of vars."
     )
     redteam: RedteamConfig | None = Field(None, description="Red-team generation settings.")
+    plugins: list[str | dict[str, Any]] | None = Field(
+        None,
+        description="Red-team plugins at the top level: promptfoo moves them into redteam.plugins (replacing those).",
+    )
+    strategies: list[str | dict[str, Any]] | None = Field(
+        None,
+        description="Red-team strategies at the top level: promptfoo moves them into redteam.strategies (replacing those).",
+    )
     outputPath: str | list[str] | None = Field(
         None, description="Where to write results (file:// path; need not exist)."
     )

@@ -8,7 +8,7 @@ import fnmatch
 from pathlib import Path
 
 from rubric_lsp.document import Document, Node, parse_document
-from rubric_lsp.formats.promptfoo import refs
+from rubric_lsp.formats.promptfoo import paths, refs
 from rubric_lsp.formats.promptfoo.resolve import (
     MAX_REFERENCED_BYTES,
     AssertionInfo,
@@ -230,21 +230,27 @@ def _count_prompts(node: Node | None, reader_base: Path | None) -> tuple[int | N
                 continue
         else:
             return None, None
-        ref = refs.parse_ref(text)
-        if ref is None:
-            if text.startswith(refs.PREFIX):
-                return None, None
+        target = _prompt_file(text, reader_base)
+        if isinstance(target, str):  # the text itself is the prompt
             count += 1
             continue
-        if reader_base is None or ref.is_glob or ref.suffix not in (".txt", ".md", ".j2", ".nunjucks"):
+        if target is None or target.suffix.lower() not in (".txt", ".md", ".j2", ".nunjucks"):
             return None, None
-        target = refs.resolve_path(ref, reader_base)
         try:
             content = target.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return None, None
         count += max(1, len([part for part in content.split("\n---\n") if part.strip()]))
     return count, names
+
+
+def _prompt_file(text: str, base: Path | None) -> Path | str | None:
+    """The file prompt ``text`` names (with or without file://), the text itself when promptfoo uses
+    it as the prompt, or None when that cannot be told statically."""
+    if text.startswith(refs.PREFIX):
+        ref = refs.parse_ref(text)
+        return None if ref is None or ref.is_glob or base is None else refs.resolve_path(ref, base)
+    return text if base is None else paths.bare_prompt(text, base)
 
 
 def _count_outputs(view: ConfigView) -> None:

@@ -63,7 +63,8 @@ def parse_ref(text: object) -> FileRef | None:
 
 
 def resolve_path(ref: FileRef, base_dir: Path) -> Path:
-    path = Path(os.path.expanduser(ref.path))
+    # As promptfoo's path.resolve(basePath, path): Node expands no `~` (file://~/x is <config folder>/~/x).
+    path = Path(ref.path)
     return path if path.is_absolute() else base_dir / path
 
 
@@ -78,7 +79,7 @@ def expand(ref: FileRef, base_dir: Path) -> list[Path]:
         for one in patterns:
             found.extend(Path(p) for p in sorted(glob.glob(one, recursive=True)))
         return found
-    return [target] if target.exists() else []
+    return [target] if os.path.exists(target) else []  # False, not OSError, for a too-long name
 
 
 def escapes(path: Path, root: Path) -> bool:
@@ -88,6 +89,15 @@ def escapes(path: Path, root: Path) -> bool:
     except ValueError:
         return True
     return False
+
+
+def static_prefix(path: Path) -> Path:
+    """The part of a glob's path before its first wildcard segment (where matches would lie)."""
+    parts = path.parts
+    for index, part in enumerate(parts):
+        if GLOB_CHARS.search(part):
+            return Path(*parts[:index]) if index else path
+    return path
 
 
 def _braces(pattern: str) -> list[str]:

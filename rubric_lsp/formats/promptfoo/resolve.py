@@ -49,7 +49,7 @@ from typing import Any
 
 from rubric_lsp.document import Document, Node
 from rubric_lsp.document.nodes import to_plain
-from rubric_lsp.formats.promptfoo import refs
+from rubric_lsp.formats.promptfoo import paths, refs
 from rubric_lsp.formats.promptfoo.model import grader_kind
 
 MAX_REFERENCED_BYTES = 5 * 1024 * 1024
@@ -355,13 +355,20 @@ class ConfigView:
         first = items[index]
         raw = first.get("raw") if first.is_map else first
         text = raw.value if raw is not None and raw.is_scalar and isinstance(raw.value, str) else None
-        if text is None or not text.startswith(refs.PREFIX):
+        if text is None or self.base_dir is None:
             return text
-        ref = refs.parse_ref(text)
-        if ref is None or ref.is_glob or self.base_dir is None or ref.suffix not in (".txt", ".md"):
+        if text.startswith(refs.PREFIX):
+            ref = refs.parse_ref(text)
+            target = None if ref is None or ref.is_glob else refs.resolve_path(ref, self.base_dir)
+        else:  # a path promptfoo reads without file:// (prompts.txt), or the text itself
+            found = paths.bare_prompt(text, self.base_dir)
+            if not isinstance(found, Path):
+                return found
+            target = found
+        if target is None or target.suffix.lower() not in (".txt", ".md"):
             return None
         try:
-            content = refs.resolve_path(ref, self.base_dir).read_text(encoding="utf-8")
+            content = target.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return None
         parts = [part for part in content.split("\n---\n") if part.strip()]

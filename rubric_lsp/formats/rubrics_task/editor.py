@@ -23,4 +23,4 @@ def gradable_units(ctx: EditorContext) -> list[GradableUnit]:
     root = ctx.root
     if plan is None or root is None:
         return []
-    return [GradableUnit("the task's ratings", "task", root.span, plan)]
+    return [GradableUnit("the task's ratings", "task", root.span, plan, named=False)]

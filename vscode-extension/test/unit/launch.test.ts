@@ -158,3 +158,23 @@ test("console scripts are checked through the Python of their shebang", () => {
   assert.equal(interpretVersionOutput(2, "").ok, false);
   assert.equal(interpretVersionOutput(null, "", "ENOENT").ok, false);
 });
+
+test("untrusted workspace: the Python extension's interpreter is neither probed nor launched", async () => {
+  // The Python extension's interpreter is often the workspace's own .venv: a file the workspace carries.
+  const p = probes(["/usr/bin/rubric-lsp"], { "/ws/.venv/bin/python": OK });
+  const c = await chooseLaunch({ pythonExtensionInterpreter: "/ws/.venv/bin/python", envPath: "/usr/bin", trusted: false }, p);
+  assert.deepEqual(c.chosen, { source: "PATH", command: "/usr/bin/rubric-lsp", args: [] });
+  assert.ok(!p.calls.some((call) => call.includes("/ws/.venv")), p.calls.join(", "));
+  const trustedChoice = await chooseLaunch({ pythonExtensionInterpreter: "/ws/.venv/bin/python", envPath: "/usr/bin" }, probes([], { "/ws/.venv/bin/python": OK }));
+  assert.equal(trustedChoice.chosen?.source, "pythonExtension");
+});
+
+test("untrusted workspace: relative PATH entries (the workspace's folders) are not searched", async () => {
+  const p = probes(["./bin/rubric-lsp", "/usr/bin/rubric-lsp"], {});
+  const c = await chooseLaunch({ envPath: "./bin:/usr/bin", trusted: false }, p);
+  assert.equal(c.chosen?.command, "/usr/bin/rubric-lsp");
+  assert.ok(!p.calls.includes("exe:./bin/rubric-lsp"));
+  const none = await chooseLaunch({ envPath: "./bin", trusted: false, pythonExtensionInterpreter: "/ws/.venv/bin/python" }, probes(["./bin/rubric-lsp"], {}));
+  assert.equal(none.chosen, undefined);
+  assert.ok(!none.installCommand?.includes("/ws/.venv"));
+});

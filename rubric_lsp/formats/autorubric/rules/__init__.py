@@ -40,6 +40,7 @@ UNKNOWN_KEY = rule(
     fix_safety=RENAME_SAFETY
     + " Renaming a word other rubric tools use (an alias such as `description`) is a guess too: unsafe.",
     formats=FORMATS,
+    checked_against="autorubric 1.6.1's autorubric/types.py (Criterion, CriterionOption: pydantic models that ignore unknown keys) and rubric.py (Rubric.from_dict)",
 )
 RUBRIC_SHAPE = rule(
     "AR100",
@@ -72,6 +73,7 @@ NESTED_SECTION = rule(
     bad="sections:\n  - name: Outer\n    criteria:\n      - name: Inner\n        criteria: [...]",
     good="sections:\n  - name: Outer\n    criteria: [...]\n  - name: Inner\n    criteria: [...]",
     formats=FORMATS,
+    checked_against="autorubric 1.6.1's autorubric/rubric.py (Rubric.from_dict: 'requirement: Field required')",
 )
 MISSING_REQUIREMENT = rule(
     "AR103",
@@ -82,6 +84,7 @@ MISSING_REQUIREMENT = rule(
     bad="- name: accuracy\n  weight: 10",
     good="- name: accuracy\n  weight: 10\n  requirement: States the correct answer",
     formats=FORMATS,
+    checked_against="autorubric 1.6.1's autorubric/rubric.py (Rubric.from_dict) and types.py (Criterion.requirement)",
 )
 INVALID_FIELD = rule(
     "AR104",
@@ -96,6 +99,7 @@ INVALID_FIELD = rule(
     fix="rename a misspelt `scale_type` to the nearest known one",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=FORMATS,
+    checked_against="autorubric 1.6.1's autorubric/rubric.py (Rubric.from_dict) and types.py (Criterion)",
 )
 TOO_FEW_OPTIONS = rule(
     "AR105",
@@ -117,6 +121,7 @@ TOO_FEW_OPTIONS = rule(
         "    - {label: N/A, value: 0, na: true}\n"
     ),
     formats=FORMATS,
+    checked_against="autorubric 1.6.1's autorubric/types.py (Criterion: 'Must have at least 2 non-NA options')",
 )
 OPTION_VALUE_RANGE = rule(
     "AR106",
@@ -137,6 +142,7 @@ OPTION_VALUE_RANGE = rule(
         "    - {label: Excellent, value: 1.0}\n"
     ),
     formats=FORMATS,
+    checked_against="autorubric 1.6.1's autorubric/types.py (CriterionOption: 'Option value must be in [0, 1]')",
 )
 GUIDELINES = rule(
     "AR107",
@@ -147,6 +153,7 @@ GUIDELINES = rule(
     bad="guidelines: 3\nrubric:\n  guidelines: Be strict\n  criteria:\n    - requirement: Cites a source",
     good="rubric:\n  guidelines: Be strict\n  criteria:\n    - requirement: Cites a source",
     formats=FORMATS,
+    checked_against="autorubric 1.6.1's autorubric/rubric.py (Rubric.from_dict: \"Expected 'guidelines' to be a string\")",
 )
 
 _SHAPE_KINDS = {

@@ -95,6 +95,7 @@ NOMINAL_AGGREGATION_UNKNOWN = rule(
     fix="rename to the nearest nominal aggregation",
     fix_safety=VALUE_RENAME_SAFETY + " Suggesting `mode` for an ordinal aggregation is always unsafe.",
     formats=FORMATS,
+    checked_against="autorubric 1.6.1's autorubric/graders/criterion_grader.py (nominal aggregation: mode, weighted_mode, unanimous)",
 )
 
 IGNORED_ON_BINARY = rule(

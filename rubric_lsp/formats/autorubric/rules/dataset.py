@@ -35,6 +35,7 @@ DATASET_SHAPE = rule(
     bad='{"prompt": "Explain photosynthesis", "items": []}',
     good='{"prompt": "Explain photosynthesis", "rubric": [{"requirement": "Mentions chlorophyll"}], "items": []}',
     formats=(DATASET,),
+    checked_against="autorubric 1.6.1's autorubric/dataset.py (RubricDataset.from_json)",
 )
 ITEM_SHAPE = rule(
     "AR201",
@@ -57,6 +58,7 @@ ITEM_SHAPE = rule(
         "}\n"
     ),
     formats=(DATASET,),
+    checked_against="autorubric 1.6.1's autorubric/dataset.py (RubricDataset.from_json)",
 )
 ITEM_MISSING_FIELD = rule(
     "AR202",
@@ -80,6 +82,7 @@ ITEM_MISSING_FIELD = rule(
         "}\n"
     ),
     formats=(DATASET,),
+    checked_against="autorubric 1.6.1's autorubric/dataset.py (RubricDataset.from_json)",
 )
 NO_RUBRIC = rule(
     "AR203",
@@ -91,6 +94,7 @@ NO_RUBRIC = rule(
     bad='{"rubric": null, "prompt": "…", "items": [{"submission": "…", "description": "…"}]}',
     good='{"rubric": null, "prompt": "…", "items": [{"submission": "…", "description": "…", "rubric": [{"requirement": "…"}]}]}',
     formats=(DATASET,),
+    checked_against="autorubric 1.6.1's autorubric/dataset.py (RubricDataset.from_json)",
 )
 NO_PROMPT = rule(
     "AR204",
@@ -113,6 +117,7 @@ NO_PROMPT = rule(
         "}\n"
     ),
     formats=(DATASET,),
+    checked_against="autorubric 1.6.1's autorubric/dataset.py (RubricDataset.from_json)",
 )
 GROUND_TRUTH_SHAPE = rule(
     "AR205",
@@ -142,6 +147,7 @@ GROUND_TRUTH_SHAPE = rule(
         "}\n"
     ),
     formats=(DATASET,),
+    checked_against="autorubric 1.6.1's autorubric/dataset.py (RubricDataset.from_json)",
 )
 BINARY_GROUND_TRUTH = rule(
     "AR206",
@@ -172,6 +178,7 @@ BINARY_GROUND_TRUTH = rule(
     fix="write the exact verdict name when the intent is unambiguous",
     fix_safety="Safe: offered only when exactly one verdict is meant (a case, space or dash variant of MET, UNMET or CANNOT_ASSESS); autorubric refuses the dataset as written, so nothing that worked changes.",
     formats=(DATASET,),
+    checked_against="autorubric 1.6.1's autorubric/dataset.py (RubricDataset.from_json)",
 )
 CHOICE_GROUND_TRUTH = rule(
     "AR207",
@@ -209,6 +216,7 @@ CHOICE_GROUND_TRUTH = rule(
     fix="use the closest label",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=(DATASET,),
+    checked_against="autorubric 1.6.1's autorubric/dataset.py (RubricDataset.from_json)",
 )
 GROUND_TRUTH_REASONS = rule(
     "AR208",
@@ -238,6 +246,7 @@ GROUND_TRUTH_REASONS = rule(
         "}\n"
     ),
     formats=(DATASET,),
+    checked_against="autorubric 1.6.1's autorubric/dataset.py (RubricDataset.from_json)",
 )
 
 DATASET_KEYS = ("name", "prompt", "rubric", "reference_submission", "items", "$schema")

@@ -28,6 +28,7 @@ YAML_LOADER_REFUSES = rule(
     bad="- {requirement: Does it answer the question?, weight: 5}",
     good='- {requirement: "Does it answer the question?", weight: 5}',
     formats=(RUBRIC,),
+    checked_against="autorubric 1.6.1's autorubric/rubric.py (Rubric.from_file: yaml.safe_load)",
 )
 DATASET_NOT_JSON = rule(
     "AR110",

@@ -84,6 +84,7 @@ SEVERAL_NA_OPTIONS = rule(
         "    - {label: N/A, value: 0, na: true}\n"
     ),
     formats=FORMATS,
+    checked_against="autorubric 1.6.1's autorubric/types.py (Criterion.na_option_index: the first NA option) and graders/criterion_grader.py",
 )
 
 NA_VALUE_RANGE = rule(

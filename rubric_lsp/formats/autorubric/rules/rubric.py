@@ -263,6 +263,20 @@ def check_rubric_file_keys(ctx: CheckContext, root: Node) -> None:
         check_unknown_keys(ctx, inner, RUBRIC_MAPPING_KEYS, "'rubric'")
 
 
+def _unknown_example_key(ctx: CheckContext, item: Node, placed, span) -> None:
+    known = ("name", "query", "response", "expect") if len(placed.path) <= 1 else ("min_score", "verdicts")
+    found = suggest(str(placed.path[-1]), known) if placed.path else None
+    message = f"Unknown key '{placed.path[-1] if placed.path else '?'}' in an example; known keys: {', '.join(known)}."
+    fix = None
+    holder = item if len(placed.path) <= 1 else item.get(str(placed.path[0])) if item.is_map else None
+    if found and placed.key_node is not None:
+        message += f" Did you mean '{found.name}'?"
+        # Never a rename onto a key the entry already has: that would be a duplicate key.
+        if holder is None or not holder.is_map or not holder.has(found.name):
+            fix = rename_fix(ctx, placed.key_node, found, f"Rename to '{found.name}'")
+    ctx.report(INVALID_EXAMPLE, span, message, fix=fix)
+
+
 def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
     node = root.get("examples")
     if node is None or node.value is None:
@@ -289,16 +303,7 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
                 span = error_span(placed, ctx.line_span)
                 field = ".".join(str(p) for p in placed.path)
                 if placed.type == "extra_forbidden":
-                    known = (
-                        ("name", "query", "response", "expect") if len(placed.path) <= 1 else ("min_score", "verdicts")
-                    )
-                    found = suggest(str(placed.path[-1]), known) if placed.path else None
-                    message = f"Unknown key '{placed.path[-1] if placed.path else '?'}' in an example; known keys: {', '.join(known)}."
-                    fix = None
-                    if found and placed.key_node is not None:
-                        message += f" Did you mean '{found.name}'?"
-                        fix = rename_fix(ctx, placed.key_node, found, f"Rename to '{found.name}'")
-                    ctx.report(INVALID_EXAMPLE, span, message, fix=fix)
+                    _unknown_example_key(ctx, item, placed, span)
                 elif placed.type == "missing":
                     ctx.report(
                         INVALID_EXAMPLE,

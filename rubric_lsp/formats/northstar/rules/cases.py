@@ -35,6 +35,7 @@ DATASET_SHAPE = rule(
         "]}"
     ),
     formats=(CASES,),
+    checked_against="NorthStar's public head (sidmanale643/northstar fa05d08): src/northstar/evals/dataset.py (Dataset.from_json, Dataset.from_jsonl)",
 )
 
 MISSING_CASE_FIELD = rule(
@@ -46,6 +47,7 @@ MISSING_CASE_FIELD = rule(
     bad='{"id": "case-1", "expected": {"goal": "greet"}}',
     good='{"id": "case-1", "messages": [{"role": "assistant", "content": "hi"}], "expected": {"goal": "greet"}}',
     formats=(CASES,),
+    checked_against="NorthStar's public head (sidmanale643/northstar fa05d08): src/northstar/evals/models.py (EvalCase: id, messages required)",
 )
 
 UNKNOWN_CASE_KEY = rule(
@@ -70,6 +72,7 @@ UNKNOWN_CASE_KEY = rule(
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY,
     formats=(CASES,),
+    checked_against="NorthStar's public head (sidmanale643/northstar fa05d08): src/northstar/evals/models.py (EvalModel: extra='forbid')",
 )
 
 NEGATIVE_LIMIT = rule(
@@ -92,6 +95,7 @@ NEGATIVE_LIMIT = rule(
         "]}"
     ),
     formats=(CASES,),
+    checked_against="NorthStar's public head (sidmanale643/northstar fa05d08): src/northstar/evals/models.py (EvalExpected, TraceExpected validators)",
 )
 
 DUPLICATE_CASE_ID = rule(
@@ -125,6 +129,7 @@ CASE_FIELD = rule(
     bad='{"id": 1, "messages": "hi"}',
     good='{"id": "1", "messages": [{"role": "user", "content": "hi"}]}',
     formats=(CASES,),
+    checked_against="NorthStar's public head (sidmanale643/northstar fa05d08): src/northstar/evals/models.py (EvalCase, EvalExpected) and dataset.py",
 )
 
 

@@ -32,6 +32,7 @@ REQUEST_SHAPE = rule(
     bad='{"graders": {"type": "rubric"}}',
     good='{"graders": [{"type": "rubric", "name": "j", "model": "gpt-4o"}]}',
     formats=(REQUEST,),
+    checked_against="NorthStar at its public head, as recorded in the team's semantics notes (docs/semantics.md, section 3)",
 )
 
 SCORING_MODE = rule(
@@ -55,6 +56,7 @@ SCORING_MODE = rule(
     fix="use the nearest valid mode",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=(REQUEST,),
+    checked_against="NorthStar's public head (sidmanale643/northstar fa05d08): src/northstar/evals/models.py (JudgeScoringConfig.mode)",
 )
 
 UNKNOWN_SCORING_KEY = rule(
@@ -79,6 +81,7 @@ UNKNOWN_SCORING_KEY = rule(
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY,
     formats=(REQUEST,),
+    checked_against="NorthStar's public head (sidmanale643/northstar fa05d08): src/northstar/evals/models.py (EvalModel: extra='forbid')",
 )
 
 SCORE_RANGE = rule(
@@ -100,6 +103,7 @@ SCORE_RANGE = rule(
         "]}"
     ),
     formats=(REQUEST,),
+    checked_against="NorthStar's public head (sidmanale643/northstar fa05d08): src/northstar/evals/models.py (JudgeScoringConfig.validate_scoring)",
 )
 
 MISSING_PASSING_SCORE = rule(
@@ -144,6 +148,7 @@ PASSING_SCORE_RANGE = rule(
         "]}"
     ),
     formats=(REQUEST,),
+    checked_against="NorthStar's public head (sidmanale643/northstar fa05d08): src/northstar/evals/models.py (JudgeScoringConfig.validate_scoring)",
 )
 
 LABEL_KEY = rule(
@@ -166,6 +171,7 @@ LABEL_KEY = rule(
         "]}"
     ),
     formats=(REQUEST,),
+    checked_against="NorthStar's public head (sidmanale643/northstar fa05d08): src/northstar/evals/models.py (JudgeScoringConfig.labels: dict[float, str])",
 )
 
 GRADER_FIELD = rule(
@@ -183,6 +189,7 @@ GRADER_FIELD = rule(
     fix="rename a misspelt grader `type` or trace `check` to the nearest known one",
     fix_safety=VALUE_RENAME_SAFETY,
     formats=(REQUEST,),
+    checked_against="NorthStar at its public head, as recorded in the team's semantics notes (docs/semantics.md, section 3)",
 )
 
 DUPLICATE_GRADER = rule(
@@ -204,6 +211,7 @@ DUPLICATE_GRADER = rule(
         "]}"
     ),
     formats=(REQUEST,),
+    checked_against="NorthStar at its public head, as recorded in the team's semantics notes (docs/semantics.md, section 3)",
 )
 
 UNKNOWN_GRADER_KEY = rule(

@@ -87,6 +87,7 @@ UNKNOWN_ASSERTION_TYPE = rule(
     fix="replace the type with the nearest known one",
     fix_safety="Unsafe: the type decides what is checked, and a near spelling can be another check (`contains`, `icontains`, `not-contains`).",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/assertions/index.ts (runAssertion: 'Unknown assertion type')",
 )
 
 UNKNOWN_ASSERTION_KEY = rule(
@@ -112,9 +113,10 @@ IGNORED_NOTE_KEY = rule(
     "promptfoo's assertion validation strips keys it does not know, so the note is never shown in "
     "results; nothing fails and the assertion runs exactly as without it (promptfoo's own anthropic "
     "examples carry `reason:`). A YAML comment says the same without looking like a setting.",
-    bad="prompts: [p.txt]\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n        reason: the policy names refunds",
-    good="prompts: [p.txt]\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains  # the policy names refunds\n        value: refund",
+    bad="prompts: ['Summarize {{text}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n        reason: the policy names refunds",
+    good="prompts: ['Summarize {{text}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains  # the policy names refunds\n        value: refund",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/types/index.ts (AssertionSchema, a zod object that strips unknown keys)",
 )
 
 NOTE_KEYS = ("reason", "description", "note", "notes", "comment", "comments")
@@ -124,12 +126,13 @@ EMPTY_RUBRIC = rule(
     "empty-rubric",
     E,
     "An llm-rubric with no rubric (empty or missing `value`).",
-    "promptfoo 0.123.1 does not refuse it: its llm-rubric handler grades `renderedValue || ''`, so the judge "
-    "is asked to grade against an empty rubric and its verdict (usually a pass) checks nothing. `rubric grade` "
+    "The judge is asked to grade against nothing: promptfoo fills its grading prompt's `{{rubric}}` "
+    "with an empty string and runs it, so the verdict says nothing about the output. `rubric grade` "
     "refuses to grade such a test.",
     bad="tests:\n  - assert:\n      - type: llm-rubric",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Answers the question politely",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/assertions/llmRubric.ts (handleLlmRubric passes `renderedValue || ''` to matchesLlmRubric)",
 )
 
 THRESHOLD_RANGE = rule(

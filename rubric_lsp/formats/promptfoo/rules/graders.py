@@ -37,6 +37,7 @@ WRONG_MODEL_KIND = rule(
     bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite\n        provider: openai:embedding:text-embedding-3-small",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite\n        provider: openai:gpt-5-mini",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/matchers.ts (getAndCheckProvider: 'is not a valid embedding provider')",
 )
 
 THINKING_GRADER = rule(

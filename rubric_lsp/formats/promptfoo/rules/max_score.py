@@ -72,6 +72,7 @@ MAX_SCORE_TIES = rule(
     bad="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n      - type: contains\n        value: 14 days\n      - type: max-score",
     good="prompts: [Summarize the ticket, Summarize the ticket in one line]\nproviders: [openai:gpt-5-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund\n      - type: llm-rubric\n        value: States the 14-day refund window clearly\n      - type: max-score",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/assertions/maxScore.ts (selectMaxScore: the first highest score wins)",
 )
 
 MAX_SCORE_ALONE = rule(

@@ -1,9 +1,10 @@
-"""What `promptfoo eval` 0.123.1 refuses before it runs a test: no prompts, no providers (PF108),
+"""What `promptfoo eval` 0.123.1 refuses before it runs a test: an empty prompts list, no providers (PF108),
 prompt objects it cannot read (PF109), provider ids it cannot load (PF110).
 
 The messages quote promptfoo's (src/util/config/load.ts, src/providers/index.ts,
-src/providers/sagemaker.ts, src/providers/github). Red-team configs are left alone: `promptfoo
-redteam run` generates their prompts and tests.
+src/providers/sagemaker.ts, src/providers/github). A red-team config is checked for what `promptfoo
+redteam generate` refuses: it loads the config as eval does, so it needs a target, but it
+generates the tests and a missing `prompts` key becomes '{{prompt}}'.
 """
 
 from __future__ import annotations
@@ -22,17 +23,23 @@ NOTHING_TO_RUN = rule(
     "PF108",
     "missing-prompts-or-providers",
     E,
-    "A config with no prompts or no providers: `promptfoo eval` refuses it.",
-    "promptfoo stops with 'You must provide at least 1 prompt' or 'You must specify at least 1 "
-    "provider' before running anything. A misspelt key (`promts:`, `provider:`) is the usual cause: "
-    "promptfoo ignores the misspelt key, so nothing runs. (Prompts or providers given on the command "
-    "line, `--prompts` / `-r`, also satisfy promptfoo; a config meant for that use can disable this rule.)",
-    bad="promts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]",
-    good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]",
-    fix="rename a misspelt `promts`/`provider` key to the key promptfoo reads",
+    "An empty `prompts` list, or no providers in a config with assertions: `promptfoo eval` refuses it.",
+    "promptfoo stops with 'You must provide at least 1 prompt' when `prompts` is an empty list, and with "
+    "'You must specify at least 1 provider' when `providers`/`targets` is missing or empty. A config with "
+    "no `prompts` key at all is not refused: promptfoo runs its default prompt '{{prompt}}' (PF001 names a "
+    "misspelt `promts:`/`prompt:`). A config with neither providers nor assertions is what `promptfoo "
+    "generate dataset` / `generate assertions` read, which need no provider, so it is left alone. A misspelt "
+    "providers key (`provider:`) is the usual cause: promptfoo ignores it. (Providers given on the command "
+    "line, `-r` / `--providers`, also satisfy promptfoo; a config meant for that use can disable this rule.) "
+    "A red-team config needs its target too: `promptfoo redteam generate` 0.123.1 loads it the same way, "
+    "though without a `prompts` key it uses '{{prompt}}'.",
+    bad="prompts: ['Say {{x}}']\nprovider: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: hi",
+    good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: hi",
+    fix="rename a misspelt `provider`/`targts` key to the key promptfoo reads",
     fix_safety="Safe when the misspelt key is an unambiguous typo of the missing key: promptfoo refuses the config "
     "without it, so the rename only makes it run as written. A key that is not a near spelling is not renamed.",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/util/config/load.ts (readConfig, resolveConfigs)",
 )
 
 INVALID_PROMPT = rule(
@@ -45,6 +52,7 @@ INVALID_PROMPT = rule(
     bad="prompts:\n  - id: greeting\n    content: Say hello to {{name}}\nproviders: [openai:gpt-4.1-mini]",
     good="prompts:\n  - id: greeting\n    raw: Say hello to {{name}}\nproviders: [openai:gpt-4.1-mini]",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/util/config/load.ts (combineConfigs: 'Invalid prompt: …')",
 )
 
 UNKNOWN_PROVIDER = rule(
@@ -57,43 +65,121 @@ UNKNOWN_PROVIDER = rule(
     bad="prompts: ['Say {{x}}']\nproviders: [nonexistent:foo]",
     good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/providers/registry.ts, src/providers/index.ts, src/providers/sagemaker.ts",
 )
 
 NO_PROMPT = "You must provide at least 1 prompt"
 NO_PROVIDER = "You must specify at least 1 provider (for example, openai:gpt-4.1)"
+EVAL = "`promptfoo eval`"
+REDTEAM = "`promptfoo redteam generate` (like `redteam run` and `eval`)"
+# What makes a red-team config: promptfoo's loader moves top-level plugins/strategies into `redteam`.
+REDTEAM_KEYS = ("redteam", "plugins", "strategies")
 
 
 def check_runtime(ctx, report, view: ConfigView) -> set[str]:
     """Runs the checks; returns the top-level keys reported here (PF001 leaves them to PF108)."""
     root = view.root
-    if root.has("redteam"):
-        return set()
+    if any(root.has(key) for key in REDTEAM_KEYS):
+        return _check_redteam_runtime(ctx, report, view)
     claimed: set[str] = set()
     prompts = root.get("prompts")
-    if _empty(prompts):
-        claimed |= _missing(ctx, report, view, "prompts", NO_PROMPT, ("prompts",))
+    if js_truthy(prompts) and _no_items(prompts):  # `prompts: []`; a missing or null one gets the default prompt
+        report(
+            NOTHING_TO_RUN,
+            view.source,
+            root.key_node("prompts") or prompts,
+            f"`promptfoo eval` refuses this config: '{NO_PROMPT}' (this `prompts` list holds none; with no "
+            "`prompts` key at all promptfoo would run its default prompt '{{prompt}}').",
+        )
     elif prompts is not None:
         _check_prompts(report, view, prompts)
-    providers = root.get("providers") or root.get("targets")
-    if _empty(providers):
-        claimed |= _missing(ctx, report, view, "providers", NO_PROVIDER, ("providers", "targets"))
+    if _no_items(providers_node(root)) and view.assertions():
+        claimed |= _missing(ctx, report, view, NO_PROVIDER, ("providers", "targets"), EVAL)
+    _check_provider_ids(ctx, report, view)
+    return claimed
+
+
+def _check_redteam_runtime(ctx, report, view: ConfigView) -> set[str]:
+    """A red-team config: `redteam generate` (and `redteam run`) resolve it as eval does
+    (src/util/config/load.ts resolveConfigs), so they need a target; with no `prompts` key the
+    loader supplies '{{prompt}}', but an empty list stays empty and is refused."""
+    root = view.root
+    prompts = root.get("prompts")
+    if js_truthy(prompts) and _no_items(prompts):
+        report(
+            NOTHING_TO_RUN,
+            view.source,
+            root.key_node("prompts") or prompts,
+            f"{REDTEAM} refuses this config: '{NO_PROMPT}'.",
+        )
+    elif prompts is not None:
+        _check_prompts(report, view, prompts)
+    claimed: set[str] = set()
+    if _no_items(providers_node(root)):
+        claimed = _missing(ctx, report, view, NO_PROVIDER, ("providers", "targets"), REDTEAM)
+    _check_provider_ids(ctx, report, view)
+    return claimed
+
+
+def _check_provider_ids(ctx, report, view: ConfigView) -> None:
+    root = view.root
     if ctx.enabled(UNKNOWN_PROVIDER):
         for key in ("providers", "targets"):
             for id_node in _provider_ids(root.get(key)):
                 problem = provider_problem(id_node.value)
                 if problem is not None:
                     report(UNKNOWN_PROVIDER, view.source, id_node, problem)
-    return claimed
 
 
-def _empty(node: Node | None) -> bool:
-    if node is None or (node.is_scalar and node.value in (None, "")):
+def js_truthy(node: Node | None) -> bool:
+    """JavaScript's truthiness of the value (promptfoo tests `if (!config.prompts)`)."""
+    if node is None:
+        return False
+    if not node.is_scalar:
         return True
-    return node.is_seq and not node.value
+    value = node.value
+    return not (value is None or value is False or value == "" or (isinstance(value, (int, float)) and value == 0))
 
 
-def _missing(ctx, report, view: ConfigView, key: str, message: str, keys: tuple[str, ...]) -> set[str]:
-    """Report the missing key, at a misspelling of it when there is one (promptfoo ignores that key)."""
+def _no_items(node: Node | None) -> bool:
+    """promptfoo's `[x].flat().filter(Boolean).length === 0`."""
+    if node is not None and node.is_seq:
+        return not any(js_truthy(item) for item in node.value)
+    return not js_truthy(node)
+
+
+def providers_node(root: Node) -> Node | None:
+    """The providers promptfoo runs: `targets` replaces `providers` whenever it is truthy (readConfig)."""
+    targets = root.get("targets")
+    return targets if js_truthy(targets) else root.get("providers")
+
+
+def default_prompt_note(view: ConfigView) -> tuple[str, bool] | None:
+    """For a misspelt `prompts` key: what promptfoo runs instead, and whether that is certainly broken.
+
+    None when the config has prompts. promptfoo's readConfig sets `prompts: ['{{prompt}}']` when the
+    key is falsy; the template renders empty (Nunjucks, throwOnUndefined off) unless a test gives a
+    `prompt` var or the first target takes `inputs`.
+    """
+    root = view.root
+    if js_truthy(root.get("prompts")):
+        return None
+    tests = [view.default_test] if view.default_test is not None else []
+    tests += view.tests
+    first = providers_node(root)
+    first = first.value[0] if first is not None and first.is_seq and first.value else first
+    known = (
+        view.tests_complete
+        and all(t.vars_complete for t in tests)
+        and not (first is not None and first.is_map and first.has("inputs"))
+    )
+    broken = known and not any("prompt" in t.vars for t in tests)
+    note = "With no 'prompts', promptfoo runs its default prompt '{{prompt}}'"
+    return (note + (", and no test sets a 'prompt' var, so the prompt it sends is empty." if broken else ".")), broken
+
+
+def _missing(ctx, report, view: ConfigView, message: str, keys: tuple[str, ...], command: str = EVAL) -> set[str]:
+    """Report the missing providers, at a misspelling of the key when there is one (promptfoo ignores that key)."""
     root = view.root
     for key_node, _value in root.pairs():
         name = key_node.value
@@ -107,14 +193,19 @@ def _missing(ctx, report, view: ConfigView, key: str, message: str, keys: tuple[
             NOTHING_TO_RUN,
             view.source,
             key_node,
-            f"promptfoo reads no '{found.name}' here ('{name}' is ignored), so `promptfoo eval` refuses the config: "
+            f"promptfoo reads no '{found.name}' here ('{name}' is ignored), so {command} refuses the config: "
             f"'{message}'. Did you mean '{found.name}'?",
             fix,
         )
         return {name}
-    present = root.key_node(key) or (root.key_node("targets") if key == "providers" else None)
+    present = root.key_node("targets") or root.key_node("providers")
     where = present if present is not None else ctx.line_span(root)
-    report(NOTHING_TO_RUN, view.source, where, f"`promptfoo eval` refuses this config: '{message}'.")
+    report(
+        NOTHING_TO_RUN,
+        view.source,
+        where,
+        f"{command} refuses this config: '{message}' (unless providers are given with `-r`/`--providers`).",
+    )
     return set()
 
 
@@ -251,7 +342,8 @@ def check_sources(ctx, report, view: ConfigView) -> None:
             )
     if view.base_dir is None:
         return  # an unsaved buffer: nothing to match the names against
-    for test in view.tests:
+    defaults = [view.default_test] if view.default_test is not None else []  # readTest reads its vars alike
+    for test in defaults + view.tests:
         vars_node = test.get("vars")
         if vars_node is None or not test.source.is_config or not (vars_node.is_seq or vars_node.is_scalar):
             continue

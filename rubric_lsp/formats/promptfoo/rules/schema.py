@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -18,6 +20,7 @@ from rubric_lsp.formats.promptfoo.model import (
 )
 from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source, TestInfo
 from rubric_lsp.formats.promptfoo.rules.common import E, F, W
+from rubric_lsp.formats.promptfoo.rules.runtime import default_prompt_note, js_truthy
 from rubric_lsp.rules.registry import Rule, rule
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, unknown_key
 
@@ -26,14 +29,22 @@ UNKNOWN_KEY = rule(
     "unknown-config-key",
     W,
     "A top-level or test key promptfoo does not know; it is ignored.",
-    "promptfoo only warns about unknown config keys (and not at all for tests), so a typo such as "
-    "`outputs:` for `outputPath:` or `options:` at the top level silently does nothing.",
-    bad="prompts: [p.txt]\noutputs:\n  - type: csv",
-    good="prompts: [p.txt]\noutputPath: results.csv",
+    "promptfoo ignores unknown top-level and test keys without a word (its config schema drops them, and "
+    "readConfig warns only about values it rejects), so a typo such as `outputs:` for `outputPath:` or "
+    "`options:` at the top level silently does nothing. Not reported: a top-level key that only holds a "
+    "block shared through YAML anchors (`x-common: &defaults …` aliased elsewhere, `$defs`), and the keys "
+    'the settings\' `extra-keys` name (e.g. `extra-keys = {test = ["tags"]}` for data your own scripts '
+    "read; promptfoo's place for such data is a test's `metadata:`).",
+    bad="prompts: ['Summarize {{text}}']\noutputs:\n  - type: csv",
+    good="prompts: ['Summarize {{text}}']\noutputPath: results.csv",
     fix="rename the key to the nearest known one",
     fix_safety=RENAME_SAFETY
-    + " The renames promptfoo users often mean (`outputs` → `outputPath`, `options` → `evaluateOptions`) take another shape or meaning, so they are unsafe too.",
+    + " The renames promptfoo users often mean (`outputs` → `outputPath`, `options` → `evaluateOptions`) take another shape or meaning, so they are unsafe too."
+    + " A misspelt `prompts` (`promts:`, `prompt:`) is renamed safely only when the config is certainly broken "
+    "without it: promptfoo then runs its default prompt '{{prompt}}' and no test sets a `prompt` var.",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/util/config/load.ts (readConfig) and src/types/index.ts "
+    "(TestSuiteConfigSchema, TestCaseSchema: zod objects that strip unknown keys)",
 )
 
 INVALID_FIELD = rule(
@@ -45,6 +56,8 @@ INVALID_FIELD = rule(
     bad="tests:\n  - assert:\n      - value: Is polite",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/types/index.ts (TestCaseSchema, AssertionSchema), "
+    "src/util/testCaseReader.ts (readTest) and src/assertions/index.ts",
 )
 
 NUMBER = "number"
@@ -143,8 +156,19 @@ def _expected(kind: str, message: str) -> str:
 
 
 def check_unknown(
-    ctx, report, source: Source, mapping: Node, known, rule_: Rule, what: str, consequence: str, tolerated=()
+    ctx,
+    report,
+    source: Source,
+    mapping: Node,
+    known,
+    rule_: Rule,
+    what: str,
+    consequence: str,
+    tolerated=(),
+    notes: dict[str, tuple[str, bool]] | None = None,
 ) -> None:
+    """``notes``: per suggested key, what promptfoo does without it and whether the rename is safe
+    (only when the file is certainly broken as written)."""
     if not ctx.enabled(rule_):
         return
     for key_node, _value in mapping.pairs():
@@ -162,11 +186,23 @@ def check_unknown(
                 fix = ctx.rename(key_node, replacement, f"Rename '{key}' to '{replacement}'", safe=False)
         else:
             found = unknown_key(ctx, mapping, key_node, known)
+            if found.suggestion is None and what in ("test", "defaultTest"):
+                message += " " + OWN_DATA_HINT.format(where=what, key=key)
+            note = (notes or {}).get(found.suggestion or "")
             if found.fix is not None:
-                message += f" Did you mean '{found.suggestion}'?"
+                message += (f" {note[0]}" if note else "") + f" Did you mean '{found.suggestion}'?"
                 fix = found.fix if source.is_config else None
+                if fix is not None and note is not None and not note[1]:
+                    fix = replace(fix, safe=False)
         report(rule_, source, key_node, message, fix)
 
+
+# Data a test carries for the user's own scripts: promptfoo's place for it is `metadata`
+# (src/types: TestCaseSchema.metadata; `--filter-metadata` selects tests on it).
+OWN_DATA_HINT = (
+    "If your own scripts read it, put it under 'metadata:' (promptfoo keeps it with the test and "
+    '`--filter-metadata` selects on it), or list it in the settings\' `extra-keys = {{{where} = ["{key}"]}}`.'
+)
 
 # (where, key) -> (hint, replacement key or None)
 _KEY_HINTS = {
@@ -178,12 +214,15 @@ _KEY_HINTS = {
         "evaluateOptions",
     ),
     ("test", "tests"): ("Tests do not nest; move these tests into the top-level 'tests' list.", None),
+    ("test", "name"): ("promptfoo names a test by its 'description' (shown in results).", "description"),
 }
 
 
 def check_top_level(ctx, report, view: ConfigView, claimed: set[str] | frozenset[str] = frozenset()) -> None:
     """``claimed``: misspelt keys PF108 reports (promptfoo refuses the config without them)."""
     root = view.root
+    unknown = [k.value for k, _v in root.pairs() if isinstance(k.value, str) and k.value not in TOP_LEVEL_KEYS]
+    note = default_prompt_note(view) if unknown else None
     check_unknown(
         ctx,
         report,
@@ -193,7 +232,8 @@ def check_top_level(ctx, report, view: ConfigView, claimed: set[str] | frozenset
         UNKNOWN_KEY,
         "top-level",
         "promptfoo ignores it.",
-        (*TOLERATED_TOP_LEVEL, *claimed),
+        (*TOLERATED_TOP_LEVEL, *claimed, *anchor_blocks(root, unknown), *extra_keys(ctx, "top-level")),
+        {"prompts": note} if note is not None else None,
     )
     if ctx.enabled(INVALID_FIELD):
         plain = {
@@ -210,6 +250,81 @@ def check_top_level(ctx, report, view: ConfigView, claimed: set[str] | frozenset
             report(INVALID_FIELD, view.source, default, "'defaultTest' must be a mapping or a file:// reference.")
 
 
+def extra_keys(ctx, place: str) -> tuple[str, ...]:
+    """The keys the settings' ``extra-keys`` declare at ``place`` (the user's own scripts read them)."""
+    return tuple(getattr(ctx, "extra_keys", {}).get(place, ()))
+
+
+def anchor_blocks(root: Node, candidates: list[str]) -> list[str]:
+    """The ``candidates`` (top-level keys) whose value defines a node aliased elsewhere in the document:
+    a block kept only to be aliased (`x-common: &defaults …`, then `<<: *defaults`). promptfoo
+    ignores the key and reads the aliased copies, so nothing is lost. A key that only *uses* an
+    alias (`vars: *defaults` at the top level) is still unknown: what it says is lost."""
+    if not candidates:
+        return []
+    subtrees = {key: _nodes(value) for key, _kn, value in root.items()}
+    # Where each top-level value is written: from its key to the next key (an alias node keeps
+    # the position of its anchor, so a node written here was anchored here).
+    everywhere = set().union(*(nodes.keys() for nodes in subtrees.values()))
+    # (keys merged into the top level with `<<: *x` are written where x is, inside another value)
+    keys = sorted((kn for kn, _v in root.pairs() if id(kn) not in everywhere), key=lambda kn: kn.start)
+    written = {kn.value: (kn.end, after.start) for kn, after in itertools.pairwise(keys)}
+    if keys:
+        written[keys[-1].value] = (keys[-1].end, root.end)
+    blocks = []
+    for key in candidates:
+        if key == "$defs":  # JSON Schema's definitions block, which `$ref: '#/$defs/…'` reads
+            blocks.append(key)
+            continue
+        own, (start, end) = subtrees.get(key, {}), written.get(key, (0, 0))
+        rest = set().union(*(nodes.keys() for other, nodes in subtrees.items() if other != key))
+        if any(start <= own[ident].start < end for ident in own.keys() & rest):
+            blocks.append(key)
+    return blocks
+
+
+def _nodes(node: Node) -> dict[int, Node]:
+    seen: dict[int, Node] = {}
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen[id(current)] = current
+        if current.is_map:
+            stack.extend(n for pair in current.value for n in pair)
+        elif current.is_seq:
+            stack.extend(current.value)
+    return seen
+
+
+# readTest (src/util/testCaseReader.ts) refuses an inline test with none of these set (JavaScript
+# truthiness), or a numeric `threshold`.
+_TEST_CONTENT = ("assert", "vars", "options", "metadata", "provider", "providerOutput")
+NO_CONTENT = (
+    "Test case must contain one of the following properties: assert, vars, options, metadata, provider, "
+    "providerOutput, threshold."
+)
+
+
+def _check_content(report, test: TestInfo) -> None:
+    node = test.node
+    if test.index < 0 or node is None or not node.is_map or not node.value or not test.source.is_config:
+        return
+    threshold = node.get("threshold")
+    if any(js_truthy(node.get(key)) for key in _TEST_CONTENT) or (
+        threshold is not None and isinstance(threshold.value, (int, float)) and not isinstance(threshold.value, bool)
+    ):
+        return
+    ignored = [k.value for k, _v in node.pairs() if isinstance(k.value, str) and k.value not in TEST_KEYS]
+    hint = (
+        f" ('{ignored[0]}' does not count: promptfoo ignores it; data of your own goes under 'metadata:'.)"
+        if ignored
+        else ""
+    )
+    report(INVALID_FIELD, test.source, node.value[0][0], f"promptfoo refuses this test: '{NO_CONTENT}'{hint}")
+
+
 def check_test_keys(ctx, report, test: TestInfo) -> None:
     node = test.node
     if node is None:
@@ -219,9 +334,12 @@ def check_test_keys(ctx, report, test: TestInfo) -> None:
             report(INVALID_FIELD, test.source, node, f"A test must be a mapping, not {describe_type(to_plain(node))}.")
         return
     what = "defaultTest" if test.index < 0 else "test"
-    check_unknown(ctx, report, test.source, node, TEST_KEYS, UNKNOWN_KEY, what, "promptfoo ignores it.")
+    check_unknown(
+        ctx, report, test.source, node, TEST_KEYS, UNKNOWN_KEY, what, "promptfoo ignores it.", extra_keys(ctx, what)
+    )
     if not ctx.enabled(INVALID_FIELD):
         return
+    _check_content(report, test)
     if not looks_valid(node, _TEST_KINDS):
         plain = {k: v for k, v in to_plain(node).items() if k != "assert"}
         report_pydantic(ctx, report, test.source, node, validate(TestCase, plain), what, skip=("provider", "options"))

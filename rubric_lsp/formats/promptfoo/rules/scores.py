@@ -14,14 +14,18 @@ SCORE_WITHOUT_THRESHOLD = rule(
     "PF002",
     "score-without-threshold",
     W,
-    "An llm-rubric asks the judge for a numeric score but sets no threshold and never asks for pass/fail: it always passes.",
-    "promptfoo's verdict is `pass ?? true`; the score only matters with a `threshold`. A rubric "
-    "that says 'return 0 or 1' without a threshold passes even when the judge returns 0.",
+    "An llm-rubric tells the judge how to score but sets no threshold and never says when to pass: the score decides nothing.",
+    "promptfoo's verdict is the judge's `pass` (true when the judge leaves it out); the score counts only "
+    "with a `threshold` (pass and score ≥ threshold). Its default grading prompt does ask the judge for "
+    "`pass`, but a rubric that says 'return 0 or 1' or 'rate it 1-10' and nothing about passing leaves "
+    "that call to the judge's reading: a 0 passes whenever the judge says `pass: true`. A number that "
+    "counts something ('1-5 words', 'return to 0') is not a scoring instruction and is not reported.",
     bad="tests:\n  - assert:\n      - type: llm-rubric\n        value: |\n          Return 0 if the response is incorrect\n          Return 1 if the response is correct",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: |\n          Return 0 if the response is incorrect\n          Return 1 if the response is correct\n        threshold: 1",
     fix="add a threshold to the assertion",
     fix_safety="Unsafe: a threshold changes which outputs pass, and the number is a guess (even 1 for a 0-or-1 score).",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/matchers.ts (matchesLlmRubric, DEFAULT_GRADING_PROMPT; runJsonGradingPrompt: `pass = parsed.pass ?? true`, the score counts only with a threshold)",
 )
 
 SCALE_MISMATCH = rule(
@@ -36,28 +40,52 @@ SCALE_MISMATCH = rule(
     formats=F,
 )
 
-_ASKS_NUMBER = re.compile(
-    r"\b(?:return|respond with|reply with|answer with|give|assign|score)\b[^.\n]{0,40}?(?<![\d.<>=])[01](?:\.0)?(?![\d.])"
-    r"|(?<![\d.])0(?:\.0)?\s*(?:or|/|to|-|–|and)\s*1(?:\.0)?(?![\d.])"
-    r"|\bscore\b[^.\n]{0,30}?(?<![\d.])\d+(?:\.\d+)?\s*\+"
-    r"|\bout of (?:5|10|100)\b|(?<![\d.])(?:1|0)\s*(?:to|-|–)\s*(?:5|10|100)(?![\d.])|/\s*10\b"
-    r"|\bscale of\b",
-    re.IGNORECASE,
+# A scoring instruction, not any number in the rubric: "1-5 words max", "1-5 specific AC" or "queue
+# depth return to 0" count things. A number is a score only beside a scoring word (score, rate,
+# grade, scale) in the same sentence, or right after "return"/"respond with"/"give"… followed by
+# "if", "or", "points" or the end of the clause ("Return 1 if correct", "Output 0 or 1").
+_SCORE_WORD = r"\b(?:scor(?:e|es|ed|ing)|rat(?:e|es|ed|ing)|grad(?:e|es|ed|ing)|scale)\b"
+_NUM = r"(?<![\d.])\d+(?:\.\d+)?(?!\d|\.\d)"  # a full stop may end the sentence after it
+_SPAN = rf"(?P<low>{_NUM})\s*(?:-|–|to|or|/)\s*(?P<high>{_NUM})|\bbetween\s+{_NUM}\s+and\s+(?P<top2>{_NUM})|\bout\s+of\s+(?P<top>{_NUM})"
+_SCALE = re.compile(
+    rf"{_SCORE_WORD}[^.\n]{{0,40}}?(?:{_SPAN})|(?:{_SPAN.replace('?P<', '?P<b_')})[^.\n]{{0,20}}?{_SCORE_WORD}", re.I
 )
+_SCORE_NUMBER = re.compile(
+    rf"{_SCORE_WORD}\s+(?:(?:of|it|as|a|an|at)\s+)?(?:=\s*|:\s*)?{_NUM}\s*(?:\+|(?=(?:if|when|otherwise)\b))", re.I
+)
+_RETURN_NUMBER = re.compile(
+    r"\b(?:return|respond\s+with|reply\s+with|answer\s+with|output|give|assign|award)\s+"
+    r"(?:(?:a|the|only|just)\s+)?(?:(?:score|rating|value)\s+(?:of\s+)?)?(?<![\d.])\d+(?:\.\d+)?(?!\d|\.\d)"
+    r"(?=\s*(?:if|when|for|or|otherwise|points?)\b|\s*[.,;:)\"']|\s*$)",
+    re.I | re.M,
+)
+
+
+def scoring_instruction(text: str) -> str | None:
+    """The words of ``text`` that ask the judge for a number, or None."""
+    found = [m for m in (p.search(text) for p in (_SCALE, _SCORE_NUMBER, _RETURN_NUMBER)) if m is not None]
+    return min(found, key=lambda m: m.start()).group(0).strip() if found else None
+
+
+def wide_scale(text: str) -> str | None:
+    """A scoring scale whose top is above 1 ("rate it from 1 to 10", "score out of 5"), or None."""
+    for m in _SCALE.finditer(text):
+        groups = m.groupdict()
+        top = next((groups[g] for g in ("high", "top", "top2", "b_high", "b_top", "b_top2") if groups[g]), None)
+        if top is not None and float(top) > 1:
+            return m.group(0).strip()
+    return None
+
 
 _ASKS_PASS = re.compile(r"\bpass(?:es|ed|ing)?\b|\bfail(?:s|ed|ing|ure)?\b|\"pass\"", re.IGNORECASE)
 
 _BINARY = re.compile(r"(?<![\d.])0\s*(?:or|/)\s*1(?![\d.])|\breturn\s+[01]\b", re.IGNORECASE)
 
-_WIDE_SCALE = re.compile(
-    r"\bout of (?:5|10|100)\b|(?<![\d.])(?:1|0)\s*(?:to|-|–)\s*(?:5|10|100)(?![\d.])|/\s*10\b", re.IGNORECASE
-)
-
 _STATED_THRESHOLD = re.compile(r"(?<![\d.])(0\.\d+)\s*\+|at least (0\.\d+)", re.IGNORECASE)
 
 
 def score_checks(ctx, report, view, a: AssertionInfo, text: str, threshold, value_node: Node) -> None:
-    asks_number = _ASKS_NUMBER.search(text)
+    asks_number = scoring_instruction(text)
     set_threshold = number_of(a.set_node.get("threshold")) if a.set_node is not None else None
     tests = view.tests_using(a)
     test_threshold = any(t.threshold_node() is not None for t in tests)
@@ -85,18 +113,18 @@ def score_checks(ctx, report, view, a: AssertionInfo, text: str, threshold, valu
             SCORE_WITHOUT_THRESHOLD,
             a.source,
             a.node.get("type"),
-            f"This rubric asks for a numeric score ('{asks_number.group(0).strip()}') but there is no threshold "
-            "and it never asks for pass/fail: promptfoo's pass defaults to true, so it always passes. "
-            f"Add 'threshold: {number}' or ask the judge for an explicit pass.",
+            f"This rubric asks the judge for a score ('{asks_number}') but sets no threshold: promptfoo's verdict "
+            "is then the judge's `pass` alone (true when the judge leaves it out), whatever the score, so a 0 "
+            f"still passes when the judge says `pass: true`. Add 'threshold: {number}' to make the score decide.",
             fix,
         )
-    wide = _WIDE_SCALE.search(text)
+    wide = wide_scale(text)
     if wide and threshold is not None and threshold <= 1.0:
         report(
             SCALE_MISMATCH,
             a.source,
             a.node.get("threshold"),
-            f"The rubric asks for a score '{wide.group(0)}' but the threshold {threshold:g} is on a 0–1 scale: almost every "
+            f"The rubric asks for a score '{wide}' but the threshold {threshold:g} is on a 0–1 scale: almost every "
             "score meets it. Ask for a score from 0.0 to 1.0, or raise the threshold to the rubric's scale.",
         )
 

@@ -25,6 +25,7 @@ VALUE_TYPE = rule(
     bad="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains",
     good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund",
     formats=F,
+    checked_against="promptfoo 0.123.1's src/assertions/*.ts (each handler's invariant on its value)",
 )
 
 NEGATIVE_WEIGHT = rule(
