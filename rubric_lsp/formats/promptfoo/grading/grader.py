@@ -45,7 +45,8 @@ class OutputsResult:
     def failed(self) -> bool:
         """An output failed its test (as that output's own grading), or a selection chose no winner.
 
-        promptfoo also fails a comparison's losers; here a loser is not a failure (README)."""
+        promptfoo also fails a comparison's losers (evaluator's mergeSelectBestGradingResult /
+        mergeMaxScoreGradingResult: ``success = pass && gradingResult.pass``); here a loser is not a failure (README)."""
         tests = [t for o in self.data["outputs"] for t in o.get("tests", [])]
         chose_none = any(s.get("winner") is None and "error" not in s for s in self.data["max_score"])
         return any(t["passed"] is False for t in tests) or chose_none
