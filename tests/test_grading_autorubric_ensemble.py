@@ -384,14 +384,16 @@ def test_verdicts_where_every_criterion_failed_have_no_score(tmp_path, capfd):
     (tmp_path / "v.json").write_text(json.dumps({"verdicts": entries}))
     code, out, _ = run_cli(capfd, str(tmp_path / "r.yaml"), "--verdicts", str(tmp_path / "v.json"), "--format", "json")
     data = json.loads(out)
-    assert code == 1 and data["score"] is None and data["raw_score"] is None and "every criterion" in data["error"]
+    # No judgment at all: incomplete (exit 2), never a score.
+    assert code == 2 and data["score"] is None and data["raw_score"] is None and "every criterion" in data["error"]
     code, out, _ = run_cli(capfd, str(tmp_path / "r.yaml"), "--verdicts", str(tmp_path / "v.json"))
-    assert code == 1 and out.startswith("no score")
+    assert code == 2 and out.startswith("no score")
     # one real verdict: a score again (the unknown failure counts as UNMET)
     entries[1] = {"name": "m", "verdict": "Good"}
     (tmp_path / "v.json").write_text(json.dumps({"verdicts": entries}))
     code, out, _ = run_cli(capfd, str(tmp_path / "r.yaml"), "--verdicts", str(tmp_path / "v.json"), "--format", "json")
-    assert code == 0 and json.loads(out)["score"] == pytest.approx(0.5)
+    # A score again, resting on one failed judgment: incomplete still.
+    assert code == 2 and json.loads(out)["score"] == pytest.approx(0.5)
 
 
 def test_verdicts_accept_the_automatic_na_label(tmp_path, capfd):

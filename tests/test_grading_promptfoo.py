@@ -79,10 +79,13 @@ async def test_grades_every_test_with_effective_graders(judge_server, tmp_path):
         "test 1: llm-rubric",
         "test 1: not-llm-rubric",
         "test 2: llm-rubric",
+        "test 2: contains",
     ]
-    assert [v["verdict"] for v in data["verdicts"]] == ["PASS", "PASS", "PASS"]
+    # The contains runs as promptfoo runs it: "Paris." has no "hi", so test 2 fails.
+    assert [v["verdict"] for v in data["verdicts"]] == ["PASS", "PASS", "PASS", "FAIL"]
+    assert [t["passed"] for t in data["tests"]] == [True, False] and data["passed"] is False
     assert data["verdicts"][1]["score"] == pytest.approx(0.9)
-    assert data["passed"] is True and data["verdicts"][0]["range"]["start"]["line"] == 11
+    assert data["verdicts"][0]["range"]["start"]["line"] == 11
     by_rubric = {r.text.split("<Rubric>")[-1].strip(): r for r in judge_server.completions}
     first = by_rubric['Answers "What is the capital of France?" correctly \n</Rubric>']
     assert first.model == "grader-default" and first.body["temperature"] == 0.3 and first.body["max_tokens"] == 77
@@ -112,14 +115,16 @@ async def test_grader_failure_is_never_a_pass_in_either_direction(judge_server, 
     assert len(report.verdicts) == 2
     for v in report.verdicts:
         assert v.verdict == ERROR_VERDICT and v.passed is False and v.error
-    assert report.passed is False and report.score is None
+    # Never a pass: the test is undecided and the result incomplete (exit 2).
+    assert report.passed is None and report.score is None and report.incomplete
 
 
 async def test_test_index_selects_one_test_and_rejects_missing(judge_server, tmp_path):
     report = await grade_text(
         CONFIG, "promptfooconfig.yaml", "hi", None, settings(judge_server, tmp_path), test_index=1
     )
-    assert [v.name for v in report.verdicts] == ["test 2: llm-rubric"]
+    assert [v.name for v in report.verdicts] == ["test 2: llm-rubric", "test 2: contains"]
+    assert report.passed is True  # "hi" contains "hi"
     with pytest.raises(GradingError, match="no test 5"):
         await grade_text(CONFIG, "promptfooconfig.yaml", "hi", None, settings(judge_server, tmp_path), test_index=4)
 
@@ -296,23 +301,29 @@ async def test_model_graded_types_not_run_here_are_named_not_silently_dropped(ju
         settings(judge_server, tmp_path, model="openai/judge"),
         test_index=0,
     )
-    assert [v.name for v in report.verdicts] == ["test 1: llm-rubric"] and judge_server.call_count == 1
+    assert [(v.name, v.verdict) for v in report.verdicts] == [
+        ("test 1: llm-rubric", "PASS"),
+        ("test 1: answer-relevance", "NOT_RUN"),
+    ]
+    assert judge_server.call_count == 1 and report.passed is None
+    assert "not 'answer-relevance' yet" in report.verdicts[1].reason
     assert report.to_json()["notes"] == [
-        "Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): "
-        "'answer-relevance', 'select-best'; the result leaves them out. "
+        "test 1: 'select-best' is not part of a test's result; "
         "select-best compares several outputs: give at least 2, with --response once per output."
     ]
-    with pytest.raises(
-        GradingError, match=r"in test 2; 'context-recall' is model-graded too, but rubric grade does not run it yet\."
-    ):
-        await grade_text(
-            MIXED,
-            "promptfooconfig.yaml",
-            "Paris.",
-            None,
-            settings(judge_server, tmp_path, model="openai/judge"),
-            test_index=1,
-        )
+    alone = await grade_text(
+        MIXED,
+        "promptfooconfig.yaml",
+        "Paris.",
+        None,
+        settings(judge_server, tmp_path, model="openai/judge"),
+        test_index=1,
+    )
+    assert [v.verdict for v in alone.verdicts] == ["NOT_RUN"] and judge_server.call_count == 1
+    assert (
+        alone.incomplete
+        == "the result of test 2 (context-recall) rests on what rubric grade does not run; run promptfoo for it"
+    )
 
 
 def test_the_text_report_prints_its_notes(judge_server, tmp_path, capfd):
@@ -338,8 +349,5 @@ def test_the_text_report_prints_its_notes(judge_server, tmp_path, capfd):
         ]
     )
     out = capfd.readouterr().out
-    assert (
-        code == 0
-        and "note: Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): 'answer-relevance', 'select-best'"
-        in out
-    )
+    assert code == 2  # answer-relevance is not run: the test is undecided
+    assert "note: test 1: 'select-best' is not part of a test's result" in out and "test 1: UNDECIDED" in out

@@ -425,7 +425,7 @@ def test_render_values_like_nunjucks():
 async def test_grading_prompt_renders_output_and_vars_like_promptfoo(judge_server, tmp_path):
     judge_server.default = verdict(True, 1)
     text = config(
-        "      - type: llm-rubric\n        value: 'covers {{topics}} and {{obj}}'\n      - type: llm-rubric\n",
+        "      - type: llm-rubric\n        value: 'covers {{topics}} and {{obj}}'\n      - type: llm-rubric\n        value: '{{ nothing }}'\n",
         vars_="{q: hi, topics: [a, b], obj: {k: 1}, n: 1.0}",
     )
     await grade(judge_server, tmp_path, text, response='{"answer":   "Paris", "n": 1.0}')
@@ -433,7 +433,7 @@ async def test_grading_prompt_renders_output_and_vars_like_promptfoo(judge_serve
     assert any("covers a,b and [object Object]" in t for t in texts)
     assert all('<Output>\n{"answer":"Paris","n":1}\n</Output>' in t for t in texts)
     empty = next(t for t in texts if "covers" not in t)
-    assert "<Rubric>\n\n</Rubric>" in empty  # a missing value is an empty rubric, not "null"
+    assert "<Rubric>\n\n</Rubric>" in empty  # an undefined var renders empty (a missing value is refused: PF103)
 
 
 async def test_json_string_output_renders_its_text(judge_server, tmp_path):

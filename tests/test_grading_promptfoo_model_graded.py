@@ -251,7 +251,8 @@ async def test_a_grader_failure_is_never_a_pass_in_either_direction(judge_server
     assert len(report.verdicts) == 2
     for v in report.verdicts:
         assert v.verdict == ERROR_VERDICT and v.passed is False and v.error
-    assert report.passed is False and report.score is None
+    # Never a pass: the test is undecided and the result incomplete (exit 2).
+    assert report.passed is None and report.score is None and report.incomplete
 
 
 @pytest.mark.parametrize(

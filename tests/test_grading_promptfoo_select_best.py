@@ -256,7 +256,7 @@ def test_the_cli_json_carries_the_comparison_and_its_failure(judge_server, tmp_p
     judge_server.when(comparing, Reply.text("No idea."))
     code = run_cli(tmp_path, judge_server, ONLY_SELECT_BEST, ["x", "y"], "--format", "json")
     result = json.loads(capfd.readouterr().out)
-    assert code == 0 and result["max_score"] == []
+    assert code == 2 and result["max_score"] == []  # the comparison's judge call failed: incomplete
     [entry] = result["select_best"]
     assert (
         entry["test"] == 1

@@ -381,6 +381,41 @@ PROMPTFOO = (
 )
 
 
+REFUND_CONFIG = (
+    "prompts: ['Reply to: {{q}}']\n"
+    "providers: [openai:gpt-4.1-mini]\n"
+    "tests:\n"
+    "  - vars: {q: where is my money}\n"
+    "    assert:\n"
+    "      - type: icontains\n"
+    "        value: REFUND\n"
+    "      - type: llm-rubric\n"
+    "        value: Is polite ({tag})\n"
+    "        provider: openai:judge\n"
+)
+
+
+async def test_inline_grading_counts_a_failing_deterministic_assertion_and_refuses_unknown_types(
+    client: LanguageClient,
+):
+    """Issue 25: the lens is promptfoo's result (a failing icontains fails the test) and icontains has its verdict."""
+    s = client.rubric_session
+    JUDGE.default = Reply.json({"reason": "Polite.", "pass": True, "score": 0.9})
+    uri = s.open("grade/refund/promptfooconfig.yaml", REFUND_CONFIG.replace("{tag}", f"{s.spec} {s.mode}"))
+    report = await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "We are sorry.", "test": 1})
+    assert report["passed"] is False and report["tests"][0]["passed"] is False, report
+    shown = await hints(client, uri)
+    assert [(h.position.line, h.label) for h in shown] == [(5, "✗ FAIL"), (7, "✓ PASS")]
+    assert 'Expected output to contain "REFUND"' in shown[0].tooltip.value
+    titles = await lenses(client, uri)
+    assert titles[0] == "Graded: score 0.45 ✗ failed", titles
+    unknown = REFUND_CONFIG.replace("icontains", "not-empty").replace("{tag}", f"{s.spec} {s.mode} unknown")
+    uri = s.open("grade/refund-unknown/promptfooconfig.yaml", unknown)
+    calls = JUDGE.call_count
+    refused = await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "We are sorry.", "test": 1})
+    assert "PF100 Unknown assertion type 'not-empty'" in refused["error"] and JUDGE.call_count == calls
+
+
 async def test_grade_text_on_a_promptfoo_config_marks_the_assertion(client: LanguageClient):
     s = client.rubric_session
     JUDGE.default = Reply.json({"reason": "Paris is named.", "pass": True, "score": 1})
@@ -393,5 +428,5 @@ async def test_grade_text_on_a_promptfoo_config_marks_the_assertion(client: Lang
     assert "Paris is named." in shown[0].tooltip.value
     titles = await lenses(client, uri)
     assert titles[0].startswith("Graded: score 1.00") and any(
-        "Not graded here" in t and "'select-best'" in t for t in titles[1:]
+        "'select-best' is not part of a test's result" in t for t in titles[1:]
     )

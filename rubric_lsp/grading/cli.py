@@ -1,8 +1,10 @@
 """``rubric grade``: grade a response, rescore given verdicts, or measure a judge on a dataset.
 
-Exit codes: 0 graded (and passed, where passing applies); 1 graded but failed, or no score
-could be computed; 2 the request could not be carried out (bad arguments, unreadable or
-invalid rubric, missing API key, litellm not installed: one line saying how to install it).
+Exit codes, one rule for every request kind (``request.exit_code``): 0 graded and everything passed
+(where passing applies); 1 graded and something failed; 2 refused (bad arguments, unreadable or
+invalid file, an assertion the owner errors on, missing API key, litellm not installed: one line
+saying how to install it) or incomplete (a judge call failed, or the outcome rests on what is not
+run here; the reason goes to standard error).
 """
 
 from __future__ import annotations
@@ -255,7 +257,12 @@ def _run(args: argparse.Namespace) -> int:
     else:
         for line in result.text_lines():
             print(line)
-    return EXIT_FAILED if result.failed else EXIT_OK
+    from rubric_lsp.grading.request import exit_code
+
+    code = exit_code(result)
+    if code == EXIT_ERROR:
+        print(f"rubric grade: incomplete: {result.incomplete}", file=sys.stderr)
+    return code
 
 
 def _graded(args: argparse.Namespace, request: Any, progress: Any, meter: Any) -> Awaitable[Any]:

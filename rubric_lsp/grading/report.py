@@ -160,6 +160,10 @@ class GradeReport:
     has_pass: bool = True
     # Grader-internal links (e.g. (test number, assertion node) per verdict); not serialised.
     links: list[Any] = field(default_factory=list, repr=False)
+    # Formats with several numbered tests per response: each test's own result.
+    tests: list[dict[str, Any]] = field(default_factory=list)
+    # Why pass/fail could not be decided here (e.g. it rests on assertions this tool does not run).
+    undecided: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"score": self.score, "raw_score": self.raw_score}
@@ -176,12 +180,29 @@ class GradeReport:
             data["notes"] = list(self.notes)
         if self.test_index is not None:  # 1-based, as `--test N` takes it and every other output numbers tests
             data["test"] = self.test_index + 1
+        if self.tests:
+            data["tests"] = self.tests
+        if (incomplete := self.incomplete) is not None:
+            data["incomplete"] = incomplete
         return data
+
+    def _tests_summary(self) -> str:
+        counts = {key: sum(t["passed"] is key for t in self.tests) for key in (True, False, None)}
+        parts = [f"{counts[True]} passed", f"{counts[False]} failed"] + (
+            [f"{counts[None]} undecided"] if counts[None] else []
+        )
+        score = "" if self.score is None else f", mean score {self.score:.4g}"
+        return f"tests: {', '.join(parts)} of {len(self.tests)}{score}"
 
     @property
     def failed(self) -> bool:
-        """Graded, but failed or without a score (the CLI exits 1)."""
-        return (self.score is None and bool(self.error)) or self.passed is False
+        """Graded, and something failed (a pass mark not met): exit 1 unless incomplete."""
+        return self.passed is False
+
+    @property
+    def incomplete(self) -> str | None:
+        """Why the result rests on fewer judgments than it needs (exit 2), or None."""
+        return incomplete_reason(self.verdicts) or self.undecided
 
     def text_lines(self) -> list[str]:
         """The report as ``rubric grade`` prints it."""
@@ -198,16 +219,36 @@ class GradeReport:
                 lines.append(f"{'':<{width}}  {verdict.reason}")
             if verdict.feedback:
                 lines.append(f"{'':<{width}}  feedback: {verdict.feedback}")
+        for test in self.tests:
+            state = {True: "PASS", False: "FAIL", None: "UNDECIDED"}[test["passed"]]
+            score = "" if test["score"] is None else f" score {test['score']:.4g}"
+            lines.append(f"test {test['test']}: {state}{score} — {test['reason']}")
         if self.error:
             lines.append(f"no score: {self.error}")
+        elif self.tests and len(self.tests) > 1:
+            lines.append(self._tests_summary())
         elif self.score is not None and self.raw_score is not None:
-            passed = "" if self.passed is None else (" — PASS" if self.passed else " — FAIL")
+            passed = (
+                (" — UNDECIDED" if self.undecided else "")
+                if self.passed is None
+                else (" — PASS" if self.passed else " — FAIL")
+            )
             lines.append(f"score: {self.score:.4g} (raw {self.raw_score:.4g}){passed}")
         else:
-            lines.append("no score: nothing was left to score")
+            lines.append(
+                f"no score: {'undecided, ' + self.undecided if self.undecided else 'nothing was left to score'}"
+            )
         lines.extend(f"note: {note}" for note in self.notes)
         lines.append(usage_line(self.model, self.usage))
         return lines
+
+
+def incomplete_reason(verdicts: list[Verdict]) -> str | None:
+    """ "N of M judgments failed (first error)" when any verdict is a failed judgment, else None."""
+    failures = [v for v in verdicts if v.failed]
+    if not failures:
+        return None
+    return f"{len(failures)} of {len(verdicts)} judgment(s) failed ({failures[0].error})"
 
 
 def usage_line(model: str | None, usage: Usage) -> str:
@@ -255,6 +296,11 @@ class ExamplesResult:
     @property
     def failed(self) -> bool:
         return any(e.met is False for e in self.examples)
+
+    @property
+    def incomplete(self) -> str | None:
+        reasons = [f"{e.name}: {r.incomplete}" for e in self.examples if (r := e.report) is not None and r.incomplete]
+        return "; ".join(reasons) or None
 
     def text_lines(self) -> list[str]:
         lines: list[str] = []

@@ -75,5 +75,26 @@ class GradeResult(Protocol):
 
     @property
     def failed(self) -> bool:
-        """Graded, but failed (or no score could be computed): the CLI exits 1."""
+        """Graded, and something failed: a pass mark or an expectation not met."""
         ...
+
+    @property
+    def incomplete(self) -> str | None:
+        """Why the figures rest on fewer judgments than the request needs, or None (see ``exit_code``)."""
+        ...
+
+
+EXIT_PASSED, EXIT_FAILED, EXIT_INCOMPLETE = 0, 1, 2
+
+
+def exit_code(result: Any) -> int:
+    """The one rule for every request kind (the CLI's exit code; the README's table):
+
+    2 when the result is incomplete: a judge call failed (an ERROR verdict, a dataset item's failed
+    judgment — any: "too few" is "fewer than the request needs"; re-running asks only those
+    again), or the outcome rests on what is not run here (an assertion that runs code);
+    else 1 when something failed; else 0. A refusal (bad arguments, a file the owner refuses, a
+    missing key) never reaches a result: the CLI exits 2 for it too."""
+    if getattr(result, "incomplete", None):
+        return EXIT_INCOMPLETE
+    return EXIT_FAILED if result.failed else EXIT_PASSED

@@ -14,7 +14,7 @@ from typing import Any
 
 PASS, FAIL, ERROR, SKIPPED = "pass", "fail", "error", "skipped"
 _FAILING = {"UNMET", "FAIL"}
-_NOT_JUDGED = {"SKIPPED", "CANNOT_ASSESS"}
+_NOT_JUDGED = {"SKIPPED", "CANNOT_ASSESS", "NOT_RUN"}
 
 
 @dataclass(frozen=True)

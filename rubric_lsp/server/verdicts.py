@@ -20,7 +20,7 @@ from rubric_lsp.server.line_map import LineMap, line_map
 
 log = logging.getLogger(__name__)
 
-ICONS = {"MET": "✓", "UNMET": "✗", "CANNOT_ASSESS": "?", "PASS": "✓", "FAIL": "✗", "ERROR": "⚠"}
+ICONS = {"MET": "✓", "UNMET": "✗", "CANNOT_ASSESS": "?", "PASS": "✓", "FAIL": "✗", "ERROR": "⚠", "NOT_RUN": "?"}
 
 
 @dataclass
@@ -121,7 +121,7 @@ def kind_of(verdict: dict[str, Any]) -> str:
         return "penalty-applied" if penalty else "met"
     if name in ("UNMET", "FAIL"):
         return "penalty-avoided" if penalty else "unmet"
-    if name in ("CANNOT_ASSESS", "SKIPPED"):
+    if name in ("CANNOT_ASSESS", "SKIPPED", "NOT_RUN"):
         return "cannot-assess"
     score = verdict.get("score")  # a multi-choice option: its value says how it counts
     return "unmet" if isinstance(score, (int, float)) and score <= 0 else "met"
@@ -188,8 +188,16 @@ def shown_for_report(report: dict[str, Any], where: Range) -> Shown:
         if rng is not None:
             shown.marks.append(_mark(rng, verdict))
     passed = report.get("passed")
-    suffix = "" if passed is None else (" ✓ passed" if passed else " ✗ failed")
+    incomplete = report.get("incomplete")
+    suffixes = {None: " ? undecided" if incomplete else "", True: " ✓ passed", False: " ✗ failed"}
+    suffix = suffixes[passed]
     shown.lenses.append(Lens(where, f"Graded: {_score_text(report)}{suffix}"))
+    if len(report.get("tests") or []) > 1:  # several numbered tests: each one's own result
+        states = {True: "✓", False: "✗", None: "?"}
+        summary = ", ".join(f"test {t['test']} {states[t.get('passed')]}" for t in report["tests"])
+        shown.lenses.append(Lens(where, summary))
+    if incomplete:  # a failed judge call, or assertions this grading did not run: never a silent pass
+        shown.lenses.append(Lens(where, f"⚠ incomplete: {incomplete}"))
     for note in report.get("notes") or []:  # e.g. assertions this grading did not run
         shown.lenses.append(Lens(where, f"ⓘ {note}"))
     return shown

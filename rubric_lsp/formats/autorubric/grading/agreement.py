@@ -208,11 +208,27 @@ class DatasetResult:
         if self._json is None:
             agreement = [c.to_json() for c in self.criteria]
             self._json = {"items": self.items, "agreement": agreement, "usage": self.usage.to_json()}
+            if (incomplete := self.incomplete) is not None:
+                self._json["incomplete"] = incomplete
         return self._json
 
     @property
     def failed(self) -> bool:
         return False  # agreement is a measurement, not a pass/fail
+
+    @property
+    def incomplete(self) -> str | None:
+        """A measurement resting on fewer judgments than asked (any failed call), or on none compared."""
+        failed = sum(c.failed for c in self.criteria)
+        if failed:
+            asked = sum(
+                c.failed + c.compared + c.abstained_both + c.abstained_judge_only + c.abstained_truth_only
+                for c in self.criteria
+            )
+            return f"{failed} of {asked} judgment(s) failed; the agreement figures leave them out"
+        if self.criteria and not any(c.compared for c in self.criteria):
+            return "no criterion has a judged pair to compare with its label: nothing was measured"
+        return None
 
     def text_lines(self) -> list[str]:
         lines = []

@@ -18,10 +18,18 @@ class RescoreResult:
     cannot_assess: str
     partial_credit: float
     error: str | None = None
+    failures: int = 0  # given verdicts that are failed judgments
+    criteria: int = 0
 
     @property
     def failed(self) -> bool:
-        return self.score is None
+        return self.score is None  # every criterion abstained: no score
+
+    @property
+    def incomplete(self) -> str | None:
+        if self.error:
+            return self.error
+        return f"{self.failures} of {self.criteria} given verdict(s) are failed judgments" if self.failures else None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -60,10 +68,10 @@ def rescore(doc: Document, request: GradeRequest, settings: JudgeSettings) -> Re
         failed += was_failure
     strategy, credit = settings.cannot_assess, settings.partial_credit
     if items and failed == len(items):  # semantics.md §1: every criterion failed → no score
-        return RescoreResult(None, None, strategy, credit, "every criterion's judgment failed")
+        return RescoreResult(None, None, strategy, credit, "every criterion's judgment failed", failed, len(items))
     raw = compute_score(outcomes, strategy, credit, normalize=False)
     score = compute_score(outcomes, strategy, credit) if settings.normalize else raw
-    return RescoreResult(score, raw, strategy, credit)
+    return RescoreResult(score, raw, strategy, credit, None, failed, len(items))
 
 
 def outcome_of(item: Any, entry: Any) -> tuple[Any, bool]:

@@ -25,9 +25,9 @@ test, effective grader with its config, rubricPrompt, threshold, vars). For each
 - ``not-`` inverts ``pass`` and scores ``1 - score`` clamped to 0..1 for the types the
   targeted release inverts (``versions``: llm-rubric and g-eval in 0.123.1); for the others it
   is ignored, as there. A grader failure is never inverted: it stays a failure, not a pass;
-- the report's score is the ``weight``-weighted mean; a weight-0 assertion (promptfoo forces
-  it to pass) keeps its own verdict, an ERROR included, but counts toward neither the
-  report's pass nor its score. A test-level ``threshold`` is not applied.
+- each test's pass and score are promptfoo's (``aggregate``, run by ``response``): weights,
+  metrics, assert-sets, the test-level ``threshold``; a weight-0 assertion (promptfoo forces it
+  to pass) keeps its own verdict, an ERROR included, but counts toward neither.
 
 Graders: ``--model`` / ``RUBRIC_JUDGE_MODEL`` replaces the ``defaultTest.options.provider``
 slot whole (its config goes too), like promptfoo's ``--grader``; a grader the file names
@@ -59,7 +59,6 @@ from typing import Any
 from rubric_lsp.document import Document
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.promptfoo.grading.deterministic import evaluate
-from rubric_lsp.formats.promptfoo.grading.judges import json_mode_for, promptfoo_version, start_judges
 from rubric_lsp.formats.promptfoo.grading.prompts import (
     UNDEFINED,
     grading_messages,
@@ -75,7 +74,7 @@ from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import snippet, strip_thinking
 from rubric_lsp.grading.report import GradeReport, Subject, Verdict
-from rubric_lsp.grading.runner import GradingError, fan_out
+from rubric_lsp.grading.runner import GradingError
 from rubric_lsp.grading.settings import JudgeSettings
 
 RUBRIC_TYPES = ("llm-rubric", "not-llm-rubric")
@@ -154,10 +153,6 @@ def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -
         # promptfoo clamps the inverted score (a NaN or out-of-range score cannot escape 0..1).
         return not passed, min(1.0, max(0.0, 1.0 - (score if math.isfinite(score) else 0.0)))
     return passed, score
-
-
-def _listing(types: list[str]) -> str:
-    return ", ".join(f"'{name}'" for name in types)
 
 
 SELECT_BEST = "select-best"
@@ -279,103 +274,6 @@ class _Response:
         )
 
 
-async def grade_promptfoo(
-    doc: Document,
-    response: str,
-    query: str | None,
-    settings: JudgeSettings,
-    *,
-    test_index: int | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    compared: bool = False,
-    prompt_index: int = 0,
-) -> GradeReport:
-    """Grade one response. ``compared``: part of a multi-output run that grades select-best itself,
-    so select-best is neither noted as not run nor an obstacle when nothing else is left to grade.
-    ``prompt_index``: which of the config's prompts produced the response (closedqa, factuality
-    and g-eval grade it against that prompt when no ``query`` is given)."""
-    from rubric_lsp.formats.promptfoo.reading import read_config
-    from rubric_lsp.formats.promptfoo.validation import config_refusal
-
-    if doc.root is None:
-        raise GradingError("The file is empty.")
-    view = read_config(doc.root, doc.path, doc)
-    refused = config_refusal(view)
-    if refused is not None:  # promptfoo grades nothing in a config it refuses (PF107 says the same)
-        raise GradingError(refused)
-    if not view.tests:
-        raise GradingError("This promptfoo config has no tests to grade.")
-    first_prompt = view.prompt(prompt_index) if query is None else None
-    numbers = list(range(1, len(view.tests) + 1))
-    if test_index is not None:
-        if not 0 <= test_index < len(view.tests):
-            raise GradingError(f"There is no test {test_index + 1}: the config has {len(view.tests)} test(s).")
-        numbers = [test_index + 1]
-    model_graded = [(n, item) for n in numbers for item in view.grading_plan(n)]
-    plan = [(n, item) for n, item in model_graded if item.type in GRADED_TYPES]
-    run_elsewhere = {SELECT_BEST} if compared else set()
-    # Other model-graded types (answer-relevance, context-*, ...) are not run here; say so
-    # rather than let a result look complete.
-    not_run = sorted(
-        {item.type for _, item in model_graded if item.type not in GRADED_TYPES and item.type not in run_elsewhere}
-    )
-    needs_outputs = f" {NEEDS_OUTPUTS}" if SELECT_BEST in not_run else ""
-    not_run_note = (
-        f"Not graded here (rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval, each with its not- form): "
-        f"{_listing(not_run)}; the result leaves them out.{needs_outputs}"
-    )
-    report = GradeReport(format="promptfoo")
-    report.test_index = test_index
-    if not plan:
-        if any(item.type in run_elsewhere for _, item in model_graded):
-            report.notes = [not_run_note] if not_run else []
-            return report  # only select-best to run: grade_promptfoo_outputs adds its verdicts
-        where = f" in test {numbers[0]}" if test_index is not None else ""
-        also = (
-            f"; {_listing(not_run)} {'is' if len(not_run) == 1 else 'are'} model-graded too, but rubric grade does not run {'it' if len(not_run) == 1 else 'them'} yet"
-            if not_run
-            else ""
-        )
-        raise GradingError(
-            f"No model-graded assertions that rubric grade runs (llm-rubric, model-graded-closedqa, factuality, g-eval and their not- forms) to grade{where}{also}.{needs_outputs}"
-        )
-
-    run, judge_for = start_judges(settings, plan)
-    notes: set[str] = set()
-    if not_run:
-        notes.add(not_run_note)
-
-    # Credentials for every grader are checked before any call.
-    judges: list[Judge | JudgeFailure] = []
-    for _, item in plan:
-        try:
-            judges.append(judge_for(item))
-        except JudgeFailure as failure:
-            judges.append(failure)
-
-    done = 0
-    version = promptfoo_version(settings, doc.path)
-    graded = _Response(doc, view, response, query, first_prompt, notes, version, json_mode_for(settings))
-
-    async def one(position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
-        nonlocal done
-        try:
-            return await graded.item(position, number, item, judge)
-        finally:
-            done += 1
-            if on_progress:
-                on_progress(done, len(plan))
-
-    report.verdicts = await fan_out(one(i, n, item, judge) for i, ((n, item), judge) in enumerate(zip(plan, judges)))
-    for judge in run.judges.values():
-        report.usage.merge(judge.usage)
-    report.model = ", ".join(sorted({j.model for j in run.judges.values()})) or None
-    report.notes = sorted(notes)
-    report.links = [(n, item.assertion.node) for n, item in plan]
-    _score(report)
-    return report
-
-
 def _max_score(
     doc: Document, view: Any, number: int, reports: list[GradeReport], responses: list[str]
 ) -> dict[str, Any] | None:
@@ -456,24 +354,6 @@ def _max_score(
     return entry
 
 
-def _score(report: GradeReport) -> None:
-    """The report's pass and score, as promptfoo makes a test's from its assertions'."""
-    if all(v.failed for v in report.verdicts):
-        report.error = "Every grader call failed: " + (report.verdicts[0].error or "")
-        report.passed = False
-        return
-    # promptfoo: a weight-0 assertion is forced to pass and the test's score is
-    # sum(score * weight) / sum(weight). Here a weight-0 verdict keeps its own verdict (an
-    # ERROR stays an ERROR) but counts toward neither the report's pass nor its score.
-    weights = [1.0 if v.weight is None else v.weight for v in report.verdicts]
-    total_weight = sum(weights)
-    report.score = (
-        sum((v.score or 0.0) * w for v, w in zip(report.verdicts, weights)) / total_weight if total_weight > 0 else 0.0
-    )
-    report.raw_score = report.score
-    report.passed = all(v.passed for v, w in zip(report.verdicts, weights) if w != 0)
-
-
 def assertion_weight(assertion: Any) -> float | None:
     """The assertion's ``weight`` when it sets a number (promptfoo's default is 1)."""
     node = assertion.field("weight")
@@ -511,6 +391,8 @@ async def grade_promptfoo_outputs(
         raise GradingError("The file is empty.")
     # One output per prompt (promptfoo's columns): each is graded against its own prompt.
     own_prompts = read_config(doc.root, doc.path, doc).prompt_count == len(responses)
+    from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
+
     reports = await asyncio.gather(
         *(
             grade_promptfoo(

@@ -1,23 +1,28 @@
 """promptfoo's deterministic assertions that need no code, as promptfoo 0.123.1 evaluates them.
 
-Read from ``src/assertions/contains.ts``, ``equals.ts``, ``startsWith.ts``, ``regex.ts`` and
-``json.ts``: each scores 1 (pass) or 0; ``not-`` flips the pass. Used by ``max-score``, whose
-aggregate counts every other assertion of the test. The value is rendered with the test vars
-first (Nunjucks), as promptfoo renders ``renderedValue``.
+Read from the handlers in ``dist/src/evaluator-*.js`` (``src/assertions/contains.ts``,
+``equals.ts``, ``startsWith.ts``, ``regex.ts``, ``json.ts``): each scores 1 (pass) or 0 with
+promptfoo's own reason (``Expected output to contain "refund"``); ``not-`` flips the pass. Every
+graded test runs them (``test_outcome`` counts them with the model-graded verdicts), and
+``max-score`` counts them per output. The value is rendered with the test vars first (Nunjucks),
+as promptfoo renders ``renderedValue``.
 
-Left out (``evaluate`` returns None): ``javascript``, ``python``, ``webhook`` and other code or
+Not run here (``check`` returns None): ``javascript``, ``python``, ``webhook`` and other code or
 network checks; ``latency`` and ``cost`` (a given response has neither); ``is-json`` /
-``contains-json`` with a schema; a ``regex`` Python's ``re`` cannot compile (JavaScript syntax
-it lacks), rather than a guessed verdict.
+``contains-json`` with a schema; a ``file://`` or ``package:`` value (promptfoo loads or runs it);
+an assertion with a ``transform`` (code); a ``regex`` Python's ``re`` cannot compile (JavaScript
+syntax it lacks), rather than a guessed verdict. A value the handler's ``invariant`` refuses
+raises ``Refused`` with promptfoo's message: promptfoo errors the whole test.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from rubric_lsp.formats.promptfoo.grading.prompts import js_string, render
+from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, js_json, js_string, render
 from rubric_lsp.formats.promptfoo.grading.reply_objects import reply_objects
 
 
@@ -58,6 +63,20 @@ def comma_separated(value: str) -> list[str]:
     return results
 
 
+class Refused(ValueError):
+    """The handler's ``invariant`` fails: promptfoo errors the test ('Invariant failed: …')."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    passed: bool
+    reason: str
+
+    @property
+    def score(self) -> float:
+        return 1.0 if self.passed else 0.0
+
+
 def _rendered(value: Any, test_vars: dict[str, Any]) -> Any:
     if isinstance(value, str):
         return render(value, test_vars)
@@ -66,60 +85,103 @@ def _rendered(value: Any, test_vars: dict[str, Any]) -> Any:
     return value
 
 
-def _parses(text: str) -> bool:
+def _truthy(value: Any) -> bool:
+    """JavaScript truthiness of a JSON value: an empty list or object is true, 0 and '' are not."""
+    if isinstance(value, (list, dict)):
+        return True
+    return value is not UNDEFINED and bool(value)
+
+
+def _js_parses(text: str) -> bool:
+    def refuse(constant: str) -> Any:
+        raise ValueError(constant)  # JSON.parse has no NaN / Infinity
+
     try:
-        json.loads(text)
+        json.loads(text, parse_constant=refuse)
     except ValueError:
         return False
     return True
 
 
-def _contains(base: str, rendered: Any, output: str) -> bool | None:
-    if not (isinstance(rendered, str) and rendered) and not (
-        isinstance(rendered, (int, float)) and not isinstance(rendered, bool)
-    ):
-        return None  # promptfoo refuses the assertion (an error, not a score)
+def _contains(base: str, rendered: Any, output: str, inverse: bool) -> Checked | None:
+    number = isinstance(rendered, (int, float)) and not isinstance(rendered, bool) and rendered == rendered
+    if not (isinstance(rendered, str) and rendered) and not number:
+        raise Refused(f'"{base}" assertion type must have a string or number value')
     needle = js_string(rendered)
-    return needle.lower() in output.lower() if base == "icontains" else needle in output
+    found = needle.lower() in output.lower() if base == "icontains" else needle in output
+    return _checked(found != inverse, f'contain "{needle}"', inverse)
 
 
-def _contains_many(base: str, rendered: Any, output: str) -> bool | None:
+def _contains_many(base: str, rendered: Any, output: str, inverse: bool) -> Checked | None:
+    if not _truthy(rendered):
+        raise Refused(f'"{base}" assertion type must have a value')
     items = comma_separated(rendered) if isinstance(rendered, str) else rendered
-    if not rendered or not isinstance(items, list):
-        return None
+    if not isinstance(items, list):
+        raise Refused(f'"{base}" assertion type must have an array value')
     fold = base.startswith("i")
     haystack = output.lower() if fold else output
-    found = [(js_string(v).lower() if fold else js_string(v)) in haystack for v in items]
-    return any(found) if base.endswith("any") else all(found)
+    texts = [js_string(v) for v in items]
+    missing = [t for t in texts if (t.lower() if fold else t) not in haystack]
+    if base.endswith("any"):
+        return _checked((len(missing) < len(texts)) != inverse, f'contain one of "{", ".join(texts)}"', inverse)
+    what = f"contain all of [{', '.join(texts)}]. Missing: [{', '.join(missing)}]"
+    return _checked((not missing) != inverse, what, inverse)
 
 
-def _equals(base: str, rendered: Any, output: str) -> bool | None:
-    if isinstance(rendered, (dict, list)):
+def _equals(base: str, rendered: Any, output: str, inverse: bool) -> Checked | None:
+    if isinstance(rendered, (dict, list)) or rendered is None:  # typeof null is "object" too
         try:
-            return bool(json.loads(output) == rendered)
+            same = _strict_equal(rendered, json.loads(output))
         except ValueError:
-            return False
-    return js_string(rendered) == output
+            same = False
+        expected = js_json(rendered)
+    else:
+        expected = "undefined" if rendered is UNDEFINED else js_string(rendered)
+        same = expected == output
+    passed = same != inverse
+    reason = f'Expected output "{output}" to {"not " if inverse else ""}equal "{expected}"'
+    return Checked(passed, "Assertion passed" if passed else reason)
 
 
-def _starts_with(base: str, rendered: Any, output: str) -> bool | None:
-    return output.startswith(rendered) if isinstance(rendered, str) and rendered else None
+def _strict_equal(a: Any, b: Any) -> bool:
+    """util.isDeepStrictEqual on JSON values: true is not 1, 1 is 1.0."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_strict_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_strict_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
+        return False
+    return bool(a == b) and (a is None) == (b is None)
 
 
-def _regex(base: str, rendered: Any, output: str) -> bool | None:
-    if not isinstance(rendered, str) or not rendered:
-        return None
+def _starts_with(base: str, rendered: Any, output: str, inverse: bool) -> Checked | None:
+    if not (isinstance(rendered, str) and rendered):
+        raise Refused('"starts-with" assertion type must have a string value')
+    return _checked(output.startswith(rendered) != inverse, f'start with "{rendered}"', inverse)
+
+
+def _regex(base: str, rendered: Any, output: str, inverse: bool) -> Checked | None:
+    if not (isinstance(rendered, str) and rendered):
+        raise Refused('"regex" assertion type must have a string value')
     try:
         pattern = re.compile(rendered)
     except re.error:
         return None
-    return pattern.search(output) is not None
+    return _checked((pattern.search(output) is not None) != inverse, f'match regex "{rendered}"', inverse)
 
 
-def _json(base: str, rendered: Any, output: str) -> bool | None:
-    if rendered:
+def _json(base: str, rendered: Any, output: str, inverse: bool) -> Checked | None:
+    if _truthy(rendered):
         return None  # a schema: not checked here
-    return _parses(output) if base == "is-json" else bool(reply_objects(output))
+    if base == "is-json":
+        return _checked(_js_parses(output) != inverse, "be valid JSON", inverse)
+    return _checked(bool(reply_objects(output)) != inverse, "contain valid JSON", inverse)
+
+
+def _checked(passed: bool, what: str, inverse: bool) -> Checked:
+    return Checked(passed, "Assertion passed" if passed else f"Expected output to {'not ' if inverse else ''}{what}")
 
 
 _CHECKS = {
@@ -137,14 +199,29 @@ _CHECKS = {
 }
 
 
-def evaluate(type_name: str, value: Any, output: str, test_vars: dict[str, Any]) -> float | None:
-    """The assertion's score (1.0 or 0.0) on ``output``, or None when it is not evaluated here."""
+def is_checked_here(type_name: str) -> bool:
+    base = type_name[4:] if type_name.startswith("not-") else type_name
+    return base in _CHECKS
+
+
+def check(
+    type_name: str, value: Any, output: str, test_vars: dict[str, Any], *, transform: bool = False
+) -> Checked | None:
+    """promptfoo's result of the assertion on ``output``, or None when it is not run here.
+
+    Raises ``Refused`` where promptfoo's handler refuses the value (the test errors)."""
     inverse = type_name.startswith("not-")
     base = type_name[4:] if inverse else type_name
-    check = _CHECKS.get(base)
-    if check is None:
+    run = _CHECKS.get(base)
+    if run is None or transform or (isinstance(value, str) and value.startswith(("file://", "package:"))):
         return None
-    passed = check(base, _rendered(value, test_vars), output)
-    if passed is None:
+    return run(base, _rendered(value, test_vars), output, inverse)
+
+
+def evaluate(type_name: str, value: Any, output: str, test_vars: dict[str, Any]) -> float | None:
+    """The assertion's score (1.0 or 0.0) on ``output``, or None when it is not evaluated here (or refused)."""
+    try:
+        checked = check(type_name, value, output, test_vars)
+    except Refused:
         return None
-    return 1.0 if passed != inverse else 0.0
+    return None if checked is None else checked.score

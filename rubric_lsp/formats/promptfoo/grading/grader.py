@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo, grade_promptfoo_outputs
+from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
+from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.runner import Grading, UnsupportedRequest
 
@@ -42,7 +43,26 @@ class OutputsResult:
 
     @property
     def failed(self) -> bool:
-        return False
+        """An output failed its test (as that output's own grading), or a selection chose no winner.
+
+        promptfoo also fails a comparison's losers (evaluator's mergeSelectBestGradingResult /
+        mergeMaxScoreGradingResult: ``success = pass && gradingResult.pass``); here a loser is not a failure (README)."""
+        tests = [t for o in self.data["outputs"] for t in o.get("tests", [])]
+        chose_none = any(s.get("winner") is None and "error" not in s for s in self.data["max_score"])
+        return any(t["passed"] is False for t in tests) or chose_none
+
+    @property
+    def incomplete(self) -> str | None:
+        reasons = [
+            f"output {i + 1}: {o['incomplete']}" for i, o in enumerate(self.data["outputs"]) if o.get("incomplete")
+        ]
+        reasons += [
+            f"test {s['test']} {name}: {s['error']}"
+            for name, key in (("max-score", "max_score"), ("select-best", "select_best"))
+            for s in self.data.get(key, [])
+            if "error" in s
+        ]
+        return "; ".join(reasons) or None
 
     def to_json(self) -> dict[str, Any]:
         return self.data

@@ -127,7 +127,8 @@ EMPTY_RUBRIC = rule(
     E,
     "An llm-rubric with no rubric (empty or missing `value`).",
     "The judge is asked to grade against nothing: promptfoo fills its grading prompt's `{{rubric}}` "
-    "with an empty string and runs it, so the verdict says nothing about the output.",
+    "with an empty string and runs it, so the verdict says nothing about the output. `rubric grade` "
+    "refuses to grade such a test.",
     bad="tests:\n  - assert:\n      - type: llm-rubric",
     good="tests:\n  - assert:\n      - type: llm-rubric\n        value: Answers the question politely",
     formats=F,
@@ -256,13 +257,8 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
     threshold = a.threshold
     if base == "llm-rubric":
         text = rubric_text(a.value).strip()
-        if not text and _needs_rubric(view, a):
-            report(
-                EMPTY_RUBRIC,
-                src,
-                value_node if value_node is not None else type_node,
-                "This llm-rubric has no rubric: write what the judge should check in 'value'.",
-            )
+        if missing_rubric(view, a):
+            report(EMPTY_RUBRIC, src, value_node if value_node is not None else type_node, EMPTY_RUBRIC_MESSAGE)
         if text and value_node is not None:
             score_checks(ctx, report, view, a, text, threshold, value_node)
     if base in ("llm-rubric", "g-eval") and threshold is not None and not (0.0 <= threshold <= 1.0):
@@ -348,6 +344,26 @@ def _report_refusals(report, view: ConfigView, a: AssertionInfo) -> tuple[str, .
     return tuple(r.field for r in found)
 
 
+EMPTY_RUBRIC_MESSAGE = "This llm-rubric has no rubric: write what the judge should check in 'value'."
+
+
+def missing_rubric(view: ConfigView, a: AssertionInfo) -> bool:
+    """PF103: an llm-rubric (or not-) with no rubric text where the grading prompt reads one."""
+    if a.type is None or base_type(a.type) != "llm-rubric":
+        return False
+    return not rubric_text(a.value).strip() and _needs_rubric(view, a)
+
+
+def unknown_type_message(kind: str) -> str:
+    """PF100's message for an assertion type promptfoo does not know (the grading engine refuses it too)."""
+    message = f"Unknown assertion type '{kind}': the eval fails with 'Unknown assertion type' (promptfoo validate does not catch it)."
+    suggestion = _TYPE_HINTS.get(kind)
+    found = suggest(kind, known_assertion_types(), cutoff=0.75)
+    if suggestion:
+        return f"{message} {suggestion}"
+    return f"{message} Did you mean '{found.name}'?" if found else message
+
+
 def _needs_rubric(view: ConfigView, a: AssertionInfo) -> bool:
     """False when every custom rubricPrompt that applies ignores {{rubric}} (then no value is needed)."""
     prompts = [a.field("rubricPrompt")]
@@ -364,19 +380,12 @@ def _needs_rubric(view: ConfigView, a: AssertionInfo) -> bool:
 
 
 def _unknown_type(ctx, report, a: AssertionInfo, type_node: Node, kind: str) -> None:
-    suggestion = _TYPE_HINTS.get(kind)
     found = suggest(kind, known_assertion_types(), cutoff=0.75)
-    nearest = found.name if found else None
-    message = f"Unknown assertion type '{kind}': the eval fails with 'Unknown assertion type' (promptfoo validate does not catch it)."
     fix = None
-    if suggestion:
-        message += " " + suggestion
-    elif nearest:
-        message += f" Did you mean '{nearest}'?"
-        if a.source.is_config:
-            # Always unsafe: a near spelling can be another check (contains / icontains).
-            fix = ctx.rename(type_node, nearest, f"Replace '{kind}' with '{nearest}'", safe=False)
-    report(UNKNOWN_ASSERTION_TYPE, a.source, type_node, message, fix)
+    if kind not in _TYPE_HINTS and found and a.source.is_config:
+        # Always unsafe: a near spelling can be another check (contains / icontains).
+        fix = ctx.rename(type_node, found.name, f"Replace '{kind}' with '{found.name}'", safe=False)
+    report(UNKNOWN_ASSERTION_TYPE, a.source, type_node, unknown_type_message(kind), fix)
 
 
 _TYPE_HINTS = {

@@ -116,22 +116,28 @@ def _inverted(kind: str) -> str:
     return base if base != kind else f"not-{kind}"
 
 
-def _value_type(report, a: AssertionInfo) -> None:
-    assert a.type is not None  # checked by the caller
+def value_type_problem(a: AssertionInfo) -> str | None:
+    """PF111's message when the assertion's handler refuses its value (None: it accepts it).
+
+    The grading engine refuses the same assertions, before any judge call."""
+    if a.type is None or not a.node.is_map:
+        return None
     value = a.field("value")
     message = refusal(base_type(a.type), value)
     if message is None:
-        return
+        return None
     if value is None:
         what = "no value"
     elif value_kind(value) == "empty string":
         what = "an empty string as its value"
     else:
         what = f"{describe_type(to_plain(value))} as its value"
-    type_node = a.node.get("type")
-    report(
-        VALUE_TYPE,
-        a.source,
-        value if value is not None else (type_node or a.node),
-        f"This {a.type} has {what}; promptfoo fails it every run with 'Invariant failed: {message}'.",
-    )
+    return f"This {a.type} has {what}; promptfoo fails it every run with 'Invariant failed: {message}'."
+
+
+def _value_type(report, a: AssertionInfo) -> None:
+    message = value_type_problem(a)
+    if message is None:
+        return
+    value = a.field("value")
+    report(VALUE_TYPE, a.source, value if value is not None else (a.node.get("type") or a.node), message)

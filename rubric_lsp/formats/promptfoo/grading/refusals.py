@@ -1,0 +1,44 @@
+"""Assertions a graded test cannot carry: what promptfoo errors on, checked before any judge call.
+
+The lint's own checks decide (one source of truth): PF100 (a type promptfoo does not know:
+``runAssertionInternal`` throws ``Unknown assertion type``), PF111 (a value the handler's
+``invariant`` refuses), and PF103 (an llm-rubric with no rubric: promptfoo 0.123.1 grades it
+against an empty rubric, a verdict that checks nothing, so rubric grade refuses it; README,
+deliberate differences). A thrown assertion makes promptfoo record the whole test as an error
+(``applyGradingError``), so the test is refused whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rubric_lsp.formats.promptfoo.model import is_known_assertion_type
+
+
+def refusals(view: Any, number: int, assertions: list[Any]) -> list[str]:
+    """One line per assertion of test ``number`` that promptfoo errors on (or that grades nothing)."""
+    from rubric_lsp.formats.promptfoo.rules.assertions import EMPTY_RUBRIC_MESSAGE, missing_rubric, unknown_type_message
+    from rubric_lsp.formats.promptfoo.rules.values import value_type_problem
+
+    found = []
+    for a in assertions:
+        where = f"test {number}" + (
+            f" (line {a.source.document.range(a.node).start.line + 1})"
+            if a.source.is_config and a.source.document is not None
+            else ""
+        )
+        if a.type is None:
+            if a.node.is_map and not a.node.has("$ref"):
+                found.append(
+                    f"{where}: an assertion has no 'type'; promptfoo errors the test ('Assertion must have a type')"
+                )
+            continue
+        if a.type in ("assert-set", "max-score", "select-best"):
+            continue  # no part of a test's result; the comparisons report their own errors
+        if not is_known_assertion_type(a.type):
+            found.append(f"{where}: PF100 {unknown_type_message(a.type)}")
+        elif (problem := value_type_problem(a)) is not None:
+            found.append(f"{where}: PF111 {problem}")
+        elif missing_rubric(view, a):
+            found.append(f"{where}: PF103 {EMPTY_RUBRIC_MESSAGE} promptfoo would grade it against an empty rubric.")
+    return found

@@ -1,0 +1,314 @@
+"""One response graded against a promptfoo config's tests: every assertion, each test's result.
+
+Each test is run as promptfoo's ``runAssertions`` runs it (``aggregate``): the model-graded
+assertions rubric grade runs ask the judge (``assertions``), the deterministic ones are checked
+(``deterministic``), and every other one (``javascript``, ``python``, ``webhook``, ``latency``,
+model-graded types not run yet, …) is a ``NOT_RUN`` verdict that leaves the test undecided unless
+the others decide it. ``select-best`` and ``max-score`` are not part of a test's result (promptfoo
+skips them there); they compare several outputs (``outputs``). A test carrying an assertion
+promptfoo errors on is refused before any judge call (``refusals``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubric_lsp.document import Document
+from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.formats.promptfoo.grading.aggregate import Outcome, Part, aggregate
+from rubric_lsp.formats.promptfoo.grading.assertions import (
+    GRADED_TYPES,
+    NEEDS_OUTPUTS,
+    SELECT_BEST,
+    _Response,
+    assertion_weight,
+)
+from rubric_lsp.formats.promptfoo.grading.deterministic import Refused, check
+from rubric_lsp.formats.promptfoo.grading.judges import json_mode_for, promptfoo_version, start_judges
+from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, render
+from rubric_lsp.grading.failures import JudgeFailure
+from rubric_lsp.grading.judge import Judge
+from rubric_lsp.grading.report import GradeReport, Subject, Verdict
+from rubric_lsp.grading.runner import GradingError, fan_out
+from rubric_lsp.grading.settings import JudgeSettings
+
+NOT_RUN = "NOT_RUN"
+SELECTORS = ("max-score", SELECT_BEST)
+# Test options that hand the assertions another output than the response (code: not run here).
+OUTPUT_TRANSFORMS = ("transform", "postprocess")
+
+
+@dataclass
+class _Test:
+    """One test's assertions as promptfoo runs them, and the verdict each gets here."""
+
+    number: int
+    info: Any
+    assertions: list[Any]  # flattened, sets' children included, in order
+    top: list[Any]  # sets as one entry
+    vars: dict[str, Any] = field(default_factory=dict)  # as promptfoo renders values and metric names
+    verdicts: dict[int, Verdict] = field(default_factory=dict)  # id(assertion) -> verdict
+
+    def outcome(self) -> Outcome:
+        if _scoring_function(self.info) is not None:
+            return Outcome(None, None, "The test's assertScoringFunction (code, not run here) decides its result")
+        # runAssertions skips select-* and max-score: they are no part of a test's result.
+        return aggregate([self._part(a) for a in self.top if a.type not in SELECTORS], _test_threshold(self.info))
+
+    def _part(self, assertion: Any) -> Part:
+        weight = _weight(assertion)
+        metric = _metric(assertion, self.vars)
+        if assertion.type == "assert-set":
+            children = [a for a in self.assertions if a.set_node is assertion.node and a.type not in SELECTORS]
+            threshold = to_plain(assertion.field("threshold"))
+            return aggregate([self._part(c) for c in children], threshold).as_part(weight, metric)
+        verdict = self.verdicts.get(id(assertion))
+        if verdict is None or verdict.failed or verdict.verdict == NOT_RUN:
+            passed = True if weight == 0 else None  # runAssertion forces a weight-0 assertion to pass
+            return Part(passed, None, weight, metric, verdict.reason if verdict else "")
+        score = verdict.score if verdict.score is not None else float(bool(verdict.passed))
+        return Part(True if weight == 0 else bool(verdict.passed), score, weight, metric, verdict.reason)
+
+
+def _weight(assertion: Any) -> float:
+    weight = assertion_weight(assertion)
+    return 1.0 if weight is None else weight
+
+
+def _metric(assertion: Any, test_vars: dict[str, Any]) -> str | None:
+    """``renderMetricName``: the metric name rendered with the test vars."""
+    metric = to_plain(assertion.field("metric"))
+    return render(metric, test_vars) if isinstance(metric, str) and metric else None
+
+
+def _test_threshold(test: Any) -> Any:
+    """``testCase.threshold ?? defaultTest.threshold``."""
+    own = to_plain(test.threshold_node())
+    if own is None and test.default is not None and test.default is not test:
+        return to_plain(test.default.threshold_node())
+    return own
+
+
+def _scoring_function(test: Any) -> Any:
+    own = test.get("assertScoringFunction")
+    if own is None and test.default is not None and test.default is not test:
+        return test.default.get("assertScoringFunction")
+    return own
+
+
+def _option(test: Any, key: str) -> Any:
+    """``testCase.options`` as promptfoo merges them: defaultTest's under the test's, shallowly."""
+    node = test.options_field(key)
+    if node is None and test.default is not None and test.default is not test:
+        node = test.default.options_field(key)
+    return to_plain(node)
+
+
+def _assertions(test: Any) -> tuple[list[Any], list[Any]]:
+    """(flattened, top-level) assertions; defaultTest's first unless the test's own options.disableDefaultAsserts."""
+    if to_plain(test.options_field("disableDefaultAsserts")) is True:
+        return list(test.own_assertions), list(test.own_top)
+    return list(test.assertions), list(test.top_assertions)
+
+
+def _not_run_reason(assertion: Any) -> str:
+    if assertion.grader_kind is not None:
+        return (
+            f"Not run here: rubric grade runs llm-rubric, model-graded-closedqa, factuality and g-eval (and their "
+            f"not- forms), not '{assertion.type}' yet; promptfoo's result depends on it."
+        )
+    return f"Not run here: rubric grade does not run '{assertion.type}' assertions; promptfoo's result depends on it."
+
+
+async def grade_promptfoo(
+    doc: Document,
+    response: str,
+    query: str | None,
+    settings: JudgeSettings,
+    *,
+    test_index: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    compared: bool = False,
+    prompt_index: int = 0,
+) -> GradeReport:
+    """Grade one response against the config's tests (or test ``test_index``, 0-based).
+
+    ``compared``: part of a multi-output run that grades select-best and max-score itself.
+    ``prompt_index``: which of the config's prompts produced the response (closedqa, factuality
+    and g-eval grade it against that prompt when no ``query`` is given)."""
+    from rubric_lsp.formats.promptfoo.grading.refusals import refusals
+    from rubric_lsp.formats.promptfoo.reading import read_config
+    from rubric_lsp.formats.promptfoo.validation import config_refusal
+
+    if doc.root is None:
+        raise GradingError("The file is empty.")
+    view = read_config(doc.root, doc.path, doc)
+    refused = config_refusal(view)
+    if refused is not None:  # promptfoo grades nothing in a config it refuses (PF107 says the same)
+        raise GradingError(refused)
+    if not view.tests:
+        raise GradingError("This promptfoo config has no tests to grade.")
+    numbers = list(range(1, len(view.tests) + 1))
+    if test_index is not None:
+        if not 0 <= test_index < len(view.tests):
+            raise GradingError(f"There is no test {test_index + 1}: the config has {len(view.tests)} test(s).")
+        numbers = [test_index + 1]
+    tests = [_Test(n, view.test_number(n), *_assertions(view.test_number(n)), view.test_vars(n)) for n in numbers]
+    problems = [line for t in tests for line in refusals(view, t.number, t.assertions)]
+    if problems:
+        raise GradingError(
+            "promptfoo errors on these assertions, so nothing is graded until they are fixed: " + "; ".join(problems)
+        )
+    report = GradeReport(format="promptfoo")
+    report.test_index = test_index
+    notes: set[str] = set()
+    entries = _entries(view, tests, response, compared, notes)  # deterministic checks first: a refusal costs no call
+    if not entries and any(a.type == SELECT_BEST for t in tests for a in t.assertions):
+        if not compared:
+            raise GradingError(f"Nothing to grade with one output but select-best. {NEEDS_OUTPUTS}")
+        return report  # only select-best: grade_promptfoo_outputs adds its verdicts, which are the result
+    plan = [(t.number, item) for t, a, item in entries if item is not None]
+    judged = await _judge(doc, view, response, query, settings, plan, prompt_index, notes, on_progress, report)
+    answers = iter(judged)
+    for position, (test, assertion, item) in enumerate(entries):
+        verdict = next(answers) if item is not None else test.verdicts[id(assertion)]
+        verdict.index = position
+        test.verdicts[id(assertion)] = verdict
+        report.verdicts.append(verdict)
+        report.links.append((test.number, assertion.node))
+    report.notes = sorted(notes)
+    _score(report, tests)
+    return report
+
+
+def _entries(
+    view: Any, tests: list[_Test], response: str, compared: bool, notes: set[str]
+) -> list[tuple[_Test, Any, Any]]:
+    """(test, assertion, grading-plan item or None) for every assertion that counts, in order.
+
+    Deterministic and not-run verdicts are made here; judged ones are the plan items."""
+    entries = []
+    for test in tests:
+        plan = {id(item.assertion): item for item in view.grading_plan(test.number)}
+        transformed = any(_option(test.info, key) for key in OUTPUT_TRANSFORMS)
+        for a in test.assertions:
+            if a.type in (None, "assert-set"):
+                continue
+            if a.type in SELECTORS:
+                if a.type == SELECT_BEST and not compared:
+                    notes.add(f"test {test.number}: 'select-best' is not part of a test's result; {NEEDS_OUTPUTS}")
+                continue
+            node = a.ref_node or a.node
+            rng = a.source.document.range(node).to_json() if a.source.is_config and a.source.document else None
+            subject = Subject(f"test {test.number}: {a.type}", 0, rng, assertion_weight(a))
+            if a.type in GRADED_TYPES and id(a) in plan:
+                entries.append((test, a, plan[id(a)]))
+                continue
+            test.verdicts[id(a)] = _checked(subject, a, response, test.vars, transformed, test.number)
+            entries.append((test, a, None))
+    return entries
+
+
+def _checked(
+    subject: Subject, a: Any, response: str, test_vars: dict[str, Any], transformed: bool, number: int
+) -> Verdict:
+    value = UNDEFINED if a.field("value") is None else a.value
+    try:
+        result = check(a.type, value, response, test_vars, transform=transformed or a.field("transform") is not None)
+    except Refused as refused:
+        raise GradingError(
+            f"promptfoo errors test {number}: its {a.type} fails with 'Invariant failed: {refused}'; nothing is graded until it is fixed."
+        ) from None
+    if result is None:
+        return Verdict(subject.name, 0, NOT_RUN, _not_run_reason(a), subject.range, weight=subject.weight)
+    return subject.judged("PASS" if result.passed else "FAIL", result.reason, score=result.score, passed=result.passed)
+
+
+async def _judge(
+    doc: Document,
+    view: Any,
+    response: str,
+    query: str | None,
+    settings: JudgeSettings,
+    plan: list[tuple[int, Any]],
+    prompt_index: int,
+    notes: set[str],
+    on_progress: Callable[[int, int], None] | None,
+    report: GradeReport,
+) -> list[Verdict]:
+    """The judged verdicts of ``plan``, in its order (no judge is started when it is empty)."""
+    if not plan:
+        return []
+    run, judge_for = start_judges(settings, plan)
+    judges: list[Judge | JudgeFailure] = []
+    for _, item in plan:  # credentials for every grader are checked before any call
+        try:
+            judges.append(judge_for(item))
+        except JudgeFailure as failure:
+            judges.append(failure)
+    first_prompt = view.prompt(prompt_index) if query is None else None
+    graded = _Response(
+        doc, view, response, query, first_prompt, notes, promptfoo_version(settings, doc.path), json_mode_for(settings)
+    )
+    done = 0
+
+    async def one(number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
+        nonlocal done
+        try:
+            return await graded.item(0, number, item, judge)
+        finally:
+            done += 1
+            if on_progress:
+                on_progress(done, len(plan))
+
+    verdicts = await fan_out(one(n, item, judge) for (n, item), judge in zip(plan, judges))
+    for judge in run.judges.values():
+        report.usage.merge(judge.usage)
+    report.model = ", ".join(sorted({j.model for j in run.judges.values()})) or None
+    return verdicts
+
+
+def _score(report: GradeReport, tests: list[_Test]) -> None:
+    """Each test's result as promptfoo makes it; the report passes when every test does."""
+    outcomes = [(t, t.outcome()) for t in tests]
+    report.tests = [_test_json(t, o) for t, o in outcomes]
+    if any(o.passed is False for _, o in outcomes):
+        report.passed = False
+    elif all(o.passed for _, o in outcomes):
+        report.passed = True
+    else:
+        report.passed = None
+    scores = [o.score for _, o in outcomes]
+    report.score = None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores)
+    report.raw_score = report.score
+    # Undecided for want of a judgment is the failed calls' to say (GradeReport.incomplete); here,
+    # what is not run at all.
+    not_run = {
+        id(t): sorted({v.name.split(": ", 1)[1] for v in t.verdicts.values() if v.verdict == NOT_RUN}) for t in tests
+    }
+    undecided = [
+        f"test {t.number} ({', '.join(not_run[id(t)]) or 'its assertScoringFunction'})"
+        for t, o in outcomes
+        if o.passed is None and (not_run[id(t)] or _scoring_function(t.info) is not None)
+    ]
+    if undecided:
+        report.undecided = (
+            f"the result of {', '.join(undecided)} rests on what rubric grade does not run; run promptfoo for it"
+        )
+    failed = [v for v in report.verdicts if v.failed]
+    if failed and len(failed) == len(report.verdicts):
+        report.error = "Every grader call failed: " + (failed[0].error or "")
+
+
+def _test_json(test: _Test, outcome: Outcome) -> dict[str, Any]:
+    data: dict[str, Any] = {"test": test.number}
+    description = test.info.get("description")
+    if description is not None and isinstance(description.value, str):
+        data["description"] = description.value
+    data.update(passed=outcome.passed, score=outcome.score, reason=outcome.reason)
+    named = outcome.named_scores()
+    if named:
+        data["named_scores"] = named
+    return data
