@@ -48,7 +48,11 @@ def _read_config(doc: Document):
 
 
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
-_CHECKERS = ("rubric_lsp.formats.promptfoo.rules", "rubric_lsp.formats.promptfoo.rules.file_refs")
+_CHECKERS = (
+    "rubric_lsp.formats.promptfoo.rules",
+    "rubric_lsp.formats.promptfoo.rules.file_refs",
+    "rubric_lsp.formats.promptfoo.rules.loading",
+)
 
 register(
     Format(

@@ -1,0 +1,93 @@
+"""What promptfoo's YAML reader refuses that our reader (libyaml) accepts (issue 24, item 6).
+
+promptfoo 0.123.1 reads a config with ``loadYaml`` (``src/util/yamlLoad.ts``: js-yaml 5.4.1's
+``loadAll``); where js-yaml's parser throws, ``promptfoo eval`` and ``promptfoo validate`` stop
+before reading anything. ``rubric_lsp.document.js_yaml`` ports that parser; it runs only when
+a cheap scan finds a construct the two readers can judge differently.
+"""
+
+from __future__ import annotations
+
+from rubric_lsp.document import Document, Span
+from rubric_lsp.document import issues as K
+from rubric_lsp.formats.promptfoo import CONFIG
+from rubric_lsp.formats.promptfoo.rules.common import E, F
+from rubric_lsp.formats.registry import checker
+from rubric_lsp.rules.context import CheckContext
+from rubric_lsp.rules.registry import rule
+
+JS_YAML_REFUSES = rule(
+    "PF115",
+    "js-yaml-refuses",
+    E,
+    "promptfoo's YAML reader (js-yaml 5.4.1) refuses the file, though editors and libyaml-based tools read it.",
+    "promptfoo 0.123.1 loads configs with js-yaml 5.4.1, whose parser tracks indentation differently "
+    "from libyaml (editors, PyYAML, most linters). Text they accept can stop js-yaml: a continuation line "
+    "of a flow collection (`[...]`, `{...}`) or of a quoted string left of where js-yaml expects it "
+    '("deficient indentation": at least one column right of the key that holds the value), a tab inside '
+    "a flow collection on a line indented less than that, a comment glued to a closing quote "
+    "(`'text'#note`), a whitespace-only line after an empty block scalar. `promptfoo eval` and "
+    "`promptfoo validate` then stop with a YAMLException (js-yaml's message and line:column, quoted in "
+    "the finding) before reading anything. Indent the continuation lines further, or write the value on "
+    "one line or as a block scalar (`|`). Checked against js-yaml 5.4.1's parser, the one promptfoo "
+    "0.123.1 pins.",
+    bad="""
+        prompts:
+          - 'Classify: {{ticket}}'
+        providers:
+          - openai:gpt-4.1-mini
+        tests:
+          - vars:
+              ticket: Refund not received
+              topics: [billing,
+              refunds]
+    """,
+    good="""
+        prompts:
+          - 'Classify: {{ticket}}'
+        providers:
+          - openai:gpt-4.1-mini
+        tests:
+          - vars:
+              ticket: Refund not received
+              topics: [billing,
+                refunds]
+    """,
+    formats=F,
+)
+
+
+@checker(CONFIG)
+def check_js_yaml(ctx: CheckContext) -> None:
+    doc = ctx.document
+    if not ctx.enabled(JS_YAML_REFUSES) or doc.language != "yaml" or doc.root is None:
+        return
+    if any(issue.kind == K.SYNTAX_ERROR for issue in doc.issues):
+        return  # a second document: RL001 already says promptfoo refuses the file
+    from rubric_lsp.document.js_yaml import js_yaml_refusal, suspicious
+
+    if not suspicious(doc.text, doc.flow_lines):
+        return
+    refusal = js_yaml_refusal(doc.text)
+    if refusal is None:
+        return
+    offset = min(refusal.offset, len(doc.text))
+    ctx.report(JS_YAML_REFUSES, _span(doc, offset), _message(doc, offset, refusal.reason))
+
+
+def _span(doc: Document, offset: int) -> Span:
+    line = doc.lines.position(offset).line
+    end = min(doc.lines.line_end(line), offset + 40)
+    return Span(offset, end) if end > offset else doc.lines.single_line_span(offset)
+
+
+def _message(doc: Document, offset: int, reason: str) -> str:
+    """js-yaml's own wording: ``reason (line:column)``, its column counted in UTF-16 units."""
+    line = doc.lines.position(offset).line
+    before = doc.text[doc.lines.line_starts[line] : offset]
+    column = len(before) + sum(1 for char in before if ord(char) > 0xFFFF)
+    return (
+        f'promptfoo cannot load this file: its YAML reader, js-yaml 5.4.1, stops here with "{reason} '
+        f'({line + 1}:{column + 1})". Editors and libyaml-based tools read it; `promptfoo eval` fails '
+        "with a YAMLException."
+    )
