@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from rubric_lsp.document import parse_document
 from rubric_lsp.document import issues as K
+from rubric_lsp.document import parse_document
 from rubric_lsp.document.js_yaml import js_yaml_refusal, suspicious
 from rubric_lsp.lint import lint_text
 from tests.conftest import require
@@ -28,15 +28,50 @@ HEAD_LINES = CONFIG.count("\n")
 
 # (name, a config libyaml reads and js-yaml refuses, js-yaml's reason, its (line:column), 1-based)
 REFUSED = [
-    ("flow sequence continuation left of its key", CONFIG + "  - vars:\n      q: [a,\n      b]\n", "deficient indentation", (8, 7)),
+    (
+        "flow sequence continuation left of its key",
+        CONFIG + "  - vars:\n      q: [a,\n      b]\n",
+        "deficient indentation",
+        (8, 7),
+    ),
     ("flow mapping continuation", CONFIG + "  - vars:\n      q: {a: 1,\n     b: 2}\n", "deficient indentation", (8, 6)),
-    ("double-quoted continuation", CONFIG + '  - vars:\n      q: "two\n      lines"\n', "deficient indentation", (8, 7)),
-    ("single-quoted in a sequence item", CONFIG + "  - description: 'two\n    lines'\n", "deficient indentation", (7, 5)),
+    (
+        "double-quoted continuation",
+        CONFIG + '  - vars:\n      q: "two\n      lines"\n',
+        "deficient indentation",
+        (8, 7),
+    ),
+    (
+        "single-quoted in a sequence item",
+        CONFIG + "  - description: 'two\n    lines'\n",
+        "deficient indentation",
+        (7, 5),
+    ),
     ("tab inside a flow sequence", CONFIG + "  - vars: {q: [a,\tb]}\n", "deficient indentation", (6, 19)),
-    ("comment glued to a quote", CONFIG + "  - description: 'smoke'#first\n", "bad indentation of a mapping entry", (6, 25)),
-    ("glued comment on a block header", CONFIG + "  - vars:\n      q: |#note\n        text\n", "a line break is expected", (7, 11)),
-    ("spaces after an empty block scalar", CONFIG + "  - vars:\n      q: |\n   \n  - vars: {q: x}\n", "bad indentation of a mapping entry", (9, 3)),
-    ("nesting past js-yaml's 100 levels", CONFIG + "  - vars: {q: " + "[" * 100 + "]" * 100 + "}\n", "nesting exceeded maxDepth (100)", (6, 111)),
+    (
+        "comment glued to a quote",
+        CONFIG + "  - description: 'smoke'#first\n",
+        "bad indentation of a mapping entry",
+        (6, 25),
+    ),
+    (
+        "glued comment on a block header",
+        CONFIG + "  - vars:\n      q: |#note\n        text\n",
+        "a line break is expected",
+        (7, 11),
+    ),
+    (
+        "spaces after an empty block scalar",
+        CONFIG + "  - vars:\n      q: |\n   \n  - vars: {q: x}\n",
+        "bad indentation of a mapping entry",
+        (9, 3),
+    ),
+    (
+        "nesting past js-yaml's 100 levels",
+        CONFIG + "  - vars: {q: " + "[" * 100 + "]" * 100 + "}\n",
+        "nesting exceeded maxDepth (100)",
+        (6, 111),
+    ),
 ]
 # Read alike by both: no finding, though the scan may look (indentation one column further).
 LOADED = [
@@ -207,3 +242,16 @@ def test_pf115_on_real_files_is_js_yaml_s_verdict(corpus, promptfoo_modules):
             assert found == [], path
         else:
             assert [d.range.start.line for d in found] == [refused["line"]], path
+
+
+def test_a_referenced_test_file_js_yaml_refuses_is_reported_at_its_reference(tmp_path):
+    """promptfoo reads `tests: file://…yaml` with the same loadYaml (readTestFiles), so it refuses those too."""
+    (tmp_path / "tests.yaml").write_text('- vars:\n    q: "two\n    lines"\n')
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(CONFIG.replace("tests:\n", "tests: file://tests.yaml\n"))
+    from rubric_lsp.lint import lint_path
+
+    found = [d for d in lint_path(config).diagnostics if d.code == "PF115"]
+    assert len(found) == 1
+    assert found[0].range.start.line == HEAD_LINES - 1  # the `tests:` line holding the reference
+    assert found[0].message.startswith("tests.yaml line 3: ") and '"deficient indentation (3:5)"' in found[0].message

@@ -11,7 +11,7 @@ from __future__ import annotations
 from rubric_lsp.document import Document, Span
 from rubric_lsp.document import issues as K
 from rubric_lsp.formats.promptfoo import CONFIG
-from rubric_lsp.formats.promptfoo.rules.common import E, F
+from rubric_lsp.formats.promptfoo.rules.common import E, F, Reporter, config_view
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
@@ -28,7 +28,8 @@ JS_YAML_REFUSES = rule(
     "a flow collection on a line indented less than that, a comment glued to a closing quote "
     "(`'text'#note`), a whitespace-only line after an empty block scalar. `promptfoo eval` and "
     "`promptfoo validate` then stop with a YAMLException (js-yaml's message and line:column, quoted in "
-    "the finding) before reading anything. Indent the continuation lines further, or write the value on "
+    "the finding) before reading anything; the same holds for a YAML test file the config names "
+    "(`tests: file://tests.yaml`), reported at the reference. Indent the continuation lines further, or write the value on "
     "one line or as a block scalar (`|`). Checked against js-yaml 5.4.1's parser, the one promptfoo "
     "0.123.1 pins.",
     bad="""
@@ -59,20 +60,34 @@ JS_YAML_REFUSES = rule(
 
 @checker(CONFIG)
 def check_js_yaml(ctx: CheckContext) -> None:
-    doc = ctx.document
-    if not ctx.enabled(JS_YAML_REFUSES) or doc.language != "yaml" or doc.root is None:
+    """The config, and the YAML test files it names (promptfoo's readTestFiles reads them with loadYaml too)."""
+    if not ctx.enabled(JS_YAML_REFUSES) or ctx.document.root is None:
         return
-    if any(issue.kind == K.SYNTAX_ERROR for issue in doc.issues):
-        return  # a second document: RL001 already says promptfoo refuses the file
+    found = _refusal(ctx.document)
+    if found is not None:
+        ctx.report(JS_YAML_REFUSES, *found)
+    view = config_view(ctx)
+    if view is None:
+        return
+    report = Reporter(ctx)
+    for source in view.referenced:
+        found = _refusal(source.document) if source.document is not None else None
+        if found is not None:
+            report(JS_YAML_REFUSES, source, *found)
+
+
+def _refusal(doc: Document) -> tuple[Span, str] | None:
+    if doc.language != "yaml" or doc.root is None or any(issue.kind == K.SYNTAX_ERROR for issue in doc.issues):
+        return None  # not read, or already an error (RL001: a second document, which promptfoo refuses)
     from rubric_lsp.document.js_yaml import js_yaml_refusal, suspicious
 
     if not suspicious(doc.text, doc.flow_lines):
-        return
+        return None
     refusal = js_yaml_refusal(doc.text)
     if refusal is None:
-        return
+        return None
     offset = min(refusal.offset, len(doc.text))
-    ctx.report(JS_YAML_REFUSES, _span(doc, offset), _message(doc, offset, refusal.reason))
+    return _span(doc, offset), _message(doc, offset, refusal.reason)
 
 
 def _span(doc: Document, offset: int) -> Span:
