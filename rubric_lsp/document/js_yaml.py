@@ -52,47 +52,55 @@ def js_yaml_refusal(text: str) -> JsYamlRefusal | None:
 # gated on a substring (a C-speed ``in``) so most files pay no regex. A tab; a byte-order
 # mark past the start; a lone CR; a comment glued to a closing quote or bracket (libyaml
 # reads `'b'#c` as a comment, js-yaml refuses it); a block scalar header with a glued
-# comment, or alone at a line's start; an explicit key / value indicator or a directive
-# at a line's start; a document marker with content after it, or indented.
+# comment, or alone at a line's start; an anchor or tag ending its line (js-yaml can give
+# it the entries that follow); an explicit key or a directive at a line's start; a
+# document marker with content after it, or indented; a root indented.
 # tests/test_js_yaml.py checks on generated documents that every refusal passes this gate.
 _GATED = (
     ("\t", None),
     ("\ufeff", None),
     ("\r", re.compile(r"\r(?!\n)")),
-    ("'#", None),
-    ('"#', None),
-    ("]#", None),
-    ("}#", None),
-    ("|", re.compile(r"\|[-+0-9]*(?:#| *(?:#[^\r\n]*)?\r?\n(?: *\r?\n)*? +\r?\n)")),
-    (">", re.compile(r">[-+0-9]*(?:#| *(?:#[^\r\n]*)?\r?\n(?: *\r?\n)*? +\r?\n)")),
+    ("#", re.compile(r"#(?<=['\"\]}|>0-9+-]#)")),
+    ("|", re.compile(r"\|[-+0-9]* *(?:#[^\r\n]*)?\r?\n(?: *\r?\n)*? +\r?\n")),
+    (">", re.compile(r">[-+0-9]* *(?:#[^\r\n]*)?\r?\n(?: *\r?\n)*? +\r?\n")),
     ("?", re.compile(r"\?[,\[\]{}]")),
     ("-", re.compile(r"-[,\[\]{}]")),
-    ("]", re.compile(r"\][ \t]*:")),
-    ("}", re.compile(r"\}[ \t]*:")),
+    ("]:", None),
+    ("&", re.compile(r"&(?<=\s&)[^ \r\n]* *(?:#[^\r\n]*)?(?:\r|\n|$)")),
+    ("!", re.compile(r"!(?<=\s!)[^ \r\n]* *(?:#[^\r\n]*)?(?:\r|\n|$)")),
+    ("}", re.compile(r"\}(?<!\}\})[ \t]*:")),
 )
-# At a line's start: a coarse pattern that starts with the line break (a literal the regex
-# engine finds at C speed) finds candidates, the exact one is matched there. The first line
-# is searched with a line break put in front.
-_LINE_STARTS = (
-    (
-        re.compile(r"\n[ -]*[?:%|>]"),
-        re.compile(r"\n *(?:[|>][-+0-9]* *(?:#|\r|\n|$)|(?:- +)*(?:[?:](?: |\r|\n|$)|%))"),
-    ),
-    (
-        re.compile(r"\n *(?:---|\.\.\.)"),
-        re.compile(r"\n(?:---|\.\.\.) +[^ #]|\n +(?:---|\.\.\.)(?: |\r|\n|$)"),
-    ),
-)
-
-
+# Constructs at a line's start. Each pattern starts with a literal the regex engine finds at
+# C speed; what precedes a hit on its line is checked after: only spaces (or "- " entries
+# for an explicit key).
+_HEADER = (re.compile(r"\|[-+0-9]* *(?:#[^\r\n]*)?(?:\r|\n|$)"), re.compile(r">[-+0-9]* *(?:#[^\r\n]*)?(?:\r|\n|$)"))
+_EXPLICIT = (re.compile(r"\?(?: |\r|\n|$)"),)
+_MARKERS = (re.compile(r"---(?: |\r|\n|$)"), re.compile(r"\.\.\.(?: |\r|\n|$)"))
+_MARKER_END = re.compile(r" *(?:#|\r|\n|$)")
+_SPACES = re.compile(" *")
+_ENTRIES = re.compile("[ -]*")
 # The first content line indented: js-yaml takes that column as the root's, libyaml need not.
-_INDENTED_ROOT = re.compile(r"(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]+[^ \t\r\n#]")
+_INDENTED_ROOT = re.compile(r"(?:(?:---)?[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]+[^ \t\r\n#]")
 
 
-def _at_line_start(text: str) -> bool:
-    for coarse, exact in _LINE_STARTS:
-        if any(exact.match(text, found.start()) for found in coarse.finditer(text)):
-            return True
+def _first_on_line(text: str, patterns: tuple[re.Pattern[str], ...], before: re.Pattern[str]) -> bool:
+    for pattern in patterns:
+        for hit in pattern.finditer(text):
+            line_start = text.rfind("\n", 0, hit.start()) + 1
+            if before.fullmatch(text, line_start, hit.start()) is not None:
+                return True
+    return False
+
+
+def _marker_oddity(text: str) -> bool:
+    """A document marker with content after it, or indented (a plain `---` line is neither)."""
+    for pattern in _MARKERS:
+        for hit in pattern.finditer(text):
+            line_start = text.rfind("\n", 0, hit.start()) + 1
+            if _SPACES.fullmatch(text, line_start, hit.start()) is None:
+                continue
+            if hit.start() > line_start or _MARKER_END.match(text, hit.end()) is None:
+                return True
     return False
 
 
@@ -105,6 +113,8 @@ def suspicious(text: str, flow_lines: bool) -> bool:
         mark in text and (pattern is None or pattern.search(text) is not None) for mark, pattern in _GATED
     ):
         return True
-    if _INDENTED_ROOT.match(text) is not None:
+    if _INDENTED_ROOT.match(text) is not None or text.startswith("%") or "\n%" in text:
         return True
-    return _at_line_start("\n" + text[: text.find("\n") + 1 or len(text)]) or _at_line_start(text)
+    if _first_on_line(text, _HEADER, _SPACES) or _marker_oddity(text):
+        return True
+    return "?" in text and _first_on_line(text, _EXPLICIT, _ENTRIES)
