@@ -1,5 +1,8 @@
 """What promptfoo's YAML reader refuses that our reader (libyaml) accepts (issue 24, item 6).
 
+Not checked here: js-yaml's other constructor refusals (a collection as a mapping key, an
+explicit core tag its resolver rejects such as `!!bool yes`); duplicate keys are RL002.
+
 promptfoo 0.123.1 reads a config with ``loadYaml`` (``src/util/yamlLoad.ts``: js-yaml 5.4.1's
 ``loadAll``); where js-yaml's parser throws, ``promptfoo eval`` and ``promptfoo validate`` stop
 before reading anything. ``rubric_lsp.document.js_yaml`` ports that parser; it runs only when
@@ -8,8 +11,11 @@ a cheap scan finds a construct the two readers can judge differently.
 
 from __future__ import annotations
 
+import re
+
 from rubric_lsp.document import Document, Span
 from rubric_lsp.document import issues as K
+from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, walk
 from rubric_lsp.formats.promptfoo import CONFIG
 from rubric_lsp.formats.promptfoo.rules.common import E, F, Reporter, config_view
 from rubric_lsp.formats.registry import checker
@@ -26,7 +32,9 @@ JS_YAML_REFUSES = rule(
     "of a flow collection (`[...]`, `{...}`) or of a quoted string left of where js-yaml expects it "
     '("deficient indentation": at least one column right of the key that holds the value), a tab inside '
     "a flow collection on a line indented less than that, a comment glued to a closing quote "
-    "(`'text'#note`), a whitespace-only line after an empty block scalar. `promptfoo eval` and "
+    "(`'text'#note`), a whitespace-only line after an empty block scalar; and its constructor refuses a tag "
+    "outside promptfoo's schema (`!include`, `!env`, `!!python/tuple`; the core tags, `!!binary`, "
+    "`!!timestamp`, `!!set`, `!!omap`, `!!pairs` and `<<` merges are known). `promptfoo eval` and "
     "`promptfoo validate` then stop with a YAMLException (js-yaml's message and line:column, quoted in "
     "the finding) before reading anything; the same holds for a YAML test file the config names "
     "(`tests: file://tests.yaml`), reported at the reference. Indent the continuation lines further, or write the value on "
@@ -81,13 +89,47 @@ def _refusal(doc: Document) -> tuple[Span, str] | None:
         return None  # not read, or already an error (RL001: a second document, which promptfoo refuses)
     from rubric_lsp.document.js_yaml import js_yaml_refusal, suspicious
 
-    if not suspicious(doc.text, doc.flow_lines):
+    refusal = js_yaml_refusal(doc.text) if suspicious(doc.text, doc.flow_lines) else None
+    found = (refusal.offset, refusal.reason) if refusal is not None else _unknown_tag(doc)
+    if found is None:
         return None
-    refusal = js_yaml_refusal(doc.text)
-    if refusal is None:
+    offset = min(found[0], len(doc.text))
+    return _span(doc, offset), _message(doc, offset, found[1])
+
+
+# The tags of promptfoo's schema (YAML_LOAD_SCHEMA in src/util/yamlLoad.ts: js-yaml's
+# CORE_SCHEMA with merge, binary, timestamp, omap, pairs and set). js-yaml's constructor
+# refuses any other explicit tag ("unknown scalar tag !<!include>"); libyaml keeps it.
+_YAML_TAG = "tag:yaml.org,2002:"
+_TAGS = {
+    SCALAR: {_YAML_TAG + name for name in ("str", "null", "bool", "int", "float", "merge", "binary", "timestamp")},
+    SEQ: {_YAML_TAG + name for name in ("seq", "omap", "pairs")},
+    MAP: {_YAML_TAG + name for name in ("map", "set")},
+}
+_KIND_NAME = {SCALAR: "scalar", SEQ: "sequence", MAP: "mapping"}
+# A tag where a node can start (after a space, a flow indicator or at a line's start).
+_TAG_IN_TEXT = re.compile(r"!(?<=[\s\[{,]!)")
+# A node's span starts at its properties: the tag is its first token, or the one after an anchor.
+_TAG_AT = re.compile(r"(?:&\S+\s+)?(!\S*)")
+
+
+def _unknown_tag(doc: Document) -> tuple[int, str] | None:
+    """The first explicit tag promptfoo's schema does not know, where js-yaml's constructor throws."""
+    text = doc.text
+    if doc.root is None or "!" not in text or (text[:1] != "!" and _TAG_IN_TEXT.search(text) is None):
         return None
-    offset = min(refusal.offset, len(doc.text))
-    return _span(doc, offset), _message(doc, offset, refusal.reason)
+    for node in walk(doc.root):
+        token = _TAG_AT.match(text, node.start)
+        if token is None or token.group(1) == "!":  # no tag, or the non-specific one (a string)
+            continue
+        if node.tag in _TAGS[node.kind]:
+            continue
+        if node.kind == SCALAR and node.tag in _TAGS[SEQ] | _TAGS[MAP]:
+            if node.value in ("", None):  # an empty scalar under a collection tag: an empty collection
+                continue
+            return token.start(1), f"cannot resolve a node with !<{node.tag}> explicit tag"
+        return token.start(1), f"unknown {_KIND_NAME[node.kind]} tag !<{node.tag}>"
+    return None
 
 
 def _span(doc: Document, offset: int) -> Span:
