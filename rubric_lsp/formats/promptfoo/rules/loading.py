@@ -1,7 +1,7 @@
 """What promptfoo's YAML reader refuses that our reader (libyaml) accepts (issue 24, item 6).
 
-Not checked here: js-yaml's other constructor refusals (a collection as a mapping key, an
-explicit core tag its resolver rejects such as `!!bool yes`); duplicate keys are RL002.
+Not checked here: an explicit core tag js-yaml's resolver rejects (`!!bool yes`); duplicate
+keys are RL002's.
 
 promptfoo 0.123.1 reads a config with ``loadYaml`` (``src/util/yamlLoad.ts``: js-yaml 5.4.1's
 ``loadAll``); where js-yaml's parser throws, ``promptfoo eval`` and ``promptfoo validate`` stop
@@ -34,7 +34,8 @@ JS_YAML_REFUSES = rule(
     "a flow collection on a line indented less than that, a comment glued to a closing quote "
     "(`'text'#note`), a whitespace-only line after an empty block scalar; and its constructor refuses a tag "
     "outside promptfoo's schema (`!include`, `!env`, `!!python/tuple`; the core tags, `!!binary`, "
-    "`!!timestamp`, `!!set`, `!!omap`, `!!pairs` and `<<` merges are known). `promptfoo eval` and "
+    "`!!timestamp`, `!!set`, `!!omap`, `!!pairs` and `<<` merges are known) or a collection used as a "
+    "mapping key (`[a, b]: c`). `promptfoo eval` and "
     "`promptfoo validate` then stop with a YAMLException (js-yaml's message and line:column, quoted in "
     "the finding) before reading anything; the same holds for a YAML test file the config names "
     "(`tests: file://tests.yaml`), reported at the reference. Indent the continuation lines further, or write the value on "
@@ -90,11 +91,15 @@ def _refusal(doc: Document) -> tuple[Span, str] | None:
     from rubric_lsp.document.js_yaml import js_yaml_refusal, suspicious
 
     refusal = js_yaml_refusal(doc.text) if suspicious(doc.text, doc.flow_lines) else None
-    found = (refusal.offset, refusal.reason) if refusal is not None else _unknown_tag(doc)
-    if found is None:
+    if refusal is not None:
+        offset = min(refusal.offset, len(doc.text))
+        return _span(doc, offset), _message(doc, offset, refusal.reason)
+    # The constructor's refusals, the first in the order js-yaml meets them.
+    found = [f for f in (_unknown_tag(doc), _complex_key(doc)) if f is not None]
+    if not found:
         return None
-    offset = min(found[0], len(doc.text))
-    return _span(doc, offset), _message(doc, offset, found[1])
+    _order, where, offset, reason = min(found)
+    return where, _message(doc, offset, reason)
 
 
 # The tags of promptfoo's schema (YAML_LOAD_SCHEMA in src/util/yamlLoad.ts: js-yaml's
@@ -113,7 +118,7 @@ _TAG_IN_TEXT = re.compile(r"!(?<=[\s\[{,]!)")
 _TAG_AT = re.compile(r"(?:&\S+\s+)?(!\S*)")
 
 
-def _unknown_tag(doc: Document) -> tuple[int, str] | None:
+def _unknown_tag(doc: Document) -> tuple[int, Span, int, str] | None:
     """The first explicit tag promptfoo's schema does not know, where js-yaml's constructor throws."""
     text = doc.text
     if doc.root is None or "!" not in text or (text[:1] != "!" and _TAG_IN_TEXT.search(text) is None):
@@ -127,8 +132,44 @@ def _unknown_tag(doc: Document) -> tuple[int, str] | None:
         if node.kind == SCALAR and node.tag in _TAGS[SEQ] | _TAGS[MAP]:
             if node.value in ("", None):  # an empty scalar under a collection tag: an empty collection
                 continue
-            return token.start(1), f"cannot resolve a node with !<{node.tag}> explicit tag"
-        return token.start(1), f"unknown {_KIND_NAME[node.kind]} tag !<{node.tag}>"
+            reason = f"cannot resolve a node with !<{node.tag}> explicit tag"
+        else:
+            reason = f"unknown {_KIND_NAME[node.kind]} tag !<{node.tag}>"
+        offset = token.start(1)
+        return node.start, _span(doc, offset), offset, reason
+    return None
+
+
+# A collection used as a mapping key: `[a, b]: c`, `? [a]`, or an alias of a collection.
+# Each pattern starts with a literal the regex engine finds at C speed (`}}:` is a template).
+_KEY_IN_TEXT = (
+    re.compile(r"\][ \t]*:"),
+    re.compile(r"\}(?<!\}\})[ \t]*:"),
+    re.compile(r"\?(?<=[\s\[{,]\?)(?:[ \t\r\n]|$)"),
+    re.compile(r"\*(?<=[\s\[{,]\*)[^\s,\[\]{}*]+[ \t]*:"),
+)
+
+
+def _complex_key(doc: Document) -> tuple[int, Span, int, str] | None:
+    """js-yaml's object-based map refuses a key that is not a scalar (``!!set`` allows one).
+
+    js-yaml throws when the pair is added, after the value, and places it at the key's
+    event: an alias's name, or for a collection written in place its closing event, which
+    has no position (offset 0, "1:1"). The finding marks the key itself.
+    """
+    text = doc.text
+    if doc.root is None or (text[:1] != "?" and not any(pattern.search(text) for pattern in _KEY_IN_TEXT)):
+        return None
+    for node in walk(doc.root):
+        if node.kind != MAP or node.tag == _YAML_TAG + "set":
+            continue
+        for key, value in node.pairs():
+            if key.kind == SCALAR:
+                continue
+            aliased = key.start < node.start  # the anchored collection sits earlier in the text
+            offset = doc.text.rfind("*", node.start, value.start) + 1 if aliased else 0
+            where = _span(doc, offset if aliased else key.start)
+            return value.end, where, offset, "object-based map does not support complex keys"
     return None
 
 
