@@ -113,7 +113,7 @@ _TAGS = {
 }
 _KIND_NAME = {SCALAR: "scalar", SEQ: "sequence", MAP: "mapping"}
 # A tag where a node can start (after a space, a flow indicator or at a line's start).
-_TAG_IN_TEXT = re.compile(r"!(?<=[\s\[{,]!)")
+_TAG_IN_TEXT = re.compile(r"!(?<=[\s\[{,]!)[!<]?[\w.\-/:%>]+(?=[\s,\]}]|$)")
 # A node's span starts at its properties: the tag is its first token, or the one after an anchor.
 _TAG_AT = re.compile(r"(?:&\S+\s+)?(!\S*)")
 
@@ -145,9 +145,21 @@ def _unknown_tag(doc: Document) -> tuple[int, Span, int, str] | None:
 _KEY_IN_TEXT = (
     re.compile(r"\][ \t]*:"),
     re.compile(r"\}(?<!\}\})[ \t]*:"),
-    re.compile(r"\?(?<=[\s\[{,]\?)(?:[ \t\r\n]|$)"),
     re.compile(r"\*(?<=[\s\[{,]\*)[^\s,\[\]{}*]+[ \t]*:"),
 )
+
+
+_QUESTION = re.compile(r"\?(?:[ \t\r\n]|$)")
+_BEFORE_EXPLICIT_KEY = re.compile(r"[ -]*|.*[\[{,][ \t]*")
+
+
+def _explicit_key(text: str) -> bool:
+    """A `?` key indicator: first on its line (after "- " entries) or after a flow indicator."""
+    for hit in _QUESTION.finditer(text):
+        line_start = text.rfind("\n", 0, hit.start()) + 1
+        if _BEFORE_EXPLICIT_KEY.fullmatch(text, line_start, hit.start()) is not None:
+            return True
+    return False
 
 
 def _complex_key(doc: Document) -> tuple[int, Span, int, str] | None:
@@ -158,7 +170,7 @@ def _complex_key(doc: Document) -> tuple[int, Span, int, str] | None:
     has no position (offset 0, "1:1"). The finding marks the key itself.
     """
     text = doc.text
-    if doc.root is None or (text[:1] != "?" and not any(pattern.search(text) for pattern in _KEY_IN_TEXT)):
+    if doc.root is None or not (any(pattern.search(text) for pattern in _KEY_IN_TEXT) or _explicit_key(text)):
         return None
     for node in walk(doc.root):
         if node.kind != MAP or node.tag == _YAML_TAG + "set":
