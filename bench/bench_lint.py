@@ -248,6 +248,46 @@ def bench_owner_loader(count: int, repeat: int) -> None:
     print(f"pure SafeLoader alone, all files {times['pure_load']:.3f} s (what running it unconditionally would add)")
 
 
+def generated_config(rng: random.Random, tests: int) -> str:
+    lines = ["prompts:", "  - 'Answer briefly: {{question}}'", "providers:", "  - openai:gpt-4.1-mini", "tests:"]
+    for _ in range(tests):
+        words = " ".join(rng.choice(WORDS) for _ in range(8))
+        lines += ["  - vars:", f"      question: {words}", "    assert:", "      - type: llm-rubric"]
+        lines += [f"        value: {words}", "        threshold: 0.7"]
+    return "\n".join(lines) + "\n"
+
+
+def bench_promptfoo_loader(count: int, repeat: int) -> None:
+    """PF116's cost: the port of js-yaml's parser runs only when a cheap scan finds a construct it may refuse."""
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.document.js_yaml_refusals import js_yaml_refusal, suspicious
+    from rubric_lsp.lint import lint_text
+
+    rng = random.Random(3)
+    texts = [generated_config(rng, rng.randint(5, 15)) for _ in range(count)]
+    # The same configs with a flow sequence over two lines (js-yaml reads it): the scan flags each, the port runs.
+    flagged = [t + "  - vars:\n      tags: [billing,\n        refunds]\n" for t in texts]
+    docs = [parse_document(t, "promptfooconfig.yaml") for t in texts]
+    lint_text(texts[0], "promptfooconfig.yaml")
+    times = timed_together(
+        {
+            "scan": lambda: [suspicious(d.text, d.flow_lines) for d in docs],
+            "lint": lambda: [lint_text(t, "promptfooconfig.yaml") for t in texts],
+            "lint_flagged": lambda: [lint_text(t, "promptfooconfig.yaml") for t in flagged],
+            "port": lambda: [js_yaml_refusal(t) for t in texts],
+        },
+        repeat,
+    )
+    print(f"\n## promptfoo's loader check (PF116), {count} generated configs (best of {repeat})")
+    print(f"cheap scan alone                {times['scan']:.3f} s")
+    print(f"lint, nothing suspicious        {times['lint']:.3f} s")
+    print(
+        f"lint, every file flagged        {times['lint_flagged']:.3f} s   "
+        f"{times['lint_flagged'] / times['lint']:.2f}x (the js-yaml port runs on each)"
+    )
+    print(f"js-yaml port alone, all files   {times['port']:.3f} s (what running it unconditionally would add)")
+
+
 def bench_hostile(folder: Path) -> None:
     cases = {
         "billion laughs": (
@@ -301,6 +341,7 @@ def main() -> None:
         bench_many(folder, 200 if args.quick else 1000, repeat)
         bench_large(1000 if args.quick else 5000, repeat)
         bench_owner_loader(200 if args.quick else 1000, repeat)
+        bench_promptfoo_loader(200 if args.quick else 1000, repeat)
         bench_hostile(folder)
 
 

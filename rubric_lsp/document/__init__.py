@@ -73,6 +73,9 @@ class Document:
     root: Node | None
     issues: list[ParseIssue]
     lines: LineIndex
+    # A flow collection or a quoted/plain scalar spans lines (or nesting is deep): where
+    # js-yaml's indentation rules may refuse what libyaml read (rubric_lsp.document.js_yaml_refusals).
+    flow_lines: bool = False
     _plain: Any = field(default=None, repr=False)
     _plain_built: bool = field(default=False, repr=False)
     # YAML: the plain scalars whose value depends on the schema (js_yaml.read_as_js_yaml).
@@ -265,10 +268,11 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
     if problem is not None and problem.fatal:
         return Document(path, text, lang, None, [problem], lines)
     plain = None
+    flow_lines = False
     if lang == "yaml":
         from rubric_lsp.document.yaml_reader import read_yaml
 
-        root, issues, plain = read_yaml(text, lines, limits)
+        root, issues, plain, flow_lines = read_yaml(text, lines, limits)
     elif lang == "jsonl":
         from rubric_lsp.document.json_reader import read_jsonl
 
@@ -292,7 +296,7 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
     if root is not None:
         issues.extend(_duplicate_keys(root, lines))
         issues.sort(key=lambda issue: issue.span.start)
-    return Document(path, text, lang, root, issues, lines, plain_scalars=plain)
+    return Document(path, text, lang, root, issues, lines, flow_lines, plain_scalars=plain)
 
 
 # Beyond this many, duplicate keys are counted, not listed: a generated file with 100,000

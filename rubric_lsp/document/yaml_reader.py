@@ -40,42 +40,48 @@ _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 # 50,000. Below this bound the depth check on the composed nodes is enough, and the event
 # pre-scan (which costs about as much as composing) is skipped.
 _COMPOSE_SAFE_DEPTH = 10_000
+# Document.flow_lines is also set from this depth on: js-yaml (promptfoo) refuses nesting past 100.
+_FLOW_LINES_DEPTH = 80
 
 _constructor = yaml.SafeLoader("")  # only its construct_yaml_* helpers and resolver are used
 # The tag the resolver gives a scalar (types-PyYAML leaves resolve() unannotated).
 _resolve: Callable[[type[yaml.Node], str, tuple[bool, bool]], str] = _constructor.resolve
 
 
-def read_yaml(text: str, lines: LineIndex, limits: Limits) -> tuple[Node | None, list[ParseIssue], PlainScalars | None]:
-    """The node tree, what went wrong, and the plain scalars a YAML 1.2 reader reads otherwise."""
+def read_yaml(
+    text: str, lines: LineIndex, limits: Limits
+) -> tuple[Node | None, list[ParseIssue], PlainScalars | None, bool]:
+    """The first document's nodes, the issues, the plain scalars a YAML 1.2 reader reads otherwise, and
+    whether a flow construct spans lines (``Document.flow_lines``)."""
     issues: list[ParseIssue] = []
     refused = _prescan(text, lines, limits)
     if refused is not None:
-        return None, [refused], None
+        return None, [refused], None, False
     try:
         root, extra = _compose_first(text, lines)
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_issue(exc, lines)], None
+        return None, [_syntax_issue(exc, lines)], None, False
     except yaml.YAMLError as exc:  # errors without a position
         issue = ParseIssue(K.SYNTAX_ERROR, f"YAML error: {exc}", lines.single_line_span(0), fatal=True)
-        return None, [issue], None
+        return None, [issue], None, False
     except RecursionError:
-        return None, [ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(0), fatal=True)], None
+        deep = ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(0), fatal=True)
+        return None, [deep], None, False
     if extra is not None:
         issues.append(extra)
     if root is None:
-        return None, issues, None
+        return None, issues, None, False
     converter = _Converter(text, issues, limits.max_depth)
     try:
         node = converter.convert(root, 1)
     except _TooDeep as deep:
         issue = ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(deep.offset), fatal=True)
-        return None, [issue], None
+        return None, [issue], None, False
     if converter.shared:  # aliases or merge keys: the expanded value may be far larger
         refused = check_expansion(node, lines, limits, text)
         if refused is not None:
-            return None, [refused], None
-    return node, issues, converter.plain
+            return None, [refused], None, False
+    return node, issues, converter.plain, converter.flow_lines
 
 
 def _block_end(text: str, last: Node, start: int, end: int) -> int:
@@ -334,6 +340,7 @@ class _Converter:
         self.memo: dict[int, Node] = {}
         self.shared = 0
         self.plain = PlainScalars()
+        self.flow_lines = False
 
     def convert(self, ynode: yaml.Node, depth: int) -> Node:
         done = self.memo.get(id(ynode))
@@ -342,11 +349,16 @@ class _Converter:
             return done
         start, end = ynode.start_mark.index, ynode.end_mark.index
         if isinstance(ynode, yaml.ScalarNode):
+            if ynode.style not in ("|", ">") and ynode.start_mark.line != ynode.end_mark.line:
+                self.flow_lines = True
             node = self._scalar(ynode, start, end)
             self.memo[id(ynode)] = node
             return node
         if depth > self.max_depth:
             raise _TooDeep(start)
+        assert isinstance(ynode, yaml.CollectionNode)  # scalars returned above
+        if (ynode.flow_style and ynode.start_mark.line != ynode.end_mark.line) or depth >= _FLOW_LINES_DEPTH:
+            self.flow_lines = True
         if isinstance(ynode, yaml.SequenceNode):
             node = Node(SEQ, start, end, [], ynode.tag)
             self.memo[id(ynode)] = node

@@ -53,6 +53,7 @@ _CHECKERS = (
     "rubric_lsp.formats.promptfoo.rules",
     "rubric_lsp.formats.promptfoo.rules.file_refs",
     "rubric_lsp.formats.promptfoo.rules.bare_refs",
+    "rubric_lsp.formats.promptfoo.rules.loading",
 )
 
 register(

@@ -1,0 +1,127 @@
+"""Where js-yaml 5.4.1 (promptfoo's YAML reader) refuses text that libyaml accepts.
+
+Documents are composed with libyaml. promptfoo 0.123.1 loads configs with js-yaml 5.4.1
+(``loadYaml`` in its ``src/util/yamlLoad.ts``: ``yaml.loadAll`` with the core schema plus
+merge/binary/timestamp/omap/pairs/set), whose hand-written recursive-descent parser tracks
+indentation differently from libyaml's scanner: a flow collection or a quoted scalar whose
+continuation line sits left of where js-yaml expects ("deficient indentation"), a tab used
+as separation inside a flow collection, a block scalar's first line indented less than an
+empty line above it, … libyaml accepts all of these; promptfoo stops with a YAMLException.
+
+Which indentation js-yaml expects is decided by the whole recursive descent (a node's indent
+is passed down from its parents through compact sequences, properties, explicit keys), so
+no local rule reproduces it: this module and ``js_yaml_scan`` are a port of js-yaml's parser
+(``src/parser/parser.ts``), function by function. The constructor (tags, merge keys,
+duplicate keys) is not ported: the document layer already reports what it refuses there
+(duplicate keys, invalid tagged values, a second document).
+
+The port walks the text character by character, so it runs only when a cheap scan finds a
+construct whose indentation js-yaml and libyaml can judge differently (``suspicious``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rubric_lsp.document.js_yaml_nodes import parse_events
+from rubric_lsp.document.js_yaml_scan import JsYamlError
+
+__all__ = ["JsYamlError", "JsYamlRefusal", "js_yaml_refusal", "parse_events"]
+
+
+@dataclass(frozen=True)
+class JsYamlRefusal:
+    offset: int  # where js-yaml stopped (a code-point offset into the text)
+    reason: str  # js-yaml's own message (YAMLException.reason)
+
+
+# Above this size the port is not run: it reads ~1.4 MB/s, and promptfoo's largest configs
+# (generated red-team files) stay below it (1.3 MB in the shared corpus).
+MAX_PORT_CHARS = 2 << 20
+
+
+def js_yaml_refusal(text: str) -> JsYamlRefusal | None:
+    """What js-yaml 5.4.1's parser throws on ``text`` (as promptfoo loads a config), or None."""
+    if len(text) > MAX_PORT_CHARS:
+        return None
+    try:
+        parse_events(text)
+    except JsYamlError as exc:
+        return JsYamlRefusal(exc.position, exc.reason)
+    except RecursionError:
+        return None  # js-yaml stops at depth 100 first; deep nesting is the document layer's RL003
+    return None
+
+
+# What a file needs for js-yaml's parser to refuse it where libyaml composes it, apart from
+# a flow construct spanning lines (``Document.flow_lines``, noted while composing): each
+# gated on a substring (a C-speed ``in``) so most files pay no regex. A tab; a byte-order
+# mark past the start; a lone CR; a comment glued to a closing quote or bracket (libyaml
+# reads `'b'#c` as a comment, js-yaml refuses it); a block scalar header with a glued
+# comment, or alone at a line's start; an anchor or tag ending its line (js-yaml can give
+# it the entries that follow); an explicit key or a directive at a line's start; a
+# document marker with content after it, or indented; a root indented.
+# tests/test_js_yaml.py checks on generated documents that every refusal passes this gate.
+_GATED = (
+    ("\t", None),
+    ("\ufeff", None),
+    ("\r", re.compile(r"\r(?!\n)")),
+    ("#", re.compile(r"#(?<=['\"\]}|>0-9+-]#)")),
+    ("|", re.compile(r"\|[-+0-9]* *(?:#[^\r\n]*)?\r?\n(?: *\r?\n)*? +\r?\n")),
+    (">", re.compile(r">[-+0-9]* *(?:#[^\r\n]*)?\r?\n(?: *\r?\n)*? +\r?\n")),
+    ("?", re.compile(r"\?[,\[\]{}]")),
+    ("-", re.compile(r"-[,\[\]{}]")),
+    ("]:", None),
+    ("&", re.compile(r"&(?<=\s&)[^ \r\n]* *(?:#[^\r\n]*)?(?:\r|\n|$)")),
+    ("!", re.compile(r"!(?<=\s!)[^ \r\n]* *(?:#[^\r\n]*)?(?:\r|\n|$)")),
+    ("}", re.compile(r"\}(?<!\}\})[ \t]*:")),
+)
+# Constructs at a line's start. Each pattern starts with a literal the regex engine finds at
+# C speed; what precedes a hit on its line is checked after: only spaces (or "- " entries
+# for an explicit key).
+_HEADER = (re.compile(r"\|[-+0-9]* *(?:#[^\r\n]*)?(?:\r|\n|$)"), re.compile(r">[-+0-9]* *(?:#[^\r\n]*)?(?:\r|\n|$)"))
+_EXPLICIT = (re.compile(r"\?(?: |\r|\n|$)"),)
+_MARKERS = (re.compile(r"---(?: |\r|\n|$)"), re.compile(r"\.\.\.(?: |\r|\n|$)"))
+_MARKER_END = re.compile(r" *(?:#|\r|\n|$)")
+_SPACES = re.compile(" *")
+_ENTRIES = re.compile("[ -]*")
+# The first content line indented: js-yaml takes that column as the root's, libyaml need not.
+_INDENTED_ROOT = re.compile(r"(?:(?:---)?[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]+[^ \t\r\n#]")
+
+
+def _first_on_line(text: str, patterns: tuple[re.Pattern[str], ...], before: re.Pattern[str]) -> bool:
+    for pattern in patterns:
+        for hit in pattern.finditer(text):
+            line_start = text.rfind("\n", 0, hit.start()) + 1
+            if before.fullmatch(text, line_start, hit.start()) is not None:
+                return True
+    return False
+
+
+def _marker_oddity(text: str) -> bool:
+    """A document marker with content after it, or indented (a plain `---` line is neither)."""
+    for pattern in _MARKERS:
+        for hit in pattern.finditer(text):
+            line_start = text.rfind("\n", 0, hit.start()) + 1
+            if _SPACES.fullmatch(text, line_start, hit.start()) is None:
+                continue
+            if hit.start() > line_start or _MARKER_END.match(text, hit.end()) is None:
+                return True
+    return False
+
+
+def suspicious(text: str, flow_lines: bool) -> bool:
+    """Whether js-yaml's parser may refuse ``text``, which libyaml composed (false positives only cost time).
+
+    ``flow_lines``: the document's flow collections or flow scalars span lines (``Document.flow_lines``).
+    """
+    if flow_lines or any(
+        mark in text and (pattern is None or pattern.search(text) is not None) for mark, pattern in _GATED
+    ):
+        return True
+    if _INDENTED_ROOT.match(text) is not None or text.startswith("%") or "\n%" in text:
+        return True
+    if _first_on_line(text, _HEADER, _SPACES) or _marker_oddity(text):
+        return True
+    return "?" in text and _first_on_line(text, _EXPLICIT, _ENTRIES)
