@@ -150,12 +150,12 @@ def test_select_best_validates_and_numbers_its_test_from_1(grade):
     assert [s["test"] for s in data["select_best"]] == [2]
 
 
-def test_the_readme_documents_the_report_as_the_schema_has_it():
+def test_the_docs_document_the_report_as_the_schema_has_it():
     import re
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "grading.md").read_text(encoding="utf-8")
     shape = re.search(r"`--format json` prints, for one response,\s*`(\{.*?\})`;", readme, re.S)
-    assert shape, "README's `rubric grade --format json` shape is gone"
+    assert shape, "docs/grading.md's `rubric grade --format json` shape is gone"
     top = re.sub(r"\[\{.*?\}\]", "[]", shape.group(1))
     verdict = re.search(r"\[\{(.*?)\}\]", shape.group(1)).group(1)
     keys = lambda text: {m.group(1): m.group(2) == "?" for m in re.finditer(r'"(\w+)"(\??)', text)}  # noqa: E731

@@ -93,7 +93,7 @@ def test_the_wheel_carries_license_urls_and_an_off_repo_readme(wheel: Path) -> N
     assert any(line.startswith("Requires-Dist: litellm") and 'extra == "grade"' in line for line in requires)
     description = meta.split("\n\n", 1)[1]
     targets = re.findall(r"\]\(([^)\s]+)", description)
-    assert len(targets) > 100  # the README's links, the rule table's among them
+    assert len(targets) > 10  # the README's links (docs pages, schemas, screenshots)
     relative = [t for t in targets if not t.startswith(("https://", "http://", "#"))]
     assert relative == [], f"links that do not work off the repository: {relative[:5]}"
 

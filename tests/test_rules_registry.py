@@ -123,9 +123,10 @@ def test_table_escapes_pipes_in_summaries():
 def test_readme_rule_table_is_current():
     readme = REPO / "README.md"
     text = readme.read_text(encoding="utf-8")
-    if readme_table_block(text) is None:
-        pytest.skip(f"README.md has no {README_START} … {README_END} markers")
     block = readme_table_block(text)
+    if block is None:  # the README links the rule docs instead of carrying the table
+        assert "](docs/rules.md)" in text, "README.md neither carries the rule table nor links docs/rules.md"
+        return
     assert text[block[0] : block[1]].strip() == rule_table(), (
         "the rule table in README.md is stale: run `rubric rule --readme README.md`"
     )
