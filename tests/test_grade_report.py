@@ -367,3 +367,28 @@ def test_dataset_disagreements_show_the_submission_and_small_samples_say_so(grad
     assert (points < FEW_ITEMS) == ('data-figure="few-points"' in html)
     for c in data["agreement"]:
         assert (c["compared"] < FEW_ITEMS) == (f'data-figure="few:{c["index"]}"' in html)
+
+
+def test_a_response_without_a_pass_mark_shows_no_pass_or_fail(judge_server, tmp_path, monkeypatch, capfd):
+    """An autorubric response has no pass/fail unless a pass mark is given: a perfect score once showed a red
+    FAIL badge (the template read a missing `passed` as present). A badge shows exactly when the JSON has one."""
+    use_judge(monkeypatch, judge_server, KEY, tmp_path / "cache")
+    judge_server.handler = lambda request: (
+        Reply.json({"selected_option": 1, "explanation": "fits"})
+        if "<options>" in request.text
+        else Reply.json({"criterion_status": "MET", "explanation": "ok"})
+    )
+    (tmp_path / "answer.txt").write_text("Your refund is on its way.")
+    for rubric in (RUBRIC, PROMPTFOO):
+        report = tmp_path / "r.html"
+        code = main(
+            ["grade", rubric, "--response", str(tmp_path / "answer.txt"), "--report", str(report), "--format", "json"]
+        )
+        out, err = capfd.readouterr()
+        data = json.loads(out)
+        html = report.read_text(encoding="utf-8")
+        shown = re.findall(r'data-figure="passed">(PASS|FAIL)<', html)
+        expected = [] if data.get("passed") is None else ["PASS" if data["passed"] else "FAIL"]
+        assert shown == expected, (rubric, code, data.get("passed"), shown, err)
+        if rubric == RUBRIC:
+            assert "passed" not in data  # no pass mark: no pass/fail at all
