@@ -13,6 +13,7 @@ import random
 import re
 import shutil
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -117,9 +118,11 @@ def test_the_verdict_cache_damaged_or_locked_at_random_moments(env, judge_server
     assert main(args) == 0  # a warm cache
     expected = json.loads(capfd.readouterr()[0])["items"]
     rng = random.Random(26)
+    took_the_lock: list[str] = []
     for n in range(CACHE_MUTANTS):
         fault = ("damaged", "garbage", "locked")[n % 3]  # each kind in turn, its details at random
-        holder: sqlite3.Connection | None = None
+        guard = threading.Lock()
+        state: dict[str, Any] = {"holder": None, "closed": False}
         if fault == "damaged":
             what = damage_at_random(cache_file, rng)
         elif fault == "garbage":
@@ -129,15 +132,20 @@ def test_the_verdict_cache_damaged_or_locked_at_random_moments(env, judge_server
             shutil.rmtree(env / "cache")  # a cold cache: every reply is a write that meets the lock
             (env / "cache").mkdir()
             VerdictCache(env / "cache").put("0" * 64, "an entry of an earlier grading")  # the file, in WAL mode
-            when = rng.randint(0, CALLS // 2)
+            when = rng.randint(1, CALLS // 2)  # (at 0 the lock races the grading's own first cache write)
             what = f"locked after {when} calls"
             start = judge_server.call_count
 
-            def lock_then_reply(request, when=when, start=start):
-                nonlocal holder
-                if holder is None and judge_server.call_count - start >= when:
-                    holder = sqlite3.connect(cache_file, isolation_level=None, check_same_thread=False)
-                    holder.execute("BEGIN IMMEDIATE")
+            def lock_then_reply(request, when=when, start=start, guard=guard, state=state):
+                with guard:  # the holder is opened, used and closed under it: never used after close
+                    if state["holder"] is None and not state["closed"] and judge_server.call_count - start >= when:
+                        held = sqlite3.connect(cache_file, isolation_level=None, check_same_thread=False, timeout=0.5)
+                        try:
+                            held.execute("BEGIN IMMEDIATE")
+                        except sqlite3.OperationalError:  # the grading's writer held it at that instant: next call
+                            held.close()
+                        else:
+                            state["holder"] = held
                 return reply_for(request.text)
 
             judge_server.default = lock_then_reply
@@ -145,9 +153,13 @@ def test_the_verdict_cache_damaged_or_locked_at_random_moments(env, judge_server
         code = main(args)
         out, err = capfd.readouterr()
         elapsed = time.monotonic() - started
-        if holder is not None:
-            holder.execute("ROLLBACK")
-            holder.close()
+        with guard:
+            state["closed"] = True
+            held = state["holder"]
+            if held is not None:
+                took_the_lock.append(what)
+                held.execute("ROLLBACK")
+                held.close()
         judge_server.default = lambda request: reply_for(request.text)
         assert code == 0 and "Traceback" not in err, (what, err)
         assert elapsed < 20, (what, elapsed)  # never a busy timeout per write
@@ -160,6 +172,7 @@ def test_the_verdict_cache_damaged_or_locked_at_random_moments(env, judge_server
                 Path(f"{cache_file}{side}").unlink(missing_ok=True)
             assert main(args) == 0
             capfd.readouterr()
+    assert took_the_lock, "no locked mutant held the lock while its grading ran"
 
 
 MUTATIONS = [

@@ -229,6 +229,9 @@ class VerdictCache:
         if self._db is None and not self._unusable:
             try:
                 self._db = self._connect()
+                # A read that has to wait (another process's lock while the WAL index is rebuilt) is a
+                # miss after WRITE_WAIT_SECONDS, never SQLite's 5 s busy timeout on every lookup.
+                self._db.execute(f"PRAGMA busy_timeout={int(WRITE_WAIT_SECONDS * 1000)}")
             except (OSError, sqlite3.Error):
                 self._unusable = True
         return self._db
