@@ -126,9 +126,9 @@ def _not_a_file(path: Path) -> str | None:
         mode = path.stat().st_mode
     except OSError:
         return None
-    kinds = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
-    kinds += ((stat.S_ISSOCK, "a socket"),)
-    return next((what for test, what in kinds if test(mode)), None)
+    kinds = {"a FIFO (named pipe)": stat.S_ISFIFO, "a device": stat.S_ISCHR, "a block device": stat.S_ISBLK}
+    kinds["a socket"] = stat.S_ISSOCK
+    return next((what for what, test in kinds.items() if test(mode)), None)
 
 
 def boundaries(ctx: CheckContext) -> list[Path]:
