@@ -449,3 +449,32 @@ def test_result_lines_of_any_shape_fail_only_their_own_call(env, judge_server, c
     assert "Traceback" not in err, err
     verdicts = [v for item in json.loads(out)["items"] for v in item["verdicts"]]
     assert verdicts.count("ERROR") == 4 and len(verdicts) == CALLS
+
+
+def test_a_call_answered_twice_in_a_batch_fails_named_instead_of_taking_the_first(
+    env, judge_server, capfd, monkeypatch
+):
+    """A result file holding one custom_id twice: which reply is right cannot be told, so that call fails and
+    says so; every other call is recorded (it silently took the first)."""
+    from rubric_lsp.grading import batch
+
+    real_download = batch._download
+
+    async def twice(litellm, file_id, provider, target, results):
+        start = results.tell()
+        await real_download(litellm, file_id, provider, target, results)
+        results.seek(start)
+        first = results.readline()
+        results.seek(0, 2)
+        if first.strip():
+            results.write(first.rstrip(b"\n") + b"\n")  # the same call answered again
+
+    monkeypatch.setattr(batch, "_download", twice)
+    run = env / "run.sqlite"
+    _, out, err = grade(capfd, env, "--batch", "--run", str(run))
+    assert "Traceback" not in err, err
+    items = json.loads(out)["items"]
+    reasons = [r for item in items for r in item["reasons"] if r and "answered this call twice" in r]
+    assert len(reasons) == 1, err
+    assert sum(v == "ERROR" for item in items for v in item["verdicts"]) == 1
+    assert len(replies(run)) == CALLS - 1

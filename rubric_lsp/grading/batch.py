@@ -68,7 +68,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
-from rubric_lsp.grading.batch_results import ENDPOINT
+from rubric_lsp.grading.batch_results import ENDPOINT, answered_twice
 from rubric_lsp.grading.batch_results import PROVIDERS as _PROVIDERS
 from rubric_lsp.grading.batch_results import download as _download
 from rubric_lsp.grading.batch_results import line as _line
@@ -342,6 +342,15 @@ class BatchMode:
         from rubric_lsp.grading.judge import Usage
 
         recorded = 0
+        twice = answered_twice(results)
+        for key in twice & expected:  # which of two replies is the right one cannot be told: the call fails
+            expected.discard(key)
+            self._failed[key] = JudgeFailure(
+                "parse",
+                f"Judge model '{judge.model}' answered this call twice in batch {batch_id} (custom_id {key[:40]}): "
+                "neither reply is taken.",
+                "bad_reply",
+            )
         for line in _lines(results):
             key = str(line.get("custom_id"))
             if key not in expected:

@@ -6,6 +6,7 @@ read as the response object ``Judge._content`` reads. A line the provider wrote 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import IO, TYPE_CHECKING, Any
@@ -59,6 +60,26 @@ def lines(results: IO[bytes]) -> Iterator[dict[str, Any]]:
             continue  # an unreadable line leaves its call unanswered: it fails with the batch's message
         if isinstance(entry, dict):
             yield entry
+
+
+_CUSTOM_ID = re.compile(rb'"custom_id"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def answered_twice(results: IO[bytes]) -> set[str]:
+    """The custom_ids the result files answer more than once (the file is read again from its start after).
+
+    A cheap scan of the raw lines (no JSON parse): a duplicate is rare, but a reply that cannot be told
+    from another must never be taken silently."""
+    seen: set[bytes] = set()
+    twice: set[bytes] = set()
+    results.seek(0)
+    for line in results:
+        match = _CUSTOM_ID.search(line)
+        if match is not None:
+            key = match.group(1)
+            (twice if key in seen else seen).add(key)
+    results.seek(0)
+    return {json.loads(b'"' + key + b'"') for key in twice}
 
 
 def response(line: dict[str, Any], judge: Judge) -> Any:

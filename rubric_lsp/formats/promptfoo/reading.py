@@ -8,6 +8,7 @@ import fnmatch
 from pathlib import Path
 
 from rubric_lsp.document import Document, Node, parse_document
+from rubric_lsp.document.files import read_regular, read_regular_text
 from rubric_lsp.document.js_yaml import read_as_js_yaml
 from rubric_lsp.formats.promptfoo import paths, refs
 from rubric_lsp.formats.promptfoo.resolve import (
@@ -33,7 +34,7 @@ class _Reader:
             doc = None
             try:
                 if key.is_file() and key.stat().st_size <= MAX_REFERENCED_BYTES:
-                    doc = parse_document(key.read_bytes(), str(key))
+                    doc = parse_document(read_regular(key, MAX_REFERENCED_BYTES), str(key))
                     read_as_js_yaml(doc)  # promptfoo reads test and vars files with js-yaml too
             except OSError:
                 doc = None
@@ -239,7 +240,7 @@ def _count_prompts(node: Node | None, reader_base: Path | None) -> tuple[int | N
         if target is None or target.suffix.lower() not in (".txt", ".md", ".j2", ".nunjucks"):
             return None, None
         try:
-            content = target.read_text(encoding="utf-8")
+            content = read_regular_text(target, MAX_REFERENCED_BYTES)  # a FIFO or /dev/zero is never read
         except (OSError, UnicodeDecodeError):
             return None, None
         count += max(1, len([part for part in content.split("\n---\n") if part.strip()]))

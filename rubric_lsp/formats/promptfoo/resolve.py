@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.document import Document, Node
+from rubric_lsp.document.files import read_regular_text
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.promptfoo import paths, refs
 from rubric_lsp.formats.promptfoo.model import grader_kind
@@ -368,7 +369,7 @@ class ConfigView:
         if target is None or target.suffix.lower() not in (".txt", ".md"):
             return None
         try:
-            content = target.read_text(encoding="utf-8")
+            content = read_regular_text(target, MAX_REFERENCED_BYTES)  # a FIFO or /dev/zero is never read
         except (OSError, UnicodeDecodeError):
             return None
         parts = [part for part in content.split("\n---\n") if part.strip()]

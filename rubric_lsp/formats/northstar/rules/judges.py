@@ -239,6 +239,7 @@ def _sibling_cases(ctx: CheckContext) -> list:
 
 def _cases_in(path) -> list | None:
     from rubric_lsp.document import parse_document
+    from rubric_lsp.document.files import read_regular
     from rubric_lsp.formats.registry import detect
 
     try:
@@ -248,7 +249,7 @@ def _cases_in(path) -> list | None:
             return _SIBLING_CACHE[key]
         if stat.st_size > 5_000_000:
             return None
-        doc = parse_document(path.read_bytes(), str(path))
+        doc = parse_document(read_regular(path, 5_000_000), str(path))  # a FIFO or device is never opened
     except OSError:
         return None
     fmt = detect(doc)

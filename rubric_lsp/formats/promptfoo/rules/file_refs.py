@@ -17,6 +17,7 @@ from its own checker.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -66,8 +67,10 @@ UNREADABLE_REFERENCE = rule(
     "RL012",
     "unreadable-referenced-file",
     E,
-    "A referenced YAML/JSON file does not parse.",
-    "The owner tool reads the referenced file when it runs and stops at its syntax error.",
+    "A referenced file cannot be read: a YAML/JSON file that does not parse, or a FIFO, device or socket.",
+    "The owner tool reads the referenced file when it runs and stops at its syntax error; a FIFO blocks it "
+    "and a device such as /dev/zero never ends. rubric-lint reads only regular files, so such a reference "
+    "is reported, never opened.",
     bad="prompts: ['Summarize: {{doc}}']\ntests: file://tests.yaml   # tests.yaml has a syntax error\n",
     formats=(CONFIG,),
 )
@@ -102,6 +105,9 @@ def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys
             ctx.report(MISSING_FILE, node, _missing(ref, target, id(node) in prompt_nodes))
         for path in found:
             ctx.dependencies.add(str(path))
+            special = _not_a_file(path)
+            if special is not None:
+                ctx.report(UNREADABLE_REFERENCE, node, f"'{ref.text}' names {special}, not a file: not read.")
         reached = found or [refs.static_prefix(target) if ref.is_glob else target]
         outside = next((p for p in reached if bounds and all(refs.escapes(p, b) for b in bounds)), None)
         if outside is not None:
@@ -112,6 +118,17 @@ def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys
                 "but the config then works only where that file exists. Keep referenced files inside the project "
                 "(copy the file in, or open the folder holding both as the workspace).",
             )
+
+
+def _not_a_file(path: Path) -> str | None:
+    """What ``path`` is when it is a FIFO, a device or a socket (a promptfoo run would hang on it), else None."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    kinds = {"a FIFO (named pipe)": stat.S_ISFIFO, "a device": stat.S_ISCHR, "a block device": stat.S_ISBLK}
+    kinds["a socket"] = stat.S_ISSOCK
+    return next((what for what, test in kinds.items() if test(mode)), None)
 
 
 def boundaries(ctx: CheckContext) -> list[Path]:
