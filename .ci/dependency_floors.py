@@ -11,9 +11,9 @@ install instead. Run with the python the venv is made from (it reads the markers
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
 
+import tomllib
 from packaging.requirements import Requirement
 
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"

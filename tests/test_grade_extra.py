@@ -82,3 +82,10 @@ def test_the_message_names_the_extras_requirements(monkeypatch) -> None:
         assert requirement.split(">=")[0] in message
     monkeypatch.undo()
     assert extra.grade_extra_missing() is None  # this environment has litellm
+
+
+def test_the_fallback_requirements_are_the_grade_extra() -> None:
+    from rubric_lsp.settings import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert list(extra.FALLBACK_REQUIREMENTS) == project["optional-dependencies"]["grade"]
