@@ -228,7 +228,9 @@ def classify(
         if isinstance(exc, errors.APIConnectionError):
             # litellm wraps undecodable bodies as connection/internal errors too; both retry.
             return failure("connection", f"Judge model '{model}' could not be reached: {detail}"), True, None
-        if isinstance(exc, _server_errors(errors)) or (isinstance(status, int) and status >= 500):
+        if isinstance(exc, (errors.InternalServerError, errors.ServiceUnavailableError, errors.BadGatewayError)) or (
+            isinstance(status, int) and status >= 500
+        ):
             return failure("server", f"Judge model '{model}' failed with a server error: {detail}"), True, None
         if isinstance(exc, (errors.BadRequestError, errors.UnprocessableEntityError, errors.UnsupportedParamsError)):
             return failure("bad_request", f"Judge model '{model}' rejected the request: {detail}"), False, None
@@ -239,9 +241,3 @@ def classify(
     if isinstance(exc, (ValueError, json.JSONDecodeError)):
         return JudgeFailure("parse", f"The judge's reply could not be read: {detail}", "bad_reply"), False, None
     return JudgeFailure("unknown", f"{name}: {detail}", "other"), False, None
-
-
-def _server_errors(errors: Any) -> tuple[type[BaseException], ...]:
-    """litellm's 5xx exception classes; the oldest allowed (1.76) has no BadGatewayError yet."""
-    names = ("InternalServerError", "ServiceUnavailableError", "BadGatewayError")
-    return tuple(getattr(errors, name) for name in names if hasattr(errors, name))
