@@ -15,7 +15,7 @@ from importlib import metadata
 
 DISTRIBUTION = "rubric-lsp"
 # pyproject.toml's [grade] extra, for a source tree run without being installed (a test keeps them equal).
-FALLBACK_REQUIREMENTS = ("litellm>=1.85", "aiohttp>=3.10", "rich>=13", "jinja2>=3.1.2", "pygal>=3.0.4")
+FALLBACK_REQUIREMENTS = ("litellm>=1.85", "aiohttp>=3.10", "rich>=13", "jinja2>=3.1.6", "pygal>=3.0.4")
 
 
 def grade_requirements() -> list[str]:
