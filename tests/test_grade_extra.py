@@ -100,3 +100,10 @@ def test_a_report_without_pygal_is_refused_before_any_judge_call(tmp_path: Path)
     assert line.startswith("rubric grade: the HTML report needs pygal, not installed: run ")
     assert f"{sys.executable} -m pip install 'pygal>=" in line and "rubric-lsp[grade]" not in line
     assert not (tmp_path / "r.html").exists()
+
+
+def test_the_fallback_requirements_are_the_grade_extra() -> None:
+    from rubric_lsp.settings import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert list(extra.FALLBACK_REQUIREMENTS) == project["optional-dependencies"]["grade"]

@@ -169,6 +169,46 @@ def test_nesting_up_to_the_cap_is_read_and_one_more_level_is_refused(make, path)
     assert refused.root is None
 
 
+# libyaml 0.2.6 (in PyYAML 6.0.4's wheels) refuses more than 1,000 levels itself, with a syntax
+# error raised up to 1,024 characters ahead of the events it returned; libyaml 0.2.5 (PyYAML ≤
+# 6.0.3) reads on, and crashes near 50,000. Depths across both limits get one finding whatever
+# PyYAML runs the suite (.ci/run runs it under the oldest and the newest allowed): too deep, at
+# the level past the cap. Each case: text for a depth, and where that level opens (line, column).
+DEEP_SHAPES = {
+    "flow-seq": (lambda d: "[" * d + "]" * d + "\n", (0, DEPTH_CAP)),
+    "flow-map": (lambda d: "{a: " * d + "1" + "}" * d + "\n", (0, 4 * DEPTH_CAP)),
+    "block-seq": (lambda d: "- " * d + "x\n", (0, 2 * DEPTH_CAP)),
+    # under a block key, one bracket a line: libyaml looks ahead only within a line
+    "flow-seq-lines": (lambda d: "k:\n" + "  [\n" * d + "  ]\n" * d, (DEPTH_CAP, 2)),
+    "flow-seq-then-broken": (lambda d: "[" * d + "]" * d + "]\n", (0, DEPTH_CAP)),
+    "after-a-value": (lambda d: "a: 1\nb: " + "[" * d + "]" * d + "\n", (1, 3 + DEPTH_CAP - 1)),
+}
+
+
+@pytest.mark.parametrize("depth", [1_001, 3_000, 50_000])
+@pytest.mark.parametrize("shape", sorted(DEEP_SHAPES))
+def test_nesting_past_libyamls_own_limit_gets_the_same_finding_under_every_pyyaml(shape, depth):
+    make, (line, column) = DEEP_SHAPES[shape]
+    doc = parse_document(make(depth), "x.yaml")
+    assert [i.kind for i in doc.issues] == ["too-deep"], doc.issues
+    start = doc.range(doc.issues[0].span).start
+    assert (start.line, start.character) == (line, column)
+
+
+@pytest.mark.parametrize("depth", [DEPTH_CAP + 1, 1_001])
+def test_block_mappings_past_libyamls_own_limit_get_the_same_finding(depth):
+    doc = parse_document(nested_block(depth), "x.yaml")
+    assert [i.kind for i in doc.issues] == ["too-deep"]
+    start = doc.range(doc.issues[0].span).start
+    assert (start.line, start.character) == (DEPTH_CAP, DEPTH_CAP)
+
+
+def test_a_syntax_error_before_deep_nesting_is_reported_as_such():
+    doc = parse_document("a: ]\nb: " + "[" * 5_000 + "]" * 5_000 + "\n", "x.yaml")
+    assert [i.kind for i in doc.issues] == ["syntax-error"]
+    assert doc.range(doc.issues[0].span).start.line == 0
+
+
 def test_aliases_that_are_fine_are_read_and_shared():
     text = "defaults: &d {weight: 5, scale_type: ordinal}\n" + "".join(
         f"c{i}:\n  <<: *d\n  name: c{i}\n  also: *d\n" for i in range(200)

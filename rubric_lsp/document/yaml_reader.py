@@ -14,12 +14,7 @@ from rubric_lsp.document.js_yaml import PlainScalars, schema_dependent_key, sche
 from rubric_lsp.document.limits import Limits
 from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, Node
 from rubric_lsp.document.positions import LineIndex, Span
-
-_Loader: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
-try:  # libyaml is ~10x faster; the pure-Python loader gives the same nodes.
-    _Loader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
+from rubric_lsp.document.yaml_depth import LOADER, event_start, loader_input, prescan, too_deep, too_deep_before
 
 _T = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL = _T + "str", _T + "int", _T + "float", _T + "bool", _T + "null"
@@ -32,14 +27,8 @@ _YAML12_NUMBER = re.compile(r"[-+]?(?:0o[0-7]+|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(
 _NUMBER_START = frozenset("0123456789+-.")
 _SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 
-# Block nesting is bounded by the indentation and "- " markers that open a line.
-_BLOCK_PREFIX = re.compile(r"^[ \t?:-]*", re.M)
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 
-# libyaml's compose recurses on the C stack: measured fine at 20,000 levels, a crash near
-# 50,000. Below this bound the depth check on the composed nodes is enough, and the event
-# pre-scan (which costs about as much as composing) is skipped.
-_COMPOSE_SAFE_DEPTH = 10_000
 # Document.flow_lines is also set from this depth on: js-yaml (promptfoo) refuses nesting past 100.
 _FLOW_LINES_DEPTH = 80
 
@@ -54,19 +43,18 @@ def read_yaml(
     """The first document's nodes, the issues, the plain scalars a YAML 1.2 reader reads otherwise, and
     whether a flow construct spans lines (``Document.flow_lines``)."""
     issues: list[ParseIssue] = []
-    refused = _prescan(text, lines, limits)
+    refused = prescan(text, lines, limits)
     if refused is not None:
         return None, [refused], None, False
     try:
         root, extra = _compose_first(text, lines)
     except yaml.MarkedYAMLError as exc:
-        return None, [_syntax_issue(exc, lines)], None, False
+        return None, [too_deep_before(exc, text, lines, limits) or _syntax_issue(exc, lines)], None, False
     except yaml.YAMLError as exc:  # errors without a position
         issue = ParseIssue(K.SYNTAX_ERROR, f"YAML error: {exc}", lines.single_line_span(0), fatal=True)
         return None, [issue], None, False
     except RecursionError:
-        deep = ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(0), fatal=True)
-        return None, [deep], None, False
+        return None, [too_deep(0, lines, limits)], None, False
     if extra is not None:
         issues.append(extra)
     if root is None:
@@ -75,8 +63,7 @@ def read_yaml(
     try:
         node = converter.convert(root, 1)
     except _TooDeep as deep:
-        issue = ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(deep.offset), fatal=True)
-        return None, [issue], None, False
+        return None, [too_deep(deep.offset, lines, limits)], None, False
     if converter.shared:  # aliases or merge keys: the expanded value may be far larger
         refused = check_expansion(node, lines, limits, text)
         if refused is not None:
@@ -103,19 +90,6 @@ def _block_end(text: str, last: Node, start: int, end: int) -> int:
         return trimmed
 
 
-def _loader_input(text: str) -> str:
-    """The text to give libyaml so that its marks are offsets into ``text``.
-
-    libyaml drops a leading U+FEFF without counting it, yet counts one that follows
-    (PyYAML's pure loader counts both). Text that starts with U+FEFF (an editor sending
-    the byte-order mark, or a file saved with two) would put every position one character
-    early; one more leading U+FEFF for libyaml to drop keeps them exact.
-    """
-    if text.startswith("\ufeff") and _Loader is not yaml.SafeLoader:
-        return "\ufeff" + text
-    return text
-
-
 class _TooDeep(Exception):
     def __init__(self, offset: int) -> None:
         self.offset = offset
@@ -128,14 +102,14 @@ def _compose_first(text: str, lines: LineIndex) -> tuple[yaml.Node | None, Parse
     stream with several documents, so that is an error, but the first document is
     still checked.
     """
-    loader = _Loader(_loader_input(text))
+    loader = LOADER(loader_input(text))
     try:
         root = loader.get_node() if loader.check_node() else None
         if not loader.check_node():
             return root, None
         after = root.end_mark.index if root is not None else 0
         marker = _DOCUMENT_START.search(text, after)
-        offset = marker.start() if marker else _start(loader.peek_event())
+        offset = marker.start() if marker else event_start(loader.peek_event())
     finally:
         loader.dispose()
     return root, ParseIssue(
@@ -198,7 +172,7 @@ def check_expansion(root: Node, lines: LineIndex, limits: Limits, text: str | No
         while depth <= limits.max_depth:
             node = max((c for c in _children(node) if c.kind != SCALAR), key=lambda c: heights[id(c)])
             depth += 1
-        return ParseIssue(K.TOO_DEEP, _too_deep_message(limits), lines.single_line_span(node.start), fatal=True)
+        return too_deep(node.start, lines, limits)
     added = sizes[id(root)] - len(sizes) - len(distinct_scalars)
     if added <= limits.max_expanded_nodes:
         return None
@@ -229,7 +203,7 @@ def _first_alias_over_cap(text: str, limits: Limits) -> int | None:
     open_sizes: list[list[Any]] = []  # [node count, anchor] per open collection
     sizes: dict[str, int] = {}
     try:
-        for event in yaml.parse(_loader_input(text), Loader=_Loader):
+        for event in yaml.parse(loader_input(text), Loader=LOADER):
             # isinstance on these leaf event classes matches exactly what `type(event) is` would.
             if isinstance(event, yaml.ScalarEvent):
                 if open_sizes:
@@ -250,16 +224,10 @@ def _first_alias_over_cap(text: str, limits: Limits) -> int | None:
                 if open_sizes:
                     open_sizes[-1][0] += size
                 if added > limits.max_expanded_nodes:
-                    return _start(event)
+                    return event_start(event)
     except yaml.YAMLError:
         return None
     return None
-
-
-def _start(event: yaml.Event | None) -> int:
-    """Offset at which a parsed event starts: the parsers always give one that has a mark."""
-    assert event is not None and event.start_mark is not None
-    return event.start_mark.index
 
 
 def _yaml12_number(raw: str) -> int | float:
@@ -268,43 +236,6 @@ def _yaml12_number(raw: str) -> int | float:
     if body.startswith("0o"):
         return sign * int(body[2:], 8)
     return float(raw)
-
-
-def _too_deep_message(limits: Limits) -> str:
-    return (
-        f"Nesting deeper than {limits.max_depth} levels; refusing to read this file "
-        "(no rubric or config nests this deep)."
-    )
-
-
-def _prescan(text: str, lines: LineIndex, limits: Limits) -> ParseIssue | None:
-    """Walk the event stream to cap nesting depth before composing.
-
-    libyaml's compose crashes the process on extreme nesting, so depth must be known
-    first. Skipped when a cheap bound already proves compose safe: block nesting needs
-    indentation or "- " markers, flow nesting needs brackets. The cap itself (and alias
-    expansion) is applied on the composed nodes, which is cheaper.
-    """
-    block_bound = max(map(len, _BLOCK_PREFIX.findall(text)), default=0)
-    depth_bound = block_bound + 1 + text.count("[") + text.count("{")
-    if depth_bound <= max(limits.max_depth, _COMPOSE_SAFE_DEPTH):
-        return None
-    depth = 0
-    opening = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
-    closing = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
-    try:
-        for event in yaml.parse(_loader_input(text), Loader=_Loader):
-            cls = type(event)
-            if cls in opening:
-                depth += 1
-                if depth > limits.max_depth:
-                    span = lines.single_line_span(_start(event))
-                    return ParseIssue(K.TOO_DEEP, _too_deep_message(limits), span, fatal=True)
-            elif cls in closing:
-                depth -= 1
-    except yaml.YAMLError:
-        return None  # compose reports the syntax error with its position
-    return None
 
 
 def _syntax_issue(exc: yaml.MarkedYAMLError, lines: LineIndex) -> ParseIssue:

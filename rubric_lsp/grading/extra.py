@@ -15,8 +15,8 @@ import sys
 from importlib import metadata
 
 DISTRIBUTION = "rubric-lsp"
-# pyproject.toml's [grade] extra, for a source tree run without being installed.
-FALLBACK_REQUIREMENTS = ("litellm>=1.50", "aiohttp>=3.9", "rich>=13", "jinja2>=3.1", "pygal>=3.0")
+# pyproject.toml's [grade] extra, for a source tree run without being installed (a test keeps them equal).
+FALLBACK_REQUIREMENTS = ("litellm>=1.85", "aiohttp>=3.10", "rich>=13", "jinja2>=3.1.6", "pygal>=3.0.4")
 
 
 def grade_requirements() -> list[str]:
