@@ -92,6 +92,10 @@ class KeyFilter:
         return all(self._bits[at >> 3] & (1 << (at & 7)) for at in self._positions(key))
 
 
+# Entries put but not committed yet, per cache file (see VerdictCache._unwritten).
+_UNWRITTEN: dict[str, dict[str, str]] = {}
+
+
 class VerdictCache:
     def __init__(self, directory: Path):
         self.directory = Path(directory)
@@ -102,7 +106,9 @@ class VerdictCache:
         self._lock = threading.Lock()  # the connection is shared by the threads that grade
         self._writer = RowWriter(self._connect_writer, _PUT)
         self._writes_off = False  # a write failed: none is tried again (and a warning said so, once)
-        self._unwritten: dict[str, str] = {}  # handed to the executor, not committed yet (outside ``deferred``)
+        # Handed to the executor, not committed yet (outside ``deferred``): shared by every VerdictCache of
+        # this file in the process, so the next grading (the editor's, a test's) sees what the last one put.
+        self._unwritten: dict[str, str] = _UNWRITTEN.setdefault(os.path.abspath(self._path), {})
         self._write_db: sqlite3.Connection | None = None  # the executor's (its own lock: reads never wait on it)
         self._write_lock = threading.Lock()
         self._deferred = 0
