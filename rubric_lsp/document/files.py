@@ -37,6 +37,17 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def special_kind(path: str | Path) -> str | None:
+    """What ``path`` (symlinks followed) is when reading it would block or never end: a FIFO, a device or
+    a socket; None for a regular file, a folder, or a path that does not exist."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    special = stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode)
+    return _kind(mode) if special else None
+
+
 def check_regular(path: str | Path, limit: int | None = None) -> int:
     """The size of ``path`` (symlinks followed) if it is a regular file within ``limit``; else UnreadableFile."""
     limit = DEFAULT_LIMITS.max_bytes if limit is None else limit

@@ -17,12 +17,12 @@ from its own checker.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
+from rubric_lsp.document.files import special_kind
 from rubric_lsp.document.nodes import walk
 from rubric_lsp.formats.promptfoo import CONFIG, refs
 from rubric_lsp.formats.promptfoo.paths import prompt_raw_nodes
@@ -105,7 +105,7 @@ def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys
             ctx.report(MISSING_FILE, node, _missing(ref, target, id(node) in prompt_nodes))
         for path in found:
             ctx.dependencies.add(str(path))
-            special = _not_a_file(path)
+            special = special_kind(path)
             if special is not None:
                 ctx.report(UNREADABLE_REFERENCE, node, f"'{ref.text}' names {special}, not a file: not read.")
         reached = found or [refs.static_prefix(target) if ref.is_glob else target]
@@ -118,17 +118,6 @@ def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys
                 "but the config then works only where that file exists. Keep referenced files inside the project "
                 "(copy the file in, or open the folder holding both as the workspace).",
             )
-
-
-def _not_a_file(path: Path) -> str | None:
-    """What ``path`` is when it is a FIFO, a device or a socket (a promptfoo run would hang on it), else None."""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return None
-    kinds = {"a FIFO (named pipe)": stat.S_ISFIFO, "a device": stat.S_ISCHR, "a block device": stat.S_ISBLK}
-    kinds["a socket"] = stat.S_ISSOCK
-    return next((what for what, test in kinds.items() if test(mode)), None)
 
 
 def boundaries(ctx: CheckContext) -> list[Path]:
