@@ -288,15 +288,14 @@ def _read_and_lint(path: Path, settings: Settings, kind: str | None, explicit: b
     Only a regular file is opened (a FIFO would block, a link to /dev/zero never end): anything else
     raises UnreadableFile, an OSError.
     """
-    from rubric_lsp.document.files import TooLarge, check_regular, read_regular
+    from rubric_lsp.document.files import TooLarge, read_regular
     from rubric_lsp.document.limits import DEFAULT_LIMITS
 
     limit = settings.max_file_size or DEFAULT_LIMITS.max_bytes
     try:
-        check_regular(path, limit)
+        data = read_regular(path, limit)  # (it checks the file's type and size before opening it)
     except TooLarge:
         return None, lint_path(path, settings=settings, kind=kind, explicit=explicit)  # refused by its size alone
-    data = read_regular(path, limit)
     return data, lint_text(data, str(path), settings=settings, kind=kind, explicit=explicit)
 
 
