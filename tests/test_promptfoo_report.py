@@ -29,6 +29,9 @@ prompts: ["Answer: {{question}}"]
 providers: [echo]
 defaultTest:
   options: {provider: openai:judge}
+  assert:
+    - type: not-icontains
+      value: as an AI
 tests:
   - description: password reset
     vars: {question: How do I reset my password?}
@@ -97,37 +100,46 @@ def _label(test, verdicts) -> str:
     return "ERROR" if errored else "INCOMPLETE"
 
 
-def expected_figures(data) -> dict[str, str]:
-    """Every figure the page must show, each computed here from the JSON result."""
-    usage = data["usage"]
-    wanted = {
-        "kind": "response",
-        "score": figure(data["score"]),
-        "raw_score": figure(data["raw_score"]),
-        "passed": "PASS" if data["passed"] else "FAIL",
-        "model": data["model"],
+def _usage_figures(usage, model) -> dict[str, str]:
+    return {
+        "model": model,
         "calls": str(usage["calls"]),
         "fresh": str(usage["calls"]),
         "cached": str(usage["cached"]),
         "total_tokens": str(usage["total_tokens"]),
         "cost_usd": f"${usage['cost_usd']:.4f}",
     }
-    labels = [_label(t, data["verdicts"]) for t in data["tests"]]
-    wanted |= {f"tests:{label}": str(labels.count(label)) for label in ("PASS", "FAIL", "ERROR", "INCOMPLETE")}
-    wanted["tests:total"] = str(len(data["tests"]))
-    for test, label in zip(data["tests"], labels):
+
+
+def expected_figures(data) -> dict[str, str]:
+    """Every figure a response's page must show, each computed here from the JSON result."""
+    wanted = {
+        "kind": "response",
+        "score": figure(data["score"]),
+        "raw_score": figure(data["raw_score"]),
+        "passed": "PASS" if data["passed"] else "FAIL",
+    }
+    return wanted | _usage_figures(data["usage"], data["model"]) | _test_figures(data, "")
+
+
+def _test_figures(report, p: str) -> dict[str, str]:
+    """The figures of ``report``'s tests' sections (``p``: the page's prefix for them)."""
+    labels = [_label(t, report["verdicts"]) for t in report["tests"]]
+    wanted = {f"{p}tests:{label}": str(labels.count(label)) for label in ("PASS", "FAIL", "ERROR", "INCOMPLETE")}
+    wanted[f"{p}tests:total"] = str(len(report["tests"]))
+    for test, label in zip(report["tests"], labels):
         n = test["test"]
-        wanted |= {f"test:{n}": str(n), f"test_result:{n}": label, f"test_score:{n}": figure(test["score"])}
+        wanted |= {f"{p}test:{n}": str(n), f"{p}test_result:{n}": label, f"{p}test_score:{n}": figure(test["score"])}
         if "threshold" in test:
-            wanted[f"test_threshold:{n}"] = figure(test["threshold"])
-        wanted |= {f"named:{n}:{name}": figure(v) for name, v in (test.get("named_scores") or {}).items()}
-        verdicts = [data["verdicts"][a["verdict"]] for a in test["assertions"]]
+            wanted[f"{p}test_threshold:{n}"] = figure(test["threshold"])
+        wanted |= {f"{p}named:{n}:{name}": figure(v) for name, v in (test.get("named_scores") or {}).items()}
+        verdicts = [report["verdicts"][a["verdict"]] for a in test["assertions"]]
         for entry, verdict in zip(test["assertions"], verdicts):
             i = entry["verdict"]
-            wanted[f"verdict:{i}"] = "not run" if verdict["verdict"] == "NOT_RUN" else verdict["verdict"]
-            wanted[f"weight:{i}"] = figure(entry["weight"])
+            wanted[f"{p}verdict:{i}"] = "not run" if verdict["verdict"] == "NOT_RUN" else verdict["verdict"]
+            wanted[f"{p}weight:{i}"] = figure(entry["weight"])
             if any(v.get("score") is not None for v in verdicts):
-                wanted[f"assertion_score:{i}"] = figure(verdict.get("score"))
+                wanted[f"{p}assertion_score:{i}"] = figure(verdict.get("score"))
     return wanted
 
 
@@ -138,14 +150,15 @@ def test_the_json_carries_what_the_report_shows(graded):
     assert [_label(tests[n], data["verdicts"]) for n in sorted(tests)] == [RESULTS[n] for n in sorted(tests)]
     assert tests[1]["threshold"] == 0.5 and tests[1]["named_scores"] == {"helpfulness": 1.0}
     assert tests[2]["vars"] == {"question": "Can I get a refund after 30 days?", "ticket": "T-4711"}
-    rubric = tests[1]["assertions"][1]
+    assert [a.get("from_default_test", False) for a in tests[1]["assertions"]] == [True, False, False]
+    rubric = tests[1]["assertions"][2]
     assert rubric["value"] == "Explains how to answer: {{question}}"
     assert rubric["rendered"] == "Explains how to answer: How do I reset my password?"
     (call,) = rubric["sent"]
     assert "How do I reset my password?" in call[-1]["content"] and RESPONSE in call[-1]["content"]
-    assert [a["weight"] for a in tests[2]["assertions"]] == [1.0, 2.0]
-    assert "sent" not in tests[2]["assertions"][0]  # contains is checked here: no judge
-    assert data["verdicts"][tests[3]["assertions"][0]["verdict"]]["verdict"] == "NOT_RUN"
+    assert [a["weight"] for a in tests[2]["assertions"]] == [1.0, 1.0, 2.0]
+    assert "sent" not in tests[2]["assertions"][1]  # contains is checked here: no judge
+    assert data["verdicts"][tests[3]["assertions"][1]["verdict"]]["verdict"] == "NOT_RUN"
     # every verdict belongs to exactly one test's assertions
     indices = sorted(a["verdict"] for t in data["tests"] for a in t["assertions"])
     assert indices == list(range(len(data["verdicts"])))
@@ -208,3 +221,36 @@ def test_in_chromium_the_toggle_and_the_search_find_the_failing_test_and_every_f
     wanted = expected_figures(data)
     assert shown == wanted
     assert not [v for v in shown.values() if v.startswith(("-", "−"))]
+
+
+@pytest.mark.skipif(not available(), reason="needs /usr/bin/chromium")
+def test_several_outputs_show_each_outputs_text_and_tests_with_the_jsons_figures(
+    judge_server, tmp_path, monkeypatch, capfd
+):
+    use_judge(monkeypatch, judge_server, KEY, tmp_path / "cache")
+    judge_server.handler = judge
+    (tmp_path / "promptfooconfig.yaml").write_text(CONFIG, encoding="utf-8")
+    outputs = [RESPONSE, "Sorry, as an AI I cannot help."]
+    argv = ["grade", str(tmp_path / "promptfooconfig.yaml")]
+    for position, text in enumerate(outputs):
+        (tmp_path / f"out{position}.txt").write_text(text, encoding="utf-8")
+        argv += ["--response", str(tmp_path / f"out{position}.txt")]
+    code = main([*argv, "--no-cache", "--retries", "0", "--format", "json", "--report", str(tmp_path / "r.html")])
+    out, err = capfd.readouterr()
+    assert code == 2, err
+    data = json.loads(out)
+    loaded = load(tmp_path / "r.html")
+    assert loaded.console == [] and loaded.requests == []
+    for text in outputs:
+        assert html_escape(text) in loaded.dom
+    wanted = {"kind": "outputs"}
+    calls = {
+        key: sum(o["usage"][key] for o in data["outputs"]) for key in ("calls", "cached", "total_tokens", "cost_usd")
+    }
+    wanted |= _usage_figures(calls, data["outputs"][0]["model"])
+    for position, report in enumerate(data["outputs"]):
+        wanted[f"output_score:{position}"] = figure(report["score"])
+        wanted |= _test_figures(report, f"o{position + 1}:")
+    assert loaded.figures() == wanted
+    # the second output says "as an AI": defaultTest's not-icontains fails it in every test
+    assert {_label(t, data["outputs"][1]["verdicts"]) for t in data["outputs"][1]["tests"]} == {"FAIL"}

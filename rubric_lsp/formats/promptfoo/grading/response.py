@@ -330,12 +330,18 @@ def test_json(test: _Test, outcome: Outcome, record: dict[int, dict[str, Any]]) 
     # The threshold the aggregate applies (a number); JSON has no NaN or Infinity to write the others.
     if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and math.isfinite(threshold):
         data["threshold"] = threshold
+    own = {id(a) for a in test.info.own_assertions}
     data["assertions"] = [
-        _assertion_json(a, test.verdicts[id(a)], test.vars, record.get(id(a), {}))
+        _assertion_json(a, test.verdicts[id(a)], test.vars, record.get(id(a), {})) | _origin(id(a) in own)
         for a in test.assertions
         if id(a) in test.verdicts
     ]
     return data
+
+
+def _origin(own: bool) -> dict[str, Any]:
+    # Every test runs defaultTest's assertions first: say which ones are those.
+    return {} if own else {"from_default_test": True}
 
 
 def _assertion_json(
