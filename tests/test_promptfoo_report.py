@@ -51,7 +51,7 @@ tests:
         value: States the refund policy accurately
         weight: 2
   - description: custom check
-    vars: {question: Hello}
+    vars: {question: Hello, token: sk-canary-0123456789abcdefgh}
     assert:
       - type: javascript
         value: output.length > 3
@@ -63,6 +63,7 @@ tests:
       - type: llm-rubric
         value: Mentions the outage status
 """
+CANARY = "sk-canary-0123456789abcdefgh"  # a key in the config's vars: masked wherever it is shown
 RESPONSE = "To reset your password, open <Settings>. A refund is possible."
 RESULTS = {1: "PASS", 2: "FAIL", 3: "INCOMPLETE", 4: "ERROR"}
 
@@ -88,6 +89,7 @@ def graded(judge_server, tmp_path, monkeypatch, capfd):
     code = main(argv)
     out, err = capfd.readouterr()
     assert code == 2, err  # a judge call failed: incomplete
+    assert CANARY not in out and '"token": "sk-cana***"' in out  # the var is shown, the key in it masked
     data = json.loads(out)
     jsonschema.validate(data, SCHEMA, cls=jsonschema.Draft202012Validator)
     return data, tmp_path / "report.html"
@@ -167,7 +169,7 @@ def test_the_json_carries_what_the_report_shows(graded):
 def test_the_page_shows_each_test_its_assertions_and_the_output(graded):
     data, page = graded
     html = page.read_text(encoding="utf-8")
-    assert KEY not in html
+    assert KEY not in html and CANARY not in html
     assert html_escape(RESPONSE) in html and RESPONSE not in html  # the output's text, escaped
     assert re.search(r"<details class=\"output\"><summary>", html)  # collapsed
     for test in data["tests"]:

@@ -315,7 +315,11 @@ def _score(report: GradeReport, tests: list[_Test], record: dict[int, dict[str, 
 
 def test_json(test: _Test, outcome: Outcome, record: dict[int, dict[str, Any]]) -> dict[str, Any]:
     """Test ``test``'s result (``tests`` of the JSON) with what promptfoo's own results carry to explain it:
-    its vars, the threshold applied, and each assertion that has a verdict (``assertions``)."""
+    its vars, the threshold applied, and each assertion that has a verdict (``assertions``). Their text
+    is the config's and the response's, as a report may print it: keys masked (``redaction``)."""
+    from rubric_lsp.redaction import report_redactor
+
+    redact = report_redactor().report
     data: dict[str, Any] = {"test": test.number}
     description = test.info.get("description")
     if description is not None and isinstance(description.value, str):
@@ -325,14 +329,14 @@ def test_json(test: _Test, outcome: Outcome, record: dict[int, dict[str, Any]]) 
     if named:
         data["named_scores"] = named
     if test.vars:
-        data["vars"] = json_safe(test.vars)
+        data["vars"] = json_safe(test.vars, redact)
     threshold = _test_threshold(test.info)
     # The threshold the aggregate applies (a number); JSON has no NaN or Infinity to write the others.
     if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and math.isfinite(threshold):
         data["threshold"] = threshold
     own = {id(a) for a in test.info.own_assertions}
     data["assertions"] = [
-        _assertion_json(a, test.verdicts[id(a)], test.vars, record.get(id(a), {})) | _origin(id(a) in own)
+        _assertion_json(a, test.verdicts[id(a)], test.vars, record.get(id(a), {}), redact) | _origin(id(a) in own)
         for a in test.assertions
         if id(a) in test.verdicts
     ]
@@ -345,33 +349,36 @@ def _origin(own: bool) -> dict[str, Any]:
 
 
 def _assertion_json(
-    assertion: Any, verdict: Verdict, test_vars: dict[str, Any], judged: dict[str, Any]
+    assertion: Any, verdict: Verdict, test_vars: dict[str, Any], judged: dict[str, Any], redact: Callable[[str], str]
 ) -> dict[str, Any]:
     """One assertion as written (type, value, the weight and metric the aggregate counts) and its verdict's index."""
     data: dict[str, Any] = {"verdict": verdict.index, "type": assertion.type, "weight": _weight(assertion)}
     value = assertion.field("value")
     if value is not None:
-        data["value"] = json_safe(to_plain(value))
+        data["value"] = json_safe(to_plain(value), redact)
     if "rendered" in judged:
-        data["rendered"] = judged["rendered"]
+        data["rendered"] = redact(judged["rendered"])
     metric = _metric(assertion, test_vars)
     if metric:
         data["metric"] = metric
     if assertion.set_node is not None:
         data["in_assert_set"] = True
     if judged.get("sent"):
-        data["sent"] = json_safe(judged["sent"])
+        data["sent"] = json_safe(judged["sent"], redact)
     return data
 
 
-def json_safe(value: Any) -> Any:
-    """A plain value JSON can carry: NaN and Infinity as JavaScript prints them, dates and the like as text."""
+def json_safe(value: Any, redact: Callable[[str], str]) -> Any:
+    """A plain value JSON can carry, its text through ``redact``: NaN and Infinity as JavaScript prints
+    them, dates and the like as text."""
     if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
+        return {redact(str(k)): json_safe(v, redact) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
+        return [json_safe(v, redact) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return js_number_text(value)
-    if value is None or isinstance(value, (str, int, float, bool)):
+    if isinstance(value, str):
+        return redact(value)
+    if value is None or isinstance(value, (int, float, bool)):
         return value
-    return str(value)
+    return redact(str(value))
