@@ -169,10 +169,15 @@ export async function installScenario({ page, check, shot, log, runCommand, open
     check(picked, "after the [grade] install: the grading goes on (the target pick is offered)");
     if (!picked) return;
     await pick.click();
-    const verdicts = await page.waitForFunction(
-      () => [...document.querySelectorAll(".view-lines")].some((v) => /✓\s*(MET|greets|concise)/.test(v.textContent || "")),
-      null, { timeout: 180000 },
-    ).then(() => true, () => false);
+    // the verdicts, or (without the fix) the error toast at once rather than the whole timeout
+    const outcome = await page.waitForFunction(() => {
+      if ([...document.querySelectorAll(".view-lines")].some((v) => /✓\s*(MET|greets|concise)/.test(v.textContent || ""))) return "graded";
+      const toasts = [...document.querySelectorAll(".notifications-toasts .notification-list-item-message")];
+      return toasts.some((m) => /failed|not running/i.test(m.textContent || "")) ? "failed" : false;
+    }, null, { timeout: 180000 }).then((h) => h.jsonValue(), () => "timed out");
+    log(`after the pick: ${outcome}`);
+    for (const t of await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts()) toasts.add(t);
+    const verdicts = outcome === "graded";
     await page.waitForTimeout(1000);
     await shot("i5-graded-after-grade-install");
     const lines = await page.evaluate(() => [...document.querySelectorAll(".view-line")].map((v) => v.textContent).filter((t) => /MET|✓|✗/.test(t || "")));
