@@ -34,7 +34,9 @@ def _vscode_settings() -> dict[str, dict]:
 def _server_keys() -> dict[str, object]:
     """Every key the server reads, with the default it applies when the key is absent: its own
     settings', and the formats' grading options' (the grader's default; ``Format.grade_options``)."""
-    defaults = {key: _server_default(attr) for key, (attr, _kind, _what) in _KEYS.items() if key not in NOT_USER_SETTINGS}
+    defaults = {
+        key: _server_default(attr) for key, (attr, _kind, _what) in _KEYS.items() if key not in NOT_USER_SETTINGS
+    }
     return defaults | {key: option.default for key, option in option_settings().items()}
 
 
