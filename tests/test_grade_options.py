@@ -153,3 +153,18 @@ def test_two_formats_may_share_an_option_but_not_spell_it_differently():
     assert distinct([STRICTNESS, EXPLAIN, STRICTNESS]) == [STRICTNESS, EXPLAIN]
     with pytest.raises(ValueError, match="'strictness' differently"):
         distinct([STRICTNESS, GradeOption("strictness", "strict", "other", "--strictness")])
+
+
+def test_the_server_falls_back_on_an_options_environment_variable(monkeypatch):
+    from rubric_lsp.server.app import RubricServer
+
+    ls = RubricServer()
+    monkeypatch.delenv("RUBRIC_CANNOT_ASSESS", raising=False)
+    assert ls.grade_options() == {}  # nothing set: each grader's default
+    monkeypatch.setenv("RUBRIC_CANNOT_ASSESS", "zero")
+    assert ls.grade_options() == {"cannot_assess": "zero"}
+    ls.settings = ls.settings.merged({"grading.cannotAssess": "fail"})
+    assert ls.grade_options() == {"cannot_assess": "fail"}  # the setting wins
+    ls.settings = ls.settings.merged({"grading.cannotAssess": None})
+    monkeypatch.setenv("RUBRIC_CANNOT_ASSESS", "bogus")
+    assert ls.grade_options() == {}  # an invalid value is ignored, as an invalid setting is
