@@ -118,6 +118,7 @@ async def execute(
     args = args or {}
     limit = args.get("limit")
     request = request_for(doc, plan, response, limit if isinstance(limit, int) and limit > 0 else None)
+    request = replace(request, options=ls.grade_options())  # the formats' options, as the editor sets them
     if request.kind is RequestKind.OUTPUTS:
         request = replace(request, responses=tuple(args["texts"]))
     if request.kind is RequestKind.RESCORE:

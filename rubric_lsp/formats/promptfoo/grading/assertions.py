@@ -31,7 +31,7 @@ test, effective grader with its config, rubricPrompt, threshold, vars). For each
 
 Graders: ``--model`` / ``RUBRIC_JUDGE_MODEL`` replaces the ``defaultTest.options.provider``
 slot whole (its config goes too), like promptfoo's ``--grader``; a grader the file names
-keeps its config (``settings.settings_from_promptfoo``), and its own ``apiBaseUrl``/``apiHost``
+keeps its config (``providers.settings_from_promptfoo``), and its own ``apiBaseUrl``/``apiHost``
 wins over ``--api-base``, which serves the graders without one.
 
 For closedqa, factuality and g-eval the prompt the output answers is ``--query`` when given,
