@@ -203,8 +203,12 @@ class _Response:
         # Mistral's, xAI's), whatever the prompt; a grader the config or --model names sends none.
         reply_format = {"type": "json_object"} if self.json_mode(item) else None
         try:
-            messages = grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars, vars_last)
-            (passed, score, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_rubric_reply)
+            # Built inside the judge's prompt window (the prompt holds the output), not here.
+            (passed, score, reason, ambiguous), cached = await judge.ask(
+                lambda: grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars, vars_last),
+                reply_format,
+                parse_rubric_reply,
+            )
         except asyncio.CancelledError:
             raise
         except JudgeFailure as failure:

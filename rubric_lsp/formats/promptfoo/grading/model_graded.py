@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +109,20 @@ def messages_for(
     renders it (an empty custom prompt falls back to the default too). No JSON mode: promptfoo
     grades closedqa, factuality and g-eval with its plain grading provider."""
     return owner_messages(rubric_prompt, default, variables), JSON_REPLY if json_reply else None
+
+
+def built_later(
+    rubric_prompt: Any, default: str, variables: dict[str, Any], parsed: dict[str, str]
+) -> Callable[[], list[dict[str, Any]]]:
+    """``messages_for``'s messages with ``variables`` and, over them, each of ``parsed``'s texts as
+    promptfoo hands it over (``try_parse``), built when the judge asks for them: inside its prompt
+    window (``Judge.ask``), since the output and its parsed copy may be megabytes."""
+
+    def build() -> list[dict[str, Any]]:
+        late = {name: try_parse(text) for name, text in parsed.items()}
+        return messages_for(rubric_prompt, default, {**variables, **late})[0]
+
+    return build
 
 
 def parse_closedqa(content: str) -> tuple[bool, str]:
@@ -231,24 +246,30 @@ async def grade_model_graded(
         return await _grade_geval(item, judge, output, prompt_input, test_vars)
     if base == "model-graded-closedqa":
         # promptfoo 0.123.1 spreads the test vars first: a var named input/criteria/completion is hidden.
-        variables = {
-            **test_vars,
-            "input": prompt_input,
-            "criteria": _string_value(item, test_vars),
-            "completion": try_parse(output),
-        }
-        messages, reply_format = messages_for(item.rubric_prompt, OPENAI_CLOSED_QA_PROMPT, variables)
-        (passed, reason), cached = await judge.ask(messages, reply_format, parse_closedqa)
+        criteria = _string_value(item, test_vars)
+        (passed, reason), cached = await judge.ask(
+            built_later(
+                item.rubric_prompt,
+                OPENAI_CLOSED_QA_PROMPT,
+                {**test_vars, "input": prompt_input, "criteria": criteria},
+                {"completion": output},
+            ),
+            None,
+            parse_closedqa,
+        )
         return Outcome(passed, 1.0 if passed else 0.0, reason, cached=cached)
     scores = factuality_scores(factuality_options)
-    variables = {
-        **test_vars,
-        "input": prompt_input,
-        "ideal": _string_value(item, test_vars),
-        "completion": try_parse(output),
-    }
-    messages, reply_format = messages_for(item.rubric_prompt, PROMPTFOO_FACTUALITY_PROMPT, variables)
-    (letter, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_factuality)
+    ideal = _string_value(item, test_vars)
+    (letter, reason, ambiguous), cached = await judge.ask(
+        built_later(
+            item.rubric_prompt,
+            PROMPTFOO_FACTUALITY_PROMPT,
+            {**test_vars, "input": prompt_input, "ideal": ideal},
+            {"completion": output},
+        ),
+        None,
+        parse_factuality,
+    )
     score = scores[letter]
     return Outcome(score > 0, score, reason, ambiguous=ambiguous, cached=cached)
 
@@ -271,15 +292,17 @@ async def _grade_geval(item: Any, judge: Judge, output: str, prompt_input: str, 
         try:
             messages, reply_format = messages_for(parts.get("steps"), GEVAL_PROMPT_STEPS, {"criteria": criterion})
             (steps, steps_ambiguous), steps_cached = await judge.ask(messages, reply_format, parse_steps)
-            variables = {
-                "criteria": criterion,
-                "steps": "\n- ".join(steps),
-                "maxScore": str(GEVAL_MAX_SCORE),
-                "input": try_parse(prompt_input),
-                "output": try_parse(output),
-            }
-            messages, reply_format = messages_for(parts.get("evaluate"), GEVAL_PROMPT_EVALUATE, variables)
-            (raw, reason, score_ambiguous), score_cached = await judge.ask(messages, reply_format, parse_geval_score)
+            variables = {"criteria": criterion, "steps": "\n- ".join(steps), "maxScore": str(GEVAL_MAX_SCORE)}
+            (raw, reason, score_ambiguous), score_cached = await judge.ask(
+                built_later(
+                    parts.get("evaluate"),
+                    GEVAL_PROMPT_EVALUATE,
+                    variables,
+                    {"input": prompt_input, "output": output},
+                ),
+                None,
+                parse_geval_score,
+            )
         except JudgeFailure as failure:
             if len(criteria) > 1:  # promptfoo stops at the first failed criterion too
                 raise JudgeFailure(
