@@ -232,6 +232,8 @@ class JudgeServer:
         # answer waits (``gc.freeze`` every this many requests moves them out of its way; 0: never).
         # Set by the script mode, which the benchmarks run: see ``main``.
         self.freeze_every = 0
+        # False: requests are answered but not kept (a memory measurement sends megabytes each).
+        self.keep_requests = True
         self._in_flight = 0
         self.max_in_flight = 0  # highest number of requests being answered at once
         self._arrivals = 0  # completions received so far
@@ -348,7 +350,8 @@ class JudgeServer:
                 entry["authorization_sha256"] = hashlib.sha256(authorization.encode()).hexdigest()
             line = json.dumps(entry) + "\n"  # encoded outside the lock every handler thread takes
         with self._lock:
-            self.requests.append(request)
+            if self.keep_requests:
+                self.requests.append(request)
             if self.freeze_every and len(self.requests) % self.freeze_every == 0:
                 gc.freeze()
             if line is not None:
@@ -483,6 +486,7 @@ def main(argv: list[str] | None = None) -> int:
         "--echo-json", help="like --reply-json, with {authorization} / {token} replaced by the request's credential"
     )
     parser.add_argument("--batch-seconds", type=float, default=0.0, help="time each batch spends in progress")
+    parser.add_argument("--forget-requests", action="store_true", help="answer requests without keeping them")
     args = parser.parse_args(argv)
 
     default: Any = None
@@ -497,6 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     # reference client (a bare aiohttp client) at +8 % over the floor. With what was recorded frozen
     # and young collections rarer (each request allocates hundreds of objects): +3.5 %, same RSS.
     server.freeze_every = 1000
+    server.keep_requests = not args.forget_requests
     gc.set_threshold(50_000)
     server.batches.processing_seconds = args.batch_seconds
     for text, reply in args.when:

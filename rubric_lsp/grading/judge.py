@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from rubric_lsp.grading.meter import Meter
 
 T = TypeVar("T")
+Messages = list[dict[str, Any]]  # a chat request's messages, as sent
 
 # Bump when prompts or reply parsing change: cached verdicts from older prompts are ignored.
 PROMPT_VERSION = "1"
@@ -186,7 +187,7 @@ class Judge:
         before it is parsed (and so shown as a reason, logged or returned) or cached."""
         return self._redactor(content)
 
-    def request_fields(self, messages: list[dict[str, str]], response_format: dict[str, Any] | None) -> dict[str, Any]:
+    def request_fields(self, messages: Messages, response_format: dict[str, Any] | None) -> dict[str, Any]:
         fields: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.settings.api_base:
             fields["api_base"] = self.settings.api_base
@@ -221,12 +222,34 @@ class Judge:
         )
 
     async def ask(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any] | None, parse: Callable[[str], T]
+        self,
+        messages: Messages | Callable[[], Messages],
+        response_format: dict[str, Any] | None,
+        parse: Callable[[str], T],
     ) -> tuple[T, bool]:
         """Ask the judge and parse its reply; returns (parsed, from_cache). Raises JudgeFailure.
 
+        ``messages`` is best given as a function that builds them: it is called once this call holds
+        one of the run's prompt turns (``RateLimiter.prompts``), and what it built is dropped when
+        the call is done, so a grading of many criteria holds a bounded number of prompts (each
+        embeds the response) however many criteria wait. What the function raises (a prompt
+        promptfoo would refuse: a JudgeFailure) is raised from here.
+
         A reply is cached only once it parsed: failures are never cached.
         """
+        async with self.limit.prompts:
+            try:
+                return await self._ask(messages() if callable(messages) else messages, response_format, parse)
+            except JudgeFailure as failure:
+                # Graders keep a failure (a vote, a verdict's error) until the grading ends: its traceback,
+                # and what it was raised while handling, would keep this call's frames and so its prompt
+                # (300 failed criteria held 300 copies of the response). Raised again from here, bare.
+                failure.__traceback__ = failure.__context__ = failure.__cause__ = None
+                raise failure from None
+
+    async def _ask(
+        self, messages: Messages, response_format: dict[str, Any] | None, parse: Callable[[str], T]
+    ) -> tuple[T, bool]:
         fields = self.request_fields(messages, response_format)
         key = VerdictCache.key({"prompt_version": PROMPT_VERSION, **fields})
         run = active_run_file()

@@ -28,6 +28,13 @@ request. The policy, and why:
   the reply's usage (``Slot.settle``). A call bigger than the bucket goes once the bucket
   is full, leaving it in debt, so the long-run rate holds and nothing waits forever.
 
+**Prompts alive at once** (``RateLimiter.prompts``): a call builds its prompt only once it holds
+one of ``PROMPTS_PER_SLOT × concurrency`` turns, and lets go of it when the call is done
+(``Judge.ask``). A prompt embeds the graded response, so building every criterion's prompt up front
+kept one copy of the response per criterion: 600 criteria and a 4 MB response reached 2.5 GB
+(issue 26). Twice the concurrency leaves room for cache hits and replays to go on while every
+slot is busy; the rest of a grading's calls wait holding nothing but a shared reference.
+
 The per-call retry (judge.py) is unchanged: a 429 is retried after its Retry-After or a
 back-off, and a 429 after the last retry is a judge failure, never a verdict.
 
@@ -50,6 +57,7 @@ BURST_429S = 3
 BURST_WINDOW_SECONDS = 10.0
 CHARS_PER_TOKEN = 4
 FIRST_COMPLETION_GUESS = 256  # tokens, until replies say how long the judge's answers are
+PROMPTS_PER_SLOT = 2  # prompts built at once per call in flight (module docstring)
 
 
 class _Bucket:
@@ -145,6 +153,8 @@ class RateLimiter:
         self._waiters: deque[tuple[asyncio.Future[None], Slot]] = deque()
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = math.inf
+        # Bound to the loop of its first wait; a limiter lives for one grading run, on one loop.
+        self.prompts = asyncio.Semaphore(PROMPTS_PER_SLOT * self.ceiling)
 
     # -- the calls' side ----------------------------------------------------------------
     def slot(self, tokens: int = 0) -> Slot:

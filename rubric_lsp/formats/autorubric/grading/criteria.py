@@ -292,9 +292,11 @@ async def judge_criterion(
 ) -> Judgment:
     criterion = item.criterion
     try:
+        # The messages (each holds the response) are built inside the judge's prompt window, not here.
         if criterion.options is None:
-            messages = binary_messages(criterion, response, query, guidelines)
-            (status, reason, ambiguous), cached = await judge.ask(messages, BINARY_FORMAT, parse_binary)
+            (status, reason, ambiguous), cached = await judge.ask(
+                lambda: binary_messages(criterion, response, query, guidelines), BINARY_FORMAT, parse_binary
+            )
             return Judgment(verdict=status, reason=reason, ambiguous=ambiguous, cached=cached, judge=judge.model)
         options = effective_options(criterion)
         order = (
@@ -303,9 +305,10 @@ async def judge_criterion(
             else list(range(len(options)))
         )
         shown = [options[i] for i in order]
-        messages = choice_messages(criterion, shown, response, query, guidelines)
         (position, reason, ambiguous), cached = await judge.ask(
-            messages, CHOICE_FORMAT, lambda c: parse_choice(c, len(shown))
+            lambda: choice_messages(criterion, shown, response, query, guidelines),
+            CHOICE_FORMAT,
+            lambda c: parse_choice(c, len(shown)),
         )
         return Judgment(option=order[position], reason=reason, ambiguous=ambiguous, cached=cached, judge=judge.model)
     except asyncio.CancelledError:

@@ -319,7 +319,9 @@ async def grade_graders(
             judge = judges_for(grader)
             judges.append(judge)
             (reply, ambiguous), cached = await judge.ask(
-                messages_for(grader, response, query), response_format(scoring), lambda c: parse_reply(c, scoring)
+                lambda: messages_for(grader, response, query),  # built inside the judge's prompt window
+                response_format(scoring),
+                lambda c: parse_reply(c, scoring),
             )
         except asyncio.CancelledError:
             raise

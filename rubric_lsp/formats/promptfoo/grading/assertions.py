@@ -69,6 +69,7 @@ from rubric_lsp.formats.promptfoo.grading.prompts import (
     render,
 )
 from rubric_lsp.formats.promptfoo.grading.reply_objects import reply_objects
+from rubric_lsp.formats.promptfoo.grading.sent import noting
 from rubric_lsp.formats.promptfoo.versions import release
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
@@ -210,9 +211,16 @@ class _Response:
         # Mistral's, xAI's), whatever the prompt; a grader the config or --model names sends none.
         reply_format = {"type": "json_object"} if self.json_mode(item) else None
         try:
-            messages = grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars, vars_last)
-            sent.append(messages)
-            (passed, score, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_rubric_reply)
+            # Built inside the judge's prompt window (the prompt holds the output), not here.
+            (passed, score, reason, ambiguous), cached = await judge.ask(
+                noting(
+                    lambda: grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars, vars_last),
+                    sent,
+                    self.response,
+                ),
+                reply_format,
+                parse_rubric_reply,
+            )
         except asyncio.CancelledError:
             raise
         except JudgeFailure as failure:

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +60,7 @@ from rubric_lsp.formats.promptfoo.grading.owner_prompts import (
 )
 from rubric_lsp.formats.promptfoo.grading.prompts import owner_messages, render, try_parse
 from rubric_lsp.formats.promptfoo.grading.reply_objects import reply_objects
+from rubric_lsp.formats.promptfoo.grading.sent import kept, noting
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import extract, snippet, strip_thinking
@@ -108,6 +110,20 @@ def messages_for(
     renders it (an empty custom prompt falls back to the default too). No JSON mode: promptfoo
     grades closedqa, factuality and g-eval with its plain grading provider."""
     return owner_messages(rubric_prompt, default, variables), JSON_REPLY if json_reply else None
+
+
+def built_later(
+    rubric_prompt: Any, default: str, variables: dict[str, Any], parsed: dict[str, str]
+) -> Callable[[], list[dict[str, Any]]]:
+    """``messages_for``'s messages with ``variables`` and, over them, each of ``parsed``'s texts as
+    promptfoo hands it over (``try_parse``), built when the judge asks for them: inside its prompt
+    window (``Judge.ask``), since the output and its parsed copy may be megabytes."""
+
+    def build() -> list[dict[str, Any]]:
+        late = {name: try_parse(text) for name, text in parsed.items()}
+        return messages_for(rubric_prompt, default, {**variables, **late})[0]
+
+    return build
 
 
 def parse_closedqa(content: str) -> tuple[bool, str]:
@@ -239,26 +255,38 @@ async def grade_model_graded(
         return await _grade_geval(item, judge, output, prompt_input, test_vars, sent)
     if base == "model-graded-closedqa":
         # promptfoo 0.123.1 spreads the test vars first: a var named input/criteria/completion is hidden.
-        variables = {
-            **test_vars,
-            "input": prompt_input,
-            "criteria": _string_value(item, test_vars),
-            "completion": try_parse(output),
-        }
-        messages, reply_format = messages_for(item.rubric_prompt, OPENAI_CLOSED_QA_PROMPT, variables)
-        sent.append(messages)
-        (passed, reason), cached = await judge.ask(messages, reply_format, parse_closedqa)
+        criteria = _string_value(item, test_vars)
+        (passed, reason), cached = await judge.ask(
+            noting(
+                built_later(
+                    item.rubric_prompt,
+                    OPENAI_CLOSED_QA_PROMPT,
+                    {**test_vars, "input": prompt_input, "criteria": criteria},
+                    {"completion": output},
+                ),
+                sent,
+                output,
+            ),
+            None,
+            parse_closedqa,
+        )
         return Outcome(passed, 1.0 if passed else 0.0, reason, cached=cached)
     scores = factuality_scores(factuality_options)
-    variables = {
-        **test_vars,
-        "input": prompt_input,
-        "ideal": _string_value(item, test_vars),
-        "completion": try_parse(output),
-    }
-    messages, reply_format = messages_for(item.rubric_prompt, PROMPTFOO_FACTUALITY_PROMPT, variables)
-    sent.append(messages)
-    (letter, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_factuality)
+    ideal = _string_value(item, test_vars)
+    (letter, reason, ambiguous), cached = await judge.ask(
+        noting(
+            built_later(
+                item.rubric_prompt,
+                PROMPTFOO_FACTUALITY_PROMPT,
+                {**test_vars, "input": prompt_input, "ideal": ideal},
+                {"completion": output},
+            ),
+            sent,
+            output,
+        ),
+        None,
+        parse_factuality,
+    )
     score = scores[letter]
     return Outcome(score > 0, score, reason, ambiguous=ambiguous, cached=cached)
 
@@ -282,18 +310,23 @@ async def _grade_geval(
     for position, criterion in enumerate(criteria):
         try:
             messages, reply_format = messages_for(parts.get("steps"), GEVAL_PROMPT_STEPS, {"criteria": criterion})
-            sent.append(messages)
+            sent.append(kept(messages))
             (steps, steps_ambiguous), steps_cached = await judge.ask(messages, reply_format, parse_steps)
-            variables = {
-                "criteria": criterion,
-                "steps": "\n- ".join(steps),
-                "maxScore": str(GEVAL_MAX_SCORE),
-                "input": try_parse(prompt_input),
-                "output": try_parse(output),
-            }
-            messages, reply_format = messages_for(parts.get("evaluate"), GEVAL_PROMPT_EVALUATE, variables)
-            sent.append(messages)
-            (raw, reason, score_ambiguous), score_cached = await judge.ask(messages, reply_format, parse_geval_score)
+            variables = {"criteria": criterion, "steps": "\n- ".join(steps), "maxScore": str(GEVAL_MAX_SCORE)}
+            (raw, reason, score_ambiguous), score_cached = await judge.ask(
+                noting(
+                    built_later(
+                        parts.get("evaluate"),
+                        GEVAL_PROMPT_EVALUATE,
+                        variables,
+                        {"input": prompt_input, "output": output},
+                    ),
+                    sent,
+                    output,
+                ),
+                None,
+                parse_geval_score,
+            )
         except JudgeFailure as failure:
             if len(criteria) > 1:  # promptfoo stops at the first failed criterion too
                 raise JudgeFailure(

@@ -175,14 +175,16 @@ async def _compare(
             )
         if isinstance(judge, JudgeFailure):
             raise judge
-        messages, reply_format = select_best_messages(item.rubric_prompt, item.value, responses, item.vars)
         replies: list[str] = []
 
         def parse(content: str) -> Pick:
             replies.append(content)
             return parse_pick(content, len(responses))
 
-        pick, cached = await judge.ask(messages, reply_format, parse)
+        # Built inside the judge's prompt window (the prompt holds every output), not here; no JSON mode.
+        pick, cached = await judge.ask(
+            lambda: select_best_messages(item.rubric_prompt, item.value, responses, item.vars)[0], None, parse
+        )
     except asyncio.CancelledError:
         raise
     except JudgeFailure as failure:
