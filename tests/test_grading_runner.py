@@ -131,14 +131,16 @@ def test_no_grading_face_names_a_format(path):
 
 
 def test_every_gradable_format_names_an_importable_grader():
-    import importlib
+    import inspect
 
+    from rubric_lsp.formats.plugin import Grader
     from rubric_lsp.formats.registry import formats
 
-    graders = {f.name: f.grader for f in formats() if f.grader}
+    graders = {f.name: f.load_grader() for f in formats() if f.grader}
     assert len(graders) >= 5
-    for module in graders.values():
-        assert callable(importlib.import_module(module).grade)
+    for grader in graders.values():
+        assert isinstance(grader, Grader) and inspect.iscoroutinefunction(grader)
+        assert list(inspect.signature(grader).parameters) == ["doc", "request", "grading"]
 
 
 # -- the toy format through the CLI ----------------------------------------------------------

@@ -1,7 +1,8 @@
 """The format plugin interface: all that the linter, the server, the exports and the grader know of a kind of file.
 
-A format is one :class:`Format` value, registered with ``rubric_lsp.formats.registry.register``.
-Everything heavy is named, not imported: checker modules, the view reader, the editor hooks
+A format is one :class:`Format` value. A package makes its formats known through the entry-point
+group ``rubric_lsp.formats`` (the built-ins too: see ``formats/discovery.py``); a test may also
+call ``rubric_lsp.formats.registry.register``. Everything heavy is named, not imported: checker modules, the view reader, the editor hooks
 and the grader are loaded the first time a file of this format needs them, so start-up only
 pays for the detectors.
 
@@ -14,15 +15,33 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from rubric_lsp.document import Document
 
 if TYPE_CHECKING:  # imported when a hook is first needed: the lint path never loads it
     from rubric_lsp.formats.editor import EditorHooks
+    from rubric_lsp.grading.request import GradeRequest, GradeResult
+    from rubric_lsp.grading.runner import Grading
 
 Checker = Callable[[Any], None]  # (CheckContext) -> None
 Lazy = str | Callable[..., Any]  # "pkg.mod:attr", or the thing itself
+
+
+@runtime_checkable
+class Grader(Protocol):
+    """A format's grader: plans the judge calls a request needs and returns their result.
+
+    ``grading`` is what every grading shares (judges, progress, the deadline: ``grading/runner.py``).
+    """
+
+    async def __call__(self, doc: Document, request: GradeRequest, grading: Grading) -> GradeResult: ...
+
+
+# ``Format.grader``: a zero-argument function returning the grader (mypy checks what it returns,
+# and nothing heavy is imported until it is called), or a ``"package.module"`` string naming a
+# module that holds ``grade`` (``"package.module:attribute"``: the grader itself).
+GraderRef = str | Callable[[], Grader]
 
 
 def load(ref: Lazy) -> Any:
@@ -75,9 +94,8 @@ class Format:
     read_view: Lazy | None = None  # (Document) -> view
     # -- faces ---------------------------------------------------------------------------------
     editor: Lazy | None = None  # module (or object) with the editor hooks (see rubric_lsp.formats.editor)
-    # The format's grader: a module path (``load()`` imports it) or a zero-argument function
-    # returning it. The grading runner defines what it must provide.
-    grader: Lazy | None = None
+    # The format's grader (a :data:`GraderRef`; see :class:`Grader`), loaded on the first grading.
+    grader: GraderRef | None = None
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
     rule_title: str | None = None  # heading of that prefix's rules in docs/rules.md
@@ -87,6 +105,18 @@ class Format:
         if self.read_view is None or doc.root is None:
             return None
         return load(self.read_view)(doc)
+
+    def load_grader(self) -> Grader | None:
+        """The grader ``grader`` refers to (None when the format grades nothing)."""
+        if self.grader is None:
+            return None
+        if not isinstance(self.grader, str):
+            return self.grader()
+        found = load(self.grader)
+        found = getattr(found, "grade", found)
+        if not isinstance(found, Grader):  # a runtime check that it can be called, nothing more
+            raise TypeError(f"{self.name}'s grader {self.grader!r} names {found!r}, which cannot be called")
+        return found
 
     def editor_hooks(self) -> EditorHooks:
         """The outline / hover / completion hooks (defaults when the format has no editor module)."""

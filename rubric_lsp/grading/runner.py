@@ -1,8 +1,8 @@
 """The grading runner: the one place a grading request is carried out, whatever the format.
 
 ``grade(request, settings)`` reads the file, finds its format with
-``formats.registry.detect`` and hands the request to the format's grader: the module named
-by ``Format.grader``, holding ``async def grade(doc, request, grading) -> GradeResult``.
+``formats.registry.detect`` and hands the request to the format's grader (``Format.grader``,
+a ``formats.plugin.Grader``: ``async (doc, request, grading) -> GradeResult``).
 The grader plans its judge calls; what every grading shares lives here:
 
 - ``Run``: one judge per (model, base, temperature, max tokens, credential), one adaptive
@@ -25,9 +25,10 @@ import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar, cast
+from typing import TypeVar
 
 from rubric_lsp.document import Document, parse_document
+from rubric_lsp.formats.plugin import Grader
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.extra import grade_extra_missing
 from rubric_lsp.grading.judge import Judge, Usage
@@ -155,12 +156,6 @@ class Grading:
             self.on_progress(self.done, max(self.total or total, self.done))
 
 
-class Grader(Protocol):
-    """What ``Format.grader`` names: a module with this ``grade`` function."""
-
-    async def __call__(self, doc: Document, request: GradeRequest, grading: Grading) -> GradeResult: ...
-
-
 async def fan_out(work: Iterable[Awaitable[T]]) -> list[T]:
     """Await every item concurrently, results in order; the first exception cancels the rest and is raised."""
     tasks = [asyncio.ensure_future(item) for item in work]
@@ -182,7 +177,6 @@ def read(text: str, path: str | None) -> Document:
 
 def grader_for(doc: Document) -> Grader:
     """The grader of the document's format (``formats.registry.detect``); GradingError when it has none."""
-    from rubric_lsp.formats.plugin import load
     from rubric_lsp.formats.registry import detect, formats
     from rubric_lsp.settings import configured_kind
 
@@ -190,12 +184,10 @@ def grader_for(doc: Document) -> Grader:
         fmt = detect(doc, configured_kind(doc.path))
     except Exception:
         fmt = None
-    ref = fmt.grader if fmt is not None else None
-    if ref is not None:
-        # A module path (or the module/object itself) holding ``grade``; see formats/plugin.py.
-        found = load(ref)
-        return cast(Grader, getattr(found, "grade", found))
-    gradable = ", ".join(f.title for f in formats() if getattr(f, "grader", None))
+    grader = fmt.load_grader() if fmt is not None else None
+    if grader is not None:
+        return grader
+    gradable = ", ".join(f.title for f in formats() if f.grader is not None)
     if fmt is None:
         raise GradingError(f"This file is not a rubric rubric-lsp can grade with (it grades: {gradable}).")
     raise GradingError(f"This file is a {fmt.title}, which rubric-lsp cannot grade (it grades: {gradable}).")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.registry import Format, register
+from rubric_lsp.formats.plugin import Format, Grader
 
 RUBRIC = "autorubric-rubric"
 DATASET = "autorubric-dataset"
@@ -115,11 +115,25 @@ def _read_rubric(doc: Document):
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.autorubric.rules",)
 
-register(
+
+def _rubric_grader() -> Grader:
+    from rubric_lsp.formats.autorubric.grading.rubric import grade
+
+    return grade
+
+
+def _agreement_grader() -> Grader:
+    from rubric_lsp.formats.autorubric.grading.agreement import grade
+
+    return grade
+
+
+# What the entry point in pyproject.toml names (formats/discovery.py).
+FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=RUBRIC,
-        grader="rubric_lsp.formats.autorubric.grading.rubric",
+        grader=_rubric_grader,
         title="autorubric rubric",
         languages=("yaml", "json"),
         schema_names=("autorubric-rubric.schema.json",),
@@ -135,13 +149,11 @@ register(
         editor="rubric_lsp.formats.autorubric.editor",
         rule_prefix="AR",
         rule_title="autorubric rubrics and datasets",
-    )
-)
-register(
+    ),
     Format(
         checker_modules=_CHECKERS,
         name=DATASET,
-        grader="rubric_lsp.formats.autorubric.grading.agreement",
+        grader=_agreement_grader,
         title="autorubric dataset",
         languages=("json",),
         schema_names=("autorubric-dataset.schema.json",),
@@ -154,5 +166,5 @@ register(
         json_schema=_dataset_schema,
         editor="rubric_lsp.formats.autorubric.dataset_editor",
         rule_prefix="AR",
-    )
+    ),
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rubric_lsp.document import Document
 from rubric_lsp.formats.promptfoo.versions import RELEASES
-from rubric_lsp.formats.registry import Format, register
+from rubric_lsp.formats.plugin import Format, Grader
 
 CONFIG = "promptfoo-config"
 
@@ -56,11 +56,19 @@ _CHECKERS = (
     "rubric_lsp.formats.promptfoo.rules.loading",
 )
 
-register(
+
+def _config_grader() -> Grader:
+    from rubric_lsp.formats.promptfoo.grading.grader import grade
+
+    return grade
+
+
+# What the entry point in pyproject.toml names (formats/discovery.py).
+FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=CONFIG,
-        grader="rubric_lsp.formats.promptfoo.grading.grader",
+        grader=_config_grader,
         title="promptfoo config",
         languages=("yaml", "json"),
         schema_names=("promptfoo.dev/config-schema.json", "promptfoo-config.schema.json"),
@@ -82,5 +90,5 @@ register(
         editor="rubric_lsp.formats.promptfoo.editor",
         rule_prefix="PF",
         rule_title="promptfoo configs",
-    )
+    ),
 )
