@@ -7,8 +7,8 @@ rules, the server's hover and the grading engine share), ``rules`` (PF checks).
 from __future__ import annotations
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.promptfoo.versions import RELEASES
 from rubric_lsp.formats.plugin import Format, Grader
+from rubric_lsp.formats.promptfoo.versions import RELEASES
 
 CONFIG = "promptfoo-config"
 
