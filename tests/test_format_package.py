@@ -38,7 +38,7 @@ ENTRY_POINTS = "[rubric_lsp.formats]\ndecks = rubric_decks:FORMATS\n"
 INIT = '''\
 """Card decks: what rubric-lsp knows of them, light (imported by discovery)."""
 
-from rubric_lsp.formats.plugin import Format, Grader
+from rubric_lsp.formats.plugin import Format
 
 NAME = "card-deck"
 
@@ -46,12 +46,6 @@ NAME = "card-deck"
 def detect(doc) -> int:
     root = doc.root
     return 70 if root is not None and root.is_map and root.has("deck") and root.has("cards") else 0
-
-
-def _grader() -> Grader:
-    from rubric_decks.grader import grade
-
-    return grade
 
 
 FORMATS = (
@@ -62,7 +56,7 @@ FORMATS = (
         file_patterns=("*.deck.yaml",),
         detect=detect,
         checker_modules=("rubric_decks.rules",),
-        grader=_grader,
+        grader="rubric_decks.grader:GRADER",  # named: loaded on the first grading
         rule_prefix="DK",
         rule_title="Card decks",
     ),
@@ -101,7 +95,7 @@ import json
 
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.report import GradeReport, Verdict
-from rubric_lsp.grading.runner import fan_out
+from rubric_lsp.grading.runner import Grader, fan_out
 
 from rubric_decks import NAME
 
@@ -135,6 +129,9 @@ async def grade(doc, request, grading):
     report.score = report.raw_score = sum(v.passed is True for v in verdicts) / len(verdicts)
     report.passed = all(v.passed for v in verdicts)
     return report
+
+
+GRADER: Grader = grade
 '''
 
 DECK = "deck: Demo\ncards:\n  - name: ace\n    points: 11\n  - name: joker\n    points: -3\n"

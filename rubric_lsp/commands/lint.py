@@ -190,9 +190,7 @@ def _finish(args, run: _Run, out: TextIO) -> int:
 
 
 def _reporter(args, out: TextIO) -> Reporter:
-    from rubric_lsp.reporters.lint import make_reporter
-    from rubric_lsp.reporters.lint.base import CountingReporter
-    from rubric_lsp.reporters.lint.statistics import StatisticsReporter
+    from rubric_lsp.reporters.lint import CountingReporter, StatisticsReporter, make_reporter
 
     if args.diff:
         return CountingReporter(out)

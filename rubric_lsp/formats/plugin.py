@@ -15,33 +15,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from rubric_lsp.document import Document
 
 if TYPE_CHECKING:  # imported when a hook is first needed: the lint path never loads it
     from rubric_lsp.formats.editor import EditorHooks
-    from rubric_lsp.grading.request import GradeRequest, GradeResult
-    from rubric_lsp.grading.runner import Grading
 
 Checker = Callable[[Any], None]  # (CheckContext) -> None
 Lazy = str | Callable[..., Any]  # "pkg.mod:attr", or the thing itself
-
-
-@runtime_checkable
-class Grader(Protocol):
-    """A format's grader: plans the judge calls a request needs and returns their result.
-
-    ``grading`` is what every grading shares (judges, progress, the deadline: ``grading/runner.py``).
-    """
-
-    async def __call__(self, doc: Document, request: GradeRequest, grading: Grading) -> GradeResult: ...
-
-
-# ``Format.grader``: a zero-argument function returning the grader (mypy checks what it returns,
-# and nothing heavy is imported until it is called), or a ``"package.module"`` string naming a
-# module that holds ``grade`` (``"package.module:attribute"``: the grader itself).
-GraderRef = str | Callable[[], Grader]
 
 
 def load(ref: Lazy) -> Any:
@@ -94,8 +76,10 @@ class Format:
     read_view: Lazy | None = None  # (Document) -> view
     # -- faces ---------------------------------------------------------------------------------
     editor: Lazy | None = None  # module (or object) with the editor hooks (see rubric_lsp.formats.editor)
-    # The format's grader (a :data:`GraderRef`; see :class:`Grader`), loaded on the first grading.
-    grader: GraderRef | None = None
+    # The format's grader, loaded on the first grading: ``"package.module:GRADER"`` naming a
+    # ``grading.runner.Grader`` (the engine's protocol: the module annotates ``GRADER: Grader =
+    # grade`` and mypy checks it), a module holding ``grade``, or the grader itself.
+    grader: Lazy | None = None
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
     rule_title: str | None = None  # heading of that prefix's rules in docs/rules.md
@@ -105,18 +89,6 @@ class Format:
         if self.read_view is None or doc.root is None:
             return None
         return load(self.read_view)(doc)
-
-    def load_grader(self) -> Grader | None:
-        """The grader ``grader`` refers to (None when the format grades nothing)."""
-        if self.grader is None:
-            return None
-        if not isinstance(self.grader, str):
-            return self.grader()
-        found = load(self.grader)
-        found = getattr(found, "grade", found)
-        if not isinstance(found, Grader):  # a runtime check that it can be called, nothing more
-            raise TypeError(f"{self.name}'s grader {self.grader!r} names {found!r}, which cannot be called")
-        return found
 
     def editor_hooks(self) -> EditorHooks:
         """The outline / hover / completion hooks (defaults when the format has no editor module)."""

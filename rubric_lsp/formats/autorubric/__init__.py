@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.plugin import Format, Grader
+from rubric_lsp.formats.plugin import Format
 
 RUBRIC = "autorubric-rubric"
 DATASET = "autorubric-dataset"
@@ -116,24 +116,12 @@ def _read_rubric(doc: Document):
 _CHECKERS = ("rubric_lsp.formats.autorubric.rules",)
 
 
-def _rubric_grader() -> Grader:
-    from rubric_lsp.formats.autorubric.grading.rubric import grade
-
-    return grade
-
-
-def _agreement_grader() -> Grader:
-    from rubric_lsp.formats.autorubric.grading.agreement import grade
-
-    return grade
-
-
 # What the entry point in pyproject.toml names (formats/discovery.py).
 FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=RUBRIC,
-        grader=_rubric_grader,
+        grader="rubric_lsp.formats.autorubric.grading.rubric:GRADER",
         title="autorubric rubric",
         languages=("yaml", "json"),
         schema_names=("autorubric-rubric.schema.json",),
@@ -153,7 +141,7 @@ FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=DATASET,
-        grader=_agreement_grader,
+        grader="rubric_lsp.formats.autorubric.grading.agreement:GRADER",
         title="autorubric dataset",
         languages=("json",),
         schema_names=("autorubric-dataset.schema.json",),

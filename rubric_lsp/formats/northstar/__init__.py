@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubric_lsp.document import Document, Node
-from rubric_lsp.formats.plugin import Format, Grader
+from rubric_lsp.formats.plugin import Format
 
 REQUEST = "northstar-eval-run-request"
 CASES = "northstar-eval-cases"
@@ -79,24 +79,12 @@ def _read_cases(doc: Document):
 _CHECKERS = ("rubric_lsp.formats.northstar.rules",)
 
 
-def _request_grader() -> Grader:
-    from rubric_lsp.formats.northstar.grading.request_grader import grade
-
-    return grade
-
-
-def _cases_grader() -> Grader:
-    from rubric_lsp.formats.northstar.grading.cases_grader import grade
-
-    return grade
-
-
 # What the entry point in pyproject.toml names (formats/discovery.py).
 FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=REQUEST,
-        grader=_request_grader,
+        grader="rubric_lsp.formats.northstar.grading.request_grader:GRADER",
         title="NorthStar eval run request (judge configuration)",
         languages=("json",),
         schema_names=("northstar-eval-run-request.schema.json",),
@@ -113,7 +101,7 @@ FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=CASES,
-        grader=_cases_grader,
+        grader="rubric_lsp.formats.northstar.grading.cases_grader:GRADER",
         title="NorthStar eval cases",
         languages=("json", "jsonl"),
         schema_names=("northstar-eval-cases.schema.json",),

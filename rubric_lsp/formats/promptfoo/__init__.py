@@ -7,7 +7,7 @@ rules, the server's hover and the grading engine share), ``rules`` (PF checks).
 from __future__ import annotations
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.plugin import Format, Grader
+from rubric_lsp.formats.plugin import Format
 from rubric_lsp.formats.promptfoo.versions import RELEASES
 
 CONFIG = "promptfoo-config"
@@ -57,18 +57,12 @@ _CHECKERS = (
 )
 
 
-def _config_grader() -> Grader:
-    from rubric_lsp.formats.promptfoo.grading.grader import grade
-
-    return grade
-
-
 # What the entry point in pyproject.toml names (formats/discovery.py).
 FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=CONFIG,
-        grader=_config_grader,
+        grader="rubric_lsp.formats.promptfoo.grading.grader:GRADER",
         title="promptfoo config",
         languages=("yaml", "json"),
         schema_names=("promptfoo.dev/config-schema.json", "promptfoo-config.schema.json"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.plugin import Format, Grader
+from rubric_lsp.formats.plugin import Format
 
 TASK = "rubrics-task"
 
@@ -36,18 +36,12 @@ def _read_task(doc: Document):
 _CHECKERS = ("rubric_lsp.formats.rubrics_task.rules",)
 
 
-def _task_grader() -> Grader:
-    from rubric_lsp.formats.rubrics_task.grader import grade
-
-    return grade
-
-
 # What the entry point in pyproject.toml names (formats/discovery.py).
 FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=TASK,
-        grader=_task_grader,
+        grader="rubric_lsp.formats.rubrics_task.grader:GRADER",
         title="Rubrics task (vendor JSON with human ratings)",
         languages=("json",),
         schema_names=("rubrics-task.schema.json",),

@@ -10,33 +10,30 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from rubric_lsp.reporters.lint.base import Reporter
+from rubric_lsp.reporters.lint.base import CountingReporter, Reporter
+from rubric_lsp.reporters.lint.github import GithubReporter
+from rubric_lsp.reporters.lint.gitlab import GitlabReporter
+from rubric_lsp.reporters.lint.json import JsonReporter
+from rubric_lsp.reporters.lint.junit import JunitReporter
+from rubric_lsp.reporters.lint.sarif import SarifReporter
+from rubric_lsp.reporters.lint.statistics import StatisticsReporter
+from rubric_lsp.reporters.lint.text import TextReporter
+
+__all__ = ["FORMATS", "CountingReporter", "Reporter", "StatisticsReporter", "make_reporter"]
 
 FORMATS = ("text", "json", "sarif", "github", "junit", "gitlab")
 
 
 def make_reporter(fmt: str, out: TextIO, version: str, *, quiet: bool = False) -> Reporter:
-    """The reporter of ``--format fmt`` (its module imported only when chosen)."""
+    """The reporter of ``--format fmt``."""
     if fmt == "json":
-        from rubric_lsp.reporters.lint.json import JsonReporter
-
         return JsonReporter(out)
     if fmt == "sarif":
-        from rubric_lsp.reporters.lint.sarif import SarifReporter
-
         return SarifReporter(out, version)
     if fmt == "github":
-        from rubric_lsp.reporters.lint.github import GithubReporter
-
         return GithubReporter(out)
     if fmt == "junit":
-        from rubric_lsp.reporters.lint.junit import JunitReporter
-
         return JunitReporter(out)
     if fmt == "gitlab":
-        from rubric_lsp.reporters.lint.gitlab import GitlabReporter
-
         return GitlabReporter(out)
-    from rubric_lsp.reporters.lint.text import TextReporter
-
     return TextReporter(out, summary=not quiet)
