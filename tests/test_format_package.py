@@ -27,6 +27,8 @@ import pytest
 from tests.conftest import require
 from tests.raw_client import RawClient
 
+pytestmark = pytest.mark.slow  # a venv, a wheel and three processes: ~20 s on a loaded 2-core machine
+
 REPO = Path(__file__).resolve().parent.parent
 BIN = "Scripts" if os.name == "nt" else "bin"
 
