@@ -98,11 +98,8 @@ def test_a_broken_third_party_source_is_skipped_with_a_message_naming_it(fresh_r
     assert result.format is not None and result.format.name == "autorubric-rubric"
     assert result.diagnostics  # the built-in format's rules still run
     messages = registry.broken()
-    assert messages[0] == (
-        "rubric-lsp: format plugin 'cards' (json:dumps from fake 1.0) names <function dumps"
-        + messages[0].split("<function dumps", 1)[1]
-    )
-    assert "not a Format or a sequence of Formats" in messages[0]
+    assert messages[0].startswith("rubric-lsp: format plugin 'cards' (json:dumps from fake 1.0) names <function dumps")
+    assert messages[0].endswith("not a Format or a sequence of Formats; its files are not checked")
     assert messages[1] == (
         "rubric-lsp: format plugin 'decks' (decks_pkg:FORMATS from rubric-decks 2.0) failed to load: "
         "ModuleNotFoundError: No module named 'decks_core'; its files are not checked"
