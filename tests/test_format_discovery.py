@@ -43,10 +43,12 @@ def test_each_builtin_entry_point_names_formats_and_their_packages_stay_light():
     probe = "import sys, rubric_lsp.formats.registry as r; r.formats(); print(' '.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=_env(), check=True)
     loaded = done.stdout.split()
-    # Discovery imports each format's __init__ (and what those import: promptfoo's release table),
-    # no model, rule, view, editor or grader module.
-    light = {f"rubric_lsp.formats.{m}" for m in ("plugin", "registry", "discovery", "promptfoo.versions")}
-    light |= {value.split(":")[0] for _, value in discovery.BUILTIN}
+    # Discovery imports each format's __init__ (and what those import: promptfoo's release table,
+    # the grading options a format declares as plain data), no model, rule, view, editor or grader.
+    light = {f"rubric_lsp.formats.{m}" for m in ("plugin", "registry", "discovery", "options", "promptfoo.versions")}
+    for _, value in discovery.BUILTIN:
+        package = value.split(":")[0]
+        light |= {package, f"{package}.grading", f"{package}.grading.options"}
     heavy = [m for m in loaded if m.startswith("rubric_lsp.formats.") and m not in light]
     assert not heavy and "pydantic" not in loaded, heavy
 

@@ -15,6 +15,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from rubric_lsp.grading.html_tests import tests_view
 from rubric_lsp.grading.rows import ERROR, FAIL, PASS, SKIPPED, same_label, shape, verdict_outcome
 from rubric_lsp.redaction import report_redactor
 
@@ -56,6 +57,8 @@ def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
         "path": redact(getattr(request, "path", None) or "-"),
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "elapsed": elapsed,
+        # What was graded (each output's text, shown collapsed): the request's, not the result's.
+        "responses": [redact(r) for r in getattr(request, "responses", ()) if isinstance(r, str)],
     }
     context.update(_SECTIONS[kind](data))
     if context.get("disagreements"):
@@ -109,12 +112,16 @@ def _report_view(report: dict[str, Any]) -> dict[str, Any]:
     if isinstance(score, float) and isinstance(raw, (int, float)) and score > 0 and raw != score:
         # What the score was divided by (abstentions and N/A options left out): shares then add up to it.
         positive = raw / score
+    # Numbered tests (promptfoo): each test's score is its own weighted mean and the report's is the mean
+    # of the tests', so a verdict's share of it is no figure the result has; the tests' sections say it.
+    tests = tests_view(report, _VERDICT_DEFAULTS)
     rows = []
     for v in report["verdicts"]:
-        share = _share(v, positive)
+        share = _share(v, positive) if tests is None else None
         rows.append({**_VERDICT_DEFAULTS, **v, "outcome": verdict_outcome(v), "share": share})
     chart = _share_chart(rows) if any(r["share"] is not None for r in rows) else None
-    return {**report, "rows": rows, "chart": chart}
+    columns = {"weight": any(r["weight"] is not None for r in rows), "share": any(r["share"] is not None for r in rows)}
+    return {**report, "rows": rows, "chart": chart, "tests_view": tests, "columns": columns}
 
 
 def _share(verdict: dict[str, Any], positive: float) -> float | None:

@@ -63,6 +63,7 @@ FORMATS = (
         checker_modules=_CHECKERS,
         name=CONFIG,
         grader="rubric_lsp.formats.promptfoo.grading.grader:GRADER",
+        model_ids="rubric_lsp.formats.promptfoo.grading.providers:promptfoo_to_litellm",
         title="promptfoo config",
         languages=("yaml", "json"),
         schema_names=("promptfoo.dev/config-schema.json", "promptfoo-config.schema.json"),
