@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.cli import lint_main, main
-from rubric_lsp.reporters import escape_github_data, escape_github_property
+from rubric_lsp.reporters.lint.github import escape_github_data, escape_github_property
 from rubric_lsp.rules.registry import all_rules
 
 GOOD = """\

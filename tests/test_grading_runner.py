@@ -132,14 +132,17 @@ def test_no_grading_face_names_a_format(path):
 
 
 def test_every_gradable_format_names_an_importable_grader():
-    import importlib
+    import inspect
 
     from rubric_lsp.formats.registry import formats
 
-    graders = {f.name: f.grader for f in formats() if f.grader}
+    graders = {f.name: runner.load_grader(f.grader) for f in formats() if f.grader}
     assert len(graders) >= 5
-    for module in graders.values():
-        assert callable(importlib.import_module(module).grade)
+    for grader in graders.values():
+        assert isinstance(grader, runner.Grader) and inspect.iscoroutinefunction(grader)
+        assert list(inspect.signature(grader).parameters) == ["doc", "request", "grading"]
+    with pytest.raises(runner.GradingError, match="cannot be called"):
+        runner.load_grader("json:__name__")
 
 
 # -- the toy format through the CLI ----------------------------------------------------------

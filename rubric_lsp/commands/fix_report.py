@@ -41,7 +41,7 @@ class FixLog:
 
     def write(self, out: TextIO, *, would: bool = False) -> None:
         """``Fixed 3 problem(s):`` then ``- path:`` and ``    2 × CODE (name)`` lines, as ruff's --show-fixes."""
-        from rubric_lsp.reporters import _rule_name
+        from rubric_lsp.reporters.lint.base import rule_name
 
         if not self.files:
             out.write("No problems would be fixed.\n" if would else "No problems fixed.\n")
@@ -50,5 +50,5 @@ class FixLog:
         for name, codes in self.files.items():
             out.write(f"- {name}:\n")
             for code, count in sorted(codes.items()):
-                rule = _rule_name(code)
+                rule = rule_name(code)
                 out.write(f"    {count} × {code}" + (f" ({rule})" if rule else "") + "\n")

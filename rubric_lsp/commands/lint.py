@@ -17,8 +17,8 @@ from rubric_lsp.lint import LintResult, lint_path, lint_text, unreadable
 from rubric_lsp.settings import Settings, SettingsError, check_codes, load_settings, settings_for
 
 if TYPE_CHECKING:
-    from rubric_lsp import reporters
     from rubric_lsp.fixes import FixOutcome
+    from rubric_lsp.reporters.lint.base import Reporter
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -189,15 +189,14 @@ def _finish(args, run: _Run, out: TextIO) -> int:
     return _exit_code(args, run)
 
 
-def _reporter(args, out: TextIO) -> reporters.Reporter:
-    from rubric_lsp import reporters
-    from rubric_lsp.reporters.statistics import CountingReporter, StatisticsReporter
+def _reporter(args, out: TextIO) -> Reporter:
+    from rubric_lsp.reporters.lint import CountingReporter, StatisticsReporter, make_reporter
 
     if args.diff:
         return CountingReporter(out)
     if args.statistics:
         return StatisticsReporter(out, as_json=args.format == "json")
-    return reporters.make_reporter(args.format, out, __version__, quiet=args.quiet)
+    return make_reporter(args.format, out, __version__, quiet=args.quiet)
 
 
 def _would_fix_line(count: int) -> None:
@@ -217,7 +216,7 @@ def _exit_code(args, run: _Run) -> int:
 class _Run:
     """One rubric-lint run: lints (and fixes) file by file, hands each result to the reporter."""
 
-    def __init__(self, args, reporter: reporters.Reporter, fail_level: Severity) -> None:
+    def __init__(self, args, reporter: Reporter, fail_level: Severity) -> None:
         self.args = args
         self.reporter = reporter
         self.fail_level = fail_level

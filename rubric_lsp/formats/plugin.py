@@ -1,7 +1,8 @@
 """The format plugin interface: all that the linter, the server, the exports and the grader know of a kind of file.
 
-A format is one :class:`Format` value, registered with ``rubric_lsp.formats.registry.register``.
-Everything heavy is named, not imported: checker modules, the view reader, the editor hooks
+A format is one :class:`Format` value. A package makes its formats known through the entry-point
+group ``rubric_lsp.formats`` (the built-ins too: see ``formats/discovery.py``); a test may also
+call ``rubric_lsp.formats.registry.register``. Everything heavy is named, not imported: checker modules, the view reader, the editor hooks
 and the grader are loaded the first time a file of this format needs them, so start-up only
 pays for the detectors.
 
@@ -76,8 +77,9 @@ class Format:
     read_view: Lazy | None = None  # (Document) -> view
     # -- faces ---------------------------------------------------------------------------------
     editor: Lazy | None = None  # module (or object) with the editor hooks (see rubric_lsp.formats.editor)
-    # The format's grader: a module path (``load()`` imports it) or a zero-argument function
-    # returning it. The grading runner defines what it must provide.
+    # The format's grader, loaded on the first grading: ``"package.module:GRADER"`` naming a
+    # ``grading.runner.Grader`` (the engine's protocol: the module annotates ``GRADER: Grader =
+    # grade`` and mypy checks it), a module holding ``grade``, or the grader itself.
     grader: Lazy | None = None
     # The options its grader reads beyond the engine's settings (formats/options.py): `rubric
     # grade` makes a flag of each and the language server a setting; the values reach the grader

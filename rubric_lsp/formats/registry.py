@@ -1,8 +1,9 @@
 """The format registry: which kinds of file we know and how each is recognised.
 
-A format is one :class:`~rubric_lsp.formats.plugin.Format` value; registering it is one call,
-``register(Format(...))``, from its package's ``__init__`` (the built-in packages are listed in
-``FORMAT_MODULES`` and imported on first use), from a test, or from a third-party package.
+A format is one :class:`~rubric_lsp.formats.plugin.Format` value. The registry loads them on
+first use from the entry-point group ``rubric_lsp.formats`` (``formats/discovery.py``: the
+built-ins are declared there too, so a format published as its own package works once
+installed); a test may add one with ``register(Format(...))``.
 Detection tries, in order:
 an explicit ``--kind``; a ``$schema`` key or yaml-language-server modeline naming a
 known schema; the file name; then the content (highest score wins, 0 = not mine).
@@ -12,43 +13,40 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import logging
 import re
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import PurePath
 
 from rubric_lsp.document import Document
+from rubric_lsp.formats import discovery
 from rubric_lsp.formats.plugin import Checker, Format
 
 __all__ = ["Checker", "Format", "checker", "checkers_for", "detect", "formats", "get_format", "register", "unregister"]
 
-# Format modules, imported on first use (each registers its formats and checkers).
-FORMAT_MODULES = (
-    "rubric_lsp.formats.autorubric",
-    "rubric_lsp.formats.promptfoo",
-    "rubric_lsp.formats.northstar",
-    "rubric_lsp.formats.rubrics_task",
-)
+log = logging.getLogger(__name__)
 
 _FORMATS: dict[str, Format] = {}
 _loaded = False
 _checkers_loaded: set[str] = set()
-_RANK: dict[str, tuple[int, int]] = {}  # name -> (built-in package index, registration sequence)
+# name -> (0, source index, sequence) for a format from discovery.sources(), (1, 0, sequence) for
+# one given to register(): formats are kept in this order whatever was loaded first.
+_RANK: dict[str, tuple[int, int, int]] = {}
+_BROKEN: list[str] = []  # why each format source that failed to load was skipped
 
 
 def register(fmt: Format) -> Format:
     """Make ``fmt`` known to every face (a later registration under the same name replaces it).
 
-    Formats are kept in a fixed order whatever was imported first (detection breaks ties
-    by it, docs list rules by it): the built-in packages in ``FORMAT_MODULES`` order, then
-    the others in the order they registered.
+    Formats are kept in a fixed order (detection breaks ties by it, docs list rules by it):
+    those of the installed sources in ``discovery.sources()`` order, then the ones given here
+    in the order they came.
     """
-    caller = sys._getframe(1).f_globals.get("__name__", "")
-    rank = next(
-        (i for i, module in enumerate(FORMAT_MODULES) if caller == module or caller.startswith(module + ".")),
-        len(FORMAT_MODULES),
-    )
-    _RANK[fmt.name] = (rank, len(_RANK))
+    return _add(fmt, (1, 0))
+
+
+def _add(fmt: Format, rank: tuple[int, int]) -> Format:
+    _RANK[fmt.name] = (*rank, len(_RANK))
     _FORMATS[fmt.name] = fmt
     ordered = sorted(_FORMATS.values(), key=lambda f: _RANK[f.name])
     _FORMATS.clear()
@@ -81,18 +79,33 @@ _CHECKERS: dict[str, list[Checker]] = {}
 
 
 def load_formats() -> None:
-    """Import the format modules (registration and detection) and the any-file rules."""
+    """Load every format source (registration and detection) and the any-file rules.
+
+    A third party's source that fails to load is skipped with a warning naming it (``broken()``
+    keeps the messages): the other formats still work. A built-in one that fails is a bug, raised.
+    """
     global _loaded
     if _loaded:
         return
     _loaded = True
     importlib.import_module("rubric_lsp.rules.any_file")
-    for module in FORMAT_MODULES:
+    for index, source in enumerate(discovery.sources()):
         try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:  # a real import error inside the module
+            found = source.formats()
+        except discovery.PluginError as exc:
+            if source.builtin:
                 raise
+            _BROKEN.append(f"rubric-lsp: {exc}; its files are not checked")
+            log.warning("%s", _BROKEN[-1])
+            continue
+        for fmt in found:
+            _add(fmt, (0, index))
+
+
+def broken() -> list[str]:
+    """Why each format source that could not be loaded was skipped (empty when all loaded)."""
+    load_formats()
+    return list(_BROKEN)
 
 
 def _load_checkers_of(fmt: Format) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from rubric_lsp.grading.rows import ERROR, FAIL, SKIPPED, Row, rows
 from rubric_lsp.redaction import report_redactor
-from rubric_lsp.reporters.junit import xml_attribute, xml_text
+from rubric_lsp.reporters.xml import xml_attribute, xml_text
 
 CSV_COLUMNS = ("suite", "name", "outcome", "verdict", "expected", "score", "weight", "reason", "error", "cached")
 

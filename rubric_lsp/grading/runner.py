@@ -1,8 +1,8 @@
 """The grading runner: the one place a grading request is carried out, whatever the format.
 
 ``grade(request, settings)`` reads the file, finds its format with
-``formats.registry.detect`` and hands the request to the format's grader: the module named
-by ``Format.grader``, holding ``async def grade(doc, request, grading) -> GradeResult``.
+``formats.registry.detect`` and hands the request to the format's grader: what ``Format.grader``
+names, a :class:`Grader` (``async (doc, request, grading) -> GradeResult``).
 The grader plans its judge calls; what every grading shares lives here:
 
 - ``Run``: one judge per (model, base, temperature, max tokens, credential), one adaptive
@@ -25,10 +25,10 @@ import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Protocol, TypeVar, cast
+from typing import Protocol, TypeVar, runtime_checkable
 
 from rubric_lsp.document import Document, parse_document
-from rubric_lsp.formats.plugin import load
+from rubric_lsp.formats.plugin import Lazy, load
 from rubric_lsp.formats.registry import detect, formats
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.extra import grade_extra_missing
@@ -158,8 +158,13 @@ class Grading:
             self.on_progress(self.done, max(self.total or total, self.done))
 
 
+@runtime_checkable
 class Grader(Protocol):
-    """What ``Format.grader`` names: a module with this ``grade`` function."""
+    """A format's grader: plans the judge calls a request needs and returns their result.
+
+    ``Format.grader`` names one; a grader module annotates it (``GRADER: Grader = grade``) so
+    that mypy checks its signature against this protocol.
+    """
 
     async def __call__(self, doc: Document, request: GradeRequest, grading: Grading) -> GradeResult: ...
 
@@ -189,15 +194,21 @@ def grader_for(doc: Document) -> Grader:
         fmt = detect(doc, configured_kind(doc.path))
     except Exception:
         fmt = None
-    ref = fmt.grader if fmt is not None else None
-    if ref is not None:
-        # A module path (or the module/object itself) holding ``grade``; see formats/plugin.py.
-        found = load(ref)
-        return cast(Grader, getattr(found, "grade", found))
-    gradable = ", ".join(f.title for f in formats() if getattr(f, "grader", None))
+    if fmt is not None and fmt.grader is not None:
+        return load_grader(fmt.grader)
+    gradable = ", ".join(f.title for f in formats() if f.grader is not None)
     if fmt is None:
         raise GradingError(f"This file is not a rubric rubric-lsp can grade with (it grades: {gradable}).")
     raise GradingError(f"This file is a {fmt.title}, which rubric-lsp cannot grade (it grades: {gradable}).")
+
+
+def load_grader(ref: Lazy) -> Grader:
+    """The grader a ``Format.grader`` reference names (a module's ``grade`` when it names a module)."""
+    found = load(ref)
+    found = getattr(found, "grade", found)
+    if not isinstance(found, Grader):  # all a runtime check can see: that it can be called
+        raise GradingError(f"The format's grader {ref!r} names {found!r}, which cannot be called.")
+    return found
 
 
 def model_spellings() -> Callable[[str], str]:

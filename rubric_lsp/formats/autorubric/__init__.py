@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rubric_lsp.document import Document
 from rubric_lsp.formats.autorubric.grading.options import GRADE_OPTIONS
-from rubric_lsp.formats.registry import Format, register
+from rubric_lsp.formats.plugin import Format
 
 RUBRIC = "autorubric-rubric"
 DATASET = "autorubric-dataset"
@@ -116,11 +116,13 @@ def _read_rubric(doc: Document):
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.autorubric.rules",)
 
-register(
+
+# What the entry point in pyproject.toml names (formats/discovery.py).
+FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=RUBRIC,
-        grader="rubric_lsp.formats.autorubric.grading.rubric",
+        grader="rubric_lsp.formats.autorubric.grading.rubric:GRADER",
         grade_options=GRADE_OPTIONS,
         title="autorubric rubric",
         languages=("yaml", "json"),
@@ -137,13 +139,11 @@ register(
         editor="rubric_lsp.formats.autorubric.editor",
         rule_prefix="AR",
         rule_title="autorubric rubrics and datasets",
-    )
-)
-register(
+    ),
     Format(
         checker_modules=_CHECKERS,
         name=DATASET,
-        grader="rubric_lsp.formats.autorubric.grading.agreement",
+        grader="rubric_lsp.formats.autorubric.grading.agreement:GRADER",
         grade_options=GRADE_OPTIONS,
         title="autorubric dataset",
         languages=("json",),
@@ -157,5 +157,5 @@ register(
         json_schema=_dataset_schema,
         editor="rubric_lsp.formats.autorubric.dataset_editor",
         rule_prefix="AR",
-    )
+    ),
 )

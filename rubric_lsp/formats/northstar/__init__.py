@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubric_lsp.document import Document, Node
-from rubric_lsp.formats.registry import Format, register
+from rubric_lsp.formats.plugin import Format
 
 REQUEST = "northstar-eval-run-request"
 CASES = "northstar-eval-cases"
@@ -78,11 +78,13 @@ def _read_cases(doc: Document):
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.northstar.rules",)
 
-register(
+
+# What the entry point in pyproject.toml names (formats/discovery.py).
+FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=REQUEST,
-        grader="rubric_lsp.formats.northstar.grading.request_grader",
+        grader="rubric_lsp.formats.northstar.grading.request_grader:GRADER",
         title="NorthStar eval run request (judge configuration)",
         languages=("json",),
         schema_names=("northstar-eval-run-request.schema.json",),
@@ -95,13 +97,11 @@ register(
         editor="rubric_lsp.formats.northstar.editor",
         rule_prefix="NS",
         rule_title="NorthStar judge configs and eval cases",
-    )
-)
-register(
+    ),
     Format(
         checker_modules=_CHECKERS,
         name=CASES,
-        grader="rubric_lsp.formats.northstar.grading.cases_grader",
+        grader="rubric_lsp.formats.northstar.grading.cases_grader:GRADER",
         title="NorthStar eval cases",
         languages=("json", "jsonl"),
         schema_names=("northstar-eval-cases.schema.json",),
@@ -112,5 +112,5 @@ register(
         view_key="northstar.cases",
         read_view=_read_cases,
         rule_prefix="NS",
-    )
+    ),
 )

@@ -7,8 +7,8 @@ rules, the server's hover and the grading engine share), ``rules`` (PF checks).
 from __future__ import annotations
 
 from rubric_lsp.document import Document
+from rubric_lsp.formats.plugin import Format
 from rubric_lsp.formats.promptfoo.versions import RELEASES
-from rubric_lsp.formats.registry import Format, register
 
 CONFIG = "promptfoo-config"
 
@@ -56,11 +56,13 @@ _CHECKERS = (
     "rubric_lsp.formats.promptfoo.rules.loading",
 )
 
-register(
+
+# What the entry point in pyproject.toml names (formats/discovery.py).
+FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=CONFIG,
-        grader="rubric_lsp.formats.promptfoo.grading.grader",
+        grader="rubric_lsp.formats.promptfoo.grading.grader:GRADER",
         model_ids="rubric_lsp.formats.promptfoo.grading.providers:promptfoo_to_litellm",
         title="promptfoo config",
         languages=("yaml", "json"),
@@ -83,5 +85,5 @@ register(
         editor="rubric_lsp.formats.promptfoo.editor",
         rule_prefix="PF",
         rule_title="promptfoo configs",
-    )
+    ),
 )

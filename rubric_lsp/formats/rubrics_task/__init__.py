@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.registry import Format, register
+from rubric_lsp.formats.plugin import Format
 
 TASK = "rubrics-task"
 
@@ -35,11 +35,13 @@ def _read_task(doc: Document):
 # Imported the first time a file of this kind is checked (keeps start-up cheap).
 _CHECKERS = ("rubric_lsp.formats.rubrics_task.rules",)
 
-register(
+
+# What the entry point in pyproject.toml names (formats/discovery.py).
+FORMATS = (
     Format(
         checker_modules=_CHECKERS,
         name=TASK,
-        grader="rubric_lsp.formats.rubrics_task.grader",
+        grader="rubric_lsp.formats.rubrics_task.grader:GRADER",
         title="Rubrics task (vendor JSON with human ratings)",
         languages=("json",),
         schema_names=("rubrics-task.schema.json",),
@@ -52,5 +54,5 @@ register(
         rule_prefix="RT",
         rule_title="Rubrics tasks",
         converters={"autorubric-dataset": "rubric_lsp.formats.rubrics_task.convert:to_autorubric_dataset"},
-    )
+    ),
 )

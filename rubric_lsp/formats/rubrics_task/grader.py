@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rubric_lsp.document import Document
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import Grading, GradingError, UnsupportedRequest
+from rubric_lsp.grading.runner import Grader, Grading, GradingError, UnsupportedRequest
 
 CONVERT_FIRST = (
     "A Rubrics task holds human ratings, not a rubric to grade with; convert it (`rubric convert`) to an "
@@ -16,3 +16,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
     if request.kind in (RequestKind.RESPONSE, RequestKind.OUTPUTS):
         raise GradingError(CONVERT_FIRST)
     raise UnsupportedRequest(request.kind, CONVERT_FIRST)
+
+
+# What Format.grader names: annotated, so that mypy checks ``grade`` against the engine's protocol.
+GRADER: Grader = grade

@@ -25,7 +25,7 @@ from rubric_lsp.formats.autorubric.grading.options import AutorubricOptions
 from rubric_lsp.grading.judge import Usage
 from rubric_lsp.grading.report import GradeReport, usage_line
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import Grading, GradingError
+from rubric_lsp.grading.runner import Grader, Grading, GradingError
 from rubric_lsp.grading.windowed import fold_in_order, quiet_collector
 
 # Items started but not yet folded, per concurrency slot: each item is several calls, so a
@@ -477,3 +477,7 @@ def _text(node: Node | None) -> str | None:
     if node is None or not node.is_scalar or not isinstance(node.value, str):
         return None
     return node.value
+
+
+# What Format.grader names: annotated, so that mypy checks ``grade`` against the engine's protocol.
+GRADER: Grader = grade

@@ -11,7 +11,7 @@ from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput, grade
 from rubric_lsp.formats.autorubric.grading.options import AutorubricOptions
 from rubric_lsp.grading.report import ExampleResult, ExamplesResult, GradeReport, Verdict
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import Grading, GradingError, Run, UnsupportedRequest, fan_out
+from rubric_lsp.grading.runner import Grader, Grading, GradingError, Run, UnsupportedRequest, fan_out
 
 
 def criterion_inputs(doc: Document) -> tuple[list[CriterionInput], str | None]:
@@ -270,3 +270,7 @@ def _plain(node: Node) -> dict[str, Any]:
 
     value = to_plain(node)
     return value if isinstance(value, dict) else {}
+
+
+# What Format.grader names: annotated, so that mypy checks ``grade`` against the engine's protocol.
+GRADER: Grader = grade

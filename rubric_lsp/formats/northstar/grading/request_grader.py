@@ -15,7 +15,7 @@ from rubric_lsp.formats.northstar.grading.graders import (
 )
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import Grading, GradingError, UnsupportedRequest
+from rubric_lsp.grading.runner import Grader, Grading, GradingError, UnsupportedRequest
 
 
 def has_graders(root: Node | None) -> bool:
@@ -60,3 +60,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
 
 
 NOT_A_REQUEST = "This is a NorthStar eval dataset; grade against the EvalRunRequest that holds the graders."
+
+
+# What Format.grader names: annotated, so that mypy checks ``grade`` against the engine's protocol.
+GRADER: Grader = grade

@@ -9,7 +9,7 @@ from rubric_lsp.document import Document
 from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import Grading, UnsupportedRequest
+from rubric_lsp.grading.runner import Grader, Grading, UnsupportedRequest
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
@@ -113,3 +113,7 @@ def _select_best_lines(comparison: dict[str, Any]) -> list[str]:
     if comparison.get("note"):
         lines.append(f"  note: {comparison['note']}")
     return lines
+
+
+# What Format.grader names: annotated, so that mypy checks ``grade`` against the engine's protocol.
+GRADER: Grader = grade

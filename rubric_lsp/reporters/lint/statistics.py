@@ -8,7 +8,7 @@ from typing import TextIO
 
 from rubric_lsp.diagnostics import Diagnostic
 from rubric_lsp.lint import LintResult
-from rubric_lsp.reporters import Reporter, _rule_name
+from rubric_lsp.reporters.lint.base import Reporter, rule_name
 
 
 class StatisticsReporter(Reporter):
@@ -29,7 +29,7 @@ class StatisticsReporter(Reporter):
     def rows(self) -> list[dict[str, object]]:
         ordered = sorted(self.by_code.items(), key=lambda item: (-item[1], item[0]))
         return [
-            {"code": code, "name": _rule_name(code), "count": count, "fixable": code in self.fixable_codes}
+            {"code": code, "name": rule_name(code), "count": count, "fixable": code in self.fixable_codes}
             for code, count in ordered
         ]
 
@@ -44,10 +44,3 @@ class StatisticsReporter(Reporter):
         for row in rows:
             marker = ("[*] " if row["fixable"] else "[ ] ") if any_fixable else ""
             self.out.write(f"{row['count']:>{count_width}}\t{row['code']:<{code_width}}\t{marker}{row['name']}\n")
-
-
-class CountingReporter(Reporter):
-    """Counts only, prints nothing (``--diff``: the diff is the output)."""
-
-    def finding(self, result: LintResult, diag: Diagnostic) -> None:
-        pass

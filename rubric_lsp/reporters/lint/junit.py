@@ -8,29 +8,12 @@ The findings are short strings: they are kept until ``close`` writes the totals 
 
 from __future__ import annotations
 
-import re
 from typing import TextIO
-from xml.sax.saxutils import escape, quoteattr
 
 from rubric_lsp.diagnostics import Diagnostic
 from rubric_lsp.lint import LintResult
-from rubric_lsp.reporters import Reporter
-
-# Characters XML 1.0 cannot hold at all (control characters, lone surrogates, U+FFFE/FFFF): a message
-# quoting a file's bytes must not make the whole report unreadable, so they are written as \\xNN.
-_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def xml_text(text: str) -> str:
-    """``text`` as XML character data: escaped, and characters XML cannot hold spelled out."""
-    return escape(_NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
-
-
-def xml_attribute(text: str) -> str:
-    """``text`` as a quoted XML attribute value (newlines kept as character references)."""
-    return quoteattr(
-        _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}
-    )
+from rubric_lsp.reporters.lint.base import Reporter
+from rubric_lsp.reporters.xml import xml_attribute, xml_text
 
 
 class JunitReporter(Reporter):

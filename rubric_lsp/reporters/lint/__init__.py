@@ -1,0 +1,39 @@
+"""``rubric-lint --format``: one output format per module (text, json, sarif, github, junit, gitlab,
+and ``--statistics``), each a :class:`~rubric_lsp.reporters.lint.base.Reporter`.
+
+Every message, fix title and fix text passes through ``redaction.redact_report`` on its way
+out: a fix may carry a key the user wrote into the file it edits, a report never prints it.
+``tests/test_lint_reporters.py`` holds a snapshot of each format's output.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from rubric_lsp.reporters.lint.base import CountingReporter, Reporter
+from rubric_lsp.reporters.lint.github import GithubReporter
+from rubric_lsp.reporters.lint.gitlab import GitlabReporter
+from rubric_lsp.reporters.lint.json import JsonReporter
+from rubric_lsp.reporters.lint.junit import JunitReporter
+from rubric_lsp.reporters.lint.sarif import SarifReporter
+from rubric_lsp.reporters.lint.statistics import StatisticsReporter
+from rubric_lsp.reporters.lint.text import TextReporter
+
+__all__ = ["FORMATS", "CountingReporter", "Reporter", "StatisticsReporter", "make_reporter"]
+
+FORMATS = ("text", "json", "sarif", "github", "junit", "gitlab")
+
+
+def make_reporter(fmt: str, out: TextIO, version: str, *, quiet: bool = False) -> Reporter:
+    """The reporter of ``--format fmt``."""
+    if fmt == "json":
+        return JsonReporter(out)
+    if fmt == "sarif":
+        return SarifReporter(out, version)
+    if fmt == "github":
+        return GithubReporter(out)
+    if fmt == "junit":
+        return JunitReporter(out)
+    if fmt == "gitlab":
+        return GitlabReporter(out)
+    return TextReporter(out, summary=not quiet)
