@@ -41,7 +41,7 @@ sys.path.insert(0, str(REPO))
 from judge_process import JudgeProcess  # noqa: E402  (bench/, the script's folder)
 
 from rubric_lsp.grading import JudgeSettings, grade_text  # noqa: E402
-from rubric_lsp.grading.judge import load_litellm  # noqa: E402
+from rubric_lsp.grading.transports import load_litellm  # noqa: E402
 
 KEY = "sk-bench-not-a-real-key"
 

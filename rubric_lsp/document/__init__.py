@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import gc
 import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -17,6 +13,7 @@ from rubric_lsp.document.js_yaml import PlainScalars
 from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
 from rubric_lsp.document.nodes import SCALAR, SEQ, Node, PlainDict, PlainList, to_plain, walk
 from rubric_lsp.document.positions import LineIndex, Position, Range, Span
+from rubric_lsp.runtime import gc as collector
 
 __all__ = [
     "Document",
@@ -37,32 +34,11 @@ __all__ = [
     "parse_document",
 ]
 
-_gc_lock = threading.Lock()
-_gc_pauses = 0  # nested or concurrent pauses (the server reads documents on threads)
-_gc_resume = False  # whether the collector was on when the first pause began
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many small objects.
-
-    Reading a document allocates one node per value and no reference cycles; with the
-    collector running, its repeated passes over the young nodes made composing and
-    converting a large file about 4x slower (measured, bench/bench_lint.py).
-    """
-    global _gc_pauses, _gc_resume
-    with _gc_lock:
-        if _gc_pauses == 0:
-            _gc_resume = gc.isenabled()
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_resume:
-                gc.enable()
+# The cyclic collector is paused while a document is read (nested and concurrent pauses: the server
+# reads documents on threads). Reading allocates one node per value and no reference cycles; with the
+# collector running, its repeated passes over the young nodes made composing and converting a large
+# file about 4x slower (measured, bench/bench_lint.py).
+gc_paused = collector.paused
 
 
 @dataclass

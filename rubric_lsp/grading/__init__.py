@@ -119,6 +119,6 @@ async def grade_examples(*args: Any, **kwargs: Any) -> list[Any]:
 
 def warm_up() -> None:
     """Import litellm now (blocking, seconds); the server may call this on a worker thread after start-up."""
-    from rubric_lsp.grading.judge import load_litellm
+    from rubric_lsp.grading.transports import load_litellm
 
     load_litellm()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import gc
 import inspect
 import logging
 import os
@@ -31,6 +30,7 @@ from pygls.uris import to_fs_path
 from rubric_lsp import __version__
 from rubric_lsp.lint import LintResult, lint_text
 from rubric_lsp.redaction import RedactingFilter
+from rubric_lsp.runtime import gc as collector
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.settings import SECTION, ServerSettings
 from rubric_lsp.settings import Settings
@@ -258,10 +258,9 @@ class RubricServer(LanguageServer):
 
     # -- documents -----------------------------------------------------------------
     def start_up_done(self) -> None:
-        """Turn garbage collection back on (main() holds it off while starting); idempotent."""
-        if not gc.isenabled():
-            gc.freeze()  # what start-up built lives for good: keep it out of every collection
-            gc.enable()
+        """Turn garbage collection back on (main() holds it off while starting), what start-up built
+        frozen for good: out of every collection. Idempotent."""
+        collector.start_up_done()
 
     def note_activity(self) -> None:
         if self.loop is not None:

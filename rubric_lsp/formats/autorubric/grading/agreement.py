@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_lsp.document import Document, Node
-from rubric_lsp.grading.judge import Usage
 from rubric_lsp.grading.report import GradeReport, usage_line
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.runner import Grading, GradingError
+from rubric_lsp.grading.usage import Usage
 from rubric_lsp.grading.windowed import fold_in_order, quiet_collector
 
 # Items started but not yet folded, per concurrency slot: each item is several calls, so a
