@@ -308,7 +308,7 @@ class RubricServer(LanguageServer):
     def root_of(self, path: str | None, settings: Settings) -> Path | None:
         """The workspace a file's references may reach without a warning: the workspace folder the
         user opened, else what the command line would take (:func:`rubric_lsp.workspace.default_root`)."""
-        return self.folder_of(path) or default_root(path, settings)
+        return self.folder_of(path) or default_root(path, settings.root)
 
     def _lint_now(self, text: str, uri: str) -> LintResult:
         started = time.perf_counter()

@@ -13,9 +13,9 @@ import logging
 
 from lsprotocol import types
 
+from rubric_lsp.formats.registry import get_rule
 from rubric_lsp.lint import LintResult
 from rubric_lsp.redaction import report_redactor
-from rubric_lsp.rules.registry import get_rule
 from rubric_lsp.server.app import SOURCE, RubricServer
 
 log = logging.getLogger(__name__)
