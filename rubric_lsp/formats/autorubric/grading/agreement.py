@@ -269,7 +269,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             "This is an autorubric dataset: grade it without --response (`rubric grade DATASET.json`) to measure "
             "the judge's agreement with its ground truth."
         )
-    from rubric_lsp.formats.autorubric.grading.rubric import refuse_unloadable
+    from rubric_lsp.formats.autorubric.grading.inputs import refuse_unloadable
 
     refuse_unloadable(doc, dataset=True)
     try:
@@ -422,7 +422,7 @@ def _human_score(criteria: list[Any], truth: Any, settings: Any) -> float | None
 def _criteria_of(doc: Document, node: Node | None) -> tuple[list[Any], str | None]:
     """A rubric in the dataset (shared, or an item's own) as the grader takes it."""
     from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput
-    from rubric_lsp.formats.autorubric.grading.rubric import check_gradable
+    from rubric_lsp.formats.autorubric.grading.inputs import check_gradable
     from rubric_lsp.formats.autorubric.view import read_rubric
 
     if node is None or (node.is_scalar and node.value is None):
