@@ -8,10 +8,11 @@ from pathlib import PurePath
 from typing import Any
 
 from rubric_lsp.document import issues as K
+from rubric_lsp.document.duplicates import duplicate_keys
 from rubric_lsp.document.issues import ParseIssue, TextEdit
 from rubric_lsp.document.js_yaml import PlainScalars
 from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
-from rubric_lsp.document.nodes import SCALAR, SEQ, Node, PlainDict, PlainList, to_plain, walk
+from rubric_lsp.document.nodes import SCALAR, Node, PlainDict, PlainList, to_plain, walk
 from rubric_lsp.document.positions import LineIndex, Position, Range, Span
 from rubric_lsp.runtime import gc as collector
 
@@ -270,54 +271,6 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
             )
         )
     if root is not None:
-        issues.extend(_duplicate_keys(root, lines))
+        issues.extend(duplicate_keys(root, lines))
         issues.sort(key=lambda issue: issue.span.start)
     return Document(path, text, lang, root, issues, lines, flow_lines, plain_scalars=plain)
-
-
-# Beyond this many, duplicate keys are counted, not listed: a generated file with 100,000
-# of them would otherwise cost seconds and drown every other finding.
-MAX_DUPLICATE_REPORTS = 100
-
-
-def _duplicate_keys(root: Node, lines: LineIndex) -> list[ParseIssue]:
-    pairs: list[tuple[Node, Node]] = []  # (duplicate key, first key)
-    seen_nodes: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.kind == SCALAR or id(node) in seen_nodes:
-            continue
-        seen_nodes.add(id(node))
-        if node.kind == SEQ:
-            stack.extend(node.value)
-            continue
-        first_by_key: dict[Any, Node] = {}
-        for key, value in node.value:
-            stack.append(value)
-            if key.kind != SCALAR or not (node.start <= key.start < node.end):
-                continue  # merged in from an anchor elsewhere
-            try:
-                ident = (type(key.value) is bool, key.value)
-                first = first_by_key.get(ident)
-            except TypeError:
-                continue
-            if first is None:
-                first_by_key[ident] = key
-            else:
-                pairs.append((key, first))
-    pairs.sort(key=lambda pair: pair[0].start)
-    found: list[ParseIssue] = []
-    for key, first in pairs[:MAX_DUPLICATE_REPORTS]:
-        found.append(
-            ParseIssue(
-                K.DUPLICATE_KEY,
-                f"Duplicate key '{key.value}': loaders keep only this last value and silently "
-                f"drop the one on line {lines.position(first.start).line + 1}.",
-                key.span,
-                related=[(first.span, f"first '{key.value}', whose value is dropped")],
-            )
-        )
-    if len(pairs) > MAX_DUPLICATE_REPORTS:
-        found[-1].message += f" ({len(pairs) - MAX_DUPLICATE_REPORTS:,} more duplicate keys below are not listed.)"
-    return found

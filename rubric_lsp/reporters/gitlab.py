@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from rubric_lsp.diagnostics import Diagnostic, Severity
 from rubric_lsp.lint import LintResult
-from rubric_lsp.reporters import Reporter
+from rubric_lsp.reporters.base import Reporter
 
 _LINE_NUMBER = re.compile(r"\bline \d+")
 

@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from rubric_lsp.diagnostics import Diagnostic
 from rubric_lsp.lint import LintResult
-from rubric_lsp.reporters import Reporter
+from rubric_lsp.reporters.base import Reporter
 
 # Characters XML 1.0 cannot hold at all (control characters, lone surrogates, U+FFFE/FFFF): a message
 # quoting a file's bytes must not make the whole report unreadable, so they are written as \\xNN.
