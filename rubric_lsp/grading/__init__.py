@@ -61,7 +61,7 @@ after a burst of 429s, none while a 429's Retry-After lasts (``rate_limit.py``);
 loop one call at a time builds and sends its request (``send_gate.py``), so answers come
 back spread out instead of in bursts; ``openai/<name>`` at an ``api_base`` goes through
 litellm's ``hosted_vllm`` route unless ``<name>`` is one of OpenAI's own models
-(``judge.litellm_route``: the same request for ~40 % less CPU). Both were measured with
+(``transports.litellm_route``: the same request for ~40 % less CPU). Both were measured with
 ``bench/bench_grading.py``; the reasons are in those modules.
 """
 
