@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     codes = sorted({d.get("code") for d in flat if d.get("code")})
     rejected = {line.split("::")[0].strip() for line in theirs_done.stdout.splitlines() if "::" in line}
 
-    from rubric_lsp.rules.registry import all_rules
+    from rubric_lsp.formats.registry import all_rules
 
     pf_rules = [r for r in all_rules() if r.code.startswith("PF") or r.code.startswith("RL01")]
     print(f"files: {len(files)} YAML files under {examples}")

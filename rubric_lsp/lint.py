@@ -102,7 +102,8 @@ def _lint_text(
     ctx = CheckContext(
         document=doc,
         format_name=fmt.name if fmt else None,
-        root_dir=root_dir or default_root(path, settings),
+        root_dir=root_dir or default_root(path, settings.root),
+        loader=fmt.loader if fmt else None,
         is_enabled=is_enabled,
         versions=dict(settings.versions),
         extra_keys=dict(settings.extra_keys),

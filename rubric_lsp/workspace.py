@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rubric_lsp.settings import Settings
-
 
 def repository_root(path: str | Path | None) -> Path | None:
     """The nearest folder at or above ``path`` that holds ``.git`` (a folder or a file), or None."""
@@ -30,15 +28,16 @@ def repository_root(path: str | Path | None) -> Path | None:
     return None
 
 
-def default_root(path: str | None, settings: Settings | None = None) -> Path | None:
-    """The workspace of ``path`` when no editor folder is given (see the module docstring)."""
+def default_root(path: str | None, settings_root: Path | None = None) -> Path | None:
+    """The workspace of ``path`` when no editor folder is given (see the module docstring);
+    ``settings_root``: the folder of the settings file that applies (``Settings.root``)."""
     if path is None or path == "-":
         return None
     found = repository_root(path)
     if found is not None:
         return found
-    if settings is not None and settings.root is not None:
-        return settings.root
+    if settings_root is not None:
+        return settings_root
     here = Path.cwd()
     absolute = Path(os.path.abspath(path))
     return here if absolute.is_relative_to(here) else absolute.parent

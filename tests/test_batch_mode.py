@@ -311,7 +311,7 @@ def test_result_files_are_streamed_to_a_temporary_file_and_parsed_from_it(env, j
     # back (bench_scale's --batch leg): the download takes litellm's streaming path into a temporary
     # file, which the replies are then parsed from a line at a time.
     from rubric_lsp.grading import batch
-    from rubric_lsp.grading.judge import load_litellm
+    from rubric_lsp.grading.transports import load_litellm
 
     litellm = load_litellm()
     streamed: list[object] = []
@@ -357,7 +357,7 @@ def test_a_result_file_litellm_cannot_stream_is_taken_whole_on_a_line_of_its_own
 
 def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices(monkeypatch):
     from rubric_lsp.grading import batch_results
-    from rubric_lsp.grading.judge import load_litellm
+    from rubric_lsp.grading.transports import load_litellm
 
     load_litellm()
     fields = {"model": "openai/gpt-5-mini", "messages": [{"role": "user", "content": "q"}], "temperature": 0.0}
@@ -382,7 +382,7 @@ def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices(monkeypatch
 
 
 def test_the_deadline_bounds_the_whole_wait_for_a_batch_that_never_finishes(env, judge_server, capfd):
-    from rubric_lsp.grading.judge import load_litellm
+    from rubric_lsp.grading.transports import load_litellm
 
     load_litellm()  # (imported once per process, seconds on shared cores: not what is measured here)
     judge_server.batches.hold = True  # in progress for ever

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.cli import lint_main, main
+from rubric_lsp.formats.registry import all_rules
 from rubric_lsp.reporters.lint.github import escape_github_data, escape_github_property
-from rubric_lsp.rules.registry import all_rules
 
 GOOD = """\
 criteria:
@@ -669,6 +669,7 @@ def test_pre_commit_manifest_and_its_entry(tmp_path):
 
 def test_a_crashing_checker_reports_rl900_and_the_other_checks_still_run(caplog):
     from rubric_lsp.formats import registry
+    from rubric_lsp.rules import registry as rules_registry
     from tests.helpers import codes, lint
 
     def crashing_checker(ctx):
@@ -679,7 +680,7 @@ def test_a_crashing_checker_reports_rl900_and_the_other_checks_still_run(caplog)
     try:
         result = lint(BAD, "x.rubric.yaml")
     finally:
-        registry._CHECKERS["autorubric-rubric"].remove(crashing_checker)
+        rules_registry._CHECKERS["autorubric-rubric"].remove(crashing_checker)
     assert "RL900" in codes(result) and "RL005" in codes(result)
     diag = next(d for d in result.diagnostics if d.code == "RL900")
     assert "crashing_checker" in diag.message

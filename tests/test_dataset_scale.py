@@ -362,7 +362,8 @@ def test_the_collector_is_quiet_within_the_outermost_block_and_as_it_was_after()
         with quiet_collector():  # a second grading meanwhile
             pass
         assert gc.get_threshold()[0] == max(before[0], YOUNG_COLLECTION_THRESHOLD)  # the inner one restored nothing
-    assert gc.get_threshold() == before and gc.get_freeze_count() == 0  # unfrozen (litellm's objects too)
+    # Unfrozen unless something was frozen for good meanwhile (litellm's modules): tests/test_runtime_gc.py.
+    assert gc.get_threshold() == before
 
 
 # --- the CLI's event loop --------------------------------------------------------------------

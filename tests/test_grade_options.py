@@ -14,7 +14,7 @@ import pytest
 from rubric_lsp.commands.grade import _request as request_of
 from rubric_lsp.commands.grade import _run_fields, build_parser, grade_options
 from rubric_lsp.document import Document
-from rubric_lsp.formats.autorubric.grading.options import GRADE_OPTIONS, AutorubricOptions
+from rubric_lsp.formats.autorubric.options import GRADE_OPTIONS, AutorubricOptions
 from rubric_lsp.formats.options import GradeOption, distinct, read_options
 from rubric_lsp.grading.request import GradeRequest
 from rubric_lsp.grading.runner import Grading

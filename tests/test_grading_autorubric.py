@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rubric_lsp.formats.autorubric.grading.options import GRADE_OPTIONS
+from rubric_lsp.formats.autorubric.options import GRADE_OPTIONS
 from rubric_lsp.grading import (
     ERROR_VERDICT,
     GradingError,

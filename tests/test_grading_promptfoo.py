@@ -176,7 +176,7 @@ tests:
 
 async def test_max_score_picks_first_strictly_greater_output(judge_server, tmp_path):
     from rubric_lsp.document import parse_document
-    from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
+    from rubric_lsp.formats.promptfoo.grading.outputs import grade_promptfoo_outputs
 
     def by_output(request):
         output = request.text.split("<Output>\n")[1].split("\n</Output>")[0]
@@ -197,7 +197,7 @@ async def test_max_score_picks_first_strictly_greater_output(judge_server, tmp_p
 
 async def test_max_score_threshold_and_single_output(judge_server, tmp_path):
     from rubric_lsp.document import parse_document
-    from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
+    from rubric_lsp.formats.promptfoo.grading.outputs import grade_promptfoo_outputs
 
     judge_server.default = verdict(False, 0.1)
     doc = parse_document(MAX_SCORE, "promptfooconfig.yaml")

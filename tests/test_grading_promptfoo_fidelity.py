@@ -234,7 +234,7 @@ async def test_string_or_boolean_threshold_or_string_weight_refuses_the_config(j
 
 async def test_string_threshold_applies_to_max_score(judge_server, tmp_path):
     from rubric_lsp.document import parse_document
-    from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
+    from rubric_lsp.formats.promptfoo.grading.outputs import grade_promptfoo_outputs
 
     judge_server.default = verdict(True, 0.5)
     text = config(

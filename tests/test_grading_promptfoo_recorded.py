@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.document import parse_document
-from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
+from rubric_lsp.formats.promptfoo.grading.outputs import grade_promptfoo_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
 from rubric_lsp.formats.promptfoo.versions import inverts, release
 from tests.judge_server import Reply

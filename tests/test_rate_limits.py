@@ -12,13 +12,13 @@ import asyncio
 import pytest
 
 from rubric_lsp.commands.grade import _settings, build_parser
-from rubric_lsp.grading.judge import Usage
 from rubric_lsp.grading.meter import Meter
 from rubric_lsp.grading.rate_limit import RateLimiter
 from rubric_lsp.grading.request import GradeRequest
 from rubric_lsp.grading.run_file import describe_request
 from rubric_lsp.grading.runner import grade
 from rubric_lsp.grading.settings import JudgeSettings
+from rubric_lsp.grading.usage import Usage
 from tests.conftest import use_judge
 from tests.judge_server import Reply
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from rubric_lsp.cli import lint_main
-from rubric_lsp.formats.errors import rename_is_safe, suggest
+from rubric_lsp.rules.suggest import rename_is_safe, suggest
 from tests.helpers import lint
 
 PROMPTFOO = "promptfooconfig.yaml"
@@ -111,7 +111,7 @@ def test_cli_fix_leaves_guessed_renames_alone(tmp_path, capsys):
 
 
 def test_every_fixable_rule_documents_its_fix_safety():
-    from rubric_lsp.rules.registry import all_rules
+    from rubric_lsp.formats.registry import all_rules
 
     missing = [r.code for r in all_rules() if r.fixable and not r.fix_safety]
     assert missing == []

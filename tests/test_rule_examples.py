@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from rubric_lsp.formats.registry import get_format
+from rubric_lsp.formats.registry import all_rules, get_format
 from rubric_lsp.lint import lint_text
-from rubric_lsp.rules.registry import Rule, all_rules
+from rubric_lsp.rules.registry import Rule
 
 # Rules whose bad example cannot be one document that trips them alone, each with the reason.
 FRAGMENTS = frozenset(

@@ -16,7 +16,8 @@ from rubric_lsp.commands.rules import (
     sync_readme,
 )
 from rubric_lsp.diagnostics import Severity
-from rubric_lsp.rules.registry import all_rules, get_rule, rule
+from rubric_lsp.formats.registry import all_rules, get_rule
+from rubric_lsp.rules.registry import rule
 from tests.conftest import REPO
 
 RULES = all_rules()

@@ -9,9 +9,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from rubric_lsp.fixes import apply_edits
-from rubric_lsp.formats.registry import get_format
+from rubric_lsp.formats.registry import all_rules, get_format
 from rubric_lsp.lint import lint_text
-from rubric_lsp.rules.registry import all_rules
 from tests.conftest import SAMPLES
 from tests.server_helpers import column, session_fixture
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rubric_lsp.formats.registry import formats
-from rubric_lsp.rules.registry import all_rules, get_rule
+from rubric_lsp.formats.registry import all_rules, formats, get_rule
 
 README_START = "<!-- rules:start -->"
 README_END = "<!-- rules:end -->"

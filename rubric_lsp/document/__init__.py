@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import gc
 import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
 from rubric_lsp.document import issues as K
+from rubric_lsp.document.duplicates import duplicate_keys
 from rubric_lsp.document.issues import ParseIssue, TextEdit
 from rubric_lsp.document.js_yaml import PlainScalars
 from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
-from rubric_lsp.document.nodes import SCALAR, SEQ, Node, PlainDict, PlainList, to_plain, walk
+from rubric_lsp.document.nodes import SCALAR, Node, PlainDict, PlainList, to_plain, walk
 from rubric_lsp.document.positions import LineIndex, Position, Range, Span
+from rubric_lsp.runtime import gc as collector
 
 __all__ = [
     "Document",
@@ -37,32 +35,11 @@ __all__ = [
     "parse_document",
 ]
 
-_gc_lock = threading.Lock()
-_gc_pauses = 0  # nested or concurrent pauses (the server reads documents on threads)
-_gc_resume = False  # whether the collector was on when the first pause began
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many small objects.
-
-    Reading a document allocates one node per value and no reference cycles; with the
-    collector running, its repeated passes over the young nodes made composing and
-    converting a large file about 4x slower (measured, bench/bench_lint.py).
-    """
-    global _gc_pauses, _gc_resume
-    with _gc_lock:
-        if _gc_pauses == 0:
-            _gc_resume = gc.isenabled()
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_resume:
-                gc.enable()
+# The cyclic collector is paused while a document is read (nested and concurrent pauses: the server
+# reads documents on threads). Reading allocates one node per value and no reference cycles; with the
+# collector running, its repeated passes over the young nodes made composing and converting a large
+# file about 4x slower (measured, bench/bench_lint.py).
+gc_paused = collector.paused
 
 
 @dataclass
@@ -294,54 +271,6 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
             )
         )
     if root is not None:
-        issues.extend(_duplicate_keys(root, lines))
+        issues.extend(duplicate_keys(root, lines))
         issues.sort(key=lambda issue: issue.span.start)
     return Document(path, text, lang, root, issues, lines, flow_lines, plain_scalars=plain)
-
-
-# Beyond this many, duplicate keys are counted, not listed: a generated file with 100,000
-# of them would otherwise cost seconds and drown every other finding.
-MAX_DUPLICATE_REPORTS = 100
-
-
-def _duplicate_keys(root: Node, lines: LineIndex) -> list[ParseIssue]:
-    pairs: list[tuple[Node, Node]] = []  # (duplicate key, first key)
-    seen_nodes: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.kind == SCALAR or id(node) in seen_nodes:
-            continue
-        seen_nodes.add(id(node))
-        if node.kind == SEQ:
-            stack.extend(node.value)
-            continue
-        first_by_key: dict[Any, Node] = {}
-        for key, value in node.value:
-            stack.append(value)
-            if key.kind != SCALAR or not (node.start <= key.start < node.end):
-                continue  # merged in from an anchor elsewhere
-            try:
-                ident = (type(key.value) is bool, key.value)
-                first = first_by_key.get(ident)
-            except TypeError:
-                continue
-            if first is None:
-                first_by_key[ident] = key
-            else:
-                pairs.append((key, first))
-    pairs.sort(key=lambda pair: pair[0].start)
-    found: list[ParseIssue] = []
-    for key, first in pairs[:MAX_DUPLICATE_REPORTS]:
-        found.append(
-            ParseIssue(
-                K.DUPLICATE_KEY,
-                f"Duplicate key '{key.value}': loaders keep only this last value and silently "
-                f"drop the one on line {lines.position(first.start).line + 1}.",
-                key.span,
-                related=[(first.span, f"first '{key.value}', whose value is dropped")],
-            )
-        )
-    if len(pairs) > MAX_DUPLICATE_REPORTS:
-        found[-1].message += f" ({len(pairs) - MAX_DUPLICATE_REPORTS:,} more duplicate keys below are not listed.)"
-    return found

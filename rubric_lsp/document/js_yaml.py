@@ -24,11 +24,13 @@ import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from rubric_lsp.document import Document
-    from rubric_lsp.document.nodes import Node
+from rubric_lsp.document import issues as K
+from rubric_lsp.document.duplicates import duplicate_keys
+from rubric_lsp.document.issues import ParseIssue
+from rubric_lsp.document.nodes import Node
+from rubric_lsp.document.positions import LineIndex
 
 _T = "tag:yaml.org,2002:"
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
@@ -164,6 +166,18 @@ def _key_text(value: Any) -> Any:
     return value
 
 
+class Document(Protocol):
+    """What the re-reading needs of a ``rubric_lsp.document.Document`` (which holds this module's
+    ``PlainScalars``: the package sits above this module)."""
+
+    root: Node | None
+    issues: list[ParseIssue]
+    lines: LineIndex
+    plain_scalars: PlainScalars | None
+
+    def forget_values(self) -> None: ...
+
+
 def read_as_js_yaml(doc: Document) -> None:
     """Re-read ``doc``'s schema-dependent plain scalars as promptfoo's js-yaml does (idempotent)."""
     found = doc.plain_scalars
@@ -184,12 +198,9 @@ def read_as_js_yaml(doc: Document) -> None:
 def _recount_duplicates(doc: Document) -> None:
     """Duplicate keys as js-yaml sees them once keys are named: ``1e1:`` beside ``10:`` collide
     ("duplicated mapping key"), ``yes:`` beside ``true:`` no longer do."""
-    from rubric_lsp.document import _duplicate_keys
-    from rubric_lsp.document import issues as K
-
     assert doc.root is not None
     kept = [issue for issue in doc.issues if issue.kind != K.DUPLICATE_KEY]
-    doc.issues[:] = sorted(kept + _duplicate_keys(doc.root, doc.lines), key=lambda issue: issue.span.start)
+    doc.issues[:] = sorted(kept + duplicate_keys(doc.root, doc.lines), key=lambda issue: issue.span.start)
 
 
 def _reread(node: Node) -> None:

@@ -23,7 +23,6 @@ from rubric_lsp.formats.options import GradeOption
 if TYPE_CHECKING:  # imported when a hook is first needed: the lint path never loads it
     from rubric_lsp.formats.editor import EditorHooks
 
-Checker = Callable[[Any], None]  # (CheckContext) -> None
 Lazy = str | Callable[..., Any]  # "pkg.mod:attr", or the thing itself
 
 

@@ -15,14 +15,36 @@ import fnmatch
 import importlib
 import logging
 import re
-from collections.abc import Callable, Iterable
 from pathlib import PurePath
 
 from rubric_lsp.document import Document
 from rubric_lsp.formats import discovery
-from rubric_lsp.formats.plugin import Checker, Format
+from rubric_lsp.formats.plugin import Format
+from rubric_lsp.rules.registry import (
+    Checker,
+    Rule,
+    checker,
+    forget_checkers,
+    registered_checkers,
+    registered_rule,
+    registered_rules,
+)
 
-__all__ = ["Checker", "Format", "checker", "checkers_for", "detect", "formats", "get_format", "register", "unregister"]
+# ``checker`` is the rules' decorator (rules/registry.py), re-exported: a format's author finds
+# register, Format and checker in one place.
+__all__ = [
+    "Checker",
+    "Format",
+    "all_rules",
+    "checker",
+    "checkers_for",
+    "detect",
+    "formats",
+    "get_format",
+    "get_rule",
+    "register",
+    "unregister",
+]
 
 log = logging.getLogger(__name__)
 
@@ -59,23 +81,8 @@ def unregister(name: str) -> None:
     """Forget a format and the checkers registered for it (tests that register their own)."""
     _FORMATS.pop(name, None)
     _RANK.pop(name, None)
-    _CHECKERS.pop(name, None)
+    forget_checkers(name)
     _checkers_loaded.discard(name)
-
-
-def checker(format_names: str | Iterable[str]) -> Callable[[Checker], Checker]:
-    """Decorator: run this checker on documents of the given format(s) ("*" = all read)."""
-    names = [format_names] if isinstance(format_names, str) else list(format_names)
-
-    def wrap(fn: Checker) -> Checker:
-        for name in names:
-            _CHECKERS.setdefault(name, []).append(fn)
-        return fn
-
-    return wrap
-
-
-_CHECKERS: dict[str, list[Checker]] = {}
 
 
 def load_formats() -> None:
@@ -137,10 +144,22 @@ def checkers_for(name: str | None) -> list[Checker]:
     load_formats()
     if name is not None and name in _FORMATS:
         _load_checkers_of(_FORMATS[name])
-    found = list(_CHECKERS.get("*", []))
+    found = registered_checkers("*")
     if name is not None:
-        found += _CHECKERS.get(name, [])
+        found += registered_checkers(name)
     return found
+
+
+def all_rules() -> list[Rule]:
+    """Every rule of every format, by code (importing the checkers registers their rules)."""
+    load_all_checkers()
+    return registered_rules()
+
+
+def get_rule(code: str) -> Rule | None:
+    """The rule with this code, whichever format defines it."""
+    load_all_checkers()
+    return registered_rule(code)
 
 
 _MODELINE = re.compile(r"yaml-language-server:\s*\$schema=(\S+)")

@@ -66,21 +66,22 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, Any, TypeVar
 
-from rubric_lsp.grading.batch_results import ENDPOINT, answered_twice
+from rubric_lsp.grading.batch_results import ENDPOINT, Judge, answered_twice
 from rubric_lsp.grading.batch_results import PROVIDERS as _PROVIDERS
 from rubric_lsp.grading.batch_results import download as _download
 from rubric_lsp.grading.batch_results import line as _line
 from rubric_lsp.grading.batch_results import lines as _lines
 from rubric_lsp.grading.batch_results import response as _response
 from rubric_lsp.grading.batch_results import status_line as _status_line
+from rubric_lsp.grading.errors import within_deadline
 from rubric_lsp.grading.failures import JudgeFailure, classify
 from rubric_lsp.grading.run_file import RecordedBatch, RunFile
+from rubric_lsp.grading.run_file import activate as activate_run_file
 from rubric_lsp.grading.settings import provider_of
-
-if TYPE_CHECKING:
-    from rubric_lsp.grading.judge import Judge
+from rubric_lsp.grading.transports import load_litellm_async, loaded_litellm, reply_content
+from rubric_lsp.grading.usage import Usage
 
 T = TypeVar("T")
 
@@ -186,12 +187,10 @@ class BatchMode:
         if recorded is not None:
             self._needed.setdefault(recorded.input_file_id, (judge, recorded))
             raise Pending()
-        if _litellm_module() is None:
-            from rubric_lsp.grading.judge import load_litellm_async
-
+        if loaded_litellm() is None:
             await load_litellm_async()  # the lines' bodies are litellm's parameter mapping
         # One batch per model and endpoint: graders make a judge per item (to count usage apart).
-        group_key = (judge.model, judge.settings.api_base, judge._api_key)
+        group_key = (judge.model, judge.settings.api_base, judge.api_key)
         group = self._groups.get(group_key)
         if group is None:
             group = self._groups[group_key] = _Group(judge)
@@ -224,8 +223,6 @@ class BatchMode:
                     chunk.file.close()
 
     async def _submit(self, judge: Judge, chunk: _Chunk) -> None:
-        from rubric_lsp.grading.judge import load_litellm_async
-
         litellm = await load_litellm_async()
         provider, target = _target(judge)
         keys = chunk.keys
@@ -249,8 +246,6 @@ class BatchMode:
         """Follow a batch a stopped run submitted (never uploaded or created again)."""
         if recorded.batch_id is None:
             # Stopped between the upload and the batch's creation: create it from the uploaded file.
-            from rubric_lsp.grading.judge import load_litellm_async
-
             litellm = await load_litellm_async()
             provider, target = _target(judge)
             try:
@@ -291,8 +286,6 @@ class BatchMode:
     async def _follow(self, judge: Judge, input_file_id: str, batch_id: str) -> tuple[str, IO[bytes]] | JudgeFailure:
         """Poll the batch until it ends; its final status and its result lines (in a temporary file the
         caller closes), or why they cannot be had."""
-        from rubric_lsp.grading.judge import load_litellm_async
-
         litellm = await load_litellm_async()
         provider, target = _target(judge)
         started = time.monotonic()
@@ -339,8 +332,6 @@ class BatchMode:
         return status, results
 
     def _record(self, judge: Judge, batch_id: str, status: str, results: IO[bytes], expected: set[str]) -> None:
-        from rubric_lsp.grading.judge import Usage
-
         recorded = 0
         twice = answered_twice(results)
         for key in twice & expected:  # which of two replies is the right one cannot be told: the call fails
@@ -358,7 +349,7 @@ class BatchMode:
             expected.discard(key)
             usage = Usage(calls=1)
             try:
-                content = judge.redacted(judge._content(_response(line, judge), usage))
+                content = judge.redacted(reply_content(_response(line, judge), usage))
             except JudgeFailure as failure:
                 named = f"{failure.message} (batch {batch_id}, {status})"
                 self._failed[key] = JudgeFailure(failure.category, named, failure.kind)
@@ -404,7 +395,6 @@ async def grade_in_rounds(mode: BatchMode, grade_once: Callable[[], Awaitable[T]
     replayed (or failed for good) is the result. The passes run with ``mode`` and its run file active
     (the replay needs both). ``mode.deadline_seconds`` bounds the whole: the passes and the waits
     for the provider alike (bounding each pass only, a batch that never finished was polled forever)."""
-    from rubric_lsp.grading.runner import within_deadline
 
     def waiting() -> str:
         batches = ", ".join(f"batch {b} {status}" for b, status in mode.waiting.items())
@@ -414,8 +404,6 @@ async def grade_in_rounds(mode: BatchMode, grade_once: Callable[[], Awaitable[T]
 
 
 async def _rounds(mode: BatchMode, grade_once: Callable[[], Awaitable[T]]) -> T:
-    from rubric_lsp.grading.run_file import activate as activate_run_file
-
     while True:
         mode.pending = 0
         with activate_run_file(mode.run), activate(mode):
@@ -435,21 +423,13 @@ def _target(judge: Judge) -> tuple[str, dict[str, Any]]:
     target: dict[str, Any] = {}
     if judge.settings.api_base:
         target["api_base"] = judge.settings.api_base
-    if judge._api_key is not None:
-        target["api_key"] = judge._api_key
+    if judge.api_key is not None:
+        target["api_key"] = judge.api_key
     return provider, target
 
 
-def _litellm_module() -> Any:
-    from rubric_lsp.grading.judge import _litellm
-
-    return _litellm
-
-
 def _failure(judge: Judge, exc: Exception, doing: str) -> JudgeFailure:
-    from rubric_lsp.grading.judge import _litellm
-
-    failure, _, _ = classify(exc, judge.model, judge.settings.environ(), _litellm)
+    failure, _, _ = classify(exc, judge.model, judge.settings.environ(), loaded_litellm())
     return JudgeFailure(failure.category, f"{failure.message} (while {doing})", failure.kind)
 
 

@@ -1,6 +1,6 @@
 """Batch mode's files (grading/batch.py): each request line of an input file; the status line of a
 batch being followed; the output and error files streamed to a temporary file, and each result line
-read as the response object ``Judge._content`` reads. A line the provider wrote wrong fails its own call (``response`` raises a
+read as the response object ``transports.reply_content`` reads. A line the provider wrote wrong fails its own call (``response`` raises a
 ``JudgeFailure``; ``BatchMode._record`` turns any other error of one line into one too), never the run."""
 
 from __future__ import annotations
@@ -9,16 +9,30 @@ import json
 import re
 from collections.abc import Iterator
 from types import SimpleNamespace
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
+from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.settings import provider_of
+from rubric_lsp.grading.settings import JudgeSettings, provider_of
+from rubric_lsp.grading.transports import OPENAI_API_HOSTS, loaded_litellm
+from rubric_lsp.grading.usage import token_count
 
 ENDPOINT = "/v1/chat/completions"
 PROVIDERS = {"openai": "openai", "hosted_vllm": "openai", "azure": "azure"}  # litellm's, for the files API
 
-if TYPE_CHECKING:
-    from rubric_lsp.grading.judge import Judge
+
+class Judge(Protocol):
+    """What batch mode reads of the judge whose calls it sends (``judge.Judge``; batch mode sits
+    below it: the judge hands its calls here)."""
+
+    model: str
+    settings: JudgeSettings
+    cache: VerdictCache | None
+
+    @property
+    def api_key(self) -> str | None: ...
+
+    def redacted(self, content: str) -> str: ...
 
 
 def status_line(batch_id: str, status: str, batch: Any, elapsed: float) -> str:
@@ -83,7 +97,7 @@ def answered_twice(results: IO[bytes]) -> set[str]:
 
 
 def response(line: dict[str, Any], judge: Judge) -> Any:
-    """An output line as the object ``Judge._content`` reads (usage, choices[0].message, cost); a
+    """An output line as the object ``transports.reply_content`` reads (usage, choices[0].message, cost); a
     failed line raises the JudgeFailure it means."""
     response = mapping(line.get("response"))
     error = line.get("error")
@@ -118,15 +132,12 @@ def mapping(value: Any) -> dict[str, Any]:
 
 
 def line_cost(model: str, api_base: str | None, usage: dict[str, Any]) -> float | None:
-    from rubric_lsp.grading.judge import OPENAI_API_HOSTS, _litellm
-
+    litellm = loaded_litellm()
     name = model.split("/", 1)[-1]
-    prices = (_litellm.model_cost.get(model) or _litellm.model_cost.get(name)) if _litellm is not None else None
+    prices = (litellm.model_cost.get(model) or litellm.model_cost.get(name)) if litellm is not None else None
     if not prices:
         local = bool(api_base) and not any(host in (api_base or "") for host in OPENAI_API_HOSTS)
         return 0.0 if local else None
-    from rubric_lsp.grading.judge import token_count
-
     prompt, completion = token_count(usage, "prompt_tokens"), token_count(usage, "completion_tokens")
     price_in = prices.get("input_cost_per_token_batches")
     price_out = prices.get("output_cost_per_token_batches")

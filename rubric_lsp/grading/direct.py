@@ -8,8 +8,8 @@ near the floor ⌈N/c⌉·latency. A bare aiohttp client sends the same request 
 Where: only where litellm would send the request unchanged anyway — ``openai/<name>`` at a
 plain-http ``api_base`` (vLLM, Ollama's /v1, llama.cpp, a gateway on the LAN), ``<name>``
 not in litellm's model map under any of ``<name>``, ``openai/<name>``, ``hosted_vllm/<name>``.
-That is ``judge.litellm_route``'s ``hosted_vllm`` case restricted to models litellm has no
-price for, so litellm's price for them is the zero that ``judge._register_local_model``
+That is ``transports.litellm_route``'s ``hosted_vllm`` case restricted to models litellm has no
+price for, so litellm's price for them is the zero that ``transports.register_local_model``
 registers, and ours is 0 too. Everything else (OpenAI's own names with their parameter
 rewrites, priced models, https with its certificate settings, every other provider) stays on
 litellm. ``RUBRIC_JUDGE_TRANSPORT=litellm`` turns the route off.
@@ -90,7 +90,7 @@ _map_read = False
 
 
 def priced_models() -> frozenset[str] | None:
-    """The names in litellm's bundled model map (the map litellm itself reads: ``judge.load_litellm``
+    """The names in litellm's bundled model map (the map litellm itself reads: ``transports.load_litellm``
     sets LITELLM_LOCAL_MODEL_COST_MAP), read from its JSON without importing litellm (24 ms, once).
     None when the map cannot be found (nothing is known to be unpriced) or aiohttp is missing: then
     calls stay on litellm."""
@@ -191,7 +191,7 @@ async def complete(
     model: str,
     redact: Callable[[str], str],
 ) -> Response:
-    """POST one chat completion; the reply in the shape ``Judge._content`` reads.
+    """POST one chat completion; the reply in the shape ``transports.reply_content`` reads.
 
     Raises ``ClassifiedError`` for every failure (HTTP status, unreadable body, timeout, no
     connection), with the failure litellm's route would have given."""

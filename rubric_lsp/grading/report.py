@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_lsp.grading.judge import Usage
+from rubric_lsp.grading.usage import Usage
 
 ERROR_VERDICT = "ERROR"  # what a failed judgment shows instead of a verdict
 

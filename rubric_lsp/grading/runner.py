@@ -14,7 +14,7 @@ The grader plans its judge calls; what every grading shares lives here:
 - ``fan_out``: the work items run concurrently; the first error cancels the others
   (cancel-on-error) and is raised — a judge *failure* is a verdict, never an exception here;
 - the total deadline (``JudgeSettings.deadline_seconds``): past it the grading stops with
-  ``DeadlineExceeded``, naming the deadline and how to change it.
+  ``DeadlineExceeded``, naming the deadline and how to change it (``errors.py``, shared with batch mode).
 
 Nothing here names a format, and nothing imports litellm at module level.
 """
@@ -31,42 +31,27 @@ from rubric_lsp.document import Document, parse_document
 from rubric_lsp.formats.plugin import Lazy, load
 from rubric_lsp.formats.registry import detect, formats
 from rubric_lsp.grading.cache import VerdictCache
+
+# The errors are re-exported (``X as X``): graders and faces import them from the runner.
+from rubric_lsp.grading.errors import DeadlineExceeded as DeadlineExceeded
+from rubric_lsp.grading.errors import GradeExtraMissing, within_deadline
+from rubric_lsp.grading.errors import GradingError as GradingError
+from rubric_lsp.grading.errors import UnsupportedRequest as UnsupportedRequest
 from rubric_lsp.grading.extra import grade_extra_missing
-from rubric_lsp.grading.judge import Judge, Usage
+from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.meter import Meter
 from rubric_lsp.grading.meter import activate as activate_meter
 from rubric_lsp.grading.meter import current as current_meter
 from rubric_lsp.grading.rate_limit import RateLimiter
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for
+from rubric_lsp.grading.usage import Usage
 from rubric_lsp.grading.windowed import stop
 from rubric_lsp.settings import configured_kind
 
 T = TypeVar("T")
 Progress = Callable[[int, int], None]
 JudgeKey = tuple[str, str | None, float | None, int | None, str | None]
-
-DEADLINE_HELP = "raise it with `rubric grade --deadline SECONDS` or the editor setting rubric.judge.deadlineSeconds"
-
-
-class GradingError(Exception):
-    """The file cannot be graded (not readable, not a rubric, invalid); the message says why."""
-
-
-class DeadlineExceeded(GradingError):
-    """The grading ran past its total deadline; nothing it judged is reported as a verdict."""
-
-
-class GradeExtraMissing(GradingError):
-    """litellm (the ``[grade]`` extra) is not installed; the message is one line saying how to install it."""
-
-
-class UnsupportedRequest(GradingError):
-    """The file's format does not answer this kind of request (e.g. examples asked of a file that has none)."""
-
-    def __init__(self, kind: RequestKind, what: str) -> None:
-        super().__init__(f"This file cannot answer a {kind.value} request: {what}.")
-        self.kind = kind
 
 
 @dataclass
@@ -258,32 +243,3 @@ async def _within_deadline(grader: Grader, doc: Document, request: GradeRequest,
         grading.settings.deadline_seconds,
         lambda: f"{grading.done} of {grading.total} work items done",
     )
-
-
-async def within_deadline(work: Awaitable[T], deadline: float | None, progress: Callable[[], str]) -> T:
-    """``await work``, cancelled past ``deadline`` seconds with ``DeadlineExceeded`` (its message says
-    ``progress()``); no deadline when None."""
-    if deadline is None:
-        return await work
-    # The grading runs as a task of its own that the deadline cancels (asyncio.timeout is 3.11+,
-    # and we support 3.10): a TimeoutError raised inside the grader stays what it is.
-    task = asyncio.ensure_future(work)
-    expired = False
-
-    def expire() -> None:
-        nonlocal expired
-        expired = True
-        task.cancel()
-
-    timer = asyncio.get_running_loop().call_later(deadline, expire)
-    try:
-        return await task
-    except asyncio.CancelledError:
-        if not expired:
-            raise
-        raise DeadlineExceeded(
-            f"The grading did not finish within its deadline of {deadline:g} s ({progress()}); "
-            f"{DEADLINE_HELP}. A judge that never answers is the usual cause."
-        ) from None
-    finally:
-        timer.cancel()

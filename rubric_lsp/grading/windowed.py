@@ -16,11 +16,12 @@ once (its pass is discarded), so the window moves as fast as the items are plann
 from __future__ import annotations
 
 import asyncio
-import gc
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
+
+from rubric_lsp.runtime import gc as collector
 
 T = TypeVar("T")
 
@@ -77,8 +78,6 @@ async def fold_in_order(work: Iterable[Callable[[], Awaitable[T]]], window: int,
 
 
 YOUNG_COLLECTION_THRESHOLD = 50_000  # gc's first threshold within ``quiet_collector`` (Python's default: 700)
-_quiet_depth = 0
-_saved_thresholds: tuple[int, ...] = ()
 
 
 @contextmanager
@@ -94,21 +93,11 @@ def quiet_collector() -> Iterator[None]:
     threshold of 10,000; at 10,000 items x 5 criteria (bench_scale), 0.49 s in 53 collections of
     15-65 ms each at 10,000, 0.19 s in 33 at 50,000, peak RSS unchanged. Process-wide, so nested
     and concurrent blocks (two gradings in the language server) share one setting; the outermost
-    restores it.
+    restores it, and never unfreezes what was frozen for good (litellm's modules, the server's
+    start-up): ``runtime/gc.py`` owns the collector.
     """
-    global _quiet_depth, _saved_thresholds
-    if _quiet_depth == 0:
-        _saved_thresholds = gc.get_threshold()
-        gc.freeze()
-        gc.set_threshold(max(_saved_thresholds[0], YOUNG_COLLECTION_THRESHOLD), *_saved_thresholds[1:])
-    _quiet_depth += 1
-    try:
+    with collector.frozen(), collector.young_threshold(YOUNG_COLLECTION_THRESHOLD):
         yield
-    finally:
-        _quiet_depth -= 1
-        if _quiet_depth == 0:
-            gc.set_threshold(*_saved_thresholds)
-            gc.unfreeze()
 
 
 def stop(tasks: Iterable[asyncio.Future[Any]]) -> None:

@@ -6,9 +6,8 @@ from rubric_lsp.diagnostics import Fix, Severity
 from rubric_lsp.document import issues as K
 from rubric_lsp.document.issues import TextEdit
 from rubric_lsp.document.positions import Span
-from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
-from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.registry import checker, rule
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -134,16 +133,9 @@ _LAST_VALUE_WINS = ("pyyaml",)  # duplicate keys load (last value kept): a warni
 _YAML12_LOADERS = ("js-yaml",)  # YAML 1.2 core schema: RL005's YAML 1.1 readings do not apply
 
 
-def _loader(ctx: CheckContext) -> str | None:
-    from rubric_lsp.formats.registry import get_format
-
-    fmt = get_format(ctx.format_name) if ctx.format_name else None
-    return fmt.loader if fmt is not None else None
-
-
 @checker("*")
 def report_parse_issues(ctx: CheckContext) -> None:
-    loader = _loader(ctx)
+    loader = ctx.loader
     for issue in ctx.document.issues:
         found = _RULE_FOR_KIND.get(issue.kind)
         if found is None:

@@ -20,6 +20,7 @@ class CheckContext:
     document: Document
     format_name: str | None
     root_dir: Path | None  # the workspace root, for file:// references
+    loader: str | None = None  # how the format's owner reads the file (Format.loader: "pyyaml", "js-yaml")
     is_enabled: Callable[[str], bool] = lambda code: True
     # The release of each owner tool to check as (settings ``versions``; absent: the latest tracked).
     versions: dict[str, str] = field(default_factory=dict)

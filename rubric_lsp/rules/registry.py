@@ -1,20 +1,29 @@
-"""The rule registry: every check's code, severity and documentation in one place.
+"""The rule registry: every check's code, severity and documentation in one place, and the
+checkers that report them.
 
-Rules are metadata; the logic that finds them lives in checkers (one per format or
-concern) that report through :class:`rubric_lsp.rules.context.CheckContext`. Docs for
-the CLI, the README table and the server's hover are all generated from here.
+Rules are metadata (``rule()``); the logic that finds them lives in checkers (``@checker``,
+one per format or concern) that report through :class:`rubric_lsp.rules.context.CheckContext`.
+Both are registered here, below the formats: a format's rules module imports them, and the
+format registry (``formats/registry.py``) imports each format's checkers the first time they
+are needed. Docs for the CLI, the README table and the server's hover are all generated from
+the rules of every format (``formats.registry.all_rules``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from textwrap import dedent
+from typing import Any
 
 from rubric_lsp.diagnostics import Severity
 
 DOCS_BASE = "https://github.com/rubric-lsp/rubric-lsp/blob/main/docs/rules.md"
 
+Checker = Callable[[Any], None]  # (CheckContext) -> None
+
 _RULES: dict[str, Rule] = {}
+_CHECKERS: dict[str, list[Checker]] = {}  # format name ("*": every file read) -> its checkers
 
 
 @dataclass(frozen=True)
@@ -98,14 +107,9 @@ def rule(
     return defined
 
 
-def all_rules() -> list[Rule]:
-    _load_all()
+def registered_rules() -> list[Rule]:
+    """The rules registered so far, by code (``formats.registry.all_rules``: every format's)."""
     return sorted(_RULES.values(), key=lambda r: r.code)
-
-
-def get_rule(code: str) -> Rule | None:
-    _load_all()
-    return _RULES.get(code.upper())
 
 
 def registered_rule(code: str) -> Rule | None:
@@ -114,8 +118,24 @@ def registered_rule(code: str) -> Rule | None:
     return _RULES.get(code.upper())
 
 
-def _load_all() -> None:
-    # Importing the checkers registers their rules.
-    from rubric_lsp.formats import registry
+def checker(format_names: str | Iterable[str]) -> Callable[[Checker], Checker]:
+    """Decorator: run this checker on documents of the given format(s) ("*" = all read)."""
+    names = [format_names] if isinstance(format_names, str) else list(format_names)
 
-    registry.load_all_checkers()
+    def wrap(fn: Checker) -> Checker:
+        for name in names:
+            _CHECKERS.setdefault(name, []).append(fn)
+        return fn
+
+    return wrap
+
+
+def registered_checkers(format_name: str) -> list[Checker]:
+    """The checkers registered so far for ``format_name`` (``formats.registry.checkers_for``
+    imports a format's checker modules first)."""
+    return list(_CHECKERS.get(format_name, ()))
+
+
+def forget_checkers(format_name: str) -> None:
+    """Drop the checkers registered for a format (it was unregistered)."""
+    _CHECKERS.pop(format_name, None)

@@ -1,7 +1,7 @@
 """Unknown keys and values: the "did you mean" suggestion and its rename fix, in one place.
 
 A rename is a *safe* fix only when the mistake is an unambiguous typo
-(:func:`rubric_lsp.formats.errors.rename_is_safe`); a fuzzy guess stays offered as an
+(:func:`rubric_lsp.rules.suggest.rename_is_safe`); a fuzzy guess stays offered as an
 *unsafe* fix, so ``rubric-lint --fix`` never turns ``outputs:`` into ``outputPath:``.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from rubric_lsp.diagnostics import Fix
 from rubric_lsp.document import Node
-from rubric_lsp.formats.errors import Suggestion, suggest
 from rubric_lsp.rules.context import CheckContext
+from rubric_lsp.rules.suggest import Suggestion, suggest
 
 # How each rule's docs describe the fixes built here ("Fix safety").
 _TYPO = (

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import gc
 import inspect
 import logging
 import os
@@ -31,6 +30,7 @@ from pygls.uris import to_fs_path
 from rubric_lsp import __version__
 from rubric_lsp.lint import LintResult, lint_text
 from rubric_lsp.redaction import RedactingFilter
+from rubric_lsp.runtime import gc as collector
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.settings import SECTION, ServerSettings, grade_option_declarations
 from rubric_lsp.settings import Settings
@@ -258,10 +258,9 @@ class RubricServer(LanguageServer):
 
     # -- documents -----------------------------------------------------------------
     def start_up_done(self) -> None:
-        """Turn garbage collection back on (main() holds it off while starting); idempotent."""
-        if not gc.isenabled():
-            gc.freeze()  # what start-up built lives for good: keep it out of every collection
-            gc.enable()
+        """Turn garbage collection back on (main() holds it off while starting), what start-up built
+        frozen for good: out of every collection. Idempotent."""
+        collector.start_up_done()
 
     def note_activity(self) -> None:
         if self.loop is not None:
@@ -309,7 +308,7 @@ class RubricServer(LanguageServer):
     def root_of(self, path: str | None, settings: Settings) -> Path | None:
         """The workspace a file's references may reach without a warning: the workspace folder the
         user opened, else what the command line would take (:func:`rubric_lsp.workspace.default_root`)."""
-        return self.folder_of(path) or default_root(path, settings)
+        return self.folder_of(path) or default_root(path, settings.root)
 
     def _lint_now(self, text: str, uri: str) -> LintResult:
         started = time.perf_counter()

@@ -9,9 +9,8 @@ from lsprotocol import types
 
 from rubric_lsp.formats.editor import EditorContext
 from rubric_lsp.formats.options import read_options
-from rubric_lsp.formats.registry import Format
+from rubric_lsp.formats.registry import Format, get_rule
 from rubric_lsp.lint import LintResult
-from rubric_lsp.rules.registry import get_rule
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.locate import Location, description_of, locate, schema_at
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import logging
 import os
 import sys
 import threading
 
 from rubric_lsp import __version__
+from rubric_lsp.runtime import gc as collector
 
 
 def build_server():
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     # Start-up builds many thousands of objects that all live on (protocol types, schemas):
     # collecting garbage while importing them only costs time. Collection resumes after
     # the first lint (see RubricServer.start_up_done), or 5 s after start at the latest.
-    gc.disable()
+    collector.hold_start_up()
     # stdout is the protocol channel: logs go to stderr and to the client's log only.
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="rubric-lsp %(levelname)s %(name)s: %(message)s"

@@ -17,6 +17,7 @@ from lsprotocol import types
 from rubric_lsp.document.positions import LineIndex, Position, Range
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.line_map import LineMap, line_map
+from rubric_lsp.server.publish import schedule
 
 log = logging.getLogger(__name__)
 
@@ -333,13 +334,11 @@ def _refresh(ls: RubricServer, uri: str) -> None:
                 refresh(None)
             except Exception:
                 log.debug("refresh failed", exc_info=True)
-    from rubric_lsp.server import diagnostics
-
     if ls.pull_diagnostics:
         if ls.client_supports("workspace.diagnostics.refresh_support"):
             ls.workspace_diagnostic_refresh(None)
     elif uri in ls.workspace.text_documents:
-        diagnostics.schedule(ls, uri, 0)
+        schedule(ls, uri, 0)
 
 
 def _problems(ls: RubricServer, uri: str, shown: Shown | None) -> list[types.Diagnostic]:

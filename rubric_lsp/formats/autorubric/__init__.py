@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.autorubric.grading.options import GRADE_OPTIONS
+from rubric_lsp.formats.autorubric.options import GRADE_OPTIONS
 from rubric_lsp.formats.plugin import Format
 
 RUBRIC = "autorubric-rubric"

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_lsp.document import Document, Node
-from rubric_lsp.formats.autorubric.grading.options import AutorubricOptions
-from rubric_lsp.grading.judge import Usage
+from rubric_lsp.formats.autorubric.options import AutorubricOptions
 from rubric_lsp.grading.report import GradeReport, usage_line
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.runner import Grader, Grading, GradingError
+from rubric_lsp.grading.usage import Usage
 from rubric_lsp.grading.windowed import fold_in_order, quiet_collector
 
 # Items started but not yet folded, per concurrency slot: each item is several calls, so a
@@ -270,7 +270,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             "This is an autorubric dataset: grade it without --response (`rubric grade DATASET.json`) to measure "
             "the judge's agreement with its ground truth."
         )
-    from rubric_lsp.formats.autorubric.grading.rubric import refuse_unloadable
+    from rubric_lsp.formats.autorubric.grading.inputs import refuse_unloadable
 
     refuse_unloadable(doc, dataset=True)
     try:
@@ -425,7 +425,7 @@ def _human_score(criteria: list[Any], truth: Any, options: AutorubricOptions) ->
 def _criteria_of(doc: Document, node: Node | None) -> tuple[list[Any], str | None]:
     """A rubric in the dataset (shared, or an item's own) as the grader takes it."""
     from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput
-    from rubric_lsp.formats.autorubric.grading.rubric import check_gradable
+    from rubric_lsp.formats.autorubric.grading.inputs import check_gradable
     from rubric_lsp.formats.autorubric.view import read_rubric
 
     if node is None or (node.is_scalar and node.value is None):

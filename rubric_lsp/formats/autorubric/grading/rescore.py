@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.autorubric.grading.options import AutorubricOptions
+from rubric_lsp.formats.autorubric.grading.inputs import criterion_inputs
+from rubric_lsp.formats.autorubric.options import AutorubricOptions
 from rubric_lsp.grading.request import GradeRequest
 from rubric_lsp.grading.runner import GradingError
 
@@ -51,7 +52,6 @@ class RescoreResult:
 
 
 def rescore(doc: Document, request: GradeRequest, options: AutorubricOptions) -> RescoreResult:
-    from rubric_lsp.formats.autorubric.grading.rubric import criterion_inputs
     from rubric_lsp.formats.autorubric.score import compute_score
 
     items, _ = criterion_inputs(doc)

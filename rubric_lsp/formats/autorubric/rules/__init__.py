@@ -19,10 +19,11 @@ from rubric_lsp.formats.autorubric.rules.criteria import check_criteria
 from rubric_lsp.formats.autorubric.rules.dataset import check_dataset
 from rubric_lsp.formats.autorubric.rules.rubric import check_examples, check_rubric_file_keys, check_rubric_level
 from rubric_lsp.formats.autorubric.view import Problem, RubricView, read_rubric
-from rubric_lsp.formats.errors import describe_type, error_span, suggest
+from rubric_lsp.formats.errors import describe_type, error_span
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import suggest
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, VALUE_RENAME_SAFETY, rename_fix, unknown_key
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO

@@ -7,9 +7,9 @@ from rubric_lsp.formats.autorubric.edits import remove_pair
 from rubric_lsp.formats.autorubric.model import NOMINAL_AGGREGATIONS, ORDINAL_AGGREGATIONS, Criterion
 from rubric_lsp.formats.autorubric.rules.common import FORMATS
 from rubric_lsp.formats.autorubric.view import CriterionEntry
-from rubric_lsp.formats.errors import Suggestion, suggest
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import Suggestion, suggest
 from rubric_lsp.rules.unknown_keys import VALUE_RENAME_SAFETY, rename_fix
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO

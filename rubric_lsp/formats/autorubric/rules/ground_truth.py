@@ -14,9 +14,10 @@ from rubric_lsp.formats.autorubric import DATASET
 from rubric_lsp.formats.autorubric.loading import ground_truth_entries
 from rubric_lsp.formats.autorubric.model import VERDICTS
 from rubric_lsp.formats.autorubric.view import RubricView
-from rubric_lsp.formats.errors import describe_type, suggest
+from rubric_lsp.formats.errors import describe_type
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import suggest
 from rubric_lsp.rules.unknown_keys import VALUE_RENAME_SAFETY
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO

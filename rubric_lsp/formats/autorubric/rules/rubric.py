@@ -13,9 +13,10 @@ from rubric_lsp.formats.autorubric import DATASET, RUBRIC
 from rubric_lsp.formats.autorubric.edits import anchor, remove_pair, scalar_text
 from rubric_lsp.formats.autorubric.model import VERDICTS, Example
 from rubric_lsp.formats.autorubric.view import RubricView
-from rubric_lsp.formats.errors import closest, describe_type, error_span, place_errors, suggest
+from rubric_lsp.formats.errors import describe_type, error_span, place_errors
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import closest, suggest
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, VALUE_RENAME_SAFETY, rename_fix, unknown_key
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO

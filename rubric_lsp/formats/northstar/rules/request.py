@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
-from rubric_lsp.formats.errors import Problem, error_span, suggest
+from rubric_lsp.formats.errors import Problem, error_span
 from rubric_lsp.formats.northstar import REQUEST
 from rubric_lsp.formats.northstar.model import (
     GRADER_TYPES,
@@ -18,6 +18,7 @@ from rubric_lsp.formats.northstar.view import RequestView, read_request
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import suggest
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, VALUE_RENAME_SAFETY, rename_fix
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO

@@ -3,7 +3,7 @@
 ``rubric grade`` runs ``llm-rubric``, ``model-graded-closedqa``, ``factuality`` (and its alias
 ``model-graded-factuality``) and ``g-eval``, each with its ``not-`` variant; the last three
 live in ``model_graded`` (semantics and sources there). ``select-best`` compares
-several outputs, so it runs only with several ``--response`` (``grade_promptfoo_outputs``,
+several outputs, so it runs only with several ``--response`` (``outputs.grade_promptfoo_outputs``,
 semantics in ``select_best``). Other model-graded types (``answer-relevance``,
 ``context-*``, ...) are not run: the report names them in a note. The config is resolved by ``rubric_lsp.formats.promptfoo.resolve`` (merged assertions per
 test, effective grader with its config, rubricPrompt, threshold, vars). For each assertion:
@@ -58,13 +58,11 @@ from typing import Any
 
 from rubric_lsp.document import Document
 from rubric_lsp.document.nodes import to_plain
-from rubric_lsp.formats.promptfoo.grading.deterministic import evaluate
 from rubric_lsp.formats.promptfoo.grading.prompts import (
     UNDEFINED,
     grading_messages,
     js_json,
     js_number,
-    js_number_text,
     js_string,
     render,
 )
@@ -74,9 +72,7 @@ from rubric_lsp.formats.promptfoo.versions import release
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.replies import snippet, strip_thinking
-from rubric_lsp.grading.report import GradeReport, Subject, Verdict
-from rubric_lsp.grading.runner import GradingError
-from rubric_lsp.grading.settings import JudgeSettings
+from rubric_lsp.grading.report import Subject, Verdict
 
 RUBRIC_TYPES = ("llm-rubric", "not-llm-rubric")
 # Graded by model_graded.
@@ -298,86 +294,6 @@ class _Response:
         )
 
 
-def _max_score(
-    doc: Document, view: Any, number: int, reports: list[GradeReport], responses: list[str]
-) -> dict[str, Any] | None:
-    """Test ``number``'s max-score over the outputs' reports (None when the test has none)."""
-    test = view.test_number(number)
-    if test is None:
-        return None
-    top = test.top_assertions
-    max_scores = [a for a in top if a.type == "max-score"]
-    if not max_scores:
-        return None
-    chosen = max_scores[0]
-    config = chosen.value if isinstance(chosen.value, dict) else {}
-    method = config.get("method", "average")
-    given = config.get("weights")
-    weights: dict[str, Any] = given if isinstance(given, dict) else {}
-    threshold = config.get("threshold")
-    others = [a for a in top if a.type not in ("max-score", "select-best")]
-    node = chosen.ref_node or chosen.node
-    entry: dict[str, Any] = {
-        "test": number,
-        "range": doc.range(node).to_json() if chosen.source.is_config else None,
-        "method": method,
-    }
-    if len(max_scores) > 1:
-        entry["note"] = "Only the first max-score of a test counts; the others are ignored."
-    if not others:
-        entry["error"] = (
-            "This test has no other assertion to score; promptfoo's whole eval crashes at the end and writes nothing."
-        )
-        return entry
-    graded = [a for a in others if a.type in GRADED_TYPES]
-    test_vars = view.test_vars(number)
-    # Deterministic checks promptfoo evaluates without code count too (per output); the rest is left out.
-    checked = [
-        a
-        for a in others
-        if a.type not in GRADED_TYPES
-        and all(evaluate(a.type or "", a.value, r, test_vars) is not None for r in responses)
-    ]
-    entry["left_out"] = [a.type for a in others if a.type not in GRADED_TYPES and a not in checked]
-    scores: list[float | None] = []
-    for report, response in zip(reports, responses):
-        by_node = {id(node_): verdict for (n, node_), verdict in zip(report.links, report.verdicts) if n == number}
-        total = weight_sum = 0.0
-        for assertion in graded + checked:
-            weight = weights.get(assertion.type, 1)
-            weight = float(weight) if isinstance(weight, (int, float)) and not isinstance(weight, bool) else 1.0
-            if assertion in checked:
-                value = evaluate(assertion.type or "", assertion.value, response, test_vars) or 0.0
-            else:
-                verdict = by_node.get(id(assertion.node))
-                value = (
-                    0.0
-                    if verdict is None or verdict.failed
-                    else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
-                )
-            total += value * weight
-            weight_sum += weight
-        if not graded and not checked:
-            scores.append(None)
-        else:
-            scores.append(total if method == "sum" else (total / weight_sum if weight_sum else 0.0))
-    entry["scores"] = scores
-    winner: int | None = None
-    best = 0.0
-    for position, score in enumerate(scores):
-        if score is not None and (winner is None or score > best):  # first strictly greater wins; ties keep the first
-            winner, best = position, score
-    threshold = compared_threshold(threshold, None)  # JavaScript's `<` turns a string threshold into a number
-    if winner is not None and threshold is not None and best < threshold:
-        entry["reason"] = (
-            f"The best score {best:.3g} is below the threshold {js_number_text(threshold)}, so no output passes."
-        )
-        winner = None
-    entry["winner"] = winner
-    entry["passed"] = [position == winner for position in range(len(reports))]
-    return entry
-
-
 def assertion_weight(assertion: Any) -> float | None:
     """The assertion's ``weight`` when it sets a number (promptfoo's default is 1)."""
     node = assertion.field("weight")
@@ -385,66 +301,3 @@ def assertion_weight(assertion: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
-
-
-async def grade_promptfoo_outputs(
-    doc: Document,
-    responses: list[str],
-    query: str | None,
-    settings: JudgeSettings,
-    *,
-    test_index: int | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    """Grade several outputs of the same prompt and apply each test's ``max-score`` (seed 003) and
-    ``select-best`` (``select_best``).
-
-    Returns ``{"outputs": [report JSON per response], "max_score": [selection per test],
-    "select_best": [comparison per test]}`` (``select_best_usage`` too when a comparison ran).
-    Only the model-graded assertions are run here; other assertions of the test (contains,
-    python, ...) are listed in ``left_out`` and take no part in the aggregate.
-    """
-    from rubric_lsp.formats.promptfoo.grading.select_best import add_verdicts, grade_select_best
-    from rubric_lsp.formats.promptfoo.reading import read_config
-
-    if len(responses) < 2:
-        raise GradingError(
-            "max-score and select-best need at least 2 outputs to choose between; pass --response once per output."
-        )
-    if doc.root is None:
-        raise GradingError("The file is empty.")
-    # One output per prompt (promptfoo's columns): each is graded against its own prompt.
-    own_prompts = read_config(doc.root, doc.path, doc).prompt_count == len(responses)
-    from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
-
-    reports = await asyncio.gather(
-        *(
-            grade_promptfoo(
-                doc,
-                r,
-                query,
-                settings,
-                test_index=test_index,
-                on_progress=on_progress,
-                compared=True,
-                prompt_index=position if own_prompts else 0,
-            )
-            for position, r in enumerate(responses)
-        )
-    )
-    if doc.root is None:
-        raise GradingError("The file is empty.")
-    view = read_config(doc.root, doc.path, doc)
-    numbers = [test_index + 1] if test_index is not None else list(range(1, len(view.tests) + 1))
-    # promptfoo compares (select-best) before it applies max-score, which leaves the comparison out.
-    compared, compare_usage = await grade_select_best(doc, view, numbers, responses, settings)
-    add_verdicts(reports, compared)
-    selections = [e for e in (_max_score(doc, view, number, reports, responses) for number in numbers) if e is not None]
-    result: dict[str, Any] = {
-        "outputs": [r.to_json() for r in reports],
-        "max_score": selections,
-        "select_best": compared,
-    }
-    if compared:
-        result["select_best_usage"] = compare_usage.to_json()
-    return result

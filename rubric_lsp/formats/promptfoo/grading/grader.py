@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.promptfoo.grading.assertions import grade_promptfoo_outputs
+from rubric_lsp.formats.promptfoo.grading.outputs import grade_promptfoo_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.runner import Grader, Grading, UnsupportedRequest

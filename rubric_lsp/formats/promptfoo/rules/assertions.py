@@ -8,7 +8,7 @@ from rubric_lsp.diagnostics import Fix
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.document.positions import Span
-from rubric_lsp.formats.errors import describe_type, suggest
+from rubric_lsp.formats.errors import describe_type
 from rubric_lsp.formats.promptfoo.model import (
     ASSERT_SET_KEYS,
     ASSERTION_KEYS,
@@ -33,6 +33,7 @@ from rubric_lsp.formats.promptfoo.rules.scores import score_checks
 from rubric_lsp.formats.promptfoo.validation import refusals_of
 from rubric_lsp.formats.promptfoo.versions import inverts, negation_note
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import suggest
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY
 
 NEGATED_MODEL_GRADED = rule(

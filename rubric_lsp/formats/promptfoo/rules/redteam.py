@@ -17,7 +17,6 @@ The ids come from the installed promptfoo package (``redteam_ids.py``, generated
 from __future__ import annotations
 
 from rubric_lsp.document import Node
-from rubric_lsp.formats.errors import suggest
 from rubric_lsp.formats.promptfoo.model import base_type
 from rubric_lsp.formats.promptfoo.redteam_ids import (
     JAVASCRIPT_EXTENSIONS,
@@ -31,6 +30,7 @@ from rubric_lsp.formats.promptfoo.resolve import ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import E, F, W, text_of
 from rubric_lsp.formats.promptfoo.rules.redteam_configs import check_plugin_config
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import suggest
 
 REDTEAM_GRADER = rule(
     "PF018",

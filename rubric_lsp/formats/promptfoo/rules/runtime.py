@@ -14,10 +14,10 @@ from pathlib import Path
 
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
-from rubric_lsp.formats.errors import suggest
 from rubric_lsp.formats.promptfoo.resolve import ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import E, F, W
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import suggest
 
 NOTHING_TO_RUN = rule(
     "PF108",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 
-from rubric_lsp.formats.errors import closest
 from rubric_lsp.formats.promptfoo.model import (
     base_type,
 )
 from rubric_lsp.formats.promptfoo.resolve import ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import FACTUALITY_LIKE, F, W, text_of
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import closest
 
 SHADOWING_VAR = rule(
     "PF006",

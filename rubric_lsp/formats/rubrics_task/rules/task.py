@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
-from rubric_lsp.formats.errors import error_span, suggest
+from rubric_lsp.formats.errors import error_span
 from rubric_lsp.formats.rubrics_task import TASK
 from rubric_lsp.formats.rubrics_task.model import STATUSES
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import suggest
 from rubric_lsp.rules.unknown_keys import VALUE_RENAME_SAFETY, rename_fix
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
