@@ -253,7 +253,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.format in ("junit", "csv"):
         from rubric_lsp.grading.exports import csv_text, junit
 
-        sys.stdout.write(junit(result.to_json()) if args.format == "junit" else csv_text(result.to_json()))
+        sys.stdout.write(junit(result) if args.format == "junit" else csv_text(result))
     else:
         for line in result.text_lines():
             print(line)

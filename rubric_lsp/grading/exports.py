@@ -1,6 +1,6 @@
 """``rubric grade --format junit`` and ``--format csv``: a grading result for CI and for spreadsheets.
 
-Both are written from ``grading/rows.py``'s rows of ``result.to_json()``. JUnit: one
+Both are written from ``grading/rows.py``'s rows of the result's units (``result.Result``). JUnit: one
 ``<testsuite>`` per response / output / example / dataset item, one ``<testcase>`` per
 criterion, assertion or label in it (valid against Jenkins' junit-10.xsd, as
 ``rubric-lint --format junit``); a failed judgment is a ``<failure type="ERROR">`` (that schema
@@ -23,10 +23,10 @@ from rubric_lsp.reporters.junit import xml_attribute, xml_text
 CSV_COLUMNS = ("suite", "name", "outcome", "verdict", "expected", "score", "weight", "reason", "error", "cached")
 
 
-def junit(data: Any) -> str:
+def junit(result: Any) -> str:
     redact = report_redactor().report
     suites: dict[str, list[Row]] = {}
-    for row in rows(data):
+    for row in rows(result):
         suites.setdefault(row.suite, []).append(row)
     total = sum(len(r) for r in suites.values())
     failures = sum(r.outcome in (FAIL, ERROR) for group in suites.values() for r in group)
@@ -85,7 +85,7 @@ def _cell(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def csv_text(data: Any) -> str:
+def csv_text(result: Any) -> str:
     """One CSV row per criterion / assertion / label, with a header (``CSV_COLUMNS``).
 
     Text cells (names, verdicts, reasons, errors) come from rubric authors and judges: any that a
@@ -99,7 +99,7 @@ def csv_text(data: Any) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for row in rows(data):
+    for row in rows(result):
         writer.writerow(
             [
                 redact(row.suite),

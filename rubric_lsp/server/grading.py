@@ -186,7 +186,7 @@ def _shown_for(request: Any, result: Any, uri: str, converted: bool) -> tuple[Sh
             shown.lenses.append(Lens(top, _agreement_summary(data)))
         return shown, data
     if request.kind is RequestKind.RESPONSE and isinstance(data, dict):
-        return shown_for_report(data, top), data
+        return shown_for_report(result, top), data
     return None, data
 
 
