@@ -351,7 +351,7 @@ class RubricServer(LanguageServer):
         return result
 
     def grading_strategy(self) -> str:
-        """How CANNOT_ASSESS is scored (the grading CLI's environment variable, default skip)."""
+        """How an abstention is scored (the grading CLI's environment variable, default skip)."""
         return self.settings.cannot_assess or os.environ.get("RUBRIC_CANNOT_ASSESS") or "skip"
 
     def converter(self, result: LintResult) -> Converter:

@@ -33,7 +33,7 @@ class ServerSettings:
     cache_enabled: bool = True
     lint_select: tuple[str, ...] = ()
     lint_ignore: tuple[str, ...] = ()
-    cannot_assess: str | None = None  # CANNOT_ASSESS strategy: skip | zero | partial | fail
+    cannot_assess: str | None = None  # how an abstention is scored: skip | zero | partial | fail
     # Not a user setting: how long to wait for more typing before linting (push mode).
     debounce_seconds: float = 0.005
     problems: tuple[str, ...] = field(default=(), compare=False)
