@@ -55,7 +55,7 @@ def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
 
     redact = report_redactor().report
     data = _redacted(result.to_json(), redact)
-    units = [_redacted_unit(unit, redact) for unit in result.units()]
+    units = result.units()  # their outcomes and figures; any text shown from them is redacted where it is used
     kind = result.kind
     env = Environment(loader=PackageLoader("rubric_lsp.grading", "templates"), autoescape=select_autoescape(["j2"]))
     env.filters["fig"] = figure
@@ -67,6 +67,10 @@ def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
         "elapsed": elapsed,
     }
     context.update(_SECTIONS[kind](data, units))
+    for selection in context.get("selections") or []:
+        selection["method"] = redact(selection["method"])
+    for found in context.get("disagreements") or []:
+        found.update({key: redact(found[key]) for key in ("criterion", "human", "judge", "reason")})
     if context.get("disagreements"):
         _add_submissions(context["disagreements"], getattr(request, "text", None), redact)
     return env.get_template("report.html.j2").render(**context)
@@ -92,14 +96,6 @@ def _add_submissions(disagreements: list[dict[str, Any]], text: Any, redact: Cal
         submission = item.get("submission") if isinstance(item, dict) else None
         if isinstance(submission, str):
             found["submission"] = redact(submission)
-
-
-def _redacted_unit(unit: Unit, redact: Callable[[str], str]) -> Unit:
-    from dataclasses import replace
-
-    texts = ("title", "verdict", "group", "reason", "error", "counted_as", "expected", "feedback")
-    redacted: dict[str, Any] = {name: redact(getattr(unit, name)) for name in texts}
-    return replace(unit, **redacted)
 
 
 def _verdict_units(units: list[Unit], prefix: tuple[Any, ...]) -> list[Unit]:

@@ -29,6 +29,7 @@ def abstentions(criterion: Any) -> frozenset[str]:
 
 def dataset_units(items: Sequence[dict[str, Any]], criteria: Sequence[Any]) -> Iterator[Unit]:
     by_index = {c.index: c for c in criteria}
+    abstain = {c.index: abstentions(c) for c in criteria}
     for i, item in enumerate(items):
         group = f"item {item['index'] + 1}" + (f": {item['description']}" if item.get("description") else "")
         truth = item["ground_truth"] or []
@@ -39,7 +40,7 @@ def dataset_units(items: Sequence[dict[str, Any]], criteria: Sequence[Any]) -> I
             criterion = by_index.get(position)
             wanted = truth[position] if position < len(truth) else None
             reason = reasons[position] if position < len(reasons) else ""
-            outcome = _outcome(verdict, wanted, abstentions(criterion) if criterion is not None else frozenset())
+            outcome = _outcome(verdict, wanted, abstain.get(position, frozenset()))
             failed = outcome is Outcome.ERROR
             yield Unit(
                 (criterion.name if criterion is not None else None) or f"criterion {position + 1}",
