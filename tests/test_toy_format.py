@@ -127,7 +127,9 @@ class DeckGrader:
             else:
                 word, outcome = ("FOLDS", Outcome.PASS) if points < 0 else ("FOLDS", Outcome.FAIL)
             credit = 1.0 if label in played else 0.0
-            report.verdicts.append(subject.judged(word, f"{label} is worth {points}", outcome=outcome, credit=credit))
+            verdict = subject.judged(word, f"{label} is worth {points}", outcome=outcome, credit=credit)
+            verdict.cells = (("points", points), ("played", label in played))  # its own table columns
+            report.verdicts.append(verdict)
         best = sum(p for p in view.points.values() if p > 0)
         report.raw_score = float(sum(p for label, p in view.points.items() if label in played))
         report.score = report.raw_score / best if best else None
@@ -252,6 +254,24 @@ def test_its_grading_reads_as_the_toy_says_in_the_junit_file(hand, capsys):
     from tests.conftest import REPO
 
     xmlschema.XMLSchema(str(REPO / "tests" / "data" / "junit-10.xsd")).validate(ET.tostring(root, encoding="unicode"))
+
+
+def test_its_grading_reads_as_the_toy_says_in_the_csv_with_its_own_columns(hand, capsys):
+    import csv
+    import io
+
+    from rubric_lsp.cli import main
+
+    argv = ["grade", str(hand / "hand.deck.yaml"), "--response", str(hand / "played.txt"), "--no-cache"]
+    assert main([*argv, "--format", "csv"]) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert list(table[0])[-2:] == ["points", "played"]  # after the columns every result has
+    assert [(r["name"], r["verdict"], r["outcome"], r["points"], r["played"]) for r in table] == [
+        ("ace", "TRUMPS", "pass", "11", "True"),
+        ("king", "FOLDS", "fail", "4", "False"),
+        ("joker", "BUSTS", "fail", "-3", "True"),
+        ("blank", "SHRUG", "skipped", "0", "False"),
+    ]
 
 
 def test_its_grading_reads_as_the_toy_says_in_the_html_report(hand, capsys):

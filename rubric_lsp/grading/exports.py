@@ -85,8 +85,16 @@ def _cell(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
+def _plain(value: Any, redact: Callable[[Any], Any]) -> Any:
+    """A format's own cell: numbers as numbers, text neutralised like every other text cell."""
+    if value is None:
+        return ""
+    return repr(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else redact(str(value))
+
+
 def csv_text(result: Any) -> str:
-    """One CSV row per criterion / assertion / label, with a header (``CSV_COLUMNS``).
+    """One CSV row per criterion / assertion / label, with a header (``CSV_COLUMNS``, then the columns
+    the format gives its units, in the order they first appear).
 
     Text cells (names, verdicts, reasons, errors) come from rubric authors and judges: any that a
     spreadsheet would run as a formula is neutralised; numbers are written as numbers.
@@ -98,8 +106,11 @@ def csv_text(result: Any) -> str:
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in rows(result):
+    table = rows(result)
+    own = list(dict.fromkeys(name for row in table for name, _ in row.cells))
+    writer.writerow([*CSV_COLUMNS, *map(redact, own)])
+    for row in table:
+        cells = dict(row.cells)
         writer.writerow(
             [
                 redact(row.suite),
@@ -112,6 +123,7 @@ def csv_text(result: Any) -> str:
                 redact(row.reason),
                 redact(row.error),
                 "yes" if row.cached else "",
+                *(_plain(cells.get(name), redact) for name in own),
             ]
         )
     return buffer.getvalue()

@@ -43,6 +43,7 @@ class Verdict:
     votes: list[str] | None = None  # several judges: each one's verdict
     outcome: Outcome | None = None
     credit: float | None = None
+    cells: tuple[tuple[str, Any], ...] = ()  # columns of the format's own in tables (not in the JSON)
 
     def __post_init__(self) -> None:
         if self.error is not None:
@@ -76,6 +77,7 @@ class Verdict:
             feedback=self.feedback or "",
             cached=self.cached,
             ambiguous=self.ambiguous,
+            cells=self.cells,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -66,6 +66,8 @@ class Unit:
     feedback: str = ""
     cached: bool = False
     ambiguous: bool = False
+    # Columns of its own the format gives the unit in tables (CSV): (column name, plain value) pairs.
+    cells: tuple[tuple[str, Any], ...] = ()
 
     @property
     def penalty(self) -> bool:

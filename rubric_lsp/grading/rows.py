@@ -29,6 +29,7 @@ class Row:
     reason: str = ""
     error: str = ""
     cached: bool = False
+    cells: tuple[tuple[str, Any], ...] = ()  # the format's own columns
 
 
 def row(unit: Unit) -> Row:
@@ -43,6 +44,7 @@ def row(unit: Unit) -> Row:
         reason=unit.reason,
         error=unit.error,
         cached=unit.cached,
+        cells=unit.cells,
     )
 
 
