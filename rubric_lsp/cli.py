@@ -168,7 +168,7 @@ def _main(argv: list[str] | None = None, prog: str = "rubric") -> int:
 
 def _delegate(command: str, argv: list[str]) -> int:
     if command == "grade":
-        from rubric_lsp.grading.cli import main as grade_main
+        from rubric_lsp.commands.grade import main as grade_main
 
         return grade_main(argv)
     if command == "serve":

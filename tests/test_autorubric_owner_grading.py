@@ -14,10 +14,13 @@ import pytest
 import yaml
 
 from rubric_lsp.cli import main
+from rubric_lsp.formats.autorubric.grading.options import GRADE_OPTIONS
 from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, grade_text
 from tests.autorubric_reference import SECRET, empty_choices_body, reference_grade
 from tests.conftest import import_or_require, use_judge
 from tests.judge_server import Reply
+
+OPTION_NAMES = {option.name for option in GRADE_OPTIONS}  # passed in the request, not the settings
 
 J1 = ["openai/judge-a"]
 NA_LABEL = "Cannot assess / not applicable"
@@ -56,8 +59,9 @@ def ours(server, rubric, models, **overrides):
         max_retries=0,
         env={"OPENAI_API_KEY": SECRET},
     )
+    options = {name: overrides.pop(name) for name in list(overrides) if name in OPTION_NAMES}  # the format's
     values.update(overrides)
-    return asyncio.run(grade_text(rubric, "r.yaml", "The response.", None, JudgeSettings(**values)))
+    return asyncio.run(grade_text(rubric, "r.yaml", "The response.", None, JudgeSettings(**values), options=options))
 
 
 def both(server, rubric, table, models, aggregation="majority"):

@@ -371,7 +371,7 @@ def test_the_collector_is_quiet_within_the_outermost_block_and_as_it_was_after()
 def test_the_grading_result_is_never_formatted_by_the_loop_that_made_it():
     import threading
 
-    from rubric_lsp.grading.cli import _run_loop
+    from rubric_lsp.commands.grade_progress import run_loop as _run_loop
 
     assert threading.current_thread() is threading.main_thread()  # where asyncio.run installs its SIGINT handler
     formatted: list[str] = []

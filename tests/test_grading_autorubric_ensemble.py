@@ -16,9 +16,12 @@ import re
 import pytest
 
 from rubric_lsp.cli import main
+from rubric_lsp.formats.autorubric.grading.options import GRADE_OPTIONS
 from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, grade_text
 from tests.conftest import import_or_require
 from tests.judge_server import Reply
+
+OPTION_NAMES = {option.name for option in GRADE_OPTIONS}  # passed in the request, not the settings
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -81,8 +84,9 @@ def ours(server, tmp_path, rubric, models, **overrides):
         max_retries=0,
         env={"OPENAI_API_KEY": SECRET},
     )
+    options = {name: overrides.pop(name) for name in list(overrides) if name in OPTION_NAMES}  # the format's
     values.update(overrides)
-    return asyncio.run(grade_text(rubric, "r.yaml", "The response.", None, JudgeSettings(**values)))
+    return asyncio.run(grade_text(rubric, "r.yaml", "The response.", None, JudgeSettings(**values), options=options))
 
 
 def reference(server, rubric, models, *, aggregation="majority", shuffle=True):

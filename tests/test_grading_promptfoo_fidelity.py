@@ -21,15 +21,14 @@ from rubric_lsp.formats.promptfoo.grading.prompts import (
     render,
     try_parse,
 )
-from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, MissingCredentials, grade_text
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.settings import (
+from rubric_lsp.formats.promptfoo.grading.providers import (
     GraderConfigError,
-    api_key_for,
     promptfoo_to_litellm,
-    provider_of,
     settings_from_promptfoo,
 )
+from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, MissingCredentials, grade_text
+from rubric_lsp.grading.failures import JudgeFailure
+from rubric_lsp.grading.settings import api_key_for, provider_of
 from tests.judge_server import JudgeServer, Reply
 from tests.promptfoo_grading import SECRET, settings, verdict
 

@@ -117,7 +117,8 @@ FACES = [
     "rubric_lsp/grading/request.py",
     "rubric_lsp/grading/report.py",
     "rubric_lsp/grading/engine.py",
-    "rubric_lsp/grading/cli.py",
+    "rubric_lsp/grading/settings.py",
+    "rubric_lsp/commands/grade.py",
     "rubric_lsp/server/grading.py",
 ]
 FORMAT_NAMES = re.compile(r"autorubric|promptfoo|northstar|rubrics[ _-]task|select[ _-]best|max[ _-]score", re.I)

@@ -1,17 +1,12 @@
-"""Judge resolution: promptfoo provider ids, default graders by credential, missing keys."""
+"""Judge resolution: promptfoo provider ids (the format's ``model_ids``), default graders by credential, missing keys."""
 
 from __future__ import annotations
 
 import pytest
 
-from rubric_lsp.grading.settings import (
-    JudgeSettings,
-    MissingCredentials,
-    api_key_for,
-    default_model,
-    promptfoo_to_litellm,
-    settings_from_promptfoo,
-)
+from rubric_lsp.formats.promptfoo.grading.providers import promptfoo_to_litellm, settings_from_promptfoo
+from rubric_lsp.grading.runner import model_spellings, with_model_spellings
+from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials, api_key_for, default_model
 
 
 @pytest.mark.parametrize(
@@ -49,9 +44,18 @@ def test_environment_fills_the_gaps():
         "RUBRIC_JUDGE_API_BASE": "http://h/v1",
         "RUBRIC_CACHE_DIR": "/tmp/x",
     }
-    resolved = JudgeSettings(env=env).resolved()
+    resolved = with_model_spellings(JudgeSettings(env=env)).resolved()
     assert (resolved.model, resolved.api_base) == ("openai/gpt-4o-mini", "http://h/v1")
     assert JudgeSettings(model="openai/x", env=env).resolved().model == "openai/x"
+    assert JudgeSettings(env=env).resolved().model == "openai:chat:gpt-4o-mini"  # no spellings: as given
+
+
+def test_a_judge_model_may_be_spelled_as_any_formats_owner_tool_spells_it():
+    spell = model_spellings()  # the formats' Format.model_ids, whatever file is graded
+    assert spell("openai:chat:gpt-4o-mini") == "openai/gpt-4o-mini"
+    assert spell("anthropic/claude-x") == "anthropic/claude-x"  # litellm's own spelling: as given
+    resolved = with_model_spellings(JudgeSettings(model="ollama:chat:llama3", models=["vertex:gemini-2.5-pro"], env={}))
+    assert resolved.resolved().judge_models() == ["ollama_chat/llama3", "vertex_ai/gemini-2.5-pro"]
 
 
 def test_missing_key_names_the_variable_and_local_servers_need_none():

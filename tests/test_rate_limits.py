@@ -11,7 +11,7 @@ import asyncio
 
 import pytest
 
-from rubric_lsp.grading.cli import _settings, build_parser
+from rubric_lsp.commands.grade import _settings, build_parser
 from rubric_lsp.grading.judge import Usage
 from rubric_lsp.grading.meter import Meter
 from rubric_lsp.grading.rate_limit import RateLimiter
@@ -315,15 +315,16 @@ async def test_the_meter_counts_tokens_and_cost_of_scripted_replies(judge_server
 
 
 def test_piped_stderr_gets_a_short_line_now_and_then(judge_server, tmp_path, monkeypatch, capsys):
-    from rubric_lsp.grading import cli
+    from rubric_lsp.commands import grade_progress
+    from rubric_lsp.commands.grade import main as grade_main
 
-    monkeypatch.setattr(cli, "PLAIN_PROGRESS_EVERY_SECONDS", 0.3)  # 10 s in real use
+    monkeypatch.setattr(grade_progress, "PLAIN_PROGRESS_EVERY_SECONDS", 0.3)  # 10 s in real use
     use_judge(monkeypatch, judge_server, SECRET)
     judge_server.latency_ms = 250
     (tmp_path / "r.yaml").write_text(rubric(4))
     (tmp_path / "answer.txt").write_text("An answer.")
     argv = [str(tmp_path / "r.yaml"), "--response", str(tmp_path / "answer.txt"), "--concurrency", "1", "--no-cache"]
-    assert cli.main(argv) == 0
+    assert grade_main(argv) == 0
     err = capsys.readouterr().err
     lines = err.splitlines()
     assert lines and all(line.startswith("rubric grade: ") and " done · " in line for line in lines), err

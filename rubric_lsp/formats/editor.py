@@ -44,7 +44,7 @@ class EditorContext:
 
     document: Document
     view: Any
-    options: Mapping[str, Any] = field(default_factory=dict)  # editor settings, e.g. "cannot_assess"
+    options: Mapping[str, Any] = field(default_factory=dict)  # the format's grading options (Format.grade_options)
 
     @property
     def root(self) -> Node | None:

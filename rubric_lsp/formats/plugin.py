@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rubric_lsp.document import Document
+from rubric_lsp.formats.options import GradeOption
 
 if TYPE_CHECKING:  # imported when a hook is first needed: the lint path never loads it
     from rubric_lsp.formats.editor import EditorHooks
@@ -78,6 +79,14 @@ class Format:
     # The format's grader: a module path (``load()`` imports it) or a zero-argument function
     # returning it. The grading runner defines what it must provide.
     grader: Lazy | None = None
+    # The options its grader reads beyond the engine's settings (formats/options.py): `rubric
+    # grade` makes a flag of each and the language server a setting; the values reach the grader
+    # untouched in GradeRequest.options.
+    grade_options: tuple[GradeOption, ...] = ()
+    # How the owner tool names judge models: "(id) -> litellm model id", ids it does not know
+    # returned as given. A judge model given to any grading (--model, RUBRIC_JUDGE_MODEL, the
+    # editor's setting) may be written in any format's spelling (grading/runner.py: model_spellings).
+    model_ids: Lazy | None = None
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
     rule_title: str | None = None  # heading of that prefix's rules in docs/rules.md

@@ -37,12 +37,12 @@ The call-style entry points (kept for the server's gradeText/gradeDocument and t
      "usage": {"calls", "cached", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd"},
      "format", "model", "error"?, "notes"?}
 
-Extra ``JudgeSettings`` fields (all optional): ``models`` (more judges; verdicts are combined
-by ``aggregation`` = majority | unanimous | any, multi-choice by the criterion's aggregation),
-``cannot_assess`` (skip | zero | partial | fail), ``partial_credit``, ``normalize`` (False =
-raw weighted sum), ``temperature`` (default 0), ``max_tokens``, ``max_retries`` (default 4),
-``shuffle_options``, ``seed``, ``env`` (a mapping used instead of ``os.environ``), ``rpm`` /
-``tpm`` (requests / tokens a minute, ceilings for the run's rate limiter).
+Extra ``JudgeSettings`` fields (all optional): ``models`` (more judges), ``temperature``
+(default 0), ``max_tokens``, ``max_retries`` (default 4), ``seed``, ``env`` (a mapping used
+instead of ``os.environ``), ``rpm`` / ``tpm`` (requests / tokens a minute, ceilings for the
+run's rate limiter). What one format's grader alone reads (how several judges' votes combine,
+how abstentions count, …) is that format's: ``Format.grade_options`` declares it, and the value
+travels in ``GradeRequest.options`` (``grade_text(..., options={...})``).
 
 ``range`` is the 0-based code-point range ``{"start": {"line", "character"}, "end": {...}}``
 of the criterion / assertion / grader node in ``rubric_text``. ``verdict`` is the format's own

@@ -8,6 +8,8 @@ here names a format or imports litellm.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rubric_lsp.grading.report import ExampleResult, ExamplesResult, GradeReport
 from rubric_lsp.grading.request import GradeRequest, RequestKind
 from rubric_lsp.grading.runner import GradingError, Progress, Run, UnsupportedRequest, grade, read
@@ -23,13 +25,17 @@ async def grade_text(
     *,
     test_index: int | None = None,
     on_progress: Progress | None = None,
+    options: Mapping[str, object] | None = None,
 ) -> GradeReport:
     """Grade ``response`` against the rubric in ``rubric_text``; see ``rubric_lsp.grading``.
+    ``options``: the format's grading options (``GradeRequest.options``).
 
     Raises GradingError (the file cannot be graded) or MissingCredentials (no API key; raised
     before any call). Judge failures are verdicts with ``error`` set, never exceptions.
     """
-    request = GradeRequest.for_response(rubric_text, path, response, query=query, test_index=test_index)
+    request = GradeRequest.for_response(
+        rubric_text, path, response, query=query, test_index=test_index, options=dict(options or {})
+    )
     result = await grade(request, settings, on_progress=on_progress)
     if not isinstance(result, GradeReport):
         raise GradingError(f"This file's grader answered a response with a {type(result).__name__}, not a report.")
@@ -37,10 +43,15 @@ async def grade_text(
 
 
 async def grade_examples(
-    rubric_text: str, path: str | None, settings: JudgeSettings, *, on_progress: Progress | None = None
+    rubric_text: str,
+    path: str | None,
+    settings: JudgeSettings,
+    *,
+    on_progress: Progress | None = None,
+    options: Mapping[str, object] | None = None,
 ) -> list[ExampleResult]:
     """Grade the file's worked examples and check their expectations ([] when the file has none)."""
-    request = GradeRequest(rubric_text, path, RequestKind.EXAMPLES)
+    request = GradeRequest(rubric_text, path, RequestKind.EXAMPLES, options=dict(options or {}))
     try:
         result = await grade(request, settings, on_progress=on_progress)
     except UnsupportedRequest:

@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from rubric_lsp.grading.html_tests import tests_view
 from rubric_lsp.grading.result import Outcome, Unit
 from rubric_lsp.redaction import report_redactor
 
@@ -65,6 +66,8 @@ def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
         "path": redact(getattr(request, "path", None) or "-"),
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "elapsed": elapsed,
+        # What was graded (each output's text, shown collapsed): the request's, not the result's.
+        "responses": [redact(r) for r in getattr(request, "responses", ()) if isinstance(r, str)],
     }
     context.update(_SECTIONS[kind](data, units))
     for selection in context.get("selections") or []:
@@ -135,12 +138,16 @@ def _report_view(report: dict[str, Any], units: list[Unit]) -> dict[str, Any]:
     if isinstance(score, float) and isinstance(raw, (int, float)) and score > 0 and raw != score:
         # What the score was divided by (abstentions and N/A options left out): shares then add up to it.
         positive = raw / score
+    # Numbered tests (promptfoo): each test's score is its own weighted mean and the report's is the mean
+    # of the tests', so a verdict's share of it is no figure the result has; the tests' sections say it.
+    tests = tests_view(report, _VERDICT_DEFAULTS, units)
     rows = [
-        {**_VERDICT_DEFAULTS, **v, "outcome": unit.outcome, "share": _share(unit, positive)}
+        {**_VERDICT_DEFAULTS, **v, "outcome": unit.outcome, "share": _share(unit, positive) if tests is None else None}
         for v, unit in zip(report["verdicts"], units, strict=True)
     ]
     chart = _share_chart(rows) if any(r["share"] is not None for r in rows) else None
-    return {**report, "rows": rows, "chart": chart}
+    columns = {"weight": any(r["weight"] is not None for r in rows), "share": any(r["share"] is not None for r in rows)}
+    return {**report, "rows": rows, "chart": chart, "tests_view": tests, "columns": columns}
 
 
 def _share(unit: Unit, positive: float) -> float | None:

@@ -8,7 +8,8 @@ it passed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
@@ -31,7 +32,9 @@ class GradeRequest:
 
     ``test_index``: 0-based test to grade, where the format has numbered tests (None = all);
     ``limit``: grade only the first N items of a dataset; ``verdicts``: what a RESCORE scores;
-    ``units``: grade only these units (by name: e.g. a judge config's graders) where the format can.
+    ``units``: grade only these units (by name: e.g. a judge config's graders) where the format can;
+    ``options``: the format's grading options by name (``Format.grade_options``), passed to its grader
+    untouched: the grader checks them and fills in their defaults.
     """
 
     text: str
@@ -43,6 +46,7 @@ class GradeRequest:
     limit: int | None = None
     verdicts: tuple[Any, ...] = ()  # RESCORE: the given verdicts
     units: tuple[str, ...] = ()  # names of the units to grade, where the format grades them apart (empty: all)
+    options: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def response(self) -> str:

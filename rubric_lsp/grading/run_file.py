@@ -118,6 +118,7 @@ RUN_ONLY_SETTINGS = frozenset(
         "max_retries",
         "retry_server_errors",
         "env",
+        "model_ids",  # how model ids are spelled; the model itself is stored, resolved
     }
 )
 

@@ -24,10 +24,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar, cast
 
 from rubric_lsp.document import Document, parse_document
+from rubric_lsp.formats.plugin import load
+from rubric_lsp.formats.registry import detect, formats
 from rubric_lsp.grading.cache import VerdictCache
 from rubric_lsp.grading.extra import grade_extra_missing
 from rubric_lsp.grading.judge import Judge, Usage
@@ -38,6 +40,7 @@ from rubric_lsp.grading.rate_limit import RateLimiter
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.settings import JudgeSettings, api_key_for
 from rubric_lsp.grading.windowed import stop
+from rubric_lsp.settings import configured_kind
 
 T = TypeVar("T")
 Progress = Callable[[int, int], None]
@@ -182,10 +185,6 @@ def read(text: str, path: str | None) -> Document:
 
 def grader_for(doc: Document) -> Grader:
     """The grader of the document's format (``formats.registry.detect``); GradingError when it has none."""
-    from rubric_lsp.formats.plugin import load
-    from rubric_lsp.formats.registry import detect, formats
-    from rubric_lsp.settings import configured_kind
-
     try:
         fmt = detect(doc, configured_kind(doc.path))
     except Exception:
@@ -199,6 +198,26 @@ def grader_for(doc: Document) -> Grader:
     if fmt is None:
         raise GradingError(f"This file is not a rubric rubric-lsp can grade with (it grades: {gradable}).")
     raise GradingError(f"This file is a {fmt.title}, which rubric-lsp cannot grade (it grades: {gradable}).")
+
+
+def model_spellings() -> Callable[[str], str]:
+    """A judge model id in any format's spelling (``Format.model_ids``, e.g. a test-config tool's
+    provider id) → litellm's id; the first format whose spelling changes it wins, else as given."""
+    spellers = [fmt.model_ids for fmt in formats() if fmt.model_ids is not None]
+
+    def spell(model: str) -> str:
+        for ref in spellers:
+            spelled = str(load(ref)(model))
+            if spelled != model:
+                return spelled
+        return model
+
+    return spell
+
+
+def with_model_spellings(settings: JudgeSettings) -> JudgeSettings:
+    """``settings`` that read a model id in any format's spelling (kept when they have their own)."""
+    return settings if settings.model_ids is not None else replace(settings, model_ids=model_spellings())
 
 
 async def grade(
@@ -217,7 +236,7 @@ async def grade(
         missing = grade_extra_missing()
         if missing is not None:
             raise GradeExtraMissing(missing)
-    grading = Grading(settings, on_progress, meter=meter if meter is not None else Meter())
+    grading = Grading(with_model_spellings(settings), on_progress, meter=meter if meter is not None else Meter())
     with activate_meter(grading.meter):  # the runs the grader starts report to it (Run.start)
         return await _within_deadline(grader, doc, request, grading)
 

@@ -1,25 +1,24 @@
-"""Which judge to call and how: model resolution, provider-id mapping, credential checks.
+"""Which judge to call and how: the model, its endpoint, limits and timeouts, credential checks.
 
-Pure Python (no litellm): the language server builds settings on its event loop.
+Every format's grader reads these; what one format alone reads is its own (``Format.grade_options``,
+passed in ``GradeRequest.options``), and how an owner tool spells a model is the format's
+(``Format.model_ids``). Pure Python (no litellm): the language server builds settings on its event loop.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-# How abstentions count (the score's own rule, shared by every face that sets it).
-from rubric_lsp.formats.autorubric.score import CANNOT_ASSESS_STRATEGIES as CANNOT_ASSESS_STRATEGIES
 
 ENV_MODEL = "RUBRIC_JUDGE_MODEL"
 ENV_API_BASE = "RUBRIC_JUDGE_API_BASE"
 ENV_CACHE_DIR = "RUBRIC_CACHE_DIR"
 
-# promptfoo's default grader, in its order of credentials (seed 000); the first whose
-# environment variable is set wins. Codex/ChatGPT logins have no litellm equivalent.
+# The judge when none is configured: the first provider whose credential is set, in the order
+# the test-config tool's default grader takes them (seed 000). Codex/ChatGPT logins have no
+# litellm equivalent.
 DEFAULT_JUDGES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("OPENAI_API_KEY",), "openai/gpt-5"),
     (("ANTHROPIC_API_KEY",), "anthropic/claude-sonnet-4-5-20250929"),
@@ -52,33 +51,6 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
 }
 NO_KEY_PROVIDERS = {"ollama", "ollama_chat", "hosted_vllm", "lm_studio", "llamafile"}
 
-# promptfoo provider prefixes -> litellm prefixes.
-_PROMPTFOO_PREFIXES = {
-    "openai": "openai",
-    "anthropic": "anthropic",
-    "azure": "azure",
-    "azureopenai": "azure",
-    "ollama": "ollama_chat",
-    "openrouter": "openrouter",
-    "vertex": "vertex_ai",
-    "bedrock": "bedrock",
-    "google": "gemini",
-    "gemini": "gemini",
-    "mistral": "mistral",
-    "groq": "groq",
-    "deepseek": "deepseek",
-    "togetherai": "together_ai",
-    "together": "together_ai",
-    "fireworks": "fireworks_ai",
-    "perplexity": "perplexity",
-    "cohere": "cohere",
-    "xai": "xai",
-    "github": "github",
-    "vllm": "hosted_vllm",
-    "huggingface": "huggingface",
-}
-# promptfoo's API-kind segment (openai:chat:gpt-4o, anthropic:messages:claude-…, ollama:chat:llama3).
-_API_KINDS = {"chat", "completion", "messages", "responses", "assistant", "embedding", "embeddings", "converse"}
 # Providers whose credentials need not be environment variables (gcloud application-default
 # credentials, IAM instance roles, AWS profiles/SSO): never refused before the call; litellm's
 # authentication error is classified afterwards.
@@ -91,19 +63,6 @@ _UNPREFIXED = (
     (("command",), "cohere"),
     (("mistral", "mixtral", "codestral"), "mistral"),
 )
-# promptfoo OpenAI-compatible providers: ``apiHost`` means ``https://HOST/v1`` and wins over ``apiBaseUrl``.
-_API_HOST_V1 = {
-    "openai",
-    "mistral",
-    "groq",
-    "deepseek",
-    "together_ai",
-    "fireworks_ai",
-    "perplexity",
-    "xai",
-    "github",
-    "openrouter",
-}
 
 
 class MissingCredentials(Exception):
@@ -118,28 +77,6 @@ class MissingCredentials(Exception):
     ) -> None:
         super().__init__(message)
         self.kind, self.model, self.variables = kind, model, variables
-
-
-def promptfoo_to_litellm(provider_id: str) -> str:
-    """``openai:chat:gpt-4o`` → ``openai/gpt-4o``; ``anthropic:messages:claude-x`` → ``anthropic/claude-x``.
-
-    Ids that are already litellm model strings (no ``:`` prefix we know) pass through.
-    """
-    prefix, sep, rest = provider_id.partition(":")
-    if not sep or prefix.lower() not in _PROMPTFOO_PREFIXES:
-        return provider_id
-    provider = _PROMPTFOO_PREFIXES[prefix.lower()]
-    kind, sep2, tail = rest.partition(":")
-    kind = kind.lower() if sep2 else ""
-    if kind in _API_KINDS:
-        rest = tail
-    if provider == "ollama_chat" and kind != "chat":
-        # promptfoo: ollama:<model> and ollama:completion:<model> call /api/generate (litellm's
-        # ``ollama/``); only ollama:chat:<model> calls /api/chat (``ollama_chat/``).
-        provider = "ollama"
-    if provider == "bedrock" and kind == "converse":
-        return f"bedrock/converse/{rest}"  # litellm's Converse route prefix
-    return f"{provider}/{rest}"
 
 
 def provider_of(model: str) -> str:
@@ -171,8 +108,8 @@ def default_cache_dir() -> Path:
 class JudgeSettings:
     """How to call the judge. ``None`` fields are filled from the environment by :meth:`resolved`.
 
-    ``model``: a litellm model string (``openai/gpt-4o-mini``) or a promptfoo provider id
-    (``openai:chat:gpt-4o-mini``); several judges: ``models`` (with ``aggregation``).
+    ``model``: a litellm model string (``openai/gpt-4o-mini``) or an id in an owner tool's spelling
+    that ``model_ids`` turns into one; several judges: ``models``.
     ``api_base``: an OpenAI-compatible server (vLLM, Ollama, llama.cpp).
     """
 
@@ -193,19 +130,16 @@ class JudgeSettings:
     max_tokens: int | None = None
     max_retries: int = 4
     models: list[str] = field(default_factory=list)  # extra judges for an ensemble
-    aggregation: str = "majority"  # majority | weighted | unanimous | any (binary votes)
-    cannot_assess: str = "skip"
-    partial_credit: float = 0.5
-    normalize: bool = True
-    shuffle_options: bool = True
-    seed: int = 0
+    seed: int = 0  # where a grader shuffles (the order of a criterion's options), its random seed
     env: Mapping[str, str] | None = None  # defaults to os.environ (tests pass their own)
-    # (owner tool, release) to grade as, like the lint settings' `versions` (e.g. ("promptfoo",
-    # "0.121.9")); a tool not named: its environment variable or settings file, else the latest tracked.
+    # (owner tool, release) to grade as, like the lint settings' `versions`; a tool not named:
+    # its environment variable or settings file, else the latest tracked.
     versions: tuple[tuple[str, str], ...] = ()
-    # Retry HTTP 5xx replies. promptfoo retries them only with PROMPTFOO_RETRY_5XX set; its
-    # grader turns this off unless that variable is set.
+    # Retry HTTP 5xx replies (a format's grader turns this off where its owner tool does not retry them).
     retry_server_errors: bool = True
+    # A model id as an owner tool spells it → litellm's id (``resolved`` applies it to ``model`` and
+    # ``models``); the runner sets it from the formats' ``Format.model_ids``. None: ids as given.
+    model_ids: Callable[[str], str] | None = None
 
     def environ(self) -> Mapping[str, str]:
         return self.env if self.env is not None else os.environ
@@ -216,19 +150,19 @@ class JudgeSettings:
         api_base = self.api_base or env.get(ENV_API_BASE) or None
         if model is None:
             model = default_model(env, api_base)
-        model = promptfoo_to_litellm(model)
+        spell = self.model_ids or _as_given
         cache_dir = self.cache_dir or default_cache_dir()
         return replace(
-            self,
-            model=model,
-            api_base=api_base,
-            cache_dir=cache_dir,
-            models=[promptfoo_to_litellm(m) for m in self.models],
+            self, model=spell(model), api_base=api_base, cache_dir=cache_dir, models=[spell(m) for m in self.models]
         )
 
     def judge_models(self) -> list[str]:
         """``model`` then ``models``, each model once, in order."""
         return list(dict.fromkeys(([self.model] if self.model else []) + [m for m in self.models if m]))
+
+
+def _as_given(model: str) -> str:
+    return model
 
 
 def default_model(env: Mapping[str, str], api_base: str | None = None) -> str:
@@ -282,50 +216,6 @@ def api_key_for(model: str, api_base: str | None, env: Mapping[str, str]) -> str
     )
 
 
-class GraderConfigError(ValueError):
-    """A promptfoo grader ``config`` value rubric-lsp refuses to send (the message says which)."""
-
-
-def _number_setting(config: Mapping[str, Any], key: str) -> float | None:
-    value = config.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise GraderConfigError(f"The grader's config.{key} is {value!r}; it must be a number.")
-    return float(value)
-
-
-def _token_setting(config: Mapping[str, Any], key: str) -> int | None:
-    number = _number_setting(config, key)
-    if number is None:
-        return None
-    if not number.is_integer() or number < 1:
-        raise GraderConfigError(f"The grader's config.{key} is {config[key]!r}; it must be a whole number of tokens.")
-    return int(number)
-
-
-def grader_api_base(provider: str, config: Mapping[str, Any]) -> str | None:
-    """The endpoint a promptfoo grader's ``apiBaseUrl`` / ``apiHost`` name, as that provider reads them.
-
-    OpenAI and the OpenAI-compatible providers: ``apiHost`` wins and means ``https://HOST/v1``.
-    Azure: ``apiBaseUrl`` wins; ``apiHost`` is the resource host, ``https://HOST``. Others: ``apiBaseUrl``.
-    """
-    base = config.get("apiBaseUrl")
-    base = base.strip() if isinstance(base, str) and base.strip() else None
-    host = config.get("apiHost")
-    host = host.strip() if isinstance(host, str) and host.strip() else None
-    if provider == "azure":
-        if base:
-            return base.rstrip("/")
-        if host:
-            bare = host.split("://", 1)[1] if host.startswith(("http://", "https://")) else host
-            return f"https://{bare.rstrip('/')}"
-        return None
-    if provider in _API_HOST_V1 and host:
-        return f"https://{host}/v1"
-    return base
-
-
 def with_api_key(settings: JudgeSettings, model: str, key: str) -> JudgeSettings:
     """Settings whose environment gives ``key`` as ``model``'s provider key (the one the judge sends).
 
@@ -341,51 +231,3 @@ def with_api_key(settings: JudgeSettings, model: str, key: str) -> JudgeSettings
     }
     env[variables[0]] = key
     return replace(settings, env=env)
-
-
-def settings_from_promptfoo(base: JudgeSettings, provider: Any) -> JudgeSettings:
-    """Apply a promptfoo grader (id string or ``{id, config}``) to settings.
-
-    The command line's ``--model`` still wins (like promptfoo's ``--grader``); ``base.api_base``
-    wins over the grader's own. Config read: ``temperature``, ``max_tokens`` / ``maxTokens`` /
-    ``max_completion_tokens`` (sent as litellm's ``max_tokens``, which litellm turns into
-    ``max_completion_tokens`` for OpenAI's reasoning models), ``apiBaseUrl`` / ``apiHost``
-    (``grader_api_base``), ``apiKey`` and ``apiKeyEnvar`` (``with_api_key``). Raises
-    GraderConfigError for a value promptfoo would send but the API rejects (``temperature: true``).
-    """
-    if provider is None:
-        return base
-    provider_id: str | None = None
-    config: Mapping[str, Any] = {}
-    if isinstance(provider, str):
-        provider_id = provider
-    elif isinstance(provider, Mapping):
-        provider_id = provider.get("id") if isinstance(provider.get("id"), str) else None
-        given = provider.get("config")
-        config = given if isinstance(given, Mapping) else {}
-    updates: dict[str, Any] = {}
-    if provider_id and not base.model:
-        updates["model"] = promptfoo_to_litellm(provider_id)
-    temperature = _number_setting(config, "temperature")
-    if temperature is not None:
-        updates["temperature"] = temperature
-    max_tokens = None
-    for name in ("max_completion_tokens", "max_tokens", "maxTokens"):
-        value = _token_setting(config, name)
-        if max_tokens is None and value is not None:
-            max_tokens = value
-    if max_tokens is not None:
-        updates["max_tokens"] = max_tokens
-    model = updates.get("model") or base.model or (promptfoo_to_litellm(provider_id) if provider_id else None)
-    api_base = grader_api_base(provider_of(model) if model else "", config)
-    if api_base and not base.api_base:
-        updates["api_base"] = api_base
-    result = replace(base, **updates) if updates else base
-    written = config.get("apiKey")
-    key: str | None = written if isinstance(written, str) and written else None
-    if key is None:
-        envar = config.get("apiKeyEnvar")
-        key = result.environ().get(envar) if isinstance(envar, str) and envar else None
-    if key and model:
-        result = with_api_key(result, model, key)
-    return result

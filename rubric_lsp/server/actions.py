@@ -217,9 +217,10 @@ def register(ls: RubricServer) -> None:
         span = ls.converter(result).to_span(params.range)
         actions = await code_actions(ls, uri, version, result, span, params.context.only)
         if not params.context.only:  # "Grade this …": offered where no particular kind was asked for
+            from rubric_lsp.server.dataset_views import lens_actions
             from rubric_lsp.server.grade_lenses import grade_actions
             from rubric_lsp.server.grading_plan import Read
 
             doc = Read(uri, result.document.text, result.document, result.format, result.view)
-            return [*actions, *grade_actions(ls, doc, span)] or None
+            return [*actions, *grade_actions(ls, doc, span), *lens_actions(ls, uri, params.range)] or None
         return actions or None

@@ -32,7 +32,7 @@ from rubric_lsp import __version__
 from rubric_lsp.lint import LintResult, lint_text
 from rubric_lsp.redaction import RedactingFilter
 from rubric_lsp.server.positions import Converter
-from rubric_lsp.server.settings import SECTION, ServerSettings
+from rubric_lsp.server.settings import SECTION, ServerSettings, grade_option_declarations
 from rubric_lsp.settings import Settings
 from rubric_lsp.workspace import default_root
 
@@ -350,9 +350,18 @@ class RubricServer(LanguageServer):
         self.start_up_done()
         return result
 
-    def grading_strategy(self) -> str:
-        """How an abstention is scored (the grading CLI's environment variable, default skip)."""
-        return self.settings.cannot_assess or os.environ.get("RUBRIC_CANNOT_ASSESS") or "skip"
+    def grade_options(self) -> dict[str, Any]:
+        """The formats' grading options the editor sets, else their environment variable where one is
+        declared (``GradeOption.env``, checked like the setting); unset ones are left to the grader."""
+        chosen = dict(self.settings.grade_options)
+        for option in grade_option_declarations():
+            given = os.environ.get(option.env) if option.env else None
+            if option.name not in chosen and given:
+                try:
+                    chosen[option.name] = option.value(given)
+                except ValueError:
+                    log.info("%s=%r is ignored: it must be %s", option.env, given, option.expected)
+        return chosen
 
     def converter(self, result: LintResult) -> Converter:
         return Converter(result.document.lines, self.encoding)

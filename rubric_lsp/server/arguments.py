@@ -53,6 +53,8 @@ TEST = Arg("test", int, what="the 1-based test number, for files with tests")
 RESPONSE = Arg(
     "response", str, what="the response to grade, held in a file: a path (relative to the document) or a URI"
 )
+# The dataset lenses show their answer as text (window/showMessage) unless the client renders it itself.
+SHOW = Arg("show", bool, what="false: only return the answer (the client displays it its own way)")
 
 # Every command and its one object argument's fields.
 COMMANDS: dict[str, tuple[Arg, ...]] = {
@@ -84,11 +86,13 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
     "rubric-lsp.showDisagreements": (
         URI,
         Arg("criterion", int, required=True, what="the index of the criterion in the agreement list"),
+        SHOW,
     ),
     "rubric-lsp.clearVerdicts": (Arg("uri", str, document=False, what="the document"),),
     "rubric-lsp.report": (
         Arg("uri", str, required=True, what="the graded document"),
         Arg("criterion", int, what="the dataset criterion whose confusion matrix to show (0-based)"),
+        SHOW,
     ),
 }
 

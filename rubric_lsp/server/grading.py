@@ -17,7 +17,7 @@ from lsprotocol import types
 
 from rubric_lsp.document.positions import Position, Range
 from rubric_lsp.formats.editor import GradePlan
-from rubric_lsp.server import report
+from rubric_lsp.server import dataset_views, report
 from rubric_lsp.server.app import COMMAND_TICKET, RubricServer
 from rubric_lsp.server.grade_lenses import grade_lenses
 from rubric_lsp.server.grading_plan import (
@@ -118,6 +118,7 @@ async def execute(
     args = args or {}
     limit = args.get("limit")
     request = request_for(doc, plan, response, limit if isinstance(limit, int) and limit > 0 else None)
+    request = replace(request, options=ls.grade_options())  # the formats' options, as the editor sets them
     if request.kind is RequestKind.OUTPUTS:
         request = replace(request, responses=tuple(args["texts"]))
     if request.kind is RequestKind.RESCORE:
@@ -371,7 +372,10 @@ def register(ls: RubricServer) -> None:
         return {"cleared": True}
 
     async def show_disagreements(ls: RubricServer, args: dict[str, Any]) -> Any:
-        return disagreements(ls, args)
+        found = disagreements(ls, args)
+        if dataset_views.wants_text(args):  # a client without its own view (Neovim, Emacs) shows this
+            dataset_views.show_text(ls, dataset_views.disagreements_text(found["criterion"], found["items"]))
+        return found
 
     ls.command(SHOW_DISAGREEMENTS)(_guarded(SHOW_DISAGREEMENTS, show_disagreements))
 
@@ -401,14 +405,9 @@ def register(ls: RubricServer) -> None:
 
 def disagreements(ls: RubricServer, args: dict[str, Any]) -> dict[str, Any]:
     """The items where the judge and the labels differ on one criterion (of the last dataset grading)."""
-    uri = document_uri(ls, args)
-    state = ls.docs.get(uri)
-    shown: Shown | None = state.extra.get("shown") if state is not None else None
-    data = shown.result if shown is not None else None
-    if shown is None or not isinstance(data, dict) or "agreement" not in data:
-        raise ValueError("no dataset grading of this document to show; run Grade Examples first")
+    shown, data = dataset_views.last_dataset_grading(ls, document_uri(ls, args))
     criterion = args.get("criterion")
-    entry = next((c for c in data["agreement"] if c.get("index") == criterion), None)
+    entry = dataset_views.agreement_entry(data, criterion)
     if entry is None:
         raise ValueError(f'"criterion" must be the index of a graded criterion; it is {criterion!r}')
     by_index = {item["index"]: item for item in data.get("items") or []}

@@ -62,8 +62,6 @@ def judge_settings(ls: RubricServer):
         changes["timeout_seconds"] = s.judge_timeout_seconds
     if s.judge_deadline_seconds is not None:
         changes["deadline_seconds"] = s.judge_deadline_seconds
-    if s.cannot_assess:
-        changes["cannot_assess"] = s.cannot_assess
     return JudgeSettings(**changes)
 
 

@@ -8,6 +8,7 @@ import logging
 from lsprotocol import types
 
 from rubric_lsp.formats.editor import EditorContext
+from rubric_lsp.formats.options import read_options
 from rubric_lsp.formats.registry import Format
 from rubric_lsp.lint import LintResult
 from rubric_lsp.rules.registry import get_rule
@@ -43,7 +44,8 @@ def _format_text(ls: RubricServer, result: LintResult, offset: int) -> list[str]
     assert result.format is not None
     try:
         hooks = result.format.editor_hooks()
-        context = EditorContext(result.document, result.view, {"cannot_assess": ls.grading_strategy()})
+        options = read_options(ls.grade_options(), result.format.grade_options)  # the format's, defaults filled in
+        context = EditorContext(result.document, result.view, options)
         return [text for text in hooks.hover(context, offset) if text]
     except Exception:
         log.exception("the %s hover hook failed", result.format.name)

@@ -4,7 +4,9 @@ Settings come from ``initializationOptions`` and ``workspace/configuration``; th
 settings of a file come from the workspace's settings file that applies to it, found as
 rubric-lint finds it (``.rubric-lint.toml``, ``rubric-lint.toml`` or a ``pyproject.toml`` with
 ``[tool.rubric-lint]``, re-read when its modification time changes; its ``kinds`` globs too),
-narrowed by ``lint.select``/``lint.ignore``.
+narrowed by ``lint.select``/``lint.ignore``. A format's grading options that name an editor
+setting (``GradeOption.setting``, e.g. ``grading.cannotAssess``) are read here by their
+declarations, whatever the format.
 API keys never come from here: the grading engine reads them from the environment.
 """
 
@@ -15,6 +17,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.formats.options import GradeOption, distinct
+from rubric_lsp.formats.registry import formats
 from rubric_lsp.settings import Settings, SettingsError, settings_for
 
 log = logging.getLogger(__name__)
@@ -33,18 +37,24 @@ class ServerSettings:
     cache_enabled: bool = True
     lint_select: tuple[str, ...] = ()
     lint_ignore: tuple[str, ...] = ()
-    cannot_assess: str | None = None  # how an abstention is scored: skip | zero | partial | fail
+    # The formats' grading options the editor sets, (option name, value), in settings order.
+    grade_options: tuple[tuple[str, Any], ...] = ()
     # Not a user setting: how long to wait for more typing before linting (push mode).
     debounce_seconds: float = 0.005
     problems: tuple[str, ...] = field(default=(), compare=False)
 
     def merged(self, data: Any) -> ServerSettings:
         """These settings updated from a ``rubric`` settings object (nested or dotted keys)."""
-        flat = _flatten(_unwrap(data))
+        declared = option_settings()
+        flat = _flatten(_unwrap(data), whole=set(_KEYS) | set(declared))
         changes: dict[str, Any] = {}
         problems: list[str] = []
+        options = dict(self.grade_options)
         for key, value in flat.items():
             spec = _KEYS.get(key)
+            if key in declared:
+                _merge_option(declared[key], key, value, options, problems)
+                continue
             if spec is None:
                 if "key" in key.lower().rsplit(".", 1)[-1] and value:
                     problems.append(
@@ -62,7 +72,7 @@ class ServerSettings:
                 problems.append(f"setting rubric.{key} = {value!r} is ignored: it must be {what}")
         for problem in problems:
             log.warning(problem)
-        return replace(self, **changes, problems=tuple(problems))
+        return replace(self, **changes, grade_options=tuple(options.items()), problems=tuple(problems))
 
     def lint_settings(self, path: str | None) -> Settings:
         base = Settings()
@@ -117,13 +127,6 @@ def _positive_float(value: Any) -> float:
     return number
 
 
-def _strategy(value: Any) -> str | None:
-    text = _text(value)
-    if text is not None and text not in ("skip", "zero", "partial", "fail"):
-        raise ValueError(text)
-    return text
-
-
 def _text(value: Any) -> str | None:
     if not isinstance(value, str):
         raise TypeError("expected a string")
@@ -140,10 +143,30 @@ _KEYS: dict[str, tuple[str, Any, str]] = {
     "cache.enabled": ("cache_enabled", _bool, "true or false"),
     "lint.select": ("lint_select", _codes, "a list of rule codes or prefixes"),
     "lint.ignore": ("lint_ignore", _codes, "a list of rule codes or prefixes"),
-    "grading.cannotAssess": ("cannot_assess", _strategy, "one of skip, zero, partial, fail"),
     "debounceSeconds": ("debounce_seconds", float, "a number of seconds"),
 }
 _DEFAULTS = {f.name: f.default for f in fields(ServerSettings)}
+
+
+def grade_option_declarations() -> list[GradeOption]:
+    """Every format's grading options, each once (``Format.grade_options``)."""
+    return distinct(option for fmt in formats() for option in fmt.grade_options)
+
+
+def option_settings() -> dict[str, GradeOption]:
+    """The formats' grading options that are editor settings, by their key under ``rubric``."""
+    return {option.setting: option for option in grade_option_declarations() if option.setting}
+
+
+def _merge_option(option: GradeOption, key: str, value: Any, options: dict[str, Any], problems: list[str]) -> None:
+    """A grading option's setting into ``options``; null or empty text: back to the format's default."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        options.pop(option.name, None)
+        return
+    try:
+        options[option.name] = option.value(value)
+    except ValueError:
+        problems.append(f"setting rubric.{key} = {value!r} is ignored: it must be {option.expected}")
 
 
 def _unwrap(data: Any) -> dict:
@@ -156,12 +179,13 @@ def _unwrap(data: Any) -> dict:
     return data
 
 
-def _flatten(data: dict, prefix: str = "") -> dict[str, Any]:
+def _flatten(data: dict, prefix: str = "", whole: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Dotted keys of nested objects (a key in ``whole`` keeps its value, even an object)."""
     flat: dict[str, Any] = {}
     for key, value in data.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict) and name not in _KEYS:
-            flat.update(_flatten(value, name + "."))
+        if isinstance(value, dict) and name not in whole:
+            flat.update(_flatten(value, name + ".", whole))
         else:
             flat[name] = value
     return flat

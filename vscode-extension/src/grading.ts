@@ -93,7 +93,8 @@ export class Grading implements vscode.Disposable {
 
   /** Middleware for the client's workspace/executeCommand (the server's lenses and actions). */
   async executeCommand(command: string, args: unknown[], next: (command: string, args: unknown[]) => unknown): Promise<unknown> {
-    if (command === SERVER_CMD.showDisagreements) return this.showDisagreements(await next(command, args), args[0]);
+    // show: false — the server would also show the items as text (for clients without this quick pick)
+    if (command === SERVER_CMD.showDisagreements) return this.showDisagreements(await next(command, [{ ...(args[0] as object), show: false }]), args[0]);
     if (!GRADING_COMMANDS.has(command)) return next(command, args);
     if (!this.requireTrust()) return undefined;
     const c = await this.host.runningClient();

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rubric_lsp.document import Document
+from rubric_lsp.formats.autorubric.grading.options import GRADE_OPTIONS
 from rubric_lsp.formats.registry import Format, register
 
 RUBRIC = "autorubric-rubric"
@@ -120,6 +121,7 @@ register(
         checker_modules=_CHECKERS,
         name=RUBRIC,
         grader="rubric_lsp.formats.autorubric.grading.rubric",
+        grade_options=GRADE_OPTIONS,
         title="autorubric rubric",
         languages=("yaml", "json"),
         schema_names=("autorubric-rubric.schema.json",),
@@ -142,6 +144,7 @@ register(
         checker_modules=_CHECKERS,
         name=DATASET,
         grader="rubric_lsp.formats.autorubric.grading.agreement",
+        grade_options=GRADE_OPTIONS,
         title="autorubric dataset",
         languages=("json",),
         schema_names=("autorubric-dataset.schema.json",),

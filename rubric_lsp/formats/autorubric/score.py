@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from rubric_lsp.formats.autorubric.grading.options import CANNOT_ASSESS_STRATEGIES as CANNOT_ASSESS_STRATEGIES
 from rubric_lsp.formats.autorubric.model import Criterion
 
-CANNOT_ASSESS_STRATEGIES = ("skip", "zero", "partial", "fail")
 DEFAULT_PARTIAL_CREDIT = 0.5
 BINARY_VERDICTS = ("MET", "UNMET", "CANNOT_ASSESS")
 

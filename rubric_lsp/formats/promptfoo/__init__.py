@@ -61,6 +61,7 @@ register(
         checker_modules=_CHECKERS,
         name=CONFIG,
         grader="rubric_lsp.formats.promptfoo.grading.grader",
+        model_ids="rubric_lsp.formats.promptfoo.grading.providers:promptfoo_to_litellm",
         title="promptfoo config",
         languages=("yaml", "json"),
         schema_names=("promptfoo.dev/config-schema.json", "promptfoo-config.schema.json"),

@@ -298,6 +298,25 @@ export async function gradingFormats(h) {
       await page.locator('.tab[aria-label^="Rubric report"] .codicon-close').first().click().catch(() => {});
       await page.waitForTimeout(500);
     }
+
+    // F4c. the "n disagreeing item(s)" lens goes to the item; the server's text copies of both lenses
+    //      (for clients without these views, issue 25 item 8) never reach VS Code (show: false)
+    const disagreeLens = page.locator(".codelens-decoration a", { hasText: /disagreeing item/ }).first();
+    const hasDisagree = await disagreeLens.waitFor({ timeout: 20000 }).then(() => true, () => false);
+    check(hasDisagree, "dataset: a 'disagreeing item(s)' lens on a criterion");
+    if (hasDisagree) {
+      await disagreeLens.click();
+      const pick = page.locator(".quick-input-list .monaco-list-row").first();
+      if (await pick.waitFor({ timeout: 5000 }).then(() => true, () => false)) await page.keyboard.press("Enter");
+      const selected = await waitUntil(async () => /\[ds-item-/.test(await page.evaluate(() => window.getSelection()?.toString() ?? "")) ||
+        (await page.locator(".monaco-editor .selected-text").count()) > 0, 15000);
+      check(selected, "dataset: the disagreeing lens selects the item in the dataset");
+      await page.waitForTimeout(1500);
+      const toasts = await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts();
+      check(!toasts.some((t) => /where the judge and the labels disagree|confusion matrix over/.test(t)),
+        `dataset: the lenses' text copies are not shown in VS Code (${JSON.stringify(toasts)})`);
+      await shot("f4c-disagreeing-item");
+    }
   }
 
   // F5. rubric text without a response: nothing graded; nothing to grade: said so.

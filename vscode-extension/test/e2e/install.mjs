@@ -7,7 +7,10 @@
 //   1. the extension offers to install the server into its private environment;
 //   2. "Install" builds the venv in its global storage from the wheel in the .vsix;
 //   3. diagnostics appear on a bad rubric, served from that venv;
-//   4. the first grading asks before installing [grade]; "Not Now" calls no judge.
+//   4. the first grading asks before installing [grade]; "Not Now" calls no judge;
+//   5. issue 25 item 6: Grade Selection again, "Install": the [grade] install restarts the server
+//      and the grading the user asked for succeeds on that first try (no "Client is not running").
+// The wheelhouse holds the [grade] extra's dependencies too (litellm …), so step 5 installs offline.
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -20,12 +23,15 @@ function bundledWheel(extRoot) {
   return path.join(dir, wheel);
 }
 
-/** A wheelhouse holding the wheel's dependencies: checked offline first, filled from the index once. */
+/**
+ * A wheelhouse holding the wheel's dependencies, its [grade] extra's included (step 5 installs it):
+ * checked offline first, filled from the index once.
+ */
 function wheelhouse(python, wheel, cache, log) {
   const dir = path.join(cache, "wheelhouse");
   fs.mkdirSync(dir, { recursive: true });
   const download = (offline) =>
-    spawnSync(python, ["-m", "pip", "download", "--disable-pip-version-check", "-q", "-d", dir, ...(offline ? ["--no-index", "--find-links", dir] : []), wheel], {
+    spawnSync(python, ["-m", "pip", "download", "--disable-pip-version-check", "-q", "-d", dir, ...(offline ? ["--no-index", "--find-links", dir] : []), `${wheel}[grade]`], {
       encoding: "utf8",
       timeout: 300000,
     });
@@ -134,4 +140,56 @@ export async function installScenario({ page, check, shot, log, runCommand, open
   if (asked) await ask.locator(".monaco-button", { hasText: "Not Now" }).first().click();
   await page.waitForTimeout(3000);
   check(judgeRequests() === before, "declining [grade]: no judge call");
+
+  // 5. issue 25 item 6: the grading the user asked for runs once [grade] is installed, on that first
+  //    try. Grade Selection (the command of the report) on a response: "Install" installs the extra,
+  //    restarts the server, and the request must go to the restarted server, not the stopped one
+  //    ("Grade Selection failed: Client is not running" in 2 of 2 fresh profiles before the fix).
+  await openFile("response.md");
+  await page.locator(".monaco-editor textarea").first().focus();
+  await page.keyboard.press("Control+A");
+  const judged = judgeRequests();
+  const toasts = new Set();
+  const watchToasts = setInterval(() => {
+    page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts().then((texts) => texts.forEach((t) => toasts.add(t)), () => {});
+  }, 500);
+  try {
+    await runCommand("Rubric: Grade Selection");
+    const offer = page.locator(".notifications-toasts .notification-toast", { hasText: "rubric-lsp[grade]" }).first();
+    const offered = await offer.waitFor({ timeout: 30000 }).then(() => true, () => false);
+    check(offered, "Grade Selection: asks again before installing rubric-lsp[grade]");
+    if (!offered) return;
+    const started = Date.now();
+    await offer.locator(".monaco-button", { hasText: /^Install$/ }).first().click();
+    // the response is not a rubric file: after the install (and the server's restart) the server
+    // asks for a target; the quick pick lists the workspace's rubrics
+    const pick = page.locator(".quick-input-list .monaco-list-row", { hasText: "examples.rubric.yaml" }).first();
+    const picked = await pick.waitFor({ timeout: 900000 }).then(() => true, () => false);
+    log(`[grade] install and restart took ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    check(picked, "after the [grade] install: the grading goes on (the target pick is offered)");
+    if (!picked) return;
+    await pick.click();
+    // the verdicts, or (without the fix) the error toast at once rather than the whole timeout
+    const outcome = await page.waitForFunction(() => {
+      if ([...document.querySelectorAll(".view-lines")].some((v) => /✓\s*(MET|greets|concise)/.test(v.textContent || ""))) return "graded";
+      const toasts = [...document.querySelectorAll(".notifications-toasts .notification-list-item-message")];
+      return toasts.some((m) => /failed|not running/i.test(m.textContent || "")) ? "failed" : false;
+    }, null, { timeout: 180000 }).then((h) => h.jsonValue(), () => "timed out");
+    log(`after the pick: ${outcome}`);
+    for (const t of await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts()) toasts.add(t);
+    const verdicts = outcome === "graded";
+    await page.waitForTimeout(1000);
+    await shot("i5-graded-after-grade-install");
+    const lines = await page.evaluate(() => [...document.querySelectorAll(".view-line")].map((v) => v.textContent).filter((t) => /MET|✓|✗/.test(t || "")));
+    log(`verdict lines: ${JSON.stringify(lines)}; notifications seen: ${JSON.stringify([...toasts])}`);
+    check(verdicts, "first Grade Selection after the [grade] install: the judge's MET verdicts are shown");
+    check(judgeRequests() > judged, `first Grade Selection after the [grade] install: the judge was called (${judgeRequests() - judged} request(s))`);
+    const text = rubricLog(userData);
+    check(/restarting server: rubric-lsp\[grade\] installed/.test(text), "the [grade] install restarted the server");
+    const failed = [...toasts].filter((t) => /not running|failed/i.test(t));
+    check(failed.length === 0 && !/Client is not running|Grade Selection failed/.test(text),
+      `no 'Client is not running' / 'Grade Selection failed' in notifications or the Rubric log (${JSON.stringify(failed)})`);
+  } finally {
+    clearInterval(watchToasts);
+  }
 }

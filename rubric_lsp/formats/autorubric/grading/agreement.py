@@ -22,6 +22,7 @@ from typing import Any
 
 from rubric_lsp.document import Document, Node
 from rubric_lsp.formats.autorubric.grading.dataset_units import dataset_units
+from rubric_lsp.formats.autorubric.grading.options import AutorubricOptions
 from rubric_lsp.grading.judge import Usage
 from rubric_lsp.grading.report import GradeReport, usage_line
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
@@ -279,12 +280,14 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
 
     refuse_unloadable(doc, dataset=True)
     try:
-        return await grade_dataset(doc, grading, limit=request.limit)
+        return await grade_dataset(doc, grading, limit=request.limit, options=AutorubricOptions.of(request.options))
     except DatasetError as exc:
         raise GradingError(str(exc)) from None
 
 
-async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = None) -> DatasetResult:
+async def grade_dataset(
+    doc: Document, grading: Grading, *, limit: int | None = None, options: AutorubricOptions | None = None
+) -> DatasetResult:
     from rubric_lsp.formats.autorubric.grading.rubric import score_response
 
     root = doc.root
@@ -295,9 +298,9 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
     prompt = _text(root.get("prompt"))
 
     shared, shared_guidelines = _criteria_of(doc, shared_node)
+    options = options or AutorubricOptions()
     run = grading.start()
-    s = run.settings
-    models = s.judge_models()
+    models = run.settings.judge_models()
     # The run's judges, shared by every item (checks every credential before any call): an item's
     # own judges would only count its usage apart, which the dataset's figures do not show, and
     # cost ~0.7 ms each to set up (measured).
@@ -338,7 +341,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
         async def one() -> tuple[Any, GradeReport]:
             _position, item, criteria, guidelines, submission = plan
             query = _text(item.get("prompt")) or prompt
-            report = await score_response(judges, criteria, submission, query, guidelines, run, grading)
+            report = await score_response(judges, criteria, submission, query, guidelines, run, grading, options)
             return plan, report
 
         return one
@@ -357,7 +360,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
                 "verdicts": [v.verdict for v in report.verdicts],
                 "ground_truth": truth if isinstance(truth, list) else None,
                 "reasons": [v.error or v.reason for v in report.verdicts],
-                "human_score": _human_score(criteria, truth, s),
+                "human_score": _human_score(criteria, truth, options),
             }
         )
         if isinstance(truth, list):
@@ -365,7 +368,7 @@ async def grade_dataset(doc: Document, grading: Grading, *, limit: int | None = 
 
     # A window of items in flight (a few times the concurrency, so the judge never waits for
     # work), each folded in the dataset's order as it lands: memory stays flat in the item count.
-    window = ITEM_WINDOW_PER_CALL_SLOT * max(1, s.concurrency)
+    window = ITEM_WINDOW_PER_CALL_SLOT * max(1, run.settings.concurrency)
     # The collector out of the way, and verdict-cache entries (one file per call) written off the
     # event loop, all done by the end (windowed.quiet_collector, VerdictCache.deferred).
     writes = run.cache.deferred() if run.cache is not None else nullcontext()
@@ -411,7 +414,7 @@ def _compare(
             agreement.add(expected, judged, position)
 
 
-def _human_score(criteria: list[Any], truth: Any, settings: Any) -> float | None:
+def _human_score(criteria: list[Any], truth: Any, options: AutorubricOptions) -> float | None:
     """The score the item's labels give under the same scoring as the judge's (None: labels missing or unusable)."""
     from rubric_lsp.formats.autorubric.grading.rescore import outcome_of
     from rubric_lsp.formats.autorubric.score import compute_score
@@ -420,7 +423,7 @@ def _human_score(criteria: list[Any], truth: Any, settings: Any) -> float | None
         return None
     try:
         outcomes = [outcome_of(criterion, label)[0] for criterion, label in zip(criteria, truth, strict=True)]
-        return compute_score(outcomes, settings.cannot_assess, settings.partial_credit, normalize=settings.normalize)
+        return compute_score(outcomes, options.cannot_assess, options.partial_credit, normalize=options.normalize)
     except (GradingError, ValueError, ZeroDivisionError):
         return None
 

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
+from rubric_lsp.formats.autorubric.grading.options import AutorubricOptions
 from rubric_lsp.grading.request import GradeRequest
 from rubric_lsp.grading.result import Outcome, Unit
 from rubric_lsp.grading.runner import GradingError
-from rubric_lsp.grading.settings import JudgeSettings
 
 
 @dataclass
@@ -57,7 +57,7 @@ class RescoreResult:
         return [f"score: {self.score:.4g} (raw {self.raw_score:.4g})"]
 
 
-def rescore(doc: Document, request: GradeRequest, settings: JudgeSettings) -> RescoreResult:
+def rescore(doc: Document, request: GradeRequest, options: AutorubricOptions) -> RescoreResult:
     from rubric_lsp.formats.autorubric.grading.rubric import criterion_inputs
     from rubric_lsp.formats.autorubric.score import compute_score
 
@@ -73,11 +73,11 @@ def rescore(doc: Document, request: GradeRequest, settings: JudgeSettings) -> Re
         outcome, was_failure = outcome_of(item, entry)
         outcomes.append(outcome)
         failed += was_failure
-    strategy, credit = settings.cannot_assess, settings.partial_credit
+    strategy, credit = options.cannot_assess, options.partial_credit
     if items and failed == len(items):  # semantics.md §1: every criterion failed → no score
         return RescoreResult(None, None, strategy, credit, "every criterion's judgment failed", failed, len(items))
     raw = compute_score(outcomes, strategy, credit, normalize=False)
-    score = compute_score(outcomes, strategy, credit) if settings.normalize else raw
+    score = compute_score(outcomes, strategy, credit) if options.normalize else raw
     return RescoreResult(score, raw, strategy, credit, None, failed, len(items))
 
 

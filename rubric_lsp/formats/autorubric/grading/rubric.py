@@ -8,6 +8,7 @@ from typing import Any
 from rubric_lsp.document import Document, Node
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput, grade_criteria
+from rubric_lsp.formats.autorubric.grading.options import AutorubricOptions
 from rubric_lsp.grading.report import ExampleResult, ExamplesResult, GradeReport, Verdict
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.grading.runner import Grading, GradingError, Run, UnsupportedRequest, fan_out
@@ -64,10 +65,11 @@ def check_gradable(items: list[CriterionInput]) -> None:
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
+    options = AutorubricOptions.of(request.options)
     if request.kind is RequestKind.RESCORE:
         from rubric_lsp.formats.autorubric.grading.rescore import rescore
 
-        return rescore(doc, request, grading.settings)
+        return rescore(doc, request, options)
     if request.kind not in (RequestKind.RESPONSE, RequestKind.EXAMPLES):
         raise UnsupportedRequest(request.kind, "an autorubric rubric grades one response, or its own examples")
     if request.kind is RequestKind.EXAMPLES and _examples_node(doc) is None:
@@ -78,9 +80,9 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
     run = grading.start()
     judges = run.judges_for_models()  # checks credentials before any call
     if request.kind is RequestKind.EXAMPLES:
-        return await grade_examples(doc, items, guidelines, run, grading, graded=graded)
+        return await grade_examples(doc, items, guidelines, run, grading, options, graded=graded)
     grading.expect(len(graded) * len(judges))
-    report = await score_response(judges, graded, request.response, request.query, guidelines, run, grading)
+    report = await score_response(judges, graded, request.response, request.query, guidelines, run, grading, options)
     _note_partial(report, graded, items)
     return report
 
@@ -113,20 +115,20 @@ async def score_response(
     guidelines: str | None,
     run: Run,
     grading: Grading,
+    options: AutorubricOptions,
 ) -> GradeReport:
-    s = run.settings
     return await grade_criteria(
         judges,
         items,
         response,
         query,
         guidelines,
-        strategy=s.cannot_assess,
-        partial_credit=s.partial_credit,
-        normalize=s.normalize,
-        shuffle=s.shuffle_options,
-        seed=s.seed,
-        aggregation=s.aggregation,
+        strategy=options.cannot_assess,
+        partial_credit=options.partial_credit,
+        normalize=options.normalize,
+        shuffle=options.shuffle_options,
+        seed=run.settings.seed,
+        aggregation=options.aggregation,
         on_progress=grading.tick,
     )
 
@@ -143,6 +145,7 @@ async def grade_examples(
     guidelines: str | None,
     run: Run,
     grading: Grading,
+    options: AutorubricOptions,
     *,
     graded: list[CriterionInput] | None = None,
 ) -> ExamplesResult:
@@ -164,7 +167,14 @@ async def grade_examples(
         query = example.plain.get("query")
         # Judges of their own (sharing the run's concurrency limit and cache) so usage is per example.
         report = await score_response(
-            run.fresh_judges(), graded, response, query if isinstance(query, str) else None, guidelines, run, grading
+            run.fresh_judges(),
+            graded,
+            response,
+            query if isinstance(query, str) else None,
+            guidelines,
+            run,
+            grading,
+            options,
         )
         _note_partial(report, graded, items)
         expect = example.plain.get("expect")

@@ -31,7 +31,7 @@ test, effective grader with its config, rubricPrompt, threshold, vars). For each
 
 Graders: ``--model`` / ``RUBRIC_JUDGE_MODEL`` replaces the ``defaultTest.options.provider``
 slot whole (its config goes too), like promptfoo's ``--grader``; a grader the file names
-keeps its config (``settings.settings_from_promptfoo``), and its own ``apiBaseUrl``/``apiHost``
+keeps its config (``providers.settings_from_promptfoo``), and its own ``apiBaseUrl``/``apiHost``
 wins over ``--api-base``, which serves the graders without one.
 
 For closedqa, factuality and g-eval the prompt the output answers is ``--query`` when given,
@@ -171,6 +171,8 @@ class _Response:
     notes: set[str] = field(default_factory=set)
     version: str | None = None
     json_mode: Callable[[Any], bool] = lambda item: False
+    # id(assertion) -> what the report shows of its judging: the rubric as rendered, the messages sent.
+    record: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     async def item(self, position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
         assertion = item.assertion
@@ -199,11 +201,17 @@ class _Response:
         # promptfoo: ``renderedValue || ''`` (a missing value is an empty rubric, not "null").
         rubric_text = "" if value is None else value if isinstance(value, str) else js_json(value)
         rubric_text = render(rubric_text, test_vars)
+        sent = self.sent_by(assertion)
+        if (
+            isinstance(value, str) and rubric_text != value
+        ):  # promptfoo's metadata.renderedAssertionValue, set when rendering changed it
+            self.record[id(assertion)]["rendered"] = rubric_text
         # JSON mode exactly where promptfoo asks for it: its default llm-rubric grader (OpenAI's,
         # Mistral's, xAI's), whatever the prompt; a grader the config or --model names sends none.
         reply_format = {"type": "json_object"} if self.json_mode(item) else None
         try:
             messages = grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars, vars_last)
+            sent.append(messages)
             (passed, score, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_rubric_reply)
         except asyncio.CancelledError:
             raise
@@ -224,6 +232,12 @@ class _Response:
             ambiguous=ambiguous,
             cached=cached,
         )
+
+    def sent_by(self, assertion: Any) -> list[Any]:
+        """The list each judge call of ``assertion`` adds its messages to (promptfoo's renderedGradingPrompt)."""
+        entry: dict[str, Any] = {"sent": []}
+        self.record[id(assertion)] = entry  # a batch round grades again: the last pass is the one reported
+        return entry["sent"]
 
     async def model_graded(self, number: int, item: Any, judge: Judge, inverse: bool, subject: Subject) -> Verdict:
         from rubric_lsp.formats.promptfoo.grading.model_graded import (
@@ -252,7 +266,9 @@ class _Response:
         if kind == "g-eval":
             item = replace(item, threshold=compared_threshold(raw_threshold(item), GEVAL_DEFAULT_THRESHOLD))
         try:
-            outcome = await grade_model_graded(item, judge, self.response, prompt_input, to_plain(factuality))
+            outcome = await grade_model_graded(
+                item, judge, self.response, prompt_input, to_plain(factuality), self.sent_by(item.assertion)
+            )
         except asyncio.CancelledError:
             raise
         except JudgeFailure as failure:

@@ -9,11 +9,16 @@ from dataclasses import replace
 from typing import Any
 
 from rubric_lsp.formats.promptfoo.grading.defaults import default_grader
+from rubric_lsp.formats.promptfoo.grading.providers import (
+    GraderConfigError,
+    promptfoo_to_litellm,
+    settings_from_promptfoo,
+)
 from rubric_lsp.formats.promptfoo.versions import ENV_VERSION
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.runner import Run
-from rubric_lsp.grading.settings import JudgeSettings, promptfoo_to_litellm
+from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials
 
 
 def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[Any, Callable[[Any], Judge]]:
@@ -22,8 +27,6 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
 
     Raises MissingCredentials when no judge is configured and no assertion names its grader;
     ``judge_for`` raises JudgeFailure (kind ``config``) for a grader rubric-lsp cannot run."""
-    from rubric_lsp.grading.settings import GraderConfigError, MissingCredentials, settings_from_promptfoo
-
     explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
     owner_default = None if explicit else default_grader(settings.environ())
     # promptfoo retries a 5xx only when PROMPTFOO_RETRY_5XX is set (its fetchWithRetries).

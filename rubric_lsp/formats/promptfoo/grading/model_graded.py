@@ -218,9 +218,17 @@ def _string_value(item: Any, test_vars: dict[str, Any]) -> str:
 
 
 async def grade_model_graded(
-    item: Any, judge: Judge, output: str, prompt_input: str | None, factuality_options: Any
+    item: Any,
+    judge: Judge,
+    output: str,
+    prompt_input: str | None,
+    factuality_options: Any,
+    sent: list[Any] | None = None,
 ) -> Outcome:
-    """One closedqa / factuality / g-eval assertion. Raises JudgeFailure (never a verdict) when it cannot be judged."""
+    """One closedqa / factuality / g-eval assertion. Raises JudgeFailure (never a verdict) when it cannot be judged.
+
+    ``sent`` gets the messages of each judge call, in order (the report shows them)."""
+    sent = [] if sent is None else sent
     base = base_of(item.type)
     test_vars = item.vars
     if not prompt_input:
@@ -228,7 +236,7 @@ async def grade_model_graded(
             f"{base} grades the output against the prompt it answers: pass --query (the config's first prompt could not be read statically)."
         )
     if base == "g-eval":
-        return await _grade_geval(item, judge, output, prompt_input, test_vars)
+        return await _grade_geval(item, judge, output, prompt_input, test_vars, sent)
     if base == "model-graded-closedqa":
         # promptfoo 0.123.1 spreads the test vars first: a var named input/criteria/completion is hidden.
         variables = {
@@ -238,6 +246,7 @@ async def grade_model_graded(
             "completion": try_parse(output),
         }
         messages, reply_format = messages_for(item.rubric_prompt, OPENAI_CLOSED_QA_PROMPT, variables)
+        sent.append(messages)
         (passed, reason), cached = await judge.ask(messages, reply_format, parse_closedqa)
         return Outcome(passed, 1.0 if passed else 0.0, reason, cached=cached)
     scores = factuality_scores(factuality_options)
@@ -248,12 +257,15 @@ async def grade_model_graded(
         "completion": try_parse(output),
     }
     messages, reply_format = messages_for(item.rubric_prompt, PROMPTFOO_FACTUALITY_PROMPT, variables)
+    sent.append(messages)
     (letter, reason, ambiguous), cached = await judge.ask(messages, reply_format, parse_factuality)
     score = scores[letter]
     return Outcome(score > 0, score, reason, ambiguous=ambiguous, cached=cached)
 
 
-async def _grade_geval(item: Any, judge: Judge, output: str, prompt_input: str, test_vars: dict[str, Any]) -> Outcome:
+async def _grade_geval(
+    item: Any, judge: Judge, output: str, prompt_input: str, test_vars: dict[str, Any], sent: list[Any]
+) -> Outcome:
     value = item.value
     if isinstance(value, str):
         criteria = [render(value, test_vars)]
@@ -270,6 +282,7 @@ async def _grade_geval(item: Any, judge: Judge, output: str, prompt_input: str, 
     for position, criterion in enumerate(criteria):
         try:
             messages, reply_format = messages_for(parts.get("steps"), GEVAL_PROMPT_STEPS, {"criteria": criterion})
+            sent.append(messages)
             (steps, steps_ambiguous), steps_cached = await judge.ask(messages, reply_format, parse_steps)
             variables = {
                 "criteria": criterion,
@@ -279,6 +292,7 @@ async def _grade_geval(item: Any, judge: Judge, output: str, prompt_input: str, 
                 "output": try_parse(output),
             }
             messages, reply_format = messages_for(parts.get("evaluate"), GEVAL_PROMPT_EVALUATE, variables)
+            sent.append(messages)
             (raw, reason, score_ambiguous), score_cached = await judge.ask(messages, reply_format, parse_geval_score)
         except JudgeFailure as failure:
             if len(criteria) > 1:  # promptfoo stops at the first failed criterion too

@@ -11,6 +11,7 @@ promptfoo errors on is refused before any judge call (``refusals``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +28,7 @@ from rubric_lsp.formats.promptfoo.grading.assertions import (
 )
 from rubric_lsp.formats.promptfoo.grading.deterministic import Refused, check
 from rubric_lsp.formats.promptfoo.grading.judges import json_mode_for, promptfoo_version, start_judges
-from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, render
+from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, js_number_text, render
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.report import GradeReport, Subject, Verdict
@@ -171,7 +172,8 @@ async def grade_promptfoo(
             raise GradingError(f"Nothing to grade with one output but select-best. {NEEDS_OUTPUTS}")
         return report  # only select-best: grade_promptfoo_outputs adds its verdicts, which are the result
     plan = [(t.number, item) for t, a, item in entries if item is not None]
-    judged = await _judge(doc, view, response, query, settings, plan, prompt_index, notes, on_progress, report)
+    record: dict[int, dict[str, Any]] = {}  # id(assertion) -> what its judging sent (the report shows it)
+    judged = await _judge(doc, view, response, query, settings, plan, prompt_index, notes, on_progress, report, record)
     answers = iter(judged)
     for position, (test, assertion, item) in enumerate(entries):
         verdict = next(answers) if item is not None else test.verdicts[id(assertion)]
@@ -180,7 +182,7 @@ async def grade_promptfoo(
         report.verdicts.append(verdict)
         report.links.append((test.number, assertion.node))
     report.notes = sorted(notes)
-    _score(report, tests)
+    _score(report, tests, record)
     return report
 
 
@@ -241,6 +243,7 @@ async def _judge(
     notes: set[str],
     on_progress: Callable[[int, int], None] | None,
     report: GradeReport,
+    record: dict[int, dict[str, Any]],
 ) -> list[Verdict]:
     """The judged verdicts of ``plan``, in its order (no judge is started when it is empty)."""
     if not plan:
@@ -254,7 +257,15 @@ async def _judge(
             judges.append(failure)
     first_prompt = view.prompt(prompt_index) if query is None else None
     graded = _Response(
-        doc, view, response, query, first_prompt, notes, promptfoo_version(settings, doc.path), json_mode_for(settings)
+        doc,
+        view,
+        response,
+        query,
+        first_prompt,
+        notes,
+        promptfoo_version(settings, doc.path),
+        json_mode_for(settings),
+        record,
     )
     done = 0
 
@@ -274,10 +285,10 @@ async def _judge(
     return verdicts
 
 
-def _score(report: GradeReport, tests: list[_Test]) -> None:
+def _score(report: GradeReport, tests: list[_Test], record: dict[int, dict[str, Any]]) -> None:
     """Each test's result as promptfoo makes it; the report passes when every test does."""
     outcomes = [(t, t.outcome()) for t in tests]
-    report.tests = [_test_json(t, o) for t, o in outcomes]
+    report.tests = [test_json(t, o, record) for t, o in outcomes]
     if any(o.passed is False for _, o in outcomes):
         report.passed = False
     elif all(o.passed for _, o in outcomes):
@@ -306,7 +317,13 @@ def _score(report: GradeReport, tests: list[_Test]) -> None:
         report.error = "Every grader call failed: " + (failed[0].error or "")
 
 
-def _test_json(test: _Test, outcome: Outcome) -> dict[str, Any]:
+def test_json(test: _Test, outcome: Outcome, record: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """Test ``test``'s result (``tests`` of the JSON) with what promptfoo's own results carry to explain it:
+    its vars, the threshold applied, and each assertion that has a verdict (``assertions``). Their text
+    is the config's and the response's, as a report may print it: keys masked (``redaction``)."""
+    from rubric_lsp.redaction import report_redactor
+
+    redact = report_redactor().report
     data: dict[str, Any] = {"test": test.number}
     description = test.info.get("description")
     if description is not None and isinstance(description.value, str):
@@ -315,4 +332,57 @@ def _test_json(test: _Test, outcome: Outcome) -> dict[str, Any]:
     named = outcome.named_scores()
     if named:
         data["named_scores"] = named
+    if test.vars:
+        data["vars"] = json_safe(test.vars, redact)
+    threshold = _test_threshold(test.info)
+    # The threshold the aggregate applies (a number); JSON has no NaN or Infinity to write the others.
+    if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and math.isfinite(threshold):
+        data["threshold"] = threshold
+    own = {id(a) for a in test.info.own_assertions}
+    data["assertions"] = [
+        _assertion_json(a, test.verdicts[id(a)], test.vars, record.get(id(a), {}), redact) | _origin(id(a) in own)
+        for a in test.assertions
+        if id(a) in test.verdicts
+    ]
     return data
+
+
+def _origin(own: bool) -> dict[str, Any]:
+    # Every test runs defaultTest's assertions first: say which ones are those.
+    return {} if own else {"from_default_test": True}
+
+
+def _assertion_json(
+    assertion: Any, verdict: Verdict, test_vars: dict[str, Any], judged: dict[str, Any], redact: Callable[[str], str]
+) -> dict[str, Any]:
+    """One assertion as written (type, value, the weight and metric the aggregate counts) and its verdict's index."""
+    data: dict[str, Any] = {"verdict": verdict.index, "type": assertion.type, "weight": _weight(assertion)}
+    value = assertion.field("value")
+    if value is not None:
+        data["value"] = json_safe(to_plain(value), redact)
+    if "rendered" in judged:
+        data["rendered"] = redact(judged["rendered"])
+    metric = _metric(assertion, test_vars)
+    if metric:
+        data["metric"] = metric
+    if assertion.set_node is not None:
+        data["in_assert_set"] = True
+    if judged.get("sent"):
+        data["sent"] = json_safe(judged["sent"], redact)
+    return data
+
+
+def json_safe(value: Any, redact: Callable[[str], str]) -> Any:
+    """A plain value JSON can carry, its text through ``redact``: NaN and Infinity as JavaScript prints
+    them, dates and the like as text."""
+    if isinstance(value, dict):
+        return {redact(str(k)): json_safe(v, redact) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v, redact) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return js_number_text(value)
+    if isinstance(value, str):
+        return redact(value)
+    if value is None or isinstance(value, (int, float, bool)):
+        return value
+    return redact(str(value))

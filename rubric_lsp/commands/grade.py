@@ -5,12 +5,16 @@ Exit codes, one rule for every request kind (``request.exit_code``): 0 graded an
 invalid file, an assertion the owner errors on, missing API key, litellm not installed: one line
 saying how to install it) or incomplete (a judge call failed, or the outcome rests on what is not
 run here; the reason goes to standard error).
+
+The flags of a format's grader (how abstentions count, …) are made from the options the formats
+declare (``Format.grade_options``) and reach the grader in ``GradeRequest.options``: a format adds
+an option with no edit here. Nothing imported here loads litellm; rich and the HTML report's
+jinja2/pygal are imported only when used.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import hashlib
 import json
 import math
@@ -21,8 +25,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.commands.grade_progress import with_progress
+from rubric_lsp.formats.options import GradeOption, distinct
+from rubric_lsp.formats.registry import formats
+from rubric_lsp.grading import batch, run_file
+from rubric_lsp.grading.exports import csv_text, junit
 from rubric_lsp.grading.extra import report_extra_missing
-from rubric_lsp.grading.settings import CANNOT_ASSESS_STRATEGIES
+from rubric_lsp.grading.failures import GradingStopped
+from rubric_lsp.grading.html_report import render
+from rubric_lsp.grading.judge import PROMPT_VERSION
+from rubric_lsp.grading.request import GradeRequest, RequestKind, exit_code
+from rubric_lsp.grading.runner import GradingError, UnsupportedRequest, grade, model_spellings
+from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 
@@ -54,13 +68,6 @@ def _seconds(text: str) -> float:
     value = float(text)
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
-
-
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
     return value
 
 
@@ -111,25 +118,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--examples", action="store_true", help="grade the file's own worked examples and check their expectations"
     )
-    p.add_argument(
-        "--cannot-assess",
-        choices=CANNOT_ASSESS_STRATEGIES,
-        default="skip",
-        help="how abstentions count (default: skip)",
-    )
-    p.add_argument(
-        "--partial-credit",
-        type=_fraction,
-        default=0.5,
-        help="credit for an abstention under --cannot-assess partial (default: 0.5)",
-    )
-    p.add_argument("--raw", action="store_true", help="report the raw weighted sum instead of a 0–1 score")
-    p.add_argument(
-        "--aggregation",
-        choices=("majority", "weighted", "unanimous", "any"),
-        default="majority",
-        help="several judges: how binary votes combine (default: majority; judges weigh equally, so weighted = majority)",
-    )
     p.add_argument("--concurrency", type=_at_least(1), default=16, help="judge calls in flight at once (default: 16)")
     p.add_argument("--timeout", type=_seconds, default=60.0, help="seconds per judge call (default: 60)")
     p.add_argument(
@@ -140,7 +128,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--retries", type=_at_least(0), default=4, help="retries on 429/5xx/timeouts (default: 4)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the verdict cache ($RUBRIC_CACHE_DIR)")
-    p.add_argument("--no-shuffle", action="store_true", help="show multi-choice options in authored order")
     p.add_argument("--limit", type=_at_least(1), help="dataset: grade only the first N items")
     # Rate limits (rate_limit.py): --concurrency is the ceiling that 429 bursts lower for a while.
     p.add_argument(
@@ -179,7 +166,60 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="--batch: seconds between status checks of a submitted batch (default: 30)",
     )
+    _add_format_options(p)
     return p
+
+
+def grade_options() -> list[GradeOption]:
+    """The options every format's grader declares, each once."""
+    return distinct(option for fmt in formats() for option in fmt.grade_options)
+
+
+def _add_format_options(parser: argparse.ArgumentParser) -> None:
+    """A flag for each format's grading option, grouped by the formats that read it."""
+    groups: dict[tuple[str, ...], Any] = {}
+    for option in grade_options():
+        readers = tuple(fmt.title for fmt in formats() if option in fmt.grade_options)
+        group = groups.get(readers)
+        if group is None:
+            group = groups[readers] = parser.add_argument_group(f"grading {' and '.join(readers)} files")
+        if isinstance(option.default, bool):  # a switch: the flag sets the opposite of the default
+            group.add_argument(
+                option.flag, dest=_dest(option), action="store_const", const=not option.default, help=option.help
+            )
+        else:
+            group.add_argument(
+                option.flag,
+                dest=_dest(option),
+                choices=option.choices or None,
+                type=_argument_type(option),
+                metavar=None if option.choices else option.name.upper(),
+                help=option.help,
+            )
+        parser.set_defaults(**{_dest(option): option.default})
+
+
+def _dest(option: GradeOption) -> str:
+    return f"grade_option:{option.name}"  # apart from the command's own flags
+
+
+def _argument_type(option: GradeOption) -> Callable[[str], Any]:
+    parse = option.parse
+    if parse is None:
+        return str
+
+    def checked(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as exc:  # its message says what the value must be
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return checked
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The format options of the request, by name (every declared one: given or its default)."""
+    return {option.name: getattr(args, _dest(option)) for option in grade_options()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,9 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _settings(args: argparse.Namespace) -> Any:
-    from rubric_lsp.grading.settings import JudgeSettings
-
+def _settings(args: argparse.Namespace) -> JudgeSettings:
     models = list(args.model or [])
     return JudgeSettings(
         model=models[0] if models else None,
@@ -205,11 +243,7 @@ def _settings(args: argparse.Namespace) -> Any:
         deadline_seconds=args.deadline if args.deadline is not None else (None if args.batch else 600.0),
         cache_enabled=not args.no_cache,
         max_retries=max(0, args.retries),
-        cannot_assess=args.cannot_assess,
-        partial_credit=args.partial_credit,
-        normalize=not args.raw,
-        aggregation=args.aggregation,
-        shuffle_options=not args.no_shuffle,
+        model_ids=model_spellings(),  # resolved here too: the batch check and the run file see litellm ids
     )
 
 
@@ -217,10 +251,6 @@ NO_RESPONSE = "give the response to grade with --response FILE (or '-' for stdin
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rubric_lsp.grading.failures import GradingStopped
-    from rubric_lsp.grading.runner import GradingError, UnsupportedRequest
-    from rubric_lsp.grading.settings import MissingCredentials
-
     try:
         text = args.rubric.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -233,7 +263,7 @@ def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         with _run_file(args, request) as run:
-            result = _with_progress(args, lambda progress, meter: _graded(args, request, progress, meter))
+            result = with_progress(lambda progress, meter: _graded(args, request, progress, meter))
             if run is not None:
                 run.finish(result.to_json())
     except UnsupportedRequest as exc:
@@ -251,14 +281,10 @@ def _run(args: argparse.Namespace) -> int:
         json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     elif args.format in ("junit", "csv"):
-        from rubric_lsp.grading.exports import csv_text, junit
-
         sys.stdout.write(junit(result) if args.format == "junit" else csv_text(result))
     else:
         for line in result.text_lines():
             print(line)
-    from rubric_lsp.grading.request import exit_code
-
     code = exit_code(result)
     if code == EXIT_ERROR:
         print(f"rubric grade: incomplete: {result.incomplete}", file=sys.stderr)
@@ -267,8 +293,6 @@ def _run(args: argparse.Namespace) -> int:
 
 def _graded(args: argparse.Namespace, request: Any, progress: Any, meter: Any) -> Awaitable[Any]:
     """The grading to run: once, or in batch mode in rounds of passes (grading/batch.py)."""
-    from rubric_lsp.grading import batch
-    from rubric_lsp.grading.runner import grade
 
     def once() -> Awaitable[Any]:
         return grade(request, _settings(args), on_progress=progress, meter=meter)
@@ -296,9 +320,6 @@ def _run_file(args: argparse.Namespace, request: Any) -> Iterator[Any]:
     if path is None:
         yield None
         return
-    from rubric_lsp.grading import run_file
-    from rubric_lsp.grading.runner import GradingError
-
     settings = _settings(args).resolved()  # MissingCredentials when no judge can be chosen
     described = run_file.describe_request(request.text, request.kind.value, settings, _run_fields(request))
     try:
@@ -319,8 +340,6 @@ def _batch_mode(args: argparse.Namespace, settings: Any, run: Any) -> Iterator[N
     if not args.batch and not run.open_batches():
         yield
         return
-    from rubric_lsp.grading import batch
-
     _check_batch_supported(settings)
     try:
         with batch.activate(
@@ -341,9 +360,6 @@ def _batch_mode(args: argparse.Namespace, settings: Any, run: Any) -> Iterator[N
 
 
 def _check_batch_supported(settings: Any) -> None:
-    from rubric_lsp.grading import batch
-    from rubric_lsp.grading.runner import GradingError
-
     try:
         for model in settings.judge_models():
             batch.check_supported(model)
@@ -352,9 +368,10 @@ def _check_batch_supported(settings: Any) -> None:
 
 
 def _run_fields(request: Any) -> dict[str, Any]:
-    """The request's own fields besides the file that can change a verdict (a resume must match them)."""
-    from rubric_lsp.grading.judge import PROMPT_VERSION
+    """The request's own fields besides the file that can change a verdict (a resume must match them).
 
+    The format options go in under their own names, as the settings they once were, so a run
+    file written before they moved is resumed as it was."""
     digest = hashlib.sha256(json.dumps(list(request.responses)).encode("utf-8")).hexdigest()
     return {
         "prompt_version": PROMPT_VERSION,
@@ -364,13 +381,12 @@ def _run_fields(request: Any) -> dict[str, Any]:
         "limit": request.limit,
         "units": list(request.units),
         "verdicts": list(request.verdicts),
+        **request.options,
     }
 
 
 def _write_report(path: Path, request: Any, result: Any, elapsed: float) -> int | None:
     """Write the HTML report; an exit code when it cannot be written."""
-    from rubric_lsp.grading.html_report import render
-
     try:
         html = render(request, result, elapsed=elapsed)
     except ImportError:  # checked before the grading; a module broken since then
@@ -384,23 +400,24 @@ def _write_report(path: Path, request: Any, result: Any, elapsed: float) -> int 
 
 def _request(args: argparse.Namespace, text: str, path: str) -> Any:
     """The GradeRequest the arguments ask for, or an exit code when they cannot be read."""
-    from rubric_lsp.grading.request import GradeRequest, RequestKind
-
+    options = _options(args)
     test_index = None if args.test is None else args.test - 1
     if args.verdicts is not None:
         try:
             given = _load_verdicts(args.verdicts)
         except (OSError, ValueError) as exc:
             return _fail(f"cannot read verdicts: {exc}")
-        return GradeRequest(text, path, RequestKind.RESCORE, verdicts=tuple(given))
+        return GradeRequest(text, path, RequestKind.RESCORE, verdicts=tuple(given), options=options)
     if args.response is None:
         kind = RequestKind.EXAMPLES if args.examples else RequestKind.DATASET
-        return GradeRequest(text, path, kind, query=args.query, test_index=test_index, limit=args.limit)
+        return GradeRequest(
+            text, path, kind, query=args.query, test_index=test_index, limit=args.limit, options=options
+        )
     responses = [_read_response(source) for source in args.response]
     if any(r is None for r in responses):
         return EXIT_ERROR
     return GradeRequest.for_responses(
-        text, path, [r for r in responses if r is not None], query=args.query, test_index=test_index
+        text, path, [r for r in responses if r is not None], query=args.query, test_index=test_index, options=options
     )
 
 
@@ -424,78 +441,6 @@ def _read_response(source: str) -> str | None:
             f"the response in {name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); convert it first, e.g. with iconv"
         )
         return None
-
-
-Start = Callable[[Callable[[int, int], None] | None, Any], Any]
-PLAIN_PROGRESS_EVERY_SECONDS = 10.0
-
-
-def _with_progress(args: argparse.Namespace, start: Start) -> Any:
-    """Run the coroutine ``start(progress, meter)``, showing how it goes on standard error.
-
-    On a terminal: a rich progress bar with the meter's figures (done/total, calls in flight, rate,
-    ETA, tokens, cost, back-off). Otherwise one short line every 10 s, so a long run writing to a
-    log says how far it got; a run shorter than that writes nothing."""
-    from rubric_lsp.grading.meter import Meter
-
-    meter = Meter()
-    if not sys.stderr.isatty():
-        return _run_loop(_with_plain_progress(start(None, meter), meter))
-    try:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
-        from rich.text import Text
-    except ImportError:  # pragma: no cover - rich is part of the [grade] extra
-        return _run_loop(start(None, meter))
-
-    class MeterColumn(ProgressColumn):
-        def render(self, task: Any) -> Text:
-            return Text(meter.snapshot().line(), style="progress.data.speed")
-
-    with Progress(
-        TextColumn("judging"),
-        BarColumn(bar_width=20),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        MeterColumn(),
-        transient=True,
-        console=Console(stderr=True),
-    ) as bar:
-        task = bar.add_task("judging", total=None)
-
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        return _run_loop(start(progress, meter))
-
-
-def _run_loop(work: Any) -> Any:
-    """``asyncio.run(work)``, its result handed back outside the main task.
-
-    On its way out, ``asyncio.run`` compares the SIGINT handler it installed, and on CPython 3.11
-    ``signal.getsignal`` formats that handler's repr, main task and task result included: for a
-    10,000-item dataset that was the whole result's repr, 0.3 s after the last judge call (py-spy)."""
-    box: list[Any] = []
-
-    async def main() -> None:
-        box.append(await work)
-
-    asyncio.run(main())
-    return box[0]
-
-
-async def _with_plain_progress(work: Any, meter: Any) -> Any:
-    async def report() -> None:
-        while True:
-            await asyncio.sleep(PLAIN_PROGRESS_EVERY_SECONDS)
-            figures = meter.snapshot()
-            print(f"rubric grade: {figures.done}/{figures.total} done · {figures.line()}", file=sys.stderr, flush=True)
-
-    reporter = asyncio.ensure_future(report())
-    try:
-        return await work
-    finally:
-        reporter.cancel()
 
 
 def _load_verdicts(path: Path) -> list[Any]:
