@@ -27,7 +27,7 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rubric_lsp.formats.autorubric.grading.agreement import CriterionAgreement
+from rubric_lsp.formats.autorubric.grading.agreement import CriterionAgreement, DatasetResult
 from rubric_lsp.grading.html_report import render
 from tests.report_browser import load
 
@@ -36,12 +36,7 @@ ORDINAL = ("Poor", "Fair", "Good", "Very good", "Excellent")
 TARGET_SECONDS, TARGET_BYTES = 2.0, 5_000_000
 
 
-class Result(SimpleNamespace):
-    def to_json(self) -> dict:
-        return {"items": self.items, "agreement": [c.to_json() for c in self.criteria]}
-
-
-def dataset(n: int) -> Result:
+def dataset(n: int) -> DatasetResult:
     draw = random.Random(17)
     criteria = [
         CriterionAgreement(i, f"criterion_{i + 1}", "binary", abstain=frozenset({"CANNOT_ASSESS"})) for i in range(3)
@@ -71,7 +66,7 @@ def dataset(n: int) -> Result:
                 "human_score": human,
             }
         )
-    return Result(items=items, criteria=criteria)
+    return DatasetResult(items=items, criteria=criteria)
 
 
 def main() -> int:

@@ -4,6 +4,12 @@ What a format knows lives in its package under ``rubric_lsp/formats/``; the face
 only through the plugin interface (``rubric_lsp.formats.plugin.Format``). A face that names
 a format (an id, a product name) is branching on it: move that knowledge into the format's
 package (its editor hooks, converters, rule prefix, …) instead.
+
+Nor do the faces and the grading engine know a format by its *vocabulary*: a verdict word
+(MET, UNMET, CANNOT_ASSESS), an assertion type, a field of one format's result. A face that
+reads a verdict word decides what it means, which is the format's to say (that is how a
+perfect score once got a FAIL badge): it renders the outcome the format gave each unit
+(``rubric_lsp/grading/result.py``) instead. Templates are faces too.
 """
 
 from __future__ import annotations
@@ -40,6 +46,57 @@ def test_no_face_module_names_a_format():
         if pattern.search(line)
     ]
     assert not found, "faces must not name formats:\n" + "\n".join(found)
+
+
+# Where format vocabulary must not appear: the engine (grading/, with its templates) and every face.
+VOCABULARY_FOLDERS = ("grading", "server", "commands", "reporters")
+# Case-sensitive: "met" is English, MET is autorubric's verdict ("NOT MET" is an expectation that failed).
+VOCABULARY = (
+    r"(?<!NOT )\bMET\b",
+    r"\bUNMET\b",
+    r"\bCANNOT_ASSESS\b",
+    r"llm-rubric",
+    r"max[_-]score",
+    r"select[_-]best",
+    r"kappa|κ",
+)
+# Vocabulary still in a face, each with why and where it goes: (path, word) -> reason. Shrink it, never grow it.
+VOCABULARY_NOT_YET = {
+    ("grading/html_report.py", "kappa|κ"): "the dataset page's agreement figures: the format's with calibration",
+    ("grading/templates/report.html.j2", "kappa|κ"): "the dataset page's agreement figures (as above)",
+    ("server/verdicts.py", "kappa|κ"): "the dataset's agreement lens (as above)",
+}
+
+
+def vocabulary_files() -> list[Path]:
+    found = []
+    for folder in VOCABULARY_FOLDERS:
+        found += sorted(p for p in (PACKAGE / folder).rglob("*") if p.suffix in (".py", ".j2", ".html"))
+    return found
+
+
+def test_no_face_or_engine_module_uses_a_format_vocabulary():
+    files = vocabulary_files()
+    assert len(files) > 40 and any(p.suffix == ".j2" for p in files)
+    found = []
+    for path in files:
+        where = path.relative_to(PACKAGE).as_posix()
+        for word in VOCABULARY:
+            if (where, word) in VOCABULARY_NOT_YET:
+                continue
+            pattern = re.compile(word)
+            lines = path.read_text(encoding="utf-8").splitlines()
+            found += [f"{where}:{n}: {word}: {line.strip()}" for n, line in enumerate(lines, 1) if pattern.search(line)]
+    assert not found, "format vocabulary belongs in the format's package:\n" + "\n".join(found)
+
+
+def test_the_vocabulary_check_would_see_a_verdict_word():
+    words = [re.compile(w) for w in VOCABULARY]
+    seen = ['if verdict == "MET":', "weight < 0 and UNMET", '"CANNOT_ASSESS"', "{{ c.kappa }}", 'data["max_score"]']
+    assert all(any(w.search(line) for w in words) for line in seen)
+    assert not any(w.search("expectation NOT MET, met, metric, unmet") for w in words)
+    for (where, _word), reason in VOCABULARY_NOT_YET.items():  # every exception still needed, and explained
+        assert reason and re.search(_word, (PACKAGE / where).read_text(encoding="utf-8")), where
 
 
 def test_the_check_would_see_a_format_name():

@@ -219,36 +219,63 @@ def test_an_unwritable_report_is_an_error_not_a_crash(grade, capfd):
 
 
 @pytest.mark.parametrize(
-    ("verdict", "outcome"),
+    ("make", "outcome", "row"),
     [
-        ({"verdict": "MET", "weight": 2.0}, "pass"),
-        ({"verdict": "UNMET", "weight": 2.0}, "fail"),
-        ({"verdict": "MET", "weight": -3.0}, "fail"),  # a penalty that applies is a loss
-        ({"verdict": "UNMET", "weight": -3.0}, "pass"),
-        ({"verdict": "CANNOT_ASSESS", "weight": 1.0}, "skipped"),
-        ({"verdict": "ERROR", "error": "infrastructure: down", "counted_as": "CANNOT_ASSESS"}, "error"),
-        ({"verdict": "PASS", "passed": True}, "pass"),
-        ({"verdict": "FAIL", "passed": False}, "fail"),
-        ({"verdict": "ERROR", "error": "parse: no JSON", "passed": True}, "error"),  # never a pass
+        (lambda: binary("MET", 2.0), "pass", "pass"),
+        (lambda: binary("UNMET", 2.0), "fail", "fail"),
+        (lambda: binary("MET", -3.0), "loss", "fail"),  # a penalty that applies is a loss
+        (lambda: binary("UNMET", -3.0), "pass", "pass"),  # a penalty avoided
+        (lambda: binary("CANNOT_ASSESS", 1.0), "abstain", "skipped"),
+        (lambda: option(0.0, 1.0), "fail", "fail"),  # an option worth nothing earned nothing
+        (lambda: option(None, 1.0), "abstain", "skipped"),  # an NA option
+        (lambda: _subject().failure("r", "infrastructure: down", "CANNOT_ASSESS"), "error", "error"),
+        (lambda: _subject().judged("PASS", "r", passed=True), "pass", "pass"),
+        (lambda: _subject().judged("FAIL", "r", passed=False), "fail", "fail"),
+        (lambda: _subject().failure("r", "parse: no JSON", "FAIL", passed=True), "error", "error"),  # never a pass
+        (lambda: _subject().skipped("needs a query"), "not-run", "skipped"),
     ],
 )
-def test_each_verdict_is_a_pass_a_failure_an_error_or_skipped(verdict, outcome):
-    from rubric_lsp.grading.rows import verdict_outcome
+def test_each_verdict_reads_as_its_format_says_and_rows_follow(make, outcome, row):
+    from rubric_lsp.grading.rows import row as row_of
 
-    assert verdict_outcome(verdict) == outcome
+    unit = make().unit("response", ())
+    assert unit.outcome.value == outcome
+    assert row_of(unit).outcome == row
+
+
+def _subject(weight: float | None = None):
+    from rubric_lsp.grading.report import Subject
+
+    return Subject("c", 0, None, weight)
+
+
+def binary(verdict: str, weight: float):
+    from rubric_lsp.formats.autorubric.grading.reading import CREDIT, binary_reading
+
+    return _subject(weight).judged(verdict, "", score=CREDIT.get(verdict), outcome=binary_reading(verdict, weight))
+
+
+def option(value: float | None, weight: float):
+    from rubric_lsp.formats.autorubric.grading.reading import option_reading
+
+    return _subject(weight).judged("Label", "", score=value, outcome=option_reading(value, weight))
+
+
+def test_a_verdict_without_an_outcome_is_refused():
+    with pytest.raises(ValueError, match="no outcome"):
+        _subject().judged("MAYBE", "")
 
 
 def test_shares_of_a_response_add_up_to_its_score():
     from rubric_lsp.grading.html_report import _report_view
+    from rubric_lsp.grading.report import GradeReport
 
-    verdicts = [
-        {"name": "a", "index": 0, "verdict": "MET", "reason": "", "range": None, "weight": 6.0},
-        {"name": "b", "index": 1, "verdict": "CANNOT_ASSESS", "reason": "", "range": None, "weight": 4.0},
-        {"name": "c", "index": 2, "verdict": "MET", "reason": "", "range": None, "weight": 4.0},
-        {"name": "d", "index": 3, "verdict": "MET", "reason": "", "range": None, "weight": -2.0},
-    ]
+    report = GradeReport(
+        "x", [binary("MET", 6.0), binary("CANNOT_ASSESS", 4.0), binary("MET", 4.0), binary("MET", -2.0)]
+    )
+    report.score, report.raw_score = 0.8, 8.0
     # skip: b leaves the denominator, 6 + 4 − 2 of 10
-    view = _report_view({"score": 0.8, "raw_score": 8.0, "verdicts": verdicts, "usage": {}, "format": "x"})
+    view = _report_view({**report.to_json(), "usage": {}}, report.units())
     shares = [row["share"] for row in view["rows"]]
     assert shares[1] is None and shares[3] == pytest.approx(-0.2)
     assert sum(s for s in shares if s is not None) == pytest.approx(0.8)

@@ -102,6 +102,41 @@ class DeckEditor:
         return ["ace", "king", "queen"] if key == "name" else []
 
 
+class DeckGrader:
+    """The toy's grader (``Format.grader``): a card the response names is played, with verdict words of its own.
+
+    TRUMPS: a card worth points was played (pass); FOLDS: it was not (fail); BUSTS: a card worth
+    negative points was played (a loss); SHRUG: a card worth nothing either way (an abstention).
+    """
+
+    @staticmethod
+    async def grade(doc: Document, request, grading):
+        from rubric_lsp.grading.report import GradeReport, Subject
+        from rubric_lsp.grading.result import Outcome
+
+        view = read_deck(doc)
+        played = request.response.casefold()
+        report = GradeReport(NAME)
+        for index, (label, card) in enumerate(view.cards):
+            points = view.points.get(label, 0)
+            subject = Subject(label, index, doc.range(card).to_json(), float(points) if points else None)
+            if not points:
+                word, outcome = "SHRUG", Outcome.ABSTAIN
+            elif label in played:
+                word, outcome = ("BUSTS", Outcome.LOSS) if points < 0 else ("TRUMPS", Outcome.PASS)
+            else:
+                word, outcome = ("FOLDS", Outcome.PASS) if points < 0 else ("FOLDS", Outcome.FAIL)
+            credit = 1.0 if label in played else 0.0
+            verdict = subject.judged(word, f"{label} is worth {points}", outcome=outcome, credit=credit)
+            verdict.cells = (("points", points), ("played", label in played))  # its own table columns
+            report.verdicts.append(verdict)
+        best = sum(p for p in view.points.values() if p > 0)
+        report.raw_score = float(sum(p for label, p in view.points.items() if label in played))
+        report.score = report.raw_score / best if best else None
+        report.passed = report.score is not None and report.score >= 0.5
+        return report
+
+
 def register_toy() -> Format:
     """Everything a new format does to exist: define its rule and checker, register it. One call each."""
     from rubric_lsp.rules.context import CheckContext
@@ -137,6 +172,7 @@ def register_toy() -> Format:
             view_key="toy.view",
             read_view=read_deck,
             editor=DeckEditor,
+            grader=DeckGrader,
             rule_prefix="TY",
             rule_title="Toy decks",
         )
@@ -179,6 +215,103 @@ def test_the_schema_export_and_rule_docs_include_it(toy, capsys):
     assert main(["schema", NAME]) == 0 and '"The deck\'s name."' in capsys.readouterr().out
     assert "# Toy decks (TY)" in rules_document() and "negative-points" in rules_document()
     assert main(["lint", "--list-kinds"]) == 0 and NAME in capsys.readouterr().out
+
+
+# -- grading: its own verdict words, rendered by the real outputs ----------------------------------------
+HAND = "deck: Demo\ncards:\n  - name: ace\n    points: 11\n  - name: king\n    points: 4\n  - name: joker\n    points: -3\n  - name: blank\n    points: 0\n"
+# card -> (its verdict word, its outcome), for a response that plays the ace and the joker
+GRADED = {
+    "ace": ("TRUMPS", "pass"),
+    "king": ("FOLDS", "fail"),
+    "joker": ("BUSTS", "loss"),
+    "blank": ("SHRUG", "abstain"),
+}
+
+
+@pytest.fixture
+def hand(toy, tmp_path):
+    (tmp_path / "hand.deck.yaml").write_text(HAND, encoding="utf-8")
+    (tmp_path / "played.txt").write_text("I play the ace, then the joker.", encoding="utf-8")
+    return tmp_path
+
+
+def test_its_grading_reads_as_the_toy_says_in_the_junit_file(hand, capsys):
+    import xml.etree.ElementTree as ET
+
+    from rubric_lsp.cli import main
+
+    argv = ["grade", str(hand / "hand.deck.yaml"), "--response", str(hand / "played.txt"), "--no-cache"]
+    assert main([*argv, "--format", "junit"]) == 0  # 8 of 15 points: passed
+    root = ET.fromstring(capsys.readouterr().out)
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    assert set(cases) == set(GRADED)
+    assert cases["ace"].find("failure") is None and cases["ace"].find("skipped") is None
+    assert cases["king"].find("failure").get("type") == "FOLDS"
+    assert cases["joker"].find("failure").get("type") == "BUSTS"  # a loss fails the check
+    assert cases["blank"].find("skipped") is not None  # an abstention is skipped, never a pass
+    assert root.get("failures") == "2"
+    xmlschema = pytest.importorskip("xmlschema")
+    from tests.conftest import REPO
+
+    xmlschema.XMLSchema(str(REPO / "tests" / "data" / "junit-10.xsd")).validate(ET.tostring(root, encoding="unicode"))
+
+
+def test_its_grading_reads_as_the_toy_says_in_the_csv_with_its_own_columns(hand, capsys):
+    import csv
+    import io
+
+    from rubric_lsp.cli import main
+
+    argv = ["grade", str(hand / "hand.deck.yaml"), "--response", str(hand / "played.txt"), "--no-cache"]
+    assert main([*argv, "--format", "csv"]) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert list(table[0])[-2:] == ["points", "played"]  # after the columns every result has
+    assert [(r["name"], r["verdict"], r["outcome"], r["points"], r["played"]) for r in table] == [
+        ("ace", "TRUMPS", "pass", "11", "True"),
+        ("king", "FOLDS", "fail", "4", "False"),
+        ("joker", "BUSTS", "fail", "-3", "True"),
+        ("blank", "SHRUG", "skipped", "0", "False"),
+    ]
+
+
+def test_its_grading_reads_as_the_toy_says_in_the_html_report(hand, capsys):
+    import re
+
+    from rubric_lsp.cli import main
+
+    pytest.importorskip("jinja2")
+    pytest.importorskip("pygal")
+    page = hand / "report.html"
+    argv = ["grade", str(hand / "hand.deck.yaml"), "--response", str(hand / "played.txt"), "--no-cache"]
+    assert main([*argv, "--report", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    rows = {name: outcome for outcome, name in re.findall(r'<tr class="(\w+)" data-criterion="(\w+)">', html)}
+    assert rows == {"ace": "pass", "king": "fail", "joker": "fail", "blank": "skip"}
+    for word, _ in GRADED.values():
+        assert f">{word}</td>" in html
+    assert re.search(r'class="num loss"[^>]*>-20\.0 %', html)  # the joker's 3 of 15 points, taken away
+
+
+def test_the_server_marks_its_outcomes(hand):
+    import asyncio
+
+    from rubric_lsp.document.positions import Position, Range
+    from rubric_lsp.grading.request import GradeRequest
+    from rubric_lsp.grading.runner import grade
+    from rubric_lsp.grading.settings import JudgeSettings
+    from rubric_lsp.server.verdicts import shown_for_report
+
+    request = GradeRequest.for_response(HAND, str(hand / "hand.deck.yaml"), "the ace and the joker")
+    result = asyncio.run(grade(request, JudgeSettings()))
+    top = Range(Position(0, 0), Position(0, 0))
+    marks = shown_for_report(result, top).marks
+    assert [(m.kind, m.label) for m in marks] == [
+        ("met", "✓ TRUMPS"),
+        ("unmet", "✗ FOLDS"),
+        ("penalty-applied", "−3 joker"),
+        ("cannot-assess", "? SHRUG"),
+    ]
+    assert [m.line for m in marks] == [2, 4, 6, 8]  # on each card, where it is written
 
 
 # -- the language server ---------------------------------------------------------------------------

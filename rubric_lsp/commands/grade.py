@@ -281,7 +281,7 @@ def _run(args: argparse.Namespace) -> int:
         json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     elif args.format in ("junit", "csv"):
-        sys.stdout.write(junit(result.to_json()) if args.format == "junit" else csv_text(result.to_json()))
+        sys.stdout.write(junit(result) if args.format == "junit" else csv_text(result))
     else:
         for line in result.text_lines():
             print(line)

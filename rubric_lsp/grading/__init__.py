@@ -45,8 +45,8 @@ how abstentions count, …) is that format's: ``Format.grade_options`` declares 
 travels in ``GradeRequest.options`` (``grade_text(..., options={...})``).
 
 ``range`` is the 0-based code-point range ``{"start": {"line", "character"}, "end": {...}}``
-of the criterion / assertion / grader node in ``rubric_text``. ``verdict`` is MET | UNMET |
-CANNOT_ASSESS or an option label (autorubric), PASS | FAIL (promptfoo, NorthStar), SKIPPED,
+of the criterion / assertion / grader node in ``rubric_text``. ``verdict`` is the format's own
+word (its grading package says which, and what each one means: ``grading/result.py``), SKIPPED,
 or ``"ERROR"`` when the judgment failed: then ``error`` = ``"<category>: <message>"``
 (infrastructure | parse | unknown) and ``counted_as`` says how the score treats it. A
 failure is never a genuine-looking verdict and never a pass.

@@ -1,6 +1,6 @@
 """``rubric grade --format junit`` and ``--format csv``: a grading result for CI and for spreadsheets.
 
-Both are written from ``grading/rows.py``'s rows of ``result.to_json()``. JUnit: one
+Both are written from ``grading/rows.py``'s rows of the result's units (``result.Result``). JUnit: one
 ``<testsuite>`` per response / output / example / dataset item, one ``<testcase>`` per
 criterion, assertion or label in it (valid against Jenkins' junit-10.xsd, as
 ``rubric-lint --format junit``); a failed judgment is a ``<failure type="ERROR">`` (that schema
@@ -23,10 +23,10 @@ from rubric_lsp.reporters.xml import xml_attribute, xml_text
 CSV_COLUMNS = ("suite", "name", "outcome", "verdict", "expected", "score", "weight", "reason", "error", "cached")
 
 
-def junit(data: Any) -> str:
+def junit(result: Any) -> str:
     redact = report_redactor().report
     suites: dict[str, list[Row]] = {}
-    for row in rows(data):
+    for row in rows(result):
         suites.setdefault(row.suite, []).append(row)
     total = sum(len(r) for r in suites.values())
     failures = sum(r.outcome in (FAIL, ERROR) for group in suites.values() for r in group)
@@ -85,8 +85,16 @@ def _cell(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def csv_text(data: Any) -> str:
-    """One CSV row per criterion / assertion / label, with a header (``CSV_COLUMNS``).
+def _plain(value: Any, redact: Callable[[Any], Any]) -> Any:
+    """A format's own cell: numbers as numbers, text neutralised like every other text cell."""
+    if value is None:
+        return ""
+    return repr(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else redact(str(value))
+
+
+def csv_text(result: Any) -> str:
+    """One CSV row per criterion / assertion / label, with a header (``CSV_COLUMNS``, then the columns
+    the format gives its units, in the order they first appear).
 
     Text cells (names, verdicts, reasons, errors) come from rubric authors and judges: any that a
     spreadsheet would run as a formula is neutralised; numbers are written as numbers.
@@ -98,8 +106,11 @@ def csv_text(data: Any) -> str:
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in rows(data):
+    table = rows(result)
+    own = list(dict.fromkeys(name for row in table for name, _ in row.cells))
+    writer.writerow([*CSV_COLUMNS, *map(redact, own)])
+    for row in table:
+        cells = dict(row.cells)
         writer.writerow(
             [
                 redact(row.suite),
@@ -112,6 +123,7 @@ def csv_text(data: Any) -> str:
                 redact(row.reason),
                 redact(row.error),
                 "yes" if row.cached else "",
+                *(_plain(cells.get(name), redact) for name in own),
             ]
         )
     return buffer.getvalue()

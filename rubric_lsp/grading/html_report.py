@@ -1,7 +1,8 @@
 """``rubric grade --report report.html``: one self-contained HTML page for any grading result.
 
 Built from ``result.to_json()`` (the shapes of schemas/rubric-grade-output.schema.json), so
-every figure in the page is the JSON report's figure. jinja2 lays out the page
+every figure in the page is the JSON report's figure, and from the result's units
+(``result.Result``): the format decided each unit's outcome, the page only colours it. jinja2 lays out the page
 (templates/report.html.j2, autoescaped); pygal draws the charts as inline SVG with its
 tooltip script left out, and the page's small sort/filter script is inlined: the file makes
 no network request. Every string of the result passes through the report redactor first:
@@ -16,10 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from rubric_lsp.grading.html_tests import tests_view
-from rubric_lsp.grading.rows import ERROR, FAIL, PASS, SKIPPED, same_label, shape, verdict_outcome
+from rubric_lsp.grading.result import Outcome, Unit
 from rubric_lsp.redaction import report_redactor
 
-_ABSTAIN = "CANNOT_ASSESS"
 # The optional fields of a verdict (schemas/rubric-grade-output.schema.json), so the template can test them.
 _VERDICT_DEFAULTS = {
     "score": None,
@@ -29,7 +29,15 @@ _VERDICT_DEFAULTS = {
     "cached": False,
     "ambiguous": False,
 }
-_OUTCOME_CLASS = {PASS: "pass", FAIL: "fail", ERROR: "error", SKIPPED: "skip"}
+# A loss is coloured as a failure (its share shows below 0); an abstention and a unit not run alike.
+_OUTCOME_CLASS = {
+    Outcome.PASS: "pass",
+    Outcome.FAIL: "fail",
+    Outcome.LOSS: "fail",
+    Outcome.ERROR: "error",
+    Outcome.ABSTAIN: "skip",
+    Outcome.NOT_RUN: "skip",
+}
 
 
 def figure(value: Any, digits: int = 3) -> str:
@@ -48,7 +56,8 @@ def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
 
     redact = report_redactor().report
     data = _redacted(result.to_json(), redact)
-    kind = shape(data)
+    units = result.units()  # their outcomes and figures; any text shown from them is redacted where it is used
+    kind = result.kind
     env = Environment(loader=PackageLoader("rubric_lsp.grading", "templates"), autoescape=select_autoescape(["j2"]))
     env.filters["fig"] = figure
     env.filters["outcome_class"] = _OUTCOME_CLASS.get
@@ -60,7 +69,11 @@ def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
         # What was graded (each output's text, shown collapsed): the request's, not the result's.
         "responses": [redact(r) for r in getattr(request, "responses", ()) if isinstance(r, str)],
     }
-    context.update(_SECTIONS[kind](data))
+    context.update(_SECTIONS[kind](data, units))
+    for selection in context.get("selections") or []:
+        selection["method"] = redact(selection["method"])
+    for found in context.get("disagreements") or []:
+        found.update({key: redact(found[key]) for key in ("criterion", "human", "judge", "reason")})
     if context.get("disagreements"):
         _add_submissions(context["disagreements"], getattr(request, "text", None), redact)
     return env.get_template("report.html.j2").render(**context)
@@ -88,6 +101,18 @@ def _add_submissions(disagreements: list[dict[str, Any]], text: Any, redact: Cal
             found["submission"] = redact(submission)
 
 
+def _verdict_units(units: list[Unit], prefix: tuple[Any, ...]) -> list[Unit]:
+    """The units of the report at ``prefix`` in the JSON: its verdicts, in order."""
+    at = len(prefix)
+    return [u for u in units if u.path[:at] == prefix and u.path[at : at + 1] == ("verdicts",)]
+
+
+def _at(data: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        data = data[key]
+    return data
+
+
 def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
     if isinstance(value, str):
         return redact(value)
@@ -101,11 +126,12 @@ def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
 # -- a graded response -----------------------------------------------------------------------
 
 
-def _response(data: dict[str, Any]) -> dict[str, Any]:
-    return {"report": _report_view(data), "usage": _usage(data["usage"]), "model": data.get("model")}
+def _response(data: dict[str, Any], units: list[Unit]) -> dict[str, Any]:
+    view = _report_view(data, _verdict_units(units, ()))
+    return {"report": view, "usage": _usage(data["usage"]), "model": data.get("model")}
 
 
-def _report_view(report: dict[str, Any]) -> dict[str, Any]:
+def _report_view(report: dict[str, Any], units: list[Unit]) -> dict[str, Any]:
     """A report's verdicts with each one's share of the score: what it added, or took away as a penalty."""
     positive = sum(v["weight"] for v in report["verdicts"] if (v.get("weight") or 0) > 0)
     score, raw = report.get("score"), report.get("raw_score")
@@ -114,28 +140,21 @@ def _report_view(report: dict[str, Any]) -> dict[str, Any]:
         positive = raw / score
     # Numbered tests (promptfoo): each test's score is its own weighted mean and the report's is the mean
     # of the tests', so a verdict's share of it is no figure the result has; the tests' sections say it.
-    tests = tests_view(report, _VERDICT_DEFAULTS)
-    rows = []
-    for v in report["verdicts"]:
-        share = _share(v, positive) if tests is None else None
-        rows.append({**_VERDICT_DEFAULTS, **v, "outcome": verdict_outcome(v), "share": share})
+    tests = tests_view(report, _VERDICT_DEFAULTS, units)
+    rows = [
+        {**_VERDICT_DEFAULTS, **v, "outcome": unit.outcome, "share": _share(unit, positive) if tests is None else None}
+        for v, unit in zip(report["verdicts"], units, strict=True)
+    ]
     chart = _share_chart(rows) if any(r["share"] is not None for r in rows) else None
     columns = {"weight": any(r["weight"] is not None for r in rows), "share": any(r["share"] is not None for r in rows)}
     return {**report, "rows": rows, "chart": chart, "tests_view": tests, "columns": columns}
 
 
-def _share(verdict: dict[str, Any], positive: float) -> float | None:
-    """Share of the best possible score this verdict earned (negative: a penalty that applied)."""
-    weight = verdict.get("weight")
-    if weight is None or not positive or verdict.get("error") or verdict["verdict"] in ("CANNOT_ASSESS", "SKIPPED"):
+def _share(unit: Unit, positive: float) -> float | None:
+    """Share of the best possible score this unit earned (negative: a penalty that applied)."""
+    if unit.weight is None or not positive or unit.credit is None:
         return None
-    if verdict["verdict"] in ("MET", "UNMET"):
-        credit = 1.0 if verdict["verdict"] == "MET" else 0.0
-    elif isinstance(verdict.get("score"), (int, float)):
-        credit = float(verdict["score"])
-    else:
-        return None
-    return weight * credit / positive
+    return unit.weight * float(unit.credit) / positive
 
 
 def _usage(usage: dict[str, Any]) -> dict[str, Any]:
@@ -155,27 +174,29 @@ def _share_chart(rows: list[dict[str, Any]]) -> str:
 # -- several outputs, examples ---------------------------------------------------------------
 
 
-def _outputs(data: dict[str, Any]) -> dict[str, Any]:
-    outputs = [_report_view(o) for o in data["outputs"]]
+def _outputs(data: dict[str, Any], units: list[Unit]) -> dict[str, Any]:
+    outputs = [_report_view(o, _verdict_units(units, ("outputs", i))) for i, o in enumerate(data["outputs"])]
     keyed = [_keyed(o["rows"]) for o in outputs]
     keys: list[tuple[str, int]] = []
     for rows in keyed:
         keys += [key for key in rows if key not in keys]
     grid = [{"name": key[0], "cells": [rows.get(key) for rows in keyed]} for key in keys]
+    # A unit outside every output's report compares the outputs (its JSON entry holds the test number).
     selections = [
-        {**s, "method": method.replace("_", "-")}
-        for method in ("max_score", "select_best")
-        for s in data.get(method, [])
+        {**_at(data, u.path), "method": u.title, "scores": list(u.scores), "winner": u.choice}
+        for u in units
+        if u.path[:1] != ("outputs",)
     ]
-    total = _usage_sum([o["usage"] for o in data["outputs"]] + [data.get("select_best_usage")])
+    spent = [data[key] for key in data if key.endswith("_usage") and isinstance(data[key], dict)]
+    total = _usage_sum([o["usage"] for o in data["outputs"]] + spent)
     return {"outputs": outputs, "grid": grid, "selections": selections, "usage": total, "model": _model(outputs)}
 
 
-def _examples(data: list[dict[str, Any]]) -> dict[str, Any]:
+def _examples(data: list[dict[str, Any]], units: list[Unit]) -> dict[str, Any]:
     examples = []
     keys: list[tuple[str, int]] = []
-    for example in data:
-        view = _report_view(example["report"]) if example["report"] else None
+    for i, example in enumerate(data):
+        view = _report_view(example["report"], _verdict_units(units, (i, "report"))) if example["report"] else None
         rows = _keyed(view["rows"]) if view else {}
         keys += [key for key in rows if key not in keys]
         examples.append({**example, "view": view, "rows": rows})
@@ -219,7 +240,7 @@ def _kappa(agreement: dict[str, Any]) -> float | None:
     return agreement.get("quadratic_weighted_kappa", agreement["cohen_kappa"])
 
 
-def _dataset(data: dict[str, Any]) -> dict[str, Any]:
+def _dataset(data: dict[str, Any], units: list[Unit]) -> dict[str, Any]:
     criteria = []
     for c in data["agreement"]:
         confusion = c.get("confusion") or {"labels": [], "matrix": []}
@@ -234,7 +255,7 @@ def _dataset(data: dict[str, Any]) -> dict[str, Any]:
     return {
         "criteria": worst_first,
         "items": items,
-        "disagreements": _disagreements(data),
+        "disagreements": _disagreements(data, units),
         "kappa_chart": _kappa_chart(worst_first) if criteria else None,
         "scatter": _scatter(points) if points else None,
         "correlation": _correlation(points),
@@ -257,28 +278,19 @@ def _correlation(points: list[tuple[float, float]]) -> float | None:
         return None
 
 
-def _disagreements(data: dict[str, Any]) -> list[dict[str, Any]]:
-    names = {c["index"]: c["name"] for c in data["agreement"]}
-    found = []
-    for item in data["items"]:
-        truth = item["ground_truth"] or []
-        reasons = item.get("reasons") or []
-        for position, verdict in enumerate(item["verdicts"]):
-            wanted = truth[position] if position < len(truth) else None
-            if not isinstance(wanted, str) or verdict == "ERROR" or same_label(verdict, wanted):
-                continue
-            if _ABSTAIN in (verdict, wanted):  # an abstention is counted apart, not a disagreement
-                continue
-            found.append(
-                {
-                    "item": item,
-                    "criterion": names.get(position) or f"criterion {position + 1}",
-                    "human": wanted,
-                    "judge": verdict,
-                    "reason": reasons[position] if position < len(reasons) else "",
-                }
-            )
-    return found
+def _disagreements(data: dict[str, Any], units: list[Unit]) -> list[dict[str, Any]]:
+    """The labelled units the judge failed: it gave another label than the human (abstentions are apart)."""
+    return [
+        {
+            "item": _at(data, u.path[:2]),
+            "criterion": u.title,
+            "human": u.expected,
+            "judge": u.verdict,
+            "reason": u.reason,
+        }
+        for u in units
+        if u.outcome is Outcome.FAIL and len(u.path) > 2
+    ]
 
 
 def _kappa_chart(criteria: list[dict[str, Any]]) -> str:
@@ -310,7 +322,7 @@ def _scatter(points: list[tuple[float, float]]) -> str:
 # -- rescored verdicts -----------------------------------------------------------------------
 
 
-def _rescore(data: dict[str, Any]) -> dict[str, Any]:
+def _rescore(data: dict[str, Any], units: list[Unit]) -> dict[str, Any]:
     return {"rescore": data}
 
 
@@ -345,7 +357,7 @@ def _svg(chart: Any) -> str:
     return Markup(chart.render(is_unicode=True))  # pygal's own SVG, built from escaped values
 
 
-_SECTIONS: dict[str, Callable[[Any], dict[str, Any]]] = {
+_SECTIONS: dict[str, Callable[[Any, list[Unit]], dict[str, Any]]] = {
     "response": _response,
     "outputs": _outputs,
     "examples": _examples,

@@ -3,8 +3,8 @@
 Each test shows what its JSON says — number, description, vars, the result the format's aggregate
 decided (``passed``), its score and threshold — and each of its assertions joined with its verdict
 (``assertions[].verdict`` is the verdict's index). Nothing is recomputed: the one thing added is
-why an undecided test is undecided, read from its verdicts' outcomes (``rows.verdict_outcome``): a
-failed judge call (ERROR) or what was not run (INCOMPLETE; the text output's UNDECIDED).
+why an undecided test is undecided, read from its verdicts' outcomes (the units the format gave them,
+``result.Unit``): a failed judge call (ERROR) or what was not run (INCOMPLETE; the text output's UNDECIDED).
 """
 
 from __future__ import annotations
@@ -12,25 +12,32 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rubric_lsp.grading.rows import ERROR, verdict_outcome
+from rubric_lsp.grading.result import Outcome, Unit
 
 RESULTS = ("PASS", "FAIL", "ERROR", "INCOMPLETE")
 _RESULT_CLASS = {"PASS": "pass", "FAIL": "fail", "ERROR": "error", "INCOMPLETE": "skip"}
 
 
-def tests_view(report: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any] | None:
-    """The sections of ``report``'s tests and how many ended each way; None when it has no tests."""
+def tests_view(report: dict[str, Any], defaults: dict[str, Any], units: list[Unit]) -> dict[str, Any] | None:
+    """The sections of ``report``'s tests and how many ended each way; None when it has no tests.
+
+    ``units``: the report's verdicts as units, in the same order."""
     tests = report.get("tests")
     if not tests:
         return None
     verdicts = report["verdicts"]
-    sections = [_section(test, verdicts, defaults) for test in tests]
+    sections = [_section(test, verdicts, units, defaults) for test in tests]
     counts = {label: sum(s["result"] == label for s in sections) for label in RESULTS}
     return {"sections": sections, "counts": counts, "total": len(sections)}
 
 
-def _section(test: dict[str, Any], verdicts: list[dict[str, Any]], defaults: dict[str, Any]) -> dict[str, Any]:
-    rows = [_row(entry, verdicts[entry["verdict"]], defaults) for entry in test.get("assertions", [])]
+def _section(
+    test: dict[str, Any], verdicts: list[dict[str, Any]], units: list[Unit], defaults: dict[str, Any]
+) -> dict[str, Any]:
+    rows = [
+        _row(entry, verdicts[entry["verdict"]], units[entry["verdict"]], defaults)
+        for entry in test.get("assertions", [])
+    ]
     result = _result(test["passed"], rows)
     variables = [(name, _text(value)) for name, value in (test.get("vars") or {}).items()]
     searched = [str(test["test"]), test.get("description") or "", result, test["reason"]]
@@ -54,10 +61,10 @@ def _result(passed: bool | None, rows: list[dict[str, Any]]) -> str:
     """The aggregate's pass/fail; undecided is ERROR when a judge call failed, else INCOMPLETE (not run here)."""
     if passed is not None:
         return "PASS" if passed else "FAIL"
-    return "ERROR" if any(r["outcome"] == ERROR for r in rows) else "INCOMPLETE"
+    return "ERROR" if any(r["outcome"] is Outcome.ERROR for r in rows) else "INCOMPLETE"
 
 
-def _row(entry: dict[str, Any], verdict: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+def _row(entry: dict[str, Any], verdict: dict[str, Any], unit: Unit, defaults: dict[str, Any]) -> dict[str, Any]:
     value = entry.get("value")
     return {
         **defaults,
@@ -65,7 +72,7 @@ def _row(entry: dict[str, Any], verdict: dict[str, Any], defaults: dict[str, Any
         **entry,
         "verdict": verdict["verdict"],  # the entry's ``verdict`` is the index; the row shows the verdict itself
         "index": entry["verdict"],
-        "outcome": verdict_outcome(verdict),
+        "outcome": unit.outcome,
         "value_text": "" if value is None else _text(value),
         "sent": [_messages(call) for call in entry.get("sent", [])],
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rubric_lsp.grading.result import Outcome, Unit
 from rubric_lsp.grading.usage import Usage
 
 ERROR_VERDICT = "ERROR"  # what a failed judgment shows instead of a verdict
@@ -14,10 +15,12 @@ ERROR_VERDICT = "ERROR"  # what a failed judgment shows instead of a verdict
 class Verdict:
     """What the judge concluded about one criterion / assertion / grader.
 
-    ``verdict``: MET | UNMET | CANNOT_ASSESS (binary criteria), the option label
-    (multi-choice), PASS | FAIL (formats with a pass), or ``ERROR`` when the judgment
-    failed — then ``error`` is ``"<category>: <message>"`` and ``counted_as`` says how the
-    score treats it (an abstention, or the worst case). An error is never a pass.
+    ``verdict``: the format's own word for it (shown as written), or ``ERROR`` when the
+    judgment failed — then ``error`` is ``"<category>: <message>"`` and ``counted_as`` says
+    how the score treats it (an abstention, or the worst case). An error is never a pass.
+    ``outcome`` is what the verdict means (``result.Outcome``), decided by the format that made
+    it; without one, a failed judgment is an error and a verdict with ``passed`` passes or fails
+    by it. ``credit``: the share of its weight it earned, when that is not its ``score``.
     """
 
     name: str
@@ -38,10 +41,44 @@ class Verdict:
     ambiguous: bool = False
     cached: bool = False
     votes: list[str] | None = None  # several judges: each one's verdict
+    outcome: Outcome | None = None
+    credit: float | None = None
+    cells: tuple[tuple[str, Any], ...] = ()  # columns of the format's own in tables (not in the JSON)
+
+    def __post_init__(self) -> None:
+        if self.error is not None:
+            self.outcome = Outcome.ERROR  # never a pass, whatever else it says
+        elif self.outcome is None and self.passed is not None:
+            self.outcome = Outcome.PASS if self.passed else Outcome.FAIL
+        elif self.outcome is None:
+            raise ValueError(f"verdict {self.verdict!r} on {self.name!r}: its format gave it no outcome")
 
     @property
     def failed(self) -> bool:
         return self.error is not None
+
+    def unit(self, group: str, path: tuple[Any, ...]) -> Unit:
+        """This verdict as the faces read it (``result.Unit``)."""
+        outcome = self.outcome or Outcome.ERROR
+        counts = outcome in (Outcome.PASS, Outcome.FAIL, Outcome.LOSS)
+        return Unit(
+            self.name,
+            outcome,
+            self.verdict,
+            group,
+            self.reason or "",
+            self.error or "",
+            self.counted_as or "",
+            self.range,
+            path,
+            score=self.score,
+            weight=self.weight,
+            credit=(self.credit if self.credit is not None else self.score) if counts else None,
+            feedback=self.feedback or "",
+            cached=self.cached,
+            ambiguous=self.ambiguous,
+            cells=self.cells,
+        )
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -92,8 +129,10 @@ class Subject:
         evidence: list[str] | None = None,
         ambiguous: bool = False,
         cached: bool = False,
+        outcome: Outcome | None = None,
+        credit: float | None = None,
     ) -> Verdict:
-        """The judge's verdict (or one derived from it)."""
+        """The judge's verdict (or one derived from it); ``outcome`` unless ``passed`` says it."""
         return Verdict(
             self.name,
             self.index,
@@ -110,6 +149,8 @@ class Subject:
             evidence=evidence,
             ambiguous=ambiguous,
             cached=cached,
+            outcome=outcome,
+            credit=credit,
         )
 
     def failure(
@@ -141,7 +182,9 @@ class Subject:
 
     def skipped(self, reason: str) -> Verdict:
         """Not judged, by the format's own rule (e.g. a grader that needs input the request lacks)."""
-        return Verdict(self.name, self.index, "SKIPPED", reason, self.range, weight=self.weight)
+        return Verdict(
+            self.name, self.index, "SKIPPED", reason, self.range, weight=self.weight, outcome=Outcome.NOT_RUN
+        )
 
 
 @dataclass
@@ -164,6 +207,15 @@ class GradeReport:
     tests: list[dict[str, Any]] = field(default_factory=list)
     # Why pass/fail could not be decided here (e.g. it rests on assertions this tool does not run).
     undecided: str | None = None
+    kind = "response"  # the result's shape (``result.Result``)
+
+    def units(self, group: str = "response", path: tuple[Any, ...] = ()) -> list[Unit]:
+        """Each verdict as a unit of ``group`` (with the test number, where one test was graded)."""
+        if self.test_index is not None:
+            group = f"{group} (test {self.test_index + 1})"
+        if not self.verdicts and self.error:  # the grade failed before any verdict
+            return [Unit("score", Outcome.ERROR, group=group, error=self.error, path=path)]
+        return [v.unit(group, (*path, "verdicts", i)) for i, v in enumerate(self.verdicts)]
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"score": self.score, "raw_score": self.raw_score}
@@ -271,6 +323,14 @@ class ExampleResult:
     # Where each failure's expectation is written (the ``expect`` entry that failed), when known.
     failure_ranges: list[dict[str, Any] | None] = field(default_factory=list)
 
+    def units(self, path: tuple[Any, ...] = ()) -> list[Unit]:
+        """The example's verdicts, then whether its expectations held (when it has any)."""
+        found = self.report.units(self.name, (*path, "report")) if self.report is not None else []
+        if self.met is not None:
+            outcome = Outcome.PASS if self.met else Outcome.FAIL
+            found.append(Unit("expectations", outcome, group=self.name, reason="; ".join(self.failures), path=path))
+        return found
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "name": self.name,
@@ -289,6 +349,10 @@ class ExamplesResult:
     """A file's worked examples, graded (an EXAMPLES request)."""
 
     examples: list[ExampleResult] = field(default_factory=list)
+    kind = "examples"
+
+    def units(self) -> list[Unit]:
+        return [unit for i, example in enumerate(self.examples) for unit in example.units((i,))]
 
     def to_json(self) -> list[dict[str, Any]]:
         return [e.to_json() for e in self.examples]

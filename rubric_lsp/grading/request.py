@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
+from rubric_lsp.grading.result import Unit
+
 
 class RequestKind(str, Enum):
     """What a request asks of the file."""
@@ -67,7 +69,13 @@ class GradeRequest:
 
 
 class GradeResult(Protocol):
-    """What every grading returns, whatever the format and the request."""
+    """What every grading returns, whatever the format and the request (the faces' side: ``result.Result``)."""
+
+    kind: str  # response | outputs | examples | dataset | rescore: the result's shape
+
+    def units(self) -> list[Unit]:
+        """Every graded unit with the outcome its format gave it (``result.Unit``)."""
+        ...
 
     def to_json(self) -> Any:
         """The CLI's ``--format json`` output and the server command's result."""

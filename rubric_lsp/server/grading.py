@@ -181,13 +181,13 @@ def _shown_for(request: Any, result: Any, uri: str, converted: bool) -> tuple[Sh
         shown = shown_for_examples(list(getattr(result, "examples", None) or []), top)
         return shown, shown.result or {}
     data = result.to_json()
-    if isinstance(data, dict) and "agreement" in data:
+    if result.kind == "dataset":  # the result says what it is (grading/result.py); its JSON is not sniffed
         shown = shown_for_dataset(data if not converted else {**data, "agreement": []}, uri, top)
         if converted:
             shown.lenses.append(Lens(top, _agreement_summary(data)))
         return shown, data
-    if request.kind is RequestKind.RESPONSE and isinstance(data, dict):
-        return shown_for_report(data, top), data
+    if request.kind is RequestKind.RESPONSE and result.kind == "response":
+        return shown_for_report(result, top), data
     return None, data
 
 

@@ -70,8 +70,8 @@ def schema_at(schema: dict, path: list[Any], nodes: list[Node] | None = None, un
     """Every subschema of ``schema`` that can describe the value at ``path``.
 
     With ``nodes`` (the value node at each depth, root first), alternatives that the
-    document rules out are dropped: a mapping whose ``type: llm-rubric`` cannot be the
-    alternative that requires ``type: assert-set``. Values equal to ``unknown`` (a
+    document rules out are dropped: a mapping whose ``type`` is some other value cannot
+    be the alternative that requires ``type: assert-set``. Values equal to ``unknown`` (a
     completion placeholder) rule nothing out.
     """
     defs = schema.get("$defs") or schema.get("definitions") or {}

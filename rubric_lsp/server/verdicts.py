@@ -15,13 +15,22 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp.document.positions import LineIndex, Position, Range
+from rubric_lsp.grading.result import Outcome, Unit
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.line_map import LineMap, line_map
 from rubric_lsp.server.publish import schedule
 
 log = logging.getLogger(__name__)
 
-ICONS = {"MET": "✓", "UNMET": "✗", "CANNOT_ASSESS": "?", "PASS": "✓", "FAIL": "✗", "ERROR": "⚠", "NOT_RUN": "?"}
+# The mark each outcome gets (``result.Outcome``); the verdict's own word follows it.
+ICONS = {
+    Outcome.PASS: "✓",
+    Outcome.FAIL: "✗",
+    Outcome.ABSTAIN: "?",
+    Outcome.NOT_RUN: "?",
+    Outcome.ERROR: "⚠",
+    Outcome.LOSS: "−",
+}
 
 
 @dataclass
@@ -111,65 +120,59 @@ def _range(data: Any) -> Range | None:
         return None
 
 
-def kind_of(verdict: dict[str, Any]) -> str:
-    """The verdict kind a reader must tell apart; a met penalty (negative weight) is a loss, not a ✓."""
-    name = str(verdict.get("verdict", ""))
-    if verdict.get("error") or name == "ERROR":
-        return "error"
-    weight = verdict.get("weight")
-    penalty = isinstance(weight, (int, float)) and weight < 0
-    if name in ("MET", "PASS"):
-        return "penalty-applied" if penalty else "met"
-    if name in ("UNMET", "FAIL"):
-        return "penalty-avoided" if penalty else "unmet"
-    if name in ("CANNOT_ASSESS", "SKIPPED", "NOT_RUN"):
-        return "cannot-assess"
-    score = verdict.get("score")  # a multi-choice option: its value says how it counts
-    return "unmet" if isinstance(score, (int, float)) and score <= 0 else "met"
+# The protocol's mark kinds (docs/editor-grading.md), by outcome; a passed penalty is told apart.
+KINDS = {
+    Outcome.PASS: "met",
+    Outcome.FAIL: "unmet",
+    Outcome.LOSS: "penalty-applied",
+    Outcome.ABSTAIN: "cannot-assess",
+    Outcome.NOT_RUN: "cannot-assess",
+    Outcome.ERROR: "error",
+}
 
 
-def _label(verdict: dict[str, Any]) -> str:
-    name = str(verdict.get("verdict", ""))
-    kind = kind_of(verdict)
-    if kind == "error":
+def kind_of(unit: Unit) -> str:
+    """The mark kind a reader must tell apart; a loss (a penalty that applied) is never a ✓."""
+    if unit.outcome is Outcome.PASS and unit.penalty:
+        return "penalty-avoided"
+    return KINDS[unit.outcome]
+
+
+def _label(unit: Unit) -> str:
+    if unit.outcome is Outcome.ERROR:
         return "⚠ judge error"
-    if kind == "penalty-applied":
-        return f"−{abs(verdict['weight']):g} {verdict.get('name') or 'penalty'}"
-    if kind == "penalty-avoided":
-        return f"✓ no {verdict.get('name') or 'penalty'}"
-    icon = ICONS.get(name)
-    if icon is None:  # a multi-choice option label
-        return f"◆ {name}"
-    return f"{icon} {name}"
+    if unit.outcome is Outcome.LOSS:
+        lost = f"{abs(unit.weight):g}" if unit.weight is not None else ""
+        return f"−{lost} {unit.title or 'penalty'}"
+    if unit.outcome is Outcome.PASS and unit.penalty:
+        return f"✓ no {unit.title or 'penalty'}"
+    return f"{ICONS[unit.outcome]} {unit.verdict}"
 
 
-def _mark(rng: Range, verdict: dict[str, Any], example: str | None = None) -> Mark:
-    label = _label(verdict)
-    reason = str(verdict.get("error") or verdict.get("reason") or "")
+def _mark(rng: Range, unit: Unit, example: str | None = None) -> Mark:
+    label = _label(unit)
+    reason = unit.error or unit.reason
     return Mark(
         rng.start.line,
         rng,
         f"{example}: {label}" if example else label,
-        _tooltip(verdict, example),
-        kind_of(verdict),
+        _tooltip(unit, example),
+        kind_of(unit),
         example,
-        " — ".join(p for p in (str(verdict.get("name") or ""), reason) if p),
+        " — ".join(p for p in (unit.title, reason) if p),
     )
 
 
-def _tooltip(verdict: dict[str, Any], example: str | None = None) -> str:
-    head = f"**{verdict.get('name') or 'criterion'}**: {verdict.get('verdict')}"
+def _tooltip(unit: Unit, example: str | None = None) -> str:
+    head = f"**{unit.title or 'criterion'}**: {unit.verdict}"
     if example:
         head = f"*{example}* — " + head
     parts = [head]
-    if verdict.get("error"):
-        parts.append(
-            f"Judge error: {verdict['error']}"
-            + (f" (counted as {verdict['counted_as']})" if verdict.get("counted_as") else "")
-        )
-    if verdict.get("reason"):
-        parts.append(str(verdict["reason"]))
-    if verdict.get("cached"):
+    if unit.error:
+        parts.append(f"Judge error: {unit.error}" + (f" (counted as {unit.counted_as})" if unit.counted_as else ""))
+    if unit.reason:
+        parts.append(unit.reason)
+    if unit.cached:
         parts.append("_(from the verdict cache)_")
     return "\n\n".join(parts)
 
@@ -182,12 +185,14 @@ def _score_text(report: dict[str, Any]) -> str:
     return text
 
 
-def shown_for_report(report: dict[str, Any], where: Range) -> Shown:
+def shown_for_report(result: Any, where: Range) -> Shown:
+    """A graded response (``result.Result``): a mark per unit written in the file, lenses with the score."""
+    report = result.to_json()
     shown = Shown(result=report)
-    for verdict in report.get("verdicts", []):
-        rng = _range(verdict.get("range"))
+    for unit in result.units():
+        rng = _range(unit.range)
         if rng is not None:
-            shown.marks.append(_mark(rng, verdict))
+            shown.marks.append(_mark(rng, unit))
     passed = report.get("passed")
     incomplete = report.get("incomplete")
     suffixes = {None: " ? undecided" if incomplete else "", True: " ✓ passed", False: " ✗ failed"}
@@ -209,14 +214,14 @@ def shown_for_examples(results: list[Any], top: Range) -> Shown:
     examples: list[dict[str, Any]] = []
     shown = Shown(result={"examples": examples})
     for example in results:
-        data = _example_json(example)
+        data = example.to_json()
         examples.append(data)
         report = data.get("report") or {}
         name = data.get("name") or "example"
-        for verdict in report.get("verdicts", []):
-            rng = _range(verdict.get("range"))
+        for unit in example.report.units(name) if example.report is not None else []:
+            rng = _range(unit.range)
             if rng is not None:
-                shown.marks.append(_mark(rng, verdict, name))
+                shown.marks.append(_mark(rng, unit, name))
         where = _range(data.get("range")) or top
         met = data.get("met")
         expect = "" if met is None else (" ✓ as expected" if met else " ✗ expectation not met")
@@ -276,19 +281,6 @@ def shown_for_dataset(data: dict[str, Any], uri: str, top: Range) -> Shown:
                 )
             )
     return shown
-
-
-def _example_json(example: Any) -> dict[str, Any]:
-    if isinstance(example, dict):
-        data = dict(example)
-    elif hasattr(example, "to_json"):
-        data = example.to_json()
-    else:
-        data = {key: getattr(example, key, None) for key in ("name", "range", "report", "met", "failures")}
-    report = data.get("report")
-    if report is not None and not isinstance(report, dict) and hasattr(report, "to_json"):
-        data["report"] = report.to_json()
-    return data
 
 
 def show(ls: RubricServer, uri: str, shown: Shown, graded_text: str) -> None:

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_lsp.document import Document, Node
+from rubric_lsp.formats.autorubric.grading.dataset_units import dataset_units
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
 from rubric_lsp.grading.report import GradeReport, usage_line
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.grading.result import Unit
 from rubric_lsp.grading.runner import Grader, Grading, GradingError
 from rubric_lsp.grading.usage import Usage
 from rubric_lsp.grading.windowed import fold_in_order, quiet_collector
@@ -202,6 +204,10 @@ class DatasetResult:
     usage: Usage = field(default_factory=Usage)  # every judge call of the run (a resumed run's included)
     model: str | None = None
     _json: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    kind = "dataset"
+
+    def units(self) -> list[Unit]:
+        return list(dataset_units(self.items, self.criteria))
 
     def to_json(self) -> dict[str, Any]:
         # Computed once: the CLI asks twice (the run file's figures, then the output), and the

@@ -38,6 +38,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from rubric_lsp.formats.autorubric.grading.reading import CREDIT, binary_reading, option_reading
 from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
 from rubric_lsp.formats.autorubric.score import (
     Outcome,
@@ -586,12 +587,14 @@ def to_verdict(item: CriterionInput, judgment: Judgment) -> Verdict:
         reason = f"Judge call failed ({judgment.failure.category}): {judgment.failure.message}"
         return subject.failure(reason, judgment.failure.error, counted)
     if criterion.options is None:
+        verdict = judgment.verdict or "CANNOT_ASSESS"
         return subject.judged(
-            judgment.verdict or "CANNOT_ASSESS",
+            verdict,
             _with_failures(judgment, judgment.reason),
             ambiguous=judgment.ambiguous,
             cached=judgment.cached,
-            score={"MET": 1.0, "UNMET": 0.0}.get(judgment.verdict or ""),
+            score=CREDIT.get(verdict),
+            outcome=binary_reading(verdict, criterion.weight),
         )
     options = effective_options(criterion)
     option = judgment.option
@@ -605,4 +608,5 @@ def to_verdict(item: CriterionInput, judgment: Judgment) -> Verdict:
         ambiguous=judgment.ambiguous,
         cached=judgment.cached,
         score=None if chosen.na else chosen.value,
+        outcome=option_reading(None if chosen.na else chosen.value, criterion.weight),
     )

@@ -9,6 +9,7 @@ from rubric_lsp.document import Document
 from rubric_lsp.formats.autorubric.grading.inputs import criterion_inputs
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
 from rubric_lsp.grading.request import GradeRequest
+from rubric_lsp.grading.result import Outcome, Unit
 from rubric_lsp.grading.runner import GradingError
 
 
@@ -21,6 +22,12 @@ class RescoreResult:
     error: str | None = None
     failures: int = 0  # given verdicts that are failed judgments
     criteria: int = 0
+    kind = "rescore"
+
+    def units(self) -> list[Unit]:
+        """One unit: the score the given verdicts make (an error when they make none)."""
+        outcome = Outcome.ERROR if self.error else Outcome.PASS
+        return [Unit("score", outcome, group="rescore", error=self.error or "", score=self.score)]
 
     @property
     def failed(self) -> bool:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_lsp.document import Document
-from rubric_lsp.formats.promptfoo.grading.outputs import grade_promptfoo_outputs
+from rubric_lsp.formats.promptfoo.grading.outputs import graded_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
+from rubric_lsp.grading.report import GradeReport
 from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.grading.result import Outcome, Unit
 from rubric_lsp.grading.runner import Grader, Grading, UnsupportedRequest
 
 
@@ -23,7 +25,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             on_progress=grading.tick,
         )
     if request.kind is RequestKind.OUTPUTS:
-        result = await grade_promptfoo_outputs(
+        result, reports = await graded_outputs(
             doc,
             list(request.responses),
             request.query,
@@ -31,7 +33,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             test_index=request.test_index,
             on_progress=grading.tick,
         )
-        return OutputsResult(result)
+        return OutputsResult(result, reports)
     raise UnsupportedRequest(request.kind, "a promptfoo config grades one response, or several outputs compared")
 
 
@@ -40,6 +42,15 @@ class OutputsResult:
     """Several outputs of one prompt: each graded, then each test's max-score and select-best."""
 
     data: dict[str, Any]
+    reports: list[GradeReport] = field(default_factory=list)  # each output's, as ``data["outputs"]`` holds them
+    kind = "outputs"
+
+    def units(self) -> list[Unit]:
+        """Each output's verdicts, then each test's max-score and select-best (a group of their own)."""
+        found = [u for i, r in enumerate(self.reports) for u in r.units(f"output {i + 1}", ("outputs", i))]
+        for method, key in (("max-score", "max_score"), ("select-best", "select_best")):
+            found += [_selection_unit(method, (key, i), s) for i, s in enumerate(self.data.get(key, []))]
+        return found
 
     @property
     def failed(self) -> bool:
@@ -77,6 +88,26 @@ class OutputsResult:
         for comparison in self.data.get("select_best", []):
             lines.extend(_select_best_lines(comparison))
         return lines
+
+
+def _selection_unit(method: str, path: tuple[Any, ...], selection: dict[str, Any]) -> Unit:
+    """A test's comparison of the outputs: it passes when it chose a winner."""
+    winner = selection.get("winner")
+    reason = selection.get("reason") or ("no winner" if winner is None else f"winner: output {winner + 1}")
+    outcome = Outcome.ERROR if selection.get("error") else (Outcome.PASS if winner is not None else Outcome.FAIL)
+    scores = tuple(selection.get("scores") or ()) if method == "max-score" else ()
+    return Unit(
+        method,
+        outcome,
+        "" if winner is None else f"output {winner + 1}",
+        f"test {selection['test']}",
+        reason,
+        selection.get("error") or "",
+        path=path,
+        scores=scores,
+        choice=winner,
+        cached=bool(selection.get("cached")),
+    )
 
 
 def _max_score_lines(selection: dict[str, Any]) -> list[str]:

@@ -31,11 +31,26 @@ async def grade_promptfoo_outputs(
     test_index: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
+    """``graded_outputs``'s JSON."""
+    data, _ = await graded_outputs(doc, responses, query, settings, test_index=test_index, on_progress=on_progress)
+    return data
+
+
+async def graded_outputs(
+    doc: Document,
+    responses: list[str],
+    query: str | None,
+    settings: JudgeSettings,
+    *,
+    test_index: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> tuple[dict[str, Any], list[GradeReport]]:
     """Grade several outputs of the same prompt and apply each test's ``max-score`` (seed 003) and
     ``select-best`` (``select_best``).
 
     Returns ``{"outputs": [report JSON per response], "max_score": [selection per test],
-    "select_best": [comparison per test]}`` (``select_best_usage`` too when a comparison ran).
+    "select_best": [comparison per test]}`` (``select_best_usage`` too when a comparison ran),
+    and the reports.
     Only the model-graded assertions are run here; other assertions of the test (contains,
     python, ...) are listed in ``left_out`` and take no part in the aggregate.
     """
@@ -77,7 +92,7 @@ async def grade_promptfoo_outputs(
     }
     if compared:
         result["select_best_usage"] = compare_usage.to_json()
-    return result
+    return result, list(reports)
 
 
 def _max_score(

@@ -32,6 +32,7 @@ from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, js_number_te
 from rubric_lsp.grading.failures import JudgeFailure
 from rubric_lsp.grading.judge import Judge
 from rubric_lsp.grading.report import GradeReport, Subject, Verdict
+from rubric_lsp.grading.result import Outcome as UnitOutcome
 from rubric_lsp.grading.runner import GradingError, fan_out
 from rubric_lsp.grading.settings import JudgeSettings
 
@@ -224,7 +225,10 @@ def _checked(
             f"promptfoo errors test {number}: its {a.type} fails with 'Invariant failed: {refused}'; nothing is graded until it is fixed."
         ) from None
     if result is None:
-        return Verdict(subject.name, 0, NOT_RUN, _not_run_reason(a), subject.range, weight=subject.weight)
+        reason = _not_run_reason(a)
+        return Verdict(
+            subject.name, 0, NOT_RUN, reason, subject.range, weight=subject.weight, outcome=UnitOutcome.NOT_RUN
+        )
     return subject.judged("PASS" if result.passed else "FAIL", result.reason, score=result.score, passed=result.passed)
 
 

@@ -1,0 +1,115 @@
+"""The result protocol: what every format's grader returns, read the same way by every face.
+
+A grading result is made of *units* — a criterion, an assertion, a grader, a test, a dataset
+label — each with an :class:`Outcome` from a small closed set. The format decides a unit's
+outcome where it knows what its verdict words mean (``formats/<fmt>/grading/``); the faces
+(the text, JSON, JUnit, CSV and HTML outputs, the language server's marks) only render
+outcomes and never read a verdict word to decide what it means. So a format with verdict
+kinds of its own is shown correctly without an edit outside its package.
+
+Nothing here names a format, and this module imports nothing of the engine: it can move as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Protocol
+
+
+class Outcome(str, Enum):
+    """What one unit's verdict means for the result; the faces render these and nothing else.
+
+    ``NOT_RUN`` is apart from ``ABSTAIN``: an abstention is a judge that was asked and could not
+    tell (the format's score may count it), a unit not run was never asked (a grader that needs
+    input the request lacks, an assertion that runs code, a dataset item with no label to
+    compare with); both are skipped in JUnit, but a reader must know which one happened.
+    """
+
+    PASS = "pass"  # met, passed, agreed with the label, a penalty avoided
+    FAIL = "fail"  # not met, failed, disagreed with the label
+    LOSS = "loss"  # a penalty that applied: it takes points away (a ✓ would read as a gain)
+    ABSTAIN = "abstain"  # the judge (or the label) could not tell
+    ERROR = "error"  # the judgment failed: never a pass, never a verdict
+    NOT_RUN = "not-run"  # not graded here
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One graded unit as the faces show it.
+
+        ``verdict`` is the format's own word for what was concluded, shown as written (never
+        interpreted: ``outcome`` says what it means). ``credit`` is the share of the unit's
+        ``weight`` it earned (1 all of it, 0 none, between for a partial option), None when it
+        does not count towards the score. A unit that compares several outputs (a group of its
+    own, not inside one output's entry) has ``scores`` and ``choice``. ``path`` locates the unit's entry in ``to_json()``
+        (e.g. ``("outputs", 1, "verdicts", 2)``); ``range`` is where it is written in the graded
+        text (0-based code points, the JSON's shape).
+    """
+
+    title: str
+    outcome: Outcome
+    verdict: str = ""
+    group: str = ""  # what it belongs to: a response, an output, an example, a dataset item
+    reason: str = ""
+    error: str = ""
+    counted_as: str = ""  # an error: how the score counts it
+    range: dict[str, Any] | None = None
+    path: tuple[Any, ...] = ()
+    score: float | None = None  # the unit's own score, as the format reports it
+    scores: tuple[float | None, ...] = ()  # a comparison of several outputs: each one's score
+    choice: int | None = None  # a comparison: the 0-based output it chose (None: none)
+    weight: float | None = None
+    credit: float | None = None
+    expected: str = ""  # what a human label or an expectation wanted
+    feedback: str = ""
+    cached: bool = False
+    ambiguous: bool = False
+    # Columns of its own the format gives the unit in tables (CSV): (column name, plain value) pairs.
+    cells: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def penalty(self) -> bool:
+        """The unit can only take points away (a negative weight): passing it avoided a loss."""
+        return self.weight is not None and self.weight < 0
+
+
+class Result(Protocol):
+    """What every grading returns, whatever the format and the request (see also ``request.GradeResult``).
+
+    ``kind`` is the shape of the result: ``response`` (units of one graded response),
+    ``outputs`` (several outputs compared), ``examples`` (worked examples and their
+    expectations), ``dataset`` (judged against human labels) or ``rescore`` (given verdicts
+    scored): the faces lay their pages out by it.
+    """
+
+    kind: str
+
+    def units(self) -> list[Unit]:
+        """Every unit, in order, each with its group."""
+        ...
+
+    def to_json(self) -> Any:
+        """The machine output (schemas/rubric-grade-output.schema.json)."""
+        ...
+
+
+# How the table outputs (JUnit, CSV) name an outcome: an abstention and a unit not run are both skipped,
+# a loss fails (a penalty that applies is a failed check).
+ROW_OUTCOME = {
+    Outcome.PASS: "pass",
+    Outcome.FAIL: "fail",
+    Outcome.LOSS: "fail",
+    Outcome.ABSTAIN: "skipped",
+    Outcome.NOT_RUN: "skipped",
+    Outcome.ERROR: "error",
+}
+
+
+def counts(units: Iterable[Unit]) -> dict[Outcome, int]:
+    """How many units have each outcome (every outcome present, 0 when none)."""
+    found = dict.fromkeys(Outcome, 0)
+    for unit in units:
+        found[unit.outcome] += 1
+    return found
