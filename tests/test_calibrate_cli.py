@@ -82,6 +82,15 @@ def test_the_record_holds_the_independently_computed_figures(labelled, judge_ser
     assert code == 0, err
     assert path.read_bytes() == first  # a re-run: the same bytes
     assert judge_server.call_count == calls  # answered from the verdict cache
+    assert main(["grade", str(labelled), "--format", "json"]) == 0
+    assert judge_server.call_count == calls  # the first ask's cache keys are rubric grade's own
+    capfd.readouterr()
+
+    # A later day that measures the same keeps the file, date included (no diff to review).
+    path.write_text(path.read_text().replace(data["date"], "2000-01-01"))
+    dated = path.read_bytes()
+    assert calibrate(capfd, str(labelled))[0] == 0
+    assert path.read_bytes() == dated
 
 
 def test_output_and_refusals(labelled, tmp_path, capfd):
@@ -94,7 +103,7 @@ def test_output_and_refusals(labelled, tmp_path, capfd):
     rubric = tmp_path / "plain.rubric.yaml"
     rubric.write_text("- name: a\n  requirement: Is polite\n")
     code, _, err = calibrate(capfd, str(rubric))
-    assert code == 2 and "rubric calibrate:" in err
+    assert code == 2 and "is no labelled set to calibrate the judge against" in err
     assert not (tmp_path / "plain.rubric.yaml.calibration.json").exists()
     code, _, err = calibrate(capfd, str(tmp_path / "missing.json"))
     assert code == 2 and "cannot read" in err

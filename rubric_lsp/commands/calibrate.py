@@ -153,22 +153,22 @@ def _graded_passes(args: argparse.Namespace, text: str, doc: Any, settings: Any)
     """Each pass's units (``--repeat`` passes, each with its own verdict-cache keys) and the failed calls."""
     from rubric_lsp.grading.judge import REPEAT
     from rubric_lsp.grading.request import GradeRequest, RequestKind
-    from rubric_lsp.grading.runner import GradingError, grade
+    from rubric_lsp.grading.runner import GradingError, UnsupportedRequest, grade
 
     request = GradeRequest(text, str(args.labelled), RequestKind.DATASET, limit=args.limit)
+    no_labels = f"{args.labelled} is no labelled set to calibrate the judge against (docs/calibration.md lists those rubric calibrate reads)"
     passes, failed = [], 0
     for repeat in range(args.repeat):
         token = REPEAT.set(repeat)
         try:
             result = asyncio.run(grade(request, settings))
+        except UnsupportedRequest as exc:  # refused before any judge call
+            raise GradingError(f"{no_labels}: {exc}") from None
         finally:
             REPEAT.reset(token)
         units_of = getattr(result, "calibration_units", None)
         if units_of is None:
-            raise GradingError(
-                f"{args.labelled} holds no labels to calibrate the judge against "
-                "(docs/calibration.md lists the labelled files rubric calibrate reads)"
-            )
+            raise GradingError(no_labels)
         units = units_of(doc)
         passes.append(units)
         failed += sum(unit.failed for unit in units)
