@@ -4,6 +4,7 @@ with one clear line, and names what made a unit stale."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -91,6 +92,15 @@ def test_a_record_too_large_is_refused_before_it_is_parsed(tmp_path, monkeypatch
         record.read(path)
     with pytest.raises(record.RecordError, match="cannot read"):
         record.read(tmp_path / "missing.calibration.json")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_or_a_folder_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "fifo.calibration.json"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path):
+        with pytest.raises(record.RecordError, match="not a regular file"):
+            record.read(path)
 
 
 def test_staleness_names_each_cause():

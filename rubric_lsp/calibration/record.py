@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.document.files import TooLarge, read_regular
+
 RECORD_VERSION = 1
 SUFFIX = ".calibration.json"
 DIGITS = 4
@@ -114,13 +116,15 @@ def _rounded(value: Any) -> Any:
 
 def read(path: Path) -> dict[str, Any]:
     """A record read back and checked; RecordError (one line, naming ``path``) when it cannot be used."""
+    # A regular file only (a FIFO or /dev/zero under that name would block or never end), read up to the bound.
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_RECORD_BYTES + 1)
+        data = read_regular(path, MAX_RECORD_BYTES)
+    except TooLarge:
+        raise RecordError(
+            f"{path}: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MiB: not a calibration record"
+        ) from None
     except OSError as exc:
         raise RecordError(f"{path}: cannot read the calibration record: {exc.strerror or exc}") from None
-    if len(data) > MAX_RECORD_BYTES:
-        raise RecordError(f"{path}: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MiB: not a calibration record")
     return loads(data, str(path))
 
 
