@@ -113,3 +113,33 @@ def test_self_agreement_by_hand():
     assert figures["pairwise"] == pytest.approx((1 + 1 + 1 / 3 + 1) / 4)
     table, _ = aggregate_raters(np.array([[1, 1, 1], [1, 1, 1], [1, 0, 1], [0, 0, 0]]))
     assert figures["fleiss_kappa"] == pytest.approx(statsmodels_fleiss(table))
+
+
+def test_an_ordinal_units_figures():
+    from rubric_lsp.calibration.units import UnitSamples, figures
+
+    pairs = random_pairs(11, 90, 3)
+    unit = UnitSamples(
+        id="tone",
+        title="Tone?",
+        kind="ordinal",
+        text={},
+        prompt="p",
+        categories=(0, 1, 2),
+        names={0: "bad", 1: "ok", 2: "good", 3: "n/a"},
+        pairs=pairs,
+        abstained={"both": 1, "judge_only": 2, "truth_only": 0},
+    )
+    data = figures(unit)
+    truth, judged = [t for t, _ in pairs], [j for _, j in pairs]
+    assert data["kappa"]["statistic"] == "quadratic-weighted"
+    assert data["kappa"]["value"] == pytest.approx(cohen_kappa_score(truth, judged, weights="quadratic"))
+    recalls = recall_score(truth, judged, labels=[0, 1, 2], average=None)
+    for category, name in enumerate(("bad", "ok", "good")):
+        split = data["per_category"][name]
+        assert split["sensitivity"]["value"] == pytest.approx(recalls[category])
+        rest = [j for t, j in pairs if t != category]
+        assert split["specificity"]["value"] == pytest.approx(sum(j != category for j in rest) / len(rest))
+    assert data["balance"] == {"bad": truth.count(0), "ok": truth.count(1), "good": truth.count(2)}
+    assert "sensitivity" not in data and "pass_rate" not in data  # no single pass on a scale
+    assert data["abstained"] == {"both": 1, "judge_only": 2, "truth_only": 0}
