@@ -53,6 +53,13 @@ def test_the_record_holds_the_independently_computed_figures(labelled, judge_ser
     path = labelled.with_name("maths.dataset.json.calibration.json")
     data = json.loads(path.read_text())
     assert data["source"] == "maths.dataset.json" and data["judge"]["models"] == ["openai/judge"]
+    # The judge's settings and the format's options that change a verdict (not --cannot-assess: a score's).
+    assert data["judge"]["settings"] == {
+        "temperature": 0.0,
+        "max_tokens": None,
+        "shuffle_options": True,
+        "aggregation": "majority",
+    }
     assert [u["id"] for u in data["units"]] == ["correct", "shows_work"]  # the file's order
     for unit in data["units"]:
         truth, judged = scripted_verdicts(unit["id"])

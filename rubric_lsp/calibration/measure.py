@@ -10,18 +10,15 @@ from rubric_lsp.calibration.units import UnitSamples, figures, repeat_figures
 
 DEFAULT_AGREEMENT = 0.8
 
-# The settings that change a verdict, as the judge settings name them (the rest: retries, timeouts,
-# concurrency, how a score counts abstentions, change no verdict).
-VERDICT_SETTINGS = ("temperature", "max_tokens", "shuffle_options", "aggregation")
+# The judge settings that change a verdict (the rest: retries, timeouts, concurrency, change none); a
+# format's grading options that do are each unit's own (UnitSamples.settings).
+VERDICT_SETTINGS = ("temperature", "max_tokens")
 
 
 def judge_of(settings: Any, prompt: str = "") -> record.JudgeDescription:
     """The judge a record names: ``settings`` are resolved judge settings."""
     chosen = {name: getattr(settings, name) for name in VERDICT_SETTINGS}
-    models = tuple(settings.judge_models())
-    if len(models) < 2:
-        del chosen["aggregation"]  # one judge: nothing is aggregated
-    return record.JudgeDescription(models, prompt, chosen)
+    return record.JudgeDescription(tuple(settings.judge_models()), prompt, chosen)
 
 
 def build_record(
@@ -43,6 +40,7 @@ def build_record(
             "kind": unit.kind,
             "text": unit.text,
             "prompt": unit.prompt,
+            "settings": unit.settings,
             "figures": figures(unit),
         }
         if len(passes) > 1:

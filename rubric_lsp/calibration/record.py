@@ -68,17 +68,19 @@ def build(
     """A record. ``judge``: the models and settings (its ``prompt`` is each unit's own); ``units``: each
     with ``id``, ``title``, ``kind``, ``text`` (what the judge reads of it), ``prompt`` and its figures."""
     out_units = []
+    settings = dict(judge.settings)
     for unit in units:
         unit = dict(unit)
         text = unit.pop("text")
-        unit_judge = replace(judge, prompt=unit.pop("prompt"))
+        unit_judge = replace(judge, prompt=unit.pop("prompt"), settings={**judge.settings, **unit.pop("settings", {})})
         out_units.append({**unit, "fingerprints": fingerprints(text, unit_judge)})
+        settings = dict(unit_judge.settings)  # one file's units share their options: the record shows them once
     return {
         "calibration": RECORD_VERSION,
         "tool": {"name": "rubric-lsp", "version": tool_version},
         "date": date,
         "source": source,
-        "judge": {"models": list(judge.models), "settings": dict(judge.settings)},
+        "judge": {"models": list(judge.models), "settings": settings},
         "units": out_units,
     }
 

@@ -34,6 +34,7 @@ class UnitSamples:
     failed: int = 0  # judge calls that failed: neither agreement nor disagreement
     judged: dict[int, Any] = field(default_factory=dict)  # item → the judge's category (None: failed)
     reasons: dict[int, str] = field(default_factory=dict)  # item → the judge's reason
+    settings: dict[str, Any] = field(default_factory=dict)  # the format's grading options that change its verdict
 
 
 def figures(unit: UnitSamples) -> dict[str, Any]:

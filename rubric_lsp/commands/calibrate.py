@@ -22,7 +22,8 @@ from typing import Any
 from rubric_lsp import __version__
 
 EXIT_OK, EXIT_ERROR = 0, 2
-# rubric grade's flags that say which judge and how to call it (its parser holds their help and checks).
+# rubric grade's flags that say which judge and how to call it (its parser holds their help and checks),
+# and every format's grading options (their dests start with OPTION_PREFIX).
 JUDGE_FLAGS = (
     "model",
     "api_base",
@@ -31,12 +32,11 @@ JUDGE_FLAGS = (
     "deadline",
     "retries",
     "no_cache",
-    "no_shuffle",
-    "aggregation",
     "rpm",
     "tpm",
     "limit",
 )
+OPTION_PREFIX = "grade_option:"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,7 +61,7 @@ def _share(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     from rubric_lsp.calibration.measure import DEFAULT_AGREEMENT
-    from rubric_lsp.grading.cli import build_parser as grade_parser
+    from rubric_lsp.commands.grade import build_parser as grade_parser
 
     p = _Parser(
         prog="rubric calibrate",
@@ -84,9 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SHARE",
         help=f"--repeat: a unit whose share of unanimous items is below this is ambiguous (default: {DEFAULT_AGREEMENT})",
     )
-    judge = p.add_argument_group("the judge (as rubric grade takes it)")
+    judge = p.add_argument_group("the judge and the grading options (as rubric grade takes them)")
+    # The same argparse actions as rubric grade's (help, checks, defaults), not copies that could drift.
     for action in grade_parser()._actions:
-        if action.dest in JUDGE_FLAGS:
+        if action.dest in JUDGE_FLAGS or action.dest.startswith(OPTION_PREFIX):
             judge._add_action(action)
     return p
 
@@ -100,11 +101,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _settings(args: argparse.Namespace) -> Any:
-    """rubric grade's settings from its flags (those calibrate does not take at their defaults)."""
-    from rubric_lsp.grading.cli import _settings as grade_settings
+    """rubric grade's judge settings from its flags (no batch mode here)."""
+    from rubric_lsp.commands.grade import _settings as grade_settings
 
-    grade_only = {"batch": False, "cannot_assess": "skip", "partial_credit": 0.5, "raw": False}
-    return grade_settings(argparse.Namespace(**{**grade_only, **vars(args)}))
+    return grade_settings(argparse.Namespace(**{"batch": False, **vars(args)}))
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The formats' grading options, by name, as rubric grade passes them."""
+    from rubric_lsp.commands.grade import _options as grade_options
+
+    return grade_options(args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -155,7 +162,8 @@ def _graded_passes(args: argparse.Namespace, text: str, doc: Any, settings: Any)
     from rubric_lsp.grading.request import GradeRequest, RequestKind
     from rubric_lsp.grading.runner import GradingError, UnsupportedRequest, grade
 
-    request = GradeRequest(text, str(args.labelled), RequestKind.DATASET, limit=args.limit)
+    options = _options(args)
+    request = GradeRequest(text, str(args.labelled), RequestKind.DATASET, limit=args.limit, options=options)
     no_labels = f"{args.labelled} is no labelled set to calibrate the judge against (docs/calibration.md lists those rubric calibrate reads)"
     passes, failed = [], 0
     for repeat in range(args.repeat):
@@ -169,7 +177,7 @@ def _graded_passes(args: argparse.Namespace, text: str, doc: Any, settings: Any)
         units_of = getattr(result, "calibration_units", None)
         if units_of is None:
             raise GradingError(no_labels)
-        units = units_of(doc)
+        units = units_of(doc, options)
         passes.append(units)
         failed += sum(unit.failed for unit in units)
     return passes, failed

@@ -15,7 +15,7 @@ per-criterion agreement as they land, keeping only the item's output row.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -152,11 +152,12 @@ class DatasetResult:
     def failed(self) -> bool:
         return False  # agreement is a measurement, not a pass/fail
 
-    def calibration_units(self, doc: Document) -> list[Any]:
-        """The measured criteria as calibration units (``rubric calibrate``; ``doc`` is the graded dataset)."""
+    def calibration_units(self, doc: Document, options: Mapping[str, Any]) -> list[Any]:
+        """The measured criteria as calibration units (``rubric calibrate``; ``doc``, ``options``: the graded
+        dataset and the request's grading options)."""
         from rubric_lsp.formats.autorubric.grading.calibration import units
 
-        return units(self, doc)
+        return units(self, doc, options)
 
     @property
     def incomplete(self) -> str | None:

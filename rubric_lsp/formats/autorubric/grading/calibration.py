@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from rubric_lsp.calibration.units import UnitSamples
 from rubric_lsp.document import Document
 
 BINARY_CATEGORIES = ("MET", "UNMET")
+# The grading options that change a verdict (options.py): the others change the score only.
+VERDICT_OPTIONS = ("shuffle_options", "aggregation")
 
 
 def unit_text(criterion: Any, guidelines: str | None) -> dict[str, Any]:
@@ -52,8 +55,12 @@ def prompt_fingerprint() -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
-def units(result: Any, doc: Document) -> list[UnitSamples]:
+def units(result: Any, doc: Document, options: Mapping[str, Any]) -> list[UnitSamples]:
     """Each criterion the dataset grading measured (``result``: its DatasetResult), in the file's order."""
+    from rubric_lsp.formats.autorubric.grading.options import AutorubricOptions
+
+    read = AutorubricOptions.of(options)
+    settings = {name: getattr(read, name) for name in VERDICT_OPTIONS}
     guidelines = _guidelines_by_criterion(doc)
     prompt = prompt_fingerprint()
     reasons = {row["index"]: row["reasons"] for row in result.items}
@@ -74,6 +81,7 @@ def units(result: Any, doc: Document) -> list[UnitSamples]:
                 kind=agreement.kind,
                 text=unit_text(criterion, guidelines.get(_key(source))),
                 prompt=prompt,
+                settings=settings,
                 categories=categories,
                 names=names,
                 positive="MET" if agreement.kind == "binary" else None,
