@@ -1,4 +1,4 @@
-"""Command line: ``rubric {lint,grade,serve,schema,patterns,rule,convert}``, ``rubric-lint``, ``rubric-lsp``.
+"""Command line: ``rubric {lint,grade,calibrate,serve,schema,patterns,rule,convert}``, ``rubric-lint``, ``rubric-lsp``.
 
 Heavy parts (the grading engine with litellm, the language server with pygls) are
 imported only by the subcommands that need them.
@@ -118,6 +118,11 @@ def build_parser(prog: str = "rubric") -> argparse.ArgumentParser:
     grade = sub.add_parser("grade", help="grade a response against a rubric with an LLM judge")
     grade.add_argument("args", nargs=argparse.REMAINDER)
 
+    calibrate = sub.add_parser(
+        "calibrate", help="measure the judge against a labelled set and write <file>.calibration.json"
+    )
+    calibrate.add_argument("args", nargs=argparse.REMAINDER)
+
     serve = sub.add_parser("serve", help="run the language server (stdio)")
     serve.add_argument("args", nargs=argparse.REMAINDER)
 
@@ -139,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None = None, prog: str = "rubric") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog)
-    if argv and argv[0] in ("grade", "serve", "convert"):
+    if argv and argv[0] in ("grade", "calibrate", "serve", "convert"):
         return _delegate(argv[0], argv[1:])
     try:
         args = parser.parse_args(argv)
@@ -171,6 +176,10 @@ def _delegate(command: str, argv: list[str]) -> int:
         from rubric_lsp.commands.grade import main as grade_main
 
         return grade_main(argv)
+    if command == "calibrate":
+        from rubric_lsp.commands.calibrate import main as calibrate_main
+
+        return calibrate_main(argv)
     if command == "serve":
         from rubric_lsp.server.main import main as serve_main
 

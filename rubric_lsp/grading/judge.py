@@ -14,6 +14,7 @@ import functools
 import random
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -45,6 +46,10 @@ Messages = list[dict[str, Any]]  # a chat request's messages, as sent
 
 # Bump when prompts or reply parsing change: cached verdicts from older prompts are ignored.
 PROMPT_VERSION = "1"
+# Which repetition of the same judgment this is (``rubric calibrate --repeat``): 0, the default, keys
+# the verdict cache as always; each later one has keys of its own, so a repeat asks the judge again,
+# and a re-run of the calibration replays the same samples from the cache.
+REPEAT: ContextVar[int] = ContextVar("rubric_judge_repeat", default=0)
 
 MAX_RETRY_AFTER_SECONDS = 60.0
 
@@ -154,7 +159,10 @@ class Judge:
         self, messages: Messages, response_format: dict[str, Any] | None, parse: Callable[[str], T]
     ) -> tuple[T, bool]:
         fields = self.request_fields(messages, response_format)
-        key = VerdictCache.key({"prompt_version": PROMPT_VERSION, **fields})
+        keyed = {"prompt_version": PROMPT_VERSION, **fields}
+        if repeat := REPEAT.get():
+            keyed["repeat"] = repeat  # a repeated ask is a call of its own, never the first one's cached reply
+        key = VerdictCache.key(keyed)
         run = active_run_file()
         if run is not None and (recorded := run.get(key)) is not None:
             # A resumed run: this call finished before the stop; replay its reply and its usage.

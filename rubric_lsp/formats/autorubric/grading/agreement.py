@@ -15,11 +15,15 @@ per-criterion agreement as they land, keeping only the item's output row.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
+# The arithmetic is calibration's (one implementation for `rubric grade` and `rubric calibrate`).
+from rubric_lsp.calibration.stats import bootstrap_kappas as bootstrap_kappas
+from rubric_lsp.calibration.stats import cohen_kappa as cohen_kappa
+from rubric_lsp.calibration.stats import kappa_interval
 from rubric_lsp.document import Document, Node
 from rubric_lsp.formats.autorubric.grading.dataset_units import dataset_units
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
@@ -39,72 +43,6 @@ class DatasetError(ValueError):
     pass
 
 
-def cohen_kappa(pairs: Sequence[tuple[Any, Any]], weights: str | None = None) -> float | None:
-    """Cohen's κ of (truth, judged) pairs, as scikit-learn's ``cohen_kappa_score`` computes it.
-
-    The categories are the labels present on either side, in sorted order (option indices
-    for multi-choice criteria, so the authored order is the scale); ``weights="quadratic"``
-    weighs a disagreement by the squared distance between those positions. None when κ is
-    undefined: fewer than two labels in all (autorubric's ``_kappa_or_none``).
-    """
-    labels = sorted({label for pair in pairs for label in pair})
-    if len(labels) < 2:
-        return None
-    position = {label: i for i, label in enumerate(labels)}
-    k = len(labels)
-    observed = [[0] * k for _ in range(k)]
-    for truth, judged in pairs:
-        observed[position[truth]][position[judged]] += 1
-    return _kappa(observed, len(pairs), weights)
-
-
-def _kappa(observed: list[list[int]], n: int, weights: str | None) -> float | None:
-    """κ of a confusion matrix over the labels present (every row or column non-empty), in sorted order."""
-    k = len(observed)
-    truth_counts = [sum(row) for row in observed]
-    judged_counts = [sum(observed[i][j] for i in range(k)) for j in range(k)]
-
-    def weight(i: int, j: int) -> int:
-        return (i - j) ** 2 if weights == "quadratic" else int(i != j)
-
-    disagreement = sum(weight(i, j) * observed[i][j] for i in range(k) for j in range(k))
-    expected = sum(weight(i, j) * truth_counts[i] * judged_counts[j] for i in range(k) for j in range(k)) / n
-    if expected == 0:
-        return None
-    return 1.0 - disagreement / expected
-
-
-def bootstrap_kappas(pairs: Sequence[tuple[Any, Any]], resamples: int, weights: str | None) -> list[float]:
-    """κ of each of ``resamples`` seeded resamples of ``pairs`` (None ones left out), unsorted.
-
-    Exactly ``cohen_kappa(random.Random(len(pairs)).choices(pairs, k=len(pairs)), weights)`` per
-    resample (the same draws, the same integer counts, so the same floats), counted instead of
-    rebuilt pair by pair: at 10,000 items the per-pair way took ~1.5 s per criterion (measured),
-    serialised after the last judge call."""
-    import random
-    from collections import Counter
-
-    labels = sorted({label for pair in pairs for label in pair})
-    size = len(labels)
-    position = {label: i for i, label in enumerate(labels)}
-    codes = [position[truth] * size + position[judged] for truth, judged in pairs]
-    draw = random.Random(len(pairs)).choices
-    kappas = []
-    for _ in range(resamples):
-        counts = Counter(draw(codes, k=len(codes)))
-        present = sorted({code // size for code in counts} | {code % size for code in counts})
-        if len(present) < 2:
-            continue
-        at = {label: i for i, label in enumerate(present)}
-        observed = [[0] * len(present) for _ in present]
-        for code, count in counts.items():
-            observed[at[code // size]][at[code % size]] += count
-        kappa = _kappa(observed, len(codes), weights)
-        if kappa is not None:
-            kappas.append(kappa)
-    return kappas
-
-
 @dataclass
 class CriterionAgreement:
     index: int
@@ -119,6 +57,10 @@ class CriterionAgreement:
     range: dict[str, Any] | None = None  # where the criterion is written (the shared rubric's)
     disagreeing: list[int] = field(default_factory=list)  # the items where the judge and the label differ
     labels: tuple[str, ...] = ()  # each category's name: binary verdicts, or the options' labels by index
+    criterion: Any = None  # the CriterionInput measured (its text, for a calibration record)
+    # Each labelled item's verdict, abstentions included (None: the call failed), and where the item's
+    # verdict list holds it: the repeats of ``rubric calibrate --repeat`` are compared through it.
+    judged: dict[int, tuple[Any, int]] = field(default_factory=dict)
 
     def add(self, truth: Any, judged: Any, item: int | None = None) -> None:
         truth_abstains, judge_abstains = truth in self.abstain, judged in self.abstain
@@ -167,14 +109,7 @@ class CriterionAgreement:
         Seeded, so the same verdicts give the same interval; None when κ is undefined in too many
         resamples (fewer than two labels) to say anything.
         """
-        weights = "quadratic" if self.kind == "ordinal" else None
-        if len(self.pairs) < 2:
-            return None
-        kappas = sorted(bootstrap_kappas(self.pairs, resamples, weights))
-        if len(kappas) < resamples // 2:
-            return None
-        tail = (1 - level) / 2
-        return [kappas[int(tail * (len(kappas) - 1))], kappas[round((1 - tail) * (len(kappas) - 1))]]
+        return kappa_interval(self.pairs, "quadratic" if self.kind == "ordinal" else None, resamples, level)
 
     def confusion(self) -> dict[str, Any]:
         """Counts of (human label, judged verdict) over the compared pairs: ``matrix[truth][judged]``.
@@ -222,6 +157,13 @@ class DatasetResult:
     @property
     def failed(self) -> bool:
         return False  # agreement is a measurement, not a pass/fail
+
+    def calibration_units(self, doc: Document, options: Mapping[str, Any]) -> list[Any]:
+        """The measured criteria as calibration units (``rubric calibrate``; ``doc``, ``options``: the graded
+        dataset and the request's grading options)."""
+        from rubric_lsp.formats.autorubric.grading.calibration import units
+
+        return units(self, doc, options)
 
     @property
     def incomplete(self) -> str | None:
@@ -399,7 +341,7 @@ def _compare(
     position: int | None = None,
 ) -> None:
     """Add one item's judged verdicts against its labels to each criterion's agreement."""
-    for criterion, verdict, wanted in zip(criteria, report.verdicts, truth):
+    for slot, (criterion, verdict, wanted) in enumerate(zip(criteria, report.verdicts, truth)):
         agreement = agreements.get(_identity(criterion))
         if agreement is None:
             agreement = agreements[_identity(criterion)] = _agreement_for(criterion, len(agreements))
@@ -407,9 +349,13 @@ def _compare(
             continue
         if verdict.failed:
             agreement.failed += 1
+            if position is not None:
+                agreement.judged[position] = (None, slot)
             continue
         expected = _category(criterion.criterion, wanted)
         judged = _category(criterion.criterion, verdict.verdict)
+        if position is not None:
+            agreement.judged[position] = (judged, slot)
         if expected is not None and judged is not None:
             agreement.add(expected, judged, position)
 
@@ -460,14 +406,22 @@ def _identity(item: Any) -> tuple[Any, ...]:
 def _agreement_for(item: Any, index: int) -> CriterionAgreement:
     criterion = item.criterion
     if criterion.options is None:
-        return CriterionAgreement(index, item.name, "binary", abstain=frozenset({"CANNOT_ASSESS"}), range=item.range)
+        return CriterionAgreement(
+            index, item.name, "binary", abstain=frozenset({"CANNOT_ASSESS"}), range=item.range, criterion=item
+        )
     from rubric_lsp.formats.autorubric.grading.criteria import effective_options
 
     options = effective_options(criterion)
     kind = "ordinal" if criterion.scale_type == "ordinal" else "nominal"
     abstain = frozenset(i for i, o in enumerate(options) if o.na)
     return CriterionAgreement(
-        index, item.name, kind, abstain=abstain, range=item.range, labels=tuple(str(o.label) for o in options)
+        index,
+        item.name,
+        kind,
+        abstain=abstain,
+        range=item.range,
+        labels=tuple(str(o.label) for o in options),
+        criterion=item,
     )
 
 

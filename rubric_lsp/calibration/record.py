@@ -1,0 +1,185 @@
+"""The calibration record, ``<file>.calibration.json``: how far to trust the judge on each unit of a file.
+
+Written to diff well in review and to be the same bytes on a re-run with the same verdicts: keys
+sorted, floats rounded to ``DIGITS`` places, units in the file's order, two-space indent, the date
+without a time. Read back defensively: a record is a file in a repository, so a damaged or hostile
+one (too large, not JSON, the wrong shape) is a :class:`RecordError` with one line saying why, never
+a crash. docs/calibration.md describes every field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from rubric_lsp.document.files import TooLarge, read_regular
+
+RECORD_VERSION = 1
+SUFFIX = ".calibration.json"
+DIGITS = 4
+MAX_RECORD_BYTES = 8 * 1024 * 1024  # ~40,000 units' figures; anything larger is not a record of ours
+# What a unit's fingerprints cover, in the order staleness names them.
+CAUSES = ("text", "judge", "prompt", "settings")
+
+
+class RecordError(ValueError):
+    """A record that cannot be used; the message names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class JudgeDescription:
+    """The judge a record was made with: everything besides the unit's text that changes a verdict."""
+
+    models: tuple[str, ...]  # every judge model, in the order given
+    prompt: str  # the fingerprint of the prompts and templates the judge is sent
+    settings: Mapping[str, Any]  # temperature, max tokens, option shuffling, aggregation, …
+
+
+def fingerprint(value: Any) -> str:
+    """SHA-256 of ``value``'s canonical JSON (sorted keys, no spaces), first 16 hex digits."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def fingerprints(text: Any, judge: JudgeDescription) -> dict[str, str]:
+    """A unit's fingerprints: one per cause of staleness, and ``all`` over the four."""
+    parts = {
+        "text": fingerprint(text),
+        "judge": fingerprint(list(judge.models)),
+        "prompt": judge.prompt,
+        "settings": fingerprint(dict(judge.settings)),
+    }
+    return {**parts, "all": fingerprint(parts)}
+
+
+def record_path(source: Path) -> Path:
+    """Where the record of ``source`` lives: beside it, ``<name>.calibration.json``."""
+    return source.with_name(source.name + SUFFIX)
+
+
+def build(
+    *, tool_version: str, date: str, source: str, judge: JudgeDescription, units: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A record. ``judge``: the models and settings (its ``prompt`` is each unit's own); ``units``: each
+    with ``id``, ``title``, ``kind``, ``text`` (what the judge reads of it), ``prompt`` and its figures."""
+    out_units = []
+    settings = dict(judge.settings)
+    for unit in units:
+        unit = dict(unit)
+        text = unit.pop("text")
+        unit_judge = replace(judge, prompt=unit.pop("prompt"), settings={**judge.settings, **unit.pop("settings", {})})
+        out_units.append({**unit, "fingerprints": fingerprints(text, unit_judge)})
+        settings = dict(unit_judge.settings)  # one file's units share their options: the record shows them once
+    return {
+        "calibration": RECORD_VERSION,
+        "tool": {"name": "rubric-lsp", "version": tool_version},
+        "date": date,
+        "source": source,
+        "judge": {"models": list(judge.models), "settings": settings},
+        "units": out_units,
+    }
+
+
+def same_but_date(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether two records differ in their date alone (a re-run that changed nothing keeps the old file)."""
+    return json.loads(dumps({**old, "date": None})) == json.loads(dumps({**new, "date": None}))
+
+
+def dumps(record: Mapping[str, Any]) -> str:
+    """The record's text: the same bytes for the same figures."""
+    return json.dumps(_rounded(record), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write(path: Path, record: Mapping[str, Any]) -> None:
+    """Write the record whole or not at all (a temporary file renamed over the old one)."""
+    text = dumps(record)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        rounded = round(value, DIGITS)
+        return 0.0 if rounded == 0 else rounded  # never "-0.0"
+    if isinstance(value, Mapping):
+        return {str(k): _rounded(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_rounded(v) for v in value]
+    return value
+
+
+def read(path: Path) -> dict[str, Any]:
+    """A record read back and checked; RecordError (one line, naming ``path``) when it cannot be used."""
+    # A regular file only (a FIFO or /dev/zero under that name would block or never end), read up to the bound.
+    try:
+        data = read_regular(path, MAX_RECORD_BYTES)
+    except TooLarge:
+        raise RecordError(
+            f"{path}: larger than {MAX_RECORD_BYTES // (1024 * 1024)} MiB: not a calibration record"
+        ) from None
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read the calibration record: {exc.strerror or exc}") from None
+    return loads(data, str(path))
+
+
+def loads(data: bytes | str, name: str = "calibration record") -> dict[str, Any]:
+    """:func:`read` for text already in hand."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        record = json.loads(text, parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RecordError(f"{name}: not a calibration record (not JSON: {_short(exc)})") from None
+    problem = _shape_problem(record)
+    if problem is not None:
+        raise RecordError(f"{name}: not a usable calibration record: {problem}")
+    return record
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _short(exc: BaseException) -> str:
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+
+
+def _shape_problem(record: Any) -> str | None:
+    """What makes ``record`` unusable, or None: only the fields staleness and the faces rely on are checked."""
+    if not isinstance(record, dict):
+        return "the top level is not an object"
+    version = record.get("calibration")
+    if version != RECORD_VERSION:
+        return f"'calibration' is {version!r}; this version of rubric-lsp reads records of version {RECORD_VERSION}"
+    judge = record.get("judge")
+    if not isinstance(judge, dict) or not isinstance(judge.get("models"), list):
+        return "'judge' is not an object with a 'models' list"
+    units = record.get("units")
+    if not isinstance(units, list):
+        return "'units' is not a list"
+    for number, unit in enumerate(units):
+        if not isinstance(unit, dict) or not isinstance(unit.get("id"), str):
+            return f"unit {number} has no string 'id'"
+        marks = unit.get("fingerprints")
+        if not isinstance(marks, dict) or not all(isinstance(marks.get(c), str) for c in (*CAUSES, "all")):
+            return f"unit {unit['id']!r} has no fingerprints of its text, judge, prompt and settings"
+    return None
+
+
+def find_unit(record: Mapping[str, Any], unit_id: str) -> dict[str, Any] | None:
+    """The record's unit ``unit_id`` (the first, if a damaged record names it twice)."""
+    return next((u for u in record["units"] if u["id"] == unit_id), None)
+
+
+def staleness(record_unit: Mapping[str, Any], current_text: Any, current_judge: JudgeDescription) -> list[str]:
+    """Which of the unit's text, judge, prompt and settings changed since the record was made (in that order)."""
+    now = fingerprints(current_text, current_judge)
+    then = record_unit["fingerprints"]
+    return [cause for cause in CAUSES if then.get(cause) != now[cause]]

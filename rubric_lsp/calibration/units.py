@@ -1,0 +1,124 @@
+"""A calibration unit (a criterion, an assertion, a grader) as the formats hand it over, and its figures.
+
+A format turns its graded labelled set into :class:`UnitSamples` (``result.calibration_units(doc)``);
+everything after that is format-neutral: :func:`figures` computes what the record keeps of one unit, and
+:func:`repeat_figures` how the judge agreed with itself when asked several times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubric_lsp.calibration import stats
+
+MAX_DISAGREEING_ITEMS = 5  # an ambiguous unit's disagreeing items kept in the record
+MAX_REASON_CHARS = 300  # each reason, cut at this length
+
+
+@dataclass
+class UnitSamples:
+    """One unit's judge verdicts against human labels, over one pass of the labelled set."""
+
+    id: str  # stable within the file: a criterion's name, an assertion's path
+    title: str
+    kind: str  # binary | ordinal | nominal
+    text: Any  # what the judge reads of the unit (JSON-able): its fingerprint makes a record stale
+    prompt: str  # the fingerprint of the prompt and template the judge is sent for it
+    categories: tuple[Any, ...]  # the scale's categories, in order (abstentions excluded)
+    names: dict[Any, str]  # each category's name in the record
+    positive: Any = None  # binary: the passing verdict (the correction's "positive")
+    pairs: list[tuple[Any, Any]] = field(default_factory=list)  # (human, judge), neither abstained
+    abstained: dict[str, int] = field(default_factory=dict)  # both / judge_only / truth_only
+    failed: int = 0  # judge calls that failed: neither agreement nor disagreement
+    judged: dict[int, Any] = field(default_factory=dict)  # item → the judge's category (None: failed)
+    reasons: dict[int, str] = field(default_factory=dict)  # item → the judge's reason
+    settings: dict[str, Any] = field(default_factory=dict)  # the format's grading options that change its verdict
+
+
+def figures(unit: UnitSamples) -> dict[str, Any]:
+    """The record's figures for one unit (docs/calibration.md says how to read each)."""
+    pairs = unit.pairs
+    n = len(pairs)
+    truth_counts = {unit.names.get(c, str(c)): sum(t == c for t, _ in pairs) for c in unit.categories}
+    weights = "quadratic" if unit.kind == "ordinal" else None
+    data: dict[str, Any] = {
+        "labels": n,
+        "balance": truth_counts,
+        "accuracy": stats.proportion(sum(t == j for t, j in pairs), n),
+        "kappa": {
+            "statistic": "quadratic-weighted" if weights else "cohen",
+            "value": stats.cohen_kappa(pairs, weights),
+            "interval": stats.kappa_interval(pairs, weights),
+        },
+        "abstained": dict(unit.abstained),
+        "failed": unit.failed,
+    }
+    if unit.kind == "binary":
+        data.update(_binary(unit))
+    else:
+        # No single "pass": each category against the rest (docs/calibration.md).
+        data["per_category"] = {unit.names.get(c, str(c)): stats.one_vs_rest(pairs, c) for c in unit.categories}
+    return data
+
+
+def _binary(unit: UnitSamples) -> dict[str, Any]:
+    pairs, positive = unit.pairs, unit.positive
+    split = stats.one_vs_rest(pairs, positive)
+    se, sp = split["sensitivity"], split["specificity"]
+    judged_pass = sum(j == positive for _, j in pairs)
+    human_pass = sum(t == positive for t, _ in pairs)
+    n = len(pairs)
+    corrected = (
+        stats.rogan_gladen(judged_pass / n, se["value"], sp["value"])
+        if n and se["value"] is not None and sp["value"] is not None
+        else None
+    )
+    return {
+        "sensitivity": se,
+        "specificity": sp,
+        # The labelled set's own pass rates, and the judge's corrected for its Se/Sp: a check that the
+        # correction brings the judge's rate to the people's (it does exactly when Se and Sp are the set's).
+        "pass_rate": {
+            "judge": judged_pass / n if n else None,
+            "human": human_pass / n if n else None,
+            "corrected": corrected,
+            "corrected_interval": None
+            if corrected is None
+            else stats.corrected_rate_interval(judged_pass, n, se["successes"], se["n"], sp["successes"], sp["n"]),
+        },
+    }
+
+
+def repeat_figures(passes: Sequence[UnitSamples], threshold: float) -> dict[str, Any]:
+    """How one unit's verdicts agreed across repeated passes (the same unit, one sample per pass).
+
+    Failed calls are left out of an item's answers; abstentions count as answers. ``ambiguous``:
+    the share of unanimous items is below ``threshold``."""
+    items = sorted({item for p in passes for item in p.judged})
+    answers = {item: [p.judged[item] for p in passes if p.judged.get(item) is not None] for item in items}
+    agreement = stats.self_agreement([answers[item] for item in items])
+    share = agreement["unanimous"]["value"]
+    ambiguous = share is not None and share < threshold
+    data: dict[str, Any] = {"repeats": len(passes), **agreement, "threshold": threshold, "ambiguous": ambiguous}
+    if ambiguous:
+        names = passes[0].names
+        data["disagreements"] = [
+            {
+                "item": item,
+                "verdicts": [names.get(p.judged.get(item), _absent(p.judged.get(item))) for p in passes],
+                "reasons": [_cut(p.reasons.get(item, "")) for p in passes],
+            }
+            for item in items
+            if len(set(answers[item])) > 1
+        ][:MAX_DISAGREEING_ITEMS]
+    return data
+
+
+def _absent(category: Any) -> str:
+    return "failed" if category is None else str(category)
+
+
+def _cut(reason: str) -> str:
+    return reason if len(reason) <= MAX_REASON_CHARS else reason[: MAX_REASON_CHARS - 1] + "…"

@@ -1,0 +1,204 @@
+"""``rubric calibrate LABELLED_FILE``: grade a labelled set and write its calibration record beside it.
+
+The file's format grades it (as ``rubric grade FILE`` does) and hands over each unit's verdicts against
+the labels (``result.calibration_units(doc)``); ``rubric_lsp.calibration`` computes the figures and
+writes ``<file>.calibration.json`` (docs/calibration.md). The judge flags are ``rubric grade``'s own.
+
+Exit codes as ``rubric grade``'s: 0 the record is written; 2 refused (unreadable file, a file with no
+labels to calibrate against, no judge) or incomplete (a judge call failed: the record is written, the
+failures counted apart in it, and standard error says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from rubric_lsp import __version__
+
+EXIT_OK, EXIT_ERROR = 0, 2
+# rubric grade's flags that say which judge and how to call it (its parser holds their help and checks),
+# and every format's grading options (their dests start with OPTION_PREFIX).
+JUDGE_FLAGS = (
+    "model",
+    "api_base",
+    "concurrency",
+    "timeout",
+    "deadline",
+    "retries",
+    "no_cache",
+    "rpm",
+    "tpm",
+    "limit",
+)
+OPTION_PREFIX = "grade_option:"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # usage errors exit 2, like rubric grade
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _repeats(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 20:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 20, got {value}")
+    return value
+
+
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from rubric_lsp.calibration.measure import DEFAULT_AGREEMENT
+    from rubric_lsp.commands.grade import build_parser as grade_parser
+
+    p = _Parser(
+        prog="rubric calibrate",
+        description="Grade a labelled set with the judge and write how far to trust it on each unit "
+        "(accuracy, κ, sensitivity and specificity against the labels) to <file>.calibration.json.",
+    )
+    p.add_argument("labelled", type=Path, metavar="LABELLED_FILE", help="a file with human labels to measure against")
+    p.add_argument("-o", "--output", type=Path, help="where to write the record (default: beside the file)")
+    p.add_argument(
+        "--repeat",
+        type=_repeats,
+        default=1,
+        metavar="N",
+        help="ask the judge N times per item and record how often it agrees with itself (default: 1)",
+    )
+    p.add_argument(
+        "--agreement-threshold",
+        type=_share,
+        default=DEFAULT_AGREEMENT,
+        metavar="SHARE",
+        help=f"--repeat: a unit whose share of unanimous items is below this is ambiguous (default: {DEFAULT_AGREEMENT})",
+    )
+    judge = p.add_argument_group("the judge and the grading options (as rubric grade takes them)")
+    # The same argparse actions as rubric grade's (help, checks, defaults), not copies that could drift.
+    for action in grade_parser()._actions:
+        if action.dest in JUDGE_FLAGS or action.dest.startswith(OPTION_PREFIX):
+            judge._add_action(action)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    """rubric grade's judge settings from its flags (no batch mode here)."""
+    from rubric_lsp.commands.grade import _settings as grade_settings
+
+    return grade_settings(argparse.Namespace(**{"batch": False, **vars(args)}))
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The formats' grading options, by name, as rubric grade passes them."""
+    from rubric_lsp.commands.grade import _options as grade_options
+
+    return grade_options(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from rubric_lsp.calibration import record
+    from rubric_lsp.calibration.measure import build_record, judge_of, table_lines
+    from rubric_lsp.grading.failures import GradingStopped
+    from rubric_lsp.grading.runner import GradingError, read
+    from rubric_lsp.grading.settings import MissingCredentials
+
+    try:
+        text = args.labelled.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return _fail(f"cannot read {args.labelled}: {exc}")
+    output = args.output or record.record_path(args.labelled)
+    try:
+        doc = read(text, str(args.labelled))
+        settings = _settings(args)
+        passes, failed = _graded_passes(args, text, doc, settings)
+        judge = judge_of(settings.resolved())
+    except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:
+        return _fail(str(exc))
+    source = os.path.relpath(args.labelled.resolve(), output.resolve().parent)
+    data = build_record(
+        passes,
+        judge,
+        tool_version=__version__,
+        date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+        source=Path(source).as_posix(),
+        threshold=args.agreement_threshold,
+    )
+    if (written := _write(output, data)) is not None:
+        return written
+    print(f"calibration of {args.labelled} ({', '.join(judge.models)}) written to {output}:")
+    for line in table_lines(data):
+        print(line)
+    if failed:
+        print(
+            f"rubric calibrate: incomplete: {failed} judge call(s) failed; the record counts them apart",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def _graded_passes(args: argparse.Namespace, text: str, doc: Any, settings: Any) -> tuple[list[Any], int]:
+    """Each pass's units (``--repeat`` passes, each with its own verdict-cache keys) and the failed calls."""
+    from rubric_lsp.grading.judge import REPEAT
+    from rubric_lsp.grading.request import GradeRequest, RequestKind
+    from rubric_lsp.grading.runner import GradingError, UnsupportedRequest, grade
+
+    options = _options(args)
+    request = GradeRequest(text, str(args.labelled), RequestKind.DATASET, limit=args.limit, options=options)
+    no_labels = f"{args.labelled} is no labelled set to calibrate the judge against (docs/calibration.md lists those rubric calibrate reads)"
+    passes, failed = [], 0
+    for repeat in range(args.repeat):
+        token = REPEAT.set(repeat)
+        try:
+            result = asyncio.run(grade(request, settings))
+        except UnsupportedRequest as exc:  # refused before any judge call
+            raise GradingError(f"{no_labels}: {exc}") from None
+        finally:
+            REPEAT.reset(token)
+        units_of = getattr(result, "calibration_units", None)
+        if units_of is None:
+            raise GradingError(no_labels)
+        units = units_of(doc, options)
+        passes.append(units)
+        failed += sum(unit.failed for unit in units)
+    return passes, failed
+
+
+def _write(path: Path, data: dict[str, Any]) -> int | None:
+    """Write the record (kept as it is when only its date would change); an exit code when it cannot be."""
+    from rubric_lsp.calibration import record
+
+    try:
+        if path.exists() and record.same_but_date(record.read(path), data):
+            return None
+    except record.RecordError:
+        pass  # a damaged record is replaced
+    try:
+        record.write(path, data)
+    except OSError as exc:
+        return _fail(f"cannot write the calibration record {path}: {exc.strerror or exc}")
+    return None
+
+
+def _fail(message: str) -> int:
+    print(f"rubric calibrate: {message}", file=sys.stderr)
+    return EXIT_ERROR
