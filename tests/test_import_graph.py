@@ -44,6 +44,7 @@ PLACES = (
     ("globs", "document", "gitignore-style globs that cannot backtrack: a pure helper of settings and walk"),
     ("workspace", "document", "the folder a file's references may reach: path logic the rules read"),
     ("rules", "rules", "rule(), checker(), CheckContext and the any-file rules: what every format's rules build on"),
+    ("calibration", "rules", "calibration records and their statistics: read by rules (stale records) and graders alike"),
     ("suppression", "rules", "noqa comments silencing rules' findings"),
     ("formats", "formats", "the plugin interface and registry; each format's detection, model, view, rules, editor"),
     ("lint", "lint", "the one lint entry point: detection, the checkers, settings, suppression"),

@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="rubric calibrate",
         description="Grade a labelled set with the judge and write how far to trust it on each unit "
-        "(accuracy, κ, sensitivity and specificity against the labels) to <file>.calibration.json.",
+        "(accuracy, agreement beyond chance, sensitivity and specificity against the labels) to <file>.calibration.json.",
     )
     p.add_argument("labelled", type=Path, metavar="LABELLED_FILE", help="a file with human labels to measure against")
     p.add_argument("-o", "--output", type=Path, help="where to write the record (default: beside the file)")

@@ -25,6 +25,8 @@ from rubric_lsp.calibration.stats import bootstrap_kappas as bootstrap_kappas
 from rubric_lsp.calibration.stats import cohen_kappa as cohen_kappa
 from rubric_lsp.calibration.stats import kappa_interval
 from rubric_lsp.document import Document, Node
+from rubric_lsp.formats.autorubric.grading.dataset_rubrics import DatasetError as DatasetError
+from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
 from rubric_lsp.formats.autorubric.grading.dataset_units import dataset_units
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
 from rubric_lsp.grading.report import GradeReport, usage_line
@@ -37,10 +39,6 @@ from rubric_lsp.grading.windowed import fold_in_order, quiet_collector
 # Items started but not yet folded, per concurrency slot: each item is several calls, so a
 # window of 4 × concurrency items keeps every slot busy while one slow item holds the fold back.
 ITEM_WINDOW_PER_CALL_SLOT = 4
-
-
-class DatasetError(ValueError):
-    pass
 
 
 @dataclass
@@ -239,7 +237,7 @@ async def grade_dataset(
     shared_node = root.get("rubric")
     prompt = _text(root.get("prompt"))
 
-    shared, shared_guidelines = _criteria_of(doc, shared_node)
+    shared, shared_guidelines = criteria_of(doc, shared_node)
     options = options or AutorubricOptions()
     run = grading.start()
     models = run.settings.judge_models()
@@ -253,7 +251,7 @@ async def grade_dataset(
             continue
         own = item.get("rubric")
         criteria, guidelines = (
-            _criteria_of(doc, own)
+            criteria_of(doc, own)
             if own is not None and not (own.is_scalar and own.value is None)
             else (shared, shared_guidelines)
         )
@@ -276,7 +274,7 @@ async def grade_dataset(
     # across the items whose rubrics hold the same criterion.
     agreements: dict[tuple[Any, ...], CriterionAgreement] = {}
     for criterion in shared:
-        agreements.setdefault(_identity(criterion), _agreement_for(criterion, len(agreements)))
+        agreements.setdefault(identity(criterion), _agreement_for(criterion, len(agreements)))
     items_out: list[dict[str, Any]] = []
 
     def grade_item(plan: Any) -> Callable[[], Awaitable[tuple[Any, GradeReport]]]:
@@ -342,9 +340,9 @@ def _compare(
 ) -> None:
     """Add one item's judged verdicts against its labels to each criterion's agreement."""
     for slot, (criterion, verdict, wanted) in enumerate(zip(criteria, report.verdicts, truth)):
-        agreement = agreements.get(_identity(criterion))
+        agreement = agreements.get(identity(criterion))
         if agreement is None:
-            agreement = agreements[_identity(criterion)] = _agreement_for(criterion, len(agreements))
+            agreement = agreements[identity(criterion)] = _agreement_for(criterion, len(agreements))
         if not isinstance(wanted, str):
             continue
         if verdict.failed:
@@ -372,35 +370,6 @@ def _human_score(criteria: list[Any], truth: Any, options: AutorubricOptions) ->
         return compute_score(outcomes, options.cannot_assess, options.partial_credit, normalize=options.normalize)
     except (GradingError, ValueError, ZeroDivisionError):
         return None
-
-
-def _criteria_of(doc: Document, node: Node | None) -> tuple[list[Any], str | None]:
-    """A rubric in the dataset (shared, or an item's own) as the grader takes it."""
-    from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput
-    from rubric_lsp.formats.autorubric.grading.inputs import check_gradable
-    from rubric_lsp.formats.autorubric.view import read_rubric
-
-    if node is None or (node.is_scalar and node.value is None):
-        return [], None
-    view = read_rubric(node)
-    if view.problems or any(e.criterion is None for e in view.entries):
-        where = doc.range(view.problems[0].node).start.line + 1 if view.problems else 0
-        message = view.problems[0].message if view.problems else "no criteria"
-        raise DatasetError(f"A rubric in the dataset is invalid (line {where}): {message}")
-    inputs = [
-        CriterionInput(e.index, e.criterion, e.label, doc.range(e.node).to_json())
-        for e in view.entries
-        if e.criterion is not None
-    ]
-    check_gradable(inputs)
-    return inputs, view.guidelines
-
-
-def _identity(item: Any) -> tuple[Any, ...]:
-    """What makes two items' criteria the same criterion: its name, requirement and scale."""
-    criterion = item.criterion
-    options = None if criterion.options is None else tuple((o.label, o.value, o.na) for o in criterion.options)
-    return (item.name, criterion.requirement, criterion.scale_type if options else None, options)
 
 
 def _agreement_for(item: Any, index: int) -> CriterionAgreement:

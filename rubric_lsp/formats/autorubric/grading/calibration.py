@@ -1,6 +1,6 @@
 """An autorubric dataset's measured criteria as calibration units (``rubric calibrate``, docs/calibration.md).
 
-A unit is a criterion, pooled across the items whose rubrics hold it (``agreement._identity``). Its text
+A unit is a criterion, pooled across the items whose rubrics hold it (``dataset_rubrics.identity``). Its text
 (what makes a record stale) is what the judge reads of it: the requirement, whether it describes a flaw
 (a negative weight adds a line to the prompt), the options' labels and which abstain, the scale and the
 per-criterion aggregation, and the rubric's guidelines. A weight's size or an option's value changes the
@@ -16,6 +16,7 @@ from typing import Any
 
 from rubric_lsp.calibration.units import UnitSamples
 from rubric_lsp.document import Document
+from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
 
 BINARY_CATEGORIES = ("MET", "UNMET")
 # The grading options that change a verdict (options.py): the others change the score only.
@@ -57,7 +58,7 @@ def prompt_fingerprint() -> str:
 
 def units(result: Any, doc: Document, options: Mapping[str, Any]) -> list[UnitSamples]:
     """Each criterion the dataset grading measured (``result``: its DatasetResult), in the file's order."""
-    from rubric_lsp.formats.autorubric.grading.options import AutorubricOptions
+    from rubric_lsp.formats.autorubric.options import AutorubricOptions
 
     read = AutorubricOptions.of(options)
     settings = {name: getattr(read, name) for name in VERDICT_OPTIONS}
@@ -105,7 +106,6 @@ def units(result: Any, doc: Document, options: Mapping[str, Any]) -> list[UnitSa
 
 def _guidelines_by_criterion(doc: Document) -> dict[Any, str | None]:
     """Each criterion's rubric guidelines, the first rubric (shared, then each item's own) holding it."""
-    from rubric_lsp.formats.autorubric.grading.agreement import _criteria_of
 
     root = doc.root
     rubrics = [root.get("rubric")] if root is not None and root.is_map else []
@@ -116,13 +116,12 @@ def _guidelines_by_criterion(doc: Document) -> dict[Any, str | None]:
     for node in rubrics:
         if node is None or (node.is_scalar and node.value is None):
             continue
-        criteria, guidelines = _criteria_of(doc, node)
+        criteria, guidelines = criteria_of(doc, node)
         for criterion in criteria:
             found.setdefault(_key(criterion), guidelines)
     return found
 
 
 def _key(source: Any) -> Any:
-    from rubric_lsp.formats.autorubric.grading.agreement import _identity
 
-    return _identity(source)
+    return identity(source)
