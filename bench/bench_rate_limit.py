@@ -1,6 +1,6 @@
 """CPU of the run's rate limiter per judge call: entering and leaving ``RateLimiter.slot``.
 
-Every judge call of a grading run passes through one slot (rubric_lsp/grading/rate_limit.py);
+Every judge call of a grading run passes through one slot (rubric_lsp/engine/limits/rate_limit.py);
 issue 18's goal is < 1 ms of CPU per call in total at concurrency 64, so the limiter's share
 must stay a few microseconds. Measured on one event loop, against ``asyncio.Semaphore`` (what
 the run used before) doing the same work:
@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rubric_lsp.grading.rate_limit import RateLimiter
+from rubric_lsp.engine.limits.rate_limit import RateLimiter
 
 
 def _slot(limiter: Any) -> Any:

@@ -2,7 +2,7 @@
 
 A synthetic dataset result of ``--items`` items (default 1,000) × 4 criteria (three binary, one
 ordinal with five options), with the judge agreeing with the human label 80 % of the time
-(seeded), goes through ``rubric_lsp.grading.html_report.render`` as ``rubric grade --report``
+(seeded), goes through ``rubric_lsp.reporters.grade.html.render`` as ``rubric grade --report``
 would write it; the page is then opened in headless Chromium (tests/report_browser.py), which
 must show it with no console message and no network request. Targets: the page is ready
 (its ``load`` event, ``performance.now()``) in under 2 s and the file stays under 5 MB.
@@ -28,7 +28,7 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rubric_lsp.formats.autorubric.grading.agreement import CriterionAgreement, DatasetResult
-from rubric_lsp.grading.html_report import render
+from rubric_lsp.reporters.grade.html import render
 from tests.report_browser import load
 
 BINARY = ("MET", "UNMET")

@@ -31,7 +31,7 @@ sent again by a bare aiohttp client (bench/reference_client.py) to a fresh serve
 latency: what the rig itself costs over the floor, so that the live leg's figure reads against it.
 
 Measured (2 cores; the judge server takes ~0.4-0.5 ms of CPU per call on the same cores): see the
-README's "Datasets at scale" and the module docstring of rubric_lsp/grading/direct.py.
+README's "Datasets at scale" and the module docstring of rubric_lsp/engine/transports/direct.py.
 """
 
 from __future__ import annotations

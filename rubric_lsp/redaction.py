@@ -4,7 +4,7 @@ Two entry points, both stdlib-only (the lint path imports this):
 
 - ``redact(text, secrets)``: every known secret value (and anything shaped like an OpenAI-style
   key or a bearer token) becomes ``***``. The grading engine applies it to every judge reply,
-  once, before the reply is parsed, shown, logged or cached (``grading/judge.py``).
+  once, before the reply is parsed, shown, logged or cached (``engine/judge.py``).
 - ``redact_report(text)``: what a report may print. On top of ``redact`` with the keys found in
   the environment, the value of every secret-named entry (``apiKey: …``, ``"Authorization":
   "Bearer …"``) becomes ``***``: a fix may carry a key the user wrote into their own file, but a

@@ -32,7 +32,7 @@ def judge_server(monkeypatch):
     """A running OpenAI-compatible judge (tests/judge_server.py) on a free port; stopped after the test.
 
     Gradings against it go through litellm's real HTTP path, the path every hosted provider takes:
-    its ``openai/judge`` would otherwise take the direct route (grading/direct.py), which has tests
+    its ``openai/judge`` would otherwise take the direct route (engine/transports/direct.py), which has tests
     of its own (tests/test_grading_direct.py: the same requests and failures as litellm's) and is
     what the VS Code e2e and bench/bench_scale.py run. A test of that route sets the variable itself.
     """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rubric_lsp.grading import JudgeSettings
+from rubric_lsp.engine import JudgeSettings
 from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-pf-0123456789"

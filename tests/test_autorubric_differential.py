@@ -25,7 +25,12 @@ import random
 import pytest
 
 from rubric_lsp.diagnostics import Severity
-from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, grade_text
+from rubric_lsp.engine import (
+    ERROR_VERDICT,
+    GradingError,
+    JudgeSettings,
+    grade_text,
+)
 from rubric_lsp.lint import lint_path
 from tests.autorubric_reference import SECRET, empty_choices_body, reference_grade
 from tests.conftest import import_or_require

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from rubric_lsp.cli import main
+from rubric_lsp.engine import ERROR_VERDICT, JudgeSettings, grade_text
 from rubric_lsp.formats.autorubric.options import GRADE_OPTIONS
-from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, grade_text
 from tests.autorubric_reference import SECRET, empty_choices_body, reference_grade
 from tests.conftest import import_or_require, use_judge
 from tests.judge_server import Reply

@@ -110,7 +110,7 @@ def test_batch_grading_gives_the_live_verdicts_and_figures(env, judge_server, ca
 
 
 def test_a_dataset_larger_than_the_live_window_is_one_batch(env, judge_server, capfd):
-    # A dataset is graded through a window of 4 × concurrency items (grading/windowed.py); at
+    # A dataset is graded through a window of 4 × concurrency items (engine/windowed.py); at
     # concurrency 1 that is 4 of the 6 items. The collect pass goes through the window too, and every
     # item's calls must reach the batch file before the batch goes out: one batch, not one a window,
     # each waiting on the provider in turn.
@@ -230,11 +230,11 @@ def test_calls_that_depend_on_earlier_replies_go_in_further_batches(env, judge_s
     call is never the result."""
     import asyncio
 
-    from rubric_lsp.grading import batch
-    from rubric_lsp.grading.failures import JudgeFailure
-    from rubric_lsp.grading.run_file import RunFile
-    from rubric_lsp.grading.runner import Run
-    from rubric_lsp.grading.settings import JudgeSettings
+    from rubric_lsp.engine.failures import JudgeFailure
+    from rubric_lsp.engine.runner import Run
+    from rubric_lsp.engine.settings import JudgeSettings
+    from rubric_lsp.engine.sources import batch
+    from rubric_lsp.engine.store.run_file import RunFile
 
     judge_server.default = lambda request: Reply.text(f"seen: {request.text}")
     statuses: list[str] = []
@@ -275,7 +275,7 @@ def test_calls_that_depend_on_earlier_replies_go_in_further_batches(env, judge_s
 def test_a_run_stopped_between_passes_resumes_from_its_recorded_replies(env, judge_server, capfd, monkeypatch):
     """The replies of a settled round are in the run file before the replay pass: a process that stops
     there resumes with no batch at all, and the pending outcomes of the collect pass never show."""
-    from rubric_lsp.grading import batch
+    from rubric_lsp.engine.sources import batch
 
     code, live, err = grade(capfd, env)
     assert code == 0, err
@@ -310,8 +310,8 @@ def test_result_files_are_streamed_to_a_temporary_file_and_parsed_from_it(env, j
     # 50,000 result lines (~25 MB) held whole cost ~3x that at once, in memory the replay pass never got
     # back (bench_scale's --batch leg): the download takes litellm's streaming path into a temporary
     # file, which the replies are then parsed from a line at a time.
-    from rubric_lsp.grading import batch
-    from rubric_lsp.grading.transports import load_litellm
+    from rubric_lsp.engine.sources import batch
+    from rubric_lsp.engine.transports.litellm import load_litellm
 
     litellm = load_litellm()
     streamed: list[object] = []
@@ -339,7 +339,7 @@ def test_a_result_file_litellm_cannot_stream_is_taken_whole_on_a_line_of_its_own
     # Azure: litellm streams file content for OpenAI(-compatible) providers only, else gives it whole.
     import asyncio
 
-    from rubric_lsp.grading import batch
+    from rubric_lsp.engine.sources import batch
 
     class Whole:
         content = b'{"custom_id": "a"}\n{"custom_id": "b"}'  # no newline at the end
@@ -356,8 +356,8 @@ def test_a_result_file_litellm_cannot_stream_is_taken_whole_on_a_line_of_its_own
 
 
 def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices(monkeypatch):
-    from rubric_lsp.grading import batch_results
-    from rubric_lsp.grading.transports import load_litellm
+    from rubric_lsp.engine.sources import batch_results
+    from rubric_lsp.engine.transports.litellm import load_litellm
 
     load_litellm()
     fields = {"model": "openai/gpt-5-mini", "messages": [{"role": "user", "content": "q"}], "temperature": 0.0}
@@ -382,7 +382,7 @@ def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices(monkeypatch
 
 
 def test_the_deadline_bounds_the_whole_wait_for_a_batch_that_never_finishes(env, judge_server, capfd):
-    from rubric_lsp.grading.transports import load_litellm
+    from rubric_lsp.engine.transports.litellm import load_litellm
 
     load_litellm()  # (imported once per process, seconds on shared cores: not what is measured here)
     judge_server.batches.hold = True  # in progress for ever
@@ -428,7 +428,7 @@ def test_a_result_line_whose_usage_is_not_a_number_fails_that_call_not_the_run(e
 
 
 def test_result_lines_of_any_shape_fail_only_their_own_call(env, judge_server, capfd, monkeypatch):
-    from rubric_lsp.grading import batch
+    from rubric_lsp.engine.sources import batch
 
     shapes = iter(
         [
@@ -460,7 +460,7 @@ def test_a_call_answered_twice_in_a_batch_fails_named_instead_of_taking_the_firs
 ):
     """A result file holding one custom_id twice: which reply is right cannot be told, so that call fails and
     says so; every other call is recorded (it silently took the first)."""
-    from rubric_lsp.grading import batch
+    from rubric_lsp.engine.sources import batch
 
     real_download = batch._download
 

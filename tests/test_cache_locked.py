@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.cli import main
-from rubric_lsp.grading.cache import CACHE_FILE, VerdictCache
-from rubric_lsp.grading.request import GradeRequest
-from rubric_lsp.grading.runner import grade
-from rubric_lsp.grading.settings import JudgeSettings
+from rubric_lsp.engine.request import GradeRequest
+from rubric_lsp.engine.runner import grade
+from rubric_lsp.engine.settings import JudgeSettings
+from rubric_lsp.engine.store.cache import CACHE_FILE, VerdictCache
 from tests.calibration import dataset, reply_for
 from tests.conftest import use_judge
 from tests.judge_server import Reply
@@ -128,4 +128,4 @@ def test_a_dataset_graded_with_the_cache_locked_is_not_slowed(env, judge_server,
     out, err = capfd.readouterr()
     assert code == 0, err
     assert len(json.loads(out)["items"]) == 30 and elapsed < 10, elapsed
-    assert [r.getMessage().count(WARNING) for r in caplog.records if r.name == "rubric_lsp.grading.cache"] == [1]
+    assert [r.getMessage().count(WARNING) for r in caplog.records if r.name == "rubric_lsp.engine.store.cache"] == [1]

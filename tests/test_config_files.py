@@ -142,7 +142,7 @@ def test_a_wrong_kinds_table_is_refused_by_name(tmp_path, table, message):
 
 
 def test_grading_honours_kinds(evals):
-    from rubric_lsp.grading.runner import GradingError, grader_for, read
+    from rubric_lsp.engine.runner import GradingError, grader_for, read
 
     path = evals / "evals" / "rubrics" / "top.json"
     with pytest.raises(GradingError, match="not a rubric"):
@@ -190,8 +190,8 @@ def test_a_wrong_versions_table_is_refused_by_name(tmp_path, table, message):
 
 
 def test_grading_reads_the_promptfoo_release_from_the_settings_file(tmp_path, monkeypatch):
+    from rubric_lsp.engine.settings import JudgeSettings
     from rubric_lsp.formats.promptfoo.grading.judges import promptfoo_version
-    from rubric_lsp.grading.settings import JudgeSettings
 
     config = tmp_path / "promptfooconfig.yaml"
     monkeypatch.delenv("RUBRIC_PROMPTFOO_VERSION", raising=False)

@@ -12,13 +12,18 @@ import time
 
 import pytest
 
+from rubric_lsp.engine import (
+    GradeRequest,
+    JudgeSettings,
+    RequestKind,
+    grade,
+)
+from rubric_lsp.engine.store.cache import CACHE_FILE, KeyFilter, VerdictCache
+from rubric_lsp.engine.store.run_file import RunFile
+from rubric_lsp.engine.store.sqlite_writer import RowWriter
+from rubric_lsp.engine.windowed import fold_in_order
 from rubric_lsp.formats.autorubric.grading import agreement, rubric
 from rubric_lsp.formats.autorubric.grading.agreement import bootstrap_kappas, cohen_kappa
-from rubric_lsp.grading import GradeRequest, JudgeSettings, RequestKind, grade
-from rubric_lsp.grading.cache import CACHE_FILE, KeyFilter, VerdictCache
-from rubric_lsp.grading.run_file import RunFile
-from rubric_lsp.grading.sqlite_writer import RowWriter
-from rubric_lsp.grading.windowed import fold_in_order
 from tests.judge_server import Reply
 
 # --- the window --------------------------------------------------------------------------
@@ -353,7 +358,7 @@ def test_a_cache_folder_that_cannot_be_written_is_a_miss_not_a_failure(tmp_path)
 def test_the_collector_is_quiet_within_the_outermost_block_and_as_it_was_after():
     import gc
 
-    from rubric_lsp.grading.windowed import YOUNG_COLLECTION_THRESHOLD, quiet_collector
+    from rubric_lsp.engine.windowed import YOUNG_COLLECTION_THRESHOLD, quiet_collector
 
     before = gc.get_threshold()
     with quiet_collector():

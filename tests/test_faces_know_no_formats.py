@@ -9,7 +9,7 @@ Nor do the faces and the grading engine know a format by its *vocabulary*: a ver
 (MET, UNMET, CANNOT_ASSESS), an assertion type, a field of one format's result. A face that
 reads a verdict word decides what it means, which is the format's to say (that is how a
 perfect score once got a FAIL badge): it renders the outcome the format gave each unit
-(``rubric_lsp/grading/result.py``) instead. Templates are faces too.
+(``rubric_lsp/engine/result.py``) instead. Templates are faces too.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 from rubric_lsp.formats.registry import formats
 
 PACKAGE = Path(__file__).resolve().parent.parent / "rubric_lsp"
-FACES = ("server", "commands", "reporters", "cli.py", "lint.py")
-# Grading's faces are being moved onto the plugin interface separately; they join this list then.
+# The engine is held to the faces' rule: it knows no format either (formats reach it as plugins).
+FACES = ("engine", "server", "commands", "reporters", "cli.py", "lint.py")
 NOT_YET: set[str] = set()  # every face names no format now
 PRODUCT_NAMES = ("autorubric", "promptfoo", "northstar", "rubrics-task", "rubrics_task", "rubrics task")
 
@@ -48,8 +48,8 @@ def test_no_face_module_names_a_format():
     assert not found, "faces must not name formats:\n" + "\n".join(found)
 
 
-# Where format vocabulary must not appear: the engine (grading/, with its templates) and every face.
-VOCABULARY_FOLDERS = ("grading", "server", "commands", "reporters")
+# Where format vocabulary must not appear: the engine (engine/) and the reporters (with their templates) and every face.
+VOCABULARY_FOLDERS = ("engine", "server", "commands", "reporters")
 # Case-sensitive: "met" is English, MET is autorubric's verdict ("NOT MET" is an expectation that failed).
 VOCABULARY = (
     r"(?<!NOT )\bMET\b",
@@ -62,8 +62,8 @@ VOCABULARY = (
 )
 # Vocabulary still in a face, each with why and where it goes: (path, word) -> reason. Shrink it, never grow it.
 VOCABULARY_NOT_YET = {
-    ("grading/html_report.py", "kappa|κ"): "the dataset page's agreement figures: the format's with calibration",
-    ("grading/templates/report.html.j2", "kappa|κ"): "the dataset page's agreement figures (as above)",
+    ("reporters/grade/html.py", "kappa|κ"): "the dataset page's agreement figures: the format's with calibration",
+    ("reporters/grade/templates/report.html.j2", "kappa|κ"): "the dataset page's agreement figures (as above)",
     ("server/verdicts.py", "kappa|κ"): "the dataset's agreement lens (as above)",
 }
 

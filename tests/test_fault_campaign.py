@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from rubric_lsp.grading.cache import CACHE_FILE, VerdictCache
+from rubric_lsp.engine.store.cache import CACHE_FILE, VerdictCache
 from tests.calibration import reply_for
 from tests.conftest import use_judge
 from tests.run_faults import CALLS, ITEMS, PAGE, damage_page, grade_args, grade_in_process, write_dataset
@@ -208,7 +208,7 @@ def mangle(line: bytes, rng: random.Random) -> tuple[bytes, str]:
 
 def test_batch_result_lines_mangled_at_random_fail_only_their_own_calls(env, judge_server, capfd, monkeypatch):
     from rubric_lsp.cli import main
-    from rubric_lsp.grading import batch
+    from rubric_lsp.engine.sources import batch
 
     base = grade_args(env, "--batch-poll", "0.05")
     assert main(grade_args(env)) == 0

@@ -95,9 +95,9 @@ def check_points(ctx) -> None:
 GRADER = '''\
 import json
 
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.report import GradeReport, Verdict
-from rubric_lsp.grading.runner import Grader, fan_out
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.report import GradeReport, Verdict
+from rubric_lsp.engine.runner import Grader, fan_out
 
 from rubric_decks import NAME
 

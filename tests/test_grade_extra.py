@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rubric_lsp.grading import extra
+from rubric_lsp.engine import extra
 from tests.conftest import REPO
 from tests.raw_client import RawClient, open_doc
 

@@ -14,10 +14,10 @@ import pytest
 from rubric_lsp.commands.grade import _request as request_of
 from rubric_lsp.commands.grade import _run_fields, build_parser, grade_options
 from rubric_lsp.document import Document
+from rubric_lsp.engine.request import GradeRequest
+from rubric_lsp.engine.runner import Grading
 from rubric_lsp.formats.autorubric.options import GRADE_OPTIONS, AutorubricOptions
 from rubric_lsp.formats.options import GradeOption, distinct, read_options
-from rubric_lsp.grading.request import GradeRequest
-from rubric_lsp.grading.runner import Grading
 from rubric_lsp.server.settings import ServerSettings
 
 TOY = "toy-options"

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.cli import main
-from rubric_lsp.grading.html_report import figure
+from rubric_lsp.reporters.grade.html import figure
 from tests.configs import SELECT_BEST
 from tests.conftest import REPO, SAMPLES, use_judge
 from tests.judge_server import Reply
@@ -236,7 +236,7 @@ def test_an_unwritable_report_is_an_error_not_a_crash(grade, capfd):
     ],
 )
 def test_each_verdict_reads_as_its_format_says_and_rows_follow(make, outcome, row):
-    from rubric_lsp.grading.rows import row as row_of
+    from rubric_lsp.reporters.grade.rows import row as row_of
 
     unit = make().unit("response", ())
     assert unit.outcome.value == outcome
@@ -244,7 +244,7 @@ def test_each_verdict_reads_as_its_format_says_and_rows_follow(make, outcome, ro
 
 
 def _subject(weight: float | None = None):
-    from rubric_lsp.grading.report import Subject
+    from rubric_lsp.engine.report import Subject
 
     return Subject("c", 0, None, weight)
 
@@ -267,8 +267,8 @@ def test_a_verdict_without_an_outcome_is_refused():
 
 
 def test_shares_of_a_response_add_up_to_its_score():
-    from rubric_lsp.grading.html_report import _report_view
-    from rubric_lsp.grading.report import GradeReport
+    from rubric_lsp.engine.report import GradeReport
+    from rubric_lsp.reporters.grade.html import _report_view
 
     report = GradeReport(
         "x", [binary("MET", 6.0), binary("CANNOT_ASSESS", 4.0), binary("MET", 4.0), binary("MET", -2.0)]
@@ -379,7 +379,7 @@ def test_a_fully_cached_grading_reports_no_negative_count(judge_server, tmp_path
 
 def test_dataset_disagreements_show_the_submission_and_small_samples_say_so(grade):
     """A disagreement shows what was judged; a figure resting on fewer than FEW_ITEMS items says so."""
-    from rubric_lsp.grading.html_report import FEW_ITEMS
+    from rubric_lsp.reporters.grade.html import FEW_ITEMS
 
     grade("text", DATASET, report="d.html")
     data = json.loads(grade("json", DATASET))

@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from rubric_lsp.formats.autorubric.options import GRADE_OPTIONS
-from rubric_lsp.grading import (
+from rubric_lsp.engine import (
     ERROR_VERDICT,
     GradingError,
     JudgeSettings,
@@ -16,7 +15,8 @@ from rubric_lsp.grading import (
     grade_examples,
     grade_text,
 )
-from rubric_lsp.grading.cache import VerdictCache
+from rubric_lsp.engine.store.cache import VerdictCache
+from rubric_lsp.formats.autorubric.options import GRADE_OPTIONS
 from tests.judge_server import Reply
 
 OPTION_NAMES = {option.name for option in GRADE_OPTIONS}  # passed in the request, not the settings
@@ -314,7 +314,7 @@ examples:
 def test_import_does_not_load_litellm():
     import subprocess
 
-    code = "import sys, rubric_lsp.grading, rubric_lsp.formats.autorubric.score; print('litellm' in sys.modules)"
+    code = "import sys, rubric_lsp.engine, rubric_lsp.formats.autorubric.score; print('litellm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -342,10 +342,10 @@ async def test_several_judges_ordinal_mean_snaps_to_nearest_option(judge_server,
 
 
 def test_failure_categories_and_their_effect_on_the_score():
+    from rubric_lsp.engine.failures import JudgeFailure
     from rubric_lsp.formats.autorubric.grading.criteria import failure_outcome
     from rubric_lsp.formats.autorubric.model import Criterion
     from rubric_lsp.formats.autorubric.score import compute_score
-    from rubric_lsp.grading.failures import JudgeFailure
 
     good = Criterion(requirement="good", weight=10)
     bad = Criterion(requirement="bad", weight=-5)

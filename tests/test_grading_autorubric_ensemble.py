@@ -16,8 +16,13 @@ import re
 import pytest
 
 from rubric_lsp.cli import main
+from rubric_lsp.engine import (
+    ERROR_VERDICT,
+    GradingError,
+    JudgeSettings,
+    grade_text,
+)
 from rubric_lsp.formats.autorubric.options import GRADE_OPTIONS
-from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, grade_text
 from tests.conftest import import_or_require
 from tests.judge_server import Reply
 

@@ -1,4 +1,4 @@
-"""The direct route (rubric_lsp/grading/direct.py): where it is taken, and that it sends the same request
+"""The direct route (rubric_lsp/engine/transports/direct.py): where it is taken, and that it sends the same request
 and ends in the same failures, usage and cost as litellm's hosted_vllm route for the same answers."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from rubric_lsp.grading import JudgeSettings
-from rubric_lsp.grading import judge as judge_module
-from rubric_lsp.grading.direct import direct_model
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.runner import Run
+from rubric_lsp.engine import JudgeSettings
+from rubric_lsp.engine import judge as judge_module
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.runner import Run
+from rubric_lsp.engine.transports.direct import direct_model
 from tests.judge_server import Reply
 
 REPO = Path(__file__).resolve().parent.parent
@@ -187,7 +187,7 @@ def test_the_direct_route_does_not_import_litellm(tmp_path):
 import asyncio, sys
 sys.path.insert(0, {str(REPO)!r})
 from tests.judge_server import JudgeServer
-from rubric_lsp.grading import JudgeSettings, grade_text
+from rubric_lsp.engine import JudgeSettings, grade_text
 
 async def main():
     with JudgeServer() as server:

@@ -33,7 +33,7 @@ ALLOWED_COPIES = 30
 # Runs `rubric grade` in this process, tracing allocations from the point the grading starts.
 CHILD = """
 import json, sys, tracemalloc
-import aiohttp, rubric_lsp.grading.runner, rubric_lsp.grading.judge  # not the grading's own memory
+import aiohttp, rubric_lsp.engine.runner, rubric_lsp.engine.judge  # not the grading's own memory
 from rubric_lsp.cli import main
 tracemalloc.start()
 code = main(sys.argv[2:])

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, grade_text
+from rubric_lsp.engine import ERROR_VERDICT, JudgeSettings, grade_text
 from tests.conftest import CORPUS
 from tests.judge_server import Reply
 
@@ -128,7 +128,7 @@ async def test_faithfulness_without_context_is_skipped_and_missing_key_named(jud
     judge_server.default = numeric(5)
     report = await grade_text(body, "run.json", "x", None, settings(judge_server, tmp_path))
     assert [v.verdict for v in report.verdicts] == ["SKIPPED", "PASS"]
-    from rubric_lsp.grading import MissingCredentials
+    from rubric_lsp.engine import MissingCredentials
 
     with pytest.raises(MissingCredentials, match="OPENROUTER_API_KEY"):
         await grade_text(request(NUMERIC), "run.json", "x", None, JudgeSettings(env={}, cache_enabled=False))

@@ -11,8 +11,13 @@ import json
 
 import pytest
 
-from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, MissingCredentials, grade_text
-from rubric_lsp.grading.engine import GradingError
+from rubric_lsp.engine import (
+    ERROR_VERDICT,
+    JudgeSettings,
+    MissingCredentials,
+    grade_text,
+)
+from rubric_lsp.engine.calls import GradingError
 from tests.judge_server import Reply
 
 SECRET = "sk-or-SECRET-fidelity-0123456789"

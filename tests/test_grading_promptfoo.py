@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from rubric_lsp.engine import ERROR_VERDICT, GradingError, grade_text
 from rubric_lsp.formats.promptfoo.grading.assertions import decide, parse_rubric_reply
 from rubric_lsp.formats.promptfoo.grading.prompts import render
-from rubric_lsp.grading import ERROR_VERDICT, GradingError, grade_text
 from tests.judge_server import Reply
 from tests.promptfoo_grading import settings, verdict
 

@@ -12,6 +12,15 @@ import math
 
 import pytest
 
+from rubric_lsp.engine import (
+    ERROR_VERDICT,
+    GradingError,
+    JudgeSettings,
+    MissingCredentials,
+    grade_text,
+)
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.settings import api_key_for, provider_of
 from rubric_lsp.formats.promptfoo.grading.assertions import decide, parse_rubric_reply
 from rubric_lsp.formats.promptfoo.grading.prompts import (
     UNDEFINED,
@@ -26,9 +35,6 @@ from rubric_lsp.formats.promptfoo.grading.providers import (
     promptfoo_to_litellm,
     settings_from_promptfoo,
 )
-from rubric_lsp.grading import ERROR_VERDICT, GradingError, JudgeSettings, MissingCredentials, grade_text
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.settings import api_key_for, provider_of
 from tests.judge_server import JudgeServer, Reply
 from tests.promptfoo_grading import SECRET, settings, verdict
 

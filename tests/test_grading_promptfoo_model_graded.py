@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, grade_text
+from rubric_lsp.engine import ERROR_VERDICT, JudgeSettings, grade_text
 from tests.judge_server import Reply
 
 QUERY = "What is the capital of France?"

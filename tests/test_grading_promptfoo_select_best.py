@@ -7,8 +7,8 @@ import json
 import pytest
 
 from rubric_lsp.document import parse_document
+from rubric_lsp.engine import GradingError, JudgeSettings, grade_text
 from rubric_lsp.formats.promptfoo.grading.outputs import grade_promptfoo_outputs
-from rubric_lsp.grading import GradingError, JudgeSettings, grade_text
 from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-sb-0123456789"

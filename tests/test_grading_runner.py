@@ -23,12 +23,12 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from rubric_lsp.document import Document
-from rubric_lsp.grading import runner
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
-from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import DeadlineExceeded, Grading, UnsupportedRequest, fan_out
-from rubric_lsp.grading.settings import JudgeSettings
+from rubric_lsp.engine import runner
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.engine.runner import DeadlineExceeded, Grading, UnsupportedRequest, fan_out
+from rubric_lsp.engine.settings import JudgeSettings
 from tests.conftest import use_judge
 from tests.judge_server import JudgeServer, Reply
 
@@ -113,11 +113,11 @@ def _judge_replies(server: JudgeServer) -> None:
 
 # -- no face names a format --------------------------------------------------------------------
 FACES = [
-    "rubric_lsp/grading/runner.py",
-    "rubric_lsp/grading/request.py",
-    "rubric_lsp/grading/report.py",
-    "rubric_lsp/grading/engine.py",
-    "rubric_lsp/grading/settings.py",
+    "rubric_lsp/engine/runner.py",
+    "rubric_lsp/engine/request.py",
+    "rubric_lsp/engine/report.py",
+    "rubric_lsp/engine/calls.py",
+    "rubric_lsp/engine/settings.py",
     "rubric_lsp/commands/grade.py",
     "rubric_lsp/server/grading.py",
 ]

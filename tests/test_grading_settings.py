@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from rubric_lsp.engine.runner import model_spellings, with_model_spellings
+from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials, api_key_for, default_model
 from rubric_lsp.formats.promptfoo.grading.providers import promptfoo_to_litellm, settings_from_promptfoo
-from rubric_lsp.grading.runner import model_spellings, with_model_spellings
-from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials, api_key_for, default_model
 
 
 @pytest.mark.parametrize(

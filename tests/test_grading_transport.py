@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from rubric_lsp.grading import ERROR_VERDICT, JudgeSettings, grade_text
-from rubric_lsp.grading.send_gate import SendGate
+from rubric_lsp.engine import ERROR_VERDICT, JudgeSettings, grade_text
+from rubric_lsp.engine.limits.send_gate import SendGate
 from tests.judge_server import Reply
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
@@ -141,7 +141,7 @@ async def test_litellm_calls_the_hook_so_concurrent_requests_overlap(judge_serve
     ],
 )
 def test_route(model, api_base, route):
-    from rubric_lsp.grading.transports import litellm_route, load_litellm
+    from rubric_lsp.engine.transports.litellm import litellm_route, load_litellm
 
     assert litellm_route(load_litellm(), model, api_base) == route
 

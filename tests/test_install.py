@@ -35,7 +35,7 @@ BIN = "Scripts" if os.name == "nt" else "bin"
 CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
 RUBRIC = "rubric:\n  criteria:\n    - {name: polite, requirement: Is polite, weight: 1}\n"
 BAD_RUBRIC = "rubric:\n  criteria:\n    - {name: polite, requirment: Is polite, weight: 1}\n"
-# The line `rubric grade` and the server print without litellm (rubric_lsp.grading.extra).
+# The line `rubric grade` and the server print without litellm (rubric_lsp.engine.extra).
 MISSING = re.compile(
     r"^grading needs litellm, which is not installed \(the optional \[grade\] extra.*-m pip install .*litellm"
 )

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rubric_lsp.grading.cache import CACHE_FILE
+from rubric_lsp.engine.store.cache import CACHE_FILE
 from rubric_lsp.redaction import redact_report
 from tests.judge_server import JudgeServer, Reply
 from tests.raw_client import RawClient

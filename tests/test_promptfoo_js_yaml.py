@@ -342,7 +342,7 @@ def test_a_number_var_renders_as_promptfoo_renders_it(var: str, printed: str) ->
 async def test_rubric_grade_grades_a_config_with_yaml12_numbers(judge_server, tmp_path: Path) -> None:
     """`threshold: 5e-1`, `weight: 1e1`: numbers to promptfoo, so graded (PyYAML's strings were refused as PF107);
     the judge sees the var `n: 1e21` rendered as promptfoo renders it."""
-    from rubric_lsp.grading import grade_text
+    from rubric_lsp.engine import grade_text
     from tests.promptfoo_grading import settings, verdict
 
     judge_server.default = verdict(True, 0.4)

@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from rubric_lsp.cli import main
-from rubric_lsp.grading.html_report import figure
+from rubric_lsp.reporters.grade.html import figure
 from tests.conftest import REPO, use_judge
 from tests.judge_server import Reply
 from tests.report_browser import available, load

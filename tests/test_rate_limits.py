@@ -1,4 +1,4 @@
-"""Rate limits: the run-wide limiter (rubric_lsp/grading/rate_limit.py) and the progress meter.
+"""Rate limits: the run-wide limiter (rubric_lsp/engine/limits/rate_limit.py) and the progress meter.
 
 The limiter's state machine is driven with a fake clock (no sleeps); the policies are then shown
 end to end through litellm's real HTTP path against tests/judge_server.py, which scripts the
@@ -12,13 +12,13 @@ import asyncio
 import pytest
 
 from rubric_lsp.commands.grade import _settings, build_parser
-from rubric_lsp.grading.meter import Meter
-from rubric_lsp.grading.rate_limit import RateLimiter
-from rubric_lsp.grading.request import GradeRequest
-from rubric_lsp.grading.run_file import describe_request
-from rubric_lsp.grading.runner import grade
-from rubric_lsp.grading.settings import JudgeSettings
-from rubric_lsp.grading.usage import Usage
+from rubric_lsp.engine.limits.rate_limit import RateLimiter
+from rubric_lsp.engine.meter import Meter
+from rubric_lsp.engine.request import GradeRequest
+from rubric_lsp.engine.runner import grade
+from rubric_lsp.engine.settings import JudgeSettings
+from rubric_lsp.engine.store.run_file import describe_request
+from rubric_lsp.engine.usage import Usage
 from tests.conftest import use_judge
 from tests.judge_server import Reply
 

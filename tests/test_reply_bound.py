@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rubric_lsp.cli import main
-from rubric_lsp.grading.failures import MAX_REPLY_CHARS
+from rubric_lsp.engine.failures import MAX_REPLY_CHARS
 from tests.conftest import SAMPLES, use_judge
 from tests.judge_server import Reply
 

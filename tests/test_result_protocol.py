@@ -1,4 +1,4 @@
-"""The result protocol (``grading/result.py``): each result kind's units, with the outcome its format gave them.
+"""The result protocol (``engine/result.py``): each result kind's units, with the outcome its format gave them.
 
 The faces (JUnit, CSV, the HTML page, the server's marks) render these outcomes and read no verdict
 word, so what is checked here is what every face shows.
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from rubric_lsp.engine.report import ExampleResult, ExamplesResult, GradeReport, Subject
+from rubric_lsp.engine.result import Outcome, counts
 from rubric_lsp.formats.autorubric.grading.agreement import CriterionAgreement, DatasetResult
-from rubric_lsp.grading.report import ExampleResult, ExamplesResult, GradeReport, Subject
-from rubric_lsp.grading.result import Outcome, counts
-from rubric_lsp.grading.rows import rows
+from rubric_lsp.reporters.grade.rows import rows
 
 
 def _item(index: int, verdicts: list[str], truth: list[str] | None, error: str | None = None) -> dict:

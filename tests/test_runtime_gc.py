@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from rubric_lsp.grading.windowed import YOUNG_COLLECTION_THRESHOLD, quiet_collector
+from rubric_lsp.engine.windowed import YOUNG_COLLECTION_THRESHOLD, quiet_collector
 from rubric_lsp.runtime import gc as collector
 from tests.import_graph import module_files
 

@@ -111,8 +111,8 @@ class DeckGrader:
 
     @staticmethod
     async def grade(doc: Document, request, grading):
-        from rubric_lsp.grading.report import GradeReport, Subject
-        from rubric_lsp.grading.result import Outcome
+        from rubric_lsp.engine.report import GradeReport, Subject
+        from rubric_lsp.engine.result import Outcome
 
         view = read_deck(doc)
         played = request.response.casefold()
@@ -296,9 +296,9 @@ def test_the_server_marks_its_outcomes(hand):
     import asyncio
 
     from rubric_lsp.document.positions import Position, Range
-    from rubric_lsp.grading.request import GradeRequest
-    from rubric_lsp.grading.runner import grade
-    from rubric_lsp.grading.settings import JudgeSettings
+    from rubric_lsp.engine.request import GradeRequest
+    from rubric_lsp.engine.runner import grade
+    from rubric_lsp.engine.settings import JudgeSettings
     from rubric_lsp.server.verdicts import shown_for_report
 
     request = GradeRequest.for_response(HAND, str(hand / "hand.deck.yaml"), "the ace and the joker")

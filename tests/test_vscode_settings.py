@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import fields
 
-from rubric_lsp.grading.settings import JudgeSettings
+from rubric_lsp.engine.settings import JudgeSettings
 from rubric_lsp.server.settings import _KEYS, ServerSettings, option_settings
 from tests.conftest import REPO
 

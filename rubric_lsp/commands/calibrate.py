@@ -117,9 +117,9 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 def _run(args: argparse.Namespace) -> int:
     from rubric_lsp.calibration import record
     from rubric_lsp.calibration.measure import build_record, judge_of, table_lines
-    from rubric_lsp.grading.failures import GradingStopped
-    from rubric_lsp.grading.runner import GradingError, read
-    from rubric_lsp.grading.settings import MissingCredentials
+    from rubric_lsp.engine.failures import GradingStopped
+    from rubric_lsp.engine.runner import GradingError, read
+    from rubric_lsp.engine.settings import MissingCredentials
 
     try:
         text = args.labelled.read_text(encoding="utf-8")
@@ -158,9 +158,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _graded_passes(args: argparse.Namespace, text: str, doc: Any, settings: Any) -> tuple[list[Any], int]:
     """Each pass's units (``--repeat`` passes, each with its own verdict-cache keys) and the failed calls."""
-    from rubric_lsp.grading.judge import REPEAT
-    from rubric_lsp.grading.request import GradeRequest, RequestKind
-    from rubric_lsp.grading.runner import GradingError, UnsupportedRequest, grade
+    from rubric_lsp.engine.judge import REPEAT
+    from rubric_lsp.engine.request import GradeRequest, RequestKind
+    from rubric_lsp.engine.runner import GradingError, UnsupportedRequest, grade
 
     options = _options(args)
     request = GradeRequest(text, str(args.labelled), RequestKind.DATASET, limit=args.limit, options=options)

@@ -26,17 +26,19 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.commands.grade_progress import with_progress
+from rubric_lsp.engine.extra import report_extra_missing
+from rubric_lsp.engine.failures import GradingStopped
+from rubric_lsp.engine.judge import PROMPT_VERSION
+from rubric_lsp.engine.request import GradeRequest, RequestKind, exit_code
+from rubric_lsp.engine.runner import GradingError, UnsupportedRequest, grade, model_spellings
+from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
+from rubric_lsp.engine.sources import batch
+from rubric_lsp.engine.store import run_file
 from rubric_lsp.formats.options import GradeOption, distinct
 from rubric_lsp.formats.registry import formats
-from rubric_lsp.grading import batch, run_file
-from rubric_lsp.grading.exports import csv_text, junit
-from rubric_lsp.grading.extra import report_extra_missing
-from rubric_lsp.grading.failures import GradingStopped
-from rubric_lsp.grading.html_report import render
-from rubric_lsp.grading.judge import PROMPT_VERSION
-from rubric_lsp.grading.request import GradeRequest, RequestKind, exit_code
-from rubric_lsp.grading.runner import GradingError, UnsupportedRequest, grade, model_spellings
-from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials
+from rubric_lsp.reporters.grade.csv import csv_text
+from rubric_lsp.reporters.grade.html import render
+from rubric_lsp.reporters.grade.junit import junit
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 
@@ -292,7 +294,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _graded(args: argparse.Namespace, request: Any, progress: Any, meter: Any) -> Awaitable[Any]:
-    """The grading to run: once, or in batch mode in rounds of passes (grading/batch.py)."""
+    """The grading to run: once, or in batch mode in rounds of passes (engine/sources/batch.py)."""
 
     def once() -> Awaitable[Any]:
         return grade(request, _settings(args), on_progress=progress, meter=meter)

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from rubric_lsp.grading.meter import Meter
+from rubric_lsp.engine.meter import Meter
 
 Start = Callable[[Callable[[int, int], None] | None, Any], Any]
 PLAIN_PROGRESS_EVERY_SECONDS = 10.0

@@ -86,7 +86,7 @@ class Format:
     grade_options: tuple[GradeOption, ...] = ()
     # How the owner tool names judge models: "(id) -> litellm model id", ids it does not know
     # returned as given. A judge model given to any grading (--model, RUBRIC_JUDGE_MODEL, the
-    # editor's setting) may be written in any format's spelling (grading/runner.py: model_spellings).
+    # editor's setting) may be written in any format's spelling (engine/runner.py: model_spellings).
     model_ids: Lazy | None = None
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")

@@ -4,7 +4,7 @@ Grading runs as asyncio tasks on the server's loop (the judge calls are async HT
 every other request keeps answering while criteria are judged; litellm's slow import is
 paid once in a background thread soon after start. What a command grades is decided in
 :mod:`rubric_lsp.server.grading_plan` (through the formats' editor hooks); the judging is
-the grading engine's (:mod:`rubric_lsp.grading`); :mod:`rubric_lsp.server.verdicts` shows the
+the grading engine's (:mod:`rubric_lsp.engine`); :mod:`rubric_lsp.server.verdicts` shows the
 results. The protocol is docs/editor-grading.md.
 """
 
@@ -68,7 +68,7 @@ def _test_index(args: dict[str, Any]) -> int | None:
 
 def _explicit_plan(args: dict[str, Any]) -> tuple[GradePlan, tuple[str, str | None] | None]:
     """``rubric-lsp.grade`` with ``kind``/``text``/``texts``: the request the arguments spell out."""
-    from rubric_lsp.grading.request import RequestKind
+    from rubric_lsp.engine.request import RequestKind
 
     default = "response" if "text" in args else ("outputs" if "texts" in args else "examples")
     try:
@@ -113,7 +113,7 @@ async def execute(
     """Grade ``plan`` on ``doc`` with progress and cancel; show the verdicts on it; the result with ``verdicts``."""
     from dataclasses import replace
 
-    from rubric_lsp.grading.request import RequestKind
+    from rubric_lsp.engine.request import RequestKind
 
     args = args or {}
     limit = args.get("limit")
@@ -131,7 +131,7 @@ async def execute(
         ls.last_response = response
 
     async def work(progress: Any) -> Any:
-        from rubric_lsp.grading.runner import UnsupportedRequest, grade
+        from rubric_lsp.engine.runner import UnsupportedRequest, grade
 
         try:
             return await grade(request, judge_settings(ls), on_progress=progress)
@@ -174,14 +174,14 @@ def _tell_plain_clients(ls: RubricServer, doc: Read, shown: Shown) -> None:
 
 def _shown_for(request: Any, result: Any, uri: str, converted: bool) -> tuple[Shown | None, Any]:
     """What to show of a grading's result, and the result's JSON."""
-    from rubric_lsp.grading.request import RequestKind
+    from rubric_lsp.engine.request import RequestKind
 
     top = Range(Position(0, 0), Position(0, 0))
     if request.kind is RequestKind.EXAMPLES and (result is None or getattr(result, "examples", None) is not None):
         shown = shown_for_examples(list(getattr(result, "examples", None) or []), top)
         return shown, shown.result or {}
     data = result.to_json()
-    if result.kind == "dataset":  # the result says what it is (grading/result.py); its JSON is not sniffed
+    if result.kind == "dataset":  # the result says what it is (engine/result.py); its JSON is not sniffed
         shown = shown_for_dataset(data if not converted else {**data, "agreement": []}, uri, top)
         if converted:
             shown.lenses.append(Lens(top, _agreement_summary(data)))

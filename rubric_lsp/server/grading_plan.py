@@ -264,7 +264,7 @@ async def target_plan(ls: RubricServer, target: dict[str, Any]) -> tuple[Read, G
 
 def request_for(doc: Read, plan: GradePlan, response: tuple[str, str | None] | None, limit: int | None = None) -> Any:
     """The GradeRequest of ``plan`` on ``doc`` (``response``: the text and query a response plan grades)."""
-    from rubric_lsp.grading.request import GradeRequest, RequestKind
+    from rubric_lsp.engine.request import GradeRequest, RequestKind
 
     kind = RequestKind(plan.kind)
     text, path = (plan.text, plan.path) if plan.text is not None else (doc.text, doc.document.path)

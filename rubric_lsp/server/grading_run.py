@@ -1,7 +1,7 @@
 """Running one grading for the editor: progress "n/N criteria", cancel, the engine's warm-up, errors in editor wording.
 
 The commands (:mod:`rubric_lsp.server.grading`) hand their work here; the grading itself is the
-engine's (:mod:`rubric_lsp.grading`). Logs go to the client's log (window/logMessage).
+engine's (:mod:`rubric_lsp.engine`). Logs go to the client's log (window/logMessage).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def warm_up() -> None:
     """Import the grading engine and litellm off the event loop (several seconds, once)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
-        from rubric_lsp.grading import warm_up as engine_warm_up
+        from rubric_lsp.engine import warm_up as engine_warm_up
 
         engine_warm_up()
     except Exception as exc:
@@ -52,7 +52,7 @@ def start_warm_up() -> None:
 
 
 def judge_settings(ls: RubricServer):
-    from rubric_lsp.grading import JudgeSettings
+    from rubric_lsp.engine import JudgeSettings
 
     s = ls.settings
     changes: dict[str, Any] = {"model": s.judge_model, "api_base": s.judge_api_base, "cache_enabled": s.cache_enabled}
@@ -174,8 +174,8 @@ def _cancelled(ls: RubricServer, grading: Grading) -> dict[str, Any]:
 
 
 def _failed(ls: RubricServer, grading: Grading, exc: Exception) -> dict[str, Any]:
-    from rubric_lsp.grading.runner import GradingError
-    from rubric_lsp.grading.settings import MissingCredentials
+    from rubric_lsp.engine.runner import GradingError
+    from rubric_lsp.engine.settings import MissingCredentials
 
     if isinstance(exc, MissingCredentials):
         log.warning("grading refused: %s", exc)

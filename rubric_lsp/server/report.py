@@ -2,7 +2,7 @@
 
 Every grading the server runs (``rubric-lsp.grade`` and the commands built on it) is
 remembered per document, the last one only; ``rubric-lsp.report {"uri"}`` renders it as
-``rubric grade --report`` would (``grading/html_report.py``: self-contained, redacted) and
+``rubric grade --report`` would (``reporters/grade/html.py``: self-contained, redacted) and
 returns ``{"html": ...}``. With ``"criterion"`` (the dataset's "confusion matrix" lens) the
 server also shows that criterion's matrix as a text table (``dataset_views``) for clients that
 display no HTML, unless the client passes ``"show": false`` (VS Code: its webview shows it). Rendering a large dataset's report takes a fraction of a second,
@@ -35,7 +35,7 @@ async def report_command(ls: Any, args: dict[str, Any]) -> dict[str, Any]:
     if last is None:
         raise invalid(f"{REPORT}: this document has not been graded since the server started; grade it first")
     try:
-        from rubric_lsp.grading.html_report import render
+        from rubric_lsp.reporters.grade.html import render
     except ImportError as exc:
         raise invalid(f"{REPORT}: the report needs the [grade] extra ({exc.name} is missing)") from None
     request, result = last

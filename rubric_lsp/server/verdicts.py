@@ -15,7 +15,7 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp.document.positions import LineIndex, Position, Range
-from rubric_lsp.grading.result import Outcome, Unit
+from rubric_lsp.engine.result import Outcome, Unit
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.line_map import LineMap, line_map
 from rubric_lsp.server.publish import schedule

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rubric_lsp.document import Document
-from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import Grader, Grading, GradingError, UnsupportedRequest
+from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.engine.runner import Grader, Grading, GradingError, UnsupportedRequest
 
 CONVERT_FIRST = (
     "A Rubrics task holds human ratings, not a rubric to grade with; convert it (`rubric convert`) to an "

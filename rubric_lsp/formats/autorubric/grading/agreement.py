@@ -9,7 +9,7 @@ option), and for ordinal criteria the quadratic-weighted κ. Abstentions are cou
 nor disagreement.
 
 Memory stays flat in the number of items: items are graded through a window of a few times
-the concurrency (``grading/windowed.py``) and each one's verdicts are folded into the
+the concurrency (``engine/windowed.py``) and each one's verdicts are folded into the
 per-criterion agreement as they land, keeping only the item's output row.
 """
 
@@ -25,16 +25,16 @@ from rubric_lsp.calibration.stats import bootstrap_kappas as bootstrap_kappas
 from rubric_lsp.calibration.stats import cohen_kappa as cohen_kappa
 from rubric_lsp.calibration.stats import kappa_interval
 from rubric_lsp.document import Document, Node
+from rubric_lsp.engine.report import GradeReport, usage_line
+from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.engine.result import Unit
+from rubric_lsp.engine.runner import Grader, Grading, GradingError
+from rubric_lsp.engine.usage import Usage
+from rubric_lsp.engine.windowed import fold_in_order, quiet_collector
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import DatasetError as DatasetError
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
 from rubric_lsp.formats.autorubric.grading.dataset_units import dataset_units
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
-from rubric_lsp.grading.report import GradeReport, usage_line
-from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.result import Unit
-from rubric_lsp.grading.runner import Grader, Grading, GradingError
-from rubric_lsp.grading.usage import Usage
-from rubric_lsp.grading.windowed import fold_in_order, quiet_collector
 
 # Items started but not yet folded, per concurrency slot: each item is several calls, so a
 # window of 4 × concurrency items keeps every slot busy while one slow item holds the fold back.

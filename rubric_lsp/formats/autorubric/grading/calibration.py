@@ -40,9 +40,9 @@ def unit_text(criterion: Any, guidelines: str | None) -> dict[str, Any]:
 def prompt_fingerprint() -> str:
     """A hash of the prompts the judge is sent: the system prompts, the reply formats and the templates
     (rendered for placeholder inputs), and the prompt version the verdict cache keys on."""
+    from rubric_lsp.engine.judge import PROMPT_VERSION
     from rubric_lsp.formats.autorubric.grading import criteria
     from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
-    from rubric_lsp.grading.judge import PROMPT_VERSION
 
     sample = Criterion(requirement="{requirement}", weight=-1)
     options = [CriterionOption(label="{option}", value=0), CriterionOption(label="{na}", value=0, na=True)]

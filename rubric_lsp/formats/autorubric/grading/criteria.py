@@ -38,6 +38,11 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from rubric_lsp.engine.failures import GradingStopped, JudgeFailure
+from rubric_lsp.engine.judge import Judge
+from rubric_lsp.engine.replies import Extracted, extract, snippet, strip_thinking
+from rubric_lsp.engine.report import GradeReport, Subject, Verdict
+from rubric_lsp.engine.runner import fan_out
 from rubric_lsp.formats.autorubric.grading.reading import CREDIT, binary_reading, option_reading
 from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
 from rubric_lsp.formats.autorubric.score import (
@@ -48,11 +53,6 @@ from rubric_lsp.formats.autorubric.score import (
     option_outcome,
     worst_option_index,
 )
-from rubric_lsp.grading.failures import GradingStopped, JudgeFailure
-from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.replies import Extracted, extract, snippet, strip_thinking
-from rubric_lsp.grading.report import GradeReport, Subject, Verdict
-from rubric_lsp.grading.runner import fan_out
 
 NA_OPTION = CriterionOption(label="Cannot assess / not applicable", value=0.0, na=True)
 ORDINAL_AGGREGATIONS = ("mean", "median", "weighted_mean", "mode", "min", "max")

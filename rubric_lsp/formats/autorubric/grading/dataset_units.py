@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from rubric_lsp.grading.report import ERROR_VERDICT
-from rubric_lsp.grading.result import Outcome, Unit
+from rubric_lsp.engine.report import ERROR_VERDICT
+from rubric_lsp.engine.result import Outcome, Unit
 
 
 def same_label(a: Any, b: Any) -> bool:

@@ -8,8 +8,8 @@ dataset's grader (``agreement.py``).
 from __future__ import annotations
 
 from rubric_lsp.document import Document
+from rubric_lsp.engine.runner import GradingError
 from rubric_lsp.formats.autorubric.grading.criteria import NOMINAL_AGGREGATIONS, CriterionInput, unknown_aggregation
-from rubric_lsp.grading.runner import GradingError
 
 
 def criterion_inputs(doc: Document) -> tuple[list[CriterionInput], str | None]:

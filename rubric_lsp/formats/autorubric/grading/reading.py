@@ -8,7 +8,7 @@ something (a pass, or a loss on a penalty), at or below 0 nothing (a fail, or a 
 
 from __future__ import annotations
 
-from rubric_lsp.grading.result import Outcome
+from rubric_lsp.engine.result import Outcome
 
 CREDIT = {"MET": 1.0, "UNMET": 0.0}  # a binary verdict's share of the criterion's weight
 

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
+from rubric_lsp.engine.request import GradeRequest
+from rubric_lsp.engine.result import Outcome, Unit
+from rubric_lsp.engine.runner import GradingError
 from rubric_lsp.formats.autorubric.grading.inputs import criterion_inputs
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
-from rubric_lsp.grading.request import GradeRequest
-from rubric_lsp.grading.result import Outcome, Unit
-from rubric_lsp.grading.runner import GradingError
 
 
 @dataclass
@@ -82,6 +82,7 @@ def rescore(doc: Document, request: GradeRequest, options: AutorubricOptions) ->
 
 
 def outcome_of(item: Any, entry: Any) -> tuple[Any, bool]:
+    from rubric_lsp.engine.failures import JudgeFailure
     from rubric_lsp.formats.autorubric.grading.criteria import (
         Judgment,
         effective_option_index,
@@ -89,7 +90,6 @@ def outcome_of(item: Any, entry: Any) -> tuple[Any, bool]:
         judgment_outcome,
     )
     from rubric_lsp.formats.autorubric.score import verdict_outcome
-    from rubric_lsp.grading.failures import JudgeFailure
 
     report_row = isinstance(entry, dict)
     if report_row:  # an entry of `rubric grade --format json` output

@@ -7,13 +7,13 @@ from typing import Any
 
 from rubric_lsp.document import Document, Node
 from rubric_lsp.document.positions import Span
+from rubric_lsp.engine.report import ExampleResult, ExamplesResult, GradeReport, Verdict
+from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.engine.runner import Grader, Grading, GradingError, Run, UnsupportedRequest, fan_out
 from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput, grade_criteria
 from rubric_lsp.formats.autorubric.grading.inputs import check_gradable, criterion_inputs
 from rubric_lsp.formats.autorubric.grading.rescore import rescore
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
-from rubric_lsp.grading.report import ExampleResult, ExamplesResult, GradeReport, Verdict
-from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import Grader, Grading, GradingError, Run, UnsupportedRequest, fan_out
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:

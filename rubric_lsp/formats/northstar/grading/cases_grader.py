@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rubric_lsp.document import Document
+from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.engine.runner import Grader, Grading, GradingError, UnsupportedRequest
 from rubric_lsp.formats.northstar.grading.request_grader import NOT_A_REQUEST
-from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import Grader, Grading, GradingError, UnsupportedRequest
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:

@@ -28,12 +28,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
 from rubric_lsp.document import Node
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.judge import Judge
+from rubric_lsp.engine.report import GradeReport, Subject, Verdict
+from rubric_lsp.engine.runner import fan_out
 from rubric_lsp.formats.northstar.model import GRADER_TYPES, RUBRIC_JUDGE_TYPES, JudgeScoringConfig
 from rubric_lsp.formats.northstar.view import Problem, read_request
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.report import GradeReport, Subject, Verdict
-from rubric_lsp.grading.runner import fan_out
 
 INVALID_JSON = "LLM judge returned invalid JSON."
 # NorthStar's RubricJudge model when a grader names none.

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rubric_lsp.document import Document, Node
+from rubric_lsp.engine.judge import Judge
+from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.engine.runner import Grader, Grading, GradingError, UnsupportedRequest
 from rubric_lsp.formats.northstar.grading.graders import (
     DEFAULT_JUDGE_MODEL,
     GraderInput,
@@ -13,9 +16,6 @@ from rubric_lsp.formats.northstar.grading.graders import (
     read_graders,
     skip_reason,
 )
-from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.runner import Grader, Grading, GradingError, UnsupportedRequest
 
 
 def has_graders(root: Node | None) -> bool:

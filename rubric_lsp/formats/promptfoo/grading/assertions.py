@@ -58,6 +58,10 @@ from typing import Any
 
 from rubric_lsp.document import Document
 from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.judge import Judge
+from rubric_lsp.engine.replies import snippet, strip_thinking
+from rubric_lsp.engine.report import Subject, Verdict
 from rubric_lsp.formats.promptfoo.grading.prompts import (
     UNDEFINED,
     grading_messages,
@@ -69,10 +73,6 @@ from rubric_lsp.formats.promptfoo.grading.prompts import (
 from rubric_lsp.formats.promptfoo.grading.reply_objects import reply_objects
 from rubric_lsp.formats.promptfoo.grading.sent import noting
 from rubric_lsp.formats.promptfoo.versions import release
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.replies import snippet, strip_thinking
-from rubric_lsp.grading.report import Subject, Verdict
 
 RUBRIC_TYPES = ("llm-rubric", "not-llm-rubric")
 # Graded by model_graded.

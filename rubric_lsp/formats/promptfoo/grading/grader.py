@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_lsp.document import Document
+from rubric_lsp.engine.report import GradeReport
+from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.engine.result import Outcome, Unit
+from rubric_lsp.engine.runner import Grader, Grading, UnsupportedRequest
 from rubric_lsp.formats.promptfoo.grading.outputs import graded_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
-from rubric_lsp.grading.report import GradeReport
-from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.result import Outcome, Unit
-from rubric_lsp.grading.runner import Grader, Grading, UnsupportedRequest
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:

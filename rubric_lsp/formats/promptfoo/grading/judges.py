@@ -8,6 +8,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.judge import Judge
+from rubric_lsp.engine.runner import Run
+from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
 from rubric_lsp.formats.promptfoo.grading.defaults import default_grader
 from rubric_lsp.formats.promptfoo.grading.providers import (
     GraderConfigError,
@@ -15,10 +19,6 @@ from rubric_lsp.formats.promptfoo.grading.providers import (
     settings_from_promptfoo,
 )
 from rubric_lsp.formats.promptfoo.versions import ENV_VERSION
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.runner import Run
-from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials
 
 
 def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[Any, Callable[[Any], Judge]]:

@@ -52,6 +52,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.judge import Judge
+from rubric_lsp.engine.replies import extract, snippet, strip_thinking
 from rubric_lsp.formats.promptfoo.grading.owner_prompts import (
     GEVAL_PROMPT_EVALUATE,
     GEVAL_PROMPT_STEPS,
@@ -61,9 +64,6 @@ from rubric_lsp.formats.promptfoo.grading.owner_prompts import (
 from rubric_lsp.formats.promptfoo.grading.prompts import owner_messages, render, try_parse
 from rubric_lsp.formats.promptfoo.grading.reply_objects import reply_objects
 from rubric_lsp.formats.promptfoo.grading.sent import kept, noting
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.replies import extract, snippet, strip_thinking
 
 GEVAL_MAX_SCORE = 10
 GEVAL_DEFAULT_THRESHOLD = 0.7

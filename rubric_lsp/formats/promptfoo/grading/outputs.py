@@ -11,15 +11,15 @@ from collections.abc import Callable
 from typing import Any
 
 from rubric_lsp.document import Document
+from rubric_lsp.engine.report import GradeReport
+from rubric_lsp.engine.runner import GradingError
+from rubric_lsp.engine.settings import JudgeSettings
 from rubric_lsp.formats.promptfoo.grading.assertions import GRADED_TYPES, compared_threshold
 from rubric_lsp.formats.promptfoo.grading.deterministic import evaluate
 from rubric_lsp.formats.promptfoo.grading.prompts import js_number_text
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
 from rubric_lsp.formats.promptfoo.grading.select_best import add_verdicts, grade_select_best
 from rubric_lsp.formats.promptfoo.reading import read_config
-from rubric_lsp.grading.report import GradeReport
-from rubric_lsp.grading.runner import GradingError
-from rubric_lsp.grading.settings import JudgeSettings
 
 
 async def grade_promptfoo_outputs(

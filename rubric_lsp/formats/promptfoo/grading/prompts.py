@@ -191,7 +191,7 @@ def _looks_like_json(trimmed: str) -> bool:
 
 
 def _prompt_failure(what: str, prompt: str) -> Any:
-    from rubric_lsp.grading.failures import JudgeFailure
+    from rubric_lsp.engine.failures import JudgeFailure
 
     return JudgeFailure(
         "unknown", f"The rendered grading prompt is {what}; promptfoo refuses it: {prompt[:120]!r}", "config"

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from rubric_lsp.grading.settings import JudgeSettings, provider_of, with_api_key
+from rubric_lsp.engine.settings import JudgeSettings, provider_of, with_api_key
 
 # promptfoo provider prefixes -> litellm prefixes.
 _PROMPTFOO_PREFIXES = {

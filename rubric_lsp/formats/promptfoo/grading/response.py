@@ -18,6 +18,12 @@ from typing import Any
 
 from rubric_lsp.document import Document
 from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.judge import Judge
+from rubric_lsp.engine.report import GradeReport, Subject, Verdict
+from rubric_lsp.engine.result import Outcome as UnitOutcome
+from rubric_lsp.engine.runner import GradingError, fan_out
+from rubric_lsp.engine.settings import JudgeSettings
 from rubric_lsp.formats.promptfoo.grading.aggregate import Outcome, Part, aggregate
 from rubric_lsp.formats.promptfoo.grading.assertions import (
     GRADED_TYPES,
@@ -29,12 +35,6 @@ from rubric_lsp.formats.promptfoo.grading.assertions import (
 from rubric_lsp.formats.promptfoo.grading.deterministic import Refused, check
 from rubric_lsp.formats.promptfoo.grading.judges import json_mode_for, promptfoo_version, start_judges
 from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, js_number_text, render
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.report import GradeReport, Subject, Verdict
-from rubric_lsp.grading.result import Outcome as UnitOutcome
-from rubric_lsp.grading.runner import GradingError, fan_out
-from rubric_lsp.grading.settings import JudgeSettings
 
 NOT_RUN = "NOT_RUN"
 SELECTORS = ("max-score", SELECT_BEST)

@@ -49,15 +49,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.replies import extract, snippet, strip_thinking
+from rubric_lsp.engine.report import GradeReport, Subject
+from rubric_lsp.engine.runner import fan_out
+from rubric_lsp.engine.usage import Usage
 from rubric_lsp.formats.promptfoo.grading.assertions import SELECT_BEST
 from rubric_lsp.formats.promptfoo.grading.judges import start_judges
 from rubric_lsp.formats.promptfoo.grading.owner_prompts import SELECT_BEST_PROMPT
 from rubric_lsp.formats.promptfoo.grading.prompts import owner_messages, try_parse
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.replies import extract, snippet, strip_thinking
-from rubric_lsp.grading.report import GradeReport, Subject
-from rubric_lsp.grading.runner import fan_out
-from rubric_lsp.grading.usage import Usage
 
 _LABELLED_NUMBER = re.compile(r"^(?:[A-Za-z][\w ]{0,30}[:=]\s*)?(\d+)$")
 _FIRST_INTEGER = re.compile(r"\d+")

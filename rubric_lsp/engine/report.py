@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_lsp.grading.result import Outcome, Unit
-from rubric_lsp.grading.usage import Usage
+from rubric_lsp.engine.result import Outcome, Unit
+from rubric_lsp.engine.usage import Usage
 
 ERROR_VERDICT = "ERROR"  # what a failed judgment shows instead of a verdict
 

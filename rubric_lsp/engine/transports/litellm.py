@@ -13,9 +13,9 @@ import logging
 import os
 from typing import Any
 
-from rubric_lsp.grading.failures import MAX_REPLY_CHARS, JudgeFailure
-from rubric_lsp.grading.settings import provider_of
-from rubric_lsp.grading.usage import Usage
+from rubric_lsp.engine.failures import MAX_REPLY_CHARS, JudgeFailure
+from rubric_lsp.engine.settings import provider_of
+from rubric_lsp.engine.usage import Usage
 from rubric_lsp.runtime import gc as collector
 
 _litellm: Any = None
@@ -78,8 +78,8 @@ def reply_content(response: Any, usage: Usage) -> str:
     cost = float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
     usage.add(usage_map, cost)
     # kind "no_content": no message at all, or ``content: null`` (a refusal, a content
-    # filter). Formats whose owner tells that apart from an unreadable text (autorubric:
-    # an "unknown" failure) read the kind.
+    # filter). Formats whose owner tells that apart from an unreadable text (as an
+    # "unknown" failure) read the kind.
     try:
         message = response.choices[0].message
     except (AttributeError, IndexError, TypeError):

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from rubric_lsp.grading.request import RequestKind
+from rubric_lsp.engine.request import RequestKind
 
 T = TypeVar("T")
 

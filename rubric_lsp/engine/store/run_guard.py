@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.grading.cache import canonical_json
+from rubric_lsp.engine.store.cache import canonical_json
 
 try:
     import fcntl

@@ -1,6 +1,6 @@
 """Any grading result as flat rows: one per unit (criterion, assertion, grader, comparison, dataset label).
 
-The JUnit and CSV outputs (``grading/exports.py``) are both written from these rows, so they
+The JUnit and CSV outputs (``reporters/grade/junit.py``, ``csv.py``) are both written from these rows, so they
 say the same thing. Rows are read from the result's units (``result.Result.units()``), whose
 outcomes the format decided: nothing here reads a verdict word.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_lsp.grading.result import ROW_OUTCOME, Unit
+from rubric_lsp.engine.result import ROW_OUTCOME, Unit
 
 PASS, FAIL, ERROR, SKIPPED = "pass", "fail", "error", "skipped"
 

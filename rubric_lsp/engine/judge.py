@@ -18,16 +18,16 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rubric_lsp.grading.batch import active as active_batch
-from rubric_lsp.grading.cache import VerdictCache
-from rubric_lsp.grading.direct import complete as direct_complete
-from rubric_lsp.grading.direct import direct_model
-from rubric_lsp.grading.failures import GradingStopped, JudgeFailure, classify, secret_values
-from rubric_lsp.grading.rate_limit import RateLimiter
-from rubric_lsp.grading.run_file import active as active_run_file
-from rubric_lsp.grading.send_gate import send_gate
-from rubric_lsp.grading.settings import JudgeSettings, api_key_for, provider_of
-from rubric_lsp.grading.transports import (
+from rubric_lsp.engine.failures import GradingStopped, JudgeFailure, classify, secret_values
+from rubric_lsp.engine.limits.rate_limit import RateLimiter
+from rubric_lsp.engine.limits.send_gate import send_gate
+from rubric_lsp.engine.settings import JudgeSettings, api_key_for, provider_of
+from rubric_lsp.engine.sources.batch import active as active_batch
+from rubric_lsp.engine.store.cache import VerdictCache
+from rubric_lsp.engine.store.run_file import active as active_run_file
+from rubric_lsp.engine.transports.direct import complete as direct_complete
+from rubric_lsp.engine.transports.direct import direct_model
+from rubric_lsp.engine.transports.litellm import (
     after_first_call,
     litellm_route,
     load_litellm_async,
@@ -35,11 +35,11 @@ from rubric_lsp.grading.transports import (
     register_local_model,
     reply_content,
 )
-from rubric_lsp.grading.usage import Usage, usage_from_json
+from rubric_lsp.engine.usage import Usage, usage_from_json
 from rubric_lsp.redaction import Redactor, environment_secrets
 
 if TYPE_CHECKING:
-    from rubric_lsp.grading.meter import Meter
+    from rubric_lsp.engine.meter import Meter
 
 T = TypeVar("T")
 Messages = list[dict[str, Any]]  # a chat request's messages, as sent
@@ -74,8 +74,8 @@ class Judge:
     def __post_init__(self) -> None:
         env = self.settings.environ()
         self._api_key = api_key_for(self.model, self.settings.api_base, env)  # raises before any call
-        # Every credential this judge could send or read: its key (a promptfoo grader's apiKey /
-        # apiKeyEnvar lands in settings.env), the settings' environment and the process's.
+        # Every credential this judge could send or read: its key (a key a format's config names
+        # lands in settings.env), the settings' environment and the process's.
         self._secrets = [self._api_key, *secret_values(env), *environment_secrets(env), *environment_secrets()]
         self._redactor = Redactor(self._secrets)  # compiled once: every reply crosses it
 
@@ -141,7 +141,7 @@ class Judge:
         one of the run's prompt turns (``RateLimiter.prompts``), and what it built is dropped when
         the call is done, so a grading of many criteria holds a bounded number of prompts (each
         embeds the response) however many criteria wait. What the function raises (a prompt
-        promptfoo would refuse: a JudgeFailure) is raised from here.
+        the format's owner would refuse: a JudgeFailure) is raised from here.
 
         A reply is cached only once it parsed: failures are never cached.
         """
@@ -189,7 +189,7 @@ class Judge:
                     return parsed, True
         batch = active_batch()
         if batch is not None:
-            # Batch mode (grading/batch.py): the call goes into the round's batch and this pass is
+            # Batch mode (engine/sources/batch.py): the call goes into the round's batch and this pass is
             # discarded (raises Pending), or its batch line failed (raises that failure).
             await batch.ask(self, key, fields)
         call_usage = Usage()
@@ -266,7 +266,7 @@ class Judge:
                 if last.kind == "rate_limit":
                     slot.rate_limited(retry_after)  # may pause the whole run and cut its concurrency
                 if last.kind == "server" and not self.settings.retry_server_errors:
-                    retryable = False  # promptfoo's graders: a 5xx is final unless PROMPTFOO_RETRY_5XX
+                    retryable = False  # the format said a 5xx is final (settings.retry_server_errors)
             if not retryable or attempt == attempts - 1:
                 break
             usage.retries += 1

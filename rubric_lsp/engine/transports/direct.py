@@ -22,8 +22,8 @@ litellm's exception for the same answer (kind, message, retry, Retry-After), rai
 ``failures.ClassifiedError`` so the judge's retry loop treats both routes alike (tests run
 one table of scripted answers through both routes). One deliberate difference: a JSON body
 that is not a chat completion (``choices[0]`` without a ``message``, a non-text ``content``)
-is a ``server`` failure here, retried like a 5xx (so not for promptfoo's graders without
-PROMPTFOO_RETRY_5XX); litellm reports it as a connection failure quoting its own traceback.
+is a ``server`` failure here, retried like a 5xx (so not where the format made a 5xx final:
+``retry_server_errors``); litellm reports it as a connection failure quoting its own traceback.
 
 Not gated: ``send_gate`` exists because litellm builds each request in a worker thread with
 suspensions in between; this route builds and writes the request without suspending (only a
@@ -50,7 +50,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_lsp.grading.failures import (
+from rubric_lsp.engine.failures import (
     MAX_REPLY_CHARS,
     UNDECODABLE_BODY,
     ClassifiedError,

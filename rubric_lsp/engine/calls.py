@@ -1,8 +1,8 @@
 """The engine's call-style entry points, kept for the language server, the bench and the tests.
 
 ``grade_text`` grades one response and ``grade_examples`` a file's worked examples; both
-build a :class:`~rubric_lsp.grading.request.GradeRequest` and hand it to the runner
-(:mod:`rubric_lsp.grading.runner`), which finds the file's format and its grader. Nothing
+build a :class:`~rubric_lsp.engine.request.GradeRequest` and hand it to the runner
+(:mod:`rubric_lsp.engine.runner`), which finds the file's format and its grader. Nothing
 here names a format or imports litellm.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rubric_lsp.grading.report import ExampleResult, ExamplesResult, GradeReport
-from rubric_lsp.grading.request import GradeRequest, RequestKind
-from rubric_lsp.grading.runner import GradingError, Progress, Run, UnsupportedRequest, grade, read
-from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials
+from rubric_lsp.engine.report import ExampleResult, ExamplesResult, GradeReport
+from rubric_lsp.engine.request import GradeRequest, RequestKind
+from rubric_lsp.engine.runner import GradingError, Progress, Run, UnsupportedRequest, grade, read
+from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
 
 
 async def grade_text(
@@ -27,7 +27,7 @@ async def grade_text(
     on_progress: Progress | None = None,
     options: Mapping[str, object] | None = None,
 ) -> GradeReport:
-    """Grade ``response`` against the rubric in ``rubric_text``; see ``rubric_lsp.grading``.
+    """Grade ``response`` against the rubric in ``rubric_text``; see ``rubric_lsp.engine``.
     ``options``: the format's grading options (``GradeRequest.options``).
 
     Raises GradingError (the file cannot be graded) or MissingCredentials (no API key; raised

@@ -1,4 +1,4 @@
-"""Batch mode's files (grading/batch.py): each request line of an input file; the status line of a
+"""Batch mode's files (engine/sources/batch.py): each request line of an input file; the status line of a
 batch being followed; the output and error files streamed to a temporary file, and each result line
 read as the response object ``transports.reply_content`` reads. A line the provider wrote wrong fails its own call (``response`` raises a
 ``JudgeFailure``; ``BatchMode._record`` turns any other error of one line into one too), never the run."""
@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import IO, Any, Protocol
 
-from rubric_lsp.grading.cache import VerdictCache
-from rubric_lsp.grading.failures import JudgeFailure
-from rubric_lsp.grading.settings import JudgeSettings, provider_of
-from rubric_lsp.grading.transports import OPENAI_API_HOSTS, loaded_litellm
-from rubric_lsp.grading.usage import token_count
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.engine.settings import JudgeSettings, provider_of
+from rubric_lsp.engine.store.cache import VerdictCache
+from rubric_lsp.engine.transports.litellm import OPENAI_API_HOSTS, loaded_litellm
+from rubric_lsp.engine.usage import token_count
 
 ENDPOINT = "/v1/chat/completions"
 PROVIDERS = {"openai": "openai", "hosted_vllm": "openai", "azure": "azure"}  # litellm's, for the files API

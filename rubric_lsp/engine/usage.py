@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_lsp.grading.failures import JudgeFailure
+from rubric_lsp.engine.failures import JudgeFailure
 
 
 @dataclass

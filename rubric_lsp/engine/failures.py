@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from rubric_lsp.grading.settings import PROVIDER_KEYS, provider_of
+from rubric_lsp.engine.settings import PROVIDER_KEYS, provider_of
 from rubric_lsp.redaction import environment_secrets
 from rubric_lsp.redaction import redact as _redact
 
@@ -135,7 +135,8 @@ def readable_detail(text: str) -> str:
     return text[:500]
 
 
-# NorthStar's error table: what a judge call that failed this way is called.
+# The error table: what a judge call that failed this way is called (a format's owner's wording,
+# kept word for word: docs/grading.md says whose).
 _TABLE = {
     "rate_limit": "is rate-limited.",
     "context_window": "exceeded its context window.",
@@ -155,8 +156,8 @@ def table_failure(kind: str, model: str) -> JudgeFailure:
 
 
 # What a provider's error text says when its status code or litellm's exception type does not
-# (a 400 for an over-long prompt, a connection error that is a timeout): NorthStar reads the
-# text too, so its error table's messages come out for these.
+# (a 400 for an over-long prompt, a connection error that is a timeout): the owner whose error
+# table this is reads the text too, so its messages come out for these.
 _MESSAGE_KINDS: tuple[tuple[str, re.Pattern[str], bool], ...] = (
     ("auth", re.compile(r"invalid api key|incorrect api key|missing authentication", re.I), False),
     ("rate_limit", re.compile(r"rate.?limit", re.I), True),

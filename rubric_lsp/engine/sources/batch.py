@@ -2,7 +2,7 @@
 
 The grading runs in rounds of *collect → batch → replay* (``grade_in_rounds``), each pass being the
 whole grading run again with the run file active, so memory stays what a live graded run keeps
-(flat in the number of items: the dataset's window stays on, grading/windowed.py):
+(flat in the number of items: the dataset's window stays on, engine/windowed.py):
 
 1. A pass runs the grading. ``Judge.ask`` does what it does live (run-file replay, verdict cache,
    redaction, parsing) up to the step that gets the reply text; there, while a ``BatchMode`` is
@@ -68,20 +68,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any, TypeVar
 
-from rubric_lsp.grading.batch_results import ENDPOINT, Judge, answered_twice
-from rubric_lsp.grading.batch_results import PROVIDERS as _PROVIDERS
-from rubric_lsp.grading.batch_results import download as _download
-from rubric_lsp.grading.batch_results import line as _line
-from rubric_lsp.grading.batch_results import lines as _lines
-from rubric_lsp.grading.batch_results import response as _response
-from rubric_lsp.grading.batch_results import status_line as _status_line
-from rubric_lsp.grading.errors import within_deadline
-from rubric_lsp.grading.failures import JudgeFailure, classify
-from rubric_lsp.grading.run_file import RecordedBatch, RunFile
-from rubric_lsp.grading.run_file import activate as activate_run_file
-from rubric_lsp.grading.settings import provider_of
-from rubric_lsp.grading.transports import load_litellm_async, loaded_litellm, reply_content
-from rubric_lsp.grading.usage import Usage
+from rubric_lsp.engine.errors import within_deadline
+from rubric_lsp.engine.failures import JudgeFailure, classify
+from rubric_lsp.engine.settings import provider_of
+from rubric_lsp.engine.sources.batch_results import ENDPOINT, Judge, answered_twice
+from rubric_lsp.engine.sources.batch_results import PROVIDERS as _PROVIDERS
+from rubric_lsp.engine.sources.batch_results import download as _download
+from rubric_lsp.engine.sources.batch_results import line as _line
+from rubric_lsp.engine.sources.batch_results import lines as _lines
+from rubric_lsp.engine.sources.batch_results import response as _response
+from rubric_lsp.engine.sources.batch_results import status_line as _status_line
+from rubric_lsp.engine.store.run_file import RecordedBatch, RunFile
+from rubric_lsp.engine.store.run_file import activate as activate_run_file
+from rubric_lsp.engine.transports.litellm import load_litellm_async, loaded_litellm, reply_content
+from rubric_lsp.engine.usage import Usage
 
 T = TypeVar("T")
 

@@ -28,25 +28,25 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar, runtime_checkable
 
 from rubric_lsp.document import Document, parse_document
-from rubric_lsp.formats.plugin import Lazy, load
-from rubric_lsp.formats.registry import detect, formats
-from rubric_lsp.grading.cache import VerdictCache
 
 # The errors are re-exported (``X as X``): graders and faces import them from the runner.
-from rubric_lsp.grading.errors import DeadlineExceeded as DeadlineExceeded
-from rubric_lsp.grading.errors import GradeExtraMissing, within_deadline
-from rubric_lsp.grading.errors import GradingError as GradingError
-from rubric_lsp.grading.errors import UnsupportedRequest as UnsupportedRequest
-from rubric_lsp.grading.extra import grade_extra_missing
-from rubric_lsp.grading.judge import Judge
-from rubric_lsp.grading.meter import Meter
-from rubric_lsp.grading.meter import activate as activate_meter
-from rubric_lsp.grading.meter import current as current_meter
-from rubric_lsp.grading.rate_limit import RateLimiter
-from rubric_lsp.grading.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.grading.settings import JudgeSettings, api_key_for
-from rubric_lsp.grading.usage import Usage
-from rubric_lsp.grading.windowed import stop
+from rubric_lsp.engine.errors import DeadlineExceeded as DeadlineExceeded
+from rubric_lsp.engine.errors import GradeExtraMissing, within_deadline
+from rubric_lsp.engine.errors import GradingError as GradingError
+from rubric_lsp.engine.errors import UnsupportedRequest as UnsupportedRequest
+from rubric_lsp.engine.extra import grade_extra_missing
+from rubric_lsp.engine.judge import Judge
+from rubric_lsp.engine.limits.rate_limit import RateLimiter
+from rubric_lsp.engine.meter import Meter
+from rubric_lsp.engine.meter import activate as activate_meter
+from rubric_lsp.engine.meter import current as current_meter
+from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
+from rubric_lsp.engine.settings import JudgeSettings, api_key_for
+from rubric_lsp.engine.store.cache import VerdictCache
+from rubric_lsp.engine.usage import Usage
+from rubric_lsp.engine.windowed import stop
+from rubric_lsp.formats.plugin import Lazy, load
+from rubric_lsp.formats.registry import detect, formats
 from rubric_lsp.settings import configured_kind
 
 T = TypeVar("T")

@@ -16,9 +16,9 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from rubric_lsp.grading.html_tests import tests_view
-from rubric_lsp.grading.result import Outcome, Unit
+from rubric_lsp.engine.result import Outcome, Unit
 from rubric_lsp.redaction import report_redactor
+from rubric_lsp.reporters.grade.html_tests import tests_view
 
 # The optional fields of a verdict (schemas/rubric-grade-output.schema.json), so the template can test them.
 _VERDICT_DEFAULTS = {
@@ -58,7 +58,9 @@ def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
     data = _redacted(result.to_json(), redact)
     units = result.units()  # their outcomes and figures; any text shown from them is redacted where it is used
     kind = result.kind
-    env = Environment(loader=PackageLoader("rubric_lsp.grading", "templates"), autoescape=select_autoescape(["j2"]))
+    env = Environment(
+        loader=PackageLoader("rubric_lsp.reporters.grade", "templates"), autoescape=select_autoescape(["j2"])
+    )
     env.filters["fig"] = figure
     env.filters["outcome_class"] = _OUTCOME_CLASS.get
     context: dict[str, Any] = {
@@ -138,7 +140,7 @@ def _report_view(report: dict[str, Any], units: list[Unit]) -> dict[str, Any]:
     if isinstance(score, float) and isinstance(raw, (int, float)) and score > 0 and raw != score:
         # What the score was divided by (abstentions and N/A options left out): shares then add up to it.
         positive = raw / score
-    # Numbered tests (promptfoo): each test's score is its own weighted mean and the report's is the mean
+    # Numbered tests: each test's score is its own weighted mean and the report's is the mean
     # of the tests', so a verdict's share of it is no figure the result has; the tests' sections say it.
     tests = tests_view(report, _VERDICT_DEFAULTS, units)
     rows = [

@@ -29,7 +29,7 @@ next judge call with one line saying what failed and how to resume (``RunFileErr
 committed before it stays whole (SQLite's transactions); a resume checks the file first
 (``PRAGMA quick_check``) and refuses a damaged one, copying what still reads into a salvaged file.
 
-Batch mode (``--batch``, grading/batch.py) also records each batch it submits (table ``batches``:
+Batch mode (``--batch``, engine/sources/batch.py) also records each batch it submits (table ``batches``:
 input file id, batch id, model, the request keys of its lines, status, resolved), so a resume
 polls and downloads a batch already paid for instead of submitting its calls again.
 """
@@ -47,10 +47,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.grading.cache import KeyFilter, canonical_json
-from rubric_lsp.grading.failures import GradingStopped
-from rubric_lsp.grading.run_guard import RunInUse, RunLock, damage, read_request, salvage
-from rubric_lsp.grading.sqlite_writer import RowWriter, connect
+from rubric_lsp.engine.failures import GradingStopped
+from rubric_lsp.engine.store.cache import KeyFilter, canonical_json
+from rubric_lsp.engine.store.run_guard import RunInUse, RunLock, damage, read_request, salvage
+from rubric_lsp.engine.store.sqlite_writer import RowWriter, connect
 
 RUN_FILE_FORMAT = 1
 
@@ -329,7 +329,7 @@ class RunFile:
         await self._writer.settled(lag)
         self._check()
 
-    # -- batches (batch mode: grading/batch.py) -------------------------------------------
+    # -- batches (batch mode: engine/sources/batch.py) -------------------------------------------
     def put_batch(self, input_file_id: str, model: str, keys: list[str], status: str = "uploaded") -> None:
         """Record an uploaded batch input file before its batch is created (durable once this returns)."""
         self._write(

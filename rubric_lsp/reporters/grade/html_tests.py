@@ -1,4 +1,4 @@
-"""The HTML report's view of a result's numbered tests (promptfoo's ``tests``): one section per test.
+"""The HTML report's view of a result's numbered tests (``tests`` in its JSON): one section per test.
 
 Each test shows what its JSON says — number, description, vars, the result the format's aggregate
 decided (``passed``), its score and threshold — and each of its assertions joined with its verdict
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rubric_lsp.grading.result import Outcome, Unit
+from rubric_lsp.engine.result import Outcome, Unit
 
 RESULTS = ("PASS", "FAIL", "ERROR", "INCOMPLETE")
 _RESULT_CLASS = {"PASS": "pass", "FAIL": "fail", "ERROR": "error", "INCOMPLETE": "skip"}

@@ -9,7 +9,7 @@ folding keeps everything order-dependent (lists of items, a seeded bootstrap ove
 exactly as a fold after ``fan_out`` gives it. The first exception cancels the items in flight
 and is raised (``fan_out``'s cancel-on-error).
 
-Batch mode (``grading/batch.py``) keeps the window: there a call not yet answered returns at
+Batch mode (``engine/sources/batch.py``) keeps the window: there a call not yet answered returns at
 once (its pass is discarded), so the window moves as fast as the items are planned.
 """
 

@@ -6,7 +6,7 @@ loop), so the language server can import it at start-up.
 API: one request for everything the engine grades (what ``rubric grade`` and the server's
 ``rubric-lsp.grade`` call)::
 
-    from rubric_lsp.grading import GradeRequest, RequestKind, grade
+    from rubric_lsp.engine import GradeRequest, RequestKind, grade
     result = await grade(GradeRequest(text, path, RequestKind.DATASET, limit=50), settings,
                          on_progress=lambda done, total: ...)
     result.to_json(); result.text_lines(); result.failed
@@ -14,15 +14,20 @@ API: one request for everything the engine grades (what ``rubric grade`` and the
 
 The call-style entry points (kept for the server's gradeText/gradeDocument and the tests)::
 
-    from rubric_lsp.grading import JudgeSettings, grade_text, grade_examples, GradeReport
+    from rubric_lsp.engine import (
+        JudgeSettings,
+        grade_text,
+        grade_examples,
+        GradeReport,
+    )
 
     settings = JudgeSettings(model=None, api_base=None, concurrency=16, timeout_seconds=60.0,
                              cache_enabled=True, cache_dir=None)   # None → RUBRIC_JUDGE_MODEL,
                              # RUBRIC_JUDGE_API_BASE, RUBRIC_CACHE_DIR, then defaults
     report: GradeReport = await grade_text(rubric_text, path, response, query, settings,
                                            test_index=None, on_progress=lambda done, total: ...)
-    # test_index: promptfoo only, 0-based position of the test (None = every test); the
-    # CLI's --test N is 1-based (N = test_index + 1), like promptfoo's own numbering.
+    # test_index: for formats with numbered tests, 0-based position of the test (None = every
+    # test); the CLI's --test N is 1-based (N = test_index + 1), as those formats number them.
     report.to_json()   # exactly the CLI's JSON (below)
     results = await grade_examples(rubric_text, path, settings, on_progress=...)
     # each ExampleResult: .name, .range (of the example node), .report, .met (bool | None),
@@ -30,7 +35,7 @@ The call-style entry points (kept for the server's gradeText/gradeDocument and t
 
 ``report.to_json()``::
 
-    {"score": float|None, "raw_score": float|None, "passed": bool|None (promptfoo, NorthStar),
+    {"score": float|None, "raw_score": float|None, "passed": bool|None (formats with a pass mark),
      "verdicts": [{"name", "index", "verdict", "reason", "range", "option"?, "error"?,
                    "counted_as"?, "score"?, "passed"?, "weight"?, "label"?, "ambiguous"?,
                    "cached"?, "votes"?, "feedback"?, "confidence"?, "evidence"?}],
@@ -46,7 +51,7 @@ travels in ``GradeRequest.options`` (``grade_text(..., options={...})``).
 
 ``range`` is the 0-based code-point range ``{"start": {"line", "character"}, "end": {...}}``
 of the criterion / assertion / grader node in ``rubric_text``. ``verdict`` is the format's own
-word (its grading package says which, and what each one means: ``grading/result.py``), SKIPPED,
+word (its grading package says which, and what each one means: ``engine/result.py``), SKIPPED,
 or ``"ERROR"`` when the judgment failed: then ``error`` = ``"<category>: <message>"``
 (infrastructure | parse | unknown) and ``counted_as`` says how the score treats it. A
 failure is never a genuine-looking verdict and never a pass.
@@ -69,8 +74,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rubric_lsp.grading.report import ERROR_VERDICT, GradeReport, Verdict
-from rubric_lsp.grading.settings import JudgeSettings, MissingCredentials
+from rubric_lsp.engine.report import ERROR_VERDICT, GradeReport, Verdict
+from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
 
 __all__ = [
     "ERROR_VERDICT",
@@ -91,34 +96,34 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in ("grade_text", "grade_examples", "GradingError", "ExampleResult"):
-        from rubric_lsp.grading import engine
+        from rubric_lsp.engine import calls as engine
 
         return getattr(engine, name)
     if name in ("GradeRequest", "RequestKind"):
-        from rubric_lsp.grading import request
+        from rubric_lsp.engine import request
 
         return getattr(request, name)
     if name == "grade":
-        from rubric_lsp.grading.runner import grade
+        from rubric_lsp.engine.runner import grade
 
         return grade
     raise AttributeError(name)
 
 
 async def grade_text(*args: Any, **kwargs: Any) -> GradeReport:
-    from rubric_lsp.grading.engine import grade_text as run
+    from rubric_lsp.engine.calls import grade_text as run
 
     return await run(*args, **kwargs)
 
 
 async def grade_examples(*args: Any, **kwargs: Any) -> list[Any]:
-    from rubric_lsp.grading.engine import grade_examples as run
+    from rubric_lsp.engine.calls import grade_examples as run
 
     return await run(*args, **kwargs)
 
 
 def warm_up() -> None:
     """Import litellm now (blocking, seconds); the server may call this on a worker thread after start-up."""
-    from rubric_lsp.grading.transports import load_litellm
+    from rubric_lsp.engine.transports.litellm import load_litellm
 
     load_litellm()

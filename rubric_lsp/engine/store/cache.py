@@ -42,9 +42,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.grading.sqlite_writer import RowWriter, connect
+from rubric_lsp.engine.store.sqlite_writer import RowWriter, connect
 
-log = logging.getLogger("rubric_lsp.grading.cache")
+log = logging.getLogger("rubric_lsp.engine.store.cache")
 
 CACHE_FORMAT = 1  # of the legacy entry files
 # How long a write waits for another process's write lock before the cache stops writing: long enough

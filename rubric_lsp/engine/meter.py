@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rubric_lsp.grading.rate_limit import RateLimiter
-    from rubric_lsp.grading.usage import Usage
+    from rubric_lsp.engine.limits.rate_limit import RateLimiter
+    from rubric_lsp.engine.usage import Usage
 
 RATE_WINDOW_SECONDS = 10.0  # the rate is over this much recent time, so a resume's replays fade out
 _SAMPLE_EVERY_SECONDS = 0.25

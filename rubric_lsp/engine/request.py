@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
-from rubric_lsp.grading.result import Unit
+from rubric_lsp.engine.result import Unit
 
 
 class RequestKind(str, Enum):
