@@ -55,8 +55,11 @@ def command(judge_server, tmp_path):
 def _read_all(fd: int, process: subprocess.Popen, limit_s: float = 120.0) -> bytes:
     chunks: list[bytes] = []
     deadline = time.monotonic() + limit_s
+    # poll, not select: select refuses a descriptor above 1023, which a long suite's run reaches
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
+        ready = poller.poll(200)
         if ready:
             try:
                 chunk = os.read(fd, 65536)
