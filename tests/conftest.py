@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
+
+# A suite started as a background job of a non-interactive shell (`cmd &`) inherits SIGINT
+# ignored, and so would every process it starts: the tests that press Ctrl-C on a child (watch
+# mode, a batch run) then wait for nothing. A handler of our own is reset to the default at exec.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Importing litellm must stay offline (it fetches a price map otherwise).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

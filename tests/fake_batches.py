@@ -17,7 +17,9 @@ OpenAI reports a failed request; a ``Reply.hang()`` line is left unanswered.
 Scripting (attributes of ``server.batches``):
 
 - ``processing_seconds`` (0): time a batch spends ``in_progress`` before it finishes; ``hold``
-  (False) keeps every batch ``in_progress`` until set back to False;
+  (False) keeps every batch ``in_progress`` until set back to False; ``in_progress_polls`` (0):
+  a batch also stays ``in_progress`` for its first that many polls (GET /v1/batches/{id}), so a
+  test that counts status lines does not depend on how soon a loaded machine polls;
 - ``final_status`` ("completed"): what a batch ends as; "expired", "failed" or "cancelled" leave
   it without an output file (an expired one with an error line ``batch_expired`` per request);
 - ``refuse`` (None): a ``(status, message)`` every batch endpoint answers instead (an invalid key);
@@ -57,6 +59,7 @@ class _Batch:
     output_file_id: str | None = None
     error_file_id: str | None = None
     final: str | None = None
+    polls: int = 0  # GET /v1/batches/{id} so far
 
 
 class FakeBatches:
@@ -69,6 +72,7 @@ class FakeBatches:
         self.batches: dict[str, _Batch] = {}
         self.processing_seconds = 0.0
         self.hold = False
+        self.in_progress_polls = 0
         self.final_status = "completed"
         self.uploads = 0
         self.created = 0
@@ -111,7 +115,11 @@ class FakeBatches:
         match = _BATCH.match(path)
         if match and not match.group(2):
             batch = self.batches.get(match.group(1))
-            return (200, self._view(batch)) if batch else (404, _error("no such batch"))
+            if batch is None:
+                return 404, _error("no such batch")
+            with self._lock:
+                batch.polls += 1
+            return 200, self._view(batch)
         match = _FILE.match(path)
         if match:
             data = self.files.get(match.group(1))
@@ -192,7 +200,7 @@ class FakeBatches:
         if batch.cancelled:
             return self._finish(batch, "cancelled")
         elapsed = time.time() - batch.created_at
-        if self.hold or elapsed < self.processing_seconds:
+        if self.hold or elapsed < self.processing_seconds or batch.polls <= self.in_progress_polls:
             return "validating" if elapsed < self.processing_seconds / 10 else "in_progress"
         return self._finish(batch, self.final_status)
 

@@ -1,8 +1,9 @@
 """One install gives a working product: the built wheel, installed into a fresh venv.
 
 The wheel is built from a copy of the source tree (`pip wheel`, the build requirement from
-pyproject.toml); its dependencies come from the package index pip is configured with, as a
-user's would. Base only: `rubric-lint` lints, `rubric-lsp` answers over stdio with
+pyproject.toml) by the pip of the fresh venv itself (the one `python -m venv` bundles), so the
+environment running the tests needs no pip of its own (uv's venvs have none); its dependencies
+come from the package index pip is configured with, as a user's would. Base only: `rubric-lint` lints, `rubric-lsp` answers over stdio with
 diagnostics, `rubric grade` says in one line how to add litellm (the editor's grading command
 too). Then `[grade]` is added to the same venv and `rubric grade` grades against the local
 judge. About 30 s for the base part and one to two and a half minutes more for `[grade]`
@@ -59,22 +60,30 @@ def pip_install(python: Path, *requirements: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def empty_venv(tmp_path_factory) -> Path:
+    """A fresh venv with nothing but the pip `python -m venv` puts in it (ensurepip's)."""
+    home = tmp_path_factory.mktemp("venv") / "env"
+    made = run([sys.executable, "-m", "venv", str(home)])
+    assert made.returncode == 0, made.stderr
+    return home
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory, empty_venv: Path) -> Path:
     source = tmp_path_factory.mktemp("source") / "rubric-lsp"
     shutil.copytree(REPO, source, ignore=SKIP_IN_COPY)
     out = tmp_path_factory.mktemp("wheel")
-    done = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)], timeout=600)
+    pip = [str(empty_venv / BIN / "python"), "-m", "pip", "--disable-pip-version-check"]
+    done = run([*pip, "wheel", "--no-deps", "-q", "-w", str(out), str(source)], timeout=600)
     require(done.returncode == 0, f"building the wheel failed (no package index for setuptools?): {done.stderr[-800:]}")
     (built,) = out.glob("rubric_lsp-*.whl")
     return built
 
 
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory, wheel: Path) -> Path:
-    home = tmp_path_factory.mktemp("venv") / "env"
-    run([sys.executable, "-m", "venv", str(home)]).check_returncode()
-    pip_install(home / BIN / "python", str(wheel))
-    return home
+def venv(empty_venv: Path, wheel: Path) -> Path:
+    pip_install(empty_venv / BIN / "python", str(wheel))
+    return empty_venv
 
 
 pytestmark = pytest.mark.slow

@@ -239,7 +239,7 @@ class BatchMode:
             self._fail(keys, _failure(judge, exc, "submitting a batch"))
             return
         self._status(f"batch {batch.id}: submitted {len(keys)} calls to {judge.model}")
-        outcome = await self._follow(judge, uploaded.id, str(batch.id))
+        outcome = await self._follow(judge, uploaded.id, str(batch.id), str(batch.status))
         self._settle(judge, uploaded.id, str(batch.id), outcome, keys)
 
     async def _resume(self, judge: Judge, recorded: RecordedBatch) -> None:
@@ -255,11 +255,11 @@ class BatchMode:
                 self._settle(judge, recorded.input_file_id, "", failure, list(recorded.keys))
                 return
             self.run.update_batch(recorded.input_file_id, batch_id=batch.id, status=str(batch.status))
-            batch_id = str(batch.id)
+            batch_id, status = str(batch.id), str(batch.status)
         else:
-            batch_id = recorded.batch_id
+            batch_id, status = recorded.batch_id, recorded.status
         self._status(f"batch {batch_id}: resumed ({len(recorded.keys)} calls, submitted by the stopped run)")
-        outcome = await self._follow(judge, recorded.input_file_id, batch_id)
+        outcome = await self._follow(judge, recorded.input_file_id, batch_id, status)
         self._settle(judge, recorded.input_file_id, batch_id, outcome, list(recorded.keys))
 
     def _settle(
@@ -283,9 +283,14 @@ class BatchMode:
         self.run.update_batch(input_file_id, resolved=True)
 
     # -- polling and collecting ---------------------------------------------------------------
-    async def _follow(self, judge: Judge, input_file_id: str, batch_id: str) -> tuple[str, IO[bytes]] | JudgeFailure:
-        """Poll the batch until it ends; its final status and its result lines (in a temporary file the
-        caller closes), or why they cannot be had."""
+    async def _follow(
+        self, judge: Judge, input_file_id: str, batch_id: str, status: str
+    ) -> tuple[str, IO[bytes]] | JudgeFailure:
+        """Poll the batch (last seen with ``status``) until it ends; its final status and its result
+        lines (in a temporary file the caller closes), or why they cannot be had."""
+        # Waited for from now on, not from the first poll's answer: a deadline that lands during
+        # that poll (seconds on a loaded machine) names the batch, not "preparing its batches".
+        self.waiting[batch_id] = status
         litellm = await load_litellm_async()
         provider, target = _target(judge)
         started = time.monotonic()
@@ -300,6 +305,7 @@ class BatchMode:
             except Exception as exc:
                 errors += 1
                 if errors >= MAX_POLL_ERRORS:
+                    self.waiting.pop(batch_id, None)  # no longer followed (it may still run: _STILL_RUNS)
                     failure = _failure(judge, exc, f"polling batch {batch_id}")
                     return JudgeFailure(failure.category, f"{failure.message} {_STILL_RUNS}", failure.kind)
                 await asyncio.sleep(min(self.poll_seconds * errors, 300.0))

@@ -26,12 +26,14 @@ def load_litellm() -> Any:
     global _litellm
     if _litellm is None:
         os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+        # Quiet before the import: litellm 1.85 warns while importing (no botocore for Bedrock's
+        # and SageMaker's stream shapes), which reached every `rubric grade`'s standard error.
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         import litellm
 
         litellm.suppress_debug_info = True
         litellm.telemetry = False
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
         _litellm = litellm
         _freeze_long_lived_objects()
     return _litellm
