@@ -12,6 +12,8 @@ from rubric_lsp.engine.result import Outcome, Unit
 from rubric_lsp.engine.runner import Grader, Grading, UnsupportedRequest
 from rubric_lsp.formats.promptfoo.grading.outputs import graded_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
+from rubric_lsp.formats.promptfoo.grading.swap import swap_lines
+from rubric_lsp.formats.promptfoo.options import PromptfooOptions
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
@@ -32,6 +34,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             grading.settings,
             test_index=request.test_index,
             on_progress=grading.tick,
+            swap=PromptfooOptions.of(request.options).swap,
         )
         return OutputsResult(result, reports)
     raise UnsupportedRequest(request.kind, "a promptfoo config grades one response, or several outputs compared")
@@ -87,6 +90,8 @@ class OutputsResult:
             lines.extend(_max_score_lines(selection))
         for comparison in self.data.get("select_best", []):
             lines.extend(_select_best_lines(comparison))
+        if "swap" in self.data:
+            lines.extend(swap_lines(self.data["swap"]))
         return lines
 
 
