@@ -10,6 +10,7 @@ from rubric_lsp.engine.report import GradeReport
 from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.engine.result import Outcome, Unit
 from rubric_lsp.engine.runner import Grader, Grading, UnsupportedRequest
+from rubric_lsp.formats.promptfoo.grading.labels import grade_labels
 from rubric_lsp.formats.promptfoo.grading.outputs import graded_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
 from rubric_lsp.formats.promptfoo.grading.swap import swap_lines
@@ -37,6 +38,8 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             swap=PromptfooOptions.of(request.options).swap,
         )
         return OutputsResult(result, reports)
+    if request.kind is RequestKind.LABELS:
+        return await grade_labels(doc, request.labels, grading)
     raise UnsupportedRequest(request.kind, "a promptfoo config grades one response, or several outputs compared")
 
 
