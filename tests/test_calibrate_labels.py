@@ -193,3 +193,16 @@ def test_a_row_naming_no_config_and_an_unknown_grader(env, capfd):
     (env / "labels.csv").write_text("grader,verdict\nsafety,pass\n")
     code, _, err = calibrate(capfd, str(env / "labels.csv"), "--config", str(env / "run.json"))
     assert code == 2 and "labels.csv row 2: no 'output' or 'output_file' column" in err
+
+
+def test_rows_are_numbered_as_a_spreadsheet_shows_them(tmp_path):
+    from rubric_lsp.calibration.labels import LabelsError, read_labels
+
+    path = tmp_path / "labels.csv"
+    path.write_text('grader,output,verdict\nsafety,"two\nlines",pass\nsafety,x,pass,extra\n')
+    with pytest.raises(LabelsError, match=r"labels.csv row 3: more cells than the header has columns"):
+        read_labels(path, tmp_path / "run.json")
+    path.write_text('grader,output,verdict\nsafety,"two\nlines",PASS\nsafety,x,Fail\n')
+    rows = read_labels(path, tmp_path / "run.json")
+    assert [(r.number, r.output, r.verdict) for r in rows] == [(2, "two\nlines", True), (3, "x", False)]
+    assert rows[0].config == tmp_path / "run.json" and rows[0].fields["grader"] == "safety"

@@ -87,8 +87,8 @@ def _csv(path: Path, text: str) -> list[tuple[int, dict[str, str]]]:
     reader = csv.DictReader(io.StringIO(text))
     columns = [c.strip().lower() for c in reader.fieldnames or []]
     out = []
-    for values in reader:
-        number = reader.line_num  # the header is row 1, as a spreadsheet numbers it
+    # Rows as a spreadsheet numbers them: the header is row 1, each record one row (a cell may hold line breaks).
+    for number, values in enumerate(reader, 2):
         extra = values.pop(None, None)
         if extra:
             raise LabelsError(f"{path} row {number}: more cells than the header has columns")
