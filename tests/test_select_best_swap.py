@@ -65,3 +65,10 @@ def test_without_swap_nothing_is_asked_again(judge_server, tmp_path, capfd, monk
     judge_server.when(comparing, first_position)
     code = run_cli(tmp_path, judge_server, CONFIG, OUTPUTS, "--format", "json")
     assert code == 0 and "swap" not in json.loads(capfd.readouterr().out) and judge_server.call_count == 3
+
+
+def test_swap_with_one_output_is_refused(judge_server, tmp_path, capfd, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    code = run_cli(tmp_path, judge_server, CONFIG, OUTPUTS[:1], "--swap")
+    assert code == 2 and "--swap reverses the outputs select-best compares: give at least 2" in capfd.readouterr().err
+    assert judge_server.call_count == 0

@@ -9,7 +9,7 @@ from rubric_lsp.document import Document
 from rubric_lsp.engine.report import GradeReport
 from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.engine.result import Outcome, Unit
-from rubric_lsp.engine.runner import Grader, Grading, UnsupportedRequest
+from rubric_lsp.engine.runner import Grader, Grading, GradingError, UnsupportedRequest
 from rubric_lsp.formats.promptfoo.grading.labels import grade_labels
 from rubric_lsp.formats.promptfoo.grading.outputs import graded_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
@@ -19,6 +19,10 @@ from rubric_lsp.formats.promptfoo.options import PromptfooOptions
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
     if request.kind is RequestKind.RESPONSE:
+        if PromptfooOptions.of(request.options).swap:
+            raise GradingError(
+                "--swap reverses the outputs select-best compares: give at least 2 (--response once per output)."
+            )
         return await grade_promptfoo(
             doc,
             request.response,

@@ -122,7 +122,7 @@ class TaskRatingsResult:
             id=PREFERENCE,
             title="the preferred response (selected_model_id)",
             kind="nominal",
-            text={**PREFERENCE_TEXT, "criteria": [c.get("name") for c in self._criteria()]},
+            text={**PREFERENCE_TEXT, "criteria": [c.name for c in self.dataset.criteria]},
             prompt=prompt_fingerprint(),
             categories=tuple(range(size)),
             names={i: f"response {i + 1}" for i in range(size)},
@@ -136,9 +136,6 @@ class TaskRatingsResult:
                 if not p["failed"]
             },
         )
-
-    def _criteria(self) -> list[dict[str, Any]]:
-        return [c.to_json() for c in self.dataset.criteria]
 
 
 def turns_of(view_turns: list[TurnView]) -> list[Turn]:
