@@ -2,7 +2,10 @@
 
 The file's format grades it (as ``rubric grade FILE`` does) and hands over each unit's verdicts against
 the labels (``result.calibration_units(doc)``); ``rubric_lsp.calibration`` computes the figures and
-writes ``<file>.calibration.json`` (docs/calibration.md). The judge flags are ``rubric grade``'s own.
+writes ``<file>.calibration.json`` (docs/calibration.md). A labels file (``.csv``, ``.jsonl``:
+``calibration.labels``) labels the units of other files: each file its rows name (or ``--config``) gets a
+LABELS request, which that file's format grades, and its record beside it. The judge flags are
+``rubric grade``'s own.
 
 Exit codes as ``rubric grade``'s: 0 the record is written; 2 refused (unreadable file, a file with no
 labels to calibrate against, no judge) or incomplete (a judge call failed: the record is written, the
