@@ -109,6 +109,7 @@ def test_the_autorubric_flags_keep_their_names_defaults_and_help():
         "normalize": True,
         "aggregation": "majority",
         "shuffle_options": True,
+        "swap": False,  # promptfoo's (select-best position consistency)
     }
     flipped = vars(parser.parse_args(["r.yaml", "--raw", "--no-shuffle", "--partial-credit", "1"]))
     assert (flipped["grade_option:normalize"], flipped["grade_option:shuffle_options"]) == (False, False)
@@ -120,6 +121,7 @@ def test_the_autorubric_flags_keep_their_names_defaults_and_help():
         "--raw report the raw weighted sum instead of a 0–1 score",
         "--aggregation {majority,weighted,unanimous,any} several judges: how binary votes combine",
         "--no-shuffle show multi-choice options in authored order",
+        "--swap select-best: ask again with the outputs in reverse order",
     ):
         assert text in help_text
 

@@ -2,7 +2,10 @@
 
 The file's format grades it (as ``rubric grade FILE`` does) and hands over each unit's verdicts against
 the labels (``result.calibration_units(doc)``); ``rubric_lsp.calibration`` computes the figures and
-writes ``<file>.calibration.json`` (docs/calibration.md). The judge flags are ``rubric grade``'s own.
+writes ``<file>.calibration.json`` (docs/calibration.md). A labels file (``.csv``, ``.jsonl``:
+``calibration.labels``) labels the units of other files: each file its rows name (or ``--config``) gets a
+LABELS request, which that file's format grades, and its record beside it. The judge flags are
+``rubric grade``'s own.
 
 Exit codes as ``rubric grade``'s: 0 the record is written; 2 refused (unreadable file, a file with no
 labels to calibrate against, no judge) or incomplete (a judge call failed: the record is written, the
@@ -20,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp import __version__
+from rubric_lsp.calibration import record
+from rubric_lsp.calibration.labels import LabelsError, is_labels_file, read_labels
 
 EXIT_OK, EXIT_ERROR = 0, 2
 # rubric grade's flags that say which judge and how to call it (its parser holds their help and checks),
@@ -71,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("labelled", type=Path, metavar="LABELLED_FILE", help="a file with human labels to measure against")
     p.add_argument("-o", "--output", type=Path, help="where to write the record (default: beside the file)")
     p.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="a labels file (.csv, .jsonl): the file whose units its rows label, for rows with no 'config' column",
+    )
+    p.add_argument(
         "--repeat",
         type=_repeats,
         default=1,
@@ -115,21 +126,53 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rubric_lsp.calibration import record
+    from rubric_lsp.engine.request import GradeRequest, RequestKind
+
+    if not is_labels_file(args.labelled):
+        try:
+            text = args.labelled.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return _fail(f"cannot read {args.labelled}: {exc}")
+        request = GradeRequest(text, str(args.labelled), RequestKind.DATASET, limit=args.limit, options=_options(args))
+        return _calibrate(args, request, args.output or _record_path(args.labelled))
+    # A labels file: one record per file its rows label, beside that file.
+    try:
+        rows = read_labels(args.labelled, args.config)
+    except LabelsError as exc:
+        return _fail(str(exc))
+    if (unnamed := next((r for r in rows if r.config is None), None)) is not None:
+        return _fail(f"{unnamed.where}: no 'config' column and no --config: which file's units does it label?")
+    groups: dict[Path, list[Any]] = {}
+    for row in rows[: args.limit or None]:
+        groups.setdefault(row.config or args.config, []).append(row)
+    if args.output is not None and len(groups) > 1:
+        return _fail(f"the rows label {len(groups)} files, so there is one record each: leave out --output")
+    worst = EXIT_OK
+    for config, labelled in groups.items():
+        try:
+            text = config.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return _fail(f"cannot read {config} (named by {labelled[0].where}): {exc}")
+        request = GradeRequest(text, str(config), RequestKind.LABELS, labels=tuple(labelled), options=_options(args))
+        worst = max(worst, _calibrate(args, request, args.output or _record_path(config)))
+    return worst
+
+
+def _record_path(path: Path) -> Path:
+    return record.record_path(path)
+
+
+def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
+    """Grade ``request`` (``--repeat`` times) and write its record to ``output``."""
     from rubric_lsp.calibration.measure import build_record, judge_of, table_lines
     from rubric_lsp.engine.failures import GradingStopped
     from rubric_lsp.engine.runner import GradingError, read
     from rubric_lsp.engine.settings import MissingCredentials
 
     try:
-        text = args.labelled.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return _fail(f"cannot read {args.labelled}: {exc}")
-    output = args.output or record.record_path(args.labelled)
-    try:
-        doc = read(text, str(args.labelled))
+        doc = read(request.text, request.path)
         settings = _settings(args)
-        passes, failed = _graded_passes(args, text, doc, settings)
+        passes, failed = _graded_passes(args, request, doc, settings)
         judge = judge_of(settings.resolved())
     except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:
         return _fail(str(exc))
@@ -144,7 +187,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     if (written := _write(output, data)) is not None:
         return written
-    print(f"calibration of {args.labelled} ({', '.join(judge.models)}) written to {output}:")
+    print(f"calibration of {request.path} ({', '.join(judge.models)}) written to {output}:")
     for line in table_lines(data):
         print(line)
     if failed:
@@ -156,15 +199,13 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _graded_passes(args: argparse.Namespace, text: str, doc: Any, settings: Any) -> tuple[list[Any], int]:
+def _graded_passes(args: argparse.Namespace, request: Any, doc: Any, settings: Any) -> tuple[list[Any], int]:
     """Each pass's units (``--repeat`` passes, each with its own verdict-cache keys) and the failed calls."""
     from rubric_lsp.engine.judge import REPEAT
-    from rubric_lsp.engine.request import GradeRequest, RequestKind
     from rubric_lsp.engine.runner import GradingError, UnsupportedRequest, grade
 
-    options = _options(args)
-    request = GradeRequest(text, str(args.labelled), RequestKind.DATASET, limit=args.limit, options=options)
-    no_labels = f"{args.labelled} is no labelled set to calibrate the judge against (docs/calibration.md lists those rubric calibrate reads)"
+    options = request.options
+    no_labels = f"{request.path} is no labelled set to calibrate the judge against (docs/calibration.md lists those rubric calibrate reads)"
     passes, failed = [], 0
     for repeat in range(args.repeat):
         token = REPEAT.set(repeat)
@@ -185,8 +226,6 @@ def _graded_passes(args: argparse.Namespace, text: str, doc: Any, settings: Any)
 
 def _write(path: Path, data: dict[str, Any]) -> int | None:
     """Write the record (kept as it is when only its date would change); an exit code when it cannot be."""
-    from rubric_lsp.calibration import record
-
     try:
         if path.exists() and record.same_but_date(record.read(path), data):
             return None

@@ -24,6 +24,7 @@ class RequestKind(str, Enum):
     EXAMPLES = "examples"  # grade the worked examples the file holds and check their expectations
     DATASET = "dataset"  # grade the file's labelled items and measure agreement with the labels
     RESCORE = "rescore"  # score given verdicts (one per criterion) with no judge
+    LABELS = "labels"  # grade the labelled outputs of a labels file against the file's units (rubric calibrate)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class GradeRequest:
     ``test_index``: 0-based test to grade, where the format has numbered tests (None = all);
     ``limit``: grade only the first N items of a dataset; ``verdicts``: what a RESCORE scores;
     ``units``: grade only these units (by name: e.g. a judge config's graders) where the format can;
+    ``labels``: what a LABELS request grades, a labels file's rows (``calibration.labels.LabelRow``);
     ``options``: the format's grading options by name (``Format.grade_options``), passed to its grader
     untouched: the grader checks them and fills in their defaults.
     """
@@ -46,6 +48,7 @@ class GradeRequest:
     limit: int | None = None
     verdicts: tuple[Any, ...] = ()  # RESCORE: the given verdicts
     units: tuple[str, ...] = ()  # names of the units to grade, where the format grades them apart (empty: all)
+    labels: tuple[Any, ...] = ()  # LABELS: the labelled rows
     options: Mapping[str, object] = field(default_factory=dict)
 
     @property

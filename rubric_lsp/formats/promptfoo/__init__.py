@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rubric_lsp.document import Document
 from rubric_lsp.formats.plugin import Format
+from rubric_lsp.formats.promptfoo.options import GRADE_OPTIONS
 from rubric_lsp.formats.promptfoo.versions import RELEASES
 
 CONFIG = "promptfoo-config"
@@ -63,6 +64,7 @@ FORMATS = (
         checker_modules=_CHECKERS,
         name=CONFIG,
         grader="rubric_lsp.formats.promptfoo.grading.grader:GRADER",
+        grade_options=GRADE_OPTIONS,
         model_ids="rubric_lsp.formats.promptfoo.grading.providers:promptfoo_to_litellm",
         title="promptfoo config",
         languages=("yaml", "json"),

@@ -16,6 +16,7 @@ from rubric_lsp.formats.northstar.grading.graders import (
     read_graders,
     skip_reason,
 )
+from rubric_lsp.formats.northstar.grading.labels import grade_labels
 
 
 def has_graders(root: Node | None) -> bool:
@@ -28,6 +29,12 @@ def has_graders(root: Node | None) -> bool:
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
     if doc.root is None or not has_graders(doc.root):
         raise GradingError(NOT_A_REQUEST)
+    if request.kind is RequestKind.LABELS:  # rubric calibrate LABELS.csv: each row through grade() below
+        try:
+            plan = read_graders(doc.root, lambda node: doc.range(node).to_json())
+        except GraderRequestError as exc:
+            raise GradingError(str(exc)) from None
+        return await grade_labels(doc, request, grading, plan.judges, grade)
     if request.kind is not RequestKind.RESPONSE:
         raise UnsupportedRequest(request.kind, "a NorthStar EvalRunRequest grades one response")
     try:

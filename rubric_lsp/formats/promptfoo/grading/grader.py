@@ -9,13 +9,20 @@ from rubric_lsp.document import Document
 from rubric_lsp.engine.report import GradeReport
 from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.engine.result import Outcome, Unit
-from rubric_lsp.engine.runner import Grader, Grading, UnsupportedRequest
+from rubric_lsp.engine.runner import Grader, Grading, GradingError, UnsupportedRequest
+from rubric_lsp.formats.promptfoo.grading.labels import grade_labels
 from rubric_lsp.formats.promptfoo.grading.outputs import graded_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
+from rubric_lsp.formats.promptfoo.grading.swap import swap_lines
+from rubric_lsp.formats.promptfoo.options import PromptfooOptions
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
     if request.kind is RequestKind.RESPONSE:
+        if PromptfooOptions.of(request.options).swap:
+            raise GradingError(
+                "--swap reverses the outputs select-best compares: give at least 2 (--response once per output)."
+            )
         return await grade_promptfoo(
             doc,
             request.response,
@@ -32,8 +39,11 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             grading.settings,
             test_index=request.test_index,
             on_progress=grading.tick,
+            swap=PromptfooOptions.of(request.options).swap,
         )
         return OutputsResult(result, reports)
+    if request.kind is RequestKind.LABELS:
+        return await grade_labels(doc, request.labels, grading)
     raise UnsupportedRequest(request.kind, "a promptfoo config grades one response, or several outputs compared")
 
 
@@ -87,6 +97,8 @@ class OutputsResult:
             lines.extend(_max_score_lines(selection))
         for comparison in self.data.get("select_best", []):
             lines.extend(_select_best_lines(comparison))
+        if "swap" in self.data:
+            lines.extend(swap_lines(self.data["swap"]))
         return lines
 
 

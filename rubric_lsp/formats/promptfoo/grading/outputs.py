@@ -19,6 +19,7 @@ from rubric_lsp.formats.promptfoo.grading.deterministic import evaluate
 from rubric_lsp.formats.promptfoo.grading.prompts import js_number_text
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
 from rubric_lsp.formats.promptfoo.grading.select_best import add_verdicts, grade_select_best
+from rubric_lsp.formats.promptfoo.grading.swap import swapped
 from rubric_lsp.formats.promptfoo.reading import read_config
 
 
@@ -44,6 +45,7 @@ async def graded_outputs(
     *,
     test_index: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    swap: bool = False,
 ) -> tuple[dict[str, Any], list[GradeReport]]:
     """Grade several outputs of the same prompt and apply each test's ``max-score`` (seed 003) and
     ``select-best`` (``select_best``).
@@ -52,7 +54,8 @@ async def graded_outputs(
     "select_best": [comparison per test]}`` (``select_best_usage`` too when a comparison ran),
     and the reports.
     Only the model-graded assertions are run here; other assertions of the test (contains,
-    python, ...) are listed in ``left_out`` and take no part in the aggregate.
+    python, ...) are listed in ``left_out`` and take no part in the aggregate. ``swap``: each
+    select-best is asked again with the outputs reversed (``swap.py``), under ``"swap"``.
     """
     if len(responses) < 2:
         raise GradingError(
@@ -92,6 +95,8 @@ async def graded_outputs(
     }
     if compared:
         result["select_best_usage"] = compare_usage.to_json()
+    if swap:
+        result["swap"] = await swapped(doc, view, numbers, responses, compared, settings)
     return result, list(reports)
 
 

@@ -1,0 +1,1 @@
+"""The Rubrics task's grading beyond its grader module: its calibration (``rubric calibrate TASK.json``)."""

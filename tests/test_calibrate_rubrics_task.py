@@ -1,0 +1,121 @@
+"""``rubric calibrate TASK.json``: a Rubrics task calibrated through its conversion — the criteria's figures
+are those of the converted dataset, and the preference (the judge's highest-scored response against the
+human ``selected_model_id``) agrees as an independent count says, with its Wilson interval."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.proportion import proportion_confint
+
+from rubric_lsp.cli import main
+from tests.conftest import use_judge
+from tests.judge_server import Reply
+
+CRITERIA = ("Answers the question.", "Is polite.")
+# Per turn: each response's text (the judge rates GOOD no_issues, MID minor_issues, BAD major_issues on
+# every criterion) and the response people selected.
+TURNS = [
+    (["GOOD one", "BAD one"], "m0"),  # the judge picks m0: agrees
+    (["BAD two", "MID two", "GOOD two"], "m1"),  # the judge picks m2: disagrees
+    (["GOOD three", "GOOD three again"], "m0"),  # a tie: no pick (the judge abstains)
+    (["MID four", "GOOD four"], "m1"),  # agrees
+    (["BAD five", "GOOD five"], None),  # no human pick
+]
+RATING = {"GOOD": "no_issues", "MID": "minor_issues", "BAD": "major_issues"}
+
+
+def human_rating(turn: int, response: int, criterion: int) -> str:
+    """People mostly agree with the judge; on the second criterion of turn 0's first response they do not."""
+    text = TURNS[turn][0][response]
+    if (turn, response, criterion) == (0, 0, 1):
+        return "minor_issues"
+    return RATING[text.split()[0]]
+
+
+def task() -> dict:
+    turns = []
+    for t, (texts, selected) in enumerate(TURNS):
+        keys = [f"rubric_{t}_criteria_{c}" for c in range(len(CRITERIA))]
+        messages = [{"role": "user", "source_id": "user", "content": {"text": f"Question {t}?"}, "annotations": []}]
+        for r, text in enumerate(texts):
+            ratings = [
+                {"id": f"{k}_rating", "title": title, "value": human_rating(t, r, c), "metadata": {"criteria": k}}
+                for c, (k, title) in enumerate(zip(keys, CRITERIA))
+            ]
+            messages.append(
+                {"role": "assistant", "source_id": f"m{r}", "content": {"text": text}, "annotations": ratings}
+            )
+        annotations = [{"key": k, "title": title, "value": "objective"} for k, title in zip(keys, CRITERIA)]
+        if selected is not None:
+            annotations.insert(0, {"key": "selected_model_id", "value": selected})
+        turns.append({"id": f"turn_{t}", "messages": messages, "annotations": annotations})
+    return {
+        "task_id": "t1",
+        "project": "p",
+        "status": "completed",
+        "created_at": "2025-01-01T00:00:00Z",
+        "threads": [{"id": "thread_0", "turns": turns, "annotations": []}],
+    }
+
+
+def rate(request):
+    """The judge: the option named for the response's first word, wherever the shuffle put it."""
+    response = request.text.split("<response>")[1].split("</response>")[0].strip()
+    label = RATING[response.split()[0]]
+    for line in request.text.split("<options>")[1].splitlines():
+        number, _, text = line.partition(". ")
+        if text.strip() == label:
+            return Reply.json({"selected_option": int(number), "explanation": label})
+    raise AssertionError(label)
+
+
+@pytest.fixture
+def task_file(judge_server, tmp_path, monkeypatch):
+    use_judge(monkeypatch, judge_server, "sk-test-task", tmp_path / "cache")
+    judge_server.handler = rate
+    path = tmp_path / "task.json"
+    path.write_text(json.dumps(task(), indent=2))
+    return path
+
+
+def test_the_record_holds_each_criterion_and_the_preference(task_file, capfd):
+    code = main(["calibrate", str(task_file)])
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    data = json.loads(task_file.with_name("task.json.calibration.json").read_text())
+    units = {u["id"]: u for u in data["units"]}
+    assert list(units)[-1] == "preference" and len(units) == 1 + 2 * len(TURNS)
+
+    # A criterion: quadratic-weighted κ over its one turn's responses, as scikit-learn computes it.
+    scale = {"major_issues": 0, "minor_issues": 1, "no_issues": 2}
+    texts = TURNS[0][0]
+    truth = [scale[human_rating(0, r, 1)] for r in range(len(texts))]
+    judged = [scale[RATING[t.split()[0]]] for t in texts]
+    figures = units["rubric_0_criteria_1"]["figures"]
+    assert figures["labels"] == 2 and figures["accuracy"]["value"] == 0.5
+    assert figures["kappa"]["value"] == round(float(cohen_kappa_score(truth, judged, weights="quadratic")), 4)
+
+    # The preference, counted independently: turns 0 and 3 agree, 1 does not; 2 is a tie, 4 has no human pick.
+    preference = units["preference"]["figures"]
+    assert preference["labels"] == 3 and preference["accuracy"]["successes"] == 2
+    low, high = proportion_confint(2, 3, method="wilson")
+    assert preference["accuracy"]["interval"] == [round(low, 4), round(high, 4)]
+    assert preference["abstained"] == {"both": 0, "judge_only": 1, "truth_only": 1}
+    assert preference["failed"] == 0
+    assert "preference: 3 labels · accuracy 0.67" in out
+
+
+def test_rubric_grade_reports_the_preference_per_turn(task_file, capfd):
+    code = main(["grade", str(task_file), "--format", "json"])
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    preference = json.loads(out)["preference"]
+    assert [(t["judge"], t["human"]) for t in preference["turns"]] == [(0, 0), (2, 1), (None, 0), (1, 1), (1, None)]
+    assert preference["agreement"]["value"] == pytest.approx(2 / 3)
+    assert main(["grade", str(task_file)]) == 0
+    assert "preference (judge's highest-scored response vs selected_model_id): 2 of 3 turn(s) agree (67%" in (
+        capfd.readouterr().out
+    )
