@@ -175,3 +175,18 @@ def test_a_resume_with_another_file_or_other_settings_is_refused(env, judge_serv
     (env / "junk.sqlite").write_text("not a database, just text that is long enough to be read as a header")
     code, _, err = grade_in_process(capfd, env, "--resume", str(env / "junk.sqlite"))
     assert code == 2 and err.count("\n") == 1 and "cannot open the run file" in err
+
+
+def test_a_run_file_from_before_an_option_existed_resumes_when_the_option_is_at_its_default(tmp_path):
+    """A format's new grading option (promptfoo's ``swap``) is absent from run files written before it:
+    they hold its default, so they resume; a resume asking another value is refused naming it."""
+    from rubric_lsp.engine.store.run_file import RunFile, RunFileError
+
+    path = tmp_path / "old.run.sqlite"
+    old = {"format": 1, "file_sha256": "ab", "kind": "dataset", "limit": None}
+    RunFile.create(path, old).close()
+    RunFile.resume(path, {**old, "swap": False}, {"swap": False}).close()
+    with pytest.raises(RunFileError, match="swap changed"):
+        RunFile.resume(path, {**old, "swap": True}, {"swap": False})
+    with pytest.raises(RunFileError, match="swap changed"):  # no default known: a new field differs
+        RunFile.resume(path, {**old, "swap": False})

@@ -325,7 +325,10 @@ def _run_file(args: argparse.Namespace, request: Any) -> Iterator[Any]:
     settings = _settings(args).resolved()  # MissingCredentials when no judge can be chosen
     described = run_file.describe_request(request.text, request.kind.value, settings, _run_fields(request))
     try:
-        run = run_file.RunFile.create(path, described) if args.run else run_file.RunFile.resume(path, described)
+        defaults = {option.name: option.default for option in grade_options()}
+        run = (
+            run_file.RunFile.create(path, described) if args.run else run_file.RunFile.resume(path, described, defaults)
+        )
     except run_file.RunFileError as exc:
         raise GradingError(str(exc)) from None
     try:

@@ -176,8 +176,11 @@ class RunFile:
         return run
 
     @classmethod
-    def resume(cls, path: Path, request: Mapping[str, Any]) -> RunFile:
-        """The run in ``path``, when it was started for this same ``request``; RunFileError otherwise."""
+    def resume(cls, path: Path, request: Mapping[str, Any], defaults: Mapping[str, Any] | None = None) -> RunFile:
+        """The run in ``path``, when it was started for this same ``request``; RunFileError otherwise.
+
+        ``defaults``: fields a newer release added (a format's new grading option) and the value they
+        had before it: a run file without such a field holds that value, so it still resumes."""
         if not path.is_file():
             raise RunFileError(f"no run file at {path}: start one with --run {path}")
         lock = _locked(path)
@@ -190,7 +193,7 @@ class RunFile:
             stored = run._checked_request()
             if stored is None:
                 raise RunFileError(f"{path} holds no run request: start a new run with --run")
-            differs = [name for name in sorted(set(stored) | set(request)) if stored.get(name) != request.get(name)]
+            differs = _differing(stored, request, json.loads(canonical_json(dict(defaults or {}))))
             if differs:
                 raise RunFileError(
                     f"{path} was started for a different grading ({_differences(differs)} changed): "
@@ -417,6 +420,16 @@ def _locked(path: Path) -> RunLock:
     except OSError as exc:
         raise RunFileError(f"cannot lock the run file {path} ({lock.path}: {exc.strerror or exc})") from None
     return lock
+
+
+def _differing(stored: Mapping[str, Any], request: Mapping[str, Any], defaults: Mapping[str, Any]) -> list[str]:
+    """The fields whose values differ, a field missing on one side reading as its default (if it has one)."""
+    missing = object()
+
+    def value(side: Mapping[str, Any], name: str) -> Any:
+        return side.get(name, defaults.get(name, missing))
+
+    return [name for name in sorted(set(stored) | set(request)) if value(stored, name) != value(request, name)]
 
 
 def _differences(names: list[str]) -> str:
