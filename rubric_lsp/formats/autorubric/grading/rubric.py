@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,3 +225,16 @@ def _plain(node: Node) -> dict[str, Any]:
 
 # What Format.grader names: annotated, so that mypy checks ``grade`` against the engine's protocol.
 GRADER: Grader = grade
+
+
+# What rubric grade's calibration check and judge card read of this format (commands/grade_calibration.py).
+def current_calibration_units(doc: Document, options: Mapping[str, Any]) -> list[Any]:
+    from rubric_lsp.formats.autorubric.grading.calibration import rubric_units
+
+    return rubric_units(doc, options)
+
+
+def judge_card(doc: Document, options: Mapping[str, Any], units: list[Any]) -> list[tuple[str, str]]:
+    from rubric_lsp.formats.autorubric.grading import calibration
+
+    return calibration.judge_card(doc, options, units)
