@@ -32,6 +32,7 @@ from rubric_lsp.engine.result import Unit
 from rubric_lsp.engine.runner import Grader, Grading, GradingError
 from rubric_lsp.engine.usage import Usage
 from rubric_lsp.engine.windowed import fold_in_order, quiet_collector
+from rubric_lsp.formats.autorubric.grading import calibration
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import DatasetError as DatasetError
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
 from rubric_lsp.formats.autorubric.grading.dataset_units import dataset_units
@@ -162,9 +163,7 @@ class DatasetResult:
     def calibration_units(self, doc: Document, options: Mapping[str, Any]) -> list[Any]:
         """The measured criteria as calibration units (``rubric calibrate``; ``doc``, ``options``: the graded
         dataset and the request's grading options)."""
-        from rubric_lsp.formats.autorubric.grading.calibration import units
-
-        return units(self, doc, options)
+        return calibration.units(self, doc, options)
 
     def pass_counts(self) -> dict[str, tuple[int, int]]:
         """Each binary criterion's (MET, MET + UNMET) over every graded item: the pass rate ``rubric grade``
@@ -437,12 +436,8 @@ GRADER: Grader = grade
 
 # What rubric grade's calibration check and judge card read of this format (commands/grade_calibration.py).
 def current_calibration_units(doc: Document, options: Mapping[str, Any]) -> list[Any]:
-    from rubric_lsp.formats.autorubric.grading.calibration import dataset_units
-
-    return dataset_units(doc, options)
+    return calibration.dataset_units(doc, options)
 
 
 def judge_card(doc: Document, options: Mapping[str, Any], units: list[Any]) -> list[tuple[str, str]]:
-    from rubric_lsp.formats.autorubric.grading import calibration
-
     return calibration.judge_card(doc, options, units)

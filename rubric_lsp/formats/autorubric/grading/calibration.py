@@ -17,6 +17,8 @@ from typing import Any
 from rubric_lsp.calibration.units import CurrentUnit, UnitSamples
 from rubric_lsp.document import Document
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
+from rubric_lsp.formats.autorubric.grading.inputs import criterion_inputs
+from rubric_lsp.formats.autorubric.options import AutorubricOptions
 
 BINARY_CATEGORIES = ("MET", "UNMET")
 # The grading options that change a verdict (options.py): the others change the score only.
@@ -58,8 +60,6 @@ def prompt_fingerprint() -> str:
 
 def units(result: Any, doc: Document, options: Mapping[str, Any]) -> list[UnitSamples]:
     """Each criterion the dataset grading measured (``result``: its DatasetResult), in the file's order."""
-    from rubric_lsp.formats.autorubric.options import AutorubricOptions
-
     read = AutorubricOptions.of(options)
     settings = {name: getattr(read, name) for name in VERDICT_OPTIONS}
     guidelines = _guidelines_by_criterion(doc)
@@ -119,8 +119,6 @@ def _key(source: Any) -> Any:
 
 def rubric_units(doc: Document, options: Mapping[str, Any]) -> list[CurrentUnit]:
     """A rubric's criteria as they are now (``rubric grade --require-calibrated``, the judge card)."""
-    from rubric_lsp.formats.autorubric.grading.inputs import criterion_inputs
-
     inputs, guidelines = criterion_inputs(doc)
     return [_current(item, guidelines, options) for item in inputs]
 
@@ -150,8 +148,6 @@ def _criteria(doc: Document) -> list[tuple[Any, str | None]]:
 
 
 def _current(item: Any, guidelines: str | None, options: Mapping[str, Any]) -> CurrentUnit:
-    from rubric_lsp.formats.autorubric.options import AutorubricOptions
-
     read = AutorubricOptions.of(options)
     return CurrentUnit(
         id=item.name,
@@ -166,8 +162,6 @@ def _current(item: Any, guidelines: str | None, options: Mapping[str, Any]) -> C
 def judge_card(doc: Document, options: Mapping[str, Any], units: list[CurrentUnit]) -> list[tuple[str, str]]:
     """The format's part of the judge card (``rubric grade``'s reports): its scale, how an abstention and a
     tie are handled, and how several judges' votes combine, in autorubric's words."""
-    from rubric_lsp.formats.autorubric.options import AutorubricOptions
-
     read = AutorubricOptions.of(options)
     binary = sum(u.binary for u in units)
     scales = [f"MET / UNMET ({binary} criteria)"] if binary else []

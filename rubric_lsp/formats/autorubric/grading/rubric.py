@@ -11,6 +11,7 @@ from rubric_lsp.document.positions import Span
 from rubric_lsp.engine.report import ExampleResult, ExamplesResult, GradeReport, Verdict
 from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.engine.runner import Grader, Grading, GradingError, Run, UnsupportedRequest, fan_out
+from rubric_lsp.formats.autorubric.grading import calibration
 from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput, grade_criteria
 from rubric_lsp.formats.autorubric.grading.inputs import check_gradable, criterion_inputs
 from rubric_lsp.formats.autorubric.grading.rescore import rescore
@@ -229,12 +230,8 @@ GRADER: Grader = grade
 
 # What rubric grade's calibration check and judge card read of this format (commands/grade_calibration.py).
 def current_calibration_units(doc: Document, options: Mapping[str, Any]) -> list[Any]:
-    from rubric_lsp.formats.autorubric.grading.calibration import rubric_units
-
-    return rubric_units(doc, options)
+    return calibration.rubric_units(doc, options)
 
 
 def judge_card(doc: Document, options: Mapping[str, Any], units: list[Any]) -> list[tuple[str, str]]:
-    from rubric_lsp.formats.autorubric.grading import calibration
-
     return calibration.judge_card(doc, options, units)
