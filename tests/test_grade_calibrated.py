@@ -9,6 +9,7 @@ import json
 import re
 from html import unescape
 
+import jsonschema
 import numpy as np
 import pytest
 
@@ -163,6 +164,8 @@ def test_the_judge_card_in_json_junit_and_html_holds_the_same_figures(labelled, 
     calibrated(labelled, capfd)
     code, out, _ = run(capfd, "grade", str(labelled), "--format", "json")
     data = json.loads(out)
+    schema = json.loads((REPO / "schemas" / "rubric-grade-output.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
     card = data["judge_card"]
     assert card["models"] == ["openai/judge"] and len(card["prompt"]) == 16
     labels = [part["label"] for part in card["format"]]
@@ -181,10 +184,10 @@ def test_the_judge_card_in_json_junit_and_html_holds_the_same_figures(labelled, 
         assert unit["labels"] == recorded["figures"]["labels"] == ITEMS
 
     xmlschema = pytest.importorskip("xmlschema")
-    schema = xmlschema.XMLSchema(str(REPO / "tests" / "data" / "junit-10.xsd"))
+    junit_schema = xmlschema.XMLSchema(str(REPO / "tests" / "data" / "junit-10.xsd"))
     code, out, _ = run(capfd, "grade", str(labelled), "--format", "junit")
-    schema.validate(out)
-    suite = schema.to_dict(out)["testsuite"][0]
+    junit_schema.validate(out)
+    suite = junit_schema.to_dict(out)["testsuite"][0]
     shown = {p["@name"]: p["@value"] for p in suite["properties"][0]["property"]}
     assert list(shown.items()) == card_rows(card)
     assert f"κ {number(card['units'][1]['kappa']['value'])}" in shown["calibration: shows_work"]
