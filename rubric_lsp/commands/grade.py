@@ -410,7 +410,9 @@ def _calibration(args: argparse.Namespace, request: Any) -> Any:
     """The judge card's calibration (None when the file cannot be read for it: the grading says why);
     an exit code when ``--require-calibrated`` refuses, before any judge call."""
     try:
-        found = prepare(args.rubric, request.text, dict(request.options), _settings(args), args.calibration)
+        judged = request.kind is not RequestKind.RESCORE  # given verdicts: no judge to name on the card
+        settings = _settings(args) if judged else None
+        found = prepare(args.rubric, request.text, dict(request.options), settings, args.calibration)
         if args.require_calibrated:
             require(found)
     except NotCalibrated as exc:

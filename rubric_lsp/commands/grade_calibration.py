@@ -66,8 +66,11 @@ class Calibration:
         return None if pass_counts is None else status.pass_rates(pass_counts(), self.statuses)
 
 
-def prepare(path: Path, text: str, options: dict[str, Any], settings: JudgeSettings, given: Path | None) -> Calibration:
-    """The file's units, their records and statuses, before any judge call.
+def prepare(
+    path: Path, text: str, options: dict[str, Any], settings: JudgeSettings | None, given: Path | None
+) -> Calibration:
+    """The file's units, their records and statuses, before any judge call (``settings``: None when no
+    judge is asked, e.g. given verdicts rescored).
 
     Raises NotCalibrated only through :func:`require`; a record that cannot be read is kept as an error
     on the card (and refuses under ``--require-calibrated``)."""
@@ -76,10 +79,10 @@ def prepare(path: Path, text: str, options: dict[str, Any], settings: JudgeSetti
     units_of = getattr(module, "current_calibration_units", None)
     parts_of = getattr(module, "judge_card", None)
     try:
-        resolved = settings.resolved()
-        models = list(resolved.judge_models())
-    except MissingCredentials:  # rescoring given verdicts asks no judge
-        resolved, models = None, []
+        resolved = None if settings is None else settings.resolved()
+    except MissingCredentials:  # the grading refuses with its own message
+        resolved = None
+    models = [] if resolved is None else list(resolved.judge_models())
     found = Calibration(models=models)
     if units_of is not None:
         found.units = list(units_of(doc, options))

@@ -9,6 +9,7 @@ score, never a verdict, so it does not make a record stale.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping
@@ -39,6 +40,7 @@ def unit_text(criterion: Any, guidelines: str | None) -> dict[str, Any]:
     return text
 
 
+@functools.cache  # the same for every criterion: rendered once per process
 def prompt_fingerprint() -> str:
     """A hash of the prompts the judge is sent: the system prompts, the reply formats and the templates
     (rendered for placeholder inputs), and the prompt version the verdict cache keys on."""
