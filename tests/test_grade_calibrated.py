@@ -218,3 +218,22 @@ def test_a_format_with_no_calibration_units_cannot_be_required_calibrated(labell
     code, out, err = run(capfd, "grade", config, "--response", str(answer), "--format", "json")
     card = json.loads(out)["judge_card"]
     assert card["models"] == ["openai/judge"] and card["units"] == [] and card["coverage"]["units"] > 0
+
+
+def test_a_hostile_records_figures_never_reach_the_card_or_the_correction():
+    from rubric_lsp.calibration.card import build
+    from rubric_lsp.calibration.status import pass_rates
+
+    figures = {
+        "kappa": {"statistic": 3, "value": "0.9", "interval": [0, "x"]},
+        "labels": True,
+        "sensitivity": {"value": 0.9, "successes": 12, "n": 10},  # more successes than labels
+        "specificity": {"value": 0.9, "successes": 9, "n": 10},
+    }
+    status = {"id": "a", "title": "", "status": "fresh", "stale": [], "figures": figures, "date": None}
+    zero = dict.fromkeys(("groups", "units", "graded", "errors", "abstained", "not_run"), 0)
+    card = build(models=[], prompt=None, parts=[], coverage=zero, record=None, units=[status])
+    assert card["units"][0]["kappa"] == {"statistic": None, "value": None, "interval": None}
+    assert card["units"][0]["labels"] is None
+    (rate,) = pass_rates({"a": (5, 10)}, [status])
+    assert rate["value"] == 0.5 and rate["corrected"] is None and rate["corrected_interval"] is None

@@ -40,16 +40,30 @@ def build(
 def _unit(status: Mapping[str, Any]) -> dict[str, Any]:
     figures = status.get("figures") or {}
     kappa = figures.get("kappa") if isinstance(figures.get("kappa"), dict) else None
+    # A record is a file in a repository: only figures of the right type reach the card.
     return {
         "id": status["id"],
         "status": status["status"],
         "stale": list(status.get("stale") or []),
         "kappa": None
         if kappa is None
-        else {"statistic": kappa.get("statistic"), "value": kappa.get("value"), "interval": kappa.get("interval")},
-        "labels": figures.get("labels"),
+        else {
+            "statistic": _typed(kappa.get("statistic"), str),
+            "value": _typed(kappa.get("value"), (int, float)),
+            "interval": _interval_of(kappa.get("interval")),
+        },
+        "labels": _typed(figures.get("labels"), int),
         "date": status.get("date"),
     }
+
+
+def _typed(value: Any, kind: Any) -> Any:
+    return value if isinstance(value, kind) and not isinstance(value, bool) else None
+
+
+def _interval_of(value: Any) -> list[float] | None:
+    ok = isinstance(value, list) and len(value) == 2 and all(_typed(v, (int, float)) is not None for v in value)
+    return list(value) if ok else None
 
 
 def card_rows(card: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -47,6 +47,7 @@ def statuses(
 ) -> list[dict[str, Any]]:
     """Each unit's calibration status: ``{id, title, status, stale, figures, date}`` (``stale``: what changed)."""
     out = []
+    date = data.get("date") if data is not None and isinstance(data.get("date"), str) else None
     for unit in units:
         judged_by = unit_judge(judge, unit)
         entry = None if data is None else record_unit(data, unit, judged_by)
@@ -54,7 +55,7 @@ def statuses(
         if entry is not None:
             stale = record.staleness(entry, unit.text, judged_by)
             figures = entry.get("figures") if isinstance(entry.get("figures"), dict) else {}
-            status.update(status=STALE if stale else FRESH, stale=stale, figures=figures, date=data.get("date"))  # type: ignore[union-attr]
+            status.update(status=STALE if stale else FRESH, stale=stale, figures=figures, date=date)
         out.append(status)
     return out
 
