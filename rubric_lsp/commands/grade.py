@@ -282,7 +282,8 @@ def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         with _run_file(args, request) as run:
-            result = with_progress(lambda progress, meter: _graded(args, request, progress, meter))
+            doc = None if calibration is None else calibration.doc
+            result = with_progress(lambda progress, meter: _graded(args, request, progress, meter, doc))
             if run is not None:
                 run.finish(result.to_json())
     except UnsupportedRequest as exc:
@@ -312,11 +313,11 @@ def _run(args: argparse.Namespace) -> int:
     return code
 
 
-def _graded(args: argparse.Namespace, request: Any, progress: Any, meter: Any) -> Awaitable[Any]:
+def _graded(args: argparse.Namespace, request: Any, progress: Any, meter: Any, doc: Any) -> Awaitable[Any]:
     """The grading to run: once, or in batch mode in rounds of passes (engine/sources/batch.py)."""
 
     def once() -> Awaitable[Any]:
-        return grade(request, _settings(args), on_progress=progress, meter=meter)
+        return grade(request, _settings(args), on_progress=progress, meter=meter, doc=doc)
 
     mode = batch.active()
     return once() if mode is None else batch.grade_in_rounds(mode, once)

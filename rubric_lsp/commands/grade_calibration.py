@@ -36,6 +36,7 @@ class Calibration:
     where: Path | None = None
     statuses: list[dict[str, Any]] = field(default_factory=list)
     record_error: str | None = None
+    doc: Any = None  # the file as read: the grading reuses it (a large dataset is not parsed twice)
 
     def card(self, result: Any) -> dict[str, Any]:
         """The judge card of ``result`` (its coverage counted from the result's units)."""
@@ -83,7 +84,7 @@ def prepare(
     except MissingCredentials:  # the grading refuses with its own message
         resolved = None
     models = [] if resolved is None else list(resolved.judge_models())
-    found = Calibration(models=models)
+    found = Calibration(models=models, doc=doc)
     if units_of is not None:
         found.units = list(units_of(doc, options))
     if parts_of is not None:
