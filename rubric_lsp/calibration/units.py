@@ -37,6 +37,19 @@ class UnitSamples:
     settings: dict[str, Any] = field(default_factory=dict)  # the format's grading options that change its verdict
 
 
+@dataclass(frozen=True)
+class CurrentUnit:
+    """A unit as the file holds it now, before any judge call: what a record's fingerprints are checked against
+    (``rubric grade --require-calibrated``, the judge card). The fields mean what :class:`UnitSamples`' do."""
+
+    id: str
+    title: str
+    text: Any
+    prompt: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    binary: bool = True  # a pass rate can be corrected (one passing verdict against the rest)
+
+
 def figures(unit: UnitSamples) -> dict[str, Any]:
     """The record's figures for one unit (docs/calibration.md says how to read each)."""
     pairs = unit.pairs

@@ -25,6 +25,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.calibration.card import card_lines, card_rows, with_card
+from rubric_lsp.commands.grade_calibration import NotCalibrated, prepare, require
 from rubric_lsp.commands.grade_progress import with_progress
 from rubric_lsp.engine.extra import report_extra_missing
 from rubric_lsp.engine.failures import GradingStopped
@@ -168,6 +170,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="--batch: seconds between status checks of a submitted batch (default: 30)",
     )
+    calibrated = p.add_argument_group("calibration (docs/calibration.md)")
+    calibrated.add_argument(
+        "--require-calibrated",
+        action="store_true",
+        help="refuse (exit 2, before any judge call) when a graded unit has no fresh calibration record",
+    )
+    calibrated.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="RECORD.json",
+        help="the calibration record to check against (default: <file>.calibration.json beside the file)",
+    )
     _add_format_options(p)
     return p
 
@@ -262,10 +276,14 @@ def _run(args: argparse.Namespace) -> int:
         return request
     if args.report is not None and (missing := report_extra_missing()) is not None:
         return _fail(missing)  # before any judge call: the report is written after the grading is paid for
+    calibration = _calibration(args, request)
+    if isinstance(calibration, int):
+        return calibration
     started = time.perf_counter()
     try:
         with _run_file(args, request) as run:
-            result = with_progress(lambda progress, meter: _graded(args, request, progress, meter))
+            doc = None if calibration is None else calibration.doc
+            result = with_progress(lambda progress, meter: _graded(args, request, progress, meter, doc))
             if run is not None:
                 run.finish(result.to_json())
     except UnsupportedRequest as exc:
@@ -274,18 +292,20 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if (
         args.report is not None
-        and (written := _write_report(args.report, request, result, time.perf_counter() - started)) is not None
+        and (written := _write_report(args.report, request, result, time.perf_counter() - started, calibration))
+        is not None
     ):
         return written
+    card, rates = (None, None) if calibration is None else (calibration.card(result), calibration.pass_rates(result))
     if args.format == "json":
         # Written as it is encoded: json.dumps with an indent joins a list of every piece (millions for
         # a dataset's result, ~30 MB at 10,000 items) before the first byte is written.
-        json.dump(result.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+        json.dump(with_card(result.to_json(), card, rates), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     elif args.format in ("junit", "csv"):
-        sys.stdout.write(junit(result) if args.format == "junit" else csv_text(result))
+        sys.stdout.write(junit(result, card_rows(card) if card else ()) if args.format == "junit" else csv_text(result))
     else:
-        for line in result.text_lines():
+        for line in result.text_lines() + card_lines(card, rates):
             print(line)
     code = exit_code(result)
     if code == EXIT_ERROR:
@@ -293,11 +313,11 @@ def _run(args: argparse.Namespace) -> int:
     return code
 
 
-def _graded(args: argparse.Namespace, request: Any, progress: Any, meter: Any) -> Awaitable[Any]:
+def _graded(args: argparse.Namespace, request: Any, progress: Any, meter: Any, doc: Any) -> Awaitable[Any]:
     """The grading to run: once, or in batch mode in rounds of passes (engine/sources/batch.py)."""
 
     def once() -> Awaitable[Any]:
-        return grade(request, _settings(args), on_progress=progress, meter=meter)
+        return grade(request, _settings(args), on_progress=progress, meter=meter, doc=doc)
 
     mode = batch.active()
     return once() if mode is None else batch.grade_in_rounds(mode, once)
@@ -390,10 +410,27 @@ def _run_fields(request: Any) -> dict[str, Any]:
     }
 
 
-def _write_report(path: Path, request: Any, result: Any, elapsed: float) -> int | None:
-    """Write the HTML report; an exit code when it cannot be written."""
+def _calibration(args: argparse.Namespace, request: Any) -> Any:
+    """The judge card's calibration (None when the file cannot be read for it: the grading says why);
+    an exit code when ``--require-calibrated`` refuses, before any judge call."""
     try:
-        html = render(request, result, elapsed=elapsed)
+        judged = request.kind is not RequestKind.RESCORE  # given verdicts: no judge to name on the card
+        settings = _settings(args) if judged else None
+        found = prepare(args.rubric, request.text, dict(request.options), settings, args.calibration)
+        if args.require_calibrated:
+            require(found)
+    except NotCalibrated as exc:
+        return _fail(str(exc))
+    except (GradingError, ValueError) as exc:
+        return _fail(f"--require-calibrated: {exc}") if args.require_calibrated else None
+    return found
+
+
+def _write_report(path: Path, request: Any, result: Any, elapsed: float, calibration: Any) -> int | None:
+    """Write the HTML report; an exit code when it cannot be written."""
+    card, rates = (None, None) if calibration is None else (calibration.card(result), calibration.pass_rates(result))
+    try:
+        html = render(request, result, elapsed=elapsed, card=card, pass_rates=rates)
     except ImportError:  # checked before the grading; a module broken since then
         return _fail(report_extra_missing() or "the HTML report cannot import jinja2 or pygal")
     try:

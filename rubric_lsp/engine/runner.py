@@ -217,16 +217,22 @@ def with_model_spellings(settings: JudgeSettings) -> JudgeSettings:
 
 
 async def grade(
-    request: GradeRequest, settings: JudgeSettings, *, on_progress: Progress | None = None, meter: Meter | None = None
+    request: GradeRequest,
+    settings: JudgeSettings,
+    *,
+    on_progress: Progress | None = None,
+    meter: Meter | None = None,
+    doc: Document | None = None,
 ) -> GradeResult:
     """Carry out ``request``; see the module docstring. ``meter``: where to count tokens, cost, calls
     in flight and back-off as the grading goes (``Grading.meter``; a new one when not given).
 
     Raises GradingError (the file cannot be graded, litellm is not installed, or the deadline passed) or
     MissingCredentials (no API key; raised before any call). Judge failures are verdicts with
-    ``error`` set, never exceptions.
+    ``error`` set, never exceptions. ``doc``: the request's text already read (``read``), so a large
+    file is not parsed twice.
     """
-    doc = read(request.text, request.path)
+    doc = doc if doc is not None else read(request.text, request.path)  # a face may have read it already
     grader = grader_for(doc)
     if request.kind is not RequestKind.RESCORE:  # rescoring given verdicts asks no judge
         missing = grade_extra_missing()

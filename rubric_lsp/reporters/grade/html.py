@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from rubric_lsp.calibration.card import card_rows
 from rubric_lsp.engine.result import Outcome, Unit
 from rubric_lsp.redaction import report_redactor
 from rubric_lsp.reporters.grade.html_tests import tests_view
@@ -51,7 +52,16 @@ def figure(value: Any, digits: int = 3) -> str:
     return "n/a"  # None, or a field the result does not have
 
 
-def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
+def render(
+    request: Any,
+    result: Any,
+    *,
+    elapsed: float | None = None,
+    card: dict[str, Any] | None = None,
+    pass_rates: list[dict[str, Any]] | None = None,
+) -> str:
+    """The page. ``card``: the judge card (``calibration.card``), shown as its label/value rows;
+    ``pass_rates``: each unit's pass rate raw and corrected, for a grading of many items."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     redact = report_redactor().report
@@ -70,6 +80,8 @@ def render(request: Any, result: Any, *, elapsed: float | None = None) -> str:
         "elapsed": elapsed,
         # What was graded (each output's text, shown collapsed): the request's, not the result's.
         "responses": [redact(r) for r in getattr(request, "responses", ()) if isinstance(r, str)],
+        "card_rows": [] if card is None else [(redact(k), redact(v)) for k, v in card_rows(card)],
+        "pass_rates": _redacted(pass_rates or [], redact),
     }
     context.update(_SECTIONS[kind](data, units))
     for selection in context.get("selections") or []:

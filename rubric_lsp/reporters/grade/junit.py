@@ -8,7 +8,7 @@ passes through the report redactor: no API key reaches the file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rubric_lsp.redaction import report_redactor
@@ -16,7 +16,8 @@ from rubric_lsp.reporters.grade.rows import ERROR, FAIL, SKIPPED, Row, rows
 from rubric_lsp.reporters.xml import xml_attribute, xml_text
 
 
-def junit(result: Any) -> str:
+def junit(result: Any, properties: Sequence[tuple[str, str]] = ()) -> str:
+    """``properties``: the judge card's rows (``calibration.card.card_rows``), in every suite's ``<properties>``."""
     redact = report_redactor().report
     suites: dict[str, list[Row]] = {}
     for row in rows(result):
@@ -33,10 +34,21 @@ def junit(result: Any) -> str:
             f' failures="{sum(r.outcome in (FAIL, ERROR) for r in group)}" errors="0"'
             f' skipped="{sum(r.outcome == SKIPPED for r in group)}">'
         )
+        out.extend(_properties(properties, redact))
         out.extend(_testcase(row, redact) for row in group)
         out.append("  </testsuite>")
     out.append("</testsuites>")
     return "\n".join(out) + "\n"
+
+
+def _properties(properties: Sequence[tuple[str, str]], redact: Callable[[str], str]) -> list[str]:
+    if not properties:
+        return []
+    found = [
+        f"      <property name={xml_attribute(redact(name))} value={xml_attribute(redact(value))} />"
+        for name, value in properties
+    ]
+    return ["    <properties>", *found, "    </properties>"]
 
 
 def _testcase(row: Row, redact: Callable[[str], str]) -> str:

@@ -15,6 +15,7 @@ per-criterion agreement as they land, keeping only the item's output row.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from rubric_lsp.engine.result import Unit
 from rubric_lsp.engine.runner import Grader, Grading, GradingError
 from rubric_lsp.engine.usage import Usage
 from rubric_lsp.engine.windowed import fold_in_order, quiet_collector
+from rubric_lsp.formats.autorubric.grading import calibration
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import DatasetError as DatasetError
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
 from rubric_lsp.formats.autorubric.grading.dataset_units import dataset_units
@@ -59,6 +61,8 @@ class CriterionAgreement:
     # Each labelled item's verdict, abstentions included (None: the call failed), and where the item's
     # verdict list holds it: the repeats of ``rubric calibrate --repeat`` are compared through it.
     judged: dict[int, tuple[Any, int]] = field(default_factory=dict)
+    # Every graded item's verdict category, labelled or not (failed calls left out): its pass rate.
+    verdict_counts: Counter[Any] = field(default_factory=Counter)
 
     def add(self, truth: Any, judged: Any, item: int | None = None) -> None:
         truth_abstains, judge_abstains = truth in self.abstain, judged in self.abstain
@@ -159,9 +163,16 @@ class DatasetResult:
     def calibration_units(self, doc: Document, options: Mapping[str, Any]) -> list[Any]:
         """The measured criteria as calibration units (``rubric calibrate``; ``doc``, ``options``: the graded
         dataset and the request's grading options)."""
-        from rubric_lsp.formats.autorubric.grading.calibration import units
+        return calibration.units(self, doc, options)
 
-        return units(self, doc, options)
+    def pass_counts(self) -> dict[str, tuple[int, int]]:
+        """Each binary criterion's (MET, MET + UNMET) over every graded item: the pass rate ``rubric grade``
+        corrects for the judge's measured sensitivity and specificity (abstentions and failures left out)."""
+        return {
+            c.name: (c.verdict_counts["MET"], c.verdict_counts["MET"] + c.verdict_counts["UNMET"])
+            for c in self.criteria
+            if c.kind == "binary"
+        }
 
     @property
     def incomplete(self) -> str | None:
@@ -303,6 +314,7 @@ async def grade_dataset(
                 "human_score": _human_score(criteria, truth, options),
             }
         )
+        _tally(agreements, criteria, report)
         if isinstance(truth, list):
             _compare(agreements, criteria, report, truth, position)
 
@@ -358,6 +370,16 @@ def _compare(
             agreement.add(expected, judged, position)
 
 
+def _tally(agreements: dict[tuple[Any, ...], CriterionAgreement], criteria: list[Any], report: GradeReport) -> None:
+    """Count one item's judged verdicts, labelled or not, into each criterion's verdict counts."""
+    for criterion, verdict in zip(criteria, report.verdicts):
+        agreement = agreements.get(identity(criterion))
+        if agreement is None:
+            agreement = agreements[identity(criterion)] = _agreement_for(criterion, len(agreements))
+        if not verdict.failed:
+            agreement.verdict_counts[_category(criterion.criterion, verdict.verdict)] += 1
+
+
 def _human_score(criteria: list[Any], truth: Any, options: AutorubricOptions) -> float | None:
     """The score the item's labels give under the same scoring as the judge's (None: labels missing or unusable)."""
     from rubric_lsp.formats.autorubric.grading.rescore import outcome_of
@@ -410,3 +432,12 @@ def _text(node: Node | None) -> str | None:
 
 # What Format.grader names: annotated, so that mypy checks ``grade`` against the engine's protocol.
 GRADER: Grader = grade
+
+
+# What rubric grade's calibration check and judge card read of this format (commands/grade_calibration.py).
+def current_calibration_units(doc: Document, options: Mapping[str, Any]) -> list[Any]:
+    return calibration.dataset_units(doc, options)
+
+
+def judge_card(doc: Document, options: Mapping[str, Any], units: list[Any]) -> list[tuple[str, str]]:
+    return calibration.judge_card(doc, options, units)

@@ -9,14 +9,17 @@ score, never a verdict, so it does not make a record stale.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
 
-from rubric_lsp.calibration.units import UnitSamples
+from rubric_lsp.calibration.units import CurrentUnit, UnitSamples
 from rubric_lsp.document import Document
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
+from rubric_lsp.formats.autorubric.grading.inputs import criterion_inputs
+from rubric_lsp.formats.autorubric.options import AutorubricOptions
 
 BINARY_CATEGORIES = ("MET", "UNMET")
 # The grading options that change a verdict (options.py): the others change the score only.
@@ -37,6 +40,7 @@ def unit_text(criterion: Any, guidelines: str | None) -> dict[str, Any]:
     return text
 
 
+@functools.cache  # the same for every criterion: rendered once per process
 def prompt_fingerprint() -> str:
     """A hash of the prompts the judge is sent: the system prompts, the reply formats and the templates
     (rendered for placeholder inputs), and the prompt version the verdict cache keys on."""
@@ -58,8 +62,6 @@ def prompt_fingerprint() -> str:
 
 def units(result: Any, doc: Document, options: Mapping[str, Any]) -> list[UnitSamples]:
     """Each criterion the dataset grading measured (``result``: its DatasetResult), in the file's order."""
-    from rubric_lsp.formats.autorubric.options import AutorubricOptions
-
     read = AutorubricOptions.of(options)
     settings = {name: getattr(read, name) for name in VERDICT_OPTIONS}
     guidelines = _guidelines_by_criterion(doc)
@@ -106,22 +108,85 @@ def units(result: Any, doc: Document, options: Mapping[str, Any]) -> list[UnitSa
 
 def _guidelines_by_criterion(doc: Document) -> dict[Any, str | None]:
     """Each criterion's rubric guidelines, the first rubric (shared, then each item's own) holding it."""
-
-    root = doc.root
-    rubrics = [root.get("rubric")] if root is not None and root.is_map else []
-    items = root.get("items") if root is not None and root.is_map else None
-    if items is not None and items.is_seq:
-        rubrics += [item.get("rubric") for item in items.value if item.is_map]
     found: dict[Any, str | None] = {}
-    for node in rubrics:
-        if node is None or (node.is_scalar and node.value is None):
-            continue
-        criteria, guidelines = criteria_of(doc, node)
-        for criterion in criteria:
-            found.setdefault(_key(criterion), guidelines)
+    for criterion, guidelines in _criteria(doc):
+        found.setdefault(_key(criterion), guidelines)
     return found
 
 
 def _key(source: Any) -> Any:
 
     return identity(source)
+
+
+def rubric_units(doc: Document, options: Mapping[str, Any]) -> list[CurrentUnit]:
+    """A rubric's criteria as they are now (``rubric grade --require-calibrated``, the judge card)."""
+    inputs, guidelines = criterion_inputs(doc)
+    return [_current(item, guidelines, options) for item in inputs]
+
+
+def dataset_units(doc: Document, options: Mapping[str, Any]) -> list[CurrentUnit]:
+    """A dataset's criteria as they are now, pooled as its grading pools them (``dataset_rubrics.identity``)."""
+    found: dict[Any, CurrentUnit] = {}
+    for criterion, guidelines in _criteria(doc):  # the first rubric holding a criterion gives its guidelines
+        if identity(criterion) not in found:
+            found[identity(criterion)] = _current(criterion, guidelines, options)
+    return list(found.values())
+
+
+def _criteria(doc: Document) -> list[tuple[Any, str | None]]:
+    root = doc.root
+    rubrics = [root.get("rubric")] if root is not None and root.is_map else []
+    items = root.get("items") if root is not None and root.is_map else None
+    if items is not None and items.is_seq:
+        rubrics += [item.get("rubric") for item in items.value if item.is_map]
+    out: list[tuple[Any, str | None]] = []
+    for node in rubrics:
+        if node is None or (node.is_scalar and node.value is None):
+            continue
+        criteria, guidelines = criteria_of(doc, node)
+        out.extend((criterion, guidelines) for criterion in criteria)
+    return out
+
+
+def _current(item: Any, guidelines: str | None, options: Mapping[str, Any]) -> CurrentUnit:
+    read = AutorubricOptions.of(options)
+    return CurrentUnit(
+        id=item.name,
+        title=item.criterion.requirement,
+        text=unit_text(item.criterion, guidelines),
+        prompt=prompt_fingerprint(),
+        settings={name: getattr(read, name) for name in VERDICT_OPTIONS},
+        binary=item.criterion.options is None,
+    )
+
+
+def judge_card(doc: Document, options: Mapping[str, Any], units: list[CurrentUnit]) -> list[tuple[str, str]]:
+    """The format's part of the judge card (``rubric grade``'s reports): its scale, how an abstention and a
+    tie are handled, and how several judges' votes combine, in autorubric's words."""
+    read = AutorubricOptions.of(options)
+    binary = sum(u.binary for u in units)
+    scales = [f"MET / UNMET ({binary} criteria)"] if binary else []
+    for scale in sorted({u.text.get("scale") or "ordinal" for u in units if not u.binary}):
+        count = sum(1 for u in units if not u.binary and (u.text.get("scale") or "ordinal") == scale)
+        scales.append(f"{scale} options ({count} criteria)")
+    counted = read.cannot_assess + (f" (credit {read.partial_credit:g})" if read.cannot_assess == "partial" else "")
+    return [
+        ("scale", "; ".join(scales) or "no criteria"),
+        (
+            "abstention",
+            f"CANNOT_ASSESS or an option marked na; in the score: {counted}; "
+            "left out of agreement with labels (autorubric's compute_metrics default)",
+        ),
+        (
+            "ties",
+            "several judges: a binary tie takes the worst case for the criterion's sign; "
+            "a multi-choice near-tie the worst option",
+        ),
+        (
+            "aggregation",
+            f"several judges' binary votes: {read.aggregation}; multi-choice: each criterion's own "
+            "(ordinal mean, nominal mode unless written)",
+        ),
+        ("option order", "shuffled, seeded" if read.shuffle_options else "as authored"),
+    ]
