@@ -12,8 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from rubric_lsp.calibration.check import CalibrationUnit
 from rubric_lsp.calibration.units import UnitSamples
 from rubric_lsp.document import Document
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
@@ -125,3 +127,48 @@ def _guidelines_by_criterion(doc: Document) -> dict[Any, str | None]:
 def _key(source: Any) -> Any:
 
     return identity(source)
+
+
+def document_units(doc: Document, view: Any) -> list[CalibrationUnit]:
+    """``Format.calibration_units``: each criterion of a rubric or a dataset (shared rubric, then the items'
+    own, pooled as the dataset grading pools them), with the text the judge reads of it and where it is.
+    Criteria autorubric would refuse are left out: other rules report them, and no judge reads them."""
+    from rubric_lsp.formats.autorubric.view import read_rubric
+
+    root = doc.root
+    if root is None:
+        return []
+    if view is not None:  # a rubric file: the view its checkers built
+        rubrics = [view]
+    else:
+        nodes = [root.get("rubric")] if root.is_map else []
+        items = root.get("items") if root.is_map else None
+        if items is not None and items.is_seq:
+            nodes += [item.get("rubric") for item in items.value if item.is_map]
+        rubrics = [
+            read_rubric(node) for node in nodes if node is not None and not (node.is_scalar and node.value is None)
+        ]
+    prompt = prompt_fingerprint()
+    out: dict[Any, CalibrationUnit] = {}
+    for rubric in rubrics:
+        for entry in rubric.entries:
+            criterion = entry.criterion
+            if criterion is None:
+                continue
+            key = identity(CriterionKey(entry.label, criterion))
+            if key in out:
+                continue
+            node = entry.node
+            where = next(
+                (node.get(k) for k in ("name", "requirement") if node.is_map and node.get(k) is not None), node
+            )
+            out[key] = CalibrationUnit(entry.label, unit_text(criterion, rubric.guidelines), prompt, where.span)
+    return list(out.values())
+
+
+@dataclass(frozen=True)
+class CriterionKey:
+    """What ``identity`` reads of a criterion: its name and the criterion."""
+
+    name: str
+    criterion: Any
