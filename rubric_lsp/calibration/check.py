@@ -43,6 +43,11 @@ class CalibrationUnit:
     prompt: str  # the fingerprint of the prompts the judge is sent
     span: Span  # where to report it
     noun: str = "criterion"
+    extent: Span | None = None  # the whole unit, where the hover shows its record (None: ``span``)
+
+    def holds(self, offset: int) -> bool:
+        where = self.extent or self.span
+        return where.start <= offset <= where.end
 
 
 @dataclass(frozen=True)
@@ -176,6 +181,15 @@ def summary(found: Match) -> str:
     if isinstance(repeats, Mapping) and repeats.get("ambiguous"):
         line += " · ambiguous"
     return line
+
+
+def hover_lines(matches: Sequence[Match], offset: int) -> list[str]:
+    """The hover's lines for the units at ``offset`` that have a record (fresh or stale)."""
+    return [
+        f"**Calibration** of {m.unit.noun} `{m.unit.id}`: {summary(m)}"
+        for m in matches
+        if m.entry and m.unit.holds(offset)
+    ]
 
 
 def _table(value: Any) -> Mapping[str, Any]:

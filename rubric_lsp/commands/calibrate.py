@@ -188,12 +188,7 @@ def _write(path: Path, data: dict[str, Any]) -> int | None:
     from rubric_lsp.calibration import record
 
     try:
-        if path.exists() and record.same_but_date(record.read(path), data):
-            return None
-    except record.RecordError:
-        pass  # a damaged record is replaced
-    try:
-        record.write(path, data)
+        record.save(path, data)
     except OSError as exc:
         return _fail(f"cannot write the calibration record {path}: {exc.strerror or exc}")
     return None

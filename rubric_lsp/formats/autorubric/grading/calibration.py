@@ -19,6 +19,7 @@ from rubric_lsp.calibration.check import CalibrationUnit
 from rubric_lsp.calibration.units import UnitSamples
 from rubric_lsp.document import Document
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
+from rubric_lsp.formats.autorubric.view import read_rubric
 
 BINARY_CATEGORIES = ("MET", "UNMET")
 # The grading options that change a verdict (options.py): the others change the score only.
@@ -133,8 +134,6 @@ def document_units(doc: Document, view: Any) -> list[CalibrationUnit]:
     """``Format.calibration_units``: each criterion of a rubric or a dataset (shared rubric, then the items'
     own, pooled as the dataset grading pools them), with the text the judge reads of it and where it is.
     Criteria autorubric would refuse are left out: other rules report them, and no judge reads them."""
-    from rubric_lsp.formats.autorubric.view import read_rubric
-
     root = doc.root
     if root is None:
         return []
@@ -162,7 +161,9 @@ def document_units(doc: Document, view: Any) -> list[CalibrationUnit]:
             where = next(
                 (node.get(k) for k in ("name", "requirement") if node.is_map and node.get(k) is not None), node
             )
-            out[key] = CalibrationUnit(entry.label, unit_text(criterion, rubric.guidelines), prompt, where.span)
+            out[key] = CalibrationUnit(
+                entry.label, unit_text(criterion, rubric.guidelines), prompt, where.span, extent=node.span
+            )
     return list(out.values())
 
 
