@@ -10,6 +10,7 @@ import re
 import pytest
 
 from rubric_lsp.cli import lint_main, main
+from rubric_lsp.lint import lint_path
 from rubric_lsp.settings import SettingsError, settings_for, settings_from_mapping
 from tests.calibration import dataset, reply_for
 from tests.conftest import use_judge
@@ -154,3 +155,16 @@ def test_calibration_settings_read_from_pyproject(tmp_path):
     found = settings_for(tmp_path / "a.rubric.yaml").calibration
     assert found.required and found.min_kappa == 0.6 and found.judge == ("openai/x",)
     assert found.path == tmp_path / "records"
+
+
+def test_a_missing_records_path_is_reported_and_the_record_beside_is_a_dependency(tmp_path, capfd):
+    (tmp_path / "rubric-lint.toml").write_text('calibration = { path = "nowhere" }\n')
+    rubric = tmp_path / "a.rubric.yaml"
+    rubric.write_text("- name: polite\n  requirement: Is polite\n")
+    code, found = lint_json(capfd, rubric)
+    assert code == 0 and [d["message"] for d in found] == [
+        f"{tmp_path / 'nowhere'}: the settings' calibration.path does not exist"
+    ]
+    # the server re-lints the file when its record appears or changes (server/diagnostics.py)
+    result = lint_path(rubric, settings=settings_for(rubric))
+    assert str(tmp_path / "a.rubric.yaml.calibration.json") in result.dependencies

@@ -71,6 +71,7 @@ class Records:
 
     found: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    watched: list[Path] = field(default_factory=list)  # the records read, and the one beside the file even if absent
 
 
 def records_for(path: str | None, settings: CalibrationSettings) -> Records:
@@ -78,11 +79,14 @@ def records_for(path: str | None, settings: CalibrationSettings) -> Records:
     candidates: list[Path] = []
     if path and path != "-":
         candidates.append(record.record_path(Path(path)))
-    if settings.path is not None:
+    if settings.path is not None and not settings.path.exists():
+        out.errors.append(f"{settings.path}: the settings' calibration.path does not exist")
+    elif settings.path is not None:
         if settings.path.is_dir():
             candidates += sorted(settings.path.rglob("*" + record.SUFFIX))[:MAX_RECORDS]
         else:
             candidates.append(settings.path)
+    out.watched = list(candidates)
     seen: set[Path] = set()
     for candidate in candidates:
         try:

@@ -47,6 +47,8 @@ def report_calibration(ctx: CheckContext) -> None:
     if settings is None or units_of is None or not ctx.enabled(UNCALIBRATED):
         return
     records = check.records_for(ctx.path, settings)
+    # The server lints the file again when a record it read, or the one beside it, changes or appears.
+    ctx.dependencies.update(str(where) for where in records.watched)
     if not records.found and not records.errors and not settings.required:
         return  # nothing to compare against and nothing required: the units are not even read
     severity = Severity.WARNING if settings.required else None
