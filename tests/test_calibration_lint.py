@@ -9,7 +9,9 @@ import re
 
 import pytest
 
+from rubric_lsp.calibration import check
 from rubric_lsp.cli import lint_main, main
+from rubric_lsp.document.positions import Span
 from rubric_lsp.lint import lint_path
 from rubric_lsp.settings import SettingsError, settings_for, settings_from_mapping
 from tests.calibration import dataset, reply_for
@@ -81,6 +83,29 @@ def test_a_record_applies_to_any_file_with_the_same_criterion_text(calibrated, c
     code, found = lint_json(capfd, rubric)
     messages = sorted(d["message"] for d in found)
     assert len(messages) == 2 and "'correct' is stale: its text changed" in messages[0]
+
+
+def test_a_severity_setting_still_wins_over_required(calibrated, capfd):
+    (calibrated.parent / "rubric-lint.toml").write_text(
+        'severity = { RL020 = "error" }\ncalibration = { required = true }\n'
+    )
+    reword(calibrated, "Shows the working", "Shows all the working")
+    code, found = lint_json(capfd, calibrated)
+    assert code == 1 and [d["severity"] for d in found] == ["error"]
+
+
+def test_the_hover_line_names_the_statistic_and_what_went_stale():
+    unit = check.CalibrationUnit("tone", {"requirement": "x"}, "p", Span(0, 1))
+    entry = {
+        "figures": {"labels": 40, "kappa": {"statistic": "quadratic-weighted", "value": 0.71, "interval": [0.5, 0.84]}},
+        "self_agreement": {"ambiguous": True},
+    }
+    record = {"date": "2026-11-20", "judge": {"models": ["openai/gpt-4.1-mini"]}}
+    line = check.summary(check.Match(unit, record, entry, None, ("text", "prompt")))
+    assert line == (
+        "QWK 0.71 [0.50, 0.84] over 40 labels · gpt-4.1-mini · 2026-11-20 "
+        "(stale: its text and prompt changed since) · ambiguous"
+    )
 
 
 def test_without_required_findings_are_info_and_missing_records_are_not_reported(calibrated, capfd):

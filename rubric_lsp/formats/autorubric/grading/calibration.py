@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from rubric_lsp.calibration.check import CalibrationUnit
@@ -40,6 +41,7 @@ def unit_text(criterion: Any, guidelines: str | None) -> dict[str, Any]:
     return text
 
 
+@cache  # the same for every criterion of every file: the lint asks for it on each run
 def prompt_fingerprint() -> str:
     """A hash of the prompts the judge is sent: the system prompts, the reply formats and the templates
     (rendered for placeholder inputs), and the prompt version the verdict cache keys on."""
