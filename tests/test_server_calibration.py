@@ -32,13 +32,16 @@ async def calibration_findings(s, uri: str) -> list[types.Diagnostic]:
 
 
 async def settled(s, uri: str, count: int, timeout: float = 30) -> list[types.Diagnostic]:
-    """The RL020 findings once there are ``count`` of them (a re-lint after the record is written)."""
+    """The RL020 findings once there are ``count`` of them (a re-lint after the record is written or the
+    text changed): pulled again and again, or the newest push read again and again (never waited for: the
+    re-lint's push may already have come)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
-        if s.mode == "push":
-            s.client.diagnostics.pop(uri, None)  # wait for the next push
-        found = await calibration_findings(s, uri)
+        if s.mode == "pull":
+            found = await calibration_findings(s, uri)
+        else:
+            found = [d for d in s.client.diagnostics.get(uri, []) if code_of(d) == "RL020"]
         if len(found) == count or loop.time() > deadline:
             return found
         await asyncio.sleep(0.2)
