@@ -65,6 +65,16 @@ async def test_calibrate_lens_hover_and_a_stale_criterion(client: LanguageClient
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     lens = next(lens for lens in result or [] if lens.command.title == "▶ Calibrate the judge")
+    # the same command as a code action, for clients that show no code lenses (eglot, Helix)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(3, 0), end=types.Position(3, 0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    action = next(a for a in actions or [] if a.title == "Calibrate the judge on this file")
+    assert (action.command, action.arguments) == (lens.command.command, lens.command.arguments)
     answer = await asyncio.wait_for(
         client.workspace_execute_command_async(
             types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)

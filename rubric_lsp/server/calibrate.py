@@ -50,6 +50,13 @@ def calibrate_lenses(ls: RubricServer, doc: Read) -> list[types.CodeLens]:
     ]
 
 
+def calibrate_actions(doc: Read) -> list[types.Command]:
+    """The lens as a code action, for clients that show no code lenses (eglot, Helix)."""
+    if not calibratable(doc):
+        return []
+    return [types.Command(title="Calibrate the judge on this file", command=CALIBRATE, arguments=[{"uri": doc.uri}])]
+
+
 async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
     doc = await read(ls, document_uri(ls, args))
     if not calibratable(doc):
