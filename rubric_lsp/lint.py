@@ -107,7 +107,10 @@ def _lint_text(
         is_enabled=is_enabled,
         versions=dict(settings.versions),
         extra_keys=dict(settings.extra_keys),
+        calibration=settings.calibration,
     )
+    if fmt is not None and fmt.calibration_units is not None:
+        ctx.calibration_units = _units_of(fmt, doc, ctx)
     for check in checkers_for(fmt.name if fmt else None):
         if not doc.readable and getattr(check, "needs_nodes", True):
             continue
@@ -137,6 +140,16 @@ def _lint_text(
         out.append(replace(diag, severity=severity) if severity != diag.severity else diag)
     out.sort(key=Diagnostic.sort_key)
     return LintResult(path, doc, fmt, out, ctx.dependencies, ctx.cache)
+
+
+def _units_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
+    """The file's calibration units, read when the calibration rule asks (over the view the checkers built)."""
+
+    def units() -> list[Any]:
+        view = ctx.view(fmt.view_key, lambda _root: fmt.build_view(doc)) if fmt.view_key else None
+        return fmt.units_to_calibrate(doc, view)
+
+    return units
 
 
 def _empty() -> Span:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import fnmatch
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rubric_lsp.calibration.check import CalibrationSettings
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document.files import read_regular_text
 
@@ -49,6 +50,9 @@ class Settings:
     # (place, keys): keys promptfoo ignores there that the user's own scripts read
     # (``extra-keys = {test = ["tags"]}``): PF001 does not report them.
     extra_keys: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # ``calibration = {required = true, min-kappa = 0.6, path = "calibration", judge = "openai/gpt-4.1-mini"}``:
+    # what the calibration rule (RL020) requires and where it finds records (docs/calibration.md).
+    calibration: CalibrationSettings = field(default_factory=CalibrationSettings)
     root: Path | None = None  # folder holding the pyproject.toml the settings came from
     source: Path | None = None
 
@@ -182,6 +186,7 @@ KNOWN_KEYS = (
     "kinds",
     "versions",
     "extra-keys",
+    "calibration",
 )
 
 
@@ -246,6 +251,7 @@ def settings_from_mapping(
         kinds=_kinds(data.get("kinds", {}), where),
         versions=_versions(data.get("versions", {}), where),
         extra_keys=_extra_keys(data.get("extra-keys", {}), where),
+        calibration=_calibration(data.get("calibration", {}), where, root),
         select=code_list(data.get("select", []), "'select'"),
         ignore=code_list(data.get("ignore", []), "'ignore'"),
         extend_select=code_list(data.get("extend-select", []), "'extend-select'"),
@@ -282,6 +288,42 @@ def _versions(table: object, where: str) -> tuple[tuple[str, str], ...]:
                 f"({', '.join(releases)}); name the one whose behaviour your {tool} has"
             )
     return tuple((tool, version.strip().lstrip("v")) for tool, version in table.items())
+
+
+CALIBRATION_KEYS = ("required", "min-kappa", "path", "judge")
+
+
+def _calibration(table: object, where: str, root: Path | None) -> CalibrationSettings:
+    """``calibration = {required = true, min-kappa = 0.6, path = "…", judge = "…"}`` (docs/calibration.md)."""
+    what = f"{where}'calibration'"
+    if not isinstance(table, dict):
+        raise SettingsError(f"{what} must be a table, e.g. calibration = {{ required = true, min-kappa = 0.6 }}")
+    unknown = sorted(set(table) - set(CALIBRATION_KEYS))
+    if unknown:
+        raise SettingsError(
+            f"{what} has unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(CALIBRATION_KEYS)}"
+        )
+    required = table.get("required", False)
+    if not isinstance(required, bool):
+        raise SettingsError(f"{what} 'required' must be true or false, not {required!r}")
+    floor = table.get("min-kappa")
+    if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float)) or not -1 <= floor <= 1):
+        raise SettingsError(f"{what} 'min-kappa' must be a number between -1 and 1 (κ's range), not {floor!r}")
+    path = table.get("path")
+    if path is not None and (not isinstance(path, str) or not path.strip()):
+        raise SettingsError(
+            f"{what} 'path' must be a record file or a folder of records, relative to the settings file"
+        )
+    judge = table.get("judge", [])
+    judge = [judge] if isinstance(judge, str) else judge
+    if not isinstance(judge, list) or not all(isinstance(m, str) and m.strip() for m in judge):
+        raise SettingsError(f"{what} 'judge' must be a judge model or a list of them, e.g. \"openai/gpt-4.1-mini\"")
+    return CalibrationSettings(
+        required=required,
+        min_kappa=None if floor is None else float(floor),
+        path=None if path is None else (root or Path.cwd()) / path,
+        judge=tuple(m.strip() for m in judge),
+    )
 
 
 # The places PF001 reports unknown promptfoo keys.

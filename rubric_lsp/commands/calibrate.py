@@ -227,12 +227,7 @@ def _graded_passes(args: argparse.Namespace, request: Any, doc: Any, settings: A
 def _write(path: Path, data: dict[str, Any]) -> int | None:
     """Write the record (kept as it is when only its date would change); an exit code when it cannot be."""
     try:
-        if path.exists() and record.same_but_date(record.read(path), data):
-            return None
-    except record.RecordError:
-        pass  # a damaged record is replaced
-    try:
-        record.write(path, data)
+        record.save(path, data)
     except OSError as exc:
         return _fail(f"cannot write the calibration record {path}: {exc.strerror or exc}")
     return None

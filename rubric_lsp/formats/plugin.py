@@ -88,6 +88,9 @@ class Format:
     # returned as given. A judge model given to any grading (--model, RUBRIC_JUDGE_MODEL, the
     # editor's setting) may be written in any format's spelling (engine/runner.py: model_spellings).
     model_ids: Lazy | None = None
+    # The units a judge grades in a file, for calibration records (the lint rule RL020, the hover):
+    # "(Document, view) -> list[calibration.check.CalibrationUnit]"; None: the format has none.
+    calibration_units: Lazy | None = None
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
     rule_title: str | None = None  # heading of that prefix's rules in docs/rules.md
@@ -97,6 +100,10 @@ class Format:
         if self.read_view is None or doc.root is None:
             return None
         return load(self.read_view)(doc)
+
+    def units_to_calibrate(self, doc: Document, view: Any) -> list[Any]:
+        """The file's calibration units (empty when the format names none)."""
+        return list(load(self.calibration_units)(doc, view)) if self.calibration_units is not None else []
 
     def editor_hooks(self) -> EditorHooks:
         """The outline / hover / completion hooks (defaults when the format has no editor module)."""

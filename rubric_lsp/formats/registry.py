@@ -96,6 +96,7 @@ def load_formats() -> None:
         return
     _loaded = True
     importlib.import_module("rubric_lsp.rules.any_file")
+    importlib.import_module("rubric_lsp.rules.calibration")
     for index, source in enumerate(discovery.sources()):
         try:
             found = source.formats()

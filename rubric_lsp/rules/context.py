@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.calibration.check import CalibrationSettings, CalibrationUnit
 from rubric_lsp.diagnostics import Diagnostic, Fix, Related, Severity
 from rubric_lsp.document import Document, Node
 from rubric_lsp.document.issues import TextEdit
@@ -26,6 +27,9 @@ class CheckContext:
     versions: dict[str, str] = field(default_factory=dict)
     # Per place (settings ``extra-keys``): keys the user's own scripts read, not reported as unknown.
     extra_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Settings ``calibration = {…}`` and the units a format names (Format.calibration_units), read on demand.
+    calibration: CalibrationSettings | None = None
+    calibration_units: Callable[[], list[CalibrationUnit]] | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Shared results computed once per document (e.g. a validated model, resolution).
     cache: dict[str, Any] = field(default_factory=dict)

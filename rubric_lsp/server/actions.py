@@ -19,6 +19,7 @@ from rubric_lsp.fixes import fix_until_settled
 from rubric_lsp.lint import LintResult
 from rubric_lsp.redaction import redact_report
 from rubric_lsp.server.app import SOURCE, RubricServer
+from rubric_lsp.server.calibrate import calibrate_actions
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.suppression import _DIRECTIVE
 
@@ -222,5 +223,6 @@ def register(ls: RubricServer) -> None:
             from rubric_lsp.server.grading_plan import Read
 
             doc = Read(uri, result.document.text, result.document, result.format, result.view)
-            return [*actions, *grade_actions(ls, doc, span), *lens_actions(ls, uri, params.range)] or None
+            found = [*actions, *grade_actions(ls, doc, span), *lens_actions(ls, uri, params.range)]
+            return [*found, *calibrate_actions(doc)] or None
         return actions or None

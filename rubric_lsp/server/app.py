@@ -47,9 +47,10 @@ COMMAND_TOKEN: contextvars.ContextVar[Any] = contextvars.ContextVar("rubric_comm
 COMMAND_TICKET: contextvars.ContextVar[Any] = contextvars.ContextVar("rubric_command_ticket", default=None)
 
 
-# The commands that start a grading (server/grading.py registers them).
+# The commands that start a grading (server/grading.py and server/calibrate.py register them).
 STARTS_GRADING = frozenset(
-    f"rubric-lsp.{name}" for name in ("grade", "gradeText", "gradeDocument", "gradeSelection", "gradeExamples")
+    f"rubric-lsp.{name}"
+    for name in ("grade", "gradeText", "gradeDocument", "gradeSelection", "gradeExamples", "calibrate")
 )
 
 

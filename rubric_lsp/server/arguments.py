@@ -82,6 +82,7 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
     "rubric-lsp.gradeSelection": (URI, RANGE, TARGET, Arg("text", str, what="the response to grade"), RESPONSE, QUERY),
     "rubric-lsp.gradeExamples": (URI,),
     "rubric-lsp.gradeTargets": (),
+    "rubric-lsp.calibrate": (URI,),
     "rubric-lsp.cancelGrading": (),
     "rubric-lsp.showDisagreements": (
         URI,

@@ -19,6 +19,7 @@ from rubric_lsp.document.positions import Position, Range
 from rubric_lsp.formats.editor import GradePlan
 from rubric_lsp.server import dataset_views, report
 from rubric_lsp.server.app import COMMAND_TICKET, RubricServer
+from rubric_lsp.server.calibrate import calibrate_lenses
 from rubric_lsp.server.grade_lenses import grade_lenses
 from rubric_lsp.server.grading_plan import (
     NoDocument,
@@ -400,7 +401,8 @@ def register(ls: RubricServer) -> None:
         if uri not in ls.workspace.text_documents:
             return code_lenses(ls, uri)
         await ls.lint(uri)
-        return grade_lenses(ls, await read(ls, uri)) + code_lenses(ls, uri)
+        doc = await read(ls, uri)
+        return grade_lenses(ls, doc) + calibrate_lenses(ls, doc) + code_lenses(ls, uri)
 
 
 def disagreements(ls: RubricServer, args: dict[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """Hover: rule docs on a finding, the judge's reason on a graded criterion, what the format's
-editor hooks say at the cursor (e.g. a criterion's share of the score), and a key's schema description."""
+editor hooks say at the cursor (e.g. a criterion's share of the score), a unit's calibration record (what
+the calibration rule matched, calibration/check.py), and a key's schema description."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import logging
 
 from lsprotocol import types
 
+from rubric_lsp.calibration import check
 from rubric_lsp.formats.editor import EditorContext
 from rubric_lsp.formats.options import read_options
 from rubric_lsp.formats.registry import Format, get_rule
@@ -32,6 +34,7 @@ def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) 
         if verdict:
             parts.append(verdict)
         parts.extend(_format_text(ls, result, offset))
+        parts.extend(check.hover_lines(result.shared.get(check.VIEW_KEY) or [], offset))
         key = _key_text(fmt, loc)
         if key:
             parts.append(key)

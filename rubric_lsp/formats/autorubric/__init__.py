@@ -117,6 +117,10 @@ def _read_rubric(doc: Document):
 _CHECKERS = ("rubric_lsp.formats.autorubric.rules",)
 
 
+# Each criterion with the text the judge reads of it (docs/calibration.md), for RL020 and the hover.
+_CALIBRATION_UNITS = "rubric_lsp.formats.autorubric.grading.calibration:document_units"
+
+
 # What the entry point in pyproject.toml names (formats/discovery.py).
 FORMATS = (
     Format(
@@ -137,6 +141,7 @@ FORMATS = (
         view_key="autorubric.view",
         read_view=_read_rubric,
         editor="rubric_lsp.formats.autorubric.editor",
+        calibration_units=_CALIBRATION_UNITS,
         rule_prefix="AR",
         rule_title="autorubric rubrics and datasets",
     ),
@@ -156,6 +161,7 @@ FORMATS = (
         schema_file="autorubric-dataset.schema.json",
         json_schema=_dataset_schema,
         editor="rubric_lsp.formats.autorubric.dataset_editor",
+        calibration_units=_CALIBRATION_UNITS,
         rule_prefix="AR",
     ),
 )

@@ -13,13 +13,16 @@ import functools
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from rubric_lsp.calibration.check import CalibrationUnit
 from rubric_lsp.calibration.units import CurrentUnit, UnitSamples
 from rubric_lsp.document import Document
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
 from rubric_lsp.formats.autorubric.grading.inputs import criterion_inputs
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
+from rubric_lsp.formats.autorubric.view import read_rubric
 
 BINARY_CATEGORIES = ("MET", "UNMET")
 # The grading options that change a verdict (options.py): the others change the score only.
@@ -40,7 +43,7 @@ def unit_text(criterion: Any, guidelines: str | None) -> dict[str, Any]:
     return text
 
 
-@functools.cache  # the same for every criterion: rendered once per process
+@functools.cache  # the same for every criterion of every file: rendered once per process (the lint asks on each run)
 def prompt_fingerprint() -> str:
     """A hash of the prompts the judge is sent: the system prompts, the reply formats and the templates
     (rendered for placeholder inputs), and the prompt version the verdict cache keys on."""
@@ -190,3 +193,48 @@ def judge_card(doc: Document, options: Mapping[str, Any], units: list[CurrentUni
         ),
         ("option order", "shuffled, seeded" if read.shuffle_options else "as authored"),
     ]
+
+
+def document_units(doc: Document, view: Any) -> list[CalibrationUnit]:
+    """``Format.calibration_units``: each criterion of a rubric or a dataset (shared rubric, then the items'
+    own, pooled as the dataset grading pools them), with the text the judge reads of it and where it is.
+    Criteria autorubric would refuse are left out: other rules report them, and no judge reads them."""
+    root = doc.root
+    if root is None:
+        return []
+    if view is not None:  # a rubric file: the view its checkers built
+        rubrics = [view]
+    else:
+        nodes = [root.get("rubric")] if root.is_map else []
+        items = root.get("items") if root.is_map else None
+        if items is not None and items.is_seq:
+            nodes += [item.get("rubric") for item in items.value if item.is_map]
+        rubrics = [
+            read_rubric(node) for node in nodes if node is not None and not (node.is_scalar and node.value is None)
+        ]
+    prompt = prompt_fingerprint()
+    out: dict[Any, CalibrationUnit] = {}
+    for rubric in rubrics:
+        for entry in rubric.entries:
+            criterion = entry.criterion
+            if criterion is None:
+                continue
+            key = identity(CriterionKey(entry.label, criterion))
+            if key in out:
+                continue
+            node = entry.node
+            where = next(
+                (node.get(k) for k in ("name", "requirement") if node.is_map and node.get(k) is not None), node
+            )
+            out[key] = CalibrationUnit(
+                entry.label, unit_text(criterion, rubric.guidelines), prompt, where.span, extent=node.span
+            )
+    return list(out.values())
+
+
+@dataclass(frozen=True)
+class CriterionKey:
+    """What ``identity`` reads of a criterion: its name and the criterion."""
+
+    name: str
+    criterion: Any

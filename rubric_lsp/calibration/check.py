@@ -1,0 +1,220 @@
+"""Whether each unit of a file has a fresh calibration record: what the lint rule (``rules/calibration.py``)
+reports and the hover shows (docs/calibration.md, "In the editor and in CI").
+
+A format names its units through ``Format.calibration_units`` (:class:`CalibrationUnit`: an id, what the
+judge reads of it, the prompt fingerprint, where it is). Records are read from beside the file
+(``<file>.calibration.json``) and from the settings' ``calibration.path`` (a record, or a folder of them);
+a unit matches a record's unit by its text fingerprint, so a record made from a dataset applies to any
+file holding the same criterion text. What the lint cannot know, it does not compare: the judge only when
+the settings name one (``calibration.judge``), the judge's settings never (they are given per grading).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from rubric_lsp.calibration import record
+from rubric_lsp.document.positions import Span
+
+MAX_RECORDS = 200  # records read from a settings folder: a folder of thousands is a mistake, not records
+VIEW_KEY = "calibration.matches"  # CheckContext.cache: each unit's match, for the hover
+
+
+@dataclass(frozen=True)
+class CalibrationSettings:
+    """``calibration = {…}`` in the settings (settings.py validates it)."""
+
+    required: bool = False  # a unit with no record is reported, and every finding is a warning
+    min_kappa: float | None = None  # a fresh record's κ below this is reported
+    path: Path | None = None  # a record or a folder of records, beside the settings file's folder
+    judge: tuple[str, ...] = ()  # the judge models gradings use: a record made with others is stale
+
+
+@dataclass(frozen=True)
+class CalibrationUnit:
+    """One unit of a file as a format names it (``Format.calibration_units``)."""
+
+    id: str  # the name a record gives it (``units[].id``)
+    text: Any  # what the judge reads of it: its fingerprint decides staleness
+    prompt: str  # the fingerprint of the prompts the judge is sent
+    span: Span  # where to report it
+    noun: str = "criterion"
+    extent: Span | None = None  # the whole unit, where the hover shows its record (None: ``span``)
+
+    def holds(self, offset: int) -> bool:
+        where = self.extent or self.span
+        return where.start <= offset <= where.end
+
+
+@dataclass(frozen=True)
+class Match:
+    """A unit's record: the record, its unit there, and what changed since (empty: fresh)."""
+
+    unit: CalibrationUnit
+    record: Mapping[str, Any] | None = None
+    entry: Mapping[str, Any] | None = None
+    where: Path | None = None
+    stale: tuple[str, ...] = ()
+
+    @property
+    def fresh(self) -> bool:
+        return self.entry is not None and not self.stale
+
+
+@dataclass
+class Records:
+    """The records that apply to a file: beside it first, then the settings path's, and the unreadable ones."""
+
+    found: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    watched: list[Path] = field(default_factory=list)  # the records read, and the one beside the file even if absent
+
+
+def records_for(path: str | None, settings: CalibrationSettings) -> Records:
+    out = Records()
+    candidates: list[Path] = []
+    if path and path != "-":
+        candidates.append(record.record_path(Path(path)))
+    if settings.path is not None and not settings.path.exists():
+        out.errors.append(f"{settings.path}: the settings' calibration.path does not exist")
+    elif settings.path is not None:
+        if settings.path.is_dir():
+            candidates += sorted(settings.path.rglob("*" + record.SUFFIX))[:MAX_RECORDS]
+        else:
+            candidates.append(settings.path)
+    out.watched = list(candidates)
+    seen: set[Path] = set()
+    for candidate in candidates:
+        try:
+            key = candidate.resolve()
+            if key in seen or not candidate.exists():
+                continue
+            seen.add(key)
+            out.found.append((candidate, _read(key, candidate.stat().st_mtime_ns)))
+        except record.RecordError as exc:
+            out.errors.append(str(exc))
+        except OSError as exc:
+            out.errors.append(f"{candidate}: cannot read the calibration record: {exc.strerror or exc}")
+    return out
+
+
+@lru_cache(maxsize=64)
+def _read(path: Path, _mtime: int) -> dict[str, Any]:
+    return record.read(path)
+
+
+def match(unit: CalibrationUnit, records: Records, judge: Sequence[str] = ()) -> Match:
+    """The record that applies to ``unit``: one whose unit has its text (and prompt, and the configured
+    judge) is fresh; else a record's unit of the same id, stale, naming what changed; else none."""
+    text = record.fingerprint(unit.text)
+    judge_mark = record.fingerprint(list(judge)) if judge else None
+    by_id: Match | None = None
+    for where, data in records.found:
+        for entry in data["units"]:
+            marks = entry["fingerprints"]
+            stale = tuple(
+                cause
+                for cause, now in (("text", text), ("judge", judge_mark), ("prompt", unit.prompt))
+                if now is not None and marks.get(cause) != now
+            )
+            if not stale:
+                return Match(unit, data, entry, where)
+            if by_id is None and entry["id"] == unit.id:
+                by_id = Match(unit, data, entry, where, tuple(c for c in record.CAUSES if c in stale))
+    return by_id or Match(unit)
+
+
+def problems(found: Match, settings: CalibrationSettings) -> list[str]:
+    """What the rule says of a unit's match (nothing when it is fresh and good enough)."""
+    unit = found.unit
+    name = f"{unit.noun} {unit.id!r}"
+    if found.entry is None:
+        return (
+            [f"The {name} has no calibration record: run `rubric calibrate` on a labelled set holding it."]
+            if settings.required
+            else []
+        )
+    if found.stale:
+        return [
+            f"The calibration record of the {name} is stale: its {_listed(found.stale)} changed since "
+            f"{found.record.get('date', 'it was made') if found.record else 'it was made'} ({found.where}); re-run `rubric calibrate`."
+        ]
+    out = []
+    repeats = found.entry.get("self_agreement")
+    if isinstance(repeats, Mapping) and repeats.get("ambiguous"):
+        share = _value(repeats.get("unanimous"))
+        out.append(
+            f"The {name} is ambiguous: the judge agreed with itself on {_number(share)} of the items over "
+            f"{repeats.get('repeats')} asks (below {repeats.get('threshold')}); reword it before trusting its figures."
+        )
+    if settings.min_kappa is not None:
+        kappa = _kappa(found.entry)
+        if kappa is None:
+            out.append(
+                f"The {name} has no κ in its calibration record (its labels are all one category); min-kappa is {settings.min_kappa}."
+            )
+        elif kappa < settings.min_kappa:
+            out.append(f"The judge's κ on the {name} is {kappa:.2f}, below min-kappa {settings.min_kappa}.")
+    return out
+
+
+def summary(found: Match) -> str:
+    """One line for the hover: "κ 0.82 [0.74, 0.89] over 412 labels · gpt-4.1-mini · 2026-11-20"."""
+    assert found.entry is not None and found.record is not None
+    figures = _table(found.entry.get("figures"))
+    kappa = _table(figures.get("kappa"))
+    symbol = "κ" if kappa.get("statistic", "cohen") == "cohen" else "QWK"
+    interval = kappa.get("interval")
+    shown = f"{symbol} {_number(kappa.get('value'))}"
+    if isinstance(interval, list) and len(interval) == 2 and all(isinstance(v, (int, float)) for v in interval):
+        shown += f" [{interval[0]:.2f}, {interval[1]:.2f}]"
+    parts = [f"{shown} over {figures.get('labels', '?')} labels"]
+    models = found.record.get("judge", {}).get("models") or []
+    parts += [
+        ", ".join(str(m).split("/", 1)[-1] for m in models) or "no judge named",
+        str(found.record.get("date", "?")),
+    ]
+    line = " · ".join(parts)
+    if found.stale:
+        line += f" (stale: its {_listed(found.stale)} changed since)"
+    repeats = found.entry.get("self_agreement")
+    if isinstance(repeats, Mapping) and repeats.get("ambiguous"):
+        line += " · ambiguous"
+    return line
+
+
+def hover_lines(matches: Sequence[Match], offset: int) -> list[str]:
+    """The hover's lines for the units at ``offset`` that have a record (fresh or stale)."""
+    return [
+        f"**Calibration** of {m.unit.noun} `{m.unit.id}`: {summary(m)}"
+        for m in matches
+        if m.entry and m.unit.holds(offset)
+    ]
+
+
+def _table(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a record is read defensively)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _kappa(entry: Mapping[str, Any]) -> float | None:
+    figures = entry.get("figures")
+    kappa = figures.get("kappa") if isinstance(figures, Mapping) else None
+    return _value(kappa)
+
+
+def _value(share: Any) -> float | None:
+    value = share.get("value") if isinstance(share, Mapping) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _number(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "n/a"
+
+
+def _listed(causes: Sequence[str]) -> str:
+    return causes[0] if len(causes) == 1 else ", ".join(causes[:-1]) + " and " + causes[-1]

@@ -1,0 +1,67 @@
+"""RL020: each unit a judge grades (a criterion, …) should have a fresh calibration record (docs/calibration.md).
+
+Format-neutral: a format names its units (``Format.calibration_units``, given to the checker as
+``CheckContext.calibration_units``); ``rubric_lsp.calibration.check`` finds and compares the records.
+"""
+
+from __future__ import annotations
+
+from rubric_lsp.calibration import check
+from rubric_lsp.diagnostics import Severity
+from rubric_lsp.document.positions import Span
+from rubric_lsp.rules.context import CheckContext
+from rubric_lsp.rules.registry import checker, rule
+
+UNCALIBRATED = rule(
+    "RL020",
+    "judge-calibration",
+    Severity.INFO,
+    "A unit the judge grades (an autorubric criterion) has no calibration record (with `calibration = { required = true }`), "
+    "a stale one (its text, judge or prompt changed since: the message names which), is ambiguous, or its κ is below `min-kappa`.",
+    "A judge that agrees with people on one criterion can be no better than chance on the next, and a record "
+    "measured on other words, another judge model or another prompt says nothing about this one. `rubric calibrate` "
+    "measures the judge against human labels and writes `<file>.calibration.json`; this rule ties that evidence to "
+    "the line being edited. Records are read beside the file and from the settings' `calibration.path`; a record "
+    "unit applies to every file holding the same criterion text (its fingerprint). The judge is compared only when "
+    "the settings name one (`calibration.judge`); the judge's settings (temperature, grading options) are given per "
+    "grading, so the lint does not compare them. Info by default; `required = true` makes every finding a warning, "
+    "so a CI run of `rubric-lint` exits 1 on it.",
+    bad="""\
+        # with `calibration = { required = true }` in rubric-lint.toml and no record beside the file
+        - name: cites_sources
+          requirement: Cites at least one source
+          weight: 1
+    """,
+    good="""\
+        - name: cites_sources
+          requirement: Cites at least one source
+          weight: 1
+    """,
+)
+
+
+@checker("*")
+def report_calibration(ctx: CheckContext) -> None:
+    settings = ctx.calibration
+    units_of = ctx.calibration_units
+    if settings is None or units_of is None or not ctx.enabled(UNCALIBRATED):
+        return
+    records = check.records_for(ctx.path, settings)
+    # The server lints the file again when a record it read, or the one beside it, changes or appears.
+    ctx.dependencies.update(str(where) for where in records.watched)
+    if not records.found and not records.errors and not settings.required:
+        return  # nothing to compare against and nothing required: the units are not even read
+    severity = Severity.WARNING if settings.required else None
+    for error in records.errors:
+        ctx.report(UNCALIBRATED, _first_line(ctx), error, severity=severity)
+    matches = {}
+    for unit in units_of():
+        found = check.match(unit, records, settings.judge)
+        matches[unit.id] = found
+        for message in check.problems(found, settings):
+            ctx.report(UNCALIBRATED, unit.span, message, severity=severity)
+    ctx.cache[check.VIEW_KEY] = list(matches.values())
+
+
+def _first_line(ctx: CheckContext) -> Span:
+    return ctx.document.lines.single_line_span(0) if ctx.document.text else Span(0, 0)

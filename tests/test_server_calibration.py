@@ -1,0 +1,104 @@
+"""Calibration in the editor, end to end against the local judge: with `calibration = { required = true }`
+a dataset's criteria without a record are reported; the "Calibrate" lens's command writes the record and the
+findings go; the hover shows the record's figures; one changed word makes that criterion stale."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.calibration import dataset, reply_for
+from tests.judge_server import JudgeServer
+from tests.server_helpers import code_of, grading_session_fixture
+
+JUDGE = JudgeServer().start()
+PROFILES = [("neovim@v0.11", "pull", "utf-8"), ("visual-studio-code", "push", "utf-16")]
+client = grading_session_fixture(JUDGE, PROFILES, [f"{spec.split('@')[0]}-{mode}" for spec, mode, _ in PROFILES])
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _judge_lifetime():
+    yield
+    JUDGE.stop()
+
+
+async def calibration_findings(s, uri: str) -> list[types.Diagnostic]:
+    return [d for d in await s.diagnostics(uri) if code_of(d) == "RL020"]
+
+
+async def settled(s, uri: str, count: int, timeout: float = 30) -> list[types.Diagnostic]:
+    """The RL020 findings once there are ``count`` of them (a re-lint after the record is written or the
+    text changed): pulled again and again, or the newest push read again and again (never waited for: the
+    re-lint's push may already have come)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        if s.mode == "pull":
+            found = await calibration_findings(s, uri)
+        else:
+            found = [d for d in s.client.diagnostics.get(uri, []) if code_of(d) == "RL020"]
+        if len(found) == count or loop.time() > deadline:
+            return found
+        await asyncio.sleep(0.2)
+
+
+async def test_calibrate_lens_hover_and_a_stale_criterion(client: LanguageClient):
+    s = client.rubric_session
+    JUDGE.handler = lambda request: reply_for(request.text)
+    (s.root / "rubric-lint.toml").write_text("calibration = { required = true }\n")
+    text = json.dumps(dataset(12, f"maths {s.spec}"), indent=2)
+    uri = s.open("maths.dataset.json", text, language="json")
+
+    found = await calibration_findings(s, uri)
+    assert sorted(d.message.split(":")[0] for d in found) == [
+        "The criterion 'correct' has no calibration record",
+        "The criterion 'shows_work' has no calibration record",
+    ]
+    assert found[0].severity == types.DiagnosticSeverity.Warning  # required raises the rule's info
+
+    result = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    lens = next(lens for lens in result or [] if lens.command.title == "▶ Calibrate the judge")
+    # the same command as a code action, for clients that show no code lenses (eglot, Helix)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(3, 0), end=types.Position(3, 0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    action = next(a for a in actions or [] if a.title == "Calibrate the judge on this file")
+    assert (action.command, action.arguments) == (lens.command.command, lens.command.arguments)
+    answer = await asyncio.wait_for(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+        ),
+        90,
+    )
+    record_path = s.root / "maths.dataset.json.calibration.json"
+    assert answer["record"] == str(record_path) and record_path.exists()
+    assert await settled(s, uri, 0) == []
+
+    record = json.loads(record_path.read_text())
+    unit = next(u for u in record["units"] if u["id"] == "shows_work")
+    kappa = unit["figures"]["kappa"]
+    expected = (
+        f"κ {kappa['value']:.2f} [{kappa['interval'][0]:.2f}, {kappa['interval'][1]:.2f}] "
+        f"over {unit['figures']['labels']} labels · judge · {record['date']}"
+    )
+    line = next(n for n, row in enumerate(text.split("\n")) if "Shows the working" in row)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line, 8))
+    )
+    assert expected in hover.contents.value
+
+    s.replace(uri, text.replace("Shows the working", "Shows all the working"))
+    found = await settled(s, uri, 1)
+    assert len(found) == 1 and found[0].range.start.line == line - 1  # on the criterion's name
+    assert "'shows_work' is stale: its text changed" in found[0].message
