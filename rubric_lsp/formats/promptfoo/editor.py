@@ -52,7 +52,7 @@ def completion_values(path: list, key: str) -> list:
     plugin and strategy ids after ``id:`` in ``redteam.plugins`` / ``redteam.strategies``."""
     values: list = []
     if key == "type" and any(p in ("assert", "assertions") for p in path if isinstance(p, str)):
-        from rubric_lsp.formats.promptfoo.model import known_assertion_types
+        from rubric_lsp.formats.promptfoo.assertion_types import known_assertion_types
 
         values.extend(sorted(known_assertion_types()))
     if key == "provider" or (

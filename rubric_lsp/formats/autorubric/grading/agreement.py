@@ -378,7 +378,7 @@ def _agreement_for(item: Any, index: int) -> CriterionAgreement:
         return CriterionAgreement(
             index, item.name, "binary", abstain=frozenset({"CANNOT_ASSESS"}), range=item.range, criterion=item
         )
-    from rubric_lsp.formats.autorubric.grading.criteria import effective_options
+    from rubric_lsp.formats.autorubric.grading.prompt import effective_options
 
     options = effective_options(criterion)
     kind = "ordinal" if criterion.scale_type == "ordinal" else "nominal"
@@ -397,7 +397,7 @@ def _agreement_for(item: Any, index: int) -> CriterionAgreement:
 def _category(criterion: Any, label: str) -> Any:
     if criterion.options is None:
         return label if label in ("MET", "UNMET", "CANNOT_ASSESS") else None
-    from rubric_lsp.formats.autorubric.grading.criteria import effective_option_index
+    from rubric_lsp.formats.autorubric.grading.prompt import effective_option_index
 
     return effective_option_index(criterion, label)
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from rubric_lsp.document import Document
 from rubric_lsp.engine.runner import GradingError
-from rubric_lsp.formats.autorubric.grading.criteria import NOMINAL_AGGREGATIONS, CriterionInput, unknown_aggregation
+from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput
+from rubric_lsp.formats.autorubric.grading.votes import NOMINAL_AGGREGATIONS, unknown_aggregation
 
 
 def criterion_inputs(doc: Document) -> tuple[list[CriterionInput], str | None]:

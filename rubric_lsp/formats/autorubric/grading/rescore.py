@@ -83,12 +83,9 @@ def rescore(doc: Document, request: GradeRequest, options: AutorubricOptions) ->
 
 def outcome_of(item: Any, entry: Any) -> tuple[Any, bool]:
     from rubric_lsp.engine.failures import JudgeFailure
-    from rubric_lsp.formats.autorubric.grading.criteria import (
-        Judgment,
-        effective_option_index,
-        failure_outcome,
-        judgment_outcome,
-    )
+    from rubric_lsp.formats.autorubric.grading.criteria import failure_outcome, judgment_outcome
+    from rubric_lsp.formats.autorubric.grading.prompt import effective_option_index
+    from rubric_lsp.formats.autorubric.grading.votes import Judgment
     from rubric_lsp.formats.autorubric.score import verdict_outcome
 
     report_row = isinstance(entry, dict)

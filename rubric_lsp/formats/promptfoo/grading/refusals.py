@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rubric_lsp.formats.promptfoo.model import is_known_assertion_type
+from rubric_lsp.formats.promptfoo.assertion_types import is_known_assertion_type
 
 
 def refusals(view: Any, number: int, assertions: list[Any]) -> list[str]:
