@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from rubric_lsp.diagnostics import Diagnostic, Severity
 from rubric_lsp.document import Document, Limits, gc_paused, parse_document
+from rubric_lsp.document.files import TooLarge, read_regular
 from rubric_lsp.document.limits import DEFAULT_LIMITS
+from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import Format, checkers_for, detect
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.settings import Settings
@@ -153,14 +155,11 @@ def _units_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
 
 
 def _empty() -> Span:
-    from rubric_lsp.document.positions import Span
-
     return Span(0, 0)
 
 
 def unreadable(path: Path | str, reason: str, settings: Settings | None = None) -> LintResult:
     """The lint of a file that could not be read: one RL008 finding naming why (the rest of a run goes on)."""
-    from rubric_lsp.document.positions import Span
     from rubric_lsp.rules.any_file import UNREADABLE_FILE
 
     settings = settings or Settings()
@@ -183,7 +182,6 @@ def lint_path(
 ) -> LintResult:
     settings = settings or Settings()
     limit = settings.max_file_size or DEFAULT_LIMITS.max_bytes
-    from rubric_lsp.document.files import TooLarge, read_regular
 
     try:  # OSError (UnreadableFile among them) propagates: the caller reports unreadable paths
         data: bytes = read_regular(path, limit)

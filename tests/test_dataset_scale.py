@@ -22,7 +22,7 @@ from rubric_lsp.engine.store.cache import CACHE_FILE, KeyFilter, VerdictCache
 from rubric_lsp.engine.store.run_file import RunFile
 from rubric_lsp.engine.store.sqlite_writer import RowWriter
 from rubric_lsp.engine.windowed import fold_in_order
-from rubric_lsp.formats.autorubric.grading import agreement, rubric
+from rubric_lsp.formats.autorubric.grading import agreement
 from rubric_lsp.formats.autorubric.grading.agreement import bootstrap_kappas, cohen_kappa
 from tests.judge_server import Reply
 
@@ -130,7 +130,7 @@ async def test_items_go_through_a_window_and_the_figures_are_those_of_grading_al
 ):
     judge_server.default = judge
     active, peak = 0, 0
-    score_response = rubric.score_response
+    score_response = agreement.score_response
 
     async def counting(*args, **kwargs):
         nonlocal active, peak
@@ -141,7 +141,7 @@ async def test_items_go_through_a_window_and_the_figures_are_those_of_grading_al
         finally:
             active -= 1
 
-    monkeypatch.setattr(rubric, "score_response", counting)  # grade_dataset imports it per call
+    monkeypatch.setattr(agreement, "score_response", counting)  # what grade_dataset calls for each item
     windowed = await grade_dataset(judge_server, tmp_path, concurrency=2)
     assert 1 < peak <= agreement.ITEM_WINDOW_PER_CALL_SLOT * 2  # never every item at once
     assert judge_server.call_count == ITEMS * 2

@@ -48,7 +48,7 @@ def test_each_builtin_entry_point_names_formats_and_their_packages_stay_light():
     light = {f"rubric_lsp.formats.{m}" for m in ("plugin", "registry", "discovery", "options", "promptfoo.versions")}
     for _, value in discovery.BUILTIN:
         package = value.split(":")[0]
-        light |= {package, f"{package}.grading", f"{package}.grading.options"}
+        light |= {package, f"{package}.options", f"{package}.grading", f"{package}.grading.options"}
     heavy = [m for m in loaded if m.startswith("rubric_lsp.formats.") and m not in light]
     assert not heavy and "pydantic" not in loaded, heavy
 

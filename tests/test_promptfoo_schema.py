@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rubric_lsp.commands.schema import rendered_schemas
-from rubric_lsp.formats.promptfoo.model import BASE_ASSERTION_TYPES, known_assertion_types
+from rubric_lsp.formats.promptfoo.assertion_types import BASE_ASSERTION_TYPES, known_assertion_types
 from tests.conftest import CORPUS, REPO
 
 SCHEMA_FILE = REPO / "schemas" / "promptfoo-config.schema.json"

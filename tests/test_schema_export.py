@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from rubric_lsp.commands.schema import rendered_schemas
-from rubric_lsp.formats.promptfoo.model import UNKNOWN_TYPE_MESSAGE, known_assertion_types
+from rubric_lsp.formats.promptfoo.assertion_types import known_assertion_types
+from rubric_lsp.formats.promptfoo.model import UNKNOWN_TYPE_MESSAGE
 from rubric_lsp.formats.schema_export import for_editors, markdown
 from tests.conftest import REPO, require
 from tests.raw_client import RawClient

@@ -6,7 +6,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from rubric_lsp.formats.promptfoo.model import known_assertion_types
+from rubric_lsp.formats.promptfoo.assertion_types import known_assertion_types
 from tests.server_helpers import column, session_fixture
 
 client = session_fixture()

@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from rubric_lsp.diagnostics import Severity
 from rubric_lsp.formats.plugin import Conversion, Format, load
 from rubric_lsp.formats.registry import formats
 
@@ -71,7 +72,6 @@ def main(argv: list[str]) -> int:
 
 def _has_errors(source: Path, result) -> bool:
     """Print the errors the linter finds in ``source`` (the output would carry them silently)."""
-    from rubric_lsp.diagnostics import Severity
 
     errors = [d for d in result.diagnostics if d.severity == Severity.ERROR]
     for diag in errors:

@@ -12,7 +12,9 @@ from rubric_lsp import __version__
 from rubric_lsp.commands.fix_report import FixLog, unified_diff
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import encode_like
-from rubric_lsp.document.files import UnreadableFile
+from rubric_lsp.document.files import TooLarge, UnreadableFile, read_regular
+from rubric_lsp.document.limits import DEFAULT_LIMITS
+from rubric_lsp.formats.registry import formats, get_format
 from rubric_lsp.lint import LintResult, lint_path, lint_text, unreadable
 from rubric_lsp.settings import Settings, SettingsError, check_codes, load_settings, settings_for
 
@@ -76,7 +78,6 @@ def _lint_once(args) -> int:
 
 def _listing_or_usage_error(args) -> int | None:
     """--list-rules, --list-kinds, or a usage error: the exit code; None: go on and lint."""
-    from rubric_lsp.formats.registry import formats, get_format
 
     if args.list_rules:
         from rubric_lsp.commands.rules import rule_table
@@ -287,8 +288,6 @@ def _read_and_lint(path: Path, settings: Settings, kind: str | None, explicit: b
     Only a regular file is opened (a FIFO would block, a link to /dev/zero never end): anything else
     raises UnreadableFile, an OSError.
     """
-    from rubric_lsp.document.files import TooLarge, read_regular
-    from rubric_lsp.document.limits import DEFAULT_LIMITS
 
     limit = settings.max_file_size or DEFAULT_LIMITS.max_bytes
     try:

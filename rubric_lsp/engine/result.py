@@ -12,7 +12,7 @@ Nothing here names a format, and this module imports nothing of the engine: it c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
@@ -93,6 +93,44 @@ class Result(Protocol):
     def to_json(self) -> Any:
         """The machine output (schemas/rubric-grade-output.schema.json)."""
         ...
+
+    # A ``dataset`` result also has ``figures() -> Figures``: what it measured per criterion, in its words.
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure a format measured, headed in its own words: the faces print ``label`` and ``value``
+    and never know what it measures. ``interval`` is a confidence interval (low, high) when it has one."""
+
+    label: str
+    value: float | None
+    interval: Sequence[float] | None = None
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a result measured per group of units beyond the faces' own counts (a dataset's criteria:
+    the format's agreement statistic beside accuracy), groups in ``to_json()["agreement"]`` order.
+
+    ``ranked[i]`` is the figure the report tabulates, ranks group i by (lowest first) and charts,
+    under the heading ``label`` (``key`` names its cells for tests and links); ``interval`` says
+    what its intervals are, ``note`` how the figures were measured, ``chart`` titles the chart;
+    ``brief[i]`` is what the editor shows on the group's line. Empty when the format has none.
+    """
+
+    key: str = ""
+    label: str = ""
+    ranked: tuple[Figure, ...] = ()
+    brief: tuple[tuple[Figure, ...], ...] = ()
+    interval: str = ""
+    note: str = ""
+    chart: str = ""
+
+
+def figures_of(result: Any) -> Figures:
+    """The result's own :class:`Figures` (a ``figures()`` method, for the ``dataset`` kind), or none."""
+    figures = getattr(result, "figures", None)
+    return figures() if callable(figures) else Figures()
 
 
 # How the table outputs (JUnit, CSV) name an outcome: an abstention and a unit not run are both skipped,

@@ -18,6 +18,7 @@ import re
 from pathlib import PurePath
 
 from rubric_lsp.document import Document
+from rubric_lsp.document.js_yaml import read_as_js_yaml
 from rubric_lsp.formats import discovery
 from rubric_lsp.formats.plugin import Format
 from rubric_lsp.rules.registry import (
@@ -187,8 +188,6 @@ def detect(doc: Document, kind: str | None = None) -> Format | None:
     (promptfoo's js-yaml: YAML 1.2 core schema, see document/js_yaml.py)."""
     fmt = _detect(doc, kind)
     if fmt is not None and fmt.loader == "js-yaml":
-        from rubric_lsp.document.js_yaml import read_as_js_yaml
-
         read_as_js_yaml(doc)
     return fmt
 

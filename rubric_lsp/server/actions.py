@@ -16,7 +16,7 @@ from rubric_lsp.diagnostics import Diagnostic
 from rubric_lsp.document import _comment_start
 from rubric_lsp.document.positions import Span
 from rubric_lsp.fixes import fix_until_settled
-from rubric_lsp.lint import LintResult
+from rubric_lsp.lint import LintResult, lint_text
 from rubric_lsp.redaction import redact_report
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.calibrate import calibrate_actions
@@ -164,7 +164,6 @@ def fix_all_text(ls: RubricServer, uri: str, result: LintResult) -> str:
     The same guarded rounds as ``rubric-lint --fix``: a fix that would break parsing or add a
     finding is left out (logged; its quick fix is still offered on its own).
     """
-    from rubric_lsp.lint import lint_text
 
     path = ls.path_of(uri)
     settings = ls.settings.lint_settings(path)

@@ -19,7 +19,7 @@ from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import Format
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.hover import _schema
-from rubric_lsp.server.locate import locate, schema_at
+from rubric_lsp.server.locate import description_of, locate, schema_at
 
 log = logging.getLogger(__name__)
 
@@ -142,8 +142,6 @@ def _yaml(value: Any) -> str:
 
 
 def _describe(fmt: Format, path: list[Any]) -> str | None:
-    from rubric_lsp.server.locate import description_of
-
     return description_of(schema_at(_schema(fmt), path))
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp.document.positions import Position, Range
+from rubric_lsp.engine.result import figures_of
 from rubric_lsp.formats.editor import GradePlan
 from rubric_lsp.server import dataset_views, report
 from rubric_lsp.server.app import COMMAND_TICKET, RubricServer
@@ -35,9 +36,12 @@ from rubric_lsp.server.grading_plan import (
     units_under,
 )
 from rubric_lsp.server.grading_run import judge_settings, run
+from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.verdicts import (
     Lens,
     Shown,
+    _json_range,
+    _range,
     clear,
     code_lenses,
     inlay_hints,
@@ -183,7 +187,7 @@ def _shown_for(request: Any, result: Any, uri: str, converted: bool) -> tuple[Sh
         return shown, shown.result or {}
     data = result.to_json()
     if result.kind == "dataset":  # the result says what it is (engine/result.py); its JSON is not sniffed
-        shown = shown_for_dataset(data if not converted else {**data, "agreement": []}, uri, top)
+        shown = shown_for_dataset(data if not converted else {**data, "agreement": []}, uri, top, figures_of(result))
         if converted:
             shown.lenses.append(Lens(top, _agreement_summary(data)))
         return shown, data
@@ -430,9 +434,6 @@ def disagreements(ls: RubricServer, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _client_range(ls: RubricServer, shown: Shown, data: Any) -> dict[str, Any] | None:
-    from rubric_lsp.server.positions import Converter
-    from rubric_lsp.server.verdicts import _json_range, _range
-
     rng, lines = _range(data), shown.lines()
     if rng is None or lines is None:
         return None

@@ -22,6 +22,7 @@ from rubric_lsp.document.files import UnreadableFile, read_regular_text
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.editor import EditorContext, GradableUnit, GradePlan
 from rubric_lsp.formats.plugin import Format
+from rubric_lsp.formats.registry import detect
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.positions import Converter
 
@@ -122,8 +123,6 @@ async def response_text(ls: RubricServer, args: dict[str, Any], doc_uri: str | N
 
 
 def _read_now(uri: str, text: str, path: str | None) -> Read:
-    from rubric_lsp.formats.registry import detect
-
     doc = parse_document(text, path or "untitled.txt")
     fmt = None
     view = None

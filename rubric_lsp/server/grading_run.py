@@ -16,6 +16,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from rubric_lsp.engine import JudgeSettings
+from rubric_lsp.engine import warm_up as engine_warm_up
+from rubric_lsp.engine.settings import MissingCredentials
 from rubric_lsp.server.app import COMMAND_TICKET, COMMAND_TOKEN, RubricServer
 from rubric_lsp.server.verdicts import clear
 
@@ -32,8 +35,6 @@ def warm_up() -> None:
     """Import the grading engine and litellm off the event loop (several seconds, once)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
-        from rubric_lsp.engine import warm_up as engine_warm_up
-
         engine_warm_up()
     except Exception as exc:
         log.info("grading engine not available yet: %s", exc)
@@ -52,8 +53,6 @@ def start_warm_up() -> None:
 
 
 def judge_settings(ls: RubricServer):
-    from rubric_lsp.engine import JudgeSettings
-
     s = ls.settings
     changes: dict[str, Any] = {"model": s.judge_model, "api_base": s.judge_api_base, "cache_enabled": s.cache_enabled}
     if s.judge_concurrency is not None:
@@ -175,7 +174,6 @@ def _cancelled(ls: RubricServer, grading: Grading) -> dict[str, Any]:
 
 def _failed(ls: RubricServer, grading: Grading, exc: Exception) -> dict[str, Any]:
     from rubric_lsp.engine.runner import GradingError
-    from rubric_lsp.engine.settings import MissingCredentials
 
     if isinstance(exc, MissingCredentials):
         log.warning("grading refused: %s", exc)

@@ -15,9 +15,10 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp.document.positions import LineIndex, Position, Range
-from rubric_lsp.engine.result import Outcome, Unit
+from rubric_lsp.engine.result import Figures, Outcome, Unit
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.line_map import LineMap, line_map
+from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.publish import schedule
 
 log = logging.getLogger(__name__)
@@ -244,20 +245,20 @@ def shown_for_examples(results: list[Any], top: Range) -> Shown:
     return shown
 
 
-def shown_for_dataset(data: dict[str, Any], uri: str, top: Range) -> Shown:
-    """Agreement with the labels as a lens on each criterion where it is written; disagreements one click away."""
+def shown_for_dataset(data: dict[str, Any], uri: str, top: Range, figures: Figures | None = None) -> Shown:
+    """Agreement with the labels as a lens on each criterion where it is written; disagreements one click away.
+
+    Beside accuracy, each lens shows the figures the format measured (``figures.brief``), in its words."""
     shown = Shown(result=data)
-    for criterion in data.get("agreement") or []:
+    brief = figures.brief if figures is not None else ()
+    for position, criterion in enumerate(data.get("agreement") or []):
         where = _range(criterion.get("range")) or top
         figure = criterion.get("accuracy")
-        kappa = criterion.get("cohen_kappa")
         abstained = sum((criterion.get("abstained") or {}).values())
-        parts = [
-            f"{criterion.get('name')}: accuracy {'n/a' if figure is None else f'{figure:.2f}'}",
-            f"κ {'n/a' if kappa is None else f'{kappa:.2f}'}",
-            f"n={criterion.get('compared', 0)}",
-            f"abstentions {abstained}",
-        ]
+        parts = [f"{criterion.get('name')}: accuracy {'n/a' if figure is None else f'{figure:.2f}'}"]
+        for measured in brief[position] if position < len(brief) else ():
+            parts.append(f"{measured.label} {'n/a' if measured.value is None else f'{measured.value:.2f}'}")
+        parts += [f"n={criterion.get('compared', 0)}", f"abstentions {abstained}"]
         if criterion.get("failed"):
             parts.append(f"failed {criterion['failed']}")
         disagreeing = criterion.get("disagreeing") or []
@@ -338,7 +339,6 @@ def _problems(ls: RubricServer, uri: str, shown: Shown | None) -> list[types.Dia
         return []
     state = ls.state(uri)
     result = state.result
-    from rubric_lsp.server.positions import Converter
 
     lines = shown.lines() or (
         result.document.lines
@@ -381,7 +381,6 @@ def inlay_hints(ls: RubricServer, uri: str, visible: types.Range) -> list[types.
     if shown is None or state.result is None:
         return []
     lines = shown.lines() or state.result.document.lines  # the lint result may lag behind the text
-    from rubric_lsp.server.positions import Converter
 
     convert = Converter(lines, ls.encoding)
     hints = []
@@ -407,7 +406,6 @@ def code_lenses(ls: RubricServer, uri: str) -> list[types.CodeLens]:
     shown: Shown | None = state.extra.get("shown")
     if shown is None or state.result is None:
         return []
-    from rubric_lsp.server.positions import Converter
 
     convert = Converter(shown.lines() or state.result.document.lines, ls.encoding)
     return [
@@ -429,7 +427,6 @@ def verdict_entries(ls: RubricServer, uri: str, shown: Shown) -> list[dict[str, 
     lines = shown.lines()
     if lines is None:
         return []
-    from rubric_lsp.server.positions import Converter
 
     convert = Converter(lines, ls.encoding)
     entries = []

@@ -15,7 +15,7 @@ from rubric_lsp.formats.options import GradeOption, read_options
 
 # How an abstention counts in the score (score.py applies them; autorubric's CannotAssessStrategy).
 CANNOT_ASSESS_STRATEGIES = ("skip", "zero", "partial", "fail")
-# How several judges' binary votes combine (criteria.py: aggregate; CriterionGrader(aggregation=...)).
+# How several judges' binary votes combine (grading/votes.py: aggregate; CriterionGrader(aggregation=...)).
 BINARY_AGGREGATIONS = ("majority", "weighted", "unanimous", "any")
 
 

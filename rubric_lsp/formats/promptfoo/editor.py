@@ -7,6 +7,7 @@ import logging
 
 from rubric_lsp.document import Node
 from rubric_lsp.formats.editor import EditorContext, GradableUnit, GradePlan, OutlineItem, key_and_value, short
+from rubric_lsp.formats.promptfoo.assertion_types import known_assertion_types
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,6 @@ def completion_values(path: list, key: str) -> list:
     plugin and strategy ids after ``id:`` in ``redteam.plugins`` / ``redteam.strategies``."""
     values: list = []
     if key == "type" and any(p in ("assert", "assertions") for p in path if isinstance(p, str)):
-        from rubric_lsp.formats.promptfoo.model import known_assertion_types
-
         values.extend(sorted(known_assertion_types()))
     if key == "provider" or (
         key in ("provider", "id") and any(p in _PROVIDER_PARENTS for p in path[:-1] if isinstance(p, str))

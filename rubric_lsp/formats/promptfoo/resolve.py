@@ -51,7 +51,7 @@ from rubric_lsp.document import Document, Node
 from rubric_lsp.document.files import read_regular_text
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.promptfoo import paths, refs
-from rubric_lsp.formats.promptfoo.model import grader_kind
+from rubric_lsp.formats.promptfoo.assertion_types import describe_assertion_type, grader_kind
 
 MAX_REFERENCED_BYTES = 5 * 1024 * 1024
 
@@ -320,7 +320,6 @@ class ConfigView:
         assertion = self.assertion_at(offset)
         if assertion is None or assertion.type is None:
             return None
-        from rubric_lsp.formats.promptfoo.model import describe_assertion_type
 
         lines = [f"**{assertion.type}** — {describe_assertion_type(assertion.type) or 'unknown assertion type'}"]
         if assertion.grader_kind is not None:

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from rubric_lsp.document import Node
+from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView
 
 # field -> what zod expects there (AssertionSchema / AssertionSetSchema of 0.123.1)
@@ -123,7 +124,6 @@ def config_refusal(view: ConfigView) -> str | None:
 
 
 def _found_text(node: Node) -> str:
-    from rubric_lsp.document.nodes import to_plain
     from rubric_lsp.formats.errors import describe_type
 
     return f", not {describe_type(to_plain(node))}"

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rubric_lsp.calibration.card import card_rows
-from rubric_lsp.engine.result import Outcome, Unit
+from rubric_lsp.engine.result import Figures, Outcome, Unit, figures_of
 from rubric_lsp.redaction import report_redactor
 from rubric_lsp.reporters.grade.html_tests import tests_view
 
@@ -83,7 +83,10 @@ def render(
         "card_rows": [] if card is None else [(redact(k), redact(v)) for k, v in card_rows(card)],
         "pass_rates": _redacted(pass_rates or [], redact),
     }
-    context.update(_SECTIONS[kind](data, units))
+    if kind == "dataset":  # the figures it measured are the format's, headed in its words
+        context.update(_dataset(data, units, figures_of(result)))
+    else:
+        context.update(_SECTIONS[kind](data, units))
     for selection in context.get("selections") or []:
         selection["method"] = redact(selection["method"])
     for found in context.get("disagreements") or []:
@@ -93,7 +96,7 @@ def render(
     return env.get_template("report.html.j2").render(**context)
 
 
-# Below this many items a figure (Pearson r, κ) is shown with a note that it means little.
+# Below this many items a figure (Pearson r, the format's agreement figure) is shown with a note that it means little.
 FEW_ITEMS = 10
 
 
@@ -249,20 +252,18 @@ def _model(reports: list[dict[str, Any]]) -> str | None:
 # -- a labelled dataset ----------------------------------------------------------------------
 
 
-def _kappa(agreement: dict[str, Any]) -> float | None:
-    """The κ the page ranks by: quadratic-weighted for an ordinal criterion, else Cohen's."""
-    return agreement.get("quadratic_weighted_kappa", agreement["cohen_kappa"])
-
-
-def _dataset(data: dict[str, Any], units: list[Unit]) -> dict[str, Any]:
+def _dataset(data: dict[str, Any], units: list[Unit], figures: Figures) -> dict[str, Any]:
     criteria = []
-    for c in data["agreement"]:
+    for position, c in enumerate(data["agreement"]):
         confusion = c.get("confusion") or {"labels": [], "matrix": []}
         biggest = max([n for row in confusion["matrix"] for n in row] + [1])
-        criteria.append({**c, "kappa": _kappa(c), "heat": biggest, "confusion": confusion})
-    # Worst first: the lowest κ (then accuracy) on top; criteria with no κ at all after them.
+        ranked = figures.ranked[position] if position < len(figures.ranked) else None
+        value = ranked.value if ranked is not None else None
+        interval = ranked.interval if ranked is not None else None
+        criteria.append({**c, "figure": value, "interval": interval, "heat": biggest, "confusion": confusion})
+    # Worst first: the lowest ranked figure (then accuracy) on top; criteria without one after them.
     worst_first = sorted(
-        criteria, key=lambda c: (c["kappa"] is None, c["kappa"] or 0.0, c["accuracy"] or 0.0, c["index"])
+        criteria, key=lambda c: (c["figure"] is None, c["figure"] or 0.0, c["accuracy"] or 0.0, c["index"])
     )
     items = data["items"]
     points = [(i["human_score"], i["score"]) for i in items if _is_num(i.get("human_score")) and _is_num(i["score"])]
@@ -270,7 +271,8 @@ def _dataset(data: dict[str, Any], units: list[Unit]) -> dict[str, Any]:
         "criteria": worst_first,
         "items": items,
         "disagreements": _disagreements(data, units),
-        "kappa_chart": _kappa_chart(worst_first) if criteria else None,
+        "figures": figures,
+        "figure_chart": _figure_chart(worst_first, figures) if criteria and figures.ranked else None,
         "scatter": _scatter(points) if points else None,
         "correlation": _correlation(points),
         "points": len(points),
@@ -307,19 +309,19 @@ def _disagreements(data: dict[str, Any], units: list[Unit]) -> list[dict[str, An
     ]
 
 
-def _kappa_chart(criteria: list[dict[str, Any]]) -> str:
+def _figure_chart(criteria: list[dict[str, Any]], figures: Figures) -> str:
     import pygal
 
-    chart = _chart(pygal.HorizontalBar, title="κ per criterion, worst first (95 % bootstrap interval)", range=(-1, 1))
+    chart = _chart(pygal.HorizontalBar, title=figures.chart, range=(-1, 1))
     chart.x_labels = [(c["name"] or f"criterion {c['index'] + 1}")[:60] for c in criteria]
     values = []
     for c in criteria:
-        interval = c.get("kappa_interval")
-        value: Any = c["kappa"]
+        interval = c["interval"]
+        value: Any = c["figure"]
         if value is not None and interval:
             value = {"value": value, "ci": {"low": interval[0], "high": interval[1]}}
         values.append(value)
-    chart.add("κ", values)
+    chart.add(figures.label, values)
     return _svg(chart)
 
 
@@ -375,6 +377,5 @@ _SECTIONS: dict[str, Callable[[Any, list[Unit]], dict[str, Any]]] = {
     "response": _response,
     "outputs": _outputs,
     "examples": _examples,
-    "dataset": _dataset,
     "rescore": _rescore,
 }

@@ -28,7 +28,7 @@ from rubric_lsp.calibration.stats import kappa_interval
 from rubric_lsp.document import Document, Node
 from rubric_lsp.engine.report import GradeReport, usage_line
 from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.engine.result import Unit
+from rubric_lsp.engine.result import Figure, Figures, Unit
 from rubric_lsp.engine.runner import Grader, Grading, GradingError
 from rubric_lsp.engine.usage import Usage
 from rubric_lsp.engine.windowed import fold_in_order, quiet_collector
@@ -36,7 +36,13 @@ from rubric_lsp.formats.autorubric.grading import calibration
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import DatasetError as DatasetError
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
 from rubric_lsp.formats.autorubric.grading.dataset_units import dataset_units
+from rubric_lsp.formats.autorubric.grading.inputs import refuse_unloadable
+from rubric_lsp.formats.autorubric.grading.prompt import effective_option_index, effective_options
+from rubric_lsp.formats.autorubric.grading.rescore import outcome_of
+from rubric_lsp.formats.autorubric.grading.rubric import score_response
+from rubric_lsp.formats.autorubric.loading import ground_truth_entries
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
+from rubric_lsp.formats.autorubric.score import compute_score
 
 # Items started but not yet folded, per concurrency slot: each item is several calls, so a
 # window of 4 × concurrency items keeps every slot busy while one slow item holds the fold back.
@@ -160,6 +166,10 @@ class DatasetResult:
     def failed(self) -> bool:
         return False  # agreement is a measurement, not a pass/fail
 
+    def figures(self) -> Figures:
+        """Cohen's κ beside each criterion's accuracy, as the faces show it (engine/result.py)."""
+        return agreement_figures(self.to_json()["agreement"])
+
     def calibration_units(self, doc: Document, options: Mapping[str, Any]) -> list[Any]:
         """The measured criteria as calibration units (``rubric calibrate``; ``doc``, ``options``: the graded
         dataset and the request's grading options)."""
@@ -202,6 +212,23 @@ class DatasetResult:
         return lines
 
 
+def agreement_figures(agreement: list[dict[str, Any]]) -> Figures:
+    """The report ranks and charts by κ, quadratic-weighted for an ordinal criterion (with its bootstrap
+    interval); the editor's lens shows Cohen's κ, the figure ``text_lines`` prints first."""
+    return Figures(
+        key="kappa",
+        label="κ",
+        ranked=tuple(
+            Figure("κ", c.get("quadratic_weighted_kappa", c["cohen_kappa"]), c.get("kappa_interval")) for c in agreement
+        ),
+        brief=tuple((Figure("κ", c.get("cohen_kappa")),) for c in agreement),
+        interval="95 % interval",
+        note="abstentions and failed judgments are left out of accuracy and κ · κ is quadratic-weighted for ordinal "
+        "criteria · interval: 95 % bootstrap",
+        chart="κ per criterion, worst first (95 % bootstrap interval)",
+    )
+
+
 def _figure(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
@@ -227,7 +254,6 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             "This is an autorubric dataset: grade it without --response (`rubric grade DATASET.json`) to measure "
             "the judge's agreement with its ground truth."
         )
-    from rubric_lsp.formats.autorubric.grading.inputs import refuse_unloadable
 
     refuse_unloadable(doc, dataset=True)
     try:
@@ -239,8 +265,6 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
 async def grade_dataset(
     doc: Document, grading: Grading, *, limit: int | None = None, options: AutorubricOptions | None = None
 ) -> DatasetResult:
-    from rubric_lsp.formats.autorubric.grading.rubric import score_response
-
     root = doc.root
     items_node = root.get("items") if root is not None and root.is_map else None
     if root is None or items_node is None or not items_node.is_seq:
@@ -331,7 +355,6 @@ async def grade_dataset(
 
 def _truth(item: Node) -> list[Any] | None:
     """The item's ground truth as autorubric reads it (an object's keys, a string's characters)."""
-    from rubric_lsp.formats.autorubric.loading import ground_truth_entries
 
     node = item.get("ground_truth")
     read = ground_truth_entries(node) if node is not None and node.value is not None else None
@@ -382,8 +405,6 @@ def _tally(agreements: dict[tuple[Any, ...], CriterionAgreement], criteria: list
 
 def _human_score(criteria: list[Any], truth: Any, options: AutorubricOptions) -> float | None:
     """The score the item's labels give under the same scoring as the judge's (None: labels missing or unusable)."""
-    from rubric_lsp.formats.autorubric.grading.rescore import outcome_of
-    from rubric_lsp.formats.autorubric.score import compute_score
 
     if not isinstance(truth, list) or len(truth) != len(criteria) or not all(isinstance(t, str) for t in truth):
         return None
@@ -400,7 +421,6 @@ def _agreement_for(item: Any, index: int) -> CriterionAgreement:
         return CriterionAgreement(
             index, item.name, "binary", abstain=frozenset({"CANNOT_ASSESS"}), range=item.range, criterion=item
         )
-    from rubric_lsp.formats.autorubric.grading.criteria import effective_options
 
     options = effective_options(criterion)
     kind = "ordinal" if criterion.scale_type == "ordinal" else "nominal"
@@ -419,7 +439,6 @@ def _agreement_for(item: Any, index: int) -> CriterionAgreement:
 def _category(criterion: Any, label: str) -> Any:
     if criterion.options is None:
         return label if label in ("MET", "UNMET", "CANNOT_ASSESS") else None
-    from rubric_lsp.formats.autorubric.grading.criteria import effective_option_index
 
     return effective_option_index(criterion, label)
 

@@ -31,7 +31,7 @@ VERDICT_OPTIONS = ("shuffle_options", "aggregation")
 
 def unit_text(criterion: Any, guidelines: str | None) -> dict[str, Any]:
     """What the judge reads of one criterion (``criterion``: the format's Criterion model)."""
-    from rubric_lsp.formats.autorubric.grading.criteria import effective_options
+    from rubric_lsp.formats.autorubric.grading.prompt import effective_options
 
     text: dict[str, Any] = {"requirement": criterion.requirement, "flaw": criterion.weight < 0}
     if criterion.options is not None:
@@ -48,17 +48,17 @@ def prompt_fingerprint() -> str:
     """A hash of the prompts the judge is sent: the system prompts, the reply formats and the templates
     (rendered for placeholder inputs), and the prompt version the verdict cache keys on."""
     from rubric_lsp.engine.judge import PROMPT_VERSION
-    from rubric_lsp.formats.autorubric.grading import criteria
+    from rubric_lsp.formats.autorubric.grading import prompt
     from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
 
     sample = Criterion(requirement="{requirement}", weight=-1)
     options = [CriterionOption(label="{option}", value=0), CriterionOption(label="{na}", value=0, na=True)]
     parts = [
         PROMPT_VERSION,
-        criteria.BINARY_FORMAT,
-        criteria.CHOICE_FORMAT,
-        criteria.binary_messages(sample, "{response}", "{query}", "{guidelines}"),
-        criteria.choice_messages(sample, options, "{response}", "{query}", "{guidelines}"),
+        prompt.BINARY_FORMAT,
+        prompt.CHOICE_FORMAT,
+        prompt.binary_messages(sample, "{response}", "{query}", "{guidelines}"),
+        prompt.choice_messages(sample, options, "{response}", "{query}", "{guidelines}"),
     ]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 

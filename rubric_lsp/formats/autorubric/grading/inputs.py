@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from rubric_lsp.document import Document
 from rubric_lsp.engine.runner import GradingError
-from rubric_lsp.formats.autorubric.grading.criteria import NOMINAL_AGGREGATIONS, CriterionInput, unknown_aggregation
+from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput
+from rubric_lsp.formats.autorubric.grading.votes import NOMINAL_AGGREGATIONS, unknown_aggregation
+from rubric_lsp.formats.autorubric.loading import load_refusal
+from rubric_lsp.formats.autorubric.view import read_rubric
 
 
 def criterion_inputs(doc: Document) -> tuple[list[CriterionInput], str | None]:
     """The rubric's criteria as the grader takes them, and its guidelines; GradingError when autorubric rejects it."""
-    from rubric_lsp.formats.autorubric.view import read_rubric
 
     if doc.root is None:
         raise GradingError("The file is empty.")
@@ -35,7 +37,6 @@ def criterion_inputs(doc: Document) -> tuple[list[CriterionInput], str | None]:
 
 def refuse_unloadable(doc: Document, *, dataset: bool) -> None:
     """GradingError, before any call, when autorubric's own loader would not open the file."""
-    from rubric_lsp.formats.autorubric.loading import load_refusal
 
     refusal = load_refusal(doc, dataset=dataset)
     if refusal is not None:

@@ -6,11 +6,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document
+from rubric_lsp.engine.failures import JudgeFailure
 from rubric_lsp.engine.request import GradeRequest
 from rubric_lsp.engine.result import Outcome, Unit
 from rubric_lsp.engine.runner import GradingError
+from rubric_lsp.formats.autorubric.grading.criteria import failure_outcome, judgment_outcome
 from rubric_lsp.formats.autorubric.grading.inputs import criterion_inputs
+from rubric_lsp.formats.autorubric.grading.prompt import effective_option_index
+from rubric_lsp.formats.autorubric.grading.votes import Judgment
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
+from rubric_lsp.formats.autorubric.score import compute_score, verdict_outcome
 
 
 @dataclass
@@ -59,8 +64,6 @@ class RescoreResult:
 
 
 def rescore(doc: Document, request: GradeRequest, options: AutorubricOptions) -> RescoreResult:
-    from rubric_lsp.formats.autorubric.score import compute_score
-
     items, _ = criterion_inputs(doc)
     given = request.verdicts
     if len(given) != len(items):
@@ -82,15 +85,6 @@ def rescore(doc: Document, request: GradeRequest, options: AutorubricOptions) ->
 
 
 def outcome_of(item: Any, entry: Any) -> tuple[Any, bool]:
-    from rubric_lsp.engine.failures import JudgeFailure
-    from rubric_lsp.formats.autorubric.grading.criteria import (
-        Judgment,
-        effective_option_index,
-        failure_outcome,
-        judgment_outcome,
-    )
-    from rubric_lsp.formats.autorubric.score import verdict_outcome
-
     report_row = isinstance(entry, dict)
     if report_row:  # an entry of `rubric grade --format json` output
         if entry.get("error"):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.document import Document, Node
+from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.document.positions import Span
 from rubric_lsp.engine.report import ExampleResult, ExamplesResult, GradeReport, Verdict
 from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
@@ -16,6 +17,7 @@ from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput, grade
 from rubric_lsp.formats.autorubric.grading.inputs import check_gradable, criterion_inputs
 from rubric_lsp.formats.autorubric.grading.rescore import rescore
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
+from rubric_lsp.formats.autorubric.score import find_option
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
@@ -198,8 +200,6 @@ def _min_score_failures(report: GradeReport, min_score: Any) -> list[str]:
 
 
 def _verdict_failure(item: CriterionInput, got: Verdict, wanted: Any) -> str | None:
-    from rubric_lsp.formats.autorubric.score import find_option
-
     if got.failed:
         return f"{item.name}: expected {wanted}, but the judgment failed ({got.error})"
     same = got.verdict == wanted
@@ -218,8 +218,6 @@ def _examples_node(doc: Document) -> Node | None:
 
 
 def _plain(node: Node) -> dict[str, Any]:
-    from rubric_lsp.document.nodes import to_plain
-
     value = to_plain(node)
     return value if isinstance(value, dict) else {}
 

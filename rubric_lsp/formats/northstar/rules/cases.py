@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.formats.errors import Problem, error_span
 from rubric_lsp.formats.northstar import CASES
+from rubric_lsp.formats.northstar import model as M
 from rubric_lsp.formats.northstar.rules.common import key_rename, parent_map, plain_message
 from rubric_lsp.formats.northstar.view import CasesView, read_cases
 from rubric_lsp.formats.registry import checker
@@ -143,8 +144,6 @@ def cases_view(ctx: CheckContext) -> CasesView | None:
 
 
 def _known_case_keys(path: tuple) -> set[str] | None:
-    from rubric_lsp.formats.northstar import model as M
-
     models: dict[str, type[BaseModel]] = {
         "": M.EvalCase,
         "expected": M.EvalExpected,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubric_lsp.diagnostics import Severity
-from rubric_lsp.document import Node
+from rubric_lsp.document import Node, parse_document
 from rubric_lsp.formats.northstar import CASES, REQUEST
 from rubric_lsp.formats.northstar.model import (
     GraderConfig,
@@ -11,6 +11,7 @@ from rubric_lsp.formats.northstar.model import (
 )
 from rubric_lsp.formats.northstar.rules.common import remove_pair_fix
 from rubric_lsp.formats.northstar.view import RequestView, read_cases
+from rubric_lsp.formats.registry import detect
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
 
@@ -238,9 +239,7 @@ def _sibling_cases(ctx: CheckContext) -> list:
 
 
 def _cases_in(path) -> list | None:
-    from rubric_lsp.document import parse_document
     from rubric_lsp.document.files import read_regular
-    from rubric_lsp.formats.registry import detect
 
     try:
         stat = path.stat()

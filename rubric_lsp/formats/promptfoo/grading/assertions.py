@@ -62,6 +62,7 @@ from rubric_lsp.engine.failures import JudgeFailure
 from rubric_lsp.engine.judge import Judge
 from rubric_lsp.engine.replies import snippet, strip_thinking
 from rubric_lsp.engine.report import Subject, Verdict
+from rubric_lsp.formats.promptfoo.grading.model_graded import GEVAL_DEFAULT_THRESHOLD, base_of, grade_model_graded
 from rubric_lsp.formats.promptfoo.grading.prompts import (
     UNDEFINED,
     grading_messages,
@@ -244,12 +245,6 @@ class _Response:
         return entry["sent"]
 
     async def model_graded(self, number: int, item: Any, judge: Judge, inverse: bool, subject: Subject) -> Verdict:
-        from rubric_lsp.formats.promptfoo.grading.model_graded import (
-            GEVAL_DEFAULT_THRESHOLD,
-            base_of,
-            grade_model_graded,
-        )
-
         kind = base_of(item.type)
         prompt_input = self.query
         if prompt_input is None and self.first_prompt is not None:

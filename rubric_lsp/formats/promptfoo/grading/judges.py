@@ -19,6 +19,7 @@ from rubric_lsp.formats.promptfoo.grading.providers import (
     settings_from_promptfoo,
 )
 from rubric_lsp.formats.promptfoo.versions import ENV_VERSION
+from rubric_lsp.settings import SettingsError, settings_for
 
 
 def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[Any, Callable[[Any], Judge]]:
@@ -101,8 +102,6 @@ def promptfoo_version(settings: JudgeSettings, path: str | None = None) -> str |
     if chosen or not path or path == "-":
         return chosen or None
     from pathlib import Path
-
-    from rubric_lsp.settings import SettingsError, settings_for
 
     try:
         return dict(settings_for(Path(path)).versions).get("promptfoo")

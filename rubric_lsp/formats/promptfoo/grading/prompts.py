@@ -13,7 +13,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rubric_lsp.document import issues as K
+from rubric_lsp.document import parse_document
 from rubric_lsp.document.js_yaml import js_number_text as js_number_text  # re-exported: assertions use it
+from rubric_lsp.document.js_yaml import read_as_js_yaml
+from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.formats.promptfoo.grading.owner_prompts import DEFAULT_GRADING_PROMPT
 from rubric_lsp.formats.promptfoo.js_values import (
     UNDEFINED,
     js_json,
@@ -191,8 +196,6 @@ def _looks_like_json(trimmed: str) -> bool:
 
 
 def _prompt_failure(what: str, prompt: str) -> Any:
-    from rubric_lsp.engine.failures import JudgeFailure
-
     return JudgeFailure(
         "unknown", f"The rendered grading prompt is {what}; promptfoo refuses it: {prompt[:120]!r}", "config"
     )
@@ -209,7 +212,6 @@ def grading_messages(
     """llm-rubric's messages: promptfoo 0.123.1 spreads the test vars first, then ``output`` (the
     output JSON-parsed when it parses, ``tryParse``) and ``rubric``, so a var named ``output``
     does not replace the graded output (``vars_last``: 0.121.9's order, where it did)."""
-    from rubric_lsp.formats.promptfoo.grading.owner_prompts import DEFAULT_GRADING_PROMPT
 
     own = {"output": try_parse(output), "rubric": rubric}
     context = {**own, **test_vars} if vars_last else {**test_vars, **own}
@@ -231,9 +233,6 @@ def _yaml_messages(text: str) -> list[dict[str, Any]] | None:
     quotes or newlines cannot break the YAML."""
     if not text.strip().startswith("- role:"):
         return None
-    from rubric_lsp.document import issues as K
-    from rubric_lsp.document import parse_document
-    from rubric_lsp.document.js_yaml import read_as_js_yaml
 
     doc = parse_document(text, "prompt.yaml", language="yaml")
     if not doc.readable or any(issue.kind in (K.SYNTAX_ERROR, K.DUPLICATE_KEY) for issue in doc.issues):

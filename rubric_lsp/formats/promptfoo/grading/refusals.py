@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from rubric_lsp.formats.promptfoo.model import is_known_assertion_type
+from rubric_lsp.formats.promptfoo.assertion_types import is_known_assertion_type
+from rubric_lsp.formats.promptfoo.rules.assertions import EMPTY_RUBRIC_MESSAGE, missing_rubric, unknown_type_message
+from rubric_lsp.formats.promptfoo.rules.values import value_type_problem
 
 
 def refusals(view: Any, number: int, assertions: list[Any]) -> list[str]:
     """One line per assertion of test ``number`` that promptfoo errors on (or that grades nothing)."""
-    from rubric_lsp.formats.promptfoo.rules.assertions import EMPTY_RUBRIC_MESSAGE, missing_rubric, unknown_type_message
-    from rubric_lsp.formats.promptfoo.rules.values import value_type_problem
 
     found = []
     for a in assertions:

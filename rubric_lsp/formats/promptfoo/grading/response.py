@@ -35,6 +35,10 @@ from rubric_lsp.formats.promptfoo.grading.assertions import (
 from rubric_lsp.formats.promptfoo.grading.deterministic import Refused, check
 from rubric_lsp.formats.promptfoo.grading.judges import json_mode_for, promptfoo_version, start_judges
 from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, js_number_text, render
+from rubric_lsp.formats.promptfoo.grading.refusals import refusals
+from rubric_lsp.formats.promptfoo.reading import read_config
+from rubric_lsp.formats.promptfoo.validation import config_refusal
+from rubric_lsp.redaction import report_redactor
 
 NOT_RUN = "NOT_RUN"
 SELECTORS = ("max-score", SELECT_BEST)
@@ -140,9 +144,6 @@ async def grade_promptfoo(
     ``compared``: part of a multi-output run that grades select-best and max-score itself.
     ``prompt_index``: which of the config's prompts produced the response (closedqa, factuality
     and g-eval grade it against that prompt when no ``query`` is given)."""
-    from rubric_lsp.formats.promptfoo.grading.refusals import refusals
-    from rubric_lsp.formats.promptfoo.reading import read_config
-    from rubric_lsp.formats.promptfoo.validation import config_refusal
 
     if doc.root is None:
         raise GradingError("The file is empty.")
@@ -321,7 +322,6 @@ def test_json(test: _Test, outcome: Outcome, record: dict[int, dict[str, Any]]) 
     """Test ``test``'s result (``tests`` of the JSON) with what promptfoo's own results carry to explain it:
     its vars, the threshold applied, and each assertion that has a verdict (``assertions``). Their text
     is the config's and the response's, as a report may print it: keys masked (``redaction``)."""
-    from rubric_lsp.redaction import report_redactor
 
     redact = report_redactor().report
     data: dict[str, Any] = {"test": test.number}

@@ -9,15 +9,14 @@ from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.errors import describe_type
-from rubric_lsp.formats.promptfoo.model import (
+from rubric_lsp.formats.promptfoo.assertion_types import (
     ASSERT_SET_KEYS,
     ASSERTION_KEYS,
-    Assertion,
-    AssertionSet,
     base_type,
     is_known_assertion_type,
     known_assertion_types,
 )
+from rubric_lsp.formats.promptfoo.model import Assertion, AssertionSet
 from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import FACTUALITY_LIKE, E, F, W, delete_pair, rubric_text
 from rubric_lsp.formats.promptfoo.rules.max_score import max_score_value

@@ -6,9 +6,7 @@ from rubric_lsp.diagnostics import Fix
 from rubric_lsp.document import Node
 from rubric_lsp.document.issues import TextEdit
 from rubric_lsp.document.positions import Span
-from rubric_lsp.formats.promptfoo.model import (
-    MAX_SCORE_VALUE_KEYS,
-)
+from rubric_lsp.formats.promptfoo.assertion_types import MAX_SCORE_VALUE_KEYS
 from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import E, F, I, W, delete_pair, insert_key, text_of
 from rubric_lsp.formats.promptfoo.rules.scores import number_of

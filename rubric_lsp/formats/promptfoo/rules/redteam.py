@@ -17,7 +17,7 @@ The ids come from the installed promptfoo package (``redteam_ids.py``, generated
 from __future__ import annotations
 
 from rubric_lsp.document import Node
-from rubric_lsp.formats.promptfoo.model import base_type
+from rubric_lsp.formats.promptfoo.assertion_types import base_type
 from rubric_lsp.formats.promptfoo.redteam_ids import (
     JAVASCRIPT_EXTENSIONS,
     PLUGINS,

@@ -8,9 +8,7 @@ import re
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.errors import describe_type
-from rubric_lsp.formats.promptfoo.model import (
-    base_type,
-)
+from rubric_lsp.formats.promptfoo.assertion_types import base_type
 from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source
 from rubric_lsp.formats.promptfoo.rules.common import F, W, text_of
 from rubric_lsp.formats.promptfoo.rules.schema import INVALID_FIELD

@@ -12,8 +12,8 @@ import math
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.errors import describe_type
+from rubric_lsp.formats.promptfoo.assertion_types import base_type
 from rubric_lsp.formats.promptfoo.js_values import js_number
-from rubric_lsp.formats.promptfoo.model import base_type
 from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import E, F, W
 from rubric_lsp.formats.promptfoo.value_invariants import REFUSED

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rubric_lsp.formats.promptfoo.model import (
-    base_type,
-)
+from rubric_lsp.formats.promptfoo.assertion_types import base_type
 from rubric_lsp.formats.promptfoo.resolve import ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import FACTUALITY_LIKE, F, W, text_of
 from rubric_lsp.rules.registry import rule
