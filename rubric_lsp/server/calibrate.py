@@ -25,7 +25,7 @@ from rubric_lsp.server.arguments import invalid
 from rubric_lsp.server.grading_plan import NoDocument, Read, document_uri, read
 from rubric_lsp.server.grading_run import judge_settings, run
 from rubric_lsp.server.positions import Converter
-from rubric_lsp.server.publish import schedule
+from rubric_lsp.server.publish import relint_all
 
 log = logging.getLogger(__name__)
 
@@ -98,24 +98,13 @@ def _write(ls: RubricServer, doc: Read, result: Any, options: dict[str, Any], se
         message = f"Cannot write the calibration record {output}: {exc.strerror or exc}"
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
         return {"message": message}
-    _relint_all(ls)  # every open file holding these units now has (or lost) a fresh record
+    relint_all(ls)  # every open file holding these units now has (or lost) a fresh record
     failed = sum(unit.failed for unit in units)
     message = f"Calibration of {doc.name} written to {output.name}" + (
         f" ({failed} judge call(s) failed; counted apart in the record)" if failed else ""
     )
     ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
     return {"record": str(output), "units": table_lines(data), "failed": failed}
-
-
-def _relint_all(ls: RubricServer) -> None:
-    """``diagnostics.relint_all`` (which this module cannot import: diagnostics → grading → here)."""
-    ls.settings_generation += 1
-    if ls.pull_diagnostics:
-        if ls.client_supports("workspace.diagnostics.refresh_support"):
-            ls.workspace_diagnostic_refresh(None)
-        return
-    for uri in list(ls.workspace.text_documents):
-        schedule(ls, uri, 0)
 
 
 def register(ls: RubricServer) -> None:

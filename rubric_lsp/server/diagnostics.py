@@ -15,7 +15,7 @@ from lsprotocol import types
 
 from rubric_lsp.server import grading
 from rubric_lsp.server.app import SOURCE, RubricServer
-from rubric_lsp.server.publish import schedule, to_lsp
+from rubric_lsp.server.publish import relint_all, schedule, to_lsp
 from rubric_lsp.server.settings import is_settings_file
 from rubric_lsp.server.verdicts import follow_edits
 
@@ -34,17 +34,6 @@ def result_id(diagnostics: list[types.Diagnostic], ls: RubricServer) -> str:
 def clear(ls: RubricServer, uri: str) -> None:
     if not ls.pull_diagnostics:
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-
-
-def relint_all(ls: RubricServer) -> None:
-    """Settings changed: lint every open document again."""
-    ls.settings_generation += 1
-    if ls.pull_diagnostics:
-        if ls.client_supports("workspace.diagnostics.refresh_support"):
-            ls.workspace_diagnostic_refresh(None)
-        return
-    for uri in list(ls.workspace.text_documents):
-        schedule(ls, uri, 0)
 
 
 def relint_dependents(ls: RubricServer, changes) -> None:

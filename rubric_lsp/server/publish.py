@@ -93,3 +93,14 @@ def publish(ls: RubricServer, uri: str, version: int | None, result: LintResult)
             uri=uri, version=version, diagnostics=to_lsp(ls, uri, result) + state.extra.get("grading_diagnostics", [])
         )
     )
+
+
+def relint_all(ls: RubricServer) -> None:
+    """Settings (or a calibration record) changed: lint every open document again."""
+    ls.settings_generation += 1
+    if ls.pull_diagnostics:
+        if ls.client_supports("workspace.diagnostics.refresh_support"):
+            ls.workspace_diagnostic_refresh(None)
+        return
+    for uri in list(ls.workspace.text_documents):
+        schedule(ls, uri, 0)
