@@ -44,8 +44,20 @@ class Echo:
     def to_json(self) -> Any:
         return self.options
 
+    kind = "response"
+
     def text_lines(self) -> list[str]:
         return [json.dumps(self.options)]
+
+    def units(self) -> list[Any]:  # the result protocol: nothing judged, so no unit
+        return []
+
+
+def _options_echoed(out: str) -> dict[str, Any]:
+    """The toy result's JSON without the judge card every grading's JSON carries (docs/calibration.md)."""
+    data = json.loads(out)
+    assert "judge_card" in data
+    return {name: value for name, value in data.items() if name != "judge_card"}
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Echo:
@@ -76,10 +88,10 @@ def test_a_formats_options_become_flags_that_reach_its_grader_untouched(toy_form
     path = tmp_path / "a.toyopt.yaml"
     path.write_text("checks: []\n")
     assert main(["grade", str(path), "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"strictness": "lenient", "explain": True, "rounds": 1}
+    assert _options_echoed(capsys.readouterr().out) == {"strictness": "lenient", "explain": True, "rounds": 1}
     argv = ["grade", str(path), "--format", "json", "--strictness", "strict", "--no-explain", "--rounds", "3"]
     assert main(argv) == 0
-    assert json.loads(capsys.readouterr().out) == {"strictness": "strict", "explain": False, "rounds": 3}
+    assert _options_echoed(capsys.readouterr().out) == {"strictness": "strict", "explain": False, "rounds": 3}
     with pytest.raises(SystemExit) as refused:  # the declaration's parse refuses it
         main(["grade", str(path), "--rounds", "many"])
     assert refused.value.code == 2

@@ -10,8 +10,7 @@ from rubric_lsp.document import parse_document
 from rubric_lsp.engine import GradingError, JudgeSettings, grade_text
 from rubric_lsp.formats.promptfoo.grading.outputs import grade_promptfoo_outputs
 from tests.judge_server import Reply
-
-SECRET = "sk-test-SECRET-sb-0123456789"
+from tests.select_best_helpers import SECRET, comparing, run_cli
 
 CONFIG = """\
 prompts: [a, b]
@@ -49,10 +48,6 @@ def settings(server, tmp_path, **kw):
     )
     values.update(kw)
     return JudgeSettings(**values)
-
-
-def comparing(request) -> bool:
-    return "You are comparing multiple pieces of text" in request.text or "Pick one:" in request.text
 
 
 def rubric_reply(request):
@@ -223,17 +218,6 @@ async def test_a_single_output_names_select_best_as_needing_several(judge_server
     )
     assert [v.name for v in report.verdicts] == ["test 1: llm-rubric"] and judge_server.call_count == 1
     assert any("'select-best'" in note and "give at least 2" in note for note in report.notes)
-
-
-def run_cli(tmp_path, server, config, outputs, *extra):
-    from rubric_lsp.cli import main
-
-    (tmp_path / "promptfooconfig.yaml").write_text(config)
-    args = ["grade", str(tmp_path / "promptfooconfig.yaml")]
-    for i, text in enumerate(outputs):
-        (tmp_path / f"out{i}.txt").write_text(text)
-        args += ["--response", str(tmp_path / f"out{i}.txt")]
-    return main([*args, "--api-base", server.base_url, "--no-cache", *extra])
 
 
 def test_the_cli_prints_one_line_per_select_best(judge_server, tmp_path, capfd, monkeypatch):

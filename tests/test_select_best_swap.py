@@ -9,7 +9,7 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from tests.judge_server import Reply
-from tests.test_grading_promptfoo_select_best import SECRET, comparing, run_cli
+from tests.select_best_helpers import SECRET, comparing, run_cli
 
 # Three tests, each with a select-best (the judge is asked 3 times per order).
 CONFIG = """\

@@ -284,8 +284,11 @@ def _run(args: argparse.Namespace) -> int:
         with _run_file(args, request) as run:
             doc = None if calibration is None else calibration.doc
             result = with_progress(lambda progress, meter: _graded(args, request, progress, meter, doc))
-            if run is not None:
-                run.finish(result.to_json())
+            card, rates = (
+                (None, None) if calibration is None else (calibration.card(result), calibration.pass_rates(result))
+            )
+            if run is not None:  # the figures as --format json prints them, judge card included
+                run.finish(with_card(result.to_json(), card, rates))
     except UnsupportedRequest as exc:
         return _fail(NO_RESPONSE if args.response is None and args.verdicts is None else str(exc))
     except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:  # (GradingStopped: the run file)
@@ -296,7 +299,6 @@ def _run(args: argparse.Namespace) -> int:
         is not None
     ):
         return written
-    card, rates = (None, None) if calibration is None else (calibration.card(result), calibration.pass_rates(result))
     if args.format == "json":
         # Written as it is encoded: json.dumps with an indent joins a list of every piece (millions for
         # a dataset's result, ~30 MB at 10,000 items) before the first byte is written.
