@@ -15,7 +15,7 @@ concurrency (what the server and the network allow), "CPU/call" is this process'
 judge call (litellm's Python path is most of it; at 32 concurrent calls one 200 ms round
 holds 32 × that of serialised CPU on the event loop). The engine's two answers to that CPU
 (one request built and sent at a time; the hosted_vllm route for a local server) are
-explained in rubric_lsp/engine/limits/send_gate.py and transports.litellm_route.
+explained in rubric_lsp/engine/limits/send_gate.py and transports.via_litellm_route.
 
     python bench/bench_grading.py [--criteria 100] [--latency-ms 200] [--concurrency 8 32] [--repeat 3] [--no-autorubric]
 
@@ -41,7 +41,7 @@ sys.path.insert(0, str(REPO))
 from judge_process import JudgeProcess  # noqa: E402  (bench/, the script's folder)
 
 from rubric_lsp.engine import JudgeSettings, grade_text  # noqa: E402
-from rubric_lsp.engine.transports.litellm import load_litellm  # noqa: E402
+from rubric_lsp.engine.transports.via_litellm import load_litellm  # noqa: E402
 
 KEY = "sk-bench-not-a-real-key"
 

@@ -320,7 +320,7 @@ def test_result_files_are_streamed_to_a_temporary_file_and_parsed_from_it(env, j
     # back (bench_scale's --batch leg): the download takes litellm's streaming path into a temporary
     # file, which the replies are then parsed from a line at a time.
     from rubric_lsp.engine.sources import batch
-    from rubric_lsp.engine.transports.litellm import load_litellm
+    from rubric_lsp.engine.transports.via_litellm import load_litellm
 
     litellm = load_litellm()
     streamed: list[object] = []
@@ -366,7 +366,7 @@ def test_a_result_file_litellm_cannot_stream_is_taken_whole_on_a_line_of_its_own
 
 def test_batch_lines_take_litellm_parameter_mapping_and_batch_prices(monkeypatch):
     from rubric_lsp.engine.sources import batch_results
-    from rubric_lsp.engine.transports.litellm import load_litellm
+    from rubric_lsp.engine.transports.via_litellm import load_litellm
 
     load_litellm()
     fields = {"model": "openai/gpt-5-mini", "messages": [{"role": "user", "content": "q"}], "temperature": 0.0}

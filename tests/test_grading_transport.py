@@ -141,7 +141,7 @@ async def test_litellm_calls_the_hook_so_concurrent_requests_overlap(judge_serve
     ],
 )
 def test_route(model, api_base, route):
-    from rubric_lsp.engine.transports.litellm import litellm_route, load_litellm
+    from rubric_lsp.engine.transports.via_litellm import litellm_route, load_litellm
 
     assert litellm_route(load_litellm(), model, api_base) == route
 

@@ -66,7 +66,7 @@ after a burst of 429s, none while a 429's Retry-After lasts (``rate_limit.py``);
 loop one call at a time builds and sends its request (``send_gate.py``), so answers come
 back spread out instead of in bursts; ``openai/<name>`` at an ``api_base`` goes through
 litellm's ``hosted_vllm`` route unless ``<name>`` is one of OpenAI's own models
-(``transports.litellm_route``: the same request for ~40 % less CPU). Both were measured with
+(``transports.via_litellm_route``: the same request for ~40 % less CPU). Both were measured with
 ``bench/bench_grading.py``; the reasons are in those modules.
 """
 
@@ -124,6 +124,6 @@ async def grade_examples(*args: Any, **kwargs: Any) -> list[Any]:
 
 def warm_up() -> None:
     """Import litellm now (blocking, seconds); the server may call this on a worker thread after start-up."""
-    from rubric_lsp.engine.transports.litellm import load_litellm
+    from rubric_lsp.engine.transports.via_litellm import load_litellm
 
     load_litellm()

@@ -27,7 +27,7 @@ from rubric_lsp.engine.store.cache import VerdictCache
 from rubric_lsp.engine.store.run_file import active as active_run_file
 from rubric_lsp.engine.transports.direct import complete as direct_complete
 from rubric_lsp.engine.transports.direct import direct_model
-from rubric_lsp.engine.transports.litellm import (
+from rubric_lsp.engine.transports.via_litellm import (
     after_first_call,
     litellm_route,
     load_litellm_async,

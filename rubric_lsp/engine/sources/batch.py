@@ -80,7 +80,7 @@ from rubric_lsp.engine.sources.batch_results import response as _response
 from rubric_lsp.engine.sources.batch_results import status_line as _status_line
 from rubric_lsp.engine.store.run_file import RecordedBatch, RunFile
 from rubric_lsp.engine.store.run_file import activate as activate_run_file
-from rubric_lsp.engine.transports.litellm import load_litellm_async, loaded_litellm, reply_content
+from rubric_lsp.engine.transports.via_litellm import load_litellm_async, loaded_litellm, reply_content
 from rubric_lsp.engine.usage import Usage
 
 T = TypeVar("T")

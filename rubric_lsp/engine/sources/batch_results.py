@@ -14,7 +14,7 @@ from typing import IO, Any, Protocol
 from rubric_lsp.engine.failures import JudgeFailure
 from rubric_lsp.engine.settings import JudgeSettings, provider_of
 from rubric_lsp.engine.store.cache import VerdictCache
-from rubric_lsp.engine.transports.litellm import OPENAI_API_HOSTS, loaded_litellm
+from rubric_lsp.engine.transports.via_litellm import OPENAI_API_HOSTS, loaded_litellm
 from rubric_lsp.engine.usage import token_count
 
 ENDPOINT = "/v1/chat/completions"

@@ -1,2 +1,2 @@
-"""How a judge request reaches a provider: litellm (``litellm.py``), or a local OpenAI-compatible server
+"""How a judge request reaches a provider: litellm (``via_litellm.py``), or a local OpenAI-compatible server
 over aiohttp (``direct.py``)."""

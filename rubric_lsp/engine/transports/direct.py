@@ -8,7 +8,7 @@ near the floor ⌈N/c⌉·latency. A bare aiohttp client sends the same request 
 Where: only where litellm would send the request unchanged anyway — ``openai/<name>`` at a
 plain-http ``api_base`` (vLLM, Ollama's /v1, llama.cpp, a gateway on the LAN), ``<name>``
 not in litellm's model map under any of ``<name>``, ``openai/<name>``, ``hosted_vllm/<name>``.
-That is ``transports.litellm_route``'s ``hosted_vllm`` case restricted to models litellm has no
+That is ``transports.via_litellm_route``'s ``hosted_vllm`` case restricted to models litellm has no
 price for, so litellm's price for them is the zero that ``transports.register_local_model``
 registers, and ours is 0 too. Everything else (OpenAI's own names with their parameter
 rewrites, priced models, https with its certificate settings, every other provider) stays on
