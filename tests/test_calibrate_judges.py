@@ -7,9 +7,11 @@ same bytes and asks no judge again; with ``--repeat`` each judge's agreement wit
 
 from __future__ import annotations
 
+import csv
 import json
 import threading
 
+import jsonschema
 import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.proportion import proportion_confint
@@ -17,8 +19,8 @@ from statsmodels.stats.proportion import proportion_confint
 from rubric_lsp.calibration import check
 from rubric_lsp.cli import main
 from rubric_lsp.document.positions import Span
-from tests.calibration import dataset, reply_for, status_for
-from tests.conftest import use_judge
+from tests.calibration import dataset, status_for
+from tests.conftest import REPO, use_judge
 from tests.judge_server import Reply
 
 ITEMS = 12
@@ -109,7 +111,12 @@ def test_each_judge_and_every_pair_against_an_independent_computation(labelled, 
         same = sum(x == y for x, y in zip(a, b))
         (pair,) = together["pairs"]
         assert pair["judges"] == [A, B]
-        assert pair["agreement"] == {"value": round(same / ITEMS, 4), "successes": same, "n": ITEMS, "interval": wilson(same, ITEMS)}
+        assert pair["agreement"] == {
+            "value": round(same / ITEMS, 4),
+            "successes": same,
+            "n": ITEMS,
+            "interval": wilson(same, ITEMS),
+        }
         assert pair["kappa"]["statistic"] == "cohen"
         assert pair["kappa"]["value"] == round(float(cohen_kappa_score(a, b)), 4)
         assert together["unanimous"]["value"] == round(same / ITEMS, 4) and together["threshold"] == 0.8
@@ -139,7 +146,13 @@ def test_the_panel_record_is_fresh_for_the_same_panel_and_stale_without_one_judg
     assert run(capfd, "calibrate", str(labelled), "--model", A, "--model", B)[0] == 0
     code, out, err = run(capfd, "grade", str(labelled), "--require-calibrated", "--model", A, "--model", B)
     assert code == 0, err
-    assert "correct: fresh" in out and "shows_work: fresh" in out
+    assert "correct: fresh · κ" in out
+    assert "shows_work: fresh · ambiguous: its judges disagree · κ" in out  # the judge card names why
+    code, out, err = run(capfd, "grade", str(labelled), "--model", A, "--model", B, "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    jsonschema.validate(data, json.loads((REPO / "schemas" / "rubric-grade-output.schema.json").read_text()))
+    assert [u["ambiguous"] for u in data["judge_card"]["units"]] == [[], ["its judges disagree"]]
     calls = judge_server.call_count
     code, out, err = run(capfd, "grade", str(labelled), "--require-calibrated", "--model", A)
     assert code == 2 and "correct: stale (its judge changed" in err and "shows_work: stale (its judge changed" in err
@@ -207,3 +220,65 @@ def test_the_rule_and_the_hover_name_why_a_unit_is_ambiguous():
     entry["self_agreement"] = {"ambiguous": True, "unanimous": {"value": 0.5}, "repeats": 3, "threshold": 0.8}
     assert check.summary(found).endswith("ambiguous: the judge disagrees with itself and its judges disagree")
     assert len(check.problems(found, check.CalibrationSettings())) == 2
+
+
+PROMPTFOO = """\
+prompts: ["Reply to {{name}}"]
+providers: [echo]
+tests:
+  - vars: {name: Ann}
+    assert:
+      - type: llm-rubric
+        value: Is polite
+        metric: polite
+"""
+# (output, human verdict): both judges pass an output that says "please"; judge B passes "thanks" too.
+LABELLED = [
+    ("please sit, Ann", "pass"),
+    ("go away, Ann", "fail"),
+    ("move, Ann", "fail"),
+    ("please leave, Ann", "fail"),
+    ("thanks, Ann", "pass"),
+    ("please wait, Ann", "pass"),
+    ("shoo, Ann", "fail"),
+]
+
+
+def test_a_labels_file_with_two_judges(judge_server, tmp_path, monkeypatch, capfd):
+    """A promptfoo assertion: ``rubric grade`` grades it with the first --model (promptfoo has one grader per
+    assertion, no panel), so the record's figures are judge A's; each judge's own and their agreement besides."""
+    use_judge(monkeypatch, judge_server, "sk-test-judges", tmp_path / "cache")
+
+    def reply(request):
+        text = request.text
+        output = text[
+            text.rindex("<Output>") :
+        ]  # the user turn of promptfoo's llm-rubric prompt (its system one has examples)
+        polite = "please" in output or (request.model == "judge-b" and "thanks" in output)
+        return Reply.json({"reason": f"{request.model}: {polite}", "pass": polite, "score": float(polite)})
+
+    judge_server.handler = reply
+    (tmp_path / "promptfooconfig.yaml").write_text(PROMPTFOO)
+    rows = [
+        {"config": "promptfooconfig.yaml", "test": 1, "assertion": "polite", "output": o, "verdict": v}
+        for o, v in LABELLED
+    ]
+    with (tmp_path / "labels.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    code, _, err = run(capfd, "calibrate", str(tmp_path / "labels.csv"), "--model", A, "--model", B)
+    assert code == 0, err
+    assert sorted(r.model for r in judge_server.requests) == ["judge-a"] * len(LABELLED) + ["judge-b"] * len(LABELLED)
+    (unit,) = json.loads((tmp_path / "promptfooconfig.yaml.calibration.json").read_text())["units"]
+    truth = [v for _, v in LABELLED]
+    a = ["pass" if "please" in o else "fail" for o, _ in LABELLED]
+    b = ["pass" if "please" in o or "thanks" in o else "fail" for o, _ in LABELLED]
+    assert unit["figures"]["kappa"]["value"] == round(float(cohen_kappa_score(truth, a)), 4)  # the first judge's
+    assert [j["figures"]["kappa"]["value"] for j in unit["per_judge"]] == [
+        round(float(cohen_kappa_score(truth, judged)), 4) for judged in (a, b)
+    ]
+    (pair,) = unit["judge_agreement"]["pairs"]
+    assert pair["agreement"]["successes"] == len(LABELLED) - 1 and pair["agreement"]["n"] == len(LABELLED)
+    assert pair["kappa"]["value"] == round(float(cohen_kappa_score(a, b)), 4)
+    assert not unit["judge_agreement"]["ambiguous"]  # 6 of 7 agree: above 0.8

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration import record, stats
+from rubric_lsp.calibration.check import ambiguity
 from rubric_lsp.calibration.units import CurrentUnit
 
 FRESH, STALE, MISSING = "fresh", "stale", "missing"
@@ -45,7 +46,8 @@ def unit_judge(judge: record.JudgeDescription, unit: CurrentUnit) -> record.Judg
 def statuses(
     units: Sequence[CurrentUnit], data: Mapping[str, Any] | None, judge: record.JudgeDescription
 ) -> list[dict[str, Any]]:
-    """Each unit's calibration status: ``{id, title, status, stale, figures, date}`` (``stale``: what changed)."""
+    """Each unit's calibration status: ``{id, title, status, stale, figures, date, ambiguous}`` (``stale``: what
+    changed; ``ambiguous``: why the record finds the unit ambiguous, as the hover says it)."""
     out = []
     date = data.get("date") if data is not None and isinstance(data.get("date"), str) else None
     for unit in units:
@@ -56,6 +58,7 @@ def statuses(
             stale = record.staleness(entry, unit.text, judged_by)
             figures = entry.get("figures") if isinstance(entry.get("figures"), dict) else {}
             status.update(status=STALE if stale else FRESH, stale=stale, figures=figures, date=date)
+            status["ambiguous"] = [short for short, _ in ambiguity(entry)]
         out.append(status)
     return out
 
