@@ -32,7 +32,7 @@ from rubric_lsp.engine.extra import report_extra_missing
 from rubric_lsp.engine.failures import GradingStopped
 from rubric_lsp.engine.judge import PROMPT_VERSION
 from rubric_lsp.engine.request import GradeRequest, RequestKind, exit_code
-from rubric_lsp.engine.runner import GradingError, UnsupportedRequest, grade, model_spellings
+from rubric_lsp.engine.runner import GradingError, UnsupportedRequest, grade, model_spellings, panel_refusal
 from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
 from rubric_lsp.engine.sources import batch
 from rubric_lsp.engine.store import run_file
@@ -274,6 +274,8 @@ def _run(args: argparse.Namespace) -> int:
     request = _request(args, text, str(args.rubric))
     if isinstance(request, int):
         return request
+    if (refused := panel_refusal(request, _settings(args))) is not None:  # before a run file or a record is read
+        return _fail(refused)
     if args.report is not None and (missing := report_extra_missing()) is not None:
         return _fail(missing)  # before any judge call: the report is written after the grading is paid for
     calibration = _calibration(args, request)

@@ -1,0 +1,154 @@
+"""Several ``--model``s reach only a grader that takes a panel (``Format.judge_panel``): for a format whose
+grader grades with one judge (a promptfoo config, a NorthStar request, a format that does not say), ``rubric
+grade`` refuses before any judge call — the judges after the first would otherwise be ignored without a
+word — while an autorubric rubric still grades with the panel, and ``rubric calibrate`` still compares the
+judges (its record is the first judge's, as ``rubric grade`` grades such a file; see test_calibrate_judges)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from rubric_lsp.cli import main
+from rubric_lsp.engine.request import GradeRequest, RequestKind
+from rubric_lsp.engine.runner import GradingError, OneJudgeOnly, as_graded, grade, panel_refusal, read
+from rubric_lsp.engine.settings import JudgeSettings
+from rubric_lsp.formats.registry import formats
+from tests.conftest import use_judge
+
+A, B = "openai/judge-a", "openai/judge-b"
+TOY = "one-judge-toy"
+
+PROMPTFOO = """\
+prompts: ["Reply to {{name}}"]
+providers: [echo]
+tests:
+  - vars: {name: Ann}
+    assert:
+      - type: llm-rubric
+        value: Is polite
+"""
+NORTHSTAR = {
+    "graders": [
+        {"type": "rubric", "name": "polite", "rubric": "Is it polite?", "scoring": {"mode": "binary"}},
+    ]
+}
+RUBRIC = "- requirement: Says hello\n- requirement: Is rude\n  weight: -2\n"
+
+
+@pytest.fixture
+def judged(judge_server, tmp_path, monkeypatch):
+    use_judge(monkeypatch, judge_server, "sk-test-one-judge", tmp_path / "cache")
+    (tmp_path / "out.txt").write_text("please sit, Ann")
+    return tmp_path
+
+
+def run(capfd, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+def refusal(title: str) -> str:
+    return (
+        f"rubric grade: a {title} is graded with one judge model, not a panel, and 2 were given ({A}, {B}): "
+        "give one --model (the others would go unused), or compare the judges with `rubric calibrate` on a "
+        "labelled set (docs/calibration.md)\n"
+    )
+
+
+def test_a_promptfoo_config_refuses_two_models_before_any_judge_call(judged, judge_server, capfd):
+    config = judged / "promptfooconfig.yaml"
+    config.write_text(PROMPTFOO)
+    argv = ("grade", config, "--response", judged / "out.txt", "--model", A, "--model", B)
+    code, out, err = run(capfd, *argv, "--run", judged / "run.sqlite", "--require-calibrated")
+    assert (code, out, err) == (2, "", refusal("promptfoo config"))
+    assert judge_server.call_count == 0
+    assert not (judged / "run.sqlite").exists()  # refused before the run file is made
+    code, _, err = run(capfd, "grade", config, "--response", judged / "out.txt", "--model", A)
+    assert code == 0, err
+    assert [r.model for r in judge_server.requests] == ["judge-a"]
+
+
+def test_a_northstar_request_refuses_two_models_before_any_judge_call(judged, judge_server, capfd):
+    path = judged / "run.json"
+    path.write_text(json.dumps(NORTHSTAR))
+    code, out, err = run(capfd, "grade", path, "--response", judged / "out.txt", "--model", A, "--model", B)
+    assert (code, out, err) == (2, "", refusal("NorthStar eval run request (judge configuration)"))
+    assert judge_server.call_count == 0
+
+
+def test_an_autorubric_rubric_still_grades_with_the_panel(judged, judge_server, capfd):
+    path = judged / "r.rubric.yaml"
+    path.write_text(RUBRIC)
+    argv = ("grade", path, "--response", judged / "out.txt", "--model", A, "--model", B, "--format", "json")
+    code, out, err = run(capfd, *argv)
+    assert code in (0, 1), err
+    assert sorted(r.model for r in judge_server.requests) == ["judge-a", "judge-a", "judge-b", "judge-b"]
+    assert all(len(v["votes"]) == 2 for v in json.loads(out)["verdicts"])
+
+
+def test_two_spellings_of_one_model_are_one_judge(tmp_path):
+    request = GradeRequest(PROMPTFOO, str(tmp_path / "promptfooconfig.yaml"), RequestKind.RESPONSE, ("x",))
+    assert panel_refusal(request, JudgeSettings(model="openai:chat:judge-a", models=[A])) is None
+    assert panel_refusal(request, JudgeSettings(model=A, models=[B])) is not None
+    rescored = GradeRequest(PROMPTFOO, str(tmp_path / "promptfooconfig.yaml"), RequestKind.RESCORE)
+    assert panel_refusal(rescored, JudgeSettings(model=A, models=[B])) is None  # given verdicts: no judge asked
+
+
+def test_which_built_in_formats_take_a_panel():
+    """The autorubric graders (and the Rubrics task, graded as its autorubric dataset) combine several judges'
+    votes (--aggregation); the others grade with one judge."""
+    takes = {fmt.name for fmt in formats() if fmt.judge_panel}
+    assert takes == {"autorubric-rubric", "autorubric-dataset", "rubrics-task"}
+
+
+# -- a format of its own: the declaration alone decides, and the default is one judge ----------------------
+
+
+async def _grade(doc, request, grading):
+    """A toy grader that says which judges it was handed (as an error: no result to build)."""
+    raise GradingError(f"handed {grading.settings.judge_models()}")
+
+
+@pytest.fixture(params=[False, True], ids=["one judge", "panel"])
+def toy(request):
+    from rubric_lsp.formats import registry
+
+    fmt = registry.Format(
+        name=TOY, title="toy deck", languages=("yaml",), file_patterns=("*.deck.yaml",), grader=_grade
+    )
+    if request.param:
+        fmt.judge_panel = True
+    yield registry.register(fmt)
+    registry._FORMATS.pop(TOY, None)
+
+
+def test_a_format_that_does_not_say_is_handed_one_judge(toy, tmp_path):
+    request = GradeRequest("cards: []\n", str(tmp_path / "a.deck.yaml"), RequestKind.RESPONSE, ("x",))
+    settings = JudgeSettings(model=A, models=[B], env={"OPENAI_API_KEY": "x"})
+    expected = OneJudgeOnly if not toy.judge_panel else GradingError
+    with pytest.raises(expected) as refused:
+        asyncio.run(grade(request, settings))
+    if toy.judge_panel:
+        assert str(refused.value) == f"handed {[A, B]}"
+    else:  # the grader is never called
+        assert str(refused.value).startswith(
+            f"a toy deck is graded with one judge model, not a panel, and 2 were given ({A}, {B})"
+        )
+    doc = read(request.text, request.path)
+    assert as_graded(doc, settings).judge_models() == ([A, B] if toy.judge_panel else [A])
+
+
+def test_the_editor_takes_one_judge_model_and_says_so_of_a_list():
+    """The editor's judge is one model (rubric.judge.model): a list is refused with a warning, never its
+    first taken in silence; so no editor grading reaches a grader with several."""
+    from rubric_lsp.server.settings import ServerSettings
+
+    settings = ServerSettings().merged({"judge": {"model": [A, B]}})
+    assert settings.judge_model is None
+    assert settings.problems == (
+        f"setting rubric.judge.model = {[A, B]!r} is ignored: it must be a model name such as openai/gpt-4o-mini",
+    )
