@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--model",
         action="append",
-        help="judge model (litellm id or the provider id the file's tool uses); repeat for several judges (default: $RUBRIC_JUDGE_MODEL, else the first provider with an API key)",
+        help="judge model (litellm id or the provider id the file's tool uses); repeat for several judges: a panel where the file's format takes one, else rubric grade refuses them and rubric calibrate grades with the first and compares them all (default: $RUBRIC_JUDGE_MODEL, else the first provider with an API key)",
     )
     p.add_argument(
         "--api-base",
