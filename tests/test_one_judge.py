@@ -17,6 +17,7 @@ from rubric_lsp.engine.runner import GradingError, OneJudgeOnly, as_graded, grad
 from rubric_lsp.engine.settings import JudgeSettings
 from rubric_lsp.formats.registry import formats
 from tests.conftest import use_judge
+from tests.judge_server import Reply
 
 A, B = "openai/judge-a", "openai/judge-b"
 TOY = "one-judge-toy"
@@ -35,6 +36,7 @@ NORTHSTAR = {
         {"type": "rubric", "name": "polite", "rubric": "Is it polite?", "scoring": {"mode": "binary"}},
     ]
 }
+LABELLED = [("please sit", "pass"), ("thanks, sit", "pass"), ("sit", "fail"), ("please, sit", "fail")]
 RUBRIC = "- requirement: Says hello\n- requirement: Is rude\n  weight: -2\n"
 
 
@@ -151,4 +153,40 @@ def test_the_editor_takes_one_judge_model_and_says_so_of_a_list():
     assert settings.judge_model is None
     assert settings.problems == (
         f"setting rubric.judge.model = {[A, B]!r} is ignored: it must be a model name such as openai/gpt-4o-mini",
+    )
+
+
+def test_calibrate_grades_each_one_judge_file_with_the_first_model_and_compares_both(judged, judge_server, capfd):
+    """One labels file naming a promptfoo config and a NorthStar request, two judges: each record is the first
+    judge's (what `rubric grade --model A` grades with), each judge's figures and their agreement beside."""
+
+    def polite(request):  # each judge passes an output with "please"; judge B one with "thanks" too
+        text = request.text  # promptfoo's llm-rubric: its user turn (the system one has examples)
+        output = text[text.rindex("<Output>") :] if "<Output>" in text else text
+        verdict = "please" in output or (request.model == "judge-b" and "thanks" in output)
+        if "final_response" in request.text:  # a NorthStar grader's reply
+            return Reply.json({"passed": verdict, "reason": "r", "feedback": "f"})
+        return Reply.json({"reason": "r", "pass": verdict, "score": float(verdict)})
+
+    judge_server.handler = polite
+    (judged / "promptfooconfig.yaml").write_text(PROMPTFOO)
+    (judged / "run.json").write_text(json.dumps(NORTHSTAR))
+    lines = [
+        {"config": "promptfooconfig.yaml", "test": 1, "assertion": "1", "output": o, "verdict": v} for o, v in LABELLED
+    ]
+    lines += [{"config": "run.json", "grader": "polite", "output": o, "verdict": v} for o, v in LABELLED]
+    (judged / "labels.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = run(capfd, "calibrate", judged / "labels.jsonl", "--model", A, "--model", B)
+    assert code == 0, err
+    assert out.count(f"({A}; each of {A}, {B} alone)") == 2
+    for name in ("promptfooconfig.yaml", "run.json"):
+        data = json.loads((judged / f"{name}.calibration.json").read_text())
+        assert data["judge"]["models"] == [A]
+        (unit,) = data["units"]
+        assert unit["figures"]["accuracy"]["value"] == 0.5  # judge A's: "thanks" failed, "please, sit" passed
+        assert [(j["model"], j["figures"]["accuracy"]["value"]) for j in unit["per_judge"]] == [(A, 0.5), (B, 0.75)]
+        assert unit["judge_agreement"]["pairs"][0]["agreement"]["successes"] == 3
+    # Each judge asked once per labelled output and file: the first judge's passes are replayed from the cache.
+    assert sorted(r.model for r in judge_server.requests) == ["judge-a"] * 2 * len(LABELLED) + ["judge-b"] * 2 * len(
+        LABELLED
     )
