@@ -79,4 +79,6 @@ def test_the_repeat_setting_takes_1_to_20_asks(given):
 def test_another_repeat_setting_is_ignored_with_a_reason(given):
     settings = ServerSettings().merged({"calibration.repeat": given})
     assert settings.calibration_repeat == 1
-    assert settings.problems == (f"setting rubric.calibration.repeat = {given!r} is ignored: it must be a whole number from 1 to 20",)
+    assert settings.problems == (
+        f"setting rubric.calibration.repeat = {given!r} is ignored: it must be a whole number from 1 to 20",
+    )

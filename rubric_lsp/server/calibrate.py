@@ -118,7 +118,7 @@ async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
             # Each later ask has verdict-cache keys of its own (as rubric calibrate --repeat): a real new ask.
             token = REPEAT.set(repeat)
             try:
-                result = await grade(request, settings, on_progress=_counted(progress, repeat, repeats))
+                result: Any = await grade(request, settings, on_progress=_counted(progress, repeat, repeats))
             finally:
                 REPEAT.reset(token)
             passes.append(result.calibration_units(doc.document, options))
