@@ -136,6 +136,22 @@ async def test_a_rubric_calibrates_the_dataset_its_record_came_from(client: Lang
     lens = (await lenses(client, uri))[0]
     assert lens.command.title == "▶ Calibrate the judge on maths.dataset.json"
     assert list(lens.command.arguments) == [{"uri": labelled.as_uri(), "record": str(record_path.resolve())}]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(1, 0), end=types.Position(1, 0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    action = next(a for a in actions or [] if a.title == "Calibrate the judge on maths.dataset.json")
+    assert (action.command, list(action.arguments)) == (lens.command.command, list(lens.command.arguments))
+    with pytest.raises(Exception, match=r"\"record\" must name a \*\.calibration\.json file"):
+        await client.workspace_execute_command_async(  # the command writes records, and nothing else
+            types.ExecuteCommandParams(
+                command="rubric-lsp.calibrate", arguments=[{"uri": labelled.as_uri(), "record": str(team / "notes.md")}]
+            )
+        )
+    assert not (team / "notes.md").exists()
     lonely = s.open("lonely.rubric.yaml", "rubric:\n  - name: polite\n    requirement: Is polite\n")
     assert await lenses(client, lonely) == []  # no record names a dataset for it
 

@@ -108,19 +108,17 @@ async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
     repeats = ls.settings.calibration_repeat
 
     async def work(progress: Any) -> Any:
-        from rubric_lsp.engine.judge import REPEAT
-        from rubric_lsp.engine.request import GradeRequest, RequestKind
-        from rubric_lsp.engine.runner import grade
+        from rubric_lsp.engine import judge, request, runner  # the engine loads on a grading's first use
 
-        request = GradeRequest(doc.text, doc.document.path, RequestKind.DATASET, options=options)
+        labelled = request.GradeRequest(doc.text, doc.document.path, request.RequestKind.DATASET, options=options)
         passes = []
         for repeat in range(repeats):
             # Each later ask has verdict-cache keys of its own (as rubric calibrate --repeat): a real new ask.
-            token = REPEAT.set(repeat)
+            token = judge.REPEAT.set(repeat)
             try:
-                result: Any = await grade(request, settings, on_progress=_counted(progress, repeat, repeats))
+                result: Any = await runner.grade(labelled, settings, on_progress=_counted(progress, repeat, repeats))
             finally:
-                REPEAT.reset(token)
+                judge.REPEAT.reset(token)
             passes.append(result.calibration_units(doc.document, options))
         return passes
 
