@@ -4,6 +4,8 @@
 //      the dataset opens with no RL020 (its record is fresh)
 //   C2 one word of one criterion typed in the editor -> Problems shows RL020 "stale" naming that criterion
 //   C3 hovering the criterion shows the record's line: κ [interval] over N labels · judge · date (stale …)
+//   C4 the dataset's "▶ Calibrate the judge" lens: the editor's judge calibrates the edited text, the record
+//      is rewritten with the new words, and the stale finding goes
 // Run only this step: RUBRIC_E2E_STEPS=calibration node test/e2e/run.mjs
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -50,7 +52,7 @@ export function calibrate({ ws, tmp, python, judgePort, log }) {
 }
 
 export async function calibrationSteps(h) {
-  const { page, check, log, shot, openFile, problemRows, record } = h; // h.runCommand too
+  const { page, check, log, shot, openFile, problemRows, record, ws } = h; // h.runCommand too
   if (!check(record !== undefined, "rubric calibrate wrote the dataset's calibration record")) return;
   const rl020 = async () => (await problemRows()).filter((r) => /RL020/.test(r));
   const waitFor = async (cond, ms) => {
@@ -98,6 +100,21 @@ export async function calibrationSteps(h) {
   check(hovered, `hover on the criterion shows its record: ${JSON.stringify(expected.source)}`);
   check(hoverText.includes(figures), `the hover's κ and interval are the record's (${figures})`);
   await shot("c2-calibration-hover");
+
+  // C4. Calibrate from the editor (the lens; trust-gated and with progress, as a grading)
+  await page.keyboard.press("Escape");
+  const lens = editor.locator(".codelens-decoration a", { hasText: "Calibrate the judge" }).first();
+  const hasLens = await lens.waitFor({ timeout: 20000 }).then(() => true, () => false);
+  check(hasLens, "the dataset has a '▶ Calibrate the judge' lens");
+  if (hasLens) {
+    await lens.click();
+    const fresh = await waitFor(async () => (await rl020()).length === 0, 90000);
+    const recordFile = path.join(ws, CALIBRATION_DIR, `${DATASET}.calibration.json`);
+    const rewritten = JSON.parse(fs.readFileSync(recordFile, "utf8")).units.find((u) => u.id === "gives_reason");
+    check(fresh && rewritten.title === "Gives a short reason for the answer",
+      `the lens rewrote the record with the new words (${JSON.stringify(rewritten.title)}) and RL020 went`);
+    await shot("c3-calibrated-from-the-lens");
+  }
 
   // leave the file as it is on disk (a save would grade it: gradeOnSave), and close it
   await page.keyboard.press("Escape");

@@ -328,7 +328,7 @@ try {
     await formatSteps();
     throw "done";
   }
-  const calibrationStep = () => calibrationSteps({ page, check, log, shot, openFile, problemRows, runCommand, record: calibrationRecord });
+  const calibrationStep = () => calibrationSteps({ page, check, log, shot, openFile, problemRows, runCommand, ws, record: calibrationRecord });
   if (ONLY_CALIBRATION) {
     if (CALIBRATE) await calibrationStep();
     throw "done";
