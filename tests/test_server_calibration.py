@@ -102,3 +102,73 @@ async def test_calibrate_lens_hover_and_a_stale_criterion(client: LanguageClient
     found = await settled(s, uri, 1)
     assert len(found) == 1 and found[0].range.start.line == line - 1  # on the criterion's name
     assert "'shows_work' is stale: its text changed" in found[0].message
+
+
+RUBRIC = "rubric:\n  - name: correct\n    requirement: Gives the right answer\n  - name: shows_work\n    requirement: Shows the working\n"
+
+
+async def lenses(client: LanguageClient, uri: str) -> list[types.CodeLens]:
+    found = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    return [lens for lens in found or [] if lens.command and lens.command.title.startswith("▶ Calibrate")]
+
+
+async def test_a_rubric_calibrates_the_dataset_its_record_came_from(client: LanguageClient):
+    """A rubric whose criteria a dataset's record holds (found through `calibration.path`) gets the lens;
+    it calibrates that dataset, rewrites the record where the rubric's lint found it, and the rubric's
+    stale criterion is fresh again."""
+    s = client.rubric_session
+    JUDGE.handler = lambda request: reply_for(request.text)
+    team = s.root / "team"
+    (team / "sets").mkdir(parents=True)
+    (team / "rubric-lint.toml").write_text('calibration = { required = true, path = "sets" }\n')
+    labelled = team / "sets" / "maths.dataset.json"
+    labelled.write_text(json.dumps(dataset(12, f"team {s.spec}"), indent=2))
+    record_path = team / "sets" / "maths.dataset.json.calibration.json"
+    first = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="rubric-lsp.calibrate", arguments=[{"uri": labelled.as_uri()}])
+    )
+    assert first["record"] == str(record_path)  # an unopened dataset, calibrated from its file
+
+    uri = s.open("team/maths.rubric.yaml", RUBRIC)
+    assert await settled(s, uri, 0) == []  # the dataset's record covers the rubric's criteria
+    lens = (await lenses(client, uri))[0]
+    assert lens.command.title == "▶ Calibrate the judge on maths.dataset.json"
+    assert list(lens.command.arguments) == [{"uri": labelled.as_uri(), "record": str(record_path.resolve())}]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(1, 0), end=types.Position(1, 0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    action = next(a for a in actions or [] if a.title == "Calibrate the judge on maths.dataset.json")
+    assert (action.command, list(action.arguments)) == (lens.command.command, list(lens.command.arguments))
+    with pytest.raises(Exception, match=r"\"record\" must name a \*\.calibration\.json file"):
+        await client.workspace_execute_command_async(  # the command writes records, and nothing else
+            types.ExecuteCommandParams(
+                command="rubric-lsp.calibrate", arguments=[{"uri": labelled.as_uri(), "record": str(team / "notes.md")}]
+            )
+        )
+    assert not (team / "notes.md").exists()
+    lonely = s.open("lonely.rubric.yaml", "rubric:\n  - name: polite\n    requirement: Is polite\n")
+    assert await lenses(client, lonely) == []  # no record names a dataset for it
+
+    # One word reworded in the rubric and in the dataset's copy: stale, until the rubric's lens runs.
+    reworded = RUBRIC.replace("Shows the working", "Shows all the working")
+    labelled.write_text(labelled.read_text().replace("Shows the working", "Shows all the working"))
+    s.replace(uri, reworded)
+    found = await settled(s, uri, 1)
+    assert len(found) == 1 and "'shows_work' is stale: its text changed" in found[0].message
+    (lens,) = await lenses(client, uri)
+    answer = await asyncio.wait_for(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+        ),
+        90,
+    )
+    assert answer["record"] == str(record_path.resolve())
+    assert await settled(s, uri, 0) == []
+    entry = next(u for u in json.loads(record_path.read_text())["units"] if u["id"] == "shows_work")
+    assert entry["title"] == "Shows all the working"

@@ -223,5 +223,5 @@ def register(ls: RubricServer) -> None:
 
             doc = Read(uri, result.document.text, result.document, result.format, result.view)
             found = [*actions, *grade_actions(ls, doc, span), *lens_actions(ls, uri, params.range)]
-            return [*found, *calibrate_actions(doc)] or None
+            return [*found, *calibrate_actions(ls, doc)] or None
         return actions or None

@@ -82,7 +82,14 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
     "rubric-lsp.gradeSelection": (URI, RANGE, TARGET, Arg("text", str, what="the response to grade"), RESPONSE, QUERY),
     "rubric-lsp.gradeExamples": (URI,),
     "rubric-lsp.gradeTargets": (),
-    "rubric-lsp.calibrate": (URI,),
+    "rubric-lsp.calibrate": (
+        URI,
+        Arg(
+            "record",
+            str,
+            what="where to write the record (a *.calibration.json file; default: beside the labelled set)",
+        ),
+    ),
     "rubric-lsp.cancelGrading": (),
     "rubric-lsp.showDisagreements": (
         URI,

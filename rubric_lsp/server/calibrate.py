@@ -1,9 +1,15 @@
 """Calibrating from the editor: a "Calibrate" code lens on a labelled set and ``rubric-lsp.calibrate``.
 
 The command grades the set as *Grade Examples* does (the same progress, cancel and verdict cache:
-:func:`rubric_lsp.server.grading_run.run`), hands the units to :mod:`rubric_lsp.calibration` as
-``rubric calibrate`` does, writes ``<file>.calibration.json`` beside the file, and lints every open
-document again, so the calibration rule's findings and the hover follow the new record at once.
+:func:`rubric_lsp.server.grading_run.run`), ``rubric.calibration.repeat`` times as ``rubric calibrate
+--repeat`` does, hands the units to :mod:`rubric_lsp.calibration` as ``rubric calibrate`` does, writes
+``<file>.calibration.json`` beside the file, and lints every open document again, so the calibration rule's
+findings and the hover follow the new record at once.
+
+A file that is no labelled set (a rubric) gets the lens too when a record its lint read names the labelled
+set it was made from (the record's ``source``): the lens calibrates that set and writes the record where the
+lint found it, so the rubric's findings follow. The record is the only link from a rubric to its dataset:
+autorubric datasets hold their own copy of the rubric, and nothing else names one.
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp import __version__
-from rubric_lsp.calibration import record
+from rubric_lsp.calibration import check, record
+from rubric_lsp.calibration.labels import is_labels_file
 from rubric_lsp.calibration.measure import build_record, judge_of, table_lines
 from rubric_lsp.document.positions import Span
 from rubric_lsp.server.app import RubricServer
@@ -41,20 +48,51 @@ def calibratable(doc: Read) -> bool:
     return plan is not None and plan.kind == "dataset" and plan.text is None
 
 
-def calibrate_lenses(ls: RubricServer, doc: Read) -> list[types.CodeLens]:
-    if not calibratable(doc):
-        return []
-    at = Converter(doc.document.lines, ls.encoding).span(Span(0, 0))
+def labelled_sets(ls: RubricServer, doc: Read) -> dict[Path, Path]:
+    """The labelled sets (other files) that calibrated units of ``doc``, each with the record its lint read
+    (beside it or through ``calibration.path``): what its lens calibrates, and where it writes the record."""
+    if doc.document.path is None or doc.uri not in ls.workspace.text_documents or calibratable(doc):
+        return {}
+    result = ls.state(doc.uri).result
+    here = Path(doc.document.path).resolve()
+    found: dict[Path, Path] = {}
+    for match in (result.shared.get(check.VIEW_KEY) or []) if result is not None else []:
+        source = match.record.get("source") if match.record is not None else None
+        if match.entry is None or match.where is None or not isinstance(source, str):
+            continue
+        labelled = Path(os.path.normpath(match.where.resolve().parent / source))
+        # A labels file (promptfoo, NorthStar) is calibrated with the configs it names: `rubric calibrate`.
+        if labelled != here and not is_labels_file(labelled) and labelled.is_file():
+            found.setdefault(labelled, match.where.resolve())
+    return found
+
+
+def _arguments(ls: RubricServer, doc: Read) -> list[tuple[str, dict[str, Any]]]:
+    """(the title's end, the command's argument) for each set ``doc`` can be calibrated on."""
+    if calibratable(doc):
+        return [("", {"uri": doc.uri})]
     return [
-        types.CodeLens(range=at, command=types.Command(title=TITLE, command=CALIBRATE, arguments=[{"uri": doc.uri}]))
+        (f" on {labelled.name}", {"uri": labelled.as_uri(), "record": str(where)})
+        for labelled, where in labelled_sets(ls, doc).items()
     ]
 
 
-def calibrate_actions(doc: Read) -> list[types.Command]:
+def calibrate_lenses(ls: RubricServer, doc: Read) -> list[types.CodeLens]:
+    at = Converter(doc.document.lines, ls.encoding).span(Span(0, 0))
+    return [
+        types.CodeLens(range=at, command=types.Command(title=TITLE + end, command=CALIBRATE, arguments=[argument]))
+        for end, argument in _arguments(ls, doc)
+    ]
+
+
+def calibrate_actions(ls: RubricServer, doc: Read) -> list[types.Command]:
     """The lens as a code action, for clients that show no code lenses (eglot, Helix)."""
-    if not calibratable(doc):
-        return []
-    return [types.Command(title="Calibrate the judge on this file", command=CALIBRATE, arguments=[{"uri": doc.uri}])]
+    return [
+        types.Command(
+            title=f"Calibrate the judge {end.strip() or 'on this file'}", command=CALIBRATE, arguments=[argument]
+        )
+        for end, argument in _arguments(ls, doc)
+    ]
 
 
 async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
@@ -63,30 +101,55 @@ async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
         message = f"{doc.name} is no labelled set to calibrate the judge against (docs/calibration.md)."
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
         return {"message": message}
+    assert doc.document.path is not None  # calibratable
+    output = _output(args, Path(doc.document.path))
     options = ls.grade_options()
     settings = judge_settings(ls)
+    repeats = ls.settings.calibration_repeat
 
     async def work(progress: Any) -> Any:
-        from rubric_lsp.engine.request import GradeRequest, RequestKind
-        from rubric_lsp.engine.runner import grade
+        from rubric_lsp.engine import judge, request, runner  # the engine loads on a grading's first use
 
-        request = GradeRequest(doc.text, doc.document.path, RequestKind.DATASET, options=options)
-        return await grade(request, settings, on_progress=progress)
+        labelled = request.GradeRequest(doc.text, doc.document.path, request.RequestKind.DATASET, options=options)
+        passes = []
+        for repeat in range(repeats):
+            # Each later ask has verdict-cache keys of its own (as rubric calibrate --repeat): a real new ask.
+            token = judge.REPEAT.set(repeat)
+            try:
+                result: Any = await runner.grade(labelled, settings, on_progress=_counted(progress, repeat, repeats))
+            finally:
+                judge.REPEAT.reset(token)
+            passes.append(result.calibration_units(doc.document, options))
+        return passes
 
-    result = await run(ls, "Calibrating the judge", doc.uri, work)
-    if isinstance(result, dict):  # an error or a cancel, already shown
-        return result
-    return _write(ls, doc, result, options, settings)
+    passes = await run(ls, "Calibrating the judge", doc.uri, work)
+    if isinstance(passes, dict):  # an error or a cancel, already shown
+        return passes
+    return _write(ls, doc, passes, output, settings)
 
 
-def _write(ls: RubricServer, doc: Read, result: Any, options: dict[str, Any], settings: Any) -> dict[str, Any]:
+def _output(args: dict[str, Any], labelled: Path) -> Path:
+    """Where the record goes: ``record`` (where a rubric's lint found it) or beside the labelled set."""
+    given = args.get("record")
+    if given is None:
+        return record.record_path(labelled)
+    if not given.endswith(record.SUFFIX):  # the command writes records, never any other file
+        raise ValueError(f'"record" must name a *{record.SUFFIX} file; it is {given[:200]!r}')
+    return Path(given)
 
+
+def _counted(progress: Any, repeat: int, repeats: int) -> Any:
+    """Progress over every ask: pass ``repeat`` of ``repeats`` reports its criteria after the earlier ones'."""
+    if repeats == 1:
+        return progress
+    return lambda done, total: progress(repeat * total + done, repeats * total)
+
+
+def _write(ls: RubricServer, doc: Read, passes: list[Any], output: Path, settings: Any) -> dict[str, Any]:
     assert doc.document.path is not None  # calibratable
     source = Path(doc.document.path)
-    output = record.record_path(source)
-    units = result.calibration_units(doc.document, options)
     data = build_record(
-        [units],
+        passes,
         judge_of(settings.resolved()),
         tool_version=__version__,
         date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
@@ -99,8 +162,9 @@ def _write(ls: RubricServer, doc: Read, result: Any, options: dict[str, Any], se
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
         return {"message": message}
     relint_all(ls)  # every open file holding these units now has (or lost) a fresh record
-    failed = sum(unit.failed for unit in units)
-    message = f"Calibration of {doc.name} written to {output.name}" + (
+    failed = sum(unit.failed for units in passes for unit in units)
+    asks = f" ({len(passes)} asks per item)" if len(passes) > 1 else ""
+    message = f"Calibration of {doc.name}{asks} written to {output.name}" + (
         f" ({failed} judge call(s) failed; counted apart in the record)" if failed else ""
     )
     ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))

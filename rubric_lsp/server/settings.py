@@ -24,6 +24,7 @@ from rubric_lsp.settings import Settings, SettingsError, settings_for
 log = logging.getLogger(__name__)
 
 SECTION = "rubric"
+MAX_REPEATS = 20  # as rubric calibrate --repeat
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class ServerSettings:
     cache_enabled: bool = True
     lint_select: tuple[str, ...] = ()
     lint_ignore: tuple[str, ...] = ()
+    calibration_repeat: int = 1  # the Calibrate command's asks per item (rubric calibrate --repeat)
     # The formats' grading options the editor sets, (option name, value), in settings order.
     grade_options: tuple[tuple[str, Any], ...] = ()
     # Not a user setting: how long to wait for more typing before linting (push mode).
@@ -127,6 +129,13 @@ def _positive_float(value: Any) -> float:
     return number
 
 
+def _repeats(value: Any) -> int:
+    number = _positive_int(value)
+    if number > MAX_REPEATS or float(value) != number:
+        raise ValueError(f"expected a whole number from 1 to {MAX_REPEATS}")
+    return number
+
+
 def _text(value: Any) -> str | None:
     if not isinstance(value, str):
         raise TypeError("expected a string")
@@ -143,6 +152,7 @@ _KEYS: dict[str, tuple[str, Any, str]] = {
     "cache.enabled": ("cache_enabled", _bool, "true or false"),
     "lint.select": ("lint_select", _codes, "a list of rule codes or prefixes"),
     "lint.ignore": ("lint_ignore", _codes, "a list of rule codes or prefixes"),
+    "calibration.repeat": ("calibration_repeat", _repeats, f"a whole number from 1 to {MAX_REPEATS}"),
     "debounceSeconds": ("debounce_seconds", float, "a number of seconds"),
 }
 _DEFAULTS = {f.name: f.default for f in fields(ServerSettings)}

@@ -127,7 +127,8 @@ export class Grading implements vscode.Disposable {
         return result;
       }
       this.showResult(result);
-      if (wasGraded(result)) {
+      // a calibration writes a record: there is no report to offer
+      if (wasGraded(result) && command !== SERVER_CMD.calibrate) {
         const graded = verdictsOf(result)[0]?.uri ?? uri;
         if (graded) this.host.afterGrading?.(c, graded, title);
       }

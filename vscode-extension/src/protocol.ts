@@ -12,6 +12,7 @@ export const SERVER_CMD = {
   cancelGrading: "rubric-lsp.cancelGrading",
   showDisagreements: "rubric-lsp.showDisagreements",
   clearVerdicts: "rubric-lsp.clearVerdicts",
+  calibrate: "rubric-lsp.calibrate",
   // older servers
   gradeText: "rubric-lsp.gradeText",
   gradeDocument: "rubric-lsp.gradeDocument",
@@ -24,6 +25,7 @@ export const GRADING_COMMANDS: ReadonlySet<string> = new Set([
   SERVER_CMD.gradeExamples,
   SERVER_CMD.gradeText,
   SERVER_CMD.gradeDocument,
+  SERVER_CMD.calibrate, // grades a labelled set, and writes a record instead of showing verdicts
 ]);
 
 export const VERDICT_KINDS = [

@@ -29,6 +29,8 @@ export interface ServerSection {
   gradeOnSave: boolean;
   cache: { enabled: boolean };
   lint: { select: string[]; ignore: string[] };
+  /** `repeat`: how many times the Calibrate command asks the judge per item (rubric calibrate --repeat). */
+  calibration: { repeat: number };
 }
 
 export interface ExpandContext {
@@ -51,6 +53,7 @@ export const DEFAULTS = {
   cannotAssess: "skip" as CannotAssess,
   gradeOnSave: false,
   cacheEnabled: true,
+  calibrationRepeat: 1,
 } as const;
 
 /** Expand `~`, `${userHome}`, `${workspaceFolder}` and `${env:NAME}` in a path setting. */
@@ -121,6 +124,7 @@ export function readServerSection(cfg: ConfigReader, trusted: boolean): ServerSe
     gradeOnSave: trusted && typeof gradeOnSave === "boolean" ? gradeOnSave : false,
     cache: { enabled: typeof cacheEnabled === "boolean" ? cacheEnabled : DEFAULTS.cacheEnabled },
     lint: { select: stringList(cfg.get("lint.select")), ignore: stringList(cfg.get("lint.ignore")) },
+    calibration: { repeat: intInRange(cfg.get("calibration.repeat"), DEFAULTS.calibrationRepeat, 1, 20) },
   };
 }
 

@@ -11,6 +11,9 @@
 //   6. issue 14 (grading-formats.mjs): Grade Selection / Grade Examples for a promptfoo test, a
 //      NorthStar grader, an autorubric rubric and a dataset; every verdict kind coloured; rubric
 //      text never graded as a response; "Grading n/N" and cancel (RUBRIC_E2E_STEPS=formats: only these)
+//   7. issue 28 (calibration.mjs): a dataset calibrated with `rubric calibrate`, one word of a criterion
+//      changed -> RL020 stale in Problems, the record's figures in the hover (real server only;
+//      RUBRIC_E2E_STEPS=calibration: only this)
 // Screenshots go to test/e2e/artifacts/. Exits 0 with "SKIPPED: reason" when the
 // rubric-lsp server cannot be started (`python -m rubric_lsp serve`) or Chromium is
 // missing — exit 1 instead when RUBRIC_REQUIRE_ALL=1 (CI). The grading step is skipped
@@ -35,6 +38,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { calibrate, calibrationSteps, writeCalibrationFixtures } from "./calibration.mjs";
 import { gradingFormats, judgeArgs, writeFixtures } from "./grading-formats.mjs";
 import { installScenario, prepareInstallProfile } from "./install.mjs";
 
@@ -45,6 +49,8 @@ const args = new Set(process.argv.slice(2));
 const FAKE = args.has("--fake-server");
 // RUBRIC_E2E_STEPS=formats: only the issue-14 grading steps (grading-formats.mjs), after the server is set up
 const ONLY_FORMATS = process.env.RUBRIC_E2E_STEPS === "formats";
+// RUBRIC_E2E_STEPS=calibration: only the issue-28 calibration step (calibration.mjs)
+const ONLY_CALIBRATION = process.env.RUBRIC_E2E_STEPS === "calibration";
 const UNTRUSTED = args.has("--untrusted"); // Restricted Mode: diagnostics only
 const INSTALL = args.has("--install"); // no Python package installed: the extension installs the server
 const CODE_SERVER_VERSION = "4.100.3"; // VS Code 1.100; runs on Node 20
@@ -201,6 +207,13 @@ fs.writeFileSync(path.join(ws, "examples.rubric.yaml"), [
   "",
 ].join("\n"));
 writeFixtures(ws); // grading-formats.mjs: a promptfoo config, a NorthStar request, rubrics, a dataset
+// the calibration step's dataset, calibrated now against the judge (its requests precede every grading's)
+const CALIBRATE = !FAKE && !UNTRUSTED && !INSTALL;
+let calibrationRecord;
+if (CALIBRATE) {
+  writeCalibrationFixtures(ws);
+  calibrationRecord = calibrate({ ws, tmp, python, judgePort, log });
+}
 // a type error that a validating JSON Schema would report too (double reporting check)
 fs.writeFileSync(path.join(ws, "typed.rubric.json"), '[\n  {"name": "clarity", "weight": "ten", "requirement": "The answer is clear"}\n]\n');
 
@@ -313,6 +326,11 @@ try {
   if (ONLY_FORMATS) {
     await page.waitForTimeout(5000); // the restarted server
     await formatSteps();
+    throw "done";
+  }
+  const calibrationStep = () => calibrationSteps({ page, check, log, shot, openFile, problemRows, runCommand, ws, record: calibrationRecord });
+  if (ONLY_CALIBRATION) {
+    if (CALIBRATE) await calibrationStep();
     throw "done";
   }
 
@@ -558,6 +576,9 @@ try {
     // 6. issue 14: every format, every verdict kind, progress and cancel (grading-formats.mjs)
     await formatSteps();
   }
+  // 7. issue 28: a stale calibration record, RL020 in Problems and the record in the hover (last: run
+  //    before step 3, it broke that step's search for the graded editor by its text "MET")
+  if (CALIBRATE) await calibrationStep();
 } catch (e) {
   if (e !== "done") {
     failures++;

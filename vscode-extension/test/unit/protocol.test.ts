@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import {
+  GRADING_COMMANDS,
   GradeTarget,
   cancelMessage,
   cancelledProgress,
@@ -19,6 +20,11 @@ import {
   wasCancelled,
   wasGraded,
 } from "../../src/protocol";
+
+test("the Calibrate lens calls the judge: gated on workspace trust and run with progress, as gradings are", () => {
+  assert.equal(GRADING_COMMANDS.has("rubric-lsp.calibrate"), true);
+  assert.equal(GRADING_COMMANDS.has("rubric-lsp.showDisagreements"), false);
+});
 
 const range = (line: number) => ({ start: { line, character: 2 }, end: { line, character: 9 } });
 

@@ -24,7 +24,15 @@ test("defaults when nothing is set", () => {
     gradeOnSave: false,
     cache: { enabled: true },
     lint: { select: [], ignore: [] },
+    calibration: { repeat: 1 },
   });
+});
+
+test("calibration.repeat: asks per item for Calibrate, 1 to 20 (rubric calibrate --repeat)", () => {
+  assert.deepEqual(readServerSection(cfg({ "calibration.repeat": 3 }), true).calibration, { repeat: 3 });
+  assert.equal(readServerSection(cfg({ "calibration.repeat": 0 }), true).calibration.repeat, 1);
+  assert.equal(readServerSection(cfg({ "calibration.repeat": 50 }), true).calibration.repeat, 20);
+  assert.equal(readServerSection(cfg({ "calibration.repeat": "3" }), true).calibration.repeat, 1);
 });
 
 test("values are passed through, empty model/apiBase omitted, lists cleaned", () => {
@@ -128,4 +136,5 @@ test("package.json declares the defaults the extension sends when nothing is set
   assert.equal(s.judge.deadlineSeconds, fromPackage("judge.deadlineSeconds"));
   assert.deepEqual(s, readServerSection(cfg({}), true));
   assert.equal(DEFAULTS.cannotAssess, fromPackage("grading.cannotAssess"));
+  assert.equal(DEFAULTS.calibrationRepeat, fromPackage("calibration.repeat"));
 });
