@@ -45,7 +45,7 @@ from rubric_lsp.engine.settings import JudgeSettings, api_key_for
 from rubric_lsp.engine.store.cache import VerdictCache
 from rubric_lsp.engine.usage import Usage
 from rubric_lsp.engine.windowed import stop
-from rubric_lsp.formats.plugin import Lazy, load
+from rubric_lsp.formats.plugin import Format, Lazy, load
 from rubric_lsp.formats.registry import detect, formats
 from rubric_lsp.settings import configured_kind
 
@@ -173,12 +173,17 @@ def read(text: str, path: str | None) -> Document:
     return doc
 
 
+def format_of(doc: Document) -> Format | None:
+    """The document's format as a grading detects it (the settings' ``kinds`` first); None: none is."""
+    try:
+        return detect(doc, configured_kind(doc.path))
+    except Exception:
+        return None
+
+
 def grader_for(doc: Document) -> Grader:
     """The grader of the document's format (``formats.registry.detect``); GradingError when it has none."""
-    try:
-        fmt = detect(doc, configured_kind(doc.path))
-    except Exception:
-        fmt = None
+    fmt = format_of(doc)
     if fmt is not None and fmt.grader is not None:
         return load_grader(fmt.grader)
     gradable = ", ".join(f.title for f in formats() if f.grader is not None)

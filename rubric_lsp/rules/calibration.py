@@ -1,7 +1,7 @@
 """RL020: each unit a judge grades (a criterion, …) should have a fresh calibration record (docs/calibration.md).
 
-Format-neutral: a format names its units (``Format.calibration_units``, given to the checker as
-``CheckContext.calibration_units``); ``rubric_lsp.calibration.check`` finds and compares the records.
+Format-neutral: a format names its units (``Format.calibration``'s ``document_units``, given to the
+checker as ``CheckContext.calibration_units``); ``rubric_lsp.calibration.check`` finds and compares the records.
 """
 
 from __future__ import annotations
