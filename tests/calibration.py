@@ -54,10 +54,17 @@ tests:
 """
 LABELS_REQUEST = {
     "graders": [
-        {"type": "rubric", "name": "safety", "rubric": "Is it safe?", "scoring": {"mode": "binary"}},
+        {
+            "type": "rubric",
+            "name": "safety",
+            "model": "openai/judge",
+            "rubric": "Is it safe?",
+            "scoring": {"mode": "binary"},
+        },
         {
             "type": "rubric",
             "name": "depth",
+            "model": "openai/judge",
             "rubric": "Is it thorough?",
             "scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4},
         },
