@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
 from rubric_lsp.calibration import stats
@@ -18,7 +19,7 @@ from rubric_lsp.cli import lint_main, main
 from rubric_lsp.formats.plugin import Format
 from rubric_lsp.formats.registry import formats
 from tests.calibration import LABELLED, LABELS_CONFIG, LABELS_REQUEST, labels_judge
-from tests.conftest import use_judge
+from tests.conftest import REPO, use_judge
 
 CSV_HEADER = "test,assertion,output,verdict\n"
 
@@ -160,7 +161,10 @@ def test_several_outputs_give_each_calibrated_assertion_its_corrected_pass_rate(
     responses = [arg for n, text in enumerate(outputs) for arg in ("--response", answer(env, text, f"out{n}.txt"))]
     code, out, err = run(capfd, "grade", str(env / "promptfooconfig.yaml"), *responses, "--format", "json")
     assert code in (0, 1), err
-    [rate] = json.loads(out)["pass_rates"]
+    data = json.loads(out)
+    schema = json.loads((REPO / "schemas" / "rubric-grade-output.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
+    [rate] = data["pass_rates"]
     figures = record["units"][0]["figures"]
     se, sp = figures["sensitivity"], figures["specificity"]
     passed = sum("please" in o for o in outputs)  # the judge's verdicts on these outputs
