@@ -206,3 +206,19 @@ def test_every_calibration_hook_is_checked_against_the_protocol():
     wrong = Format(name="toy", title="toy", languages=("json",), calibration=lambda doc, view: [])
     with pytest.raises(TypeError, match="is no CalibrationHook"):
         wrong.calibration_hook()
+
+
+def test_an_assertion_of_a_test_read_from_a_file(env, capfd):
+    """A test in a file the config names: its verdicts are found (each reading of the config reads the file
+    anew, so by place, not identity), and its unit is reported on the config's reference to the file."""
+    config = env / "promptfooconfig.yaml"
+    head, tests = LABELS_CONFIG.split("tests:\n")
+    (env / "tests.yaml").write_text("\n".join(line[2:] for line in tests.splitlines()) + "\n")
+    config.write_text(head + "tests: file://tests.yaml\n")
+    record = calibrate_promptfoo(env, capfd)
+    assert record["units"][0]["figures"]["failed"] == 0 and record["units"][0]["figures"]["labels"] == 7
+    assert lint(capfd, config) == (0, [])
+    (env / "tests.yaml").write_text((env / "tests.yaml").read_text().replace("Is polite", "Is courteous"))
+    code, found = lint(capfd, config)
+    assert code == 1 and len(found) == 1 and "'test 1 polite' is stale" in found[0]["message"]
+    assert found[0]["line"] == line_of(config, "file://tests.yaml")
