@@ -104,7 +104,7 @@ def test_the_hover_line_names_the_statistic_and_what_went_stale():
     line = check.summary(check.Match(unit, record, entry, None, ("text", "prompt")))
     assert line == (
         "QWK 0.71 [0.50, 0.84] over 40 labels · gpt-4.1-mini · 2026-11-20 "
-        "(stale: its text and prompt changed since) · ambiguous"
+        "(stale: its text and prompt changed since) · ambiguous: the judge disagrees with itself"
     )
 
 

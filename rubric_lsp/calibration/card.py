@@ -54,6 +54,7 @@ def _unit(status: Mapping[str, Any]) -> dict[str, Any]:
         },
         "labels": _typed(figures.get("labels"), int),
         "date": status.get("date"),
+        "ambiguous": list(status.get("ambiguous") or []),
     }
 
 
@@ -87,8 +88,11 @@ def card_rows(card: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def unit_line(unit: Mapping[str, Any]) -> str:
-    """One unit's status: "fresh · κ 0.82 [0.74, 0.89] over 412 labels · 2026-11-20"."""
+    """One unit's status: "fresh · κ 0.82 [0.74, 0.89] over 412 labels · 2026-11-20" ("fresh · ambiguous: its
+    judges disagree · …" when the record finds it ambiguous)."""
     parts = [unit["status"] + (f" ({', '.join(unit['stale'])} changed)" if unit["stale"] else "")]
+    if unit.get("ambiguous"):
+        parts.append("ambiguous: " + " and ".join(unit["ambiguous"]))
     kappa = unit.get("kappa")
     if kappa is not None:
         name = "κ" if kappa.get("statistic") == "cohen" else "quadratic-weighted κ"

@@ -150,14 +150,9 @@ def problems(found: Match, settings: CalibrationSettings) -> list[str]:
             f"The calibration record of the {name} is stale: its {_listed(found.stale)} changed since "
             f"{found.record.get('date', 'it was made') if found.record else 'it was made'} ({found.where}); re-run `rubric calibrate`."
         ]
-    out = []
-    repeats = found.entry.get("self_agreement")
-    if isinstance(repeats, Mapping) and repeats.get("ambiguous"):
-        share = _value(repeats.get("unanimous"))
-        out.append(
-            f"The {name} is ambiguous: the judge agreed with itself on {_number(share)} of the items over "
-            f"{repeats.get('repeats')} asks (below {repeats.get('threshold')}); reword it before trusting its figures."
-        )
+    out = [
+        f"The {name} is ambiguous: {why}; reword it before trusting its figures." for _, why in ambiguity(found.entry)
+    ]
     if settings.min_kappa is not None:
         kappa = _kappa(found.entry)
         if kappa is None:
@@ -188,10 +183,37 @@ def summary(found: Match) -> str:
     line = " · ".join(parts)
     if found.stale:
         line += f" (stale: its {_listed(found.stale)} changed since)"
-    repeats = found.entry.get("self_agreement")
-    if isinstance(repeats, Mapping) and repeats.get("ambiguous"):
-        line += " · ambiguous"
+    if causes := ambiguity(found.entry):
+        line += " · ambiguous: " + _listed([short for short, _ in causes])
     return line
+
+
+def ambiguity(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Why a record's unit is ambiguous, each cause short (the hover) and in full (the rule): the judge
+    disagreed with itself over ``--repeat`` asks, its several judges disagreed with one another, or both."""
+    out = []
+    repeats = entry.get("self_agreement")
+    if isinstance(repeats, Mapping) and repeats.get("ambiguous"):
+        share = _number(_value(repeats.get("unanimous")))
+        out.append(
+            (
+                "the judge disagrees with itself",
+                f"the judge agreed with itself on {share} of the items over {repeats.get('repeats')} asks "
+                f"(below {repeats.get('threshold')})",
+            )
+        )
+    judges = entry.get("judge_agreement")
+    if isinstance(judges, Mapping) and judges.get("ambiguous"):
+        models = judges.get("models")
+        named = [str(m) for m in models] if isinstance(models, list) else []
+        out.append(
+            (
+                "its judges disagree",
+                f"its judges ({', '.join(named) or '?'}) {'all ' if len(named) > 2 else ''}agreed on "
+                f"{_number(_value(judges.get('unanimous')))} of the items (below {judges.get('threshold')})",
+            )
+        )
+    return out
 
 
 def hover_lines(matches: Sequence[Match], offset: int) -> list[str]:

@@ -6,13 +6,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rubric_lsp.calibration import record
-from rubric_lsp.calibration.units import UnitSamples, figures, repeat_figures
+from rubric_lsp.calibration.units import UnitSamples, figures, judges_figures, repeat_figures
 
 DEFAULT_AGREEMENT = 0.8
 
 # The judge settings that change a verdict (the rest: retries, timeouts, concurrency, change none); a
 # format's grading options that do are each unit's own (UnitSamples.settings).
 VERDICT_SETTINGS = ("temperature", "max_tokens")
+# What the record keeps of each judge's own figures beside the panel's (docs/calibration.md, "Do the judges agree?").
+PER_JUDGE_FIGURES = ("labels", "accuracy", "kappa", "sensitivity", "specificity", "per_category", "abstained", "failed")
 
 
 def judge_of(settings: Any, prompt: str = "") -> record.JudgeDescription:
@@ -29,9 +31,13 @@ def build_record(
     date: str,
     source: str,
     threshold: float = DEFAULT_AGREEMENT,
+    judges: Sequence[Sequence[Sequence[UnitSamples]]] = (),
 ) -> dict[str, Any]:
     """The record of one labelled set graded ``len(passes)`` times (the first pass gives the figures
-    against the labels; with several, every pass gives the judge's agreement with itself)."""
+    against the labels; with several, every pass gives the judge's agreement with itself).
+
+    ``judges``: with several judge models, each model's own passes, graded alone (in ``judge.models``'
+    order): each one's figures against the labels, and how the judges agreed with one another."""
     units = []
     for position, unit in enumerate(passes[0]):
         entry: dict[str, Any] = {
@@ -44,33 +50,64 @@ def build_record(
             "figures": figures(unit),
         }
         if len(passes) > 1:
-            same = [p[position] for p in passes if position < len(p) and p[position].id == unit.id]
-            entry["self_agreement"] = repeat_figures(same, threshold)
+            entry["self_agreement"] = repeat_figures(_same_unit(passes, position, unit.id), threshold)
+        if len(judges) > 1:
+            alone = [_same_unit(model_passes, position, unit.id) for model_passes in judges]
+            if all(alone):  # every judge graded the unit (the same file, so always; a guard against a format's drift)
+                entry["per_judge"] = [_judge_entry(m, p, threshold) for m, p in zip(judge.models, alone)]
+                entry["judge_agreement"] = judges_figures(judge.models, [p[0] for p in alone], threshold)
         units.append(entry)
     return record.build(tool_version=tool_version, date=date, source=source, judge=judge, units=units)
 
 
+def _same_unit(passes: Sequence[Sequence[UnitSamples]], position: int, unit_id: str) -> list[UnitSamples]:
+    """The unit at ``position`` in each pass that holds it there (the same file graded again: all of them)."""
+    return [p[position] for p in passes if position < len(p) and p[position].id == unit_id]
+
+
+def _judge_entry(model: str, passes: Sequence[UnitSamples], threshold: float) -> dict[str, Any]:
+    """One judge's own figures against the labels (its first pass), and its agreement with itself (all)."""
+    measured = figures(passes[0])
+    entry: dict[str, Any] = {"model": model, "figures": {k: measured[k] for k in PER_JUDGE_FIGURES if k in measured}}
+    if len(passes) > 1:
+        entry["self_agreement"] = repeat_figures(passes, threshold)
+    return entry
+
+
 def table_lines(data: Mapping[str, Any]) -> list[str]:
-    """One line per unit: labels, accuracy, κ with its interval, sensitivity/specificity, abstentions, failures."""
+    """One line per unit: labels, accuracy, κ with its interval, sensitivity/specificity, abstentions, failures,
+    the agreement with itself and among several judges; with several judges, one line more for each."""
     lines = []
     for unit in data["units"]:
         f = unit["figures"]
-        kappa = f["kappa"]
-        parts = [
-            f"{unit['id']}: {f['labels']} labels",
-            f"accuracy {_share(f['accuracy'])}",
-            f"{'qwk' if kappa['statistic'] != 'cohen' else 'κ'} {_figure(kappa['value'])}{_interval(kappa['interval'])}",
-        ]
-        if "sensitivity" in f:
-            parts.append(f"Se {_share(f['sensitivity'])} Sp {_share(f['specificity'])}")
+        parts = [f"{unit['id']}: {f['labels']} labels", *_against_labels(f)]
         abstained = sum(f["abstained"].values())
         if abstained or f["failed"]:
             parts.append(f"abstained {abstained}, failed {f['failed']}")
         if (repeats := unit.get("self_agreement")) is not None:
             flag = " AMBIGUOUS" if repeats["ambiguous"] else ""
             parts.append(f"self-agreement {_share(repeats['unanimous'])} over {repeats['repeats']} asks{flag}")
+        if (together := unit.get("judge_agreement")) is not None:
+            flag = " AMBIGUOUS" if together["ambiguous"] else ""
+            pairs = together["pairs"]
+            kappa = f" (κ {_figure(pairs[0]['kappa']['value'])})" if len(pairs) == 1 else ""
+            parts.append(
+                f"judges agree {_share(together['unanimous'])}{kappa} over {len(together['models'])} judges{flag}"
+            )
         lines.append("  " + " · ".join(parts))
+        lines += [f"    {j['model']}: " + " · ".join(_against_labels(j["figures"])) for j in unit.get("per_judge", ())]
     return lines
+
+
+def _against_labels(f: Mapping[str, Any]) -> list[str]:
+    kappa = f["kappa"]
+    parts = [
+        f"accuracy {_share(f['accuracy'])}",
+        f"{'qwk' if kappa['statistic'] != 'cohen' else 'κ'} {_figure(kappa['value'])}{_interval(kappa['interval'])}",
+    ]
+    if "sensitivity" in f:
+        parts.append(f"Se {_share(f['sensitivity'])} Sp {_share(f['specificity'])}")
+    return parts
 
 
 def _figure(value: float | None) -> str:

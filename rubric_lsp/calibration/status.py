@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration import record, stats
-from rubric_lsp.calibration.check import Records
+from rubric_lsp.calibration.check import Records, ambiguity
 from rubric_lsp.calibration.units import CurrentUnit
 
 FRESH, STALE, MISSING = "fresh", "stale", "missing"
@@ -46,8 +46,9 @@ def unit_judge(judge: record.JudgeDescription, unit: CurrentUnit) -> record.Judg
 def statuses(
     units: Sequence[CurrentUnit], records: Sequence[tuple[Path, Mapping[str, Any]]], judge: record.JudgeDescription
 ) -> list[dict[str, Any]]:
-    """Each unit's calibration status: ``{id, title, status, stale, figures, date, record}`` (``stale``: what
-    changed; ``record``: the file its entry is in)."""
+    """Each unit's calibration status: ``{id, title, status, stale, figures, date, ambiguous, record}``
+    (``stale``: what changed; ``ambiguous``: why the record finds the unit ambiguous, as the hover says it;
+    ``record``: the file its entry is in)."""
     out = []
     for unit in units:
         found = record_unit(records, unit, unit_judge(judge, unit))
@@ -57,6 +58,7 @@ def statuses(
             figures = entry.get("figures") if isinstance(entry.get("figures"), dict) else {}
             date = data.get("date") if isinstance(data.get("date"), str) else None
             status.update(status=STALE if stale else FRESH, stale=stale, figures=figures, date=date, record=str(where))
+            status["ambiguous"] = [short for short, _ in ambiguity(entry)]
         out.append(status)
     return out
 

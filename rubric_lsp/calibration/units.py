@@ -2,11 +2,13 @@
 
 A format turns its graded labelled set into :class:`UnitSamples` (``result.calibration_units(doc)``);
 everything after that is format-neutral: :func:`figures` computes what the record keeps of one unit, and
-:func:`repeat_figures` how the judge agreed with itself when asked several times.
+:func:`repeat_figures` how the judge agreed with itself when asked several times, :func:`judges_figures`
+how several judges agreed with one another.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,19 +111,48 @@ def repeat_figures(passes: Sequence[UnitSamples], threshold: float) -> dict[str,
 
     Failed calls are left out of an item's answers; abstentions count as answers. ``ambiguous``:
     the share of unanimous items is below ``threshold``."""
-    items = sorted({item for p in passes for item in p.judged})
-    answers = {item: [p.judged[item] for p in passes if p.judged.get(item) is not None] for item in items}
+    return {"repeats": len(passes), **_raters_agreement(passes, threshold)}
+
+
+def judges_figures(models: Sequence[str], units: Sequence[UnitSamples], threshold: float) -> dict[str, Any]:
+    """How several judges, each grading the unit alone (``units[i]``: ``models[i]``'s one pass), agreed with
+    one another: over all of them as :func:`repeat_figures` over asks, and per pair of judges the share of
+    items both answered where they agree (Wilson interval) and Cohen's κ between them (abstentions are
+    answers, so an unweighted κ on every scale; its interval the seeded bootstrap of the figures')."""
+    pairs = []
+    for first, second in itertools.combinations(range(len(units)), 2):
+        a, b = units[first].judged, units[second].judged
+        both = [(a[item], b[item]) for item in sorted(a.keys() & b.keys()) if None not in (a[item], b[item])]
+        pairs.append(
+            {
+                "judges": [models[first], models[second]],
+                "agreement": stats.proportion(sum(x == y for x, y in both), len(both)),
+                "kappa": {
+                    "statistic": "cohen",
+                    "value": stats.cohen_kappa(both),
+                    "interval": stats.kappa_interval(both, None),
+                },
+            }
+        )
+    return {"models": list(models), **_raters_agreement(units, threshold), "pairs": pairs}
+
+
+def _raters_agreement(raters: Sequence[UnitSamples], threshold: float) -> dict[str, Any]:
+    """The agreement of several answers per item (an ask's or a judge's each), the ambiguity it decides, and
+    an ambiguous unit's first disagreeing items, every rater's verdict and reason side by side."""
+    items = sorted({item for p in raters for item in p.judged})
+    answers = {item: [p.judged[item] for p in raters if p.judged.get(item) is not None] for item in items}
     agreement = stats.self_agreement([answers[item] for item in items])
     share = agreement["unanimous"]["value"]
     ambiguous = share is not None and share < threshold
-    data: dict[str, Any] = {"repeats": len(passes), **agreement, "threshold": threshold, "ambiguous": ambiguous}
+    data: dict[str, Any] = {**agreement, "threshold": threshold, "ambiguous": ambiguous}
     if ambiguous:
-        names = passes[0].names
+        names = raters[0].names
         data["disagreements"] = [
             {
                 "item": item,
-                "verdicts": [names.get(p.judged.get(item), _absent(p.judged.get(item))) for p in passes],
-                "reasons": [_cut(p.reasons.get(item, "")) for p in passes],
+                "verdicts": [names.get(p.judged.get(item), _absent(p.judged.get(item))) for p in raters],
+                "reasons": [_cut(p.reasons.get(item, "")) for p in raters],
             }
             for item in items
             if len(set(answers[item])) > 1

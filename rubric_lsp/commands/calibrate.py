@@ -5,7 +5,8 @@ the labels (``result.calibration_units(doc)``); ``rubric_lsp.calibration`` compu
 writes ``<file>.calibration.json`` (docs/calibration.md). A labels file (``.csv``, ``.jsonl``:
 ``calibration.labels``) labels the units of other files: each file its rows name (or ``--config``) gets a
 LABELS request, which that file's format grades, and its record beside it. The judge flags are
-``rubric grade``'s own.
+``rubric grade``'s own: several ``--model``s calibrate the panel ``rubric grade`` would grade with, and
+each model is graded alone too, for its own figures and its agreement with the others.
 
 Exit codes as ``rubric grade``'s: 0 the record is written; 2 refused (unreadable file, a file with no
 labels to calibrate against, no judge) or incomplete (a judge call failed: the record is written, the
@@ -16,9 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime
 import os
 import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -86,14 +91,16 @@ def build_parser() -> argparse.ArgumentParser:
         type=_repeats,
         default=1,
         metavar="N",
-        help="ask the judge N times per item and record how often it agrees with itself (default: 1)",
+        help="ask the judge N times per item and record how often it agrees with itself (default: 1); "
+        "with several --model, each judge too",
     )
     p.add_argument(
         "--agreement-threshold",
         type=_share,
         default=DEFAULT_AGREEMENT,
         metavar="SHARE",
-        help=f"--repeat: a unit whose share of unanimous items is below this is ambiguous (default: {DEFAULT_AGREEMENT})",
+        help="--repeat, several --model: a unit whose share of items where every ask (every judge) answered the same "
+        f"is below this is ambiguous (default: {DEFAULT_AGREEMENT})",
     )
     judge = p.add_argument_group("the judge and the grading options (as rubric grade takes them)")
     # The same argparse actions as rubric grade's (help, checks, defaults), not copies that could drift.
@@ -163,7 +170,8 @@ def _record_path(path: Path) -> Path:
 
 
 def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
-    """Grade ``request`` (``--repeat`` times) and write its record to ``output``."""
+    """Grade ``request`` (``--repeat`` times; with several ``--model``s, each model alone too) and write
+    its record to ``output``."""
     from rubric_lsp.calibration.measure import build_record, judge_of, table_lines
     from rubric_lsp.engine.failures import GradingStopped
     from rubric_lsp.engine.runner import GradingError, read
@@ -172,7 +180,8 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
     try:
         doc = read(request.text, request.path)
         settings = _settings(args)
-        passes, failed = _graded_passes(args, request, doc, settings)
+        with _shared_cache(settings) as shared:
+            passes, judges, failed = _graded_passes(args, request, doc, shared)
         judge = judge_of(settings.resolved())
     except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:
         return _fail(str(exc))
@@ -184,6 +193,7 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
         date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
         source=Path(source).as_posix(),
         threshold=args.agreement_threshold,
+        judges=judges,
     )
     if (written := _write(output, data)) is not None:
         return written
@@ -199,29 +209,62 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
     return EXIT_OK
 
 
-def _graded_passes(args: argparse.Namespace, request: Any, doc: Any, settings: Any) -> tuple[list[Any], int]:
-    """Each pass's units (``--repeat`` passes, each with its own verdict-cache keys) and the failed calls."""
+def _graded_passes(
+    args: argparse.Namespace, request: Any, doc: Any, settings: Any
+) -> tuple[list[Any], list[list[Any]], int]:
+    """Each pass's units (``--repeat`` passes, each with its own verdict-cache keys), with several judge
+    models each model's own passes alone (the panel's calls, replayed from the cache), and the failed calls."""
+    alone = _judges_alone(settings)
+    passes: list[Any] = []
+    judges: list[list[Any]] = [[] for _ in alone]
+    for repeat in range(args.repeat):
+        passes.append(_graded(request, doc, settings, repeat))
+        for own, single in zip(judges, alone):
+            own.append(_graded(request, doc, single, repeat))
+    failed = sum(unit.failed for graded in (passes, *judges) for units in graded for unit in units)
+    return passes, judges, failed
+
+
+def _graded(request: Any, doc: Any, settings: Any, repeat: int) -> list[Any]:
+    """One pass of the labelled set: its units, as the file's format hands them over."""
     from rubric_lsp.engine.judge import REPEAT
     from rubric_lsp.engine.runner import GradingError, UnsupportedRequest, grade
 
-    options = request.options
     no_labels = f"{request.path} is no labelled set to calibrate the judge against (docs/calibration.md lists those rubric calibrate reads)"
-    passes, failed = [], 0
-    for repeat in range(args.repeat):
-        token = REPEAT.set(repeat)
-        try:
-            result = asyncio.run(grade(request, settings))
-        except UnsupportedRequest as exc:  # refused before any judge call
-            raise GradingError(f"{no_labels}: {exc}") from None
-        finally:
-            REPEAT.reset(token)
-        units_of = getattr(result, "calibration_units", None)
-        if units_of is None:
-            raise GradingError(no_labels)
-        units = units_of(doc, options)
-        passes.append(units)
-        failed += sum(unit.failed for unit in units)
-    return passes, failed
+    token = REPEAT.set(repeat)
+    try:
+        result = asyncio.run(grade(request, settings))
+    except UnsupportedRequest as exc:  # refused before any judge call
+        raise GradingError(f"{no_labels}: {exc}") from None
+    finally:
+        REPEAT.reset(token)
+    units_of = getattr(result, "calibration_units", None)
+    if units_of is None:
+        raise GradingError(no_labels)
+    return list(units_of(doc, request.options))
+
+
+def _judges_alone(settings: Any) -> list[Any]:
+    """With several judge models, the settings of each model alone (in the panel's order); else none."""
+    if len(settings.resolved().judge_models()) < 2:
+        return []
+    alone: dict[str, Any] = {}
+    for model in settings.judge_models():
+        single = replace(settings, model=model, models=[])
+        alone.setdefault(single.resolved().model, single)  # two spellings of one model are one judge
+    return list(alone.values())
+
+
+@contextlib.contextmanager
+def _shared_cache(settings: Any) -> Iterator[Any]:
+    """The settings to grade with. Each judge's figures alone must rest on the very answers it gave in the
+    panel, which the verdict cache replays; with ``--no-cache`` and several judges, a cache of this
+    calibration's own (nothing read from before, nothing kept after) does that."""
+    if settings.cache_enabled or len(settings.judge_models()) < 2:
+        yield settings
+        return
+    with tempfile.TemporaryDirectory(prefix="rubric-calibrate-", ignore_cleanup_errors=True) as folder:
+        yield replace(settings, cache_enabled=True, cache_dir=Path(folder))
 
 
 def _write(path: Path, data: dict[str, Any]) -> int | None:
