@@ -79,7 +79,7 @@ def assertion_unit(view: Any, number: int, assertion: Any) -> AssertionUnit:
 
 def graded_units(view: Any, numbers: list[int] | None = None) -> Iterator[AssertionUnit]:
     """Every model-graded top-level assertion of the tests ``numbers`` (all when None), in the config's order."""
-    for number in numbers or range(1, len(view.tests) + 1):
+    for number in range(1, len(view.tests) + 1) if numbers is None else numbers:
         for assertion in view.test_number(number).top_assertions:
             if assertion.type in GRADED_TYPES:
                 yield assertion_unit(view, number, assertion)
@@ -130,9 +130,8 @@ class _Calibration:
             return []
         view = read_config(doc.root, doc.path, doc)
         index = graded.test_index
+        # No such test: no units (the grading refuses it, naming the tests there are).
         numbers = None if index is None else ([index + 1] if 0 <= index < len(view.tests) else [])
-        if numbers == []:
-            return []  # no such test: the grading says so
         return [CurrentUnit(u.id, u.title, u.text, u.prompt, u.settings) for u in graded_units(view, numbers)]
 
     def judge_card(self, doc: Document, graded: Graded, units: list[CurrentUnit]) -> list[tuple[str, str]]:
