@@ -8,6 +8,7 @@ same bytes and asks no judge again; with ``--repeat`` each judge's agreement wit
 from __future__ import annotations
 
 import csv
+import inspect
 import json
 import threading
 
@@ -16,9 +17,13 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.proportion import proportion_confint
 
-from rubric_lsp.calibration import check
+from rubric_lsp.calibration import check, record
+from rubric_lsp.calibration.measure import judge_of
 from rubric_lsp.cli import main
+from rubric_lsp.commands.grade import _settings as grade_settings
+from rubric_lsp.commands.grade import build_parser as grade_parser
 from rubric_lsp.document.positions import Span
+from rubric_lsp.engine.runner import grader_for, read
 from tests.calibration import dataset, status_for
 from tests.conftest import REPO, use_judge
 from tests.judge_server import Reply
@@ -245,8 +250,54 @@ LABELLED = [
 
 
 def test_a_labels_file_with_two_judges(judge_server, tmp_path, monkeypatch, capfd):
-    """A promptfoo assertion: ``rubric grade`` grades it with the first --model (promptfoo has one grader per
-    assertion, no panel), so the record's figures are judge A's; each judge's own and their agreement besides."""
+    """A promptfoo assertion: ``rubric grade`` grades it with one judge (promptfoo has one grader per
+    assertion, no panel), so ``rubric calibrate`` grades it with the first --model: the record is judge A's,
+    fresh for ``rubric grade --model A``; each judge's own figures and their agreement besides."""
+    code, out, err = _calibrate_promptfoo(judge_server, tmp_path, monkeypatch, capfd)
+    assert code == 0, err
+    assert f"({A}; each of {A}, {B} alone)" in out
+    assert sorted(r.model for r in judge_server.requests) == ["judge-a"] * len(LABELLED) + ["judge-b"] * len(LABELLED)
+    data = json.loads((tmp_path / "promptfooconfig.yaml.calibration.json").read_text())
+    # The record's judge is the one `rubric grade --model A` grades with: its fingerprints are fresh for it.
+    assert data["judge"]["models"] == [A]
+    graded_with = judge_of(grade_settings(grade_parser().parse_args(["x", "--model", A])).resolved())
+    assert {k: data["judge"]["settings"][k] for k in graded_with.settings} == dict(graded_with.settings)
+    (unit,) = data["units"]
+    assert unit["fingerprints"]["judge"] == record.fingerprint([A])
+    assert [j["model"] for j in unit["per_judge"]] == [A, B] and unit["judge_agreement"]["models"] == [A, B]
+    truth = [v for _, v in LABELLED]
+    a = ["pass" if "please" in o else "fail" for o, _ in LABELLED]
+    b = ["pass" if "please" in o or "thanks" in o else "fail" for o, _ in LABELLED]
+    assert unit["figures"]["kappa"]["value"] == round(float(cohen_kappa_score(truth, a)), 4)  # the first judge's
+    assert [j["figures"]["kappa"]["value"] for j in unit["per_judge"]] == [
+        round(float(cohen_kappa_score(truth, judged)), 4) for judged in (a, b)
+    ]
+    (pair,) = unit["judge_agreement"]["pairs"]
+    assert pair["agreement"]["successes"] == len(LABELLED) - 1 and pair["agreement"]["n"] == len(LABELLED)
+    assert pair["kappa"]["value"] == round(float(cohen_kappa_score(a, b)), 4)
+    assert not unit["judge_agreement"]["ambiguous"]  # 6 of 7 agree: above 0.8
+
+
+def test_a_promptfoo_record_of_two_judges_is_fresh_for_grading_with_the_first(
+    judge_server, tmp_path, monkeypatch, capfd
+):
+    assert _calibrate_promptfoo(judge_server, tmp_path, monkeypatch, capfd)[0] == 0
+    config = tmp_path / "promptfooconfig.yaml"
+    if not hasattr(inspect.getmodule(grader_for(read(PROMPTFOO, str(config)))), "current_calibration_units"):
+        pytest.skip("promptfoo's grader names no current calibration units yet: --require-calibrated cannot check them")
+    (tmp_path / "out.txt").write_text("please sit, Ann")
+    argv = ("grade", str(config), "--response", str(tmp_path / "out.txt"), "--require-calibrated")
+    code, out, err = run(capfd, *argv, "--model", A)
+    assert code == 0, err
+    assert "fresh" in out
+    calls = judge_server.call_count
+    code, _, err = run(capfd, *argv, "--model", B)
+    assert code == 2 and "stale (its judge changed" in err
+    assert judge_server.call_count == calls
+
+
+def _calibrate_promptfoo(judge_server, tmp_path, monkeypatch, capfd):
+    """``rubric calibrate`` of PROMPTFOO's assertion from a labels file of LABELLED, with judges A and B."""
     use_judge(monkeypatch, judge_server, "sk-test-judges", tmp_path / "cache")
 
     def reply(request):
@@ -267,18 +318,4 @@ def test_a_labels_file_with_two_judges(judge_server, tmp_path, monkeypatch, capf
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    code, _, err = run(capfd, "calibrate", str(tmp_path / "labels.csv"), "--model", A, "--model", B)
-    assert code == 0, err
-    assert sorted(r.model for r in judge_server.requests) == ["judge-a"] * len(LABELLED) + ["judge-b"] * len(LABELLED)
-    (unit,) = json.loads((tmp_path / "promptfooconfig.yaml.calibration.json").read_text())["units"]
-    truth = [v for _, v in LABELLED]
-    a = ["pass" if "please" in o else "fail" for o, _ in LABELLED]
-    b = ["pass" if "please" in o or "thanks" in o else "fail" for o, _ in LABELLED]
-    assert unit["figures"]["kappa"]["value"] == round(float(cohen_kappa_score(truth, a)), 4)  # the first judge's
-    assert [j["figures"]["kappa"]["value"] for j in unit["per_judge"]] == [
-        round(float(cohen_kappa_score(truth, judged)), 4) for judged in (a, b)
-    ]
-    (pair,) = unit["judge_agreement"]["pairs"]
-    assert pair["agreement"]["successes"] == len(LABELLED) - 1 and pair["agreement"]["n"] == len(LABELLED)
-    assert pair["kappa"]["value"] == round(float(cohen_kappa_score(a, b)), 4)
-    assert not unit["judge_agreement"]["ambiguous"]  # 6 of 7 agree: above 0.8
+    return run(capfd, "calibrate", str(tmp_path / "labels.csv"), "--model", A, "--model", B)

@@ -32,12 +32,15 @@ def build_record(
     source: str,
     threshold: float = DEFAULT_AGREEMENT,
     judges: Sequence[Sequence[Sequence[UnitSamples]]] = (),
+    models: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The record of one labelled set graded ``len(passes)`` times (the first pass gives the figures
     against the labels; with several, every pass gives the judge's agreement with itself).
 
-    ``judges``: with several judge models, each model's own passes, graded alone (in ``judge.models``'
-    order): each one's figures against the labels, and how the judges agreed with one another."""
+    ``judges``: with several judge models, each model's own passes, graded alone (in ``models``' order,
+    by default ``judge.models``'; a format that grades with one judge has the first alone as ``judge``):
+    each one's figures against the labels, and how the judges agreed with one another."""
+    models = tuple(models) or judge.models
     units = []
     for position, unit in enumerate(passes[0]):
         entry: dict[str, Any] = {
@@ -54,8 +57,8 @@ def build_record(
         if len(judges) > 1:
             alone = [_same_unit(model_passes, position, unit.id) for model_passes in judges]
             if all(alone):  # every judge graded the unit (the same file, so always; a guard against a format's drift)
-                entry["per_judge"] = [_judge_entry(m, p, threshold) for m, p in zip(judge.models, alone)]
-                entry["judge_agreement"] = judges_figures(judge.models, [p[0] for p in alone], threshold)
+                entry["per_judge"] = [_judge_entry(m, p, threshold) for m, p in zip(models, alone)]
+                entry["judge_agreement"] = judges_figures(models, [p[0] for p in alone], threshold)
         units.append(entry)
     return record.build(tool_version=tool_version, date=date, source=source, judge=judge, units=units)
 

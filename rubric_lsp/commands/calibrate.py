@@ -6,7 +6,9 @@ writes ``<file>.calibration.json`` (docs/calibration.md). A labels file (``.csv`
 ``calibration.labels``) labels the units of other files: each file its rows name (or ``--config``) gets a
 LABELS request, which that file's format grades, and its record beside it. The judge flags are
 ``rubric grade``'s own: several ``--model``s calibrate the panel ``rubric grade`` would grade with, and
-each model is graded alone too, for its own figures and its agreement with the others.
+each model is graded alone too, for its own figures and its agreement with the others. A format whose grader
+takes one judge (``Format.judge_panel`` False: ``rubric grade`` refuses several) is graded with the first
+model, and the record is that judge's; the others are still graded alone and compared.
 
 Exit codes as ``rubric grade``'s: 0 the record is written; 2 refused (unreadable file, a file with no
 labels to calibrate against, no judge) or incomplete (a judge call failed: the record is written, the
@@ -174,15 +176,18 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
     its record to ``output``."""
     from rubric_lsp.calibration.measure import build_record, judge_of, table_lines
     from rubric_lsp.engine.failures import GradingStopped
-    from rubric_lsp.engine.runner import GradingError, read
+    from rubric_lsp.engine.runner import GradingError, as_graded, read
     from rubric_lsp.engine.settings import MissingCredentials
 
     try:
         doc = read(request.text, request.path)
         settings = _settings(args)
         with _shared_cache(settings) as shared:
-            passes, judges, failed = _graded_passes(args, request, doc, shared)
-        judge = judge_of(settings.resolved())
+            # The panel, or the first model alone where the format grades with one judge: the record's judge.
+            graded_with = as_graded(doc, shared)
+            passes, judges, failed = _graded_passes(args, request, doc, shared, graded_with)
+        judge = judge_of(graded_with.resolved())
+        models = settings.resolved().judge_models()  # each judge graded alone, in --model's order
     except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:
         return _fail(str(exc))
     source = os.path.relpath(args.labelled.resolve(), output.resolve().parent)
@@ -194,10 +199,12 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
         source=Path(source).as_posix(),
         threshold=args.agreement_threshold,
         judges=judges,
+        models=models,
     )
     if (written := _write(output, data)) is not None:
         return written
-    print(f"calibration of {request.path} ({', '.join(judge.models)}) written to {output}:")
+    alone = f"; each of {', '.join(models)} alone" if len(models) > len(judge.models) else ""
+    print(f"calibration of {request.path} ({', '.join(judge.models)}{alone}) written to {output}:")
     for line in table_lines(data):
         print(line)
     if failed:
@@ -210,15 +217,17 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
 
 
 def _graded_passes(
-    args: argparse.Namespace, request: Any, doc: Any, settings: Any
+    args: argparse.Namespace, request: Any, doc: Any, settings: Any, graded_with: Any
 ) -> tuple[list[Any], list[list[Any]], int]:
     """Each pass's units (``--repeat`` passes, each with its own verdict-cache keys), with several judge
-    models each model's own passes alone (the panel's calls, replayed from the cache), and the failed calls."""
+    models each model's own passes alone (the panel's calls, replayed from the cache), and the failed calls.
+    ``graded_with``: the settings the passes grade with (``runner.as_graded``: for a format that grades with
+    one judge, the first model alone, whose passes alone are then the very same calls, replayed)."""
     alone = _judges_alone(settings)
     passes: list[Any] = []
     judges: list[list[Any]] = [[] for _ in alone]
     for repeat in range(args.repeat):
-        passes.append(_graded(request, doc, settings, repeat))
+        passes.append(_graded(request, doc, graded_with, repeat))
         for own, single in zip(judges, alone):
             own.append(_graded(request, doc, single, repeat))
     failed = sum(unit.failed for graded in (passes, *judges) for units in graded for unit in units)

@@ -42,7 +42,8 @@ The call-style entry points (kept for the server's gradeText/gradeDocument and t
      "usage": {"calls", "cached", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd"},
      "format", "model", "error"?, "notes"?}
 
-Extra ``JudgeSettings`` fields (all optional): ``models`` (more judges), ``temperature``
+Extra ``JudgeSettings`` fields (all optional): ``models`` (more judges: a panel, for a format whose
+grader takes one, ``Format.judge_panel``; any other refuses them, ``runner.OneJudgeOnly``), ``temperature``
 (default 0), ``max_tokens``, ``max_retries`` (default 4), ``seed``, ``env`` (a mapping used
 instead of ``os.environ``), ``rpm`` / ``tpm`` (requests / tokens a minute, ceilings for the
 run's rate limiter). What one format's grader alone reads (how several judges' votes combine,

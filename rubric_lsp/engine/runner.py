@@ -174,7 +174,7 @@ def read(text: str, path: str | None) -> Document:
 
 
 def format_of(doc: Document) -> Format | None:
-    """The document's format as a grading detects it (the settings' ``kinds`` first); None: none is."""
+    """The document's format (``formats.registry.detect``, a configured kind first); None when it has none."""
     try:
         return detect(doc, configured_kind(doc.path))
     except Exception:
@@ -190,6 +190,45 @@ def grader_for(doc: Document) -> Grader:
     if fmt is None:
         raise GradingError(f"This file is not a rubric rubric-lsp can grade with (it grades: {gradable}).")
     raise GradingError(f"This file is a {fmt.title}, which rubric-lsp cannot grade (it grades: {gradable}).")
+
+
+class OneJudgeOnly(GradingError):
+    """Several judge models for a file whose format's grader takes one (``Format.judge_panel`` is False)."""
+
+
+def panel_refusal(request: GradeRequest, settings: JudgeSettings, doc: Document | None = None) -> str | None:
+    """Why ``settings`` cannot grade ``request``: several judge models, and the file's format grades with one
+    (all but the first would go unused); None when they can. The file is read only when several are given."""
+    models = _judge_models(settings)
+    if len(models) < 2 or request.kind is RequestKind.RESCORE:  # given verdicts: no judge is asked
+        return None
+    try:
+        fmt = format_of(doc if doc is not None else read(request.text, request.path))
+    except GradingError:
+        return None  # the grading says why the file cannot be read
+    if fmt is None or fmt.grader is None or fmt.judge_panel:
+        return None
+    return (
+        f"a {fmt.title} is graded with one judge model, not a panel, and {len(models)} were given "
+        f"({', '.join(models)}): give one --model (the others would go unused), or compare the judges "
+        "with `rubric calibrate` on a labelled set (docs/calibration.md)"
+    )
+
+
+def as_graded(doc: Document, settings: JudgeSettings) -> JudgeSettings:
+    """``settings`` as a grading of ``doc`` can take them: every judge model when its format takes a panel,
+    else the first alone (what ``rubric calibrate`` grades such a file with, beside each model alone)."""
+    models = settings.judge_models()
+    if len(models) < 2:
+        return settings
+    fmt = format_of(doc)
+    return settings if fmt is None or fmt.judge_panel else replace(settings, model=models[0], models=[])
+
+
+def _judge_models(settings: JudgeSettings) -> list[str]:
+    """The distinct judge models, as litellm spells them (two spellings of one model are one judge)."""
+    spell = with_model_spellings(settings).model_ids or str
+    return list(dict.fromkeys(spell(model) for model in settings.judge_models()))
 
 
 def load_grader(ref: Lazy) -> Grader:
@@ -239,6 +278,9 @@ async def grade(
     """
     doc = doc if doc is not None else read(request.text, request.path)  # a face may have read it already
     grader = grader_for(doc)
+    refused = panel_refusal(request, settings, doc)
+    if refused is not None:  # before any judge call: a --model ignored would be a grade the user did not ask for
+        raise OneJudgeOnly(refused)
     if request.kind is not RequestKind.RESCORE:  # rescoring given verdicts asks no judge
         missing = grade_extra_missing()
         if missing is not None:

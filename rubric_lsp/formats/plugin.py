@@ -85,6 +85,10 @@ class Format:
     # grade` makes a flag of each and the language server a setting; the values reach the grader
     # untouched in GradeRequest.options.
     grade_options: tuple[GradeOption, ...] = ()
+    # Whether its grader takes a panel: several judge models (``JudgeSettings.models``) whose verdicts
+    # it combines. A grader that takes one is never handed more: the runner refuses a grading with
+    # several before any judge call (engine/runner.py: panel_refusal), so that no --model is ignored.
+    judge_panel: bool = False
     # How the owner tool names judge models: "(id) -> litellm model id", ids it does not know
     # returned as given. A judge model given to any grading (--model, RUBRIC_JUDGE_MODEL, the
     # editor's setting) may be written in any format's spelling (engine/runner.py: model_spellings).

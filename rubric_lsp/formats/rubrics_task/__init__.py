@@ -42,6 +42,7 @@ FORMATS = (
         checker_modules=_CHECKERS,
         name=TASK,
         grader="rubric_lsp.formats.rubrics_task.grader:GRADER",
+        judge_panel=True,  # graded as its autorubric dataset (grading/preference.py): the same ensemble
         title="Rubrics task (vendor JSON with human ratings)",
         languages=("json",),
         schema_names=("rubrics-task.schema.json",),
