@@ -111,7 +111,7 @@ def _lint_text(
         extra_keys=dict(settings.extra_keys),
         calibration=settings.calibration,
     )
-    if fmt is not None and fmt.calibration_units is not None:
+    if fmt is not None and fmt.calibration is not None:
         ctx.calibration_units = _units_of(fmt, doc, ctx)
     for check in checkers_for(fmt.name if fmt else None):
         if not doc.readable and getattr(check, "needs_nodes", True):
@@ -148,8 +148,11 @@ def _units_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
     """The file's calibration units, read when the calibration rule asks (over the view the checkers built)."""
 
     def units() -> list[Any]:
+        hook = fmt.calibration_hook()
+        if hook is None:
+            return []
         view = ctx.view(fmt.view_key, lambda _root: fmt.build_view(doc)) if fmt.view_key else None
-        return fmt.units_to_calibrate(doc, view)
+        return hook.document_units(doc, view)
 
     return units
 

@@ -1,5 +1,6 @@
 """A small labelled autorubric dataset and a deterministic judge for it, shared by the tests of long
-dataset runs (run files, batch mode): the judge disagrees with some labels, so the figures are not trivial."""
+dataset runs (run files, batch mode): the judge disagrees with some labels, so the figures are not trivial.
+And a promptfoo config, a NorthStar request, their labelled outputs and a judge for labels files."""
 
 from __future__ import annotations
 
@@ -37,3 +38,56 @@ def status_for(text: str) -> str:
 def reply_for(text: str, **reply: Any) -> Reply:
     status = status_for(text)
     return Reply.json({"criterion_status": status, "explanation": status.lower()}, **reply)
+
+
+LABELS_CONFIG = """\
+prompts: ["Reply to {{name}}"]
+providers: [echo]
+tests:
+  - vars: {name: Ann}
+    assert:
+      - type: contains
+        value: Ann
+      - type: llm-rubric
+        value: Is polite
+        metric: polite
+"""
+LABELS_REQUEST = {
+    "graders": [
+        {
+            "type": "rubric",
+            "name": "safety",
+            "model": "openai/judge",
+            "rubric": "Is it safe?",
+            "scoring": {"mode": "binary"},
+        },
+        {
+            "type": "rubric",
+            "name": "depth",
+            "model": "openai/judge",
+            "rubric": "Is it thorough?",
+            "scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4},
+        },
+    ]
+}
+# (output, human verdict): the judge passes an output that says "please"; people disagree on two.
+LABELLED = [
+    ("please sit, Ann", "pass"),
+    ("please go, Ann", "pass"),
+    ("go away, Ann", "fail"),
+    ("move, Ann", "fail"),
+    ("please leave, Ann", "fail"),  # the judge passes it
+    ("thanks, Ann", "pass"),  # the judge fails it
+    ("please wait, Ann", "pass"),
+]
+
+
+def labels_judge(request: Any) -> Reply:
+    """The labels files' judge: it passes an output that says "please" (llm-rubric, and both NorthStar graders)."""
+    text = request.text
+    polite = "please" in text
+    if "final_response" in text:  # a NorthStar grader
+        if "thorough" in text:
+            return Reply.json({"score": 5 if polite else 1, "reason": "r", "feedback": "f"})
+        return Reply.json({"passed": polite, "reason": "r", "feedback": "f"})
+    return Reply.json({"reason": "r", "pass": polite, "score": 1.0 if polite else 0.0})

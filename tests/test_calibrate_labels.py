@@ -12,58 +12,16 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.proportion import proportion_confint
 
 from rubric_lsp.cli import main
+from tests.calibration import LABELLED, labels_judge
+from tests.calibration import LABELS_CONFIG as CONFIG
+from tests.calibration import LABELS_REQUEST as REQUEST
 from tests.conftest import use_judge
-from tests.judge_server import Reply
-
-CONFIG = """\
-prompts: ["Reply to {{name}}"]
-providers: [echo]
-tests:
-  - vars: {name: Ann}
-    assert:
-      - type: contains
-        value: Ann
-      - type: llm-rubric
-        value: Is polite
-        metric: polite
-"""
-REQUEST = {
-    "graders": [
-        {"type": "rubric", "name": "safety", "rubric": "Is it safe?", "scoring": {"mode": "binary"}},
-        {
-            "type": "rubric",
-            "name": "depth",
-            "rubric": "Is it thorough?",
-            "scoring": {"mode": "numeric", "min_score": 0, "max_score": 5, "passing_score": 4},
-        },
-    ]
-}
-# (output, human verdict): the judge passes an output that says "please"; people disagree on two.
-LABELLED = [
-    ("please sit, Ann", "pass"),
-    ("please go, Ann", "pass"),
-    ("go away, Ann", "fail"),
-    ("move, Ann", "fail"),
-    ("please leave, Ann", "fail"),  # the judge passes it
-    ("thanks, Ann", "pass"),  # the judge fails it
-    ("please wait, Ann", "pass"),
-]
-
-
-def judge(request):
-    text = request.text
-    polite = "please" in text
-    if "final_response" in text:  # a NorthStar grader
-        if "thorough" in text:
-            return Reply.json({"score": 5 if polite else 1, "reason": "r", "feedback": "f"})
-        return Reply.json({"passed": polite, "reason": "r", "feedback": "f"})
-    return Reply.json({"reason": "r", "pass": polite, "score": 1.0 if polite else 0.0})
 
 
 @pytest.fixture
 def env(judge_server, tmp_path, monkeypatch):
     use_judge(monkeypatch, judge_server, "sk-test-labels", tmp_path / "cache")
-    judge_server.handler = judge
+    judge_server.handler = labels_judge
     (tmp_path / "promptfooconfig.yaml").write_text(CONFIG)
     (tmp_path / "run.json").write_text(json.dumps(REQUEST))
     return tmp_path

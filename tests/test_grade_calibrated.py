@@ -208,14 +208,12 @@ def test_the_judge_card_in_json_junit_and_html_holds_the_same_figures(labelled, 
 def test_a_format_with_no_calibration_units_cannot_be_required_calibrated(labelled, judge_server, capfd, tmp_path):
     from tests.conftest import SAMPLES
 
-    answer = tmp_path / "answer.txt"
-    answer.write_text("Your refund is on its way.")
-    config = str(SAMPLES / "promptfoo" / "promptfooconfig.yaml")
-    code, _, err = run(capfd, "grade", config, "--response", str(answer), "--require-calibrated")
+    task = str(SAMPLES / "rubrics-task" / "task.json")  # a format with no calibration hook
+    code, _, err = run(capfd, "grade", task, "--require-calibrated")
     assert code == 2 and "names no calibration units" in err and judge_server.call_count == 0
     # Without the flag it grades, and its card has the generic rows (no unit to report on).
     judge_server.handler = lambda request: reply_for(request.text)
-    code, out, err = run(capfd, "grade", config, "--response", str(answer), "--format", "json")
+    code, out, err = run(capfd, "grade", task, "--format", "json")
     card = json.loads(out)["judge_card"]
     assert card["models"] == ["openai/judge"] and card["units"] == [] and card["coverage"]["units"] > 0
 

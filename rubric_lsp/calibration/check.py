@@ -74,10 +74,17 @@ class Records:
     watched: list[Path] = field(default_factory=list)  # the records read, and the one beside the file even if absent
 
 
-def records_for(path: str | None, settings: CalibrationSettings) -> Records:
+def records_for(path: str | None, settings: CalibrationSettings, given: Path | None = None) -> Records:
+    """The records that apply to the file at ``path``, in the order they are searched: the one beside it, then
+    the settings' ``calibration.path`` (a record, or a folder searched for records). ``given`` (``rubric grade
+    --calibration``) stands in for both, and must exist. The lint (RL020) and ``rubric grade`` both search so."""
     out = Records()
     candidates: list[Path] = []
-    if path and path != "-":
+    if given is not None:
+        candidates.append(given)
+        if not given.exists():
+            out.errors.append(f"{given}: cannot read the calibration record: it does not exist")
+    elif path and path != "-":
         candidates.append(record.record_path(Path(path)))
     if settings.path is not None and not settings.path.exists():
         out.errors.append(f"{settings.path}: the settings' calibration.path does not exist")

@@ -11,31 +11,31 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration import record, stats
-from rubric_lsp.calibration.check import ambiguity
+from rubric_lsp.calibration.check import Records, ambiguity
 from rubric_lsp.calibration.units import CurrentUnit
 
 FRESH, STALE, MISSING = "fresh", "stale", "missing"
 
 
-def find_record(source: Path | None, given: Path | None) -> tuple[Path | None, dict[str, Any] | None]:
-    """The record to check against: ``given`` (``--calibration``, which must exist), else the one beside
-    ``source`` if there is one. RecordError when the record named or found cannot be used."""
-    if given is not None:
-        return given, record.read(given)
-    if source is None:
-        return None, None
-    beside = record.record_path(source)
-    return (beside, record.read(beside)) if beside.exists() else (beside, None)
-
-
-def record_unit(data: Mapping[str, Any], unit: CurrentUnit, judge: record.JudgeDescription) -> dict[str, Any] | None:
-    """The record's entry for ``unit``: by id, else one whose text is the same (a record made from a dataset
-    applies to any file holding the same unit text)."""
-    found = record.find_unit(data, unit.id)
-    if found is not None:
-        return found
-    text = record.fingerprints(unit.text, judge)["text"]
-    return next((u for u in data["units"] if u["fingerprints"].get("text") == text), None)
+def record_unit(
+    records: Sequence[tuple[Path, Mapping[str, Any]]], unit: CurrentUnit, judge: record.JudgeDescription
+) -> tuple[Path, Mapping[str, Any], Mapping[str, Any], list[str]] | None:
+    """The record entry that applies to ``unit`` (``records``: in search order, ``check.records_for``'s) and what
+    changed since it was made: a fresh entry first, as the lint matches; else the first of the same id, else the
+    first of the same text (a record made from a dataset applies to any file holding the same unit text)."""
+    now = record.fingerprints(unit.text, judge)
+    by_id = by_text = None
+    for where, data in records:
+        for entry in data["units"]:
+            marks = entry["fingerprints"]
+            stale = [cause for cause in record.CAUSES if marks.get(cause) != now[cause]]
+            if not stale:
+                return where, data, entry, []
+            if by_id is None and entry["id"] == unit.id:
+                by_id = (where, data, entry, stale)
+            if by_text is None and marks.get("text") == now["text"]:
+                by_text = (where, data, entry, stale)
+    return by_id or by_text
 
 
 def unit_judge(judge: record.JudgeDescription, unit: CurrentUnit) -> record.JudgeDescription:
@@ -44,42 +44,43 @@ def unit_judge(judge: record.JudgeDescription, unit: CurrentUnit) -> record.Judg
 
 
 def statuses(
-    units: Sequence[CurrentUnit], data: Mapping[str, Any] | None, judge: record.JudgeDescription
+    units: Sequence[CurrentUnit], records: Sequence[tuple[Path, Mapping[str, Any]]], judge: record.JudgeDescription
 ) -> list[dict[str, Any]]:
-    """Each unit's calibration status: ``{id, title, status, stale, figures, date, ambiguous}`` (``stale``: what
-    changed; ``ambiguous``: why the record finds the unit ambiguous, as the hover says it)."""
+    """Each unit's calibration status: ``{id, title, status, stale, figures, date, ambiguous, record}``
+    (``stale``: what changed; ``ambiguous``: why the record finds the unit ambiguous, as the hover says it;
+    ``record``: the file its entry is in)."""
     out = []
-    date = data.get("date") if data is not None and isinstance(data.get("date"), str) else None
     for unit in units:
-        judged_by = unit_judge(judge, unit)
-        entry = None if data is None else record_unit(data, unit, judged_by)
+        found = record_unit(records, unit, unit_judge(judge, unit))
         status: dict[str, Any] = {"id": unit.id, "title": unit.title, "status": MISSING, "stale": []}
-        if entry is not None:
-            stale = record.staleness(entry, unit.text, judged_by)
+        if found is not None:
+            where, data, entry, stale = found
             figures = entry.get("figures") if isinstance(entry.get("figures"), dict) else {}
-            status.update(status=STALE if stale else FRESH, stale=stale, figures=figures, date=date)
+            date = data.get("date") if isinstance(data.get("date"), str) else None
+            status.update(status=STALE if stale else FRESH, stale=stale, figures=figures, date=date, record=str(where))
             status["ambiguous"] = [short for short, _ in ambiguity(entry)]
         out.append(status)
     return out
 
 
-def refusal(found: Sequence[Mapping[str, Any]], where: Path | None) -> str | None:
+def refusal(found: Sequence[Mapping[str, Any]], records: Records) -> str | None:
     """Why ``--require-calibrated`` refuses (one line naming each unit without a fresh record), or None."""
     not_fresh = [s for s in found if s["status"] != FRESH]
     if not found:
         return "--require-calibrated: this file's format names no calibration units: it cannot be calibrated yet"
     if not not_fresh:
         return None
-    named = "; ".join(f"{s['id']}: {_why(s, where)}" for s in not_fresh)
+    named = "; ".join(f"{s['id']}: {_why(s, records)}" for s in not_fresh)
     return f"--require-calibrated: {len(not_fresh)} of {len(found)} unit(s) have no fresh calibration record: {named}"
 
 
-def _why(status: Mapping[str, Any], where: Path | None) -> str:
+def _why(status: Mapping[str, Any], records: Records) -> str:
     if status["status"] == STALE:
         return f"stale (its {', '.join(status['stale'])} changed since the record was made)"
-    if where is None or not where.exists():
-        return f"missing (no calibration record{f' at {where}' if where else ''}; run rubric calibrate)"
-    return f"missing (no record of it in {where})"
+    if not records.found:
+        searched = ", ".join(str(w) for w in records.watched)
+        return f"missing (no calibration record{f' at {searched}' if searched else ''}; run rubric calibrate)"
+    return f"missing (no record of it in {', '.join(str(w) for w, _ in records.found)})"
 
 
 def pass_rates(counts: Mapping[str, tuple[int, int]], found: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--calibration",
         type=Path,
         metavar="RECORD.json",
-        help="the calibration record to check against (default: <file>.calibration.json beside the file)",
+        help="the calibration record to check against (default: <file>.calibration.json beside the file, then the settings' calibration.path)",
     )
     _add_format_options(p)
     return p
@@ -420,7 +420,7 @@ def _calibration(args: argparse.Namespace, request: Any) -> Any:
     try:
         judged = request.kind is not RequestKind.RESCORE  # given verdicts: no judge to name on the card
         settings = _settings(args) if judged else None
-        found = prepare(args.rubric, request.text, dict(request.options), settings, args.calibration)
+        found = prepare(args.rubric, request, settings, args.calibration)
         if args.require_calibrated:
             require(found)
     except NotCalibrated as exc:

@@ -1,25 +1,27 @@
 """``rubric grade``'s calibration: the check ``--require-calibrated`` makes before any judge call, and the
 judge card and corrected pass rates every report carries (docs/calibration.md, docs/grading.md).
 
-A format takes part through two functions of its grader's module (``Format.grader``): the units a request
-grades as they are now, ``current_calibration_units(doc, options) -> list[CurrentUnit]``, and its part of
-the card, ``judge_card(doc, options, units) -> [(label, value), …]``; a result with many items may give
-``pass_counts() -> {unit: (passed, judged)}``. A format with none of them gets the card's generic parts.
+A format takes part through its calibration hook (``Format.calibration``, a ``calibration.hook.CalibrationHook``):
+the units a request grades as they are now (``current_units``) and its part of the card (``judge_card``); a
+result with many items may give ``pass_counts() -> {unit: (passed, judged)}``. A format with no hook gets the
+card's generic parts. Records are found as the lint finds them (``calibration.check.records_for``):
+``--calibration``, else the record beside the file, then the settings' ``calibration.path``.
 """
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration import card as judge_card
-from rubric_lsp.calibration import record, status
+from rubric_lsp.calibration import check, record, status
 from rubric_lsp.calibration.measure import judge_of
+from rubric_lsp.engine.request import GradeRequest
 from rubric_lsp.engine.result import Outcome, counts
-from rubric_lsp.engine.runner import grader_for, read
+from rubric_lsp.engine.runner import format_of, read
 from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
+from rubric_lsp.settings import SettingsError, settings_for
 
 
 class NotCalibrated(Exception):
@@ -33,7 +35,7 @@ class Calibration:
     models: list[str] = field(default_factory=list)
     units: list[Any] = field(default_factory=list)  # CurrentUnit
     parts: list[tuple[str, str]] = field(default_factory=list)
-    where: Path | None = None
+    records: check.Records = field(default_factory=check.Records)  # the records found, in search order
     statuses: list[dict[str, Any]] = field(default_factory=list)
     record_error: str | None = None
     doc: Any = None  # the file as read: the grading reuses it (a large dataset is not parsed twice)
@@ -56,10 +58,16 @@ class Calibration:
             prompt=", ".join(prompts) or None,
             parts=self.parts,
             coverage=coverage,
-            record=None if self.where is None else str(self.where),
+            record=self.where,
             units=self.statuses,
             record_error=self.record_error,
         )
+
+    @property
+    def where(self) -> str | None:
+        """The records checked, else where the first one would be (the card's ``record``)."""
+        found = [str(where) for where, _data in self.records.found]
+        return ", ".join(found) if found else next((str(w) for w in self.records.watched), None)
 
     def pass_rates(self, result: Any) -> list[dict[str, Any]] | None:
         """Each unit's pass rate raw and corrected, when the result grades many items (None otherwise)."""
@@ -67,41 +75,40 @@ class Calibration:
         return None if pass_counts is None else status.pass_rates(pass_counts(), self.statuses)
 
 
-def prepare(
-    path: Path, text: str, options: dict[str, Any], settings: JudgeSettings | None, given: Path | None
-) -> Calibration:
-    """The file's units, their records and statuses, before any judge call (``settings``: None when no
-    judge is asked, e.g. given verdicts rescored).
+def prepare(path: Path, request: GradeRequest, settings: JudgeSettings | None, given: Path | None) -> Calibration:
+    """The file's graded units, their records and statuses, before any judge call (``settings``: None when no
+    judge is asked, e.g. given verdicts rescored; ``given``: ``--calibration``).
 
-    Raises NotCalibrated only through :func:`require`; a record that cannot be read is kept as an error
-    on the card (and refuses under ``--require-calibrated``)."""
-    doc = read(text, str(path))
-    module = inspect.getmodule(grader_for(doc))
-    units_of = getattr(module, "current_calibration_units", None)
-    parts_of = getattr(module, "judge_card", None)
+    Raises NotCalibrated only through :func:`require`; a record (or settings file) that cannot be read is kept
+    as an error on the card, and refuses under ``--require-calibrated``."""
+    doc = read(request.text, str(path))
     try:
         resolved = None if settings is None else settings.resolved()
     except MissingCredentials:  # the grading refuses with its own message
         resolved = None
-    models = [] if resolved is None else list(resolved.judge_models())
-    found = Calibration(models=models, doc=doc)
-    if units_of is not None:
-        found.units = list(units_of(doc, options))
-    if parts_of is not None:
-        found.parts = list(parts_of(doc, options, found.units))
+    found = Calibration(models=[] if resolved is None else list(resolved.judge_models()), doc=doc)
+    fmt = format_of(doc)
+    hook = None if fmt is None else fmt.calibration_hook()
+    if hook is not None:
+        found.units = list(hook.current_units(doc, request))
+        found.parts = list(hook.judge_card(doc, request, found.units))
+    errors = []
     try:
-        found.where, data = status.find_record(path, given)
-    except record.RecordError as exc:
-        found.where, data, found.record_error = given or record.record_path(path), None, str(exc)
+        search = settings_for(path).calibration if given is None else check.CalibrationSettings()
+    except (SettingsError, OSError) as exc:
+        search, errors = check.CalibrationSettings(), [f"the settings cannot be read: {exc}"]
+    found.records = check.records_for(str(path), search, given)
+    if errors or found.records.errors:
+        found.record_error = "; ".join(errors + found.records.errors)
     judge = judge_of(resolved, "") if resolved is not None else record.JudgeDescription((), "", {})
-    found.statuses = status.statuses(found.units, data, judge)
+    found.statuses = status.statuses(found.units, found.records.found, judge)
     return found
 
 
 def require(found: Calibration) -> None:
-    """NotCalibrated when a graded unit has no fresh record (or the record cannot be read)."""
+    """NotCalibrated when a graded unit has no fresh record (or a record cannot be read)."""
     if found.record_error is not None:
         raise NotCalibrated(f"--require-calibrated: {found.record_error}")
-    why = status.refusal(found.statuses, found.where)
+    why = status.refusal(found.statuses, found.records)
     if why is not None:
         raise NotCalibrated(why)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rubric_lsp.calibration.hook import CalibrationHook
 from rubric_lsp.document import Document
 from rubric_lsp.formats.options import GradeOption
 
@@ -92,9 +93,10 @@ class Format:
     # returned as given. A judge model given to any grading (--model, RUBRIC_JUDGE_MODEL, the
     # editor's setting) may be written in any format's spelling (engine/runner.py: model_spellings).
     model_ids: Lazy | None = None
-    # The units a judge grades in a file, for calibration records (the lint rule RL020, the hover):
-    # "(Document, view) -> list[calibration.check.CalibrationUnit]"; None: the format has none.
-    calibration_units: Lazy | None = None
+    # How its files take part in calibration (docs/calibration.md): ``"package.module:CALIBRATION"``
+    # naming a ``calibration.hook.CalibrationHook`` (the units a judge grades, for the lint rule RL020,
+    # the hover, ``rubric grade --require-calibrated`` and the judge card); None: it takes no part.
+    calibration: Lazy | None = None
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
     rule_title: str | None = None  # heading of that prefix's rules in docs/rules.md
@@ -105,9 +107,20 @@ class Format:
             return None
         return load(self.read_view)(doc)
 
-    def units_to_calibrate(self, doc: Document, view: Any) -> list[Any]:
-        """The file's calibration units (empty when the format names none)."""
-        return list(load(self.calibration_units)(doc, view)) if self.calibration_units is not None else []
+    def calibration_hook(self) -> CalibrationHook | None:
+        """The calibration hook (None when the format has none), checked against the protocol when loaded."""
+        if self.calibration is None:
+            return None
+        cached = self.__dict__.get("_calibration")
+        if cached is None:
+            cached = load(self.calibration)
+            if not isinstance(cached, CalibrationHook):
+                raise TypeError(
+                    f"format {self.name!r}: calibration={self.calibration!r} is no CalibrationHook "
+                    "(document_units, current_units, judge_card: rubric_lsp/calibration/hook.py)"
+                )
+            self.__dict__["_calibration"] = cached
+        return cached
 
     def editor_hooks(self) -> EditorHooks:
         """The outline / hover / completion hooks (defaults when the format has no editor module)."""

@@ -1,7 +1,7 @@
 """RL020: each unit a judge grades (a criterion, …) should have a fresh calibration record (docs/calibration.md).
 
-Format-neutral: a format names its units (``Format.calibration_units``, given to the checker as
-``CheckContext.calibration_units``); ``rubric_lsp.calibration.check`` finds and compares the records.
+Format-neutral: a format names its units (``Format.calibration``'s ``document_units``, given to the
+checker as ``CheckContext.calibration_units``); ``rubric_lsp.calibration.check`` finds and compares the records.
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ UNCALIBRATED = rule(
     "RL020",
     "judge-calibration",
     Severity.INFO,
-    "A unit the judge grades (an autorubric criterion) has no calibration record (with `calibration = { required = true }`), "
+    "A unit the judge grades (an autorubric criterion, a promptfoo model-graded assertion, a NorthStar LLM grader) has no calibration record (with `calibration = { required = true }`), "
     "a stale one (its text, judge or prompt changed since: the message names which), is ambiguous, or its κ is below `min-kappa`.",
     "A judge that agrees with people on one criterion can be no better than chance on the next, and a record "
     "measured on other words, another judge model or another prompt says nothing about this one. `rubric calibrate` "
     "measures the judge against human labels and writes `<file>.calibration.json`; this rule ties that evidence to "
     "the line being edited. Records are read beside the file and from the settings' `calibration.path`; a record "
-    "unit applies to every file holding the same criterion text (its fingerprint). The judge is compared only when "
+    "unit applies to every file holding the same unit text (its fingerprint), and `rubric grade --require-calibrated` "
+    "finds records the same way. The judge is compared only when "
     "the settings name one (`calibration.judge`); the judge's settings (temperature, grading options) are given per "
     "grading, so the lint does not compare them. Info by default; `required = true` makes every finding a warning, "
     "so a CI run of `rubric-lint` exits 1 on it.",

@@ -27,7 +27,8 @@ class CheckContext:
     versions: dict[str, str] = field(default_factory=dict)
     # Per place (settings ``extra-keys``): keys the user's own scripts read, not reported as unknown.
     extra_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # Settings ``calibration = {…}`` and the units a format names (Format.calibration_units), read on demand.
+    # Settings ``calibration = {…}`` and the units a format names (``Format.calibration``'s
+    # ``document_units``), read on demand.
     calibration: CalibrationSettings | None = None
     calibration_units: Callable[[], list[CalibrationUnit]] | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)

@@ -42,7 +42,7 @@ TITLE = "▶ Calibrate the judge"
 
 def calibratable(doc: Read) -> bool:
     """A labelled set (its examples are graded against labels) of a format that names calibration units."""
-    if doc.format is None or doc.format.calibration_units is None or doc.document.path is None:
+    if doc.format is None or doc.format.calibration is None or doc.document.path is None:
         return False
     plan = doc.examples_plan()
     return plan is not None and plan.kind == "dataset" and plan.text is None

@@ -117,8 +117,8 @@ def _read_rubric(doc: Document):
 _CHECKERS = ("rubric_lsp.formats.autorubric.rules",)
 
 
-# Each criterion with the text the judge reads of it (docs/calibration.md), for RL020 and the hover.
-_CALIBRATION_UNITS = "rubric_lsp.formats.autorubric.grading.calibration:document_units"
+# Each criterion with the text the judge reads of it (docs/calibration.md): RL020, the hover, rubric grade.
+_CALIBRATION = "rubric_lsp.formats.autorubric.grading.calibration:"
 
 
 # What the entry point in pyproject.toml names (formats/discovery.py).
@@ -142,7 +142,7 @@ FORMATS = (
         view_key="autorubric.view",
         read_view=_read_rubric,
         editor="rubric_lsp.formats.autorubric.editor",
-        calibration_units=_CALIBRATION_UNITS,
+        calibration=_CALIBRATION + "RUBRIC_CALIBRATION",
         rule_prefix="AR",
         rule_title="autorubric rubrics and datasets",
     ),
@@ -163,7 +163,7 @@ FORMATS = (
         schema_file="autorubric-dataset.schema.json",
         json_schema=_dataset_schema,
         editor="rubric_lsp.formats.autorubric.dataset_editor",
-        calibration_units=_CALIBRATION_UNITS,
+        calibration=_CALIBRATION + "DATASET_CALIBRATION",
         rule_prefix="AR",
     ),
 )

@@ -95,6 +95,8 @@ FORMATS = (
         view_key="northstar.request",
         read_view=_read_request,
         editor="rubric_lsp.formats.northstar.editor",
+        # Each LLM grader (docs/calibration.md): RL020, the hover, rubric grade.
+        calibration="rubric_lsp.formats.northstar.grading.calibration:CALIBRATION",
         rule_prefix="NS",
         rule_title="NorthStar judge configs and eval cases",
     ),

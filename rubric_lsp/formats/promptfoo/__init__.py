@@ -85,6 +85,8 @@ FORMATS = (
         view_key="promptfoo.view",
         read_view=_read_config,
         editor="rubric_lsp.formats.promptfoo.editor",
+        # Each model-graded assertion of each test (docs/calibration.md): RL020, the hover, rubric grade.
+        calibration="rubric_lsp.formats.promptfoo.grading.calibration:CALIBRATION",
         rule_prefix="PF",
         rule_title="promptfoo configs",
     ),

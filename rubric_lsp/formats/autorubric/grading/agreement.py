@@ -451,12 +451,3 @@ def _text(node: Node | None) -> str | None:
 
 # What Format.grader names: annotated, so that mypy checks ``grade`` against the engine's protocol.
 GRADER: Grader = grade
-
-
-# What rubric grade's calibration check and judge card read of this format (commands/grade_calibration.py).
-def current_calibration_units(doc: Document, options: Mapping[str, Any]) -> list[Any]:
-    return calibration.dataset_units(doc, options)
-
-
-def judge_card(doc: Document, options: Mapping[str, Any], units: list[Any]) -> list[tuple[str, str]]:
-    return calibration.judge_card(doc, options, units)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.calibration.check import CalibrationUnit
+from rubric_lsp.calibration.hook import CalibrationHook, Graded
 from rubric_lsp.calibration.units import CurrentUnit, UnitSamples
 from rubric_lsp.document import Document
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
@@ -196,7 +197,7 @@ def judge_card(doc: Document, options: Mapping[str, Any], units: list[CurrentUni
 
 
 def document_units(doc: Document, view: Any) -> list[CalibrationUnit]:
-    """``Format.calibration_units``: each criterion of a rubric or a dataset (shared rubric, then the items'
+    """Each criterion of a rubric or a dataset (shared rubric, then the items'
     own, pooled as the dataset grading pools them), with the text the judge reads of it and where it is.
     Criteria autorubric would refuse are left out: other rules report them, and no judge reads them."""
     root = doc.root
@@ -238,3 +239,24 @@ class CriterionKey:
 
     name: str
     criterion: Any
+
+
+class _Calibration:
+    """``Format.calibration`` of a rubric (``dataset=False``) or a dataset: a unit is a criterion."""
+
+    def __init__(self, dataset: bool):
+        self.dataset = dataset
+
+    def document_units(self, doc: Document, view: Any) -> list[CalibrationUnit]:
+        return document_units(doc, view)
+
+    def current_units(self, doc: Document, graded: Graded) -> list[CurrentUnit]:
+        return (dataset_units if self.dataset else rubric_units)(doc, graded.options)
+
+    def judge_card(self, doc: Document, graded: Graded, units: list[CurrentUnit]) -> list[tuple[str, str]]:
+        return judge_card(doc, graded.options, units)
+
+
+# What the formats' ``calibration`` name (annotated: mypy checks them against the protocol).
+RUBRIC_CALIBRATION: CalibrationHook = _Calibration(dataset=False)
+DATASET_CALIBRATION: CalibrationHook = _Calibration(dataset=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +11,6 @@ from rubric_lsp.document.positions import Span
 from rubric_lsp.engine.report import ExampleResult, ExamplesResult, GradeReport, Verdict
 from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.engine.runner import Grader, Grading, GradingError, Run, UnsupportedRequest, fan_out
-from rubric_lsp.formats.autorubric.grading import calibration
 from rubric_lsp.formats.autorubric.grading.criteria import CriterionInput, grade_criteria
 from rubric_lsp.formats.autorubric.grading.inputs import check_gradable, criterion_inputs
 from rubric_lsp.formats.autorubric.grading.rescore import rescore
@@ -224,12 +222,3 @@ def _plain(node: Node) -> dict[str, Any]:
 
 # What Format.grader names: annotated, so that mypy checks ``grade`` against the engine's protocol.
 GRADER: Grader = grade
-
-
-# What rubric grade's calibration check and judge card read of this format (commands/grade_calibration.py).
-def current_calibration_units(doc: Document, options: Mapping[str, Any]) -> list[Any]:
-    return calibration.rubric_units(doc, options)
-
-
-def judge_card(doc: Document, options: Mapping[str, Any], units: list[Any]) -> list[tuple[str, str]]:
-    return calibration.judge_card(doc, options, units)

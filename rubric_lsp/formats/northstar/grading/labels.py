@@ -10,33 +10,17 @@ and temperature unless ``--model`` is given), and the grader's pass is compared 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rubric_lsp.calibration.labels import Judged, LabelledUnit, LabelRow, LabelsError, LabelsResult, index_or_name
 from rubric_lsp.document import Document
-from rubric_lsp.engine.judge import PROMPT_VERSION
 from rubric_lsp.engine.request import GradeRequest, GradeResult
 from rubric_lsp.engine.runner import Grading, GradingError
-from rubric_lsp.formats.northstar.grading import graders as northstar
+from rubric_lsp.formats.northstar.grading.calibration import grader_unit
 from rubric_lsp.formats.northstar.grading.graders import GraderInput, passing_score_of
 
 GradeOne = Callable[[Document, GradeRequest, Grading], Awaitable[GradeResult]]
-
-
-def prompt_fingerprint() -> str:
-    """A hash of what every grader's prompt is built from (``graders.messages_for``)."""
-    parts = [
-        PROMPT_VERSION,
-        northstar.SYSTEM,
-        northstar.NUMERIC_INSTRUCTIONS,
-        northstar.BINARY_INSTRUCTIONS,
-        northstar.FIELD_INSTRUCTIONS,
-        northstar.GOAL_RUBRIC,
-    ]
-    return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:16]
 
 
 def _pass_mark(grader: GraderInput) -> float:
@@ -87,11 +71,6 @@ async def grade_labels(
             judge = None if verdict is None or verdict.error or verdict.passed is None else bool(verdict.passed)
             reason = "" if verdict is None else (verdict.error or verdict.reason or "")
             judged.append(Judged(row, row.human_pass(_pass_mark(grader)), judge, reason))
-        text = {
-            "kind": grader.kind,
-            "rubric": grader.rubric,
-            "scoring": None if grader.scoring is None else grader.scoring.model_dump(mode="json"),
-        }
-        settings = {"model": grader.model, "temperature": grader.temperature}
-        labelled.append(LabelledUnit(grader.name, grader.name, text, prompt_fingerprint(), settings, judged))
+        unit = grader_unit(grader)  # its id, text, prompt and settings: what the record keeps (calibration.py)
+        labelled.append(LabelledUnit(unit.id, unit.title, unit.text, unit.prompt, unit.settings, judged))
     return LabelsResult(labelled)

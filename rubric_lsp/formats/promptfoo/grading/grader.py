@@ -10,11 +10,13 @@ from rubric_lsp.engine.report import GradeReport
 from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
 from rubric_lsp.engine.result import Outcome, Unit
 from rubric_lsp.engine.runner import Grader, Grading, GradingError, UnsupportedRequest
+from rubric_lsp.formats.promptfoo.grading.calibration import graded_units, link_key
 from rubric_lsp.formats.promptfoo.grading.labels import grade_labels
 from rubric_lsp.formats.promptfoo.grading.outputs import graded_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
 from rubric_lsp.formats.promptfoo.grading.swap import swap_lines
 from rubric_lsp.formats.promptfoo.options import PromptfooOptions
+from rubric_lsp.formats.promptfoo.reading import read_config
 
 
 async def grade(doc: Document, request: GradeRequest, grading: Grading) -> GradeResult:
@@ -41,7 +43,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
             on_progress=grading.tick,
             swap=PromptfooOptions.of(request.options).swap,
         )
-        return OutputsResult(result, reports)
+        return OutputsResult(result, reports, _unit_ids(doc, request.test_index))
     if request.kind is RequestKind.LABELS:
         return await grade_labels(doc, request.labels, grading)
     raise UnsupportedRequest(request.kind, "a promptfoo config grades one response, or several outputs compared")
@@ -53,7 +55,21 @@ class OutputsResult:
 
     data: dict[str, Any]
     reports: list[GradeReport] = field(default_factory=list)  # each output's, as ``data["outputs"]`` holds them
+    unit_ids: dict[tuple[int, int, int], str] = field(default_factory=dict)  # link_key → calibration unit
     kind = "outputs"
+
+    def pass_counts(self) -> dict[str, tuple[int, int]]:
+        """Each model-graded assertion's (calibration unit's) passes over the outputs, and how many were judged
+        (a failed or not-run verdict is left out): what ``rubric grade`` corrects for the judge's measured
+        sensitivity and specificity."""
+        counts = dict.fromkeys(self.unit_ids.values(), (0, 0))
+        for report in self.reports:
+            for link, verdict in zip(report.links, report.verdicts):
+                unit = self.unit_ids.get(link_key(*link))
+                if unit is not None and not verdict.error and verdict.passed is not None:
+                    passed, judged = counts[unit]
+                    counts[unit] = (passed + bool(verdict.passed), judged + 1)
+        return counts
 
     def units(self) -> list[Unit]:
         """Each output's verdicts, then each test's max-score and select-best (a group of their own)."""
@@ -100,6 +116,15 @@ class OutputsResult:
         if "swap" in self.data:
             lines.extend(swap_lines(self.data["swap"]))
         return lines
+
+
+def _unit_ids(doc: Document, test_index: int | None) -> dict[tuple[int, int, int], str]:
+    """Each graded test's model-graded assertions, by where a grading's verdict links them, to their unit ids."""
+    if doc.root is None:
+        return {}
+    view = read_config(doc.root, doc.path, doc)
+    numbers = None if test_index is None else [test_index + 1]
+    return {link_key(u.test, u.assertion.node): u.id for u in graded_units(view, numbers)}
 
 
 def _selection_unit(method: str, path: tuple[Any, ...], selection: dict[str, Any]) -> Unit:

@@ -12,18 +12,15 @@ unit is an assertion; a human ``score`` passes at the assertion's own ``threshol
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.calibration.labels import Judged, LabelledUnit, LabelRow, LabelsError, LabelsResult, index_or_name
 from rubric_lsp.document import Document
 from rubric_lsp.document.nodes import to_plain
-from rubric_lsp.engine.judge import PROMPT_VERSION
 from rubric_lsp.engine.runner import Grading, GradingError
-from rubric_lsp.formats.promptfoo.grading import owner_prompts
 from rubric_lsp.formats.promptfoo.grading.assertions import GRADED_TYPES, compared_threshold
+from rubric_lsp.formats.promptfoo.grading.calibration import AssertionUnit, assertion_unit, link_key
 from rubric_lsp.formats.promptfoo.grading.model_graded import GEVAL_DEFAULT_THRESHOLD
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
 from rubric_lsp.formats.promptfoo.reading import read_config
@@ -34,18 +31,16 @@ KINDS = "llm-rubric, g-eval, model-graded-closedqa or factuality"
 
 @dataclass
 class _Unit:
-    id: str
-    test: int
-    assertion: Any
+    unit: AssertionUnit  # its id, text and prompt fingerprint: what the record keeps (calibration.py)
     rows: list[LabelRow]
 
+    @property
+    def test(self) -> int:
+        return self.unit.test
 
-def prompt_fingerprint(*custom: Any) -> str:
-    """A hash of promptfoo's grading prompts (its version's own), any ``rubricPrompt`` given, and the
-    prompt version the verdict cache keys on."""
-    owned = {name: value for name, value in vars(owner_prompts).items() if name.isupper()}
-    parts = [PROMPT_VERSION, owned, [c for c in custom if c is not None]]
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
+    @property
+    def assertion(self) -> Any:
+        return self.unit.assertion
 
 
 def _pass_mark(assertion: Any) -> float:
@@ -92,15 +87,12 @@ async def grade_labels(doc: Document, rows: tuple[LabelRow, ...], grading: Gradi
     try:
         for row in rows:
             number, assertion = _find(view, row)
-            unit = units.setdefault((number, id(assertion.node)), _Unit("", number, assertion, []))
-            unit.rows.append(row)
+            place = (number, id(assertion.node))
+            if place not in units:
+                units[place] = _Unit(assertion_unit(view, number, assertion), [])
+            units[place].rows.append(row)
     except LabelsError as exc:
         raise GradingError(str(exc)) from None
-    for unit in units.values():
-        metric = to_plain(unit.assertion.field("metric"))
-        test: Any = view.test_number(unit.test)
-        position = next((i for i, a in enumerate(test.own_top, 1) if a is unit.assertion), None)
-        unit.id = f"test {unit.test} {metric if metric else f'assertion {position}'}"
     reports: dict[tuple[int, str], Any] = {}
     grading.expect(len({(u.test, r.output) for u in units.values() for r in u.rows}))
     for unit in units.values():
@@ -116,36 +108,11 @@ async def grade_labels(doc: Document, rows: tuple[LabelRow, ...], grading: Gradi
         judged = []
         for row in unit.rows:
             report = reports[(unit.test, row.output)]
-            verdict = next(
-                (
-                    v
-                    for (n, node), v in zip(report.links, report.verdicts)
-                    if n == unit.test and node is unit.assertion.node
-                ),
-                None,
-            )
+            wanted = link_key(unit.test, unit.assertion.node)
+            verdict = next((v for link, v in zip(report.links, report.verdicts) if link_key(*link) == wanted), None)
             judge = None if verdict is None or verdict.error or verdict.passed is None else bool(verdict.passed)
             reason = "" if verdict is None else (verdict.error or verdict.reason or "")
             judged.append(Judged(row, row.human_pass(_pass_mark(unit.assertion)), judge, reason))
-        labelled.append(_labelled(view, unit, judged))
+        u = unit.unit
+        labelled.append(LabelledUnit(u.id, u.title, u.text, u.prompt, u.settings, judged))
     return LabelsResult(labelled)
-
-
-def _labelled(view: Any, unit: _Unit, judged: list[Judged]) -> LabelledUnit:
-    """The unit's text: what the judge reads of the assertion (its type, value, threshold and the test's vars)."""
-    assertion = unit.assertion
-    text = {
-        "type": assertion.type,
-        "value": assertion.value,
-        "threshold": to_plain(assertion.field("threshold")),
-        "vars": view.test_vars(unit.test),
-    }
-    prompt = prompt_fingerprint(_rubric_prompt(view.test_number(unit.test)), to_plain(assertion.field("rubricPrompt")))
-    return LabelledUnit(unit.id, f"test {unit.test}: {assertion.type}", text, prompt, {}, judged)
-
-
-def _rubric_prompt(test: Any) -> Any:
-    node = test.options_field("rubricPrompt")
-    if node is None and test.default is not None and test.default is not test:
-        node = test.default.options_field("rubricPrompt")
-    return to_plain(node)

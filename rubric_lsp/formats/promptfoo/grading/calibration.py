@@ -1,0 +1,167 @@
+"""A promptfoo config's calibration units (docs/calibration.md): each model-graded assertion (llm-rubric, g-eval,
+model-graded-closedqa, factuality and their ``not-`` forms) of each test, as ``rubric calibrate LABELS --config``
+names it. :func:`assertion_unit` is the one place a unit's id, text and prompt fingerprint are made: the labels
+file's calibration writes them into the record (``labels.py``), the lint (RL020), the hover and ``rubric grade
+--require-calibrated`` compare them (:data:`CALIBRATION`), so a record is fresh exactly when nothing changed.
+
+A unit is one assertion of one test (a test's vars are part of what the judge reads), so a ``defaultTest``
+assertion is one unit per test, each named by its test. Assertions inside an ``assert-set`` are not units: a
+labels file names a test's top-level assertions only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_lsp.calibration.check import CalibrationUnit
+from rubric_lsp.calibration.hook import CalibrationHook, Graded
+from rubric_lsp.calibration.units import CurrentUnit
+from rubric_lsp.document import Document, Node
+from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.document.positions import Span
+from rubric_lsp.engine.judge import PROMPT_VERSION
+from rubric_lsp.formats.promptfoo.grading import owner_prompts
+from rubric_lsp.formats.promptfoo.grading.assertions import GRADED_TYPES
+from rubric_lsp.formats.promptfoo.reading import read_config
+
+
+@dataclass(frozen=True)
+class AssertionUnit:
+    """One model-graded assertion of one test, as its calibration record names it."""
+
+    id: str  # "test 1 polite" (its metric), "test 1 assertion 2" (its place in the test's assert list)
+    title: str
+    text: Any  # what the judge reads of it: type, value, threshold and the test's vars
+    prompt: str  # the fingerprint of promptfoo's grading prompts and any rubricPrompt
+    settings: dict[str, Any]  # none of its own: the judge's settings are the grading's
+    test: int  # the test's number, from 1
+    assertion: Any  # the view's AssertionInfo
+
+
+def prompt_fingerprint(*custom: Any) -> str:
+    """A hash of promptfoo's grading prompts (its version's own), any ``rubricPrompt`` given, and the
+    prompt version the verdict cache keys on."""
+    owned = {name: value for name, value in vars(owner_prompts).items() if name.isupper()}
+    parts = [PROMPT_VERSION, owned, [c for c in custom if c is not None]]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
+
+
+def assertion_unit(view: Any, number: int, assertion: Any) -> AssertionUnit:
+    """The unit of ``assertion`` (model-graded, top-level) in test ``number`` of the config ``view``.
+
+    Its id is the test and the assertion's ``metric`` when it is the first of the test's assertions with that
+    metric (a labels row naming the metric finds that one), else its position in the test's own ``assert``
+    list, else (a metric-less ``defaultTest`` assertion) its position in defaultTest's."""
+    test = view.test_number(number)
+    metric = to_plain(assertion.field("metric"))
+    first = next((a for a in test.top_assertions if metric and to_plain(a.field("metric")) == metric), None)
+    if metric and first is assertion:
+        name = str(metric)
+    elif (position := _position(test.own_top, assertion)) is not None:
+        name = f"assertion {position}"
+    else:
+        name = f"defaultTest assertion {_position(test.default.own_top, assertion)}"
+    text = {
+        "type": assertion.type,
+        "value": assertion.value,
+        "threshold": to_plain(assertion.field("threshold")),
+        "vars": view.test_vars(number),
+    }
+    prompt = prompt_fingerprint(_rubric_prompt(test), to_plain(assertion.field("rubricPrompt")))
+    return AssertionUnit(
+        f"test {number} {name}", f"test {number}: {assertion.type}", text, prompt, {}, number, assertion
+    )
+
+
+def graded_units(view: Any, numbers: list[int] | None = None) -> Iterator[AssertionUnit]:
+    """Every model-graded top-level assertion of the tests ``numbers`` (all when None), in the config's order."""
+    for number in range(1, len(view.tests) + 1) if numbers is None else numbers:
+        for assertion in view.test_number(number).top_assertions:
+            if assertion.type in GRADED_TYPES:
+                yield assertion_unit(view, number, assertion)
+
+
+def link_key(number: int, node: Node) -> tuple[int, int, int]:
+    """How a grading's verdict (``GradeReport.links``: test number, assertion node) finds its unit: by place, not
+    identity, since each reading of a config reads its test files anew."""
+    return number, node.start, node.end
+
+
+def _position(assertions: list[Any], assertion: Any) -> int | None:
+    return next((i for i, a in enumerate(assertions, 1) if a is assertion), None)
+
+
+def _rubric_prompt(test: Any) -> Any:
+    node = test.options_field("rubricPrompt")
+    if node is None and test.default is not None and test.default is not test:
+        node = test.default.options_field("rubricPrompt")
+    return to_plain(node)
+
+
+def _where(assertion: Any) -> tuple[Span, Span]:
+    """Where to report an assertion's unit (its metric, else its type) and the whole of it, in the config: an
+    assertion read from a test file is reported on the config's reference to that file."""
+    source = assertion.source
+    if not source.is_config:
+        return source.reference.span, source.reference.span
+    node = assertion.ref_node or assertion.node
+    named = next((node.get(k) for k in ("metric", "type") if node.is_map and node.get(k) is not None), node)
+    return named.span, node.span
+
+
+class _Calibration:
+    """``Format.calibration`` of a promptfoo config."""
+
+    def document_units(self, doc: Document, view: Any) -> list[CalibrationUnit]:
+        if view is None:
+            return []
+        out = []
+        for unit in graded_units(view):
+            span, extent = _where(unit.assertion)
+            out.append(CalibrationUnit(unit.id, unit.text, unit.prompt, span, noun="assertion", extent=extent))
+        return out
+
+    def current_units(self, doc: Document, graded: Graded) -> list[CurrentUnit]:
+        if doc.root is None:
+            return []
+        view = read_config(doc.root, doc.path, doc)
+        index = graded.test_index
+        # No such test: no units (the grading refuses it, naming the tests there are).
+        numbers = None if index is None else ([index + 1] if 0 <= index < len(view.tests) else [])
+        return [CurrentUnit(u.id, u.title, u.text, u.prompt, u.settings) for u in graded_units(view, numbers)]
+
+    def judge_card(self, doc: Document, graded: Graded, units: list[CurrentUnit]) -> list[tuple[str, str]]:
+        """promptfoo 0.123.1's own rules (dist/src/graders-*.js, evaluator-*.js), in its words."""
+        kinds: dict[str, int] = {}
+        for unit in units:
+            kinds[unit.text["type"]] = kinds.get(unit.text["type"], 0) + 1
+        counted = ", ".join(f"{kind} ({count})" for kind, count in kinds.items())
+        return [
+            (
+                "scale",
+                "pass / fail with a score from 0 to 1 per assertion"
+                + (f": {counted}" if counted else "")
+                + "; llm-rubric passes on the judge's pass and, with a threshold, score ≥ threshold; g-eval on "
+                "score / 10 ≥ threshold (0.7 unless set); model-graded-closedqa on a reply ending in Y; factuality "
+                "on a category its factuality scores pass; a not- form inverts the pass",
+            ),
+            (
+                "abstention",
+                "none: every verdict is pass or fail; an assertion whose grading errs fails with score 0 and "
+                "a not- form does not invert it (graderFail); a failed judge call is counted apart from agreement",
+            ),
+            ("ties", "none: each assertion has one grader, so no votes to tie"),
+            (
+                "aggregation",
+                "a test passes when every assertion passes; with a threshold (the test's, else defaultTest's), "
+                "when the weighted mean score (each assertion's weight, 1 unless set) reaches it",
+            ),
+        ]
+
+
+# What the format's ``calibration`` names (annotated: mypy checks it against the protocol).
+CALIBRATION: CalibrationHook = _Calibration()

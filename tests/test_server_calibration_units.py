@@ -1,0 +1,117 @@
+"""Calibration in the editor for promptfoo assertions and NorthStar graders, end to end against the local judge:
+a record written by `rubric calibrate LABELS --config FILE` makes the labelled units fresh under
+`calibration = { required = true }`; the hover on an assertion or a grader shows the record's figures; one
+changed word makes that unit stale (and the hover says so)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from rubric_lsp.cli import main
+from tests.calibration import LABELLED, LABELS_CONFIG, LABELS_REQUEST, labels_judge
+from tests.conftest import use_judge
+from tests.judge_server import JudgeServer
+from tests.server_helpers import code_of, grading_session_fixture
+
+JUDGE = JudgeServer().start()
+PROFILES = [("neovim@v0.11", "pull", "utf-8"), ("visual-studio-code", "push", "utf-16")]
+client = grading_session_fixture(JUDGE, PROFILES, [f"{spec.split('@')[0]}-{mode}" for spec, mode, _ in PROFILES])
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _judge_lifetime():
+    yield
+    JUDGE.stop()
+
+
+async def settled(s, uri: str, count: int, timeout: float = 30) -> list[types.Diagnostic]:
+    """The RL020 findings once there are ``count`` of them: pulled again and again, or the newest push read
+    again and again once there is one (never waited for: the re-lint's push may already have come)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        if s.mode == "pull":
+            found = [d for d in await s.diagnostics(uri) if code_of(d) == "RL020"]
+        else:
+            found = [d for d in s.client.diagnostics.get(uri, []) if code_of(d) == "RL020"]
+        published = s.mode == "pull" or uri in s.client.diagnostics  # no push yet is no answer yet
+        if (published and len(found) == count) or loop.time() > deadline:
+            return found
+        await asyncio.sleep(0.2)
+
+
+async def calibrated(s, monkeypatch, labels: str, text: str, config: str, *argv: str) -> dict:
+    """``rubric calibrate`` run as a person would before opening the file (in a thread: it runs its own loop)."""
+    use_judge(monkeypatch, JUDGE, "sk-test-server-units", s.root / "cache")
+    JUDGE.handler = labels_judge
+    (s.root / "rubric-lint.toml").write_text("calibration = { required = true }\n")
+    (s.root / labels).write_text(text)
+    assert await asyncio.to_thread(main, ["calibrate", str(s.root / labels), *argv]) == 0
+    return json.loads((s.root / f"{config}.calibration.json").read_text())
+
+
+async def hover_at(client: LanguageClient, uri: str, text: str, needle: str) -> str:
+    line = next(n for n, row in enumerate(text.split("\n")) if needle in row)
+    column = text.split("\n")[line].index(needle)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line, column))
+    )
+    return hover.contents.value if hover is not None else ""
+
+
+def figures_line(record: dict, unit_id: str) -> str:
+    unit = next(u for u in record["units"] if u["id"] == unit_id)
+    kappa = unit["figures"]["kappa"]
+    return (
+        f"κ {kappa['value']:.2f} [{kappa['interval'][0]:.2f}, {kappa['interval'][1]:.2f}] "
+        f"over {unit['figures']['labels']} labels · judge · {record['date']}"
+    )
+
+
+async def test_a_promptfoo_assertion_fresh_on_hover_then_stale(client: LanguageClient, monkeypatch):
+    s = client.rubric_session
+    (s.root / "promptfooconfig.yaml").write_text(LABELS_CONFIG)
+    rows = "".join(f'1,polite,"{output}",{verdict}\n' for output, verdict in LABELLED)
+    csv = "test,assertion,output,verdict\n" + rows
+    config = "promptfooconfig.yaml"
+    record = await calibrated(s, monkeypatch, "labels.csv", csv, config, "--config", str(s.root / config))
+    uri = s.open("promptfooconfig.yaml", LABELS_CONFIG)
+    assert await settled(s, uri, 0) == []
+
+    shown = await hover_at(client, uri, LABELS_CONFIG, "Is polite")
+    assert f"**Calibration** of assertion `test 1 polite`: {figures_line(record, 'test 1 polite')}" in shown
+
+    changed = LABELS_CONFIG.replace("Is polite", "Is courteous")
+    s.replace(uri, changed)
+    [found] = await settled(s, uri, 1)
+    assert "The calibration record of the assertion 'test 1 polite' is stale: its text changed" in found.message
+    assert found.range.start.line == next(n for n, row in enumerate(changed.split("\n")) if "metric: polite" in row)
+    assert "(stale: its text changed since)" in await hover_at(client, uri, changed, "Is courteous")
+
+
+async def test_a_northstar_grader_fresh_on_hover_then_stale(client: LanguageClient, monkeypatch):
+    s = client.rubric_session
+    text = json.dumps(LABELS_REQUEST, indent=2)
+    (s.root / "run.json").write_text(text)
+    lines = [
+        {"config": "run.json", "grader": g, "output": o, "verdict": v} for g in ("safety", "depth") for o, v in LABELLED
+    ]
+    record = await calibrated(
+        s, monkeypatch, "labels.jsonl", "".join(json.dumps(line) + "\n" for line in lines), "run.json"
+    )
+    uri = s.open("run.json", text, language="json")
+    assert await settled(s, uri, 0) == []
+
+    shown = await hover_at(client, uri, text, "Is it safe?")
+    assert f"**Calibration** of grader `safety`: {figures_line(record, 'safety')}" in shown
+    assert "`depth`" not in shown  # only the grader under the cursor
+
+    s.replace(uri, text.replace("Is it safe?", "Is it harmless?"))
+    [found] = await settled(s, uri, 1)
+    assert "The calibration record of the grader 'safety' is stale: its text changed" in found.message
