@@ -8,7 +8,6 @@ same bytes and asks no judge again; with ``--repeat`` each judge's agreement wit
 from __future__ import annotations
 
 import csv
-import inspect
 import json
 import threading
 
@@ -23,7 +22,6 @@ from rubric_lsp.cli import main
 from rubric_lsp.commands.grade import _settings as grade_settings
 from rubric_lsp.commands.grade import build_parser as grade_parser
 from rubric_lsp.document.positions import Span
-from rubric_lsp.engine.runner import grader_for, read
 from tests.calibration import dataset, status_for
 from tests.conftest import REPO, use_judge
 from tests.judge_server import Reply
@@ -283,8 +281,6 @@ def test_a_promptfoo_record_of_two_judges_is_fresh_for_grading_with_the_first(
 ):
     assert _calibrate_promptfoo(judge_server, tmp_path, monkeypatch, capfd)[0] == 0
     config = tmp_path / "promptfooconfig.yaml"
-    if not hasattr(inspect.getmodule(grader_for(read(PROMPTFOO, str(config)))), "current_calibration_units"):
-        pytest.skip("promptfoo's grader names no current calibration units yet: --require-calibrated cannot check them")
     (tmp_path / "out.txt").write_text("please sit, Ann")
     argv = ("grade", str(config), "--response", str(tmp_path / "out.txt"), "--require-calibrated")
     code, out, err = run(capfd, *argv, "--model", A)
