@@ -3,7 +3,8 @@
 Both run as one process over every YAML file under corpus/promptfoo/examples (start-up
 included), check-jsonschema with promptfoo's published schema. Prints wall times, the
 ratio (target ≤ 0.2) and what each tool found. Also times the largest example alone
-(the language server's didChange budget is 1.5 s).
+(the language server's didChange budget is 1.5 s), and a generated config of 3,000 model-graded
+tests against one of 300 (lint time should grow linearly: ratio about 10).
 
     python bench/bench_promptfoo.py [--corpus ../shared/corpus] [--repeat 3]
 """
@@ -88,7 +89,31 @@ def main(argv: list[str] | None = None) -> int:
         f"largest example {largest.relative_to(examples)} ({len(data) / 1e6:.2f} MB): {wall:.2f} s wall, {cpu:.2f} s CPU "
         "(didChange budget 1.5 s)"
     )
+    small, large = (_cpu_best(lint_text, _many_tests(n), args.repeat) for n in (300, 3000))
+    print(
+        f"3,000 model-graded tests: {large:.2f} s CPU; 300: {small:.3f} s CPU; ratio {large / small:.1f} "
+        "(linear: about 10; didChange budget 1.5 s)"
+    )
     return 0 if ratio <= 0.2 else 1
+
+
+def _many_tests(count: int) -> str:
+    tests = "".join(
+        f"  - vars: {{question: 'q{i}'}}\n    assert:\n      - type: llm-rubric\n        value: Answers {{{{question}}}} well\n"
+        f"        threshold: 0.5\n      - type: contains\n        value: x\n"
+        for i in range(count)
+    )
+    head = "prompts: [a, b]\nproviders: [openai:gpt-5]\ndefaultTest:\n  options:\n    provider: openai:gpt-5-mini\ntests:\n"
+    return head + tests
+
+
+def _cpu_best(lint_text, text: str, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.process_time()
+        lint_text(text, "promptfooconfig.yaml")
+        best = min(best, time.process_time() - started)
+    return best
 
 
 if __name__ == "__main__":
