@@ -38,6 +38,7 @@ import logging
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -108,8 +109,8 @@ class VerdictCache:
         # Not a bound method: the writer would hold this cache, a reference cycle, and a cache (and its
         # SQLite files) that only the cyclic collector frees stays open for good once ``gc.freeze`` has
         # caught it (runtime/gc.py freezes at start-up, at litellm's import and for a dataset grading):
-        # 3-6 descriptors per grading, past 1,023 over the test suite. Acyclic, it closes when dropped
-        # (``__del__``).
+        # 3-6 descriptors per grading, past 1,023 over the test suite. Acyclic, it is freed when dropped,
+        # and its connections are closed then (a sqlite3 connection is itself a cycle: its statement cache).
         self._writer = RowWriter(functools.partial(_connect_writer, self._root, self._path), _PUT)
         self._writes_off = False  # a write failed: none is tried again (and a warning said so, once)
         # Handed to the executor, not committed yet (outside ``deferred``): shared by every VerdictCache of
@@ -120,14 +121,8 @@ class VerdictCache:
         self._deferred = 0
         self._filter: KeyFilter | None = None  # while ``deferred``: the keys the file may hold
         self._legacy: bool | None = None  # whether entry files of an older version are here
-
-    def __del__(self) -> None:
-        # Closed here, not left to the connections' own end: a sqlite3 connection is a reference cycle
-        # (its statement cache), freed only by the cyclic collector, never once ``gc.freeze`` caught it.
-        for db in (self.__dict__.get("_db"), self.__dict__.get("_write_db")):
-            if db is not None:
-                with suppress(sqlite3.Error):
-                    db.close()
+        self._opened: list[sqlite3.Connection] = []  # closed when this cache is freed (or at exit)
+        weakref.finalize(self, _close_all, self._opened)
 
     @contextmanager
     def deferred(self) -> Iterator[None]:
@@ -209,6 +204,7 @@ class VerdictCache:
                     return
                 if self._write_db is None:
                     self._write_db = _connect_writer(self._root, self._path)
+                    self._opened.append(self._write_db)
                 self._write_db.execute(_PUT, (key, content))
         except (sqlite3.Error, OSError) as exc:
             self._stop_writing(exc)
@@ -251,6 +247,7 @@ class VerdictCache:
                 # A read that has to wait (another process's lock while the WAL index is rebuilt) is a
                 # miss after WRITE_WAIT_SECONDS, never SQLite's 5 s busy timeout on every lookup.
                 self._db = _connect_writer(self._root, self._path)
+                self._opened.append(self._db)
             except (OSError, sqlite3.Error):
                 self._unusable = True
         return self._db
@@ -286,3 +283,9 @@ def _connect_writer(root: str, path: str) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def _close_all(connections: list[sqlite3.Connection]) -> None:
+    for db in connections:
+        with suppress(sqlite3.Error):
+            db.close()
