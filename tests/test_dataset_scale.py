@@ -4,11 +4,14 @@ the same figures as grading them all at once; and the cheaper writes on that pat
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
+import os
 import random
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +27,7 @@ from rubric_lsp.engine.store.sqlite_writer import RowWriter
 from rubric_lsp.engine.windowed import fold_in_order
 from rubric_lsp.formats.autorubric.grading import agreement
 from rubric_lsp.formats.autorubric.grading.agreement import bootstrap_kappas, cohen_kappa
+from rubric_lsp.runtime import gc as collector
 from tests.judge_server import Reply
 
 # --- the window --------------------------------------------------------------------------
@@ -321,6 +325,31 @@ def test_a_dataset_grading_answers_cache_misses_from_its_key_filter_without_a_qu
         assert cache.get(absent[0]) == "new"
     cache.put(absent[1], "after")  # outside the block: looked up entry by entry again
     assert cache.get(absent[1]) == "after"
+
+
+def _open_files_under(folder: Path) -> list[str]:
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # (the listing's own descriptor, closed meanwhile)
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            if target.startswith(str(folder)):
+                found.append(target)
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="lists open files through /proc")
+def test_a_verdict_cache_no_longer_used_closes_its_files_without_the_cyclic_collector(tmp_path):
+    # Freed only by the cyclic collector, a cache kept its SQLite files open for good once gc.freeze had
+    # caught it (at start-up, litellm's import, each dataset grading): the test suite passed 1,023 files.
+    with collector.paused():
+        cache = VerdictCache(tmp_path / "cache")
+        cache.put("0" * 64, "written at once")  # (no event loop: the write connection)
+        with cache.deferred():  # the writer thread's connection
+            cache.put("1" * 64, "written by the thread")
+        assert cache.get("0" * 64) == "written at once"  # the read connection
+        assert _open_files_under(tmp_path)
+        del cache
+        assert _open_files_under(tmp_path) == []
 
 
 def test_key_filter_has_no_false_negatives_and_few_false_positives():

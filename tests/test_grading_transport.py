@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 import time
@@ -216,3 +217,22 @@ async def test_an_unreachable_judge_is_a_connection_failure_not_a_server_error(
     assert verdict.verdict == ERROR_VERDICT
     assert verdict.error == f"infrastructure: Judge model '{model}' could not be reached: {said.format(port=port)}."
     assert report.usage.calls == 2  # retried once, like any transport failure
+
+
+def connections_to(port: int) -> int:
+    """Connections from this machine to ``port`` still established (the client ends; /proc/net/tcp)."""
+    with open("/proc/self/net/tcp") as table:
+        rows = [line.split() for line in table.readlines()[1:]]
+    return sum(int(row[2].split(":")[1], 16) == port and row[3] == "01" for row in rows)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/net/tcp"), reason="reads the connection table in /proc")
+def test_litellms_connections_close_with_the_event_loop_that_made_them(judge_server, tmp_path, monkeypatch):
+    # litellm keeps a client per event loop and never closed one: each asyncio.run that called a judge
+    # (rubric calibrate --repeat, a program calling grade, every test) left its connection open for good.
+    monkeypatch.setenv("RUBRIC_JUDGE_TRANSPORT", "litellm")
+    for _ in range(3):
+        report = asyncio.run(grade_text(rubric(2), "r.yaml", "A response.", None, settings(judge_server, tmp_path)))
+        assert [v.verdict for v in report.verdicts] == ["MET", "MET"]
+        assert connections_to(judge_server.port) == 0
+    assert judge_server.call_count == 6

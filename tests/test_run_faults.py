@@ -4,16 +4,23 @@ test is built from its reproduction; the judge is tests/judge_server.py through 
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from rubric_lsp.engine.store import run_guard
+from rubric_lsp.engine.store.run_guard import RunInUse, RunLock
+from tests.calibration import reply_for
 from tests.conftest import use_judge
 from tests.run_faults import (
     CALLS,
@@ -211,8 +218,21 @@ def test_two_resumes_of_one_run_file_the_second_is_refused_naming_the_first(env,
     done = recorded(run)
     asked = judge_server.call_count
 
-    judge_server.default = slow_verdict(60)  # the resumes overlap for over a second
+    # The resumes always overlap: the judge answers no call until one of them has ended (the refused
+    # one; the holder cannot end before its calls are answered). A judge delay made them overlap only
+    # when both started within a second of each other, which a loaded machine does not promise.
+    one_ended = threading.Event()
+
+    def once_one_ended(request):
+        one_ended.wait(120)
+        return reply_for(request.text)
+
+    judge_server.default = once_one_ended
     racers = [start_grade(env, "--resume", str(run)) for _ in range(2)]
+    deadline = time.monotonic() + 120
+    while all(p.poll() is None for p in racers) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    one_ended.set()
     results = [(p, *p.communicate(timeout=120)) for p in racers]
     refused = [(p, err) for p, _, err in results if p.returncode == 2]
     finished = [(p, out) for p, out, _ in results if p.returncode == 0]
@@ -253,3 +273,77 @@ def test_a_lock_left_by_a_killed_process_never_refuses_a_resume(env, judge_serve
     assert final.returncode == 0, err
     assert json.loads(out) == uninterrupted
     assert not Path(f"{run}.lock").exists()
+
+
+# -- the holder's record, read in the instant between its lock and its record ---------------------
+
+
+@pytest.fixture(params=["reaped", "zombie"])
+def killed_pid(request):
+    """The pid of a process that has ended: reaped, or a zombie its parent has not waited for yet."""
+    child = subprocess.Popen(["sleep", "0"])
+    if request.param == "reaped":
+        child.wait()
+    else:
+        while not Path(f"/proc/{child.pid}").exists() or b") Z" not in Path(f"/proc/{child.pid}/stat").read_bytes():
+            time.sleep(0.01)
+    yield child.pid
+    child.wait()
+
+
+def hold_without_record(run: Path, record_of: int) -> int:
+    """A lock file left by the killed ``record_of``, locked again by a holder that has not written its
+    own record yet (what a second process sees while the first is between ``flock`` and ``write``)."""
+    lock_file = Path(f"{run}.lock")
+    lock_file.write_text(json.dumps({"pid": record_of, "host": socket.gethostname(), "started": time.time() - 60}))
+    fd = os.open(lock_file, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def test_a_process_refused_as_the_holder_writes_its_record_names_the_holder_never_a_killed_one(tmp_path, killed_pid):
+    run = tmp_path / "run.sqlite"
+    fd = hold_without_record(run, killed_pid)
+    me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}).encode()
+    writes = threading.Timer(0.2, lambda: (os.ftruncate(fd, 0), os.pwrite(fd, me, 0)))
+    writes.start()
+    try:
+        with pytest.raises(RunInUse) as refused:
+            RunLock(run).acquire(run)
+    finally:
+        writes.cancel()
+        writes.join()  # (before the descriptor it writes to is closed)
+        os.close(fd)
+    assert f"in use by another rubric grade (pid {os.getpid()} on {socket.gethostname()}, started 20" in str(
+        refused.value
+    )
+
+
+def test_a_holder_that_never_writes_its_record_is_not_named_and_the_refusal_waits_at_most_a_moment(
+    tmp_path, killed_pid, monkeypatch
+):
+    monkeypatch.setattr(run_guard, "HOLDER_WAIT_SECONDS", 0.3)
+    run = tmp_path / "run.sqlite"
+    fd = hold_without_record(run, killed_pid)
+    started = time.monotonic()
+    try:
+        with pytest.raises(RunInUse) as refused:
+            RunLock(run).acquire(run)
+    finally:
+        os.close(fd)
+    assert "(its pid is not recorded yet)" in str(refused.value) and f"pid {killed_pid}" not in str(refused.value)
+    assert 0.3 <= time.monotonic() - started < 5
+
+
+def test_a_holder_that_ends_while_its_record_is_awaited_leaves_the_lock_to_the_waiter(tmp_path, killed_pid):
+    run = tmp_path / "run.sqlite"
+    fd = hold_without_record(run, killed_pid)
+    ends = threading.Timer(0.2, lambda: (os.unlink(f"{run}.lock"), os.close(fd)))  # as RunLock.release does
+    ends.start()
+    lock = RunLock(run)
+    lock.acquire(run)
+    ends.join()
+    try:
+        assert json.loads(Path(f"{run}.lock").read_text())["pid"] == os.getpid()
+    finally:
+        lock.release()

@@ -31,14 +31,16 @@ warning says so once (the CLI's stderr, the editor's log). Before (issue 26), an
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +106,12 @@ class VerdictCache:
         self._db: sqlite3.Connection | None = None  # reads, and writes outside ``deferred``
         self._unusable = False  # the file could not be opened: every get misses, every put is dropped
         self._lock = threading.Lock()  # the connection is shared by the threads that grade
-        self._writer = RowWriter(self._connect_writer, _PUT)
+        # Not a bound method: the writer would hold this cache, a reference cycle, and a cache (and its
+        # SQLite files) that only the cyclic collector frees stays open for good once ``gc.freeze`` has
+        # caught it (runtime/gc.py freezes at start-up, at litellm's import and for a dataset grading):
+        # 3-6 descriptors per grading, past 1,023 over the test suite. Acyclic, it is freed when dropped,
+        # and its connections are closed then (a sqlite3 connection is itself a cycle: its statement cache).
+        self._writer = RowWriter(functools.partial(_connect_writer, self._root, self._path), _PUT)
         self._writes_off = False  # a write failed: none is tried again (and a warning said so, once)
         # Handed to the executor, not committed yet (outside ``deferred``): shared by every VerdictCache of
         # this file in the process, so the next grading (the editor's, a test's) sees what the last one put.
@@ -114,6 +121,8 @@ class VerdictCache:
         self._deferred = 0
         self._filter: KeyFilter | None = None  # while ``deferred``: the keys the file may hold
         self._legacy: bool | None = None  # whether entry files of an older version are here
+        self._opened: list[sqlite3.Connection] = []  # closed when this cache is freed (or at exit)
+        weakref.finalize(self, _close_all, self._opened)
 
     @contextmanager
     def deferred(self) -> Iterator[None]:
@@ -194,7 +203,8 @@ class VerdictCache:
                 if self._writes_off:  # (checked holding the lock: the writes queued behind a failed one)
                     return
                 if self._write_db is None:
-                    self._write_db = self._connect_writer()
+                    self._write_db = _connect_writer(self._root, self._path)
+                    self._opened.append(self._write_db)
                 self._write_db.execute(_PUT, (key, content))
         except (sqlite3.Error, OSError) as exc:
             self._stop_writing(exc)
@@ -234,29 +244,13 @@ class VerdictCache:
     def _connection(self) -> sqlite3.Connection | None:
         if self._db is None and not self._unusable:
             try:
-                self._db = self._connect()
                 # A read that has to wait (another process's lock while the WAL index is rebuilt) is a
                 # miss after WRITE_WAIT_SECONDS, never SQLite's 5 s busy timeout on every lookup.
-                self._db.execute(f"PRAGMA busy_timeout={int(WRITE_WAIT_SECONDS * 1000)}")
+                self._db = _connect_writer(self._root, self._path)
+                self._opened.append(self._db)
             except (OSError, sqlite3.Error):
                 self._unusable = True
         return self._db
-
-    def _connect(self) -> sqlite3.Connection:
-        os.makedirs(self._root, exist_ok=True)
-        db = connect(self._path)
-        try:
-            db.execute(_SCHEMA)
-        except BaseException:
-            db.close()
-            raise
-        return db
-
-    def _connect_writer(self) -> sqlite3.Connection:
-        """A connection for the writing threads: it waits for another process's write lock only briefly."""
-        db = self._connect()
-        db.execute(f"PRAGMA busy_timeout={int(WRITE_WAIT_SECONDS * 1000)}")
-        return db
 
     def _legacy_get(self, key: str) -> str | None:
         if self._legacy is None:
@@ -275,3 +269,23 @@ class VerdictCache:
         if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or not isinstance(data.get("content"), str):
             return None
         return data["content"]
+
+
+def _connect_writer(root: str, path: str) -> sqlite3.Connection:
+    """A connection to the cache file (made if need be) that, once open, waits for another process's
+    write lock only briefly."""
+    os.makedirs(root, exist_ok=True)
+    db = connect(path)
+    try:
+        db.execute(_SCHEMA)
+        db.execute(f"PRAGMA busy_timeout={int(WRITE_WAIT_SECONDS * 1000)}")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _close_all(connections: list[sqlite3.Connection]) -> None:
+    for db in connections:
+        with suppress(sqlite3.Error):
+            db.close()

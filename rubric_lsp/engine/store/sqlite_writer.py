@@ -18,6 +18,7 @@ time of one commit); ``settled(lag)`` lets a caller bound how many that can be.
 from __future__ import annotations
 
 import asyncio
+import copy
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -148,7 +149,11 @@ class RowWriter:
         """Raise the first commit that failed (again at every call: its rows are lost, and an owner that
         goes on must know; the run file stops its grading, the verdict cache stops writing)."""
         if self._failed is not None:
-            raise self._failed
+            # A copy, without the stored one's traceback: raised again and again, the stored exception
+            # gathered every raise's frames (the owner's among them), a cycle through the owner that only
+            # the cyclic collector frees, and never once ``gc.freeze`` has caught it: a verdict cache kept
+            # its SQLite files open after a locked write, 5 per grading.
+            raise copy.copy(self._failed)
 
     @contextmanager
     def _transaction(self, db: sqlite3.Connection) -> Iterator[None]:
@@ -182,7 +187,7 @@ class RowWriter:
                     with self._transaction(db):
                         db.executemany(self._statement, rows.values())
                 except sqlite3.Error as exc:
-                    self._failed = self._failed or exc
+                    self._failed = self._failed or exc.with_traceback(None)
                 finally:
                     with self._changed:
                         for key, row in rows.items():
@@ -194,7 +199,7 @@ class RowWriter:
                         self._changed.notify_all()
         except (sqlite3.Error, OSError) as exc:  # the connection itself: the next put starts another thread
             with self._changed:
-                self._failed = self._failed or exc
+                self._failed = self._failed or exc.with_traceback(None)
                 self._pending.clear()
                 self._settled_count = self._put_count
                 self._release_waiters()

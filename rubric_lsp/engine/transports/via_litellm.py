@@ -9,14 +9,19 @@ OpenAI-compatible server litellm has no price for, is ``direct.py``.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import os
+import weakref
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from rubric_lsp.engine.failures import MAX_REPLY_CHARS, JudgeFailure
 from rubric_lsp.engine.settings import provider_of
 from rubric_lsp.engine.usage import Usage
 from rubric_lsp.runtime import gc as collector
+
+log = logging.getLogger("rubric_lsp.engine.transports.via_litellm")
 
 _litellm: Any = None
 
@@ -55,10 +60,52 @@ def _freeze_long_lived_objects() -> None:
 
 
 async def load_litellm_async() -> Any:
-    """``load_litellm`` on a worker thread (the event loop goes on meanwhile)."""
-    if _litellm is not None:
-        return _litellm
-    return await asyncio.get_running_loop().run_in_executor(None, load_litellm)
+    """``load_litellm`` on a worker thread (the event loop goes on meanwhile); the HTTP clients litellm
+    makes on this loop are closed when the loop ends (``_close_with_loop``)."""
+    loop = asyncio.get_running_loop()
+    litellm = _litellm if _litellm is not None else await loop.run_in_executor(None, load_litellm)
+    if loop not in _loop_closers:
+        closer = _close_with_loop(litellm)
+        await closer.__anext__()  # registered with the loop: asyncio.run's shutdown_asyncgens runs its end
+        _loop_closers[loop] = closer
+    return litellm
+
+
+# litellm caches an HTTP client per event loop (its cache key ends with the loop's id) and never
+# closes one when its loop ends: each asyncio.run that called a judge left a pooled connection open
+# for the process's life (``rubric calibrate --repeat``, a program calling ``grade`` in asyncio.run,
+# the test suite: two descriptors per test against its in-process judge, past 1,023 over the suite).
+_loop_closers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncGenerator[None, None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def _close_with_loop(litellm: Any) -> AsyncGenerator[None, None]:
+    try:
+        yield
+    finally:
+        await _close_loop_clients(litellm)
+
+
+async def _close_loop_clients(litellm: Any) -> None:
+    """Close and forget the clients litellm cached for the running loop (litellm 1.85 to 1.110 key them
+    ``KEY-<loop>``; ``update_cache_key_with_event_loop`` spells the suffix). Never raises: a cleanup."""
+    try:
+        cache = litellm.in_memory_llm_clients_cache
+        suffix = cache.update_cache_key_with_event_loop("")
+        keys = [key for key in list(cache.cache_dict) if suffix and str(key).endswith(suffix)]
+    except AttributeError:  # a litellm that caches otherwise: nothing known to close
+        return
+    for key in keys:
+        client = cache.cache_dict.pop(key, None)
+        getattr(cache, "ttl_dict", {}).pop(key, None)
+        close = getattr(client, "aclose", None) or getattr(client, "close", None)
+        try:
+            closed = close() if callable(close) else None
+            if inspect.isawaitable(closed):
+                await closed
+        except Exception as exc:  # a client that fails to close is left to the process's end
+            log.debug("could not close litellm's client %s: %s", key, exc)
 
 
 def loaded_litellm() -> Any:
