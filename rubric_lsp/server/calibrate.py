@@ -8,8 +8,8 @@ findings and the hover follow the new record at once.
 
 A file that is no labelled set (a rubric) gets the lens too when a record its lint read names the labelled
 set it was made from (the record's ``source``): the lens calibrates that set and writes the record where the
-lint found it, so the rubric's findings follow. The record is the only link from a rubric to its dataset:
-autorubric datasets hold their own copy of the rubric, and nothing else names one.
+lint found it, so the rubric's findings follow. The record is the only link from a rubric to its labelled
+set: a labelled set holds its own copy of the rubric, and nothing else names one.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def labelled_sets(ls: RubricServer, doc: Read) -> dict[Path, Path]:
         if match.entry is None or match.where is None or not isinstance(source, str):
             continue
         labelled = Path(os.path.normpath(match.where.resolve().parent / source))
-        # A labels file (promptfoo, NorthStar) is calibrated with the configs it names: `rubric calibrate`.
+        # A labels file is calibrated with the configs it names (`rubric calibrate`), not from one of them.
         if labelled != here and not is_labels_file(labelled) and labelled.is_file():
             found.setdefault(labelled, match.where.resolve())
     return found
