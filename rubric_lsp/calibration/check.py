@@ -44,6 +44,7 @@ class CalibrationUnit:
     span: Span  # where to report it
     noun: str = "criterion"
     extent: Span | None = None  # the whole unit, where the hover shows its record (None: ``span``)
+    judge: record.OwnJudge | None = None  # the judge the file names for it: compared whatever the settings say
 
     def holds(self, offset: int) -> bool:
         where = self.extent or self.span
@@ -59,6 +60,7 @@ class Match:
     entry: Mapping[str, Any] | None = None
     where: Path | None = None
     stale: tuple[str, ...] = ()
+    judge: tuple[str, ...] = ()  # the judge models compared (none: the judge was not compared)
 
     @property
     def fresh(self) -> bool:
@@ -115,10 +117,14 @@ def _read(path: Path, _mtime: int) -> dict[str, Any]:
 
 
 def match(unit: CalibrationUnit, records: Records, judge: Sequence[str] = ()) -> Match:
-    """The record that applies to ``unit``: one whose unit has its text (and prompt, and the configured
-    judge) is fresh; else a record's unit of the same id, stale, naming what changed; else none."""
+    """The record that applies to ``unit``: one whose unit has its text (and prompt, and judge) is fresh; else a
+    record's unit of the same id, stale, naming what changed; else none. The judge compared is the one the file
+    names for the unit (unless it is only a default and ``judge``, the settings' ``calibration.judge``, is given),
+    else ``judge`` when given: the lint has no judge of its own."""
     text = record.fingerprint(unit.text)
-    judge_mark = record.fingerprint(list(judge)) if judge else None
+    own = unit.judge if unit.judge is not None and unit.judge.judges(bool(judge)) else None
+    models = own.models if own is not None else tuple(judge)
+    judge_mark = record.fingerprint(list(models)) if models else None
     by_id: Match | None = None
     for where, data in records.found:
         for entry in data["units"]:
@@ -129,9 +135,9 @@ def match(unit: CalibrationUnit, records: Records, judge: Sequence[str] = ()) ->
                 if now is not None and marks.get(cause) != now
             )
             if not stale:
-                return Match(unit, data, entry, where)
+                return Match(unit, data, entry, where, judge=models)
             if by_id is None and entry["id"] == unit.id:
-                by_id = Match(unit, data, entry, where, tuple(c for c in record.CAUSES if c in stale))
+                by_id = Match(unit, data, entry, where, tuple(c for c in record.CAUSES if c in stale), models)
     return by_id or Match(unit)
 
 
@@ -146,9 +152,13 @@ def problems(found: Match, settings: CalibrationSettings) -> list[str]:
             else []
         )
     if found.stale:
+        since = found.record.get("date", "it was made") if found.record else "it was made"
+        judge = ""
+        if "judge" in found.stale and found.record is not None:
+            judge = f" ({record.judge_change(record.models_of(found.record, found.entry), found.judge)})"
         return [
             f"The calibration record of the {name} is stale: its {_listed(found.stale)} changed since "
-            f"{found.record.get('date', 'it was made') if found.record else 'it was made'} ({found.where}); re-run `rubric calibrate`."
+            f"{since}{judge} ({found.where}); re-run `rubric calibrate`."
         ]
     out = [
         f"The {name} is ambiguous: {why}; reword it before trusting its figures." for _, why in ambiguity(found.entry)
@@ -175,7 +185,7 @@ def summary(found: Match) -> str:
     if isinstance(interval, list) and len(interval) == 2 and all(isinstance(v, (int, float)) for v in interval):
         shown += f" [{interval[0]:.2f}, {interval[1]:.2f}]"
     parts = [f"{shown} over {figures.get('labels', '?')} labels"]
-    models = found.record.get("judge", {}).get("models") or []
+    models = record.models_of(found.record, found.entry)
     parts += [
         ", ".join(str(m).split("/", 1)[-1] for m in models) or "no judge named",
         str(found.record.get("date", "?")),

@@ -23,8 +23,9 @@ UNCALIBRATED = rule(
     "measures the judge against human labels and writes `<file>.calibration.json`; this rule ties that evidence to "
     "the line being edited. Records are read beside the file and from the settings' `calibration.path`; a record "
     "unit applies to every file holding the same unit text (its fingerprint), and `rubric grade --require-calibrated` "
-    "finds records the same way. The judge is compared only when "
-    "the settings name one (`calibration.judge`); the judge's settings (temperature, grading options) are given per "
+    "finds records the same way. The judge is compared when the file names one for the unit (a promptfoo assertion's "
+    "grader) or the settings name the one gradings use (`calibration.judge`, which replaces a promptfoo "
+    "`defaultTest.options.provider` as `--grader` does); the judge's settings (temperature, grading options) are given per "
     "grading, so the lint does not compare them. Info by default; `required = true` makes every finding a warning, "
     "so a CI run of `rubric-lint` exits 1 on it.",
     bad="""\

@@ -191,6 +191,10 @@ class GraderChoice:
         """Whether ``promptfoo eval --grader X`` would replace this grader."""
         return self.source in ("defaultTest.options.provider", "default")
 
+    def grades(self, given: bool) -> bool:
+        """Whether this grader's provider, not the grading's judge, grades the assertion: it names one, and no judge ``given`` to the grading replaces it (promptfoo's ``--grader``, ``--model`` here)."""
+        return bool(self.provider_id) and not (given and self.cli_grader_applies)
+
     @property
     def grades_itself(self) -> bool:
         return self.source == "defaultTest.provider"

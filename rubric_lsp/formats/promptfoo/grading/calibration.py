@@ -7,6 +7,12 @@ file's calibration writes them into the record (``labels.py``), the lint (RL020)
 A unit is one assertion of one test (a test's vars are part of what the judge reads), so a ``defaultTest``
 assertion is one unit per test, each named by its test. Assertions inside an ``assert-set`` are not units: a
 labels file names a test's top-level assertions only.
+
+Its judge is the grader promptfoo's precedence gives it (``ConfigView.grader``: the assertion's ``provider``, the
+test's ``options.provider``, defaultTest's ``options.provider``, defaultTest's ``provider``), with the settings of
+that grader's ``config`` that change a verdict, as the grading calls it (``judges.py``); a grader from
+defaultTest's ``options.provider`` is only a default, which a judge given to the grading replaces as promptfoo's
+``--grader`` does. No grader named: the grading's judge.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import Any
 
 from rubric_lsp.calibration.check import CalibrationUnit
 from rubric_lsp.calibration.hook import CalibrationHook, Graded
+from rubric_lsp.calibration.record import OwnJudge
 from rubric_lsp.calibration.units import CurrentUnit
 from rubric_lsp.document import Document, Node
 from rubric_lsp.document.nodes import to_plain
@@ -26,6 +33,7 @@ from rubric_lsp.document.positions import Span
 from rubric_lsp.engine.judge import PROMPT_VERSION
 from rubric_lsp.formats.promptfoo.grading import owner_prompts
 from rubric_lsp.formats.promptfoo.grading.assertions import GRADED_TYPES
+from rubric_lsp.formats.promptfoo.grading.providers import GraderConfigError, promptfoo_to_litellm, verdict_settings
 from rubric_lsp.formats.promptfoo.reading import read_config
 
 
@@ -40,6 +48,7 @@ class AssertionUnit:
     settings: dict[str, Any]  # none of its own: the judge's settings are the grading's
     test: int  # the test's number, from 1
     assertion: Any  # the view's AssertionInfo
+    judge: OwnJudge | None  # the grader the config names for it (None: the grading's judge)
 
 
 def prompt_fingerprint(*custom: Any) -> str:
@@ -72,9 +81,22 @@ def assertion_unit(view: Any, number: int, assertion: Any) -> AssertionUnit:
         "vars": view.test_vars(number),
     }
     prompt = prompt_fingerprint(_rubric_prompt(test), to_plain(assertion.field("rubricPrompt")))
+    judge = own_judge(view.grader(assertion, test))
     return AssertionUnit(
-        f"test {number} {name}", f"test {number}: {assertion.type}", text, prompt, {}, number, assertion
+        f"test {number} {name}", f"test {number}: {assertion.type}", text, prompt, {}, number, assertion, judge
     )
+
+
+def own_judge(grader: Any) -> OwnJudge | None:
+    """The judge a grader the config names is (``resolve.GraderChoice``): its model as the grading calls it and
+    its config's settings that change a verdict; None when it names none (or one promptfoo refuses: no judge)."""
+    if grader.problem or not grader.grades(False):
+        return None
+    try:
+        settings = verdict_settings(grader.config or {})
+    except GraderConfigError:
+        settings = {}  # the grading refuses this grader: every call fails, nothing is measured
+    return OwnJudge((promptfoo_to_litellm(grader.provider_id),), settings, default=grader.cli_grader_applies)
 
 
 def graded_units(view: Any, numbers: list[int] | None = None) -> Iterator[AssertionUnit]:
@@ -122,7 +144,11 @@ class _Calibration:
         out = []
         for unit in graded_units(view):
             span, extent = _where(unit.assertion)
-            out.append(CalibrationUnit(unit.id, unit.text, unit.prompt, span, noun="assertion", extent=extent))
+            out.append(
+                CalibrationUnit(
+                    unit.id, unit.text, unit.prompt, span, noun="assertion", extent=extent, judge=unit.judge
+                )
+            )
         return out
 
     def current_units(self, doc: Document, graded: Graded) -> list[CurrentUnit]:
@@ -132,7 +158,9 @@ class _Calibration:
         index = graded.test_index
         # No such test: no units (the grading refuses it, naming the tests there are).
         numbers = None if index is None else ([index + 1] if 0 <= index < len(view.tests) else [])
-        return [CurrentUnit(u.id, u.title, u.text, u.prompt, u.settings) for u in graded_units(view, numbers)]
+        return [
+            CurrentUnit(u.id, u.title, u.text, u.prompt, u.settings, judge=u.judge) for u in graded_units(view, numbers)
+        ]
 
     def judge_card(self, doc: Document, graded: Graded, units: list[CurrentUnit]) -> list[tuple[str, str]]:
         """promptfoo 0.123.1's own rules (dist/src/graders-*.js, evaluator-*.js), in its words."""
