@@ -146,7 +146,7 @@ class JudgeSettings:
 
     def given_model(self) -> str | None:
         """The judge model given to the grading (``model``, else ``$RUBRIC_JUDGE_MODEL``), before any default: a
-        format whose files name their own judge lets a given one replace the file's default (promptfoo's ``--grader``)."""
+        format whose files name a default judge of their own lets a given one replace it."""
         return self.model or self.environ().get(ENV_MODEL) or None
 
     def resolved(self) -> JudgeSettings:

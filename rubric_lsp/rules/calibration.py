@@ -16,7 +16,7 @@ UNCALIBRATED = rule(
     "RL020",
     "judge-calibration",
     Severity.INFO,
-    "A unit the judge grades (an autorubric criterion, a promptfoo model-graded assertion, a NorthStar LLM grader) has no calibration record (with `calibration = { required = true }`), "
+    "A unit the judge grades (an autorubric criterion, a promptfoo model-graded assertion, a NorthStar LLM grader, a Rubrics task's criterion or preference) has no calibration record (with `calibration = { required = true }`), "
     "a stale one (its text, judge or prompt changed since: the message names which), is ambiguous, or its κ is below `min-kappa`.",
     "A judge that agrees with people on one criterion can be no better than chance on the next, and a record "
     "measured on other words, another judge model or another prompt says nothing about this one. `rubric calibrate` "
