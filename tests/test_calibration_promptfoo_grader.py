@@ -167,3 +167,49 @@ tests:
     without = parse_document("prompts: [p]\ntests:\n  - assert: [{type: llm-rubric, value: a}]\n", "c.yaml")
     [unit] = graded_units(read_config(without.root, without.path, without))
     assert unit.judge is None  # no grader named: the grading's judge
+
+
+SHARED = (
+    'prompts: ["Reply to {{name}}"]\nproviders: [echo]\n'
+    "defaultTest:\n  assert:\n    - type: llm-rubric\n      value: Is polite\n      metric: polite\n"
+    "tests:\n" + "".join(f"  - vars: {{name: N{n}}}\n" for n in range(1, 41))
+)
+
+
+def test_a_default_test_assertions_findings_are_one_naming_the_tests(env, capfd):
+    """One defaultTest assertion is one unit per test (each test's vars are part of it), written on one line:
+    the same finding for many tests is one, naming them; a test whose finding differs keeps its own."""
+    from rubric_lsp.calibration.check import VIEW_KEY, hover_lines
+    from rubric_lsp.lint import lint_path
+    from rubric_lsp.settings import settings_for
+
+    config = env / "promptfooconfig.yaml"
+    config.write_text(SHARED)
+    code, found = lint(capfd, config)
+    assert code == 1 and len(found) == 1, found
+    assert found[0]["message"].startswith("In tests 1–40, the assertion 'polite' has no calibration record")
+    assert found[0]["line"] == line_of(config, "metric: polite")
+
+    rows = "".join(f'{t},polite,"{output}",{verdict}\n' for t in (1, 2, 3, 7) for output, verdict in LABELLED)
+    (env / "labels.csv").write_text(CSV_HEADER + rows)
+    code, _, err = run(capfd, "calibrate", str(env / "labels.csv"), "--config", str(config))
+    assert code == 0, err
+    code, found = lint(capfd, config)
+    assert [f["message"].split(" has no")[0] for f in found] == ["In tests 4–6, 8–40, the assertion 'polite'"]
+    result = lint_path(config, settings=settings_for(config))
+    shown = hover_lines(result.shared[VIEW_KEY], config.read_text().index("Is polite"))
+    assert len(shown) == 1 and shown[0].startswith("**Calibration** of assertion `polite` in tests 1–3, 7: κ")
+
+    config.write_text(SHARED.replace("{name: N2}", "{name: M2}"))  # test 2's vars: its unit's text
+    code, found = lint(capfd, config)
+    messages = sorted(f["message"] for f in found)
+    assert len(messages) == 2 and messages[0].startswith("In tests 4–6, 8–40, the assertion 'polite' has no")
+    assert messages[1].startswith("The calibration record of the assertion 'test 2 polite' is stale: its text changed")
+
+
+def test_require_calibrated_on_a_test_there_is_not_says_so(env, capfd, judge_server):
+    calibrate(env, capfd, OWN)
+    calls = judge_server.call_count
+    code, out, err = grade(env, capfd, "--test", "99")
+    assert code == 2 and out == "" and judge_server.call_count == calls
+    assert "There is no test 99: the config has 1 test(s)." in err and "names no calibration units" not in err

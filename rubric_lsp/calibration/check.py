@@ -35,6 +35,16 @@ class CalibrationSettings:
 
 
 @dataclass(frozen=True)
+class Family:
+    """What a unit shares with others written at the same place, one per member: a promptfoo ``defaultTest``
+    assertion is one unit per test. Their findings, when the same, are one (:func:`for_members`)."""
+
+    name: str  # the unit's name without its member: "defaultTest assertion 1"
+    member: str  # the members' noun: "test"
+    number: int  # this unit's member: its test's number
+
+
+@dataclass(frozen=True)
 class CalibrationUnit:
     """One unit of a file as a format names it (``Format.calibration_units``)."""
 
@@ -45,6 +55,7 @@ class CalibrationUnit:
     noun: str = "criterion"
     extent: Span | None = None  # the whole unit, where the hover shows its record (None: ``span``)
     judge: record.OwnJudge | None = None  # the judge the file names for it: compared whatever the settings say
+    family: Family | None = None  # the units it is one of, at its place (None: alone)
 
     def holds(self, offset: int) -> bool:
         where = self.extent or self.span
@@ -174,6 +185,24 @@ def problems(found: Match, settings: CalibrationSettings) -> list[str]:
     return out
 
 
+def members(family: Family, numbers: Sequence[int]) -> str:
+    """Several members of a family, their numbers as runs: "tests 1–40", "tests 2, 5–7", "test 3"."""
+    ordered = sorted(set(numbers))
+    runs: list[list[int]] = []
+    for number in ordered:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    listed = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+    return f"{family.member if len(ordered) == 1 else family.member + 's'} {listed}"
+
+
+def for_members(message: str, family: Family, numbers: Sequence[int]) -> str:
+    """A finding that holds for several members of a family, once: "In tests 1–40, the assertion …"."""
+    return f"In {members(family, numbers)}, {message[0].lower()}{message[1:]}"
+
+
 def summary(found: Match) -> str:
     """One line for the hover: "κ 0.82 [0.74, 0.89] over 412 labels · gpt-4.1-mini · 2026-11-20"."""
     assert found.entry is not None and found.record is not None
@@ -227,12 +256,22 @@ def ambiguity(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def hover_lines(matches: Sequence[Match], offset: int) -> list[str]:
-    """The hover's lines for the units at ``offset`` that have a record (fresh or stale)."""
-    return [
-        f"**Calibration** of {m.unit.noun} `{m.unit.id}`: {summary(m)}"
-        for m in matches
-        if m.entry and m.unit.holds(offset)
-    ]
+    """The hover's lines for the units at ``offset`` that have a record (fresh or stale); the same line of several
+    members of a family once, naming them ("… `polite` in tests 1–40: κ …")."""
+    lines: dict[tuple[str, str], list[Match]] = {}
+    for m in matches:
+        if m.entry and m.unit.holds(offset):
+            key = m.unit.family.name if m.unit.family is not None else "\0" + m.unit.id  # never a family's name
+            lines.setdefault((key, summary(m)), []).append(m)
+    out = []
+    for (_, line), found in lines.items():
+        unit, family = found[0].unit, found[0].unit.family
+        if len(found) > 1 and family is not None:
+            numbers = [m.unit.family.number for m in found if m.unit.family is not None]
+            out.append(f"**Calibration** of {unit.noun} `{family.name}` in {members(family, numbers)}: {line}")
+        else:
+            out.append(f"**Calibration** of {unit.noun} `{unit.id}`: {line}")
+    return out
 
 
 def _table(value: Any) -> Mapping[str, Any]:

@@ -6,6 +6,8 @@ checker as ``CheckContext.calibration_units``); ``rubric_lsp.calibration.check``
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rubric_lsp.calibration import check
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document.positions import Span
@@ -57,11 +59,25 @@ def report_calibration(ctx: CheckContext) -> None:
     for error in records.errors:
         ctx.report(UNCALIBRATED, _first_line(ctx), error, severity=severity)
     matches = {}
+    # The same finding of several units written at one place (a defaultTest assertion's, one per test) is one.
+    shared: dict[tuple[int, int, str], list[tuple[check.CalibrationUnit, check.Family, str]]] = {}
     for unit in units_of():
         found = check.match(unit, records, settings.judge)
         matches[unit.id] = found
-        for message in check.problems(found, settings):
-            ctx.report(UNCALIBRATED, unit.span, message, severity=severity)
+        messages = check.problems(found, settings)
+        if unit.family is None:
+            for message in messages:
+                ctx.report(UNCALIBRATED, unit.span, message, severity=severity)
+            continue
+        # The same findings naming the unit by what its family shares: equal across members when they agree.
+        named = check.problems(replace(found, unit=replace(unit, id=unit.family.name)), settings)
+        for message, as_member in zip(messages, named):
+            shared.setdefault((unit.span.start, unit.span.end, as_member), []).append((unit, unit.family, message))
+    for (_, _, as_member), members in shared.items():
+        unit, family, message = members[0]
+        if len(members) > 1:
+            message = check.for_members(as_member, family, [f.number for _, f, _ in members])
+        ctx.report(UNCALIBRATED, unit.span, message, severity=severity)
     ctx.cache[check.VIEW_KEY] = list(matches.values())
 
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_lsp.calibration.check import CalibrationUnit
+from rubric_lsp.calibration.check import CalibrationUnit, Family
 from rubric_lsp.calibration.hook import CalibrationHook, Graded
 from rubric_lsp.calibration.record import OwnJudge
 from rubric_lsp.calibration.units import CurrentUnit
@@ -31,6 +31,7 @@ from rubric_lsp.document import Document, Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.document.positions import Span
 from rubric_lsp.engine.judge import PROMPT_VERSION
+from rubric_lsp.engine.runner import GradingError
 from rubric_lsp.formats.promptfoo.grading import owner_prompts
 from rubric_lsp.formats.promptfoo.grading.assertions import GRADED_TYPES
 from rubric_lsp.formats.promptfoo.grading.providers import GraderConfigError, promptfoo_to_litellm, verdict_settings
@@ -49,6 +50,7 @@ class AssertionUnit:
     test: int  # the test's number, from 1
     assertion: Any  # the view's AssertionInfo
     judge: OwnJudge | None  # the grader the config names for it (None: the grading's judge)
+    name: str  # its id without its test: "polite", "defaultTest assertion 1"
 
 
 def prompt_fingerprint(*custom: Any) -> str:
@@ -83,7 +85,7 @@ def assertion_unit(view: Any, number: int, assertion: Any) -> AssertionUnit:
     prompt = prompt_fingerprint(_rubric_prompt(test), to_plain(assertion.field("rubricPrompt")))
     judge = own_judge(view.grader(assertion, test))
     return AssertionUnit(
-        f"test {number} {name}", f"test {number}: {assertion.type}", text, prompt, {}, number, assertion, judge
+        f"test {number} {name}", f"test {number}: {assertion.type}", text, prompt, {}, number, assertion, judge, name
     )
 
 
@@ -97,6 +99,18 @@ def own_judge(grader: Any) -> OwnJudge | None:
     except GraderConfigError:
         settings = {}  # the grading refuses this grader: every call fails, nothing is measured
     return OwnJudge((promptfoo_to_litellm(grader.provider_id),), settings, default=grader.cli_grader_applies)
+
+
+def graded_tests(view: Any, test_index: int | None) -> list[int]:
+    """The tests (numbers from 1) a grading of the config grades: all, or the one ``--test`` names (``test_index``,
+    from 0). GradingError when there is none to grade: a grading and its ``--require-calibrated`` say so alike."""
+    if not view.tests:
+        raise GradingError("This promptfoo config has no tests to grade.")
+    if test_index is None:
+        return list(range(1, len(view.tests) + 1))
+    if not 0 <= test_index < len(view.tests):
+        raise GradingError(f"There is no test {test_index + 1}: the config has {len(view.tests)} test(s).")
+    return [test_index + 1]
 
 
 def graded_units(view: Any, numbers: list[int] | None = None) -> Iterator[AssertionUnit]:
@@ -144,9 +158,12 @@ class _Calibration:
         out = []
         for unit in graded_units(view):
             span, extent = _where(unit.assertion)
+            # A defaultTest assertion (or a test file's, reported on the config's reference to the file) is
+            # written once for many tests: the same finding for several of them is one, naming the tests.
+            family = Family(unit.name, "test", unit.test)
             out.append(
                 CalibrationUnit(
-                    unit.id, unit.text, unit.prompt, span, noun="assertion", extent=extent, judge=unit.judge
+                    unit.id, unit.text, unit.prompt, span, "assertion", extent, judge=unit.judge, family=family
                 )
             )
         return out
@@ -155,9 +172,7 @@ class _Calibration:
         if doc.root is None:
             return []
         view = read_config(doc.root, doc.path, doc)
-        index = graded.test_index
-        # No such test: no units (the grading refuses it, naming the tests there are).
-        numbers = None if index is None else ([index + 1] if 0 <= index < len(view.tests) else [])
+        numbers = graded_tests(view, graded.test_index)  # no such test: refused, naming how many there are
         return [
             CurrentUnit(u.id, u.title, u.text, u.prompt, u.settings, judge=u.judge) for u in graded_units(view, numbers)
         ]
