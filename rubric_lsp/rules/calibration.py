@@ -27,7 +27,7 @@ UNCALIBRATED = rule(
     "unit applies to every file holding the same unit text (its fingerprint), and `rubric grade --require-calibrated` "
     "finds records the same way. The judge is compared when the file names one for the unit (a promptfoo assertion's "
     "grader) or the settings name the one gradings use (`calibration.judge`, which replaces a promptfoo "
-    "`defaultTest.options.provider` as `--grader` does); the judge's settings (temperature, grading options) are given per "
+    "defaultTest grader as `--grader` does); the judge's settings (temperature, grading options) are given per "
     "grading, so the lint does not compare them. Info by default; `required = true` makes every finding a warning, "
     "so a CI run of `rubric-lint` exits 1 on it.",
     bad="""\

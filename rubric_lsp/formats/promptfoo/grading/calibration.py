@@ -11,8 +11,8 @@ labels file names a test's top-level assertions only.
 Its judge is the grader promptfoo's precedence gives it (``ConfigView.grader``: the assertion's ``provider``, the
 test's ``options.provider``, defaultTest's ``options.provider``, defaultTest's ``provider``), with the settings of
 that grader's ``config`` that change a verdict, as the grading calls it (``judges.py``); a grader from
-defaultTest's ``options.provider`` is only a default, which a judge given to the grading replaces as promptfoo's
-``--grader`` does. No grader named: the grading's judge.
+defaultTest's ``options.provider`` or ``provider`` is only a default, which a judge given to the grading replaces as
+promptfoo's ``--grader`` does (``GraderChoice.cli_grader_applies``). No grader named: the grading's judge.
 """
 
 from __future__ import annotations
