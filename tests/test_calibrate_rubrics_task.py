@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.proportion import proportion_confint
 
-from rubric_lsp.cli import main
+from rubric_lsp.cli import lint_main, main
 from tests.conftest import use_judge
 from tests.judge_server import Reply
 
@@ -119,3 +119,67 @@ def test_rubric_grade_reports_the_preference_per_turn(task_file, capfd):
     assert "preference (judge's highest-scored response vs selected_model_id): 2 of 3 turn(s) agree (67%" in (
         capfd.readouterr().out
     )
+
+
+def retitle(path, turn: int, criterion: int, title: str) -> None:
+    """One turn's criterion reworded in the task (its annotation's title: the requirement the judge reads)."""
+    data = json.loads(path.read_text())
+    key = f"rubric_{turn}_criteria_{criterion}"
+    annotation = next(a for a in data["threads"][0]["turns"][turn]["annotations"] if a.get("key") == key)
+    annotation["title"] = title
+    path.write_text(json.dumps(data, indent=2))
+
+
+def test_the_task_hook_names_the_records_units(task_file, capfd):
+    """The lint's units, the grading's and the record's are the same: ids, text and prompt, one conversion."""
+    from rubric_lsp.calibration import record as records
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.engine.request import GradeRequest
+    from rubric_lsp.formats.registry import formats
+
+    assert main(["calibrate", str(task_file)]) == 0, capfd.readouterr().err
+    data = json.loads(task_file.with_name("task.json.calibration.json").read_text())
+    text = task_file.read_text()
+    doc = parse_document(text, str(task_file))
+    hook = next(f for f in formats() if f.name == "rubrics-task").calibration_hook()
+    assert hook is not None
+    written = hook.document_units(doc, None)
+    current = hook.current_units(doc, GradeRequest(text, str(task_file)))
+    ids = [u["id"] for u in data["units"]]
+    assert [u.id for u in written] == [u.id for u in current] == ids
+    marks = [u["fingerprints"] for u in data["units"]]
+    assert [records.fingerprint(u.text) for u in written] == [m["text"] for m in marks]
+    assert [u.prompt for u in current] == [m["prompt"] for m in marks]
+    # Each criterion is reported on the task's own criterion text, the preference on the first selected_model_id.
+    assert [text[u.span.start : u.span.end] for u in written[:2]] == [json.dumps(c) for c in CRITERIA]
+    assert text[written[-1].span.start : written[-1].span.end] == '"m0"'
+
+
+def test_require_calibrated_then_one_reworded_criterion_refuses_naming_it(task_file, capfd, judge_server, tmp_path):
+    assert main(["calibrate", str(task_file)]) == 0
+    capfd.readouterr()
+    code = main(["grade", str(task_file), "--require-calibrated", "--format", "json"])
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    card = json.loads(out)["judge_card"]
+    assert {u["status"] for u in card["units"]} == {"fresh"} and len(card["units"]) == 1 + 2 * len(TURNS)
+    assert [part["label"] for part in card["format"]][-1] == "preference"
+    assert "ordinal options (10 criteria)" in card["format"][0]["value"]
+
+    (tmp_path / "rubric-lint.toml").write_text("calibration = { required = true }\n")
+    code = lint_main(["--format", "json", str(task_file)])
+    assert code == 0 and [d for d in json.loads(capfd.readouterr().out) if d["code"] == "RL020"] == []
+
+    retitle(task_file, 1, 1, "Is courteous.")
+    calls = judge_server.call_count
+    code = main(["grade", str(task_file), "--require-calibrated", "--no-cache"])
+    out, err = capfd.readouterr()
+    assert code == 2 and out == "" and judge_server.call_count == calls  # refused before any judge call
+    assert "1 of 11 unit(s)" in err and "rubric_1_criteria_1: stale (its text changed" in err
+
+    code = lint_main(["--format", "json", str(task_file)])
+    found = [d for d in json.loads(capfd.readouterr().out) if d["code"] == "RL020"]
+    assert code == 1 and len(found) == 1, found
+    assert "criterion 'rubric_1_criteria_1' is stale: its text changed" in found[0]["message"]
+    lines = task_file.read_text().splitlines()
+    assert '"Is courteous."' in lines[found[0]["range"]["start"]["line"]]

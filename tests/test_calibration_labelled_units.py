@@ -201,7 +201,13 @@ def test_a_default_test_assertion_is_a_unit_of_each_test():
 
 def test_every_calibration_hook_is_checked_against_the_protocol():
     hooks = {f.name: f.calibration_hook() for f in formats() if f.calibration is not None}
-    assert {"autorubric-rubric", "autorubric-dataset", "promptfoo-config", "northstar-eval-run-request"} <= set(hooks)
+    assert {
+        "autorubric-rubric",
+        "autorubric-dataset",
+        "promptfoo-config",
+        "northstar-eval-run-request",
+        "rubrics-task",
+    } <= set(hooks)
     assert all(isinstance(hook, CalibrationHook) for hook in hooks.values())
     wrong = Format(name="toy", title="toy", languages=("json",), calibration=lambda doc, view: [])
     with pytest.raises(TypeError, match="is no CalibrationHook"):

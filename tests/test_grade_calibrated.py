@@ -205,17 +205,29 @@ def test_the_judge_card_in_json_junit_and_html_holds_the_same_figures(labelled, 
     assert page.figures()["corrected-rate:shows_work"] == figure(rate["corrected"])
 
 
-def test_a_format_with_no_calibration_units_cannot_be_required_calibrated(labelled, judge_server, capfd, tmp_path):
+def test_a_format_with_no_calibration_units_cannot_be_required_calibrated(labelled, judge_server, capfd, monkeypatch):
+    from rubric_lsp.formats.plugin import Format
     from tests.conftest import SAMPLES
 
-    task = str(SAMPLES / "rubrics-task" / "task.json")  # a format with no calibration hook
-    code, _, err = run(capfd, "grade", task, "--require-calibrated")
+    cases = str(SAMPLES / "northstar" / "cases.json")  # a format with no calibration hook
+    code, _, err = run(capfd, "grade", cases, "--require-calibrated")
     assert code == 2 and "names no calibration units" in err and judge_server.call_count == 0
-    # Without the flag it grades, and its card has the generic rows (no unit to report on).
+    # A format without a hook grades, and its card has the generic rows (no unit to report on): a Rubrics task
+    # with its hook taken away (NorthStar's cases are graded through their request only).
+    monkeypatch.setattr(Format, "calibration_hook", lambda self: None)
     judge_server.handler = lambda request: reply_for(request.text)
-    code, out, err = run(capfd, "grade", task, "--format", "json")
+    code, out, err = run(capfd, "grade", str(SAMPLES / "rubrics-task" / "task.json"), "--format", "json")
     card = json.loads(out)["judge_card"]
     assert card["models"] == ["openai/judge"] and card["units"] == [] and card["coverage"]["units"] > 0
+
+
+def test_an_uncalibrated_rubrics_task_is_refused_naming_its_units(labelled, judge_server, capfd):
+    from tests.conftest import SAMPLES
+
+    task = str(SAMPLES / "rubrics-task" / "task.json")
+    code, _, err = run(capfd, "grade", task, "--require-calibrated")
+    assert code == 2 and judge_server.call_count == 0
+    assert "unit(s) have no fresh calibration record" in err and "preference: missing (no calibration record" in err
 
 
 def test_a_hostile_records_figures_never_reach_the_card_or_the_correction():

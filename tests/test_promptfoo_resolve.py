@@ -224,3 +224,52 @@ def test_a_key_written_in_a_grader_config_is_never_quoted_in_hover_or_diagnostic
     assert shorthand, "the shorthand provider drops the default grader's config"
     assert all(literal not in d.message for d in result.diagnostics)
     assert '"apiKey": "***"' in shorthand[0].message and '"max_tokens": 200' in shorthand[0].message
+
+
+# Two file providers that answer a grading prompt with who they are (no network): the model under test, set
+# as defaultTest.provider, and the grader `promptfoo eval --grader` names.
+_WHO = 'module.exports = class {{ id() {{ return "{0}"; }} async callApi() {{ return {{ output: JSON.stringify({{pass: true, score: 1, reason: "{0}"}}) }}; }} }};\n'
+_EVALUATE = """
+const promptfoo = require(process.argv[2]);
+(async () => {
+  // What `promptfoo eval --grader file://grader.js` does before evaluating (dist/src/main.js: doEval).
+  const defaultTest = { provider: 'file://target.js', options: { provider: 'file://grader.js' } };
+  const tests = [{ assert: [{ type: 'llm-rubric', value: 'Is polite' }] },
+                 { options: { rubricPrompt: 'Grade: {{output}} against {{rubric}}' }, assert: [{ type: 'llm-rubric', value: 'Is kind' }] }];
+  const res = await promptfoo.evaluate({ prompts: ['Say hi'], providers: ['echo'], defaultTest, tests }, { cache: false });
+  console.log(JSON.stringify(res.results.map(r => r.gradingResult.componentResults[0].reason)));
+})();
+"""
+
+
+def test_grader_replaces_a_target_that_would_grade_itself_as_promptfoo_does(promptfoo_modules, tmp_path):
+    """`--grader` fills defaultTest.options.provider, which every test's options inherit (a test with options
+    of its own too: the merge is per key), so the target set as defaultTest.provider grades nothing: promptfoo
+    0.123.1's own evaluate says who graded, and the view says --grader reaches that slot."""
+    import json
+    import shutil
+    import subprocess
+
+    from tests.conftest import require
+
+    require(shutil.which("node") is not None, "node is not installed")
+    for name in ("target", "grader"):
+        (tmp_path / f"{name}.js").write_text(_WHO.format(name))
+    (tmp_path / "evaluate.cjs").write_text(_EVALUATE)
+    done = subprocess.run(
+        ["node", "evaluate.cjs", str(promptfoo_modules / "promptfoo")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": __import__("os").environ["PATH"], "PROMPTFOO_DISABLE_TELEMETRY": "1", "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == ["grader", "grader"]
+
+    view, _ = view_of(
+        "defaultTest:\n  provider: openai:gpt-4.1\ntests:\n  - assert:\n      - type: llm-rubric\n        value: x\n"
+    )
+    choice = view.grader(view.tests[0].assertions[0], view.tests[0])
+    assert choice.grades_itself and choice.cli_grader_applies and choice.grades(False) and not choice.grades(True)
+    assert "--grader replaces it" in choice.describe()

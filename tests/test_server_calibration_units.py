@@ -115,3 +115,34 @@ async def test_a_northstar_grader_fresh_on_hover_then_stale(client: LanguageClie
     s.replace(uri, text.replace("Is it safe?", "Is it harmless?"))
     [found] = await settled(s, uri, 1)
     assert "The calibration record of the grader 'safety' is stale: its text changed" in found.message
+
+
+async def test_a_rubrics_task_criterion_fresh_on_hover_then_stale(client: LanguageClient, monkeypatch):
+    """A task calibrated with `rubric calibrate TASK.json`: the hover on a criterion's text shows its record (the
+    converted dataset's unit), and one reworded criterion is stale there."""
+    from tests.test_calibrate_rubrics_task import rate, task
+
+    s = client.rubric_session
+    use_judge(monkeypatch, JUDGE, "sk-test-server-task", s.root / "cache")
+    JUDGE.handler = rate
+    (s.root / "rubric-lint.toml").write_text("calibration = { required = true }\n")
+    text = json.dumps(task(), indent=2)
+    (s.root / "task.json").write_text(text)
+    assert await asyncio.to_thread(main, ["calibrate", str(s.root / "task.json")]) == 0
+    record = json.loads((s.root / "task.json.calibration.json").read_text())
+    uri = s.open("task.json", text, language="json")
+    assert await settled(s, uri, 0) == []
+
+    # Anywhere on the task's criterion annotation (its key, its title), not on a response's rating of it.
+    shown = await hover_at(client, uri, text, '"key": "rubric_0_criteria_1"')
+    line = figures_line(record, "rubric_0_criteria_1").replace("κ", "QWK", 1)  # an ordinal criterion
+    assert f"**Calibration** of criterion `rubric_0_criteria_1`: {line}" in shown
+
+    data = task()
+    annotation = next(a for a in data["threads"][0]["turns"][0]["annotations"] if a["key"] == "rubric_0_criteria_1")
+    annotation["title"] = "Is courteous."
+    changed = json.dumps(data, indent=2)
+    s.replace(uri, changed)
+    [found] = await settled(s, uri, 1)
+    assert "The calibration record of the criterion 'rubric_0_criteria_1' is stale: its text changed" in found.message
+    assert '"Is courteous."' in changed.split("\n")[found.range.start.line]

@@ -35,6 +35,16 @@ class CalibrationSettings:
 
 
 @dataclass(frozen=True)
+class Family:
+    """What a unit shares with others written at the same place, one per member: a promptfoo ``defaultTest``
+    assertion is one unit per test. Their findings, when the same, are one (:func:`for_members`)."""
+
+    name: str  # the unit's name without its member: "defaultTest assertion 1"
+    member: str  # the members' noun: "test"
+    number: int  # this unit's member: its test's number
+
+
+@dataclass(frozen=True)
 class CalibrationUnit:
     """One unit of a file as a format names it (``Format.calibration_units``)."""
 
@@ -44,6 +54,8 @@ class CalibrationUnit:
     span: Span  # where to report it
     noun: str = "criterion"
     extent: Span | None = None  # the whole unit, where the hover shows its record (None: ``span``)
+    judge: record.OwnJudge | None = None  # the judge the file names for it: compared whatever the settings say
+    family: Family | None = None  # the units it is one of, at its place (None: alone)
 
     def holds(self, offset: int) -> bool:
         where = self.extent or self.span
@@ -59,6 +71,7 @@ class Match:
     entry: Mapping[str, Any] | None = None
     where: Path | None = None
     stale: tuple[str, ...] = ()
+    judge: tuple[str, ...] = ()  # the judge models compared (none: the judge was not compared)
 
     @property
     def fresh(self) -> bool:
@@ -115,10 +128,14 @@ def _read(path: Path, _mtime: int) -> dict[str, Any]:
 
 
 def match(unit: CalibrationUnit, records: Records, judge: Sequence[str] = ()) -> Match:
-    """The record that applies to ``unit``: one whose unit has its text (and prompt, and the configured
-    judge) is fresh; else a record's unit of the same id, stale, naming what changed; else none."""
+    """The record that applies to ``unit``: one whose unit has its text (and prompt, and judge) is fresh; else a
+    record's unit of the same id, stale, naming what changed; else none. The judge compared is the one the file
+    names for the unit (unless it is only a default and ``judge``, the settings' ``calibration.judge``, is given),
+    else ``judge`` when given: the lint has no judge of its own."""
     text = record.fingerprint(unit.text)
-    judge_mark = record.fingerprint(list(judge)) if judge else None
+    own = unit.judge if unit.judge is not None and unit.judge.judges(bool(judge)) else None
+    models = own.models if own is not None else tuple(judge)
+    judge_mark = record.fingerprint(list(models)) if models else None
     by_id: Match | None = None
     for where, data in records.found:
         for entry in data["units"]:
@@ -129,9 +146,9 @@ def match(unit: CalibrationUnit, records: Records, judge: Sequence[str] = ()) ->
                 if now is not None and marks.get(cause) != now
             )
             if not stale:
-                return Match(unit, data, entry, where)
+                return Match(unit, data, entry, where, judge=models)
             if by_id is None and entry["id"] == unit.id:
-                by_id = Match(unit, data, entry, where, tuple(c for c in record.CAUSES if c in stale))
+                by_id = Match(unit, data, entry, where, tuple(c for c in record.CAUSES if c in stale), models)
     return by_id or Match(unit)
 
 
@@ -146,9 +163,13 @@ def problems(found: Match, settings: CalibrationSettings) -> list[str]:
             else []
         )
     if found.stale:
+        since = found.record.get("date", "it was made") if found.record else "it was made"
+        judge = ""
+        if "judge" in found.stale and found.record is not None:
+            judge = f" ({record.judge_change(record.models_of(found.record, found.entry), found.judge)})"
         return [
             f"The calibration record of the {name} is stale: its {_listed(found.stale)} changed since "
-            f"{found.record.get('date', 'it was made') if found.record else 'it was made'} ({found.where}); re-run `rubric calibrate`."
+            f"{since}{judge} ({found.where}); re-run `rubric calibrate`."
         ]
     out = [
         f"The {name} is ambiguous: {why}; reword it before trusting its figures." for _, why in ambiguity(found.entry)
@@ -164,6 +185,24 @@ def problems(found: Match, settings: CalibrationSettings) -> list[str]:
     return out
 
 
+def members(family: Family, numbers: Sequence[int]) -> str:
+    """Several members of a family, their numbers as runs: "tests 1–40", "tests 2, 5–7", "test 3"."""
+    ordered = sorted(set(numbers))
+    runs: list[list[int]] = []
+    for number in ordered:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    listed = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+    return f"{family.member if len(ordered) == 1 else family.member + 's'} {listed}"
+
+
+def for_members(message: str, family: Family, numbers: Sequence[int]) -> str:
+    """A finding that holds for several members of a family, once: "In tests 1–40, the assertion …"."""
+    return f"In {members(family, numbers)}, {message[0].lower()}{message[1:]}"
+
+
 def summary(found: Match) -> str:
     """One line for the hover: "κ 0.82 [0.74, 0.89] over 412 labels · gpt-4.1-mini · 2026-11-20"."""
     assert found.entry is not None and found.record is not None
@@ -175,7 +214,7 @@ def summary(found: Match) -> str:
     if isinstance(interval, list) and len(interval) == 2 and all(isinstance(v, (int, float)) for v in interval):
         shown += f" [{interval[0]:.2f}, {interval[1]:.2f}]"
     parts = [f"{shown} over {figures.get('labels', '?')} labels"]
-    models = found.record.get("judge", {}).get("models") or []
+    models = record.models_of(found.record, found.entry)
     parts += [
         ", ".join(str(m).split("/", 1)[-1] for m in models) or "no judge named",
         str(found.record.get("date", "?")),
@@ -217,12 +256,22 @@ def ambiguity(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def hover_lines(matches: Sequence[Match], offset: int) -> list[str]:
-    """The hover's lines for the units at ``offset`` that have a record (fresh or stale)."""
-    return [
-        f"**Calibration** of {m.unit.noun} `{m.unit.id}`: {summary(m)}"
-        for m in matches
-        if m.entry and m.unit.holds(offset)
-    ]
+    """The hover's lines for the units at ``offset`` that have a record (fresh or stale); the same line of several
+    members of a family once, naming them ("… `polite` in tests 1–40: κ …")."""
+    lines: dict[tuple[str, str], list[Match]] = {}
+    for m in matches:
+        if m.entry and m.unit.holds(offset):
+            key = m.unit.family.name if m.unit.family is not None else "\0" + m.unit.id  # never a family's name
+            lines.setdefault((key, summary(m)), []).append(m)
+    out = []
+    for (_, line), found in lines.items():
+        unit, family = found[0].unit, found[0].unit.family
+        if len(found) > 1 and family is not None:
+            numbers = [m.unit.family.number for m in found if m.unit.family is not None]
+            out.append(f"**Calibration** of {unit.noun} `{family.name}` in {members(family, numbers)}: {line}")
+        else:
+            out.append(f"**Calibration** of {unit.noun} `{unit.id}`: {line}")
+    return out
 
 
 def _table(value: Any) -> Mapping[str, Any]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.calibration.record import OwnJudge
 from rubric_lsp.calibration.units import UnitSamples
 from rubric_lsp.document.files import TooLarge, read_regular_text
 
@@ -182,7 +183,13 @@ class Judged:
 
 
 def binary_unit(
-    unit_id: str, title: str, text: Any, prompt: str, settings: dict[str, Any], judged: Sequence[Judged]
+    unit_id: str,
+    title: str,
+    text: Any,
+    prompt: str,
+    settings: dict[str, Any],
+    judged: Sequence[Judged],
+    judge: OwnJudge | None = None,
 ) -> UnitSamples:
     """A pass/fail unit's samples from its labelled rows (each row is one item, by its row number)."""
     names = {PASS: PASS, FAIL: FAIL}
@@ -202,6 +209,7 @@ def binary_unit(
         failed=sum(j.judge is None for j in judged),
         judged={j.row.number: None if j.judge is None else category[j.judge] for j in judged},
         reasons={j.row.number: j.reason for j in judged},
+        judge=judge,
     )
 
 
@@ -215,6 +223,7 @@ class LabelledUnit:
     prompt: str  # the fingerprint of the prompts the judge is sent for it
     settings: dict[str, Any]  # the unit's own settings that change a verdict
     judged: list[Judged]
+    judge: OwnJudge | None = None  # the judge the file named for it, when that (not the grading's) graded it
 
 
 @dataclass
@@ -253,4 +262,4 @@ class LabelsResult:
 
     def calibration_units(self, doc: Any, options: Any) -> list[UnitSamples]:
         """One pass/fail unit per labelled unit, in the order their first rows come."""
-        return [binary_unit(u.id, u.title, u.text, u.prompt, u.settings, u.judged) for u in self.labelled]
+        return [binary_unit(u.id, u.title, u.text, u.prompt, u.settings, u.judged, u.judge) for u in self.labelled]

@@ -50,6 +50,7 @@ def build_record(
             "text": unit.text,
             "prompt": unit.prompt,
             "settings": unit.settings,
+            "judge": unit.judge,
             "figures": figures(unit),
         }
         if len(passes) > 1:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,29 @@ class JudgeDescription:
     models: tuple[str, ...]  # every judge model, in the order given
     prompt: str  # the fingerprint of the prompts and templates the judge is sent
     settings: Mapping[str, Any]  # temperature, max tokens, option shuffling, aggregation, …
+
+
+@dataclass(frozen=True)
+class OwnJudge:
+    """The judge a file names for one unit (a promptfoo assertion's grader), which grades it instead of the
+    grading's: its models, and its own settings that change a verdict (over the grading's, which fill in the rest).
+    ``default``: only the file's default, which a judge given to the grading (``--model``; for the lint, the
+    settings' ``calibration.judge``) replaces, as promptfoo's ``--grader`` replaces ``defaultTest.options.provider``."""
+
+    models: tuple[str, ...]
+    settings: Mapping[str, Any]
+    default: bool = False
+
+    def judges(self, given: bool) -> bool:
+        """Whether this judge grades its unit when a judge is (``given``) or is not given to the grading."""
+        return not (self.default and given)
+
+
+def unit_judge(judge: JudgeDescription, own: OwnJudge | None, given: bool) -> JudgeDescription:
+    """``judge`` (the grading's) as it grades a unit whose file names ``own`` judge for it."""
+    if own is None or not own.judges(given):
+        return judge
+    return replace(judge, models=own.models, settings={**judge.settings, **own.settings})
 
 
 def fingerprint(value: Any) -> str:
@@ -66,15 +89,21 @@ def build(
     *, tool_version: str, date: str, source: str, judge: JudgeDescription, units: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """A record. ``judge``: the models and settings (its ``prompt`` is each unit's own); ``units``: each
-    with ``id``, ``title``, ``kind``, ``text`` (what the judge reads of it), ``prompt`` and its figures."""
+    with ``id``, ``title``, ``kind``, ``text`` (what the judge reads of it), ``prompt`` and its figures, and
+    ``judge``, an :class:`OwnJudge` that graded it instead (None: ``judge``), kept in the unit's entry."""
     out_units = []
     settings = dict(judge.settings)
     for unit in units:
         unit = dict(unit)
         text = unit.pop("text")
-        unit_judge = replace(judge, prompt=unit.pop("prompt"), settings={**judge.settings, **unit.pop("settings", {})})
-        out_units.append({**unit, "fingerprints": fingerprints(text, unit_judge)})
-        settings = dict(unit_judge.settings)  # one file's units share their options: the record shows them once
+        own: OwnJudge | None = unit.pop("judge", None)
+        options = unit.pop("settings", {})
+        graded_by = replace(unit_judge(judge, own, False), prompt=unit.pop("prompt"))
+        graded_by = replace(graded_by, settings={**graded_by.settings, **options})
+        if own is not None:
+            unit["judge"] = {"models": list(own.models), "settings": dict(own.settings)}
+        out_units.append({**unit, "fingerprints": fingerprints(text, graded_by)})
+        settings = {**judge.settings, **options}  # one file's units share their options: the record shows them once
     return {
         "calibration": RECORD_VERSION,
         "tool": {"name": "rubric-lsp", "version": tool_version},
@@ -183,6 +212,21 @@ def _shape_problem(record: Any) -> str | None:
         if not isinstance(marks, dict) or not all(isinstance(marks.get(c), str) for c in (*CAUSES, "all")):
             return f"unit {unit['id']!r} has no fingerprints of its text, judge, prompt and settings"
     return None
+
+
+def models_of(record: Mapping[str, Any], entry: Mapping[str, Any]) -> list[str]:
+    """The judge models that graded a record's unit: the judge its file named for it (the entry's ``judge``), else
+    the record's. Read defensively: a record is a file in a repository."""
+    for judge in (entry.get("judge"), record.get("judge")):
+        models = judge.get("models") if isinstance(judge, Mapping) else None
+        if isinstance(models, list) and models:
+            return [str(m) for m in models]
+    return []
+
+
+def judge_change(before: Sequence[str], now: Sequence[str]) -> str:
+    """How a stale judge changed, for a message: "openai/a then, openai/b now"."""
+    return f"{', '.join(before) or 'no judge named'} then, {', '.join(now) or 'no judge named'} now"
 
 
 def find_unit(record: Mapping[str, Any], unit_id: str) -> dict[str, Any] | None:

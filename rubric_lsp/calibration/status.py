@@ -38,23 +38,32 @@ def record_unit(
     return by_id or by_text
 
 
-def unit_judge(judge: record.JudgeDescription, unit: CurrentUnit) -> record.JudgeDescription:
-    """The judge as a record of ``unit`` names it: its prompt and the format's settings that change its verdict."""
-    return replace(judge, prompt=unit.prompt, settings={**judge.settings, **unit.settings})
+def unit_judge(judge: record.JudgeDescription, unit: CurrentUnit, given: bool = False) -> record.JudgeDescription:
+    """The judge as a record of ``unit`` names it: the judge the file names for it, unless a judge ``given`` to the
+    grading replaces it (else the grading's), its prompt and the format's settings that change its verdict."""
+    graded_by = record.unit_judge(judge, unit.judge, given)
+    return replace(graded_by, prompt=unit.prompt, settings={**graded_by.settings, **unit.settings})
 
 
 def statuses(
-    units: Sequence[CurrentUnit], records: Sequence[tuple[Path, Mapping[str, Any]]], judge: record.JudgeDescription
+    units: Sequence[CurrentUnit],
+    records: Sequence[tuple[Path, Mapping[str, Any]]],
+    judge: record.JudgeDescription,
+    given: bool = False,
 ) -> list[dict[str, Any]]:
     """Each unit's calibration status: ``{id, title, status, stale, figures, date, ambiguous, record}``
     (``stale``: what changed; ``ambiguous``: why the record finds the unit ambiguous, as the hover says it;
-    ``record``: the file its entry is in)."""
+    ``record``: the file its entry is in). ``given``: the grading was given its judge (``--model``,
+    ``$RUBRIC_JUDGE_MODEL``), which replaces a judge a file names only as its default."""
     out = []
     for unit in units:
-        found = record_unit(records, unit, unit_judge(judge, unit))
+        graded_by = unit_judge(judge, unit, given)
+        found = record_unit(records, unit, graded_by)
         status: dict[str, Any] = {"id": unit.id, "title": unit.title, "status": MISSING, "stale": []}
         if found is not None:
             where, data, entry, stale = found
+            if "judge" in stale:
+                status["judge_change"] = record.judge_change(record.models_of(data, entry), graded_by.models)
             figures = entry.get("figures") if isinstance(entry.get("figures"), dict) else {}
             date = data.get("date") if isinstance(data.get("date"), str) else None
             status.update(status=STALE if stale else FRESH, stale=stale, figures=figures, date=date, record=str(where))
@@ -76,7 +85,8 @@ def refusal(found: Sequence[Mapping[str, Any]], records: Records) -> str | None:
 
 def _why(status: Mapping[str, Any], records: Records) -> str:
     if status["status"] == STALE:
-        return f"stale (its {', '.join(status['stale'])} changed since the record was made)"
+        judge = f": {status['judge_change']}" if status.get("judge_change") else ""
+        return f"stale (its {', '.join(status['stale'])} changed since the record was made{judge})"
     if not records.found:
         searched = ", ".join(str(w) for w in records.watched)
         return f"missing (no calibration record{f' at {searched}' if searched else ''}; run rubric calibrate)"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_lsp.calibration import stats
+from rubric_lsp.calibration.record import OwnJudge
 
 MAX_DISAGREEING_ITEMS = 5  # an ambiguous unit's disagreeing items kept in the record
 MAX_REASON_CHARS = 300  # each reason, cut at this length
@@ -37,6 +38,7 @@ class UnitSamples:
     judged: dict[int, Any] = field(default_factory=dict)  # item → the judge's category (None: failed)
     reasons: dict[int, str] = field(default_factory=dict)  # item → the judge's reason
     settings: dict[str, Any] = field(default_factory=dict)  # the format's grading options that change its verdict
+    judge: OwnJudge | None = None  # the judge the file named for it, when that (not the grading's) graded it
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class CurrentUnit:
     prompt: str
     settings: dict[str, Any] = field(default_factory=dict)
     binary: bool = True  # a pass rate can be corrected (one passing verdict against the rest)
+    judge: OwnJudge | None = None  # the judge the file names for it (graded by it unless a given judge replaces it)
 
 
 def figures(unit: UnitSamples) -> dict[str, Any]:

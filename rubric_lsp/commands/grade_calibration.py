@@ -101,7 +101,8 @@ def prepare(path: Path, request: GradeRequest, settings: JudgeSettings | None, g
     if errors or found.records.errors:
         found.record_error = "; ".join(errors + found.records.errors)
     judge = judge_of(resolved, "") if resolved is not None else record.JudgeDescription((), "", {})
-    found.statuses = status.statuses(found.units, found.records.found, judge)
+    judge_given = settings is not None and bool(settings.given_model())  # replaces a file's default judge
+    found.statuses = status.statuses(found.units, found.records.found, judge, judge_given)
     return found
 
 

@@ -144,9 +144,14 @@ class JudgeSettings:
     def environ(self) -> Mapping[str, str]:
         return self.env if self.env is not None else os.environ
 
+    def given_model(self) -> str | None:
+        """The judge model given to the grading (``model``, else ``$RUBRIC_JUDGE_MODEL``), before any default: a
+        format whose files name a default judge of their own lets a given one replace it."""
+        return self.model or self.environ().get(ENV_MODEL) or None
+
     def resolved(self) -> JudgeSettings:
         env = self.environ()
-        model = self.model or env.get(ENV_MODEL) or None
+        model = self.given_model()
         api_base = self.api_base or env.get(ENV_API_BASE) or None
         if model is None:
             model = default_model(env, api_base)

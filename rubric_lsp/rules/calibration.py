@@ -6,6 +6,8 @@ checker as ``CheckContext.calibration_units``); ``rubric_lsp.calibration.check``
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rubric_lsp.calibration import check
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document.positions import Span
@@ -16,15 +18,16 @@ UNCALIBRATED = rule(
     "RL020",
     "judge-calibration",
     Severity.INFO,
-    "A unit the judge grades (an autorubric criterion, a promptfoo model-graded assertion, a NorthStar LLM grader) has no calibration record (with `calibration = { required = true }`), "
+    "A unit the judge grades (an autorubric criterion, a promptfoo model-graded assertion, a NorthStar LLM grader, a Rubrics task's criterion or preference) has no calibration record (with `calibration = { required = true }`), "
     "a stale one (its text, judge or prompt changed since: the message names which), is ambiguous, or its κ is below `min-kappa`.",
     "A judge that agrees with people on one criterion can be no better than chance on the next, and a record "
     "measured on other words, another judge model or another prompt says nothing about this one. `rubric calibrate` "
     "measures the judge against human labels and writes `<file>.calibration.json`; this rule ties that evidence to "
     "the line being edited. Records are read beside the file and from the settings' `calibration.path`; a record "
     "unit applies to every file holding the same unit text (its fingerprint), and `rubric grade --require-calibrated` "
-    "finds records the same way. The judge is compared only when "
-    "the settings name one (`calibration.judge`); the judge's settings (temperature, grading options) are given per "
+    "finds records the same way. The judge is compared when the file names one for the unit (a promptfoo assertion's "
+    "grader) or the settings name the one gradings use (`calibration.judge`, which replaces a promptfoo "
+    "defaultTest grader as `--grader` does); the judge's settings (temperature, grading options) are given per "
     "grading, so the lint does not compare them. Info by default; `required = true` makes every finding a warning, "
     "so a CI run of `rubric-lint` exits 1 on it.",
     bad="""\
@@ -56,11 +59,25 @@ def report_calibration(ctx: CheckContext) -> None:
     for error in records.errors:
         ctx.report(UNCALIBRATED, _first_line(ctx), error, severity=severity)
     matches = {}
+    # The same finding of several units written at one place (a defaultTest assertion's, one per test) is one.
+    shared: dict[tuple[int, int, str], list[tuple[check.CalibrationUnit, check.Family, str]]] = {}
     for unit in units_of():
         found = check.match(unit, records, settings.judge)
         matches[unit.id] = found
-        for message in check.problems(found, settings):
-            ctx.report(UNCALIBRATED, unit.span, message, severity=severity)
+        messages = check.problems(found, settings)
+        if unit.family is None:
+            for message in messages:
+                ctx.report(UNCALIBRATED, unit.span, message, severity=severity)
+            continue
+        # The same findings naming the unit by what its family shares: equal across members when they agree.
+        named = check.problems(replace(found, unit=replace(unit, id=unit.family.name)), settings)
+        for message, as_member in zip(messages, named):
+            shared.setdefault((unit.span.start, unit.span.end, as_member), []).append((unit, unit.family, message))
+    for (_, _, as_member), members in shared.items():
+        unit, family, message = members[0]
+        if len(members) > 1:
+            message = check.for_members(as_member, family, [f.number for _, f, _ in members])
+        ctx.report(UNCALIBRATED, unit.span, message, severity=severity)
     ctx.cache[check.VIEW_KEY] = list(matches.values())
 
 

@@ -34,8 +34,10 @@ API
     the test's ``prompts``/``providers`` filters (None when unknown).
 
 Grader precedence (semantics.md §2): ``assertion.provider`` > ``test.options.provider`` >
-``defaultTest.options.provider`` (the only slot ``--grader`` replaces) >
-``defaultTest.provider`` (the target grading itself) > promptfoo's credential-based default.
+``defaultTest.options.provider`` (the only slot ``--grader`` writes) >
+``defaultTest.provider`` (the target grading itself) > promptfoo's credential-based default. Filled by
+``--grader``, defaultTest's ``options.provider`` reaches every test's options, so the two slots below it
+grade nothing then either.
 The options merge is shallow, so a level that names a provider replaces the lower level's
 whole provider, config included.
 """
@@ -188,8 +190,15 @@ class GraderChoice:
 
     @property
     def cli_grader_applies(self) -> bool:
-        """Whether ``promptfoo eval --grader X`` would replace this grader."""
-        return self.source in ("defaultTest.options.provider", "default")
+        """Whether ``promptfoo eval --grader X`` would replace this grader: it writes defaultTest's
+        ``options.provider`` (dist/src/main.js), which every test's ``options`` inherit (``prepareTestCaseForEval``:
+        ``{...defaultTest.options, ...testCase.options}``), so ``getFinalTest`` hands it to the grading before the
+        ``defaultTest.provider`` fallback of ``getGradingProvider`` (dist/src/graders-*.js) is ever read."""
+        return self.source in ("defaultTest.options.provider", "defaultTest.provider", "default")
+
+    def grades(self, given: bool) -> bool:
+        """Whether this grader's provider, not the grading's judge, grades the assertion: it names one, and no judge ``given`` to the grading replaces it (promptfoo's ``--grader``, ``--model`` here)."""
+        return bool(self.provider_id) and not (given and self.cli_grader_applies)
 
     @property
     def grades_itself(self) -> bool:

@@ -55,5 +55,8 @@ FORMATS = (
         rule_prefix="RT",
         rule_title="Rubrics tasks",
         converters={"autorubric-dataset": "rubric_lsp.formats.rubrics_task.convert:to_autorubric_dataset"},
+        # Each criterion of the converted dataset, and the preference (docs/calibration.md): RL020, the hover,
+        # rubric grade --require-calibrated.
+        calibration="rubric_lsp.formats.rubrics_task.grading.calibration:CALIBRATION",
     ),
 )

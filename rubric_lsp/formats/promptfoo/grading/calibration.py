@@ -7,6 +7,12 @@ file's calibration writes them into the record (``labels.py``), the lint (RL020)
 A unit is one assertion of one test (a test's vars are part of what the judge reads), so a ``defaultTest``
 assertion is one unit per test, each named by its test. Assertions inside an ``assert-set`` are not units: a
 labels file names a test's top-level assertions only.
+
+Its judge is the grader promptfoo's precedence gives it (``ConfigView.grader``: the assertion's ``provider``, the
+test's ``options.provider``, defaultTest's ``options.provider``, defaultTest's ``provider``), with the settings of
+that grader's ``config`` that change a verdict, as the grading calls it (``judges.py``); a grader from
+defaultTest's ``options.provider`` or ``provider`` is only a default, which a judge given to the grading replaces as
+promptfoo's ``--grader`` does (``GraderChoice.cli_grader_applies``). No grader named: the grading's judge.
 """
 
 from __future__ import annotations
@@ -17,15 +23,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_lsp.calibration.check import CalibrationUnit
+from rubric_lsp.calibration.check import CalibrationUnit, Family
 from rubric_lsp.calibration.hook import CalibrationHook, Graded
+from rubric_lsp.calibration.record import OwnJudge
 from rubric_lsp.calibration.units import CurrentUnit
 from rubric_lsp.document import Document, Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.document.positions import Span
 from rubric_lsp.engine.judge import PROMPT_VERSION
+from rubric_lsp.engine.runner import GradingError
 from rubric_lsp.formats.promptfoo.grading import owner_prompts
 from rubric_lsp.formats.promptfoo.grading.assertions import GRADED_TYPES
+from rubric_lsp.formats.promptfoo.grading.providers import GraderConfigError, promptfoo_to_litellm, verdict_settings
 from rubric_lsp.formats.promptfoo.reading import read_config
 
 
@@ -40,6 +49,8 @@ class AssertionUnit:
     settings: dict[str, Any]  # none of its own: the judge's settings are the grading's
     test: int  # the test's number, from 1
     assertion: Any  # the view's AssertionInfo
+    judge: OwnJudge | None  # the grader the config names for it (None: the grading's judge)
+    name: str  # its id without its test: "polite", "defaultTest assertion 1"
 
 
 def prompt_fingerprint(*custom: Any) -> str:
@@ -72,9 +83,34 @@ def assertion_unit(view: Any, number: int, assertion: Any) -> AssertionUnit:
         "vars": view.test_vars(number),
     }
     prompt = prompt_fingerprint(_rubric_prompt(test), to_plain(assertion.field("rubricPrompt")))
+    judge = own_judge(view.grader(assertion, test))
     return AssertionUnit(
-        f"test {number} {name}", f"test {number}: {assertion.type}", text, prompt, {}, number, assertion
+        f"test {number} {name}", f"test {number}: {assertion.type}", text, prompt, {}, number, assertion, judge, name
     )
+
+
+def own_judge(grader: Any) -> OwnJudge | None:
+    """The judge a grader the config names is (``resolve.GraderChoice``): its model as the grading calls it and
+    its config's settings that change a verdict; None when it names none (or one promptfoo refuses: no judge)."""
+    if grader.problem or not grader.grades(False):
+        return None
+    try:
+        settings = verdict_settings(grader.config or {})
+    except GraderConfigError:
+        settings = {}  # the grading refuses this grader: every call fails, nothing is measured
+    return OwnJudge((promptfoo_to_litellm(grader.provider_id),), settings, default=grader.cli_grader_applies)
+
+
+def graded_tests(view: Any, test_index: int | None) -> list[int]:
+    """The tests (numbers from 1) a grading of the config grades: all, or the one ``--test`` names (``test_index``,
+    from 0). GradingError when there is none to grade: a grading and its ``--require-calibrated`` say so alike."""
+    if not view.tests:
+        raise GradingError("This promptfoo config has no tests to grade.")
+    if test_index is None:
+        return list(range(1, len(view.tests) + 1))
+    if not 0 <= test_index < len(view.tests):
+        raise GradingError(f"There is no test {test_index + 1}: the config has {len(view.tests)} test(s).")
+    return [test_index + 1]
 
 
 def graded_units(view: Any, numbers: list[int] | None = None) -> Iterator[AssertionUnit]:
@@ -122,17 +158,24 @@ class _Calibration:
         out = []
         for unit in graded_units(view):
             span, extent = _where(unit.assertion)
-            out.append(CalibrationUnit(unit.id, unit.text, unit.prompt, span, noun="assertion", extent=extent))
+            # A defaultTest assertion (or a test file's, reported on the config's reference to the file) is
+            # written once for many tests: the same finding for several of them is one, naming the tests.
+            family = Family(unit.name, "test", unit.test)
+            out.append(
+                CalibrationUnit(
+                    unit.id, unit.text, unit.prompt, span, "assertion", extent, judge=unit.judge, family=family
+                )
+            )
         return out
 
     def current_units(self, doc: Document, graded: Graded) -> list[CurrentUnit]:
         if doc.root is None:
             return []
         view = read_config(doc.root, doc.path, doc)
-        index = graded.test_index
-        # No such test: no units (the grading refuses it, naming the tests there are).
-        numbers = None if index is None else ([index + 1] if 0 <= index < len(view.tests) else [])
-        return [CurrentUnit(u.id, u.title, u.text, u.prompt, u.settings) for u in graded_units(view, numbers)]
+        numbers = graded_tests(view, graded.test_index)  # no such test: refused, naming how many there are
+        return [
+            CurrentUnit(u.id, u.title, u.text, u.prompt, u.settings, judge=u.judge) for u in graded_units(view, numbers)
+        ]
 
     def judge_card(self, doc: Document, graded: Graded, units: list[CurrentUnit]) -> list[tuple[str, str]]:
         """promptfoo 0.123.1's own rules (dist/src/graders-*.js, evaluator-*.js), in its words."""

@@ -28,7 +28,7 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
 
     Raises MissingCredentials when no judge is configured and no assertion names its grader;
     ``judge_for`` raises JudgeFailure (kind ``config``) for a grader rubric-lsp cannot run."""
-    explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
+    explicit = settings.given_model()
     owner_default = None if explicit else default_grader(settings.environ())
     # promptfoo retries a 5xx only when PROMPTFOO_RETRY_5XX is set (its fetchWithRetries).
     settings = replace(settings, retry_server_errors=env_bool(settings.environ().get("PROMPTFOO_RETRY_5XX")))
@@ -48,7 +48,7 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
         grader = item.grader
         if grader.problem:
             raise JudgeFailure("unknown", f"The grader provider is invalid: {grader.problem}", "config")
-        if not grader.provider_id or (explicit and grader.cli_grader_applies):
+        if not grader.grades(bool(explicit)):
             # The CLI judge (or promptfoo's default) replaces the slot whole, like promptfoo's
             # --grader: the replaced provider's config (apiBaseUrl, temperature, ...) goes with it.
             if default_model is None:
@@ -80,7 +80,7 @@ def start_judges(settings: JudgeSettings, plan: list[tuple[int, Any]]) -> tuple[
 def json_mode_for(settings: JudgeSettings) -> Callable[[Any], bool]:
     """Whether an llm-rubric item is graded by promptfoo's default *JSON* grader (no grader named
     by the config or the CLI, and a default with JSON mode for the keys at hand)."""
-    explicit = settings.model or settings.environ().get("RUBRIC_JUDGE_MODEL")
+    explicit = settings.given_model()
     owner_default = None if explicit else default_grader(settings.environ())
     json_default = owner_default is not None and owner_default.json_mode
 

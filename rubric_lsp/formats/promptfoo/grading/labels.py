@@ -103,6 +103,7 @@ async def grade_labels(doc: Document, rows: tuple[LabelRow, ...], grading: Gradi
                     doc, row.output, row.query, grading.settings, test_index=unit.test - 1
                 )
                 grading.tick()
+    given = bool(grading.settings.given_model())
     labelled = []
     for unit in units.values():
         judged = []
@@ -114,5 +115,6 @@ async def grade_labels(doc: Document, rows: tuple[LabelRow, ...], grading: Gradi
             reason = "" if verdict is None else (verdict.error or verdict.reason or "")
             judged.append(Judged(row, row.human_pass(_pass_mark(unit.assertion)), judge, reason))
         u = unit.unit
-        labelled.append(LabelledUnit(u.id, u.title, u.text, u.prompt, u.settings, judged))
+        own = u.judge if u.judge is not None and u.judge.judges(given) else None  # the judge that graded it
+        labelled.append(LabelledUnit(u.id, u.title, u.text, u.prompt, u.settings, judged, own))
     return LabelsResult(labelled)

@@ -101,6 +101,21 @@ def _token_setting(config: Mapping[str, Any], key: str) -> int | None:
     return int(number)
 
 
+def verdict_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What a grader's ``config`` sets of the judge settings that change a verdict, as they are sent: its
+    ``temperature`` and its token limit (``max_completion_tokens``, else ``max_tokens``, else ``maxTokens``; each
+    checked). GraderConfigError for a value promptfoo would send but the API rejects (``temperature: true``)."""
+    out: dict[str, Any] = {}
+    temperature = _number_setting(config, "temperature")
+    if temperature is not None:
+        out["temperature"] = temperature
+    limits = [_token_setting(config, name) for name in ("max_completion_tokens", "max_tokens", "maxTokens")]
+    max_tokens = next((value for value in limits if value is not None), None)
+    if max_tokens is not None:
+        out["max_tokens"] = max_tokens
+    return out
+
+
 def grader_api_base(provider: str, config: Mapping[str, Any]) -> str | None:
     """The endpoint a promptfoo grader's ``apiBaseUrl`` / ``apiHost`` name, as that provider reads them.
 
@@ -146,16 +161,7 @@ def settings_from_promptfoo(base: JudgeSettings, provider: Any) -> JudgeSettings
     updates: dict[str, Any] = {}
     if provider_id and not base.model:
         updates["model"] = promptfoo_to_litellm(provider_id)
-    temperature = _number_setting(config, "temperature")
-    if temperature is not None:
-        updates["temperature"] = temperature
-    max_tokens = None
-    for name in ("max_completion_tokens", "max_tokens", "maxTokens"):
-        value = _token_setting(config, name)
-        if max_tokens is None and value is not None:
-            max_tokens = value
-    if max_tokens is not None:
-        updates["max_tokens"] = max_tokens
+    updates.update(verdict_settings(config))
     model = updates.get("model") or base.model or (promptfoo_to_litellm(provider_id) if provider_id else None)
     api_base = grader_api_base(provider_of(model) if model else "", config)
     if api_base and not base.api_base:

@@ -32,6 +32,7 @@ from rubric_lsp.formats.promptfoo.grading.assertions import (
     _Response,
     assertion_weight,
 )
+from rubric_lsp.formats.promptfoo.grading.calibration import graded_tests
 from rubric_lsp.formats.promptfoo.grading.deterministic import Refused, check
 from rubric_lsp.formats.promptfoo.grading.judges import json_mode_for, promptfoo_version, start_judges
 from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, js_number_text, render
@@ -151,13 +152,7 @@ async def grade_promptfoo(
     refused = config_refusal(view)
     if refused is not None:  # promptfoo grades nothing in a config it refuses (PF107 says the same)
         raise GradingError(refused)
-    if not view.tests:
-        raise GradingError("This promptfoo config has no tests to grade.")
-    numbers = list(range(1, len(view.tests) + 1))
-    if test_index is not None:
-        if not 0 <= test_index < len(view.tests):
-            raise GradingError(f"There is no test {test_index + 1}: the config has {len(view.tests)} test(s).")
-        numbers = [test_index + 1]
+    numbers = graded_tests(view, test_index)
     tests = [_Test(n, view.test_number(n), *_assertions(view.test_number(n)), view.test_vars(n)) for n in numbers]
     problems = [line for t in tests for line in refusals(view, t.number, t.assertions)]
     if problems:

@@ -68,7 +68,8 @@ TARGET_GRADES_ITSELF = rule(
     "target-grades-itself",
     I,
     "No grader is configured but defaultTest.provider is set: the target grades its own output.",
-    "In promptfoo's precedence defaultTest.provider comes before the default grader, and --grader does not replace it.",
+    "In promptfoo's precedence defaultTest.provider comes before the default grader: without `--grader` (which "
+    "fills defaultTest.options.provider, above it) the model under test judges its own answers.",
     bad="defaultTest:\n  provider: openai:gpt-5-mini\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     good="defaultTest:\n  provider: openai:gpt-5-mini\n  options:\n    provider: openai:gpt-4.1\ntests:\n  - assert:\n      - type: llm-rubric\n        value: Is polite",
     formats=F,
@@ -160,7 +161,7 @@ def check_graders(ctx, report, view: ConfigView) -> None:
             default.source,
             provider_key,
             f"{len({id(a.node) for a in self_graded})} model-graded assertion(s) have no grader configured, so the target "
-            "set here grades its own output (and --grader does not replace it). Set defaultTest.options.provider to choose a grader.",
+            "set here grades its own output (unless `promptfoo eval --grader` names one). Set defaultTest.options.provider to choose a grader.",
         )
 
 

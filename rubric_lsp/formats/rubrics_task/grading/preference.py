@@ -21,25 +21,17 @@ from rubric_lsp.calibration.units import UnitSamples
 from rubric_lsp.document import Document
 from rubric_lsp.engine.request import GradeRequest
 from rubric_lsp.engine.result import Unit
-from rubric_lsp.engine.runner import Grading, GradingError, read
+from rubric_lsp.engine.runner import Grading, GradingError
 from rubric_lsp.formats.autorubric.grading.agreement import grade as grade_dataset
 from rubric_lsp.formats.autorubric.grading.calibration import prompt_fingerprint, units
-from rubric_lsp.formats.rubrics_task.convert import dataset_json, task_to_dataset
-from rubric_lsp.formats.rubrics_task.view import TurnView, read_task
-
-PREFERENCE = "preference"
-# What the judge reads to make its pick: the rule above (the criteria's own text is in their units).
-PREFERENCE_TEXT = {"pick": "the response with the highest judged score; a tie is no pick", "human": "selected_model_id"}
-
-
-@dataclass
-class Turn:
-    """One converted turn: where its responses are among the dataset's items, and the human pick."""
-
-    name: str
-    first: int  # the dataset item of its first response
-    sources: list[str | None]
-    selected: int | None  # the position of the human pick among its responses
+from rubric_lsp.formats.rubrics_task.grading.converted import (
+    PREFERENCE,
+    PREFERENCE_TITLE,
+    Turn,
+    convert_task,
+    preference_settings,
+    preference_text,
+)
 
 
 @dataclass
@@ -103,9 +95,10 @@ class TaskRatingsResult:
     def calibration_units(self, doc: Document, options: Mapping[str, Any]) -> list[UnitSamples]:
         """Each criterion of the converted dataset, then the preference (``doc``: the task; the criteria's
         units are the dataset's own, so a record made here applies to the converted file too)."""
-        return [*units(self.dataset, self.dataset_doc, options), self._preference_unit()]
+        criteria = units(self.dataset, self.dataset_doc, options)
+        return [*criteria, self._preference_unit(preference_settings(criteria))]
 
-    def _preference_unit(self) -> UnitSamples:
+    def _preference_unit(self, settings: dict[str, Any]) -> UnitSamples:
         picks = self.picks()
         size = max((len(t.sources) for t in self.turns), default=0)
         abstained = {"both": 0, "judge_only": 0, "truth_only": 0}
@@ -120,10 +113,11 @@ class TaskRatingsResult:
                 pairs.append((p["human"], p["judge"]))
         return UnitSamples(
             id=PREFERENCE,
-            title="the preferred response (selected_model_id)",
+            title=PREFERENCE_TITLE,
             kind="nominal",
-            text={**PREFERENCE_TEXT, "criteria": [c.name for c in self.dataset.criteria]},
+            text=preference_text([c.name for c in self.dataset.criteria]),
             prompt=prompt_fingerprint(),
+            settings=settings,
             categories=tuple(range(size)),
             names={i: f"response {i + 1}" for i in range(size)},
             pairs=pairs,
@@ -138,31 +132,11 @@ class TaskRatingsResult:
         )
 
 
-def turns_of(view_turns: list[TurnView]) -> list[Turn]:
-    """The converted turns (those with criteria and responses, as ``task_to_dataset`` keeps them)."""
-    turns, first = [], 0
-    for turn in view_turns:
-        if not (turn.criteria and turn.responses):
-            continue
-        sources = [r.source_id for r in turn.responses]
-        selected = turn.preferences.get("selected_model_id", (None, None))[1]
-        position = sources.index(selected) if selected is not None and selected in sources else None
-        name = "/".join(part for part in (turn.thread_id, turn.id) if part)
-        turns.append(Turn(name, first, sources, position))
-        first += len(sources)
-    return turns
-
-
 async def grade_ratings(doc: Document, request: GradeRequest, grading: Grading) -> TaskRatingsResult:
     """The task converted and graded as a dataset; GradingError when it has nothing to convert."""
-    if doc.root is None:
-        raise GradingError("The file is empty.")
-    view = read_task(doc.root)
-    dataset, notes = task_to_dataset(view)
-    if dataset is None:
-        raise GradingError(f"The Rubrics task cannot be graded against its ratings: {notes[0]}")
-    text = dataset_json(dataset)
-    path = (doc.path or "task.json").rsplit(".", 1)[0] + ".dataset.json"
-    dataset_doc = read(text, path)
-    result = await grade_dataset(dataset_doc, replace(request, text=text, path=path), grading)
-    return TaskRatingsResult(result, dataset_doc, turns_of(view.turns))
+    converted = convert_task(doc)
+    if isinstance(converted, str):
+        raise GradingError(f"The Rubrics task cannot be graded against its ratings: {converted}")
+    dataset = converted.dataset
+    result = await grade_dataset(dataset, replace(request, text=dataset.text, path=dataset.path), grading)
+    return TaskRatingsResult(result, dataset, converted.turns)
