@@ -142,7 +142,12 @@ def test_dependencies_are_recorded(tmp_path):
     write(tmp_path, "prompt.txt", "Hi")
     write(tmp_path, "tests.yaml", "- vars: {a: 1}\n")
     result = lint_config(tmp_path, "prompts: [file://prompt.txt]\nproviders: [x]\ntests: file://tests.yaml\n")
-    assert {Path(d).name for d in result.dependencies} == {"prompt.txt", "tests.yaml"}
+    # The calibration record beside the config too, read or absent: the server lints again when it appears.
+    assert {Path(d).name for d in result.dependencies} == {
+        "prompt.txt",
+        "tests.yaml",
+        "promptfooconfig.yaml.calibration.json",
+    }
 
 
 def test_referenced_test_files_are_linted_at_the_reference(tmp_path):

@@ -124,6 +124,21 @@ def expected_figures(data) -> dict[str, str]:
     return wanted | _usage_figures(data["usage"], data["model"]) | _test_figures(data, "")
 
 
+def _rate_figures(rates) -> dict[str, str]:
+    """The pass-rate table's figures: each model-graded assertion's rate over the outputs (no record here,
+    so nothing corrected)."""
+    wanted = {}
+    for rate in rates:
+        unit = rate["unit"]
+        wanted[f"raw-rate:{unit}"] = figure(rate["value"])
+        wanted[f"corrected-rate:{unit}"] = figure(rate.get("corrected"))
+        interval = rate.get("corrected_interval")
+        wanted[f"corrected-interval:{unit}"] = (
+            "n/a" if not interval else f"{figure(interval[0])} – {figure(interval[1])}"
+        )
+    return wanted
+
+
 def _test_figures(report, p: str) -> dict[str, str]:
     """The figures of ``report``'s tests' sections (``p``: the page's prefix for them)."""
     labels = [_label(t, report["verdicts"]) for t in report["tests"]]
@@ -253,6 +268,7 @@ def test_several_outputs_show_each_outputs_text_and_tests_with_the_jsons_figures
     for position, report in enumerate(data["outputs"]):
         wanted[f"output_score:{position}"] = figure(report["score"])
         wanted |= _test_figures(report, f"o{position + 1}:")
+    wanted |= _rate_figures(data["pass_rates"])
     assert loaded.figures() == wanted
     # the second output says "as an AI": defaultTest's not-icontains fails it in every test
     assert {_label(t, data["outputs"][1]["verdicts"]) for t in data["outputs"][1]["tests"]} == {"FAIL"}
