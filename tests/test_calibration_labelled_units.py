@@ -15,13 +15,11 @@ import pytest
 
 from rubric_lsp.calibration import stats
 from rubric_lsp.calibration.hook import CalibrationHook
-from rubric_lsp.cli import lint_main, main
 from rubric_lsp.formats.plugin import Format
 from rubric_lsp.formats.registry import formats
 from tests.calibration import LABELLED, LABELS_CONFIG, LABELS_REQUEST, labels_judge
+from tests.calibration_cli import CSV_HEADER, answer, line_of, lint, run
 from tests.conftest import REPO, use_judge
-
-CSV_HEADER = "test,assertion,output,verdict\n"
 
 
 @pytest.fixture
@@ -32,23 +30,6 @@ def env(judge_server, tmp_path, monkeypatch):
     (tmp_path / "run.json").write_text(json.dumps(LABELS_REQUEST, indent=2))
     (tmp_path / "rubric-lint.toml").write_text("calibration = { required = true }\n")
     return tmp_path
-
-
-def run(capfd, *argv):
-    code = main(list(argv))
-    out, err = capfd.readouterr()
-    return code, out, err
-
-
-def lint(capfd, path) -> tuple[int, list[dict]]:
-    """rubric-lint's exit code and its RL020 findings (with 1-based lines) on ``path``."""
-    code = lint_main(["--format", "json", str(path)])
-    findings = json.loads(capfd.readouterr().out)
-    return code, [{**d, "line": d["range"]["start"]["line"] + 1} for d in findings if d["code"] == "RL020"]
-
-
-def line_of(path, text: str) -> int:
-    return next(n for n, row in enumerate(path.read_text().splitlines(), 1) if text in row)
 
 
 def calibrate_promptfoo(env, capfd) -> dict:
@@ -67,11 +48,6 @@ def calibrate_northstar(env, capfd) -> dict:
     code, _, err = run(capfd, "calibrate", str(env / "labels.jsonl"))
     assert code == 0, err
     return json.loads((env / "run.json.calibration.json").read_text())
-
-
-def answer(env, text: str, name: str = "answer.txt") -> str:
-    (env / name).write_text(text)
-    return str(env / name)
 
 
 def test_a_promptfoo_assertion_fresh_then_stale_in_the_lint_and_grade(env, capfd, judge_server):

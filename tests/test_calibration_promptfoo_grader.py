@@ -17,8 +17,8 @@ from rubric_lsp.document import parse_document
 from rubric_lsp.formats.promptfoo.grading.calibration import graded_units
 from rubric_lsp.formats.promptfoo.reading import read_config
 from tests.calibration import LABELLED, labels_judge
+from tests.calibration_cli import CSV_HEADER, answer, line_of, lint, run
 from tests.conftest import use_judge
-from tests.test_calibration_labelled_units import CSV_HEADER, answer, line_of, lint, run
 
 OWN = """\
 prompts: ["Reply to {{name}}"]

@@ -120,7 +120,7 @@ async def test_a_northstar_grader_fresh_on_hover_then_stale(client: LanguageClie
 async def test_a_rubrics_task_criterion_fresh_on_hover_then_stale(client: LanguageClient, monkeypatch):
     """A task calibrated with `rubric calibrate TASK.json`: the hover on a criterion's text shows its record (the
     converted dataset's unit), and one reworded criterion is stale there."""
-    from tests.test_calibrate_rubrics_task import rate, task
+    from tests.rubrics_task_labels import rate, task
 
     s = client.rubric_session
     use_judge(monkeypatch, JUDGE, "sk-test-server-task", s.root / "cache")
