@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration import record
@@ -21,6 +24,29 @@ def judge_of(settings: Any, prompt: str = "") -> record.JudgeDescription:
     """The judge a record names: ``settings`` are resolved judge settings."""
     chosen = {name: getattr(settings, name) for name in VERDICT_SETTINGS}
     return record.JudgeDescription(tuple(settings.judge_models()), prompt, chosen)
+
+
+def labelled_record(
+    passes: Sequence[Sequence[UnitSamples]],
+    judge: record.JudgeDescription,
+    *,
+    labelled: Path,
+    output: Path,
+    **figures_of: Any,
+) -> dict[str, Any]:
+    """The record of ``labelled`` graded, to be written to ``output``: :func:`build_record` with today's date,
+    this tool's version and ``source`` the set's path from the record's folder. ``rubric calibrate`` and the
+    editor's lens both build records here, so the same answers give the same bytes."""
+    from rubric_lsp import __version__
+
+    return build_record(
+        passes,
+        judge,
+        tool_version=__version__,
+        date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+        source=Path(os.path.relpath(labelled.resolve(), output.resolve().parent)).as_posix(),
+        **figures_of,
+    )
 
 
 def build_record(

@@ -20,8 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import datetime
-import os
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -29,7 +27,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp import __version__
 from rubric_lsp.calibration import record
 from rubric_lsp.calibration.labels import LabelsError, is_labels_file, read_labels
 
@@ -174,7 +171,7 @@ def _record_path(path: Path) -> Path:
 def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
     """Grade ``request`` (``--repeat`` times; with several ``--model``s, each model alone too) and write
     its record to ``output``."""
-    from rubric_lsp.calibration.measure import build_record, judge_of, table_lines
+    from rubric_lsp.calibration.measure import judge_of, labelled_record, table_lines
     from rubric_lsp.engine.failures import GradingStopped
     from rubric_lsp.engine.runner import GradingError, as_graded, read
     from rubric_lsp.engine.settings import MissingCredentials
@@ -190,13 +187,11 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
         models = settings.resolved().judge_models()  # each judge graded alone, in --model's order
     except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:
         return _fail(str(exc))
-    source = os.path.relpath(args.labelled.resolve(), output.resolve().parent)
-    data = build_record(
+    data = labelled_record(
         passes,
         judge,
-        tool_version=__version__,
-        date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
-        source=Path(source).as_posix(),
+        labelled=args.labelled,
+        output=output,
         threshold=args.agreement_threshold,
         judges=judges,
         models=models,
