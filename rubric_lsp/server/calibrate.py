@@ -1,5 +1,10 @@
 """Calibrating from the editor: a "Calibrate" code lens on a labelled set and ``rubric-lsp.calibrate``.
 
+A labelled set is a file whose format names calibration units and whose examples plan grades labelled items
+against their labels: its own items, or a conversion of it (a file holding human ratings). Either way the
+command grades the file itself, as ``rubric calibrate FILE`` does, and builds the record as it does
+(:func:`rubric_lsp.calibration.measure.labelled_record`).
+
 The command grades the set as *Grade Examples* does (the same progress, cancel and verdict cache:
 :func:`rubric_lsp.server.grading_run.run`), ``rubric.calibration.repeat`` times as ``rubric calibrate
 --repeat`` does, hands the units to :mod:`rubric_lsp.calibration` as ``rubric calibrate`` does, writes
@@ -14,7 +19,6 @@ set: a labelled set holds its own copy of the rubric, and nothing else names one
 
 from __future__ import annotations
 
-import datetime
 import logging
 import os
 from pathlib import Path
@@ -22,10 +26,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from rubric_lsp import __version__
 from rubric_lsp.calibration import check, record
 from rubric_lsp.calibration.labels import is_labels_file
-from rubric_lsp.calibration.measure import build_record, judge_of, table_lines
+from rubric_lsp.calibration.measure import judge_of, labelled_record, table_lines
 from rubric_lsp.document.positions import Span
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.arguments import invalid
@@ -41,11 +44,13 @@ TITLE = "▶ Calibrate the judge"
 
 
 def calibratable(doc: Read) -> bool:
-    """A labelled set (its examples are graded against labels) of a format that names calibration units."""
+    """A labelled set of a format that names calibration units: its examples plan grades labelled items
+    against their labels, the file's own or a conversion of it (a file holding human ratings). The command
+    grades the file itself, as ``rubric calibrate FILE`` does: its format grades the conversion."""
     if doc.format is None or doc.format.calibration is None or doc.document.path is None:
         return False
     plan = doc.examples_plan()
-    return plan is not None and plan.kind == "dataset" and plan.text is None
+    return plan is not None and plan.kind == "dataset"
 
 
 def labelled_sets(ls: RubricServer, doc: Read) -> dict[Path, Path]:
@@ -148,13 +153,7 @@ def _counted(progress: Any, repeat: int, repeats: int) -> Any:
 def _write(ls: RubricServer, doc: Read, passes: list[Any], output: Path, settings: Any) -> dict[str, Any]:
     assert doc.document.path is not None  # calibratable
     source = Path(doc.document.path)
-    data = build_record(
-        passes,
-        judge_of(settings.resolved()),
-        tool_version=__version__,
-        date=datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
-        source=Path(os.path.relpath(source.resolve(), output.resolve().parent)).as_posix(),
-    )
+    data = labelled_record(passes, judge_of(settings.resolved()), labelled=source, output=output)
     try:
         record.save(output, data)
     except OSError as exc:

@@ -1,0 +1,119 @@
+"""The "▶ Calibrate the judge" lens on a Rubrics task holding human ratings, end to end against the local judge:
+the lens (and its code action) is there, running it writes the very record `rubric calibrate task.json`
+writes for the same judge answers, RL020 goes from uncalibrated or stale to fresh, and the hover on a
+criterion shows its record."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from rubric_lsp.cli import main
+from tests.conftest import use_judge
+from tests.judge_server import JudgeServer
+from tests.rubrics_task_labels import CRITERIA, rate, task
+from tests.server_helpers import code_of, grading_session_fixture
+
+JUDGE = JudgeServer().start()
+PROFILES = [("neovim@v0.11", "pull", "utf-8"), ("visual-studio-code", "push", "utf-16")]
+client = grading_session_fixture(JUDGE, PROFILES, [f"{spec.split('@')[0]}-{mode}" for spec, mode, _ in PROFILES])
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _judge_lifetime():
+    yield
+    JUDGE.stop()
+
+
+async def rl020(s, uri: str, wanted, timeout: float = 30) -> list[types.Diagnostic]:
+    """The RL020 findings once ``wanted(findings)`` holds: pulled again and again, or the newest push read
+    again and again (never waited for: the re-lint's push may already have come)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        if s.mode == "pull":
+            found = [d for d in await s.diagnostics(uri) if code_of(d) == "RL020"]
+        else:
+            found = [d for d in s.client.diagnostics.get(uri, []) if code_of(d) == "RL020"]
+        published = s.mode == "pull" or uri in s.client.diagnostics
+        if (published and wanted(found)) or loop.time() > deadline:
+            return found
+        await asyncio.sleep(0.2)
+
+
+async def calibrate_lenses(client: LanguageClient, uri: str) -> list[types.CodeLens]:
+    found = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    return [lens for lens in found or [] if lens.command and lens.command.title.startswith("▶ Calibrate")]
+
+
+async def run_lens(client: LanguageClient, lens: types.CodeLens) -> dict:
+    command = types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+    return await asyncio.wait_for(client.workspace_execute_command_async(command), 90)
+
+
+def title_position(text: str, key: str) -> types.Position:
+    """The task's criterion ``key`` (a turn's annotation): the line after its ``key``, on its title."""
+    lines = text.split("\n")
+    line = next(n for n, row in enumerate(lines) if f'"key": "{key}"' in row) + 1
+    return types.Position(line, lines[line].index('"title"') + len('"title": "'))
+
+
+async def test_the_task_lens_writes_what_rubric_calibrate_writes(client: LanguageClient, monkeypatch):
+    s = client.rubric_session
+    JUDGE.handler = rate
+    (s.root / "rubric-lint.toml").write_text("calibration = { required = true }\n")
+    text = json.dumps(task(), indent=2)
+    (s.root / "task.json").write_text(text)
+    uri = s.open("task.json", text)
+    assert await rl020(s, uri, bool)  # required, and no record yet
+
+    (lens,) = await calibrate_lenses(client, uri)
+    assert lens.command.title == "▶ Calibrate the judge" and list(lens.command.arguments) == [{"uri": uri}]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(1, 0), end=types.Position(1, 0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    action = next(a for a in actions or [] if a.title == "Calibrate the judge on this file")
+    assert (action.command, list(action.arguments)) == (lens.command.command, list(lens.command.arguments))
+
+    record_path = s.root / "task.json.calibration.json"
+    answer = await run_lens(client, lens)
+    assert answer["record"] == str(record_path) and answer["failed"] == 0
+    assert await rl020(s, uri, lambda found: found == []) == []  # every criterion and the preference: fresh
+    written = record_path.read_bytes()
+    units = [u["id"] for u in json.loads(written)["units"]]
+    assert units[-1] == "preference" and "rubric_0_criteria_0" in units
+
+    # The same judge, through `rubric calibrate task.json`: the same record, byte for byte.
+    record_path.unlink()
+    use_judge(monkeypatch, JUDGE, "sk-test-task-lens", s.root / "cli-cache")
+    assert await asyncio.to_thread(main, ["calibrate", str(s.root / "task.json")]) == 0
+    assert record_path.read_bytes() == written
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=title_position(text, "rubric_0_criteria_0")
+        )
+    )
+    shown = hover.contents.value if hover is not None else ""
+    assert "over 2 labels" in shown and json.loads(written)["date"] in shown, shown
+
+    # A criterion reworded (in the editor and on disk): stale, until the lens runs again.
+    reworded = text.replace(CRITERIA[1], "Is polite and kind.")
+    (s.root / "task.json").write_text(reworded)
+    s.replace(uri, reworded)
+    stale = await rl020(s, uri, bool)
+    assert stale and all("stale" in d.message for d in stale), [d.message for d in stale]
+    (lens,) = await calibrate_lenses(client, uri)
+    await run_lens(client, lens)
+    assert await rl020(s, uri, lambda found: found == []) == []
