@@ -117,3 +117,13 @@ async def test_the_task_lens_writes_what_rubric_calibrate_writes(client: Languag
     (lens,) = await calibrate_lenses(client, uri)
     await run_lens(client, lens)
     assert await rl020(s, uri, lambda found: found == []) == []
+
+
+async def test_a_task_without_human_ratings_gets_no_lens(client: LanguageClient):
+    s = client.rubric_session
+    unrated = task()
+    for turn in unrated["threads"][0]["turns"]:
+        for message in turn["messages"]:
+            message["annotations"] = []  # nobody rated a response: nothing to measure the judge against
+    uri = s.open("unrated.json", json.dumps(unrated, indent=2))
+    assert await calibrate_lenses(client, uri) == []
