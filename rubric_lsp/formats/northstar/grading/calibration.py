@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.calibration.check import CalibrationUnit
@@ -19,17 +18,6 @@ from rubric_lsp.document import Document
 from rubric_lsp.engine.judge import PROMPT_VERSION
 from rubric_lsp.formats.northstar.grading import graders as northstar
 from rubric_lsp.formats.northstar.grading.graders import GraderInput, GraderRequestError, passing_score_of, read_graders
-
-
-@dataclass(frozen=True)
-class GraderUnit:
-    """One LLM grader as its calibration record names it."""
-
-    id: str  # the grader's name
-    title: str
-    text: Any  # what the judge reads of it: its kind, rubric and scoring
-    prompt: str  # the fingerprint of what every grader's prompt is built from
-    settings: dict[str, Any]  # its own model and temperature
 
 
 def prompt_fingerprint() -> str:
@@ -45,14 +33,16 @@ def prompt_fingerprint() -> str:
     return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:16]
 
 
-def grader_unit(grader: GraderInput) -> GraderUnit:
+def grader_unit(grader: GraderInput) -> CurrentUnit:
+    """The grader's unit: its name, what the judge reads of it (kind, rubric, scoring) and its own model and
+    temperature as its settings."""
     text = {
         "kind": grader.kind,
         "rubric": grader.rubric,
         "scoring": None if grader.scoring is None else grader.scoring.model_dump(mode="json"),
     }
     settings = {"model": grader.model, "temperature": grader.temperature}
-    return GraderUnit(grader.name, grader.name, text, prompt_fingerprint(), settings)
+    return CurrentUnit(grader.name, grader.name, text, prompt_fingerprint(), settings)
 
 
 def _judges(doc: Document, names: tuple[str, ...] = ()) -> list[GraderInput]:
@@ -84,8 +74,7 @@ class _Calibration:
         return out
 
     def current_units(self, doc: Document, graded: Graded) -> list[CurrentUnit]:
-        units = [grader_unit(g) for g in _judges(doc, graded.units)]
-        return [CurrentUnit(u.id, u.title, u.text, u.prompt, u.settings) for u in units]
+        return [grader_unit(g) for g in _judges(doc, graded.units)]
 
     def judge_card(self, doc: Document, graded: Graded, units: list[CurrentUnit]) -> list[tuple[str, str]]:
         """NorthStar's rules (semantics.md §3; ``graders.py``), in its words."""
