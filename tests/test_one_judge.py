@@ -56,7 +56,7 @@ def run(capfd, *argv):
 def refusal(title: str) -> str:
     return (
         f"rubric grade: a {title} is graded with one judge model, not a panel, and 2 were given ({A}, {B}): "
-        "give one --model (the others would go unused), or compare the judges with `rubric calibrate` on a "
+        "give one judge model (the others would go unused), or compare the judges with `rubric calibrate` on a "
         "labelled set (docs/calibration.md)\n"
     )
 
@@ -145,8 +145,8 @@ def test_a_format_that_does_not_say_is_handed_one_judge(toy, tmp_path):
 
 
 def test_the_editor_takes_one_judge_model_and_says_so_of_a_list():
-    """The editor's judge is one model (rubric.judge.model): a list is refused with a warning, never its
-    first taken in silence; so no editor grading reaches a grader with several."""
+    """rubric.judge.model is one model: a list there is refused with a warning, never its first taken in
+    silence (a panel is rubric.judge.models: tests/test_server_judge_panel.py)."""
     from rubric_lsp.server.settings import ServerSettings
 
     settings = ServerSettings().merged({"judge": {"model": [A, B]}})

@@ -19,11 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import sys
-import tempfile
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -172,103 +168,39 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
     """Grade ``request`` (``--repeat`` times; with several ``--model``s, each model alone too) and write
     its record to ``output``."""
     from rubric_lsp.calibration.measure import judge_of, labelled_record, table_lines
+    from rubric_lsp.engine.calibrating import calibration_passes
     from rubric_lsp.engine.failures import GradingStopped
-    from rubric_lsp.engine.runner import GradingError, as_graded, read
+    from rubric_lsp.engine.runner import GradingError
     from rubric_lsp.engine.settings import MissingCredentials
 
     try:
-        doc = read(request.text, request.path)
-        settings = _settings(args)
-        with _shared_cache(settings) as shared:
-            # The panel, or the first model alone where the format grades with one judge: the record's judge.
-            graded_with = as_graded(doc, shared)
-            passes, judges, failed = _graded_passes(args, request, doc, shared, graded_with)
-        judge = judge_of(graded_with.resolved())
-        models = settings.resolved().judge_models()  # each judge graded alone, in --model's order
+        graded = asyncio.run(calibration_passes(request, _settings(args), repeats=args.repeat))
     except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:
         return _fail(str(exc))
+    # The panel, or the first model alone where the format grades with one judge: the record's judge.
+    judge = judge_of(graded.graded_with.resolved())
     data = labelled_record(
-        passes,
+        graded.passes,
         judge,
         labelled=args.labelled,
         output=output,
         threshold=args.agreement_threshold,
-        judges=judges,
-        models=models,
+        judges=graded.judges,
+        models=graded.models,
     )
     if (written := _write(output, data)) is not None:
         return written
-    alone = f"; each of {', '.join(models)} alone" if len(models) > len(judge.models) else ""
+    alone = f"; each of {', '.join(graded.models)} alone" if len(graded.models) > len(judge.models) else ""
     print(f"calibration of {request.path} ({', '.join(judge.models)}{alone}) written to {output}:")
     for line in table_lines(data):
         print(line)
-    if failed:
+    if graded.failed:
         print(
-            f"rubric calibrate: incomplete: {failed} judge call(s) failed; the record counts them apart",
+            f"rubric calibrate: incomplete: {graded.failed} judge call(s) failed; the record counts them apart",
             file=sys.stderr,
         )
         return EXIT_ERROR
     return EXIT_OK
-
-
-def _graded_passes(
-    args: argparse.Namespace, request: Any, doc: Any, settings: Any, graded_with: Any
-) -> tuple[list[Any], list[list[Any]], int]:
-    """Each pass's units (``--repeat`` passes, each with its own verdict-cache keys), with several judge
-    models each model's own passes alone (the panel's calls, replayed from the cache), and the failed calls.
-    ``graded_with``: the settings the passes grade with (``runner.as_graded``: for a format that grades with
-    one judge, the first model alone, whose passes alone are then the very same calls, replayed)."""
-    alone = _judges_alone(settings)
-    passes: list[Any] = []
-    judges: list[list[Any]] = [[] for _ in alone]
-    for repeat in range(args.repeat):
-        passes.append(_graded(request, doc, graded_with, repeat))
-        for own, single in zip(judges, alone):
-            own.append(_graded(request, doc, single, repeat))
-    failed = sum(unit.failed for graded in (passes, *judges) for units in graded for unit in units)
-    return passes, judges, failed
-
-
-def _graded(request: Any, doc: Any, settings: Any, repeat: int) -> list[Any]:
-    """One pass of the labelled set: its units, as the file's format hands them over."""
-    from rubric_lsp.engine.judge import REPEAT
-    from rubric_lsp.engine.runner import GradingError, UnsupportedRequest, grade
-
-    no_labels = f"{request.path} is no labelled set to calibrate the judge against (docs/calibration.md lists those rubric calibrate reads)"
-    token = REPEAT.set(repeat)
-    try:
-        result = asyncio.run(grade(request, settings))
-    except UnsupportedRequest as exc:  # refused before any judge call
-        raise GradingError(f"{no_labels}: {exc}") from None
-    finally:
-        REPEAT.reset(token)
-    units_of = getattr(result, "calibration_units", None)
-    if units_of is None:
-        raise GradingError(no_labels)
-    return list(units_of(doc, request.options))
-
-
-def _judges_alone(settings: Any) -> list[Any]:
-    """With several judge models, the settings of each model alone (in the panel's order); else none."""
-    if len(settings.resolved().judge_models()) < 2:
-        return []
-    alone: dict[str, Any] = {}
-    for model in settings.judge_models():
-        single = replace(settings, model=model, models=[])
-        alone.setdefault(single.resolved().model, single)  # two spellings of one model are one judge
-    return list(alone.values())
-
-
-@contextlib.contextmanager
-def _shared_cache(settings: Any) -> Iterator[Any]:
-    """The settings to grade with. Each judge's figures alone must rest on the very answers it gave in the
-    panel, which the verdict cache replays; with ``--no-cache`` and several judges, a cache of this
-    calibration's own (nothing read from before, nothing kept after) does that."""
-    if settings.cache_enabled or len(settings.judge_models()) < 2:
-        yield settings
-        return
-    with tempfile.TemporaryDirectory(prefix="rubric-calibrate-", ignore_cleanup_errors=True) as folder:
-        yield replace(settings, cache_enabled=True, cache_dir=Path(folder))
 
 
 def _write(path: Path, data: dict[str, Any]) -> int | None:

@@ -210,7 +210,7 @@ def panel_refusal(request: GradeRequest, settings: JudgeSettings, doc: Document 
         return None
     return (
         f"a {fmt.title} is graded with one judge model, not a panel, and {len(models)} were given "
-        f"({', '.join(models)}): give one --model (the others would go unused), or compare the judges "
+        f"({', '.join(models)}): give one judge model (the others would go unused), or compare the judges "
         "with `rubric calibrate` on a labelled set (docs/calibration.md)"
     )
 

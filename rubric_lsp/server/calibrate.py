@@ -113,24 +113,16 @@ async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
     repeats = ls.settings.calibration_repeat
 
     async def work(progress: Any) -> Any:
-        from rubric_lsp.engine import judge, request, runner  # the engine loads on a grading's first use
+        from rubric_lsp.engine import request  # the engine loads on a grading's first use
+        from rubric_lsp.engine.calibrating import calibration_passes
 
         labelled = request.GradeRequest(doc.text, doc.document.path, request.RequestKind.DATASET, options=options)
-        passes = []
-        for repeat in range(repeats):
-            # Each later ask has verdict-cache keys of its own (as rubric calibrate --repeat): a real new ask.
-            token = judge.REPEAT.set(repeat)
-            try:
-                result: Any = await runner.grade(labelled, settings, on_progress=_counted(progress, repeat, repeats))
-            finally:
-                judge.REPEAT.reset(token)
-            passes.append(result.calibration_units(doc.document, options))
-        return passes
+        return await calibration_passes(labelled, settings, repeats=repeats, on_progress=progress)
 
-    passes = await run(ls, "Calibrating the judge", doc.uri, work)
-    if isinstance(passes, dict):  # an error or a cancel, already shown
-        return passes
-    return _write(ls, doc, passes, output, settings)
+    graded = await run(ls, "Calibrating the judge", doc.uri, work)
+    if isinstance(graded, dict):  # an error or a cancel, already shown
+        return graded
+    return _write(ls, doc, graded, output)
 
 
 def _output(args: dict[str, Any], labelled: Path) -> Path:
@@ -143,17 +135,14 @@ def _output(args: dict[str, Any], labelled: Path) -> Path:
     return Path(given)
 
 
-def _counted(progress: Any, repeat: int, repeats: int) -> Any:
-    """Progress over every ask: pass ``repeat`` of ``repeats`` reports its criteria after the earlier ones'."""
-    if repeats == 1:
-        return progress
-    return lambda done, total: progress(repeat * total + done, repeats * total)
-
-
-def _write(ls: RubricServer, doc: Read, passes: list[Any], output: Path, settings: Any) -> dict[str, Any]:
+def _write(ls: RubricServer, doc: Read, graded: Any, output: Path) -> dict[str, Any]:
+    """Write the record (as ``rubric calibrate`` builds it from the same passes) and re-lint."""
     assert doc.document.path is not None  # calibratable
     source = Path(doc.document.path)
-    data = labelled_record(passes, judge_of(settings.resolved()), labelled=source, output=output)
+    judge = judge_of(graded.graded_with.resolved())
+    data = labelled_record(
+        graded.passes, judge, labelled=source, output=output, judges=graded.judges, models=graded.models
+    )
     try:
         record.save(output, data)
     except OSError as exc:
@@ -161,13 +150,13 @@ def _write(ls: RubricServer, doc: Read, passes: list[Any], output: Path, setting
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
         return {"message": message}
     relint_all(ls)  # every open file holding these units now has (or lost) a fresh record
-    failed = sum(unit.failed for units in passes for unit in units)
-    asks = f" ({len(passes)} asks per item)" if len(passes) > 1 else ""
-    message = f"Calibration of {doc.name}{asks} written to {output.name}" + (
-        f" ({failed} judge call(s) failed; counted apart in the record)" if failed else ""
+    asks = f" ({len(graded.passes)} asks per item)" if len(graded.passes) > 1 else ""
+    alone = f", each of {', '.join(graded.models)} alone too" if len(graded.models) > len(judge.models) else ""
+    message = f"Calibration of {doc.name}{asks}{alone} written to {output.name}" + (
+        f" ({graded.failed} judge call(s) failed; counted apart in the record)" if graded.failed else ""
     )
     ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
-    return {"record": str(output), "units": table_lines(data), "failed": failed}
+    return {"record": str(output), "units": table_lines(data), "failed": graded.failed}
 
 
 def register(ls: RubricServer) -> None:

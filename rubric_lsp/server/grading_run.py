@@ -54,7 +54,14 @@ def start_warm_up() -> None:
 
 def judge_settings(ls: RubricServer):
     s = ls.settings
-    changes: dict[str, Any] = {"model": s.judge_model, "api_base": s.judge_api_base, "cache_enabled": s.cache_enabled}
+    # judge.model then judge.models, each once: the first is the judge (the engine's default when none).
+    given = list(dict.fromkeys(([s.judge_model] if s.judge_model else []) + list(s.judge_models)))
+    changes: dict[str, Any] = {
+        "model": given[0] if given else None,
+        "models": given[1:],
+        "api_base": s.judge_api_base,
+        "cache_enabled": s.cache_enabled,
+    }
     if s.judge_concurrency is not None:
         changes["concurrency"] = s.judge_concurrency
     if s.judge_timeout_seconds is not None:

@@ -30,6 +30,7 @@ MAX_REPEATS = 20  # as rubric calibrate --repeat
 @dataclass(frozen=True)
 class ServerSettings:
     judge_model: str | None = None
+    judge_models: tuple[str, ...] = ()  # further judges: with judge_model, a panel (rubric grade's several --model)
     judge_api_base: str | None = None
     judge_concurrency: int | None = None
     judge_timeout_seconds: float | None = None
@@ -136,6 +137,14 @@ def _repeats(value: Any) -> int:
     return number
 
 
+def _models(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise TypeError("expected a list of model names")
+    return tuple(dict.fromkeys(v.strip() for v in value if v.strip()))
+
+
 def _text(value: Any) -> str | None:
     if not isinstance(value, str):
         raise TypeError("expected a string")
@@ -144,6 +153,11 @@ def _text(value: Any) -> str | None:
 
 _KEYS: dict[str, tuple[str, Any, str]] = {
     "judge.model": ("judge_model", _text, "a model name such as openai/gpt-4o-mini"),
+    "judge.models": (
+        "judge_models",
+        _models,
+        "a list of model names: further judges, a panel with judge.model",
+    ),
     "judge.apiBase": ("judge_api_base", _text, "a URL"),
     "judge.concurrency": ("judge_concurrency", _positive_int, "a positive whole number"),
     "judge.timeoutSeconds": ("judge_timeout_seconds", _positive_float, "a positive number of seconds"),

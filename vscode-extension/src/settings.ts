@@ -19,6 +19,8 @@ export interface ServerLaunchSettings {
 export interface ServerSection {
   judge: {
     model?: string;
+    /** Further judges: with `model`, a panel (rubric grade's several --model). Sent only when set. */
+    models?: string[];
     apiBase?: string;
     concurrency: number;
     timeoutSeconds: number;
@@ -112,7 +114,9 @@ export function readServerSection(cfg: ConfigReader, trusted: boolean): ServerSe
   };
   const model = nonEmptyString(cfg.get("judge.model"));
   const apiBase = nonEmptyString(cfg.get("judge.apiBase"));
+  const models = stringList(cfg.get("judge.models"));
   if (trusted && model !== undefined) judge.model = model;
+  if (trusted && models.length > 0) judge.models = models;
   if (trusted && apiBase !== undefined) judge.apiBase = apiBase;
   const gradeOnSave = cfg.get<boolean>("gradeOnSave");
   const cacheEnabled = cfg.get<boolean>("cache.enabled");
@@ -152,5 +156,8 @@ export function needsRestart(affects: (key: string) => boolean): boolean {
 
 /** Label for the status bar. */
 export function judgeLabel(section: ServerSection, envModel?: string): string {
-  return section.judge.model ?? (envModel && envModel.trim() !== "" ? envModel.trim() : "default judge");
+  // As the server takes them: judge.model then judge.models, each once; the first is the judge.
+  const given = [...new Set([...(section.judge.model ? [section.judge.model] : []), ...(section.judge.models ?? [])])];
+  if (given.length === 0) return envModel && envModel.trim() !== "" ? envModel.trim() : "default judge";
+  return given.length === 1 ? given[0] : `${given[0]} +${given.length - 1}`;
 }

@@ -117,6 +117,16 @@ test("status bar label", () => {
   assert.equal(judgeLabel(readServerSection(cfg({ "judge.model": "x/y" }), true)), "x/y");
   assert.equal(judgeLabel(readServerSection(cfg({}), true), "env/model"), "env/model");
   assert.equal(judgeLabel(readServerSection(cfg({}), true)), "default judge");
+  const panel = readServerSection(cfg({ "judge.model": "a/1", "judge.models": ["b/2", " ", "a/1", "c/3"] }), true);
+  assert.equal(judgeLabel(panel, "env/model"), "a/1 +2");
+  assert.equal(judgeLabel(readServerSection(cfg({ "judge.models": ["b/2"] }), true), "env/model"), "b/2");
+});
+
+test("judge.models: a panel, sent only when set and the workspace is trusted", () => {
+  assert.deepEqual(readServerSection(cfg({ "judge.models": [" b/2 ", 3, ""] }), true).judge.models, ["b/2"]);
+  assert.equal("models" in readServerSection(cfg({ "judge.models": [] }), true).judge, false);
+  assert.equal("models" in readServerSection(cfg({ "judge.models": "b/2" }), true).judge, false);
+  assert.equal("models" in readServerSection(cfg({ "judge.models": ["b/2"] }), false).judge, false);
 });
 
 test("grading.cannotAssess is sent only when it is not the default (RUBRIC_CANNOT_ASSESS then applies)", () => {

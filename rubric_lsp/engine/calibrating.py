@@ -1,0 +1,125 @@
+"""Grading a labelled set for its calibration record: the passes ``rubric calibrate`` and the editor's
+Calibrate command both take, so the same judge answers give the same record from either.
+
+A pass grades the set once and takes each unit's verdicts against the labels from the result
+(``result.calibration_units``: the file's format hands them over). ``repeats`` passes ask the judge that many
+times per item, each with verdict-cache keys of its own (``judge.REPEAT``): a real new ask. With several
+judge models the passes grade with what the file's format takes (``runner.as_graded``: the panel, or the
+first model alone for a format that grades with one judge), and each model is graded alone too, for its own
+figures and the judges' agreement. Each model's answers alone are the very answers it gave in the panel,
+replayed from the verdict cache; with the cache off, a cache of this calibration's own does that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from rubric_lsp.calibration.units import UnitSamples
+from rubric_lsp.document import Document
+from rubric_lsp.engine.errors import GradingError, UnsupportedRequest
+from rubric_lsp.engine.judge import REPEAT
+from rubric_lsp.engine.request import GradeRequest
+from rubric_lsp.engine.runner import as_graded, grade, read
+from rubric_lsp.engine.settings import JudgeSettings
+
+Progress = Callable[[int, int], Any]
+
+
+@dataclass(frozen=True)
+class Passes:
+    """A labelled set graded for its record."""
+
+    graded_with: JudgeSettings  # the record's judge: what the passes graded with
+    passes: list[list[UnitSamples]]  # each ask's units
+    judges: list[list[list[UnitSamples]]]  # with several judge models, each model's own passes alone
+    models: list[str]  # every judge model given, in order
+
+    @property
+    def failed(self) -> int:
+        """The judge calls that failed, over every pass: counted apart in the record."""
+        return sum(unit.failed for graded in (self.passes, *self.judges) for units in graded for unit in units)
+
+
+async def calibration_passes(
+    request: GradeRequest,
+    settings: JudgeSettings,
+    *,
+    repeats: int = 1,
+    on_progress: Progress | None = None,
+    doc: Document | None = None,
+) -> Passes:
+    """Grade ``request`` ``repeats`` times (and each judge model alone, when several are given).
+
+    ``on_progress(done, total)`` counts the criteria of every pass, each pass's after the earlier ones'.
+    Raises GradingError when the file is no labelled set, as ``runner.grade`` raises for a file that
+    cannot be graded."""
+    doc = doc if doc is not None else read(request.text, request.path)
+    with _shared_cache(settings) as shared:
+        graded_with = as_graded(doc, shared)
+        alone = _judges_alone(shared)
+        asks = repeats * (1 + len(alone))
+        passes: list[list[UnitSamples]] = []
+        judges: list[list[list[UnitSamples]]] = [[] for _ in alone]
+        for repeat in range(repeats):
+            for own, with_settings in [(passes, graded_with), *zip(judges, alone)]:
+                counted = _counted(on_progress, len(passes) + sum(map(len, judges)), asks)
+                own.append(await _graded(request, doc, with_settings, repeat, counted))
+    return Passes(graded_with, passes, judges, settings.resolved().judge_models())
+
+
+async def _graded(
+    request: GradeRequest, doc: Document, settings: JudgeSettings, repeat: int, on_progress: Progress | None
+) -> list[UnitSamples]:
+    """One pass of the labelled set: its units, as the file's format hands them over."""
+    no_labels = (
+        f"{request.path} is no labelled set to calibrate the judge against "
+        "(docs/calibration.md lists those rubric calibrate reads)"
+    )
+    token = REPEAT.set(repeat)
+    try:
+        result = await grade(request, settings, on_progress=on_progress, doc=doc)
+    except UnsupportedRequest as exc:  # refused before any judge call
+        raise GradingError(f"{no_labels}: {exc}") from None
+    finally:
+        REPEAT.reset(token)
+    units_of = getattr(result, "calibration_units", None)
+    if units_of is None:
+        raise GradingError(no_labels)
+    return list(units_of(doc, request.options))
+
+
+def _counted(progress: Progress | None, before: int, asks: int) -> Progress | None:
+    """Progress over every ask: this pass, with ``before`` passes done of ``asks``, reports its criteria
+    after the earlier passes'."""
+    if progress is None or asks == 1:
+        return progress
+    report = progress
+    return lambda done, total: report(before * total + done, asks * total)
+
+
+def _judges_alone(settings: JudgeSettings) -> list[JudgeSettings]:
+    """With several judge models, the settings of each model alone (in the panel's order); else none."""
+    if len(settings.resolved().judge_models()) < 2:
+        return []
+    alone: dict[str, JudgeSettings] = {}
+    for model in settings.judge_models():
+        single = replace(settings, model=model, models=[])
+        alone.setdefault(single.resolved().model or model, single)  # two spellings of one model are one judge
+    return list(alone.values())
+
+
+@contextlib.contextmanager
+def _shared_cache(settings: JudgeSettings) -> Iterator[JudgeSettings]:
+    """The settings to grade with. Each judge's figures alone must rest on the very answers it gave in the
+    panel, which the verdict cache replays; with the cache off and several judges, a cache of this
+    calibration's own (nothing read from before, nothing kept after) does that."""
+    if settings.cache_enabled or len(settings.judge_models()) < 2:
+        yield settings
+        return
+    with tempfile.TemporaryDirectory(prefix="rubric-calibrate-", ignore_cleanup_errors=True) as folder:
+        yield replace(settings, cache_enabled=True, cache_dir=Path(folder))

@@ -1,0 +1,124 @@
+"""A judge panel in the editor (``rubric.judge.models``, beside ``rubric.judge.model``): what ``rubric grade``
+and ``rubric calibrate`` do with several ``--model``s, the editor does with the same judges. Calibrate writes
+the very record ``rubric calibrate --model A --model B`` writes (each judge's own figures and their agreement
+included); grading a file whose format takes a panel asks every judge; a file whose format grades with one
+judge is refused, naming the judges, before any judge call."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from rubric_lsp.cli import main
+from rubric_lsp.server.settings import ServerSettings
+from tests.calibration import dataset, status_for
+from tests.conftest import use_judge
+from tests.judge_server import JudgeServer, Reply
+from tests.server_helpers import session_fixture
+
+JUDGE = JudgeServer().start()
+A, B = "openai/judge-a", "openai/judge-b"
+DISAGREE = ("answer 0:", "answer 3:")  # items whose "shows the working" verdict judge B gives the other way
+client = session_fixture(
+    init_options={
+        "rubric": {
+            "judge": {"model": A, "models": [B], "apiBase": JUDGE.base_url, "concurrency": 8, "timeoutSeconds": 20}
+        }
+    },
+    env={"RUBRIC_CACHE_DIR": "__CACHE__"},
+    profiles=[("neovim@v0.11", "pull", "utf-8")],
+    ids=["neovim-pull"],
+)
+
+PROMPTFOO = """\
+prompts: ["Answer: {{question}}"]
+providers: [echo]
+tests:
+  - vars: {question: Capital of France?}
+    assert:
+      - type: llm-rubric
+        value: Names Paris
+"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _judge_lifetime():
+    yield
+    JUDGE.stop()
+
+
+def two_judges(request) -> Reply:
+    """The scripted judge of tests/calibration.py; judge B answers the other way on DISAGREE's working."""
+    status = status_for(request.text)
+    if request.model == "judge-b" and "Shows the working" in request.text and any(d in request.text for d in DISAGREE):
+        status = "UNMET" if status == "MET" else "MET"
+    return Reply.json({"criterion_status": status, "explanation": f"{request.model} says {status.lower()}"})
+
+
+async def execute(client: LanguageClient, command: str, argument: dict) -> dict:
+    params = types.ExecuteCommandParams(command=command, arguments=[argument])
+    return await asyncio.wait_for(client.workspace_execute_command_async(params), 120)
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio(loop_scope="module")
+async def test_calibrate_with_a_panel_writes_what_rubric_calibrate_writes(client: LanguageClient, monkeypatch):
+    s = client.rubric_session
+    JUDGE.reset()
+    JUDGE.handler = two_judges
+    text = json.dumps(dataset(8, "maths panel"), indent=2)
+    (s.root / "maths.dataset.json").write_text(text)
+    uri = s.open("maths.dataset.json", text, language="json")
+
+    answer = await execute(client, "rubric-lsp.calibrate", {"uri": uri})
+    record_path = s.root / "maths.dataset.json.calibration.json"
+    assert answer["record"] == str(record_path) and answer["failed"] == 0
+    asked = {request.model for request in JUDGE.completions}
+    assert asked == {"judge-a", "judge-b"}
+    assert len(JUDGE.completions) == 8 * 2 * 2  # each item and criterion, once per judge: alone is replayed
+    written = record_path.read_bytes()
+    data = json.loads(written)
+    assert data["judge"]["models"] == [A, B]
+    work = next(unit for unit in data["units"] if unit["id"] == "shows_work")
+    assert [own["model"] for own in work["per_judge"]] == [A, B]
+    assert work["judge_agreement"]["pairs"][0]["agreement"]["successes"] == 6  # 8 items, judge B differs on 2
+
+    # The same judges through `rubric calibrate`: the same record, byte for byte.
+    record_path.unlink()
+    use_judge(monkeypatch, JUDGE, "sk-test-panel", s.root / "cli-cache")
+    argv = ["calibrate", str(s.root / "maths.dataset.json"), "--model", A, "--model", B]
+    assert await asyncio.to_thread(main, argv) == 0
+    assert record_path.read_bytes() == written
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_one_judge_format_is_refused_before_any_judge_call(client: LanguageClient):
+    s = client.rubric_session
+    JUDGE.reset()
+    uri = s.open("pf/promptfooconfig.yaml", PROMPTFOO)
+    answer = await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Paris.", "test": 1})
+    assert answer["error"].startswith(
+        f"a promptfoo config is graded with one judge model, not a panel, and 2 were given ({A}, {B})"
+    ), answer
+    assert JUDGE.completions == []
+
+
+def test_judge_models_take_a_list_or_one_name():
+    assert ServerSettings().merged({"judge": {"models": [B, " ", B, A]}}).judge_models == (B, A)
+    assert ServerSettings().merged({"judge.models": B}).judge_models == (B,)
+    assert ServerSettings().merged({"judge.models": None}).judge_models == ()
+
+
+@pytest.mark.parametrize("given", [3, [A, 3], {"model": A}])
+def test_other_judge_models_are_ignored_with_a_reason(given):
+    settings = ServerSettings().merged({"judge": {"models": given}})
+    assert settings.judge_models == ()
+    assert settings.problems == (
+        f"setting rubric.judge.models = {given!r} is ignored: it must be a list of model names: "
+        "further judges, a panel with judge.model",
+    )
