@@ -104,6 +104,30 @@ def test_a_northstar_grader_fresh_then_stale_in_the_lint_and_grade(env, capfd, j
     assert "1 of 2 unit(s)" in err and "safety: stale (its text changed" in err and "depth:" not in err
 
 
+def test_a_northstar_graders_own_model_is_its_judge_unless_one_is_given(env, capfd, judge_server, monkeypatch):
+    """A grader's `model` grades it, as NorthStar's does, unless the grading is given a judge (--model,
+    $RUBRIC_JUDGE_MODEL; the lint: calibration.judge), which replaces every grader's (request_grader.py)."""
+    calibrate_northstar(env, capfd)  # $RUBRIC_JUDGE_MODEL is openai/judge, each grader's model too
+    request = env / "run.json"
+    request.write_text(request.read_text().replace('"openai/judge"', '"openai/other"', 1))  # safety's model
+    code, found = lint(capfd, request)
+    assert code == 1 and len(found) == 1, found
+    assert "grader 'safety' is stale: its judge changed" in found[0]["message"], found
+    assert "openai/judge" in found[0]["message"] and "openai/other" in found[0]["message"]
+
+    # A judge given to the lint stands in for every grader's, as a given one does in the grading.
+    (env / "rubric-lint.toml").write_text('calibration = { required = true, judge = "openai/judge" }\n')
+    assert lint(capfd, request) == (0, [])
+    code, out, err = run(capfd, "grade", str(request), "--response", answer(env, "please wait"), "--require-calibrated")
+    assert code == 0 and "calibration: safety: fresh" in out, err  # $RUBRIC_JUDGE_MODEL given
+
+    monkeypatch.delenv("RUBRIC_JUDGE_MODEL")  # now each grader's own model grades it
+    calls = judge_server.call_count
+    code, _, err = run(capfd, "grade", str(request), "--response", answer(env, "please wait"), "--require-calibrated")
+    assert code == 2 and judge_server.call_count == calls
+    assert "safety: stale (its judge changed" in err and "depth:" not in err
+
+
 def test_records_found_through_the_settings_path_by_the_lint_and_grade(env, capfd):
     calibrate_northstar(env, capfd)
     (env / "records").mkdir()

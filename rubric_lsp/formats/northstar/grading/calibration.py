@@ -13,11 +13,18 @@ from typing import Any
 
 from rubric_lsp.calibration.check import CalibrationUnit
 from rubric_lsp.calibration.hook import CalibrationHook, Graded
+from rubric_lsp.calibration.record import OwnJudge
 from rubric_lsp.calibration.units import CurrentUnit
 from rubric_lsp.document import Document
 from rubric_lsp.engine.judge import PROMPT_VERSION
 from rubric_lsp.formats.northstar.grading import graders as northstar
-from rubric_lsp.formats.northstar.grading.graders import GraderInput, GraderRequestError, passing_score_of, read_graders
+from rubric_lsp.formats.northstar.grading.graders import (
+    DEFAULT_JUDGE_MODEL,
+    GraderInput,
+    GraderRequestError,
+    passing_score_of,
+    read_graders,
+)
 
 
 def prompt_fingerprint() -> str:
@@ -34,15 +41,19 @@ def prompt_fingerprint() -> str:
 
 
 def grader_unit(grader: GraderInput) -> CurrentUnit:
-    """The grader's unit: its name, what the judge reads of it (kind, rubric, scoring) and its own model and
-    temperature as its settings."""
+    """The grader's unit: its name, what the judge reads of it (kind, rubric, scoring), its temperature as its
+    settings, and its own model as its judge (NorthStar's default where it names none), which a judge given to
+    the grading replaces (``--model``, ``$RUBRIC_JUDGE_MODEL``; the lint: ``calibration.judge``), as the grading
+    does (``request_grader.py``). The temperature stays whichever judge grades."""
     text = {
         "kind": grader.kind,
         "rubric": grader.rubric,
         "scoring": None if grader.scoring is None else grader.scoring.model_dump(mode="json"),
     }
-    settings = {"model": grader.model, "temperature": grader.temperature}
-    return CurrentUnit(grader.name, grader.name, text, prompt_fingerprint(), settings)
+    own = OwnJudge((grader.model or DEFAULT_JUDGE_MODEL,), {}, default=True)
+    return CurrentUnit(
+        grader.name, grader.name, text, prompt_fingerprint(), {"temperature": grader.temperature}, judge=own
+    )
 
 
 def _judges(doc: Document, names: tuple[str, ...] = ()) -> list[GraderInput]:
@@ -69,7 +80,9 @@ class _Calibration:
             unit = grader_unit(grader)
             named = entry.field_node("name") or entry.node
             out.append(
-                CalibrationUnit(unit.id, unit.text, unit.prompt, named.span, noun="grader", extent=entry.node.span)
+                CalibrationUnit(
+                    unit.id, unit.text, unit.prompt, named.span, noun="grader", extent=entry.node.span, judge=unit.judge
+                )
             )
         return out
 

@@ -59,6 +59,7 @@ async def grade_labels(
             units.setdefault(grader.index, (grader, []))[1].append(row)
     except LabelsError as exc:
         raise GradingError(str(exc)) from None
+    given = bool(grading.settings.given_model())
     labelled = []
     for grader, unit_rows in units.values():
         judged = []
@@ -72,5 +73,6 @@ async def grade_labels(
             reason = "" if verdict is None else (verdict.error or verdict.reason or "")
             judged.append(Judged(row, row.human_pass(_pass_mark(grader)), judge, reason))
         unit = grader_unit(grader)  # its id, text, prompt and settings: what the record keeps (calibration.py)
-        labelled.append(LabelledUnit(unit.id, unit.title, unit.text, unit.prompt, unit.settings, judged))
+        own = unit.judge if unit.judge is not None and unit.judge.judges(given) else None  # the judge that graded it
+        labelled.append(LabelledUnit(unit.id, unit.title, unit.text, unit.prompt, unit.settings, judged, own))
     return LabelsResult(labelled)
