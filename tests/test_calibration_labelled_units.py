@@ -199,6 +199,20 @@ def test_a_default_test_assertion_is_a_unit_of_each_test():
     assert {u.noun for u in units} == {"assertion"}
 
 
+def test_require_calibrated_names_a_default_test_assertion_once_for_its_tests(env, capfd, judge_server):
+    """As the lint names them: one refusal line for the tests a defaultTest assertion misses its record in."""
+    config = env / "promptfooconfig.yaml"
+    text = LABELS_CONFIG.replace(
+        "tests:\n", "defaultTest:\n  assert:\n    - type: g-eval\n      value: Is kind\ntests:\n"
+    )
+    config.write_text(text + "".join(f"  - vars: {{name: {name}}}\n" for name in ("Bob", "Cy")))
+    code, out, err = run(capfd, "grade", str(config), "--response", answer(env, "please sit"), "--require-calibrated")
+    assert code == 2 and out == "" and judge_server.call_count == 0
+    assert "4 of 4 unit(s) have no fresh calibration record" in err
+    assert "defaultTest assertion 1 in tests 1–3: missing (no calibration record" in err
+    assert "test 1 polite: missing" in err and "test 2 defaultTest" not in err
+
+
 def test_every_calibration_hook_is_checked_against_the_protocol():
     hooks = {f.name: f.calibration_hook() for f in formats() if f.calibration is not None}
     assert {

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration import record
+from rubric_lsp.calibration.units import Family as Family
 from rubric_lsp.document.positions import Span
 
 MAX_RECORDS = 200  # records read from a settings folder: a folder of thousands is a mistake, not records
@@ -32,16 +33,6 @@ class CalibrationSettings:
     min_kappa: float | None = None  # a fresh record's κ below this is reported
     path: Path | None = None  # a record or a folder of records, beside the settings file's folder
     judge: tuple[str, ...] = ()  # the judge models gradings use: a record made with others is stale
-
-
-@dataclass(frozen=True)
-class Family:
-    """What a unit shares with others written at the same place, one per member: a promptfoo ``defaultTest``
-    assertion is one unit per test. Their findings, when the same, are one (:func:`for_members`)."""
-
-    name: str  # the unit's name without its member: "defaultTest assertion 1"
-    member: str  # the members' noun: "test"
-    number: int  # this unit's member: its test's number
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.calibration import record, stats
+from rubric_lsp.calibration import check, record, stats
 from rubric_lsp.calibration.check import Records, ambiguity
 from rubric_lsp.calibration.units import CurrentUnit
 
@@ -72,15 +72,31 @@ def statuses(
     return out
 
 
-def refusal(found: Sequence[Mapping[str, Any]], records: Records) -> str | None:
-    """Why ``--require-calibrated`` refuses (one line naming each unit without a fresh record), or None."""
+def refusal(found: Sequence[Mapping[str, Any]], records: Records, units: Sequence[CurrentUnit] = ()) -> str | None:
+    """Why ``--require-calibrated`` refuses (one line naming each unit without a fresh record), or None. Members
+    of a family (``units``' ``family``: a promptfoo ``defaultTest`` assertion, one unit per test) that miss
+    their record for the same reason are named once, as the lint names them: "polite in tests 1–40: …"."""
     not_fresh = [s for s in found if s["status"] != FRESH]
     if not found:
         return "--require-calibrated: this file's format names no calibration units: it cannot be calibrated yet"
     if not not_fresh:
         return None
-    named = "; ".join(f"{s['id']}: {_why(s, records)}" for s in not_fresh)
-    return f"--require-calibrated: {len(not_fresh)} of {len(found)} unit(s) have no fresh calibration record: {named}"
+    families = {unit.id: unit.family for unit in units if unit.family is not None}
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for s in not_fresh:
+        family = families.get(s["id"])
+        why = _why(s, records)
+        groups.setdefault((family.name if family is not None else "\0" + s["id"], why), []).append(s)
+    named = []
+    for (_, why), members in groups.items():
+        family = families.get(members[0]["id"])
+        if len(members) > 1 and family is not None:
+            numbers = [f.number for f in (families.get(m["id"]) for m in members) if f is not None]
+            named.append(f"{family.name} in {check.members(family, numbers)}: {why}")
+        else:
+            named.extend(f"{m['id']}: {why}" for m in members)
+    listed = "; ".join(named)
+    return f"--require-calibrated: {len(not_fresh)} of {len(found)} unit(s) have no fresh calibration record: {listed}"
 
 
 def _why(status: Mapping[str, Any], records: Records) -> str:

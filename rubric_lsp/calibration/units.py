@@ -20,6 +20,16 @@ MAX_DISAGREEING_ITEMS = 5  # an ambiguous unit's disagreeing items kept in the r
 MAX_REASON_CHARS = 300  # each reason, cut at this length
 
 
+@dataclass(frozen=True)
+class Family:
+    """What a unit shares with others written at the same place, one per member: a promptfoo ``defaultTest``
+    assertion is one unit per test. Their findings, when the same, are one (``check.for_members``)."""
+
+    name: str  # the unit's name without its member: "defaultTest assertion 1"
+    member: str  # the members' noun: "test"
+    number: int  # this unit's member: its test's number
+
+
 @dataclass
 class UnitSamples:
     """One unit's judge verdicts against human labels, over one pass of the labelled set."""
@@ -53,6 +63,7 @@ class CurrentUnit:
     settings: dict[str, Any] = field(default_factory=dict)
     binary: bool = True  # a pass rate can be corrected (one passing verdict against the rest)
     judge: OwnJudge | None = None  # the judge the file names for it (graded by it unless a given judge replaces it)
+    family: Family | None = None  # the units it is one of (None: alone): one refusal names them together
 
 
 def figures(unit: UnitSamples) -> dict[str, Any]:

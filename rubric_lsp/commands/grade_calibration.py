@@ -110,6 +110,6 @@ def require(found: Calibration) -> None:
     """NotCalibrated when a graded unit has no fresh record (or a record cannot be read)."""
     if found.record_error is not None:
         raise NotCalibrated(f"--require-calibrated: {found.record_error}")
-    why = status.refusal(found.statuses, found.records)
+    why = status.refusal(found.statuses, found.records, found.units)
     if why is not None:
         raise NotCalibrated(why)

@@ -174,7 +174,10 @@ class _Calibration:
         view = read_config(doc.root, doc.path, doc)
         numbers = graded_tests(view, graded.test_index)  # no such test: refused, naming how many there are
         return [
-            CurrentUnit(u.id, u.title, u.text, u.prompt, u.settings, judge=u.judge) for u in graded_units(view, numbers)
+            CurrentUnit(
+                u.id, u.title, u.text, u.prompt, u.settings, judge=u.judge, family=Family(u.name, "test", u.test)
+            )
+            for u in graded_units(view, numbers)
         ]
 
     def judge_card(self, doc: Document, graded: Graded, units: list[CurrentUnit]) -> list[tuple[str, str]]:
