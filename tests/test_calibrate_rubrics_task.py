@@ -118,11 +118,17 @@ def test_require_calibrated_then_one_reworded_criterion_refuses_naming_it(task_f
     code = main(["grade", str(task_file), "--require-calibrated", "--no-cache"])
     out, err = capfd.readouterr()
     assert code == 2 and out == "" and judge_server.call_count == calls  # refused before any judge call
-    assert "1 of 11 unit(s)" in err and "rubric_1_criteria_1: stale (its text changed" in err
+    # The reworded criterion, and the preference, which the criteria's verdicts decide: 2 of 11.
+    assert "2 of 11 unit(s)" in err and "rubric_1_criteria_1: stale (its text changed" in err
+    assert "preference: stale (its text changed" in err
 
     code = lint_main(["--format", "json", str(task_file)])
-    found = [d for d in json.loads(capfd.readouterr().out) if d["code"] == "RL020"]
-    assert code == 1 and len(found) == 1, found
+    found = sorted(
+        (d for d in json.loads(capfd.readouterr().out) if d["code"] == "RL020"),
+        key=lambda d: "preference" in d["message"],
+    )
+    assert code == 1 and len(found) == 2, found
     assert "criterion 'rubric_1_criteria_1' is stale: its text changed" in found[0]["message"]
+    assert "unit 'preference' is stale: its text changed" in found[1]["message"]
     lines = task_file.read_text().splitlines()
     assert '"Is courteous."' in lines[found[0]["range"]["start"]["line"]]

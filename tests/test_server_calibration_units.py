@@ -143,6 +143,8 @@ async def test_a_rubrics_task_criterion_fresh_on_hover_then_stale(client: Langua
     annotation["title"] = "Is courteous."
     changed = json.dumps(data, indent=2)
     s.replace(uri, changed)
-    [found] = await settled(s, uri, 1)
+    # The preference rests on the criteria's verdicts: stale too.
+    found, preference = sorted(await settled(s, uri, 2), key=lambda d: "preference" in d.message)
     assert "The calibration record of the criterion 'rubric_0_criteria_1' is stale: its text changed" in found.message
     assert '"Is courteous."' in changed.split("\n")[found.range.start.line]
+    assert "unit 'preference' is stale: its text changed" in preference.message

@@ -70,7 +70,7 @@ class _Calibration:
         where = _preference_node(converted)
         if where is not None:
             named = (where.get("value") if where.is_map else None) or where
-            text = preference_text([u.id for u in criteria])
+            text = preference_text(criteria)
             out.append(CalibrationUnit(PREFERENCE, text, prompt_fingerprint(), named.span, "unit", where.span))
         return out
 
@@ -82,7 +82,7 @@ class _Calibration:
         preference = CurrentUnit(
             PREFERENCE,
             PREFERENCE_TITLE,
-            preference_text([u.id for u in criteria]),
+            preference_text(criteria),
             prompt_fingerprint(),
             preference_settings(criteria),
             binary=False,

@@ -20,9 +20,11 @@ PREFERENCE_TEXT = {"pick": "the response with the highest judged score; a tie is
 PREFERENCE_TITLE = "the preferred response (selected_model_id)"
 
 
-def preference_text(criteria: list[str]) -> dict[str, Any]:
-    """The preference unit's text: its rule and the criteria (by name, in the dataset's order) it sums over."""
-    return {**PREFERENCE_TEXT, "criteria": criteria}
+def preference_text(criteria: Sequence[Any]) -> dict[str, Any]:
+    """The preference unit's text: its rule and the criteria it sums over (``criteria``: their units, samples
+    or current ones, in the dataset's order), each by name and wording: the pick rests on their verdicts, so
+    rewording one makes the preference's record stale too."""
+    return {**PREFERENCE_TEXT, "criteria": [{"id": c.id, "text": c.text} for c in criteria]}
 
 
 def preference_settings(criteria: Sequence[Any]) -> dict[str, Any]:

@@ -96,9 +96,9 @@ class TaskRatingsResult:
         """Each criterion of the converted dataset, then the preference (``doc``: the task; the criteria's
         units are the dataset's own, so a record made here applies to the converted file too)."""
         criteria = units(self.dataset, self.dataset_doc, options)
-        return [*criteria, self._preference_unit(preference_settings(criteria))]
+        return [*criteria, self._preference_unit(criteria)]
 
-    def _preference_unit(self, settings: dict[str, Any]) -> UnitSamples:
+    def _preference_unit(self, criteria: list[UnitSamples]) -> UnitSamples:
         picks = self.picks()
         size = max((len(t.sources) for t in self.turns), default=0)
         abstained = {"both": 0, "judge_only": 0, "truth_only": 0}
@@ -115,9 +115,9 @@ class TaskRatingsResult:
             id=PREFERENCE,
             title=PREFERENCE_TITLE,
             kind="nominal",
-            text=preference_text([c.name for c in self.dataset.criteria]),
+            text=preference_text(criteria),
             prompt=prompt_fingerprint(),
-            settings=settings,
+            settings=preference_settings(criteria),
             categories=tuple(range(size)),
             names={i: f"response {i + 1}" for i in range(size)},
             pairs=pairs,
