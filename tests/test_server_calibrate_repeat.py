@@ -1,6 +1,7 @@
 """``rubric.calibration.repeat`` (initializationOptions or workspace configuration): the editor's Calibrate
 asks the judge that many times per item, as ``rubric calibrate --repeat`` does, and the record holds the
-judge's agreement with itself."""
+judge's agreement with itself, ambiguous below ``rubric.calibration.agreementThreshold``
+(``--agreement-threshold``)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,12 @@ from tests.server_helpers import session_fixture
 
 JUDGE = JudgeServer().start()
 REPEATS = 3
+THRESHOLD = 0.95  # above the default 0.8: 11 unanimous items of 12 (0.92) is ambiguous here
 client = session_fixture(
     init_options={
         "rubric": {
             "judge": {"model": "openai/judge", "apiBase": JUDGE.base_url, "concurrency": 8, "timeoutSeconds": 20},
-            "calibration": {"repeat": REPEATS},
+            "calibration": {"repeat": REPEATS, "agreementThreshold": THRESHOLD},
         }
     },
     env={"RUBRIC_CACHE_DIR": "__CACHE__"},
@@ -66,6 +68,10 @@ async def test_calibrate_asks_the_judge_the_set_number_of_times(client: Language
     assert {unit: figures["repeats"] for unit, figures in agreement.items()} == {"correct": 3, "shows_work": 3}
     assert agreement["correct"]["unanimous"]["value"] == 1.0
     assert agreement["shows_work"]["unanimous"]["successes"] == 11  # answer 1 flipped on its second ask
+    assert {unit: (figures["threshold"], figures["ambiguous"]) for unit, figures in agreement.items()} == {
+        "correct": (THRESHOLD, False),
+        "shows_work": (THRESHOLD, True),
+    }
     assert any("self-agreement" in line for line in answer["units"])
 
 
@@ -73,6 +79,21 @@ async def test_calibrate_asks_the_judge_the_set_number_of_times(client: Language
 def test_the_repeat_setting_takes_1_to_20_asks(given):
     settings = ServerSettings().merged({"calibration": {"repeat": given}})
     assert (settings.calibration_repeat, settings.problems) == (int(given), ())
+
+
+@pytest.mark.parametrize("given", [0, 0.5, 1, "0.7"])
+def test_the_agreement_threshold_setting_takes_a_share(given):
+    settings = ServerSettings().merged({"calibration": {"agreementThreshold": given}})
+    assert (settings.calibration_agreement_threshold, settings.problems) == (float(given), ())
+
+
+@pytest.mark.parametrize("given", [-0.1, 1.5, True, "most"])
+def test_another_agreement_threshold_is_ignored_with_a_reason(given):
+    settings = ServerSettings().merged({"calibration.agreementThreshold": given})
+    assert settings.calibration_agreement_threshold == 0.8
+    assert settings.problems == (
+        f"setting rubric.calibration.agreementThreshold = {given!r} is ignored: it must be a number from 0 to 1",
+    )
 
 
 @pytest.mark.parametrize("given", [0, 21, 2.5, True, "many"])

@@ -110,7 +110,7 @@ async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
     output = _output(args, Path(doc.document.path))
     options = ls.grade_options()
     settings = judge_settings(ls)
-    repeats = ls.settings.calibration_repeat
+    repeats, threshold = ls.settings.calibration_repeat, ls.settings.calibration_agreement_threshold
 
     async def work(progress: Any) -> Any:
         from rubric_lsp.engine import request  # the engine loads on a grading's first use
@@ -122,7 +122,7 @@ async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
     graded = await run(ls, "Calibrating the judge", doc.uri, work)
     if isinstance(graded, dict):  # an error or a cancel, already shown
         return graded
-    return _write(ls, doc, graded, output)
+    return _write(ls, doc, graded, output, threshold)
 
 
 def _output(args: dict[str, Any], labelled: Path) -> Path:
@@ -135,13 +135,19 @@ def _output(args: dict[str, Any], labelled: Path) -> Path:
     return Path(given)
 
 
-def _write(ls: RubricServer, doc: Read, graded: Any, output: Path) -> dict[str, Any]:
+def _write(ls: RubricServer, doc: Read, graded: Any, output: Path, threshold: float) -> dict[str, Any]:
     """Write the record (as ``rubric calibrate`` builds it from the same passes) and re-lint."""
     assert doc.document.path is not None  # calibratable
     source = Path(doc.document.path)
     judge = judge_of(graded.graded_with.resolved())
     data = labelled_record(
-        graded.passes, judge, labelled=source, output=output, judges=graded.judges, models=graded.models
+        graded.passes,
+        judge,
+        labelled=source,
+        output=output,
+        threshold=threshold,
+        judges=graded.judges,
+        models=graded.models,
     )
     try:
         record.save(output, data)

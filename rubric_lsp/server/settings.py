@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.calibration.measure import DEFAULT_AGREEMENT
 from rubric_lsp.formats.options import GradeOption, distinct
 from rubric_lsp.formats.registry import formats
 from rubric_lsp.settings import Settings, SettingsError, settings_for
@@ -40,6 +41,8 @@ class ServerSettings:
     lint_select: tuple[str, ...] = ()
     lint_ignore: tuple[str, ...] = ()
     calibration_repeat: int = 1  # the Calibrate command's asks per item (rubric calibrate --repeat)
+    # Below this share of unanimous items a unit is ambiguous (rubric calibrate --agreement-threshold).
+    calibration_agreement_threshold: float = DEFAULT_AGREEMENT
     # The formats' grading options the editor sets, (option name, value), in settings order.
     grade_options: tuple[tuple[str, Any], ...] = ()
     # Not a user setting: how long to wait for more typing before linting (push mode).
@@ -145,6 +148,13 @@ def _models(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v.strip() for v in value if v.strip()))
 
 
+def _share(value: Any) -> float:
+    number = float(value)
+    if isinstance(value, bool) or not 0.0 <= number <= 1.0:
+        raise ValueError("expected a number from 0 to 1")
+    return number
+
+
 def _text(value: Any) -> str | None:
     if not isinstance(value, str):
         raise TypeError("expected a string")
@@ -167,6 +177,7 @@ _KEYS: dict[str, tuple[str, Any, str]] = {
     "lint.select": ("lint_select", _codes, "a list of rule codes or prefixes"),
     "lint.ignore": ("lint_ignore", _codes, "a list of rule codes or prefixes"),
     "calibration.repeat": ("calibration_repeat", _repeats, f"a whole number from 1 to {MAX_REPEATS}"),
+    "calibration.agreementThreshold": ("calibration_agreement_threshold", _share, "a number from 0 to 1"),
     "debounceSeconds": ("debounce_seconds", float, "a number of seconds"),
 }
 _DEFAULTS = {f.name: f.default for f in fields(ServerSettings)}

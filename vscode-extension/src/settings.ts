@@ -31,8 +31,9 @@ export interface ServerSection {
   gradeOnSave: boolean;
   cache: { enabled: boolean };
   lint: { select: string[]; ignore: string[] };
-  /** `repeat`: how many times the Calibrate command asks the judge per item (rubric calibrate --repeat). */
-  calibration: { repeat: number };
+  /** `repeat`: how many times the Calibrate command asks the judge per item (rubric calibrate --repeat);
+   * `agreementThreshold`: below it a unit is ambiguous (rubric calibrate --agreement-threshold). */
+  calibration: { repeat: number; agreementThreshold: number };
 }
 
 export interface ExpandContext {
@@ -56,6 +57,7 @@ export const DEFAULTS = {
   gradeOnSave: false,
   cacheEnabled: true,
   calibrationRepeat: 1,
+  calibrationAgreementThreshold: 0.8,
 } as const;
 
 /** Expand `~`, `${userHome}`, `${workspaceFolder}` and `${env:NAME}` in a path setting. */
@@ -80,6 +82,10 @@ function nonEmptyString(v: unknown): string | undefined {
 function intInRange(v: unknown, dflt: number, min: number, max: number): number {
   if (typeof v !== "number" || !Number.isFinite(v)) return dflt;
   return Math.min(max, Math.max(min, Math.round(v)));
+}
+
+function shareOf(v: unknown, dflt: number): number {
+  return typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 1 ? v : dflt;
 }
 
 function positiveNumber(v: unknown, dflt: number): number {
@@ -128,7 +134,10 @@ export function readServerSection(cfg: ConfigReader, trusted: boolean): ServerSe
     gradeOnSave: trusted && typeof gradeOnSave === "boolean" ? gradeOnSave : false,
     cache: { enabled: typeof cacheEnabled === "boolean" ? cacheEnabled : DEFAULTS.cacheEnabled },
     lint: { select: stringList(cfg.get("lint.select")), ignore: stringList(cfg.get("lint.ignore")) },
-    calibration: { repeat: intInRange(cfg.get("calibration.repeat"), DEFAULTS.calibrationRepeat, 1, 20) },
+    calibration: {
+      repeat: intInRange(cfg.get("calibration.repeat"), DEFAULTS.calibrationRepeat, 1, 20),
+      agreementThreshold: shareOf(cfg.get("calibration.agreementThreshold"), DEFAULTS.calibrationAgreementThreshold),
+    },
   };
 }
 

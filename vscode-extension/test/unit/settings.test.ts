@@ -24,12 +24,12 @@ test("defaults when nothing is set", () => {
     gradeOnSave: false,
     cache: { enabled: true },
     lint: { select: [], ignore: [] },
-    calibration: { repeat: 1 },
+    calibration: { repeat: 1, agreementThreshold: 0.8 },
   });
 });
 
 test("calibration.repeat: asks per item for Calibrate, 1 to 20 (rubric calibrate --repeat)", () => {
-  assert.deepEqual(readServerSection(cfg({ "calibration.repeat": 3 }), true).calibration, { repeat: 3 });
+  assert.deepEqual(readServerSection(cfg({ "calibration.repeat": 3 }), true).calibration, { repeat: 3, agreementThreshold: 0.8 });
   assert.equal(readServerSection(cfg({ "calibration.repeat": 0 }), true).calibration.repeat, 1);
   assert.equal(readServerSection(cfg({ "calibration.repeat": 50 }), true).calibration.repeat, 20);
   assert.equal(readServerSection(cfg({ "calibration.repeat": "3" }), true).calibration.repeat, 1);
@@ -120,6 +120,13 @@ test("status bar label", () => {
   const panel = readServerSection(cfg({ "judge.model": "a/1", "judge.models": ["b/2", " ", "a/1", "c/3"] }), true);
   assert.equal(judgeLabel(panel, "env/model"), "a/1 +2");
   assert.equal(judgeLabel(readServerSection(cfg({ "judge.models": ["b/2"] }), true), "env/model"), "b/2");
+});
+
+test("calibration.agreementThreshold: a share from 0 to 1 (rubric calibrate --agreement-threshold)", () => {
+  assert.equal(readServerSection(cfg({ "calibration.agreementThreshold": 0.6 }), true).calibration.agreementThreshold, 0.6);
+  assert.equal(readServerSection(cfg({ "calibration.agreementThreshold": 0 }), true).calibration.agreementThreshold, 0);
+  assert.equal(readServerSection(cfg({ "calibration.agreementThreshold": 1.5 }), true).calibration.agreementThreshold, 0.8);
+  assert.equal(readServerSection(cfg({ "calibration.agreementThreshold": "0.6" }), true).calibration.agreementThreshold, 0.8);
 });
 
 test("judge.models: a panel, sent only when set and the workspace is trusted", () => {
