@@ -122,3 +122,17 @@ def test_other_judge_models_are_ignored_with_a_reason(given):
         f"setting rubric.judge.models = {given!r} is ignored: it must be a list of model names: "
         "further judges, a panel with judge.model",
     )
+
+
+@pytest.mark.parametrize(
+    ("model", "models", "judges"),
+    [(A, (B,), [A, B]), (None, (B, A), [B, A]), (A, (A, B), [A, B]), (None, (), [])],
+)
+def test_the_panel_is_judge_model_then_judge_models_each_once(model, models, judges):
+    """The first is the judge (the engine's default when none is set), the rest the panel's other judges."""
+    from types import SimpleNamespace
+
+    from rubric_lsp.server.grading_run import judge_settings
+
+    settings = judge_settings(SimpleNamespace(settings=ServerSettings(judge_model=model, judge_models=models)))
+    assert settings.judge_models() == judges and settings.model == (judges[0] if judges else None)
