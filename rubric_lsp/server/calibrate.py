@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -36,6 +36,9 @@ from rubric_lsp.server.grading_plan import NoDocument, Read, document_uri, read
 from rubric_lsp.server.grading_run import judge_settings, run
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.publish import relint_all
+
+if TYPE_CHECKING:  # the engine itself loads on a grading's first use
+    from rubric_lsp.engine.calibrating import Passes
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +138,7 @@ def _output(args: dict[str, Any], labelled: Path) -> Path:
     return Path(given)
 
 
-def _write(ls: RubricServer, doc: Read, graded: Any, output: Path, threshold: float) -> dict[str, Any]:
+def _write(ls: RubricServer, doc: Read, graded: Passes, output: Path, threshold: float) -> dict[str, Any]:
     """Write the record (as ``rubric calibrate`` builds it from the same passes) and re-lint."""
     assert doc.document.path is not None  # calibratable
     source = Path(doc.document.path)
