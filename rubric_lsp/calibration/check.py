@@ -124,7 +124,7 @@ def match(unit: CalibrationUnit, records: Records, judge: Sequence[str] = ()) ->
     names for the unit (unless it is only a default and ``judge``, the settings' ``calibration.judge``, is given),
     else ``judge`` when given: the lint has no judge of its own."""
     text = record.fingerprint(unit.text)
-    own = unit.judge if unit.judge is not None and unit.judge.judges(bool(judge)) else None
+    own = record.grading_own(unit.judge, bool(judge))
     models = own.models if own is not None else tuple(judge)
     judge_mark = record.fingerprint(list(models)) if models else None
     by_id: Match | None = None

@@ -56,9 +56,16 @@ class OwnJudge:
         return not (self.default and given)
 
 
+def grading_own(own: OwnJudge | None, given: bool) -> OwnJudge | None:
+    """``own``, the judge a file names for a unit, when it grades the unit (a judge is or is not ``given`` to the
+    grading); None when the file names none or the given judge replaces it."""
+    return own if own is not None and own.judges(given) else None
+
+
 def unit_judge(judge: JudgeDescription, own: OwnJudge | None, given: bool) -> JudgeDescription:
     """``judge`` (the grading's) as it grades a unit whose file names ``own`` judge for it."""
-    if own is None or not own.judges(given):
+    own = grading_own(own, given)
+    if own is None:
         return judge
     return replace(judge, models=own.models, settings={**judge.settings, **own.settings})
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from rubric_lsp.calibration import check, record, stats
 from rubric_lsp.calibration.check import Records, ambiguity
-from rubric_lsp.calibration.units import CurrentUnit
+from rubric_lsp.calibration.units import CurrentUnit, Family
 
 FRESH, STALE, MISSING = "fresh", "stale", "missing"
 
@@ -82,19 +82,19 @@ def refusal(found: Sequence[Mapping[str, Any]], records: Records, units: Sequenc
     if not not_fresh:
         return None
     families = {unit.id: unit.family for unit in units if unit.family is not None}
-    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    # (family name, or the unit's own id where it has none; why) → each unit's (id, family)
+    groups: dict[tuple[str, str], list[tuple[str, Family | None]]] = {}
     for s in not_fresh:
         family = families.get(s["id"])
-        why = _why(s, records)
-        groups.setdefault((family.name if family is not None else "\0" + s["id"], why), []).append(s)
+        key = family.name if family is not None else "\0" + s["id"]  # "\0": never a family's name
+        groups.setdefault((key, _why(s, records)), []).append((s["id"], family))
     named = []
     for (_, why), members in groups.items():
-        family = families.get(members[0]["id"])
-        if len(members) > 1 and family is not None:
-            numbers = [f.number for f in (families.get(m["id"]) for m in members) if f is not None]
-            named.append(f"{family.name} in {check.members(family, numbers)}: {why}")
+        family = members[0][1]
+        if len(members) > 1 and family is not None:  # one family: every member has it
+            named.append(f"{family.name} in {check.members(family, [f.number for _, f in members if f])}: {why}")
         else:
-            named.extend(f"{m['id']}: {why}" for m in members)
+            named.extend(f"{unit}: {why}" for unit, _ in members)
     listed = "; ".join(named)
     return f"--require-calibrated: {len(not_fresh)} of {len(found)} unit(s) have no fresh calibration record: {listed}"
 

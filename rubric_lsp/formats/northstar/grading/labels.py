@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rubric_lsp.calibration.labels import Judged, LabelledUnit, LabelRow, LabelsError, LabelsResult, index_or_name
+from rubric_lsp.calibration.record import grading_own
 from rubric_lsp.document import Document
 from rubric_lsp.engine.request import GradeRequest, GradeResult
 from rubric_lsp.engine.runner import Grading, GradingError
@@ -73,6 +74,6 @@ async def grade_labels(
             reason = "" if verdict is None else (verdict.error or verdict.reason or "")
             judged.append(Judged(row, row.human_pass(_pass_mark(grader)), judge, reason))
         unit = grader_unit(grader)  # its id, text, prompt and settings: what the record keeps (calibration.py)
-        own = unit.judge if unit.judge is not None and unit.judge.judges(given) else None  # the judge that graded it
+        own = grading_own(unit.judge, given)  # the judge that graded it
         labelled.append(LabelledUnit(unit.id, unit.title, unit.text, unit.prompt, unit.settings, judged, own))
     return LabelsResult(labelled)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_lsp.calibration.labels import Judged, LabelledUnit, LabelRow, LabelsError, LabelsResult, index_or_name
+from rubric_lsp.calibration.record import grading_own
 from rubric_lsp.document import Document
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.engine.runner import Grading, GradingError
@@ -115,6 +116,6 @@ async def grade_labels(doc: Document, rows: tuple[LabelRow, ...], grading: Gradi
             reason = "" if verdict is None else (verdict.error or verdict.reason or "")
             judged.append(Judged(row, row.human_pass(_pass_mark(unit.assertion)), judge, reason))
         u = unit.unit
-        own = u.judge if u.judge is not None and u.judge.judges(given) else None  # the judge that graded it
+        own = grading_own(u.judge, given)  # the judge that graded it
         labelled.append(LabelledUnit(u.id, u.title, u.text, u.prompt, u.settings, judged, own))
     return LabelsResult(labelled)
