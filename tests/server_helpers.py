@@ -11,6 +11,7 @@ import asyncio
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -231,9 +232,48 @@ def code_of(diag: types.Diagnostic) -> str:
 __all__ = ["PROFILES", "PROFILE_IDS", "Session", "apply_text_edits", "column", "pytest", "session_fixture"]
 
 
-def grading_session_fixture(judge: Any, profiles, ids):
+# The grading modules' clients: one of each diagnostics mode, each with another encoding.
+GRADING_PROFILES = [("neovim@v0.11", "pull", "utf-8"), ("visual-studio-code", "push", "utf-16")]
+
+
+def judge_lifetime(judge: Any):
+    """The module fixture that stops ``judge`` (a started tests.judge_server.JudgeServer) after the module's
+    tests: assign it to a name in the module (``_judge_lifetime = judge_lifetime(JUDGE)``)."""
+
+    @pytest.fixture(scope="module", autouse=True)
+    def _judge_lifetime():
+        yield
+        judge.stop()
+
+    return _judge_lifetime
+
+
+async def findings_until(
+    s: Any, uri: str, code: str, wanted: int | Callable[[list[types.Diagnostic]], bool], timeout: float = 30
+) -> list[types.Diagnostic]:
+    """The findings of rule ``code`` on ``uri`` once ``wanted(findings)`` holds, or there are ``wanted`` of them
+    (or ``timeout`` seconds passed):
+    pulled again and again, or the newest push read again and again once there is one (never waited for: a
+    re-lint's push may already have come)."""
+    holds = wanted if callable(wanted) else lambda found: len(found) == wanted
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        if s.mode == "pull":
+            found = [d for d in await s.diagnostics(uri) if code_of(d) == code]
+        else:
+            found = [d for d in s.client.diagnostics.get(uri, []) if code_of(d) == code]
+        published = s.mode == "pull" or uri in s.client.diagnostics  # no push yet is no answer yet
+        if (published and holds(found)) or loop.time() > deadline:
+            return found
+        await asyncio.sleep(0.2)
+
+
+def grading_session_fixture(judge: Any, profiles=GRADING_PROFILES, ids=None):
     """``session_fixture`` for grading modules: servers whose judge is ``judge`` (a started
-    tests.judge_server.JudgeServer), grade-on-save on, a verdict cache per server."""
+    tests.judge_server.JudgeServer), grade-on-save on, a verdict cache per server. ``ids``: by default each
+    profile's client and mode ("neovim-pull")."""
+    ids = ids if ids is not None else [f"{spec.split('@')[0]}-{mode}" for spec, mode, _ in profiles]
     return session_fixture(
         init_options={
             "rubric": {

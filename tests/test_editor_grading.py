@@ -19,7 +19,7 @@ from pytest_lsp import LanguageClient
 
 from tests.conftest import SAMPLES
 from tests.judge_server import JudgeServer, Reply
-from tests.server_helpers import grading_session_fixture
+from tests.server_helpers import grading_session_fixture, judge_lifetime
 
 JUDGE = JudgeServer().start()
 
@@ -31,10 +31,7 @@ MET = Reply.json({"criterion_status": "MET", "explanation": "Met."})
 PASS = Reply.json({"reason": "Fine.", "pass": True, "score": 1})
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _judge_lifetime():
-    yield
-    JUDGE.stop()
+_judge_lifetime = judge_lifetime(JUDGE)
 
 
 @pytest.fixture(autouse=True)

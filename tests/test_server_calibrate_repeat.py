@@ -15,7 +15,7 @@ from pytest_lsp import LanguageClient
 from rubric_lsp.server.settings import ServerSettings
 from tests.calibration import dataset, status_for
 from tests.judge_server import JudgeServer, Reply
-from tests.server_helpers import session_fixture
+from tests.server_helpers import judge_lifetime, session_fixture
 
 JUDGE = JudgeServer().start()
 REPEATS = 3
@@ -33,10 +33,7 @@ client = session_fixture(
 )
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _judge_lifetime():
-    yield
-    JUDGE.stop()
+_judge_lifetime = judge_lifetime(JUDGE)
 
 
 def flipping(request) -> Reply:

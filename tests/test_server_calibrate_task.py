@@ -16,34 +16,14 @@ from rubric_lsp.cli import main
 from tests.conftest import use_judge
 from tests.judge_server import JudgeServer
 from tests.rubrics_task_labels import CRITERIA, rate, task
-from tests.server_helpers import code_of, grading_session_fixture
+from tests.server_helpers import findings_until, grading_session_fixture, judge_lifetime
 
 JUDGE = JudgeServer().start()
-PROFILES = [("neovim@v0.11", "pull", "utf-8"), ("visual-studio-code", "push", "utf-16")]
-client = grading_session_fixture(JUDGE, PROFILES, [f"{spec.split('@')[0]}-{mode}" for spec, mode, _ in PROFILES])
+client = grading_session_fixture(JUDGE)
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _judge_lifetime():
-    yield
-    JUDGE.stop()
-
-
-async def rl020(s, uri: str, wanted, timeout: float = 30) -> list[types.Diagnostic]:
-    """The RL020 findings once ``wanted(findings)`` holds: pulled again and again, or the newest push read
-    again and again (never waited for: the re-lint's push may already have come)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        if s.mode == "pull":
-            found = [d for d in await s.diagnostics(uri) if code_of(d) == "RL020"]
-        else:
-            found = [d for d in s.client.diagnostics.get(uri, []) if code_of(d) == "RL020"]
-        published = s.mode == "pull" or uri in s.client.diagnostics
-        if (published and wanted(found)) or loop.time() > deadline:
-            return found
-        await asyncio.sleep(0.2)
+_judge_lifetime = judge_lifetime(JUDGE)
 
 
 async def calibrate_lenses(client: LanguageClient, uri: str) -> list[types.CodeLens]:
@@ -72,7 +52,7 @@ async def test_the_task_lens_writes_what_rubric_calibrate_writes(client: Languag
     text = json.dumps(task(), indent=2)
     (s.root / "task.json").write_text(text)
     uri = s.open("task.json", text)
-    assert await rl020(s, uri, bool)  # required, and no record yet
+    assert await findings_until(s, uri, "RL020", bool)  # required, and no record yet
 
     (lens,) = await calibrate_lenses(client, uri)
     assert lens.command.title == "▶ Calibrate the judge" and list(lens.command.arguments) == [{"uri": uri}]
@@ -89,7 +69,8 @@ async def test_the_task_lens_writes_what_rubric_calibrate_writes(client: Languag
     record_path = s.root / "task.json.calibration.json"
     answer = await run_lens(client, lens)
     assert answer["record"] == str(record_path) and answer["failed"] == 0
-    assert await rl020(s, uri, lambda found: found == []) == []  # every criterion and the preference: fresh
+    # Every criterion and the preference: fresh.
+    assert await findings_until(s, uri, "RL020", lambda found: found == []) == []
     written = record_path.read_bytes()
     units = [u["id"] for u in json.loads(written)["units"]]
     assert units[-1] == "preference" and "rubric_0_criteria_0" in units
@@ -112,11 +93,11 @@ async def test_the_task_lens_writes_what_rubric_calibrate_writes(client: Languag
     reworded = text.replace(CRITERIA[1], "Is polite and kind.")
     (s.root / "task.json").write_text(reworded)
     s.replace(uri, reworded)
-    stale = await rl020(s, uri, bool)
+    stale = await findings_until(s, uri, "RL020", bool)
     assert stale and all("stale" in d.message for d in stale), [d.message for d in stale]
     (lens,) = await calibrate_lenses(client, uri)
     await run_lens(client, lens)
-    assert await rl020(s, uri, lambda found: found == []) == []
+    assert await findings_until(s, uri, "RL020", lambda found: found == []) == []
 
 
 async def test_a_task_without_human_ratings_gets_no_lens(client: LanguageClient):

@@ -13,38 +13,18 @@ from pytest_lsp import LanguageClient
 
 from tests.calibration import dataset, reply_for
 from tests.judge_server import JudgeServer
-from tests.server_helpers import code_of, grading_session_fixture
+from tests.server_helpers import code_of, findings_until, grading_session_fixture, judge_lifetime
 
 JUDGE = JudgeServer().start()
-PROFILES = [("neovim@v0.11", "pull", "utf-8"), ("visual-studio-code", "push", "utf-16")]
-client = grading_session_fixture(JUDGE, PROFILES, [f"{spec.split('@')[0]}-{mode}" for spec, mode, _ in PROFILES])
+client = grading_session_fixture(JUDGE)
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _judge_lifetime():
-    yield
-    JUDGE.stop()
+_judge_lifetime = judge_lifetime(JUDGE)
 
 
 async def calibration_findings(s, uri: str) -> list[types.Diagnostic]:
     return [d for d in await s.diagnostics(uri) if code_of(d) == "RL020"]
-
-
-async def settled(s, uri: str, count: int, timeout: float = 30) -> list[types.Diagnostic]:
-    """The RL020 findings once there are ``count`` of them (a re-lint after the record is written or the
-    text changed): pulled again and again, or the newest push read again and again (never waited for: the
-    re-lint's push may already have come)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        if s.mode == "pull":
-            found = await calibration_findings(s, uri)
-        else:
-            found = [d for d in s.client.diagnostics.get(uri, []) if code_of(d) == "RL020"]
-        if len(found) == count or loop.time() > deadline:
-            return found
-        await asyncio.sleep(0.2)
 
 
 async def test_calibrate_lens_hover_and_a_stale_criterion(client: LanguageClient):
@@ -83,7 +63,7 @@ async def test_calibrate_lens_hover_and_a_stale_criterion(client: LanguageClient
     )
     record_path = s.root / "maths.dataset.json.calibration.json"
     assert answer["record"] == str(record_path) and record_path.exists()
-    assert await settled(s, uri, 0) == []
+    assert await findings_until(s, uri, "RL020", 0) == []
 
     record = json.loads(record_path.read_text())
     unit = next(u for u in record["units"] if u["id"] == "shows_work")
@@ -99,7 +79,7 @@ async def test_calibrate_lens_hover_and_a_stale_criterion(client: LanguageClient
     assert expected in hover.contents.value
 
     s.replace(uri, text.replace("Shows the working", "Shows all the working"))
-    found = await settled(s, uri, 1)
+    found = await findings_until(s, uri, "RL020", 1)
     assert len(found) == 1 and found[0].range.start.line == line - 1  # on the criterion's name
     assert "'shows_work' is stale: its text changed" in found[0].message
 
@@ -132,7 +112,7 @@ async def test_a_rubric_calibrates_the_dataset_its_record_came_from(client: Lang
     assert first["record"] == str(record_path)  # an unopened dataset, calibrated from its file
 
     uri = s.open("team/maths.rubric.yaml", RUBRIC)
-    assert await settled(s, uri, 0) == []  # the dataset's record covers the rubric's criteria
+    assert await findings_until(s, uri, "RL020", 0) == []  # the dataset's record covers the rubric's criteria
     lens = (await lenses(client, uri))[0]
     assert lens.command.title == "▶ Calibrate the judge on maths.dataset.json"
     assert list(lens.command.arguments) == [{"uri": labelled.as_uri(), "record": str(record_path.resolve())}]
@@ -159,7 +139,7 @@ async def test_a_rubric_calibrates_the_dataset_its_record_came_from(client: Lang
     reworded = RUBRIC.replace("Shows the working", "Shows all the working")
     labelled.write_text(labelled.read_text().replace("Shows the working", "Shows all the working"))
     s.replace(uri, reworded)
-    found = await settled(s, uri, 1)
+    found = await findings_until(s, uri, "RL020", 1)
     assert len(found) == 1 and "'shows_work' is stale: its text changed" in found[0].message
     (lens,) = await lenses(client, uri)
     answer = await asyncio.wait_for(
@@ -169,6 +149,6 @@ async def test_a_rubric_calibrates_the_dataset_its_record_came_from(client: Lang
         90,
     )
     assert answer["record"] == str(record_path.resolve())
-    assert await settled(s, uri, 0) == []
+    assert await findings_until(s, uri, "RL020", 0) == []
     entry = next(u for u in json.loads(record_path.read_text())["units"] if u["id"] == "shows_work")
     assert entry["title"] == "Shows all the working"

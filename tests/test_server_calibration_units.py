@@ -16,34 +16,14 @@ from rubric_lsp.cli import main
 from tests.calibration import LABELLED, LABELS_CONFIG, LABELS_REQUEST, labels_judge
 from tests.conftest import use_judge
 from tests.judge_server import JudgeServer
-from tests.server_helpers import code_of, grading_session_fixture
+from tests.server_helpers import findings_until, grading_session_fixture, judge_lifetime
 
 JUDGE = JudgeServer().start()
-PROFILES = [("neovim@v0.11", "pull", "utf-8"), ("visual-studio-code", "push", "utf-16")]
-client = grading_session_fixture(JUDGE, PROFILES, [f"{spec.split('@')[0]}-{mode}" for spec, mode, _ in PROFILES])
+client = grading_session_fixture(JUDGE)
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _judge_lifetime():
-    yield
-    JUDGE.stop()
-
-
-async def settled(s, uri: str, count: int, timeout: float = 30) -> list[types.Diagnostic]:
-    """The RL020 findings once there are ``count`` of them: pulled again and again, or the newest push read
-    again and again once there is one (never waited for: the re-lint's push may already have come)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        if s.mode == "pull":
-            found = [d for d in await s.diagnostics(uri) if code_of(d) == "RL020"]
-        else:
-            found = [d for d in s.client.diagnostics.get(uri, []) if code_of(d) == "RL020"]
-        published = s.mode == "pull" or uri in s.client.diagnostics  # no push yet is no answer yet
-        if (published and len(found) == count) or loop.time() > deadline:
-            return found
-        await asyncio.sleep(0.2)
+_judge_lifetime = judge_lifetime(JUDGE)
 
 
 async def calibrated(s, monkeypatch, labels: str, text: str, config: str, *argv: str) -> dict:
@@ -82,14 +62,14 @@ async def test_a_promptfoo_assertion_fresh_on_hover_then_stale(client: LanguageC
     config = "promptfooconfig.yaml"
     record = await calibrated(s, monkeypatch, "labels.csv", csv, config, "--config", str(s.root / config))
     uri = s.open("promptfooconfig.yaml", LABELS_CONFIG)
-    assert await settled(s, uri, 0) == []
+    assert await findings_until(s, uri, "RL020", 0) == []
 
     shown = await hover_at(client, uri, LABELS_CONFIG, "Is polite")
     assert f"**Calibration** of assertion `test 1 polite`: {figures_line(record, 'test 1 polite')}" in shown
 
     changed = LABELS_CONFIG.replace("Is polite", "Is courteous")
     s.replace(uri, changed)
-    [found] = await settled(s, uri, 1)
+    [found] = await findings_until(s, uri, "RL020", 1)
     assert "The calibration record of the assertion 'test 1 polite' is stale: its text changed" in found.message
     assert found.range.start.line == next(n for n, row in enumerate(changed.split("\n")) if "metric: polite" in row)
     assert "(stale: its text changed since)" in await hover_at(client, uri, changed, "Is courteous")
@@ -106,14 +86,14 @@ async def test_a_northstar_grader_fresh_on_hover_then_stale(client: LanguageClie
         s, monkeypatch, "labels.jsonl", "".join(json.dumps(line) + "\n" for line in lines), "run.json"
     )
     uri = s.open("run.json", text, language="json")
-    assert await settled(s, uri, 0) == []
+    assert await findings_until(s, uri, "RL020", 0) == []
 
     shown = await hover_at(client, uri, text, "Is it safe?")
     assert f"**Calibration** of grader `safety`: {figures_line(record, 'safety')}" in shown
     assert "`depth`" not in shown  # only the grader under the cursor
 
     s.replace(uri, text.replace("Is it safe?", "Is it harmless?"))
-    [found] = await settled(s, uri, 1)
+    [found] = await findings_until(s, uri, "RL020", 1)
     assert "The calibration record of the grader 'safety' is stale: its text changed" in found.message
 
 
@@ -131,7 +111,7 @@ async def test_a_rubrics_task_criterion_fresh_on_hover_then_stale(client: Langua
     assert await asyncio.to_thread(main, ["calibrate", str(s.root / "task.json")]) == 0
     record = json.loads((s.root / "task.json.calibration.json").read_text())
     uri = s.open("task.json", text, language="json")
-    assert await settled(s, uri, 0) == []
+    assert await findings_until(s, uri, "RL020", 0) == []
 
     # Anywhere on the task's criterion annotation (its key, its title), not on a response's rating of it.
     shown = await hover_at(client, uri, text, '"key": "rubric_0_criteria_1"')
@@ -144,7 +124,7 @@ async def test_a_rubrics_task_criterion_fresh_on_hover_then_stale(client: Langua
     changed = json.dumps(data, indent=2)
     s.replace(uri, changed)
     # The preference rests on the criteria's verdicts: stale too.
-    found, preference = sorted(await settled(s, uri, 2), key=lambda d: "preference" in d.message)
+    found, preference = sorted(await findings_until(s, uri, "RL020", 2), key=lambda d: "preference" in d.message)
     assert "The calibration record of the criterion 'rubric_0_criteria_1' is stale: its text changed" in found.message
     assert '"Is courteous."' in changed.split("\n")[found.range.start.line]
     assert "unit 'preference' is stale: its text changed" in preference.message

@@ -16,7 +16,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.judge_server import JudgeServer, Reply
-from tests.server_helpers import column, grading_session_fixture
+from tests.server_helpers import column, grading_session_fixture, judge_lifetime
 
 JUDGE = JudgeServer().start()  # one per module: its address goes into the servers' settings
 
@@ -31,10 +31,7 @@ client = grading_session_fixture(
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _judge_lifetime():
-    yield
-    JUDGE.stop()
+_judge_lifetime = judge_lifetime(JUDGE)
 
 
 @pytest.fixture(autouse=True)

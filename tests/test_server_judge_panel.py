@@ -18,7 +18,7 @@ from rubric_lsp.server.settings import ServerSettings
 from tests.calibration import dataset, status_for
 from tests.conftest import use_judge
 from tests.judge_server import JudgeServer, Reply
-from tests.server_helpers import session_fixture
+from tests.server_helpers import judge_lifetime, session_fixture
 
 JUDGE = JudgeServer().start()
 A, B = "openai/judge-a", "openai/judge-b"
@@ -45,10 +45,7 @@ tests:
 """
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _judge_lifetime():
-    yield
-    JUDGE.stop()
+_judge_lifetime = judge_lifetime(JUDGE)
 
 
 def two_judges(request) -> Reply:

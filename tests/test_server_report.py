@@ -15,7 +15,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
 from tests.judge_server import JudgeServer, Reply
-from tests.server_helpers import session_fixture
+from tests.server_helpers import judge_lifetime, session_fixture
 
 JUDGE = JudgeServer().start()
 KEY = "sk-test-server-report-0123456789abcdef"
@@ -37,10 +37,7 @@ DATASET = {
 }
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _judge_lifetime():
-    yield
-    JUDGE.stop()
+_judge_lifetime = judge_lifetime(JUDGE)
 
 
 async def execute(client: LanguageClient, command: str, argument: dict):
