@@ -167,7 +167,7 @@ def _record_path(path: Path) -> Path:
 def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
     """Grade ``request`` (``--repeat`` times; with several ``--model``s, each model alone too) and write
     its record to ``output``."""
-    from rubric_lsp.calibration.measure import judge_of, labelled_record, table_lines
+    from rubric_lsp.calibration.measure import table_lines
     from rubric_lsp.engine.calibrating import calibration_passes
     from rubric_lsp.engine.failures import GradingStopped
     from rubric_lsp.engine.runner import GradingError
@@ -177,17 +177,8 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
         graded = asyncio.run(calibration_passes(request, _settings(args), repeats=args.repeat))
     except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:
         return _fail(str(exc))
-    # The panel, or the first model alone where the format grades with one judge: the record's judge.
-    judge = judge_of(graded.graded_with.resolved())
-    data = labelled_record(
-        graded.passes,
-        judge,
-        labelled=args.labelled,
-        output=output,
-        threshold=args.agreement_threshold,
-        judges=graded.judges,
-        models=graded.models,
-    )
+    judge = graded.judge
+    data = graded.record(labelled=args.labelled, output=output, threshold=args.agreement_threshold)
     if (written := _write(output, data)) is not None:
         return written
     alone = f"; each of {', '.join(graded.models)} alone" if len(graded.models) > len(judge.models) else ""

@@ -19,6 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.calibration.measure import DEFAULT_AGREEMENT, judge_of, labelled_record
+from rubric_lsp.calibration.record import JudgeDescription
 from rubric_lsp.calibration.units import UnitSamples
 from rubric_lsp.document import Document
 from rubric_lsp.engine.errors import GradingError, UnsupportedRequest
@@ -38,6 +40,24 @@ class Passes:
     passes: list[list[UnitSamples]]  # each ask's units
     judges: list[list[list[UnitSamples]]]  # with several judge models, each model's own passes alone
     models: list[str]  # every judge model given, in order
+
+    @property
+    def judge(self) -> JudgeDescription:
+        """The record's judge: the panel, or the first model alone where the format grades with one judge."""
+        return judge_of(self.graded_with.resolved())
+
+    def record(self, *, labelled: Path, output: Path, threshold: float = DEFAULT_AGREEMENT) -> dict[str, Any]:
+        """The record of the set ``labelled``, to be written to ``output`` (:func:`measure.labelled_record`):
+        ``rubric calibrate`` and the editor's lens both write this, so the same answers give the same bytes."""
+        return labelled_record(
+            self.passes,
+            self.judge,
+            labelled=labelled,
+            output=output,
+            threshold=threshold,
+            judges=self.judges,
+            models=self.models,
+        )
 
     @property
     def failed(self) -> int:

@@ -3,7 +3,7 @@
 A labelled set is a file whose format names calibration units and whose examples plan grades labelled items
 against their labels: its own items, or a conversion of it (a file holding human ratings). Either way the
 command grades the file itself, as ``rubric calibrate FILE`` does, and builds the record as it does
-(:func:`rubric_lsp.calibration.measure.labelled_record`).
+(:meth:`rubric_lsp.engine.calibrating.Passes.record`).
 
 The command grades the set as *Grade Examples* does (the same progress, cancel and verdict cache:
 :func:`rubric_lsp.server.grading_run.run`), ``rubric.calibration.repeat`` times as ``rubric calibrate
@@ -28,7 +28,7 @@ from lsprotocol import types
 
 from rubric_lsp.calibration import check, record
 from rubric_lsp.calibration.labels import is_labels_file
-from rubric_lsp.calibration.measure import judge_of, labelled_record, table_lines
+from rubric_lsp.calibration.measure import table_lines
 from rubric_lsp.document.positions import Span
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.arguments import invalid
@@ -141,17 +141,8 @@ def _output(args: dict[str, Any], labelled: Path) -> Path:
 def _write(ls: RubricServer, doc: Read, graded: Passes, output: Path, threshold: float) -> dict[str, Any]:
     """Write the record (as ``rubric calibrate`` builds it from the same passes) and re-lint."""
     assert doc.document.path is not None  # calibratable
-    source = Path(doc.document.path)
-    judge = judge_of(graded.graded_with.resolved())
-    data = labelled_record(
-        graded.passes,
-        judge,
-        labelled=source,
-        output=output,
-        threshold=threshold,
-        judges=graded.judges,
-        models=graded.models,
-    )
+    judge = graded.judge
+    data = graded.record(labelled=Path(doc.document.path), output=output, threshold=threshold)
     try:
         record.save(output, data)
     except OSError as exc:
