@@ -33,7 +33,8 @@ from rubric_lsp.formats.promptfoo.grading.assertions import (
     assertion_weight,
 )
 from rubric_lsp.formats.promptfoo.grading.calibration import graded_tests
-from rubric_lsp.formats.promptfoo.grading.deterministic import Refused, check
+from rubric_lsp.formats.promptfoo.grading.checked import Declined, Errored, Refused
+from rubric_lsp.formats.promptfoo.grading.deterministic import Extras, check
 from rubric_lsp.formats.promptfoo.grading.judges import json_mode_for, promptfoo_version, start_judges
 from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, js_number_text, render
 from rubric_lsp.formats.promptfoo.grading.refusals import refusals
@@ -214,18 +215,34 @@ def _checked(
     subject: Subject, a: Any, response: str, test_vars: dict[str, Any], transformed: bool, number: int
 ) -> Verdict:
     value = UNDEFINED if a.field("value") is None else a.value
+    extras = Extras(
+        threshold=_plain_field(a, "threshold"),
+        config=_plain_field(a, "config"),
+        transform=_plain_field(a, "transform"),
+        test_transform=transformed,
+    )
     try:
-        result = check(a.type, value, response, test_vars, transform=transformed or a.field("transform") is not None)
+        result = check(a.type, value, response, test_vars, extras)
     except Refused as refused:
         raise GradingError(
             f"promptfoo errors test {number}: its {a.type} fails with 'Invariant failed: {refused}'; nothing is graded until it is fixed."
         ) from None
+    except Declined as declined:
+        return _not_run(subject, f"Not run here: {declined}; promptfoo's result depends on it.")
+    except Errored as errored:
+        return subject.failure(str(errored), f"script: {errored}", "FAIL", passed=False)
     if result is None:
-        reason = _not_run_reason(a)
-        return Verdict(
-            subject.name, 0, NOT_RUN, reason, subject.range, weight=subject.weight, outcome=UnitOutcome.NOT_RUN
-        )
+        return _not_run(subject, _not_run_reason(a))
     return subject.judged("PASS" if result.passed else "FAIL", result.reason, score=result.score, passed=result.passed)
+
+
+def _plain_field(assertion: Any, key: str) -> Any:
+    node = assertion.field(key)
+    return UNDEFINED if node is None else to_plain(node)
+
+
+def _not_run(subject: Subject, reason: str) -> Verdict:
+    return Verdict(subject.name, 0, NOT_RUN, reason, subject.range, weight=subject.weight, outcome=UnitOutcome.NOT_RUN)
 
 
 async def _judge(
