@@ -26,10 +26,14 @@ Start-up (measured on the 2-core machine): ~0.1 s to import, ~0.05–0.2 s for t
 
 from __future__ import annotations
 
+import atexit
 import json
 import math
+import queue
+import sys
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,18 +235,57 @@ def _load() -> Any:
         raise EngineMissing(
             "JavaScript is run with mini-racer (the [grade] extra), which is not installed"
         ) from missing
+    if sys.unraisablehook is not _quiet_late_callbacks:
+        _PREVIOUS_HOOK.append(sys.unraisablehook)
+        sys.unraisablehook = _quiet_late_callbacks
     return py_mini_racer
 
 
-# Every isolate is made, used and closed on this one thread, which has no event loop running:
+_PREVIOUS_HOOK: list[Any] = []
+
+
+def _quiet_late_callbacks(unraisable: Any) -> None:
+    """Drop the one report mini-racer leaves on stderr after a stopped script's isolate is closed
+    (V8's late answer finds the isolate's loop closed); every other one goes where it went before."""
+    late = isinstance(unraisable.exc_value, RuntimeError) and str(unraisable.exc_value) == "Event loop is closed"
+    if late and "mr_callback" in getattr(unraisable.object, "__qualname__", ""):
+        return
+    _PREVIOUS_HOOK[-1](unraisable)
+
+
+# Every isolate is made, used and closed on one thread of ours, which has no event loop running:
 # each isolate then starts a loop thread of its own (one made on the grading's loop would run
-# there and refuse a time bound), and closing one elsewhere crashes mini-racer 0.14.
-_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rubric-js")
+# there and refuse a time bound), and closing one on another thread crashes mini-racer 0.14. The
+# thread is a daemon, so at exit (atexit runs before daemons stop, after a ThreadPoolExecutor's
+# workers are gone) it still closes the shared isolate, which the interpreter could not.
+_JOBS: queue.Queue[tuple[Any, tuple[Any, ...], Future[Any]]] = queue.Queue()
 _SHARED: list[Any] = []  # the isolate patterns are tested in, once made (worker thread only)
+_STARTED: list[threading.Thread] = []
+
+
+def _serve() -> None:
+    while True:
+        job, args, done = _JOBS.get()
+        try:
+            done.set_result(job(*args))
+        except BaseException as problem:  # handed to the caller, who raises it
+            done.set_exception(problem)
 
 
 def _on_worker(job: Any, *args: Any) -> Any:
-    return _WORKER.submit(job, *args).result()
+    if not _STARTED:
+        worker = threading.Thread(target=_serve, name="rubric-js", daemon=True)
+        worker.start()
+        _STARTED.append(worker)
+        atexit.register(_on_worker, _close_shared)
+    done: Future[Any] = Future()
+    _JOBS.put((job, args, done))
+    return done.result()
+
+
+def _close_shared() -> None:
+    while _SHARED:
+        _SHARED.pop().close()
 
 
 def _isolate() -> Any:
@@ -377,8 +420,6 @@ def javascript_assertion(
 def run_js(run: Any) -> Any:
     """``run(this module)``: Declined without the engine or where a script reaches what is not here,
     Errored where it runs away or its transform fails (promptfoo errors the test)."""
-    import sys
-
     this = sys.modules[__name__]
     try:
         return run(this)

@@ -24,7 +24,7 @@ from rubric_lsp.engine.report import GradeReport, Subject, Verdict
 from rubric_lsp.engine.result import Outcome as UnitOutcome
 from rubric_lsp.engine.runner import GradingError, fan_out
 from rubric_lsp.engine.settings import JudgeSettings
-from rubric_lsp.formats.promptfoo.grading.aggregate import Outcome, Part, aggregate
+from rubric_lsp.formats.promptfoo.grading.aggregate import Outcome, Part, aggregate, score_bounds
 from rubric_lsp.formats.promptfoo.grading.assertions import (
     GRADED_TYPES,
     NEEDS_OUTPUTS,
@@ -75,7 +75,8 @@ class _Test:
         verdict = self.verdicts.get(id(assertion))
         if verdict is None or verdict.failed or verdict.verdict == NOT_RUN:
             passed = True if weight == 0 else None  # runAssertion forces a weight-0 assertion to pass
-            return Part(passed, None, weight, metric, verdict.reason if verdict else "")
+            reason = verdict.reason if verdict else ""
+            return Part(passed, None, weight, metric, reason, bounds=score_bounds(assertion.type))
         score = verdict.score if verdict.score is not None else float(bool(verdict.passed))
         return Part(True if weight == 0 else bool(verdict.passed), score, weight, metric, verdict.reason)
 
