@@ -180,22 +180,6 @@ def _utf16(text: str) -> list[int]:
     return memoryview(text.encode("utf-16-le", "surrogatepass")).cast("H").tolist()
 
 
-def _engine(run: Any) -> Any:
-    """``run(javascript)`` with the JavaScript engine; Declined without it, Errored on a runaway."""
-    from rubric_lsp.formats.promptfoo.grading import javascript
-
-    try:
-        return run(javascript)
-    except javascript.EngineMissing as missing:
-        raise Declined(str(missing)) from None
-    except javascript.NotHere as absent:
-        raise Declined(f"promptfoo runs this JavaScript in Node, and {absent}") from None
-    except javascript.Runaway as runaway:
-        raise Errored(f"The JavaScript was stopped: {runaway} (promptfoo would hang or time out)") from None
-    except javascript.TransformFailed as failed:
-        raise Errored(f"promptfoo errors this test: {failed}") from None
-
-
 _CHECKS = {
     "contains": _contains,
     "icontains": _contains,
@@ -266,7 +250,7 @@ def _javascript(rendered: Any, output: str, test_vars: dict[str, Any], inverse: 
     if not isinstance(rendered, str):
         raise Refused("javascript assertion must have a string value")
     transform = None if extras.transform in (UNDEFINED, None) else extras.transform
-    scripted = _engine(
+    scripted = run_js(
         lambda js: js.javascript_assertion(
             rendered,
             output,
