@@ -1,18 +1,23 @@
-"""promptfoo's deterministic assertions that need no code, as promptfoo 0.123.1 evaluates them.
+"""promptfoo's deterministic and JavaScript-decided assertions, as promptfoo 0.123.1 evaluates them.
 
 Read from the handlers in ``dist/src/evaluator-*.js`` (``src/assertions/contains.ts``,
-``equals.ts``, ``startsWith.ts``, ``regex.ts``, ``json.ts``): each scores 1 (pass) or 0 with
-promptfoo's own reason (``Expected output to contain "refund"``); ``not-`` flips the pass. Every
-graded test runs them (``test_outcome`` counts them with the model-graded verdicts), and
-``max-score`` counts them per output. The value is rendered with the test vars first (Nunjucks),
-as promptfoo renders ``renderedValue``.
+``equals.ts``, ``startsWith.ts``, ``regex.ts``, ``json.ts``, ``levenshtein.ts``,
+``javascript.ts``): each scores 1 (pass) or 0 with promptfoo's own reason (``Expected output to
+contain "refund"``), a javascript value its own score; ``not-`` flips the pass. Every graded test
+runs them (``response`` counts them with the model-graded verdicts), and ``max-score`` counts the
+value-only ones per output (``evaluate``). The value is rendered with the test vars first
+(Nunjucks), as promptfoo renders ``renderedValue``.
 
-Not run here (``check`` returns None): ``javascript``, ``python``, ``webhook`` and other code or
-network checks; ``latency`` and ``cost`` (a given response has neither); ``is-json`` /
-``contains-json`` with a schema; a ``file://`` or ``package:`` value (promptfoo loads or runs it);
-an assertion with a ``transform`` (code); a ``regex`` Python's ``re`` cannot compile (JavaScript
-syntax it lacks), rather than a guessed verdict. A value the handler's ``invariant`` refuses
-raises ``Refused`` with promptfoo's message: promptfoo errors the whole test.
+JavaScript runs where promptfoo runs it, in V8 (``javascript``): ``regex`` (``new
+RegExp(value)``), ``javascript`` values, an assertion's inline ``transform``. Schemas go to
+``json_schema`` (Ajv's draft-07, strict), ``levenshtein`` counts UTF-16 code units (rapidfuzz).
+
+Not run here (``check`` returns None, or raises ``Declined`` saying why): ``python``, ``webhook``
+and other code or network checks; ``latency`` and ``cost`` (a given response has neither); a
+``file://`` or ``package:`` value or transform (promptfoo loads or runs it); the test's own
+``options.transform``; JavaScript without the engine or reaching what the sandbox has not. A value
+the handler's ``invariant`` refuses raises ``Refused`` with promptfoo's message (promptfoo errors the
+whole test); a runaway script or a transform that throws raises ``Errored`` (an ERROR verdict).
 """
 
 from __future__ import annotations

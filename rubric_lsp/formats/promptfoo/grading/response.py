@@ -1,10 +1,10 @@
 """One response graded against a promptfoo config's tests: every assertion, each test's result.
 
 Each test is run as promptfoo's ``runAssertions`` runs it (``aggregate``): the model-graded
-assertions rubric grade runs ask the judge (``assertions``), the deterministic ones are checked
-(``deterministic``), and every other one (``javascript``, ``python``, ``webhook``, ``latency``,
-model-graded types not run yet, …) is a ``NOT_RUN`` verdict that leaves the test undecided unless
-the others decide it. ``select-best`` and ``max-score`` are not part of a test's result (promptfoo
+assertions rubric grade runs ask the judge (``assertions``), the deterministic and JavaScript ones
+are checked (``deterministic``; a runaway script is an ERROR), and every other one (``python``,
+``webhook``, ``latency``, model-graded types not run yet, …) is a ``NOT_RUN`` verdict that leaves
+the test undecided unless the others decide it. ``select-best`` and ``max-score`` are not part of a test's result (promptfoo
 skips them there); they compare several outputs (``outputs``). A test carrying an assertion
 promptfoo errors on is refused before any judge call (``refusals``).
 """
