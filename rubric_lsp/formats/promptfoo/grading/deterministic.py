@@ -253,7 +253,10 @@ def check(
 def _javascript(rendered: Any, output: str, test_vars: dict[str, Any], inverse: bool, extras: Extras) -> Checked:
     """``handleJavascript`` with an inline value, run in V8 (``javascript``)."""
     if not isinstance(rendered, str):
-        raise Refused("javascript assertion must have a string value")
+        # The handler's invariant sits inside its try: promptfoo fails the assertion, it does not error the test.
+        return Checked(
+            False, "Custom function threw error: Invariant failed: javascript assertion must have a string value"
+        )
     transform = None if extras.transform in (UNDEFINED, None) else extras.transform
     scripted = run_js(
         lambda js: js.javascript_assertion(

@@ -25,6 +25,8 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parent))
+from record import recorded_row  # noqa: E402  (tests/data/promptfoo-recorded/record.py: the rows it keeps)
 
 # (name, output, assertions, test threshold or None)
 CASES: list[tuple[str, str, list[dict], float | None]] = [
@@ -223,28 +225,10 @@ def main() -> int:
         subprocess.run([*args, "-o", str(out)], env=env, cwd=work, capture_output=True, timeout=600, check=False)
         data = json.loads(out.read_text())
         checks = run_checks(promptfoo, work)
-    results = []
-    for result in sorted(data["results"]["results"], key=lambda r: r["testIdx"]):
-        grading = result.get("gradingResult") or {}
-        results.append(
-            {
-                "test": result["testIdx"],
-                "name": CASES[result["testIdx"]][0],
-                "output": (result.get("response") or {}).get("output"),
-                "success": result["success"],
-                "score": result["score"],
-                "error": result.get("error"),
-                "assertions": [
-                    {
-                        "type": (c.get("assertion") or {}).get("type"),
-                        "pass": c.get("pass"),
-                        "score": c.get("score"),
-                        "reason": c.get("reason"),
-                    }
-                    for c in grading.get("componentResults") or []
-                ],
-            }
-        )
+    results = [
+        {"test": r["testIdx"], "name": CASES[r["testIdx"]][0]} | recorded_row(r)
+        for r in sorted(data["results"]["results"], key=lambda r: r["testIdx"])
+    ]
     recorded = {"promptfoo": "0.123.1", "config": config(), "results": results, "checks": checks}
     (HERE / "js-recorded.json").write_text(json.dumps(recorded, indent=1, ensure_ascii=False) + "\n")
     print(len(results), "results")
