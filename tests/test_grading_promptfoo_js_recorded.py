@@ -214,3 +214,17 @@ async def test_without_the_engine_the_test_is_undecided(monkeypatch, tmp_path):
     [verdict] = report.verdicts
     assert verdict.verdict == "NOT_RUN" and "mini-racer" in verdict.reason
     assert report.passed is None
+
+
+def test_an_engine_that_does_not_start_declines(monkeypatch):
+    """mini-racer installed but V8 failing to start (a wheel for another platform): not run, never a crash."""
+    import py_mini_racer
+
+    from rubric_lsp.formats.promptfoo.grading.checked import Declined
+
+    def broken():
+        raise OSError("libmini_racer.so: cannot open shared object file")
+
+    monkeypatch.setattr(py_mini_racer, "MiniRacer", broken)
+    with pytest.raises(Declined, match="V8 does not start"):
+        _run("true")

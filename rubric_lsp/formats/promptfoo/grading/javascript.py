@@ -261,6 +261,7 @@ def _quiet_late_callbacks(unraisable: Any) -> None:
 _JOBS: queue.Queue[tuple[Any, tuple[Any, ...], Future[Any]]] = queue.Queue()
 _SHARED: list[Any] = []  # the isolate patterns are tested in, once made (worker thread only)
 _STARTED: list[threading.Thread] = []
+_STARTING = threading.Lock()
 
 
 def _serve() -> None:
@@ -273,11 +274,12 @@ def _serve() -> None:
 
 
 def _on_worker(job: Any, *args: Any) -> Any:
-    if not _STARTED:
-        worker = threading.Thread(target=_serve, name="rubric-js", daemon=True)
-        worker.start()
-        _STARTED.append(worker)
-        atexit.register(_on_worker, _close_shared)
+    with _STARTING:
+        if not _STARTED:
+            worker = threading.Thread(target=_serve, name="rubric-js", daemon=True)
+            worker.start()
+            _STARTED.append(worker)
+            atexit.register(_on_worker, _close_shared)
     done: Future[Any] = Future()
     _JOBS.put((job, args, done))
     return done.result()
@@ -289,7 +291,12 @@ def _close_shared() -> None:
 
 
 def _isolate() -> Any:
-    racer = _load().MiniRacer()
+    try:
+        racer = _load().MiniRacer()
+    except EngineMissing:
+        raise
+    except Exception as broken:  # installed, but V8 does not start here (a wheel for another platform, …)
+        raise EngineMissing(f"mini-racer is installed but V8 does not start: {broken}") from broken
     racer.set_hard_memory_limit(MEMORY_LIMIT)
     racer.eval(_PRELUDE)
     return racer
