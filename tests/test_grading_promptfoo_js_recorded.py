@@ -10,6 +10,7 @@ promptfoo's but for the differences the README lists (``REASON_DIFFERS``, ``NOT_
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -23,8 +24,13 @@ from rubric_lsp.formats.promptfoo.grading import javascript
 from rubric_lsp.formats.promptfoo.grading.deterministic import check
 from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
+from tests.conftest import require
 
-pytest.importorskip("py_mini_racer", reason="the [grade] extra's mini-racer runs promptfoo's JavaScript")
+
+@pytest.fixture(autouse=True)
+def _engine():
+    require(importlib.util.find_spec("py_mini_racer") is not None, "mini-racer (the [grade] extra) runs the JavaScript")
+
 
 RECORDED = json.loads(
     (Path(__file__).parent / "data" / "promptfoo-recorded" / "javascript" / "js-recorded.json").read_text()

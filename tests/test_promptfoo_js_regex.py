@@ -7,6 +7,7 @@ checked never to import the engine, in a fresh interpreter.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import subprocess
@@ -17,6 +18,7 @@ import pytest
 
 from rubric_lsp.formats.promptfoo.js_regex import refusal
 from rubric_lsp.lint import lint_text
+from tests.conftest import require
 
 TOKENS = [
     "a",
@@ -109,7 +111,9 @@ def test_the_issue_patterns():
 
 def test_every_message_is_v8s_on_generated_patterns():
     """2,000 seeded patterns: the same refusal, with the same words, as V8's own parser gives."""
-    pytest.importorskip("py_mini_racer", reason="V8 (mini-racer, the [grade] extra) is the reference")
+    require(
+        importlib.util.find_spec("py_mini_racer") is not None, "V8 (mini-racer, the [grade] extra) is the reference"
+    )
     from rubric_lsp.formats.promptfoo.grading import javascript
 
     patterns = _patterns(20261129, 2000)
