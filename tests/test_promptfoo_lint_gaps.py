@@ -147,3 +147,41 @@ def test_a_select_typo_is_skipped_and_the_message_says_so(tmp_path):
     assert all(row["error"] is None and row["assertions"] == [] for row in rows)  # never run, no error
     (diagnostic,) = _errors(_lint_case("select-typo", tmp_path), "PF100")
     assert "skips it without a word" in diagnostic.message and "Did you mean 'select-best'?" in diagnostic.message
+
+
+def test_csv_tests_without_a_prompt_column_send_empty_prompts(tmp_path):
+    rows = RECORDED["no-prompts-csv"]["results"]
+    assert [row["prompt"] for row in rows] == ["", ""]
+    (diagnostic,) = _errors(_lint_case("no-prompts-csv", tmp_path), "PF121")
+    assert "every prompt it sends is empty" in diagnostic.message
+
+
+@pytest.mark.parametrize(
+    "columns",
+    ["prompt,topic\nhi,a\n", "topic,__prefix\na,Say\n", "topic,__providerOutput\na,fixed\n"],
+)
+def test_csv_tests_that_give_the_prompt_something_are_left_alone(columns, tmp_path):
+    (tmp_path / "cases.csv").write_text(columns)
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text("providers: [echo]\ntests: file://cases.csv\n")
+    assert [d for d in lint_path(config, root_dir=tmp_path).diagnostics if d.code == "PF121"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the target builds its own request from the vars
+        "providers:\n  - id: https\n    config: {url: 'http://localhost/x', body: {q: '{{q}}'}}\ntests:\n  - vars: {q: hi}\n",
+        "providers: [file://provider.py]\ntests:\n  - vars: {q: hi}\n",
+        "providers: ['{{ env.PROVIDER }}']\ntests:\n  - vars: {q: hi}\n",
+        # the test writes around the prompt, or answers for the target
+        "providers: [echo]\ntests:\n  - vars: {q: hi}\n    options: {prefix: 'Say '}\n",
+        "providers: [echo]\ntests:\n  - vars: {q: hi}\n    providerOutput: fixed\n",
+        # no tests: often a base config merged with the suite that has them (`-c base -c suite`)
+        "providers: [openai:gpt-4.1-mini]\ndefaultTest:\n  options: {timeout: 1000}\n",
+        # a red-team config: `redteam generate` writes the prompt var into every test
+        "targets: [openai:gpt-4.1-mini]\nredteam: {purpose: bank}\ntests:\n  - vars: {q: hi}\n",
+    ],
+)
+def test_no_error_where_the_default_prompt_may_not_be_what_is_sent(text):
+    assert [d for d in lint_text(text, "promptfooconfig.yaml").diagnostics if d.code == "PF121"] == []

@@ -4,7 +4,9 @@ Not run by the suite (it needs Node and promptfoo): ``recorded.json`` beside thi
 and the test reads it. To re-record (the echo provider answers with the prompt it is sent, so no model
 and no key is involved):
 
-    PYTHONPATH=$PWD python3 tests/data/promptfoo-lint-gaps/record.py test-artifacts/promptfoo/node_modules/promptfoo
+    PYTHONPATH=$PWD python3 tests/data/promptfoo-lint-gaps/record.py test-artifacts/promptfoo/node_modules/promptfoo [CASE…]
+
+(naming cases re-records only those, keeping the others).
 
 Each case is a config (and the files it reads), run with ``promptfoo eval`` (or ``validate``). What is
 recorded: the exit status, the first line naming the error when the config is refused, and per result
@@ -87,6 +89,11 @@ CASES: dict[str, dict] = {
         "config": "promts: ['Say {{topic}}']\n" + ECHO + "tests:\n  - vars: {topic: a}\n",
         "files": {},
     },
+    "no-prompts-csv": {
+        "command": "eval",
+        "config": ECHO + "tests: file://cases.csv\n",
+        "files": {"cases.csv": "topic,__expected\na,contains:a\nb,contains:b\n"},
+    },
     "no-prompts-prompt-var": {
         "command": "eval",
         "config": ECHO + "tests:\n  - vars: {prompt: Name a fjord}\n",
@@ -162,11 +169,15 @@ def run(main: Path, name: str, case: dict, work: Path) -> dict:
 
 def main() -> int:
     promptfoo = Path(sys.argv[1]).resolve()
+    only = sys.argv[2:]
     main_js = promptfoo / "dist" / "src" / "main.js"
+    path = HERE / "recorded.json"
+    kept = json.loads(path.read_text()) if only and path.is_file() else {}
     with tempfile.TemporaryDirectory() as tmp:
-        recorded = {name: run(main_js, name, case, Path(tmp)) for name, case in CASES.items()}
-    (HERE / "recorded.json").write_text(json.dumps(recorded, indent=1, ensure_ascii=False) + "\n")
-    for name, case in recorded.items():
+        fresh = {name: run(main_js, name, case, Path(tmp)) for name, case in CASES.items() if not only or name in only}
+    recorded = {name: fresh.get(name, kept.get(name)) for name in CASES if name in fresh or name in kept}
+    path.write_text(json.dumps(recorded, indent=1, ensure_ascii=False) + "\n")
+    for name, case in fresh.items():
         print(name, case["status"], case.get("refused") or case.get("said") or len(case.get("results", [])))
     return 0
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from rubric_lsp.document import Node
+from rubric_lsp.document.files import read_regular_text
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.promptfoo.model import TOP_LEVEL_KEYS
 from rubric_lsp.formats.promptfoo.paths import maybe_file_path
-from rubric_lsp.formats.promptfoo.resolve import ConfigView
+from rubric_lsp.formats.promptfoo.resolve import MAX_REFERENCED_BYTES, ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import E, F, js_truthy, providers_node
 from rubric_lsp.rules.registry import rule
 from rubric_lsp.rules.suggest import suggest
@@ -70,9 +72,11 @@ DEFAULT_PROMPT = rule(
     "Without a truthy `prompts`, promptfoo 0.123.1 runs its default prompt '{{prompt}}' (readConfig warns "
     '\'Expected top-level "prompts" property in config or a test variable named "prompt"\' and runs). A '
     "misspelt key (`promts:`, `prompt:`) is ignored, so the prompts it holds are never sent. With no `prompts` "
-    "at all, '{{prompt}}' renders empty unless a test gives a `prompt` var: reported when no test does, every "
-    "test's vars are known, and every target is a model that is sent the prompt as it is (not an HTTP, "
-    "WebSocket or script target building its own request from the vars, nor one with `inputs`).",
+    "at all, '{{prompt}}' renders empty unless a test gives a `prompt` var: reported when there are tests, none "
+    "gives one (a CSV test file by its columns) nor a prefix, suffix or `providerOutput`, every test's vars are "
+    "known, and every target is a model that is sent the prompt as it is (not an HTTP, WebSocket or script target "
+    "building its own request from the vars, nor one with `inputs`). A config without tests is left alone: it is "
+    "often a base merged with the tests' config (`-c base.yaml -c suite.yaml`).",
     bad="promts: ['Summarize {{text}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - vars: {text: Hello}",
     good="prompts: ['Summarize {{text}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - vars: {text: Hello}",
     fix="rename a misspelt `prompts` key",
@@ -230,25 +234,85 @@ def default_prompt_note(view: ConfigView) -> tuple[str, bool] | None:
 
 def default_prompt_empty(view: ConfigView, *, implicit_test: bool = True) -> bool:
     """Whether the default prompt '{{prompt}}' certainly reaches every target empty: the tests are all
-    read, with every var known and none (nor defaultTest) a `prompt` var; some test calls the target
-    (no `providerOutput`), no test names its own provider, and every target is a model sent the
-    prompt as it is. A config with no tests runs one made of defaultTest alone (``implicit_test``;
-    PF121 does not count it: such a config is often a base that `-c` merges with the tests' config)."""
-    if js_truthy(view.root.get("prompts")) or not view.tests_complete:
+    read (or are CSV files whose columns are read), with every var known and none (nor defaultTest) a
+    `prompt` var or a prefix/suffix; some test calls the target (no `providerOutput`), no test names
+    its own provider, and every target is a model sent the prompt as it is. A config with no tests
+    runs one made of defaultTest alone (``implicit_test``; PF121 does not count it: such a config is
+    often a base that `-c` merges with the tests' config)."""
+    if js_truthy(view.root.get("prompts")):
         return False
+    csv_rows = 0
+    if not view.tests_complete:
+        csv_rows = _csv_rows_without_prompt(view)
+        if not csv_rows:
+            return False
     default = [view.default_test] if view.default_test is not None else []
     tests = view.tests
-    if not tests and not (implicit_test and view.root.get("tests") is None and view.root.get("scenarios") is None):
+    if (
+        not tests
+        and not csv_rows
+        and not (implicit_test and view.root.get("tests") is None and view.root.get("scenarios") is None)
+    ):
         return False
     run = tests or default  # the tests that call the target (none: one implicit test, with nothing set)
     considered = tests + default
     if not all(t.vars_complete for t in considered) or any("prompt" in t.vars for t in considered):
         return False
-    if any(t.get("provider") is not None or t.get("providers") is not None for t in considered):
+    if any(t.get(key) is not None for t in considered for key in ("provider", "providers")):
         return False
-    if run and all(t.get("providerOutput") is not None for t in run):
+    if any(t.options_field(key) is not None for t in considered for key in _PROMPT_OPTIONS):
+        return False
+    if not csv_rows and run and all(t.get("providerOutput") is not None for t in run):
         return False
     return _targets_send_the_prompt(providers_node(view.root))
+
+
+# Test options that write around the rendered prompt (renderPrompt: prefix + prompt + suffix).
+_PROMPT_OPTIONS = ("prefix", "suffix")
+# CSV columns that give the prompt something: the var itself, a prefix/suffix, or an output that
+# replaces the call (testCaseFromCsvRow, main.js).
+_CSV_PROMPT_COLUMNS = {"prompt", "__prefix", "__suffix", "__providerOutput"}
+
+
+def _csv_rows_without_prompt(view: ConfigView) -> int:
+    """The rows of the CSV test files `tests` names, when every test source not read is such a file
+    and none has a column giving the prompt something; else 0 (cannot tell)."""
+    tests = view.root.get("tests")
+    items = tests.value if tests is not None and tests.is_seq else [tests] if tests is not None else []
+    rows = 0
+    for item in items:
+        if item.is_map and not item.has("path"):
+            continue  # an inline test, in the view
+        name = item.value if item.is_scalar and isinstance(item.value, str) else None
+        path = name.removeprefix("file://") if name is not None else ""
+        if not path.lower().endswith(".csv") or view.base_dir is None or "{{" in path:
+            return 0
+        found = _csv_table(view.base_dir / path)
+        if found is None or found[0] & _CSV_PROMPT_COLUMNS:
+            return 0
+        rows += found[1]
+    return rows
+
+
+def _csv_table(path: Path) -> tuple[set[str], int] | None:
+    """A CSV file's column names (trimmed, as promptfoo reads them) and its number of rows; None if unreadable."""
+    import csv  # only a config with no prompts and CSV tests needs it: not on every lint's import path
+    import io
+
+    try:
+        text = read_regular_text(path, MAX_REFERENCED_BYTES)  # a BOM dropped, as promptfoo's reader does
+    except (OSError, ValueError):  # missing, not a regular file, too large, not UTF-8
+        return None
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except (StopIteration, csv.Error):
+        return None
+    try:
+        rows = sum(1 for row in reader if any(cell.strip() for cell in row))
+    except csv.Error:
+        return None
+    return {column.strip() for column in header}, rows
 
 
 def _targets_send_the_prompt(listed: Node | None) -> bool:
