@@ -21,7 +21,7 @@ from rubric_lsp.formats.registry import formats
 
 PACKAGE = Path(__file__).resolve().parent.parent / "rubric_lsp"
 # The engine is held to the faces' rule: it knows no format either (formats reach it as plugins).
-FACES = ("engine", "server", "commands", "reporters", "cli.py", "lint.py")
+FACES = ("engine", "server", "commands", "reporters", "labelling", "cli.py", "lint.py")
 NOT_YET: set[str] = set()  # every face names no format now
 PRODUCT_NAMES = ("autorubric", "promptfoo", "northstar", "rubrics-task", "rubrics_task", "rubrics task")
 
@@ -49,7 +49,7 @@ def test_no_face_module_names_a_format():
 
 
 # Where format vocabulary must not appear: the engine (engine/) and the reporters (with their templates) and every face.
-VOCABULARY_FOLDERS = ("engine", "server", "commands", "reporters")
+VOCABULARY_FOLDERS = ("engine", "server", "commands", "reporters", "labelling/page")
 # Case-sensitive: "met" is English, MET is autorubric's verdict ("NOT MET" is an expectation that failed).
 VOCABULARY = (
     r"(?<!NOT )\bMET\b",
@@ -67,7 +67,7 @@ VOCABULARY_NOT_YET: dict[tuple[str, str], str] = {}
 def vocabulary_files() -> list[Path]:
     found = []
     for folder in VOCABULARY_FOLDERS:
-        found += sorted(p for p in (PACKAGE / folder).rglob("*") if p.suffix in (".py", ".j2", ".html"))
+        found += sorted(p for p in (PACKAGE / folder).rglob("*") if p.suffix in (".py", ".j2", ".html", ".js"))
     return found
 
 

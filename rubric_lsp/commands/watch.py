@@ -13,6 +13,9 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from rubric_lsp.settings import find_config
+from rubric_lsp.walk import iter_files
+
 INTERVAL_SECONDS = 0.5
 
 Snapshot = dict[str, tuple[int, int]]
@@ -20,9 +23,6 @@ Snapshot = dict[str, tuple[int, int]]
 
 def snapshot(paths: Iterable[Path]) -> Snapshot:
     """Modification time and size of every lintable file under ``paths`` and of the settings that apply."""
-    from rubric_lsp.settings import find_config
-    from rubric_lsp.walk import iter_files
-
     found: Snapshot = {}
 
     def note(path: Path) -> None:

@@ -97,6 +97,11 @@ class Format:
     # naming a ``calibration.hook.CalibrationHook`` (the units a judge grades, for the lint rule RL020,
     # the hover, ``rubric grade --require-calibrated`` and the judge card); None: it takes no part.
     calibration: Lazy | None = None
+    # How its files are labelled (docs/labelling.md): ``"package.module:LABELLING"`` naming a
+    # ``labelling.hook.LabellingHook`` (its items, its units in its own verdict words, where a label is written;
+    # ``labelling.session.labelling_hook`` loads and checks it); None: ``rubric label`` and the editor's label
+    # features do not take its files.
+    labelling: Lazy | None = None
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
     rule_title: str | None = None  # heading of that prefix's rules in docs/rules.md

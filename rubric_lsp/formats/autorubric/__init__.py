@@ -164,6 +164,7 @@ FORMATS = (
         json_schema=_dataset_schema,
         editor="rubric_lsp.formats.autorubric.dataset_editor",
         calibration=_CALIBRATION + "DATASET_CALIBRATION",
+        labelling="rubric_lsp.formats.autorubric.labelling:LABELLING",
         rule_prefix="AR",
     ),
 )

@@ -1,0 +1,144 @@
+"""Writing a labels file (``.csv`` / ``.jsonl``, docs/calibration.md's columns) one row at a time, as the
+smallest change: a new label is a row appended at the end, a changed one replaces its own row's text, a
+withdrawn one removes it; every other row, the header's columns and their order, blank lines and line breaks
+are the file's own, byte for byte. Columns the page writes that the file lacks (``labeller``, ``note``) are
+added at the end of a CSV's header (earlier rows read them as empty).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+LABELLER, NOTE, VERDICT = "labeller", "note", "verdict"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the file: its columns (lower-cased names, as the labels reader reads them) and its place."""
+
+    fields: dict[str, str]
+    start: int  # where its text begins (code points)
+    end: int  # where it ends, its line break included
+    number: int  # as a spreadsheet numbers it (a CSV's header is row 1; a JSONL file's first line is 1)
+
+
+@dataclass
+class Table:
+    """A labels file's text read into rows, and how to write a row in it."""
+
+    text: str
+    jsonl: bool
+    columns: list[str]  # a CSV's header, as written
+    rows: list[Row]
+    header_end: int = 0  # a CSV: where its header line ends, line break included
+
+    @property
+    def newline(self) -> str:
+        return "\r\n" if "\r\n" in self.text else "\n"
+
+
+def read(text: str, jsonl: bool) -> Table:
+    """``text`` as rows; ValueError (one line) for a row that cannot be read."""
+    return _read_jsonl(text) if jsonl else _read_csv(text)
+
+
+def _read_jsonl(text: str) -> Table:
+    rows, offset = [], 0
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        start, offset = offset, offset + len(line)
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            raise ValueError(f"row {number} is not JSON") from None
+        if not isinstance(value, dict):
+            raise ValueError(f"row {number} is not a JSON object")
+        fields = {
+            str(k).strip().lower(): "" if v is None else v if isinstance(v, str) else json.dumps(v)
+            for k, v in value.items()
+        }
+        rows.append(Row(fields, start, offset, number))
+    return Table(text, True, [], rows)
+
+
+def _read_csv(text: str) -> Table:
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    reader = csv.reader(iter(lines))
+    header = next(reader, None)
+    if header is None:
+        return Table(text, False, [], [])
+    columns = [c.strip().lower() for c in header]
+    header_end = starts[reader.line_num]
+    rows = []
+    while True:
+        first_line = reader.line_num
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise ValueError(f"row {first_line + 1}: {exc}") from None
+        if not any(c.strip() for c in cells):
+            continue
+        fields = {name: value.strip() for name, value in zip(columns, cells)}
+        rows.append(Row(fields, starts[first_line], starts[reader.line_num], first_line + 1))
+    return Table(text, False, [c for c in header], rows, header_end)
+
+
+def matches(row: Row, wanted: Mapping[str, str]) -> bool:
+    """Whether ``row`` holds each of ``wanted``'s columns as given (a missing column reads as empty)."""
+    return all(row.fields.get(name, "").strip() == value.strip() for name, value in wanted.items())
+
+
+def find(table: Table, wanted: Mapping[str, str]) -> Row | None:
+    return next((r for r in table.rows if matches(r, wanted)), None)
+
+
+def put(table: Table, wanted: Mapping[str, str], values: Mapping[str, str] | None, order: Sequence[str]) -> str:
+    """The file's text with the row matching ``wanted`` holding ``values`` (None: removed): replaced in place,
+    or appended when there is none. ``order``: the columns of a new file, in order."""
+    row = find(table, wanted)
+    text = table.text
+    if values is None:
+        return text if row is None else text[: row.start] + text[row.end :]
+    if table.jsonl:
+        line = json.dumps(dict(values), ensure_ascii=False) + table.newline
+    else:
+        text, columns = _with_columns(table, [c for c in order if c in values] + [c for c in values if c not in order])
+        line = _csv_line([values.get(c, "") for c in columns], table.newline)
+        if row is not None:
+            row = Row(row.fields, row.start + len(text) - len(table.text), row.end + len(text) - len(table.text), 0)
+    if row is not None:
+        return text[: row.start] + line + text[row.end :]
+    if text and not text.endswith(("\n", "\r")):
+        text += table.newline
+    return text + line
+
+
+def _with_columns(table: Table, wanted: list[str]) -> tuple[str, list[str]]:
+    """The text with a CSV header holding every column of ``wanted`` (missing ones appended), and the columns."""
+    columns = [c.strip().lower() for c in table.columns]
+    missing = [c for c in wanted if c not in columns]
+    if not table.columns:  # a new file: its header
+        return _csv_line(wanted, table.newline) + table.text, list(wanted)
+    if not missing:
+        return table.text, columns
+    header = table.text[: table.header_end]
+    body = header.rstrip("\r\n")
+    ending = header[len(body) :]
+    new_header = body + "," + ",".join(missing) + (ending or table.newline)
+    return new_header + table.text[table.header_end :], columns + missing
+
+
+def _csv_line(cells: Sequence[str], newline: str) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator=newline).writerow(cells)
+    return out.getvalue()
