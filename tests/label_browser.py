@@ -124,6 +124,7 @@ class Browser:
 
     async def open(self, url: str) -> None:
         await self.send("Page.navigate", url=url)
+        await self.wait_for(f"location.href === {json.dumps(url)} && document.readyState === 'complete'")
 
     async def evaluate(self, expression: str) -> Any:
         answer = await self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
@@ -144,7 +145,7 @@ class Browser:
 
     async def settled(self) -> None:
         """Wait until the page has no request of its own in flight and has drawn its state."""
-        await self.wait_for("document.body.dataset.ready === '1' && !document.body.dataset.busy")
+        await self.wait_for("!!document.body && document.body.dataset.ready === '1' && !document.body.dataset.busy")
 
     async def key(self, key: str, ctrl: bool = False) -> None:
         """Press and release ``key`` ("1", "u", "Enter", …) on the focused element."""

@@ -40,9 +40,11 @@ def set_keys(doc: Document, mapping: Node, values: Sequence[tuple[str, Any]]) ->
         return [*edits, TextEdit(Span(mapping.start + 1, mapping.end - 1), ", ".join(new))]
     text = doc.text
     last_key, last_value = pairs[-1]
-    indent = text[text.rfind("\n", 0, last_key.start) + 1 : last_key.start]
+    line_start = text.rfind("\n", 0, last_key.start) + 1
+    indent = text[line_start : last_key.start]
+    newline = "\r\n" if text[max(0, line_start - 2) : line_start] == "\r\n" else "\n"
     # pairs on one line ({"a": 1, "b": 2}) get the new ones on that line; else each on a line of its own
-    separator = ", " if indent.strip() else ",\n" + indent
+    separator = ", " if indent.strip() else "," + newline + indent
     return [*edits, TextEdit(Span(last_value.end, last_value.end), "".join(separator + pair for pair in new))]
 
 

@@ -31,14 +31,20 @@ from rubric_lsp.labelling.stores import Given, Key
 TARGET_HALF_WIDTH = 0.15
 NEAR_THRESHOLD = 0.25  # a score this close to its pass mark (on a 0–1 scale) is near it
 SPLIT, NEAR, SHORT = 3.0, 2.0, 1.5  # how much each reason weighs in the order
+STARTED = 1000.0  # a half-labelled item outweighs every reason
 
 
 def order(pending: Sequence[LabelItem], sheet: Sheet, given: Mapping[Key, list[Given]]) -> list[dict[str, Any]]:
-    """The items left to label, most telling first (file order among equals), each with why."""
+    """The items left to label, most telling first (file order among equals), each with why; an item half
+    labelled comes before all (finish what was started: a second run resumes there)."""
     balance = _balances(sheet, given)
     ranked = []
     for position, item in enumerate(pending):
         weight, why = 0.0, []
+        started = sum(bool(given.get((item.key, u.id))) for u in item.units)
+        if started:
+            weight += STARTED
+            why.append(f"started: {started} of {len(item.units)} labelled")
         for unit in item.units:
             if given.get((item.key, unit.id)):
                 continue
@@ -108,8 +114,9 @@ def figures(sheet: Sheet, given: Mapping[Key, list[Given]], width: float = TARGE
                 continue
             reference = givens[0].label.word
             labelled.setdefault(unit.id, Counter())[reference] += 1
-            for g in givens:
-                people.setdefault(unit.id, {}).setdefault(g.label.labeller or "?", {})[item.key] = g.label.word
+            for g in givens:  # a label of unknown origin (given before any log) is nobody's in particular
+                if g.label.labeller:
+                    people.setdefault(unit.id, {}).setdefault(g.label.labeller, {})[item.key] = g.label.word
             said = sheet.judged.get((item.key, unit.id))
             scale = {c.word for c in unit.choices if c.meaning != ABSTAIN}
             if said is not None and said.verdict in scale and reference in scale:  # neither abstained nor failed

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -69,6 +70,12 @@ class LabellingServer(ThreadingHTTPServer):
 
     def origins(self) -> set[str]:
         return {f"http://{host}" for host in self.hosts()}
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request that failed unexpectedly: one line on standard error (never the request, which holds the
+        token), and the page shows the error its request got."""
+        kind, value, _trace = sys.exc_info()
+        print(f"rubric label: a request failed: {kind.__name__ if kind else 'error'}: {value}", file=sys.stderr)
 
     def start(self) -> threading.Thread:
         """Serve on a daemon thread (the language server's way); ``shutdown()`` stops it."""
@@ -185,3 +192,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
         except OSError as exc:
             self._json({"error": f"cannot write: {exc.strerror or exc}"}, HTTPStatus.INTERNAL_SERVER_ERROR)
+        except Exception as exc:  # a bug: the page says so in one line, and the server goes on
+            self.server.handle_error(self.request, self.client_address)
+            self._json(
+                {"error": f"the labelling server failed: {type(exc).__name__}"}, HTTPStatus.INTERNAL_SERVER_ERROR
+            )
