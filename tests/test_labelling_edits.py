@@ -72,7 +72,7 @@ def test_random_objects_keep_every_other_byte():
         else:
             body = "{" + ",".join(f'\n{indent}"{k}": {rng.randint(0, 9)}' for k in keys) + ("\n}" if keys else "}")
         value = [rng.choice(["MET", "UNMET"]) for _ in range(rng.randint(1, 3))]
-        added = edited(body, lambda doc, root: edits.set_keys(doc, root, [("gt", value)]))
+        added = edited(body, lambda doc, root, value=value: edits.set_keys(doc, root, [("gt", value)]))
         assert json.loads(added) == {**json.loads(body), "gt": value}
         back = edited(added, lambda doc, root: edits.remove_key(doc, root, "gt"))
         assert back == body

@@ -213,7 +213,7 @@ def test_a_file_no_format_labels_and_a_bad_source_are_refused_in_one_line(tmp_pa
     path = write_dataset(tmp_path, 1)
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(LabellingError, match="bad.json: not JSON"):
+    with pytest.raises(LabellingError, match=r"bad\.json: not JSON"):
         Session(path, Options(labeller="ann", sources=(bad,)))
     with pytest.raises(LabellingError, match="no grading or results"):
         Session(path, Options(labeller="ann", sources=(other,)))
@@ -221,7 +221,7 @@ def test_a_file_no_format_labels_and_a_bad_source_are_refused_in_one_line(tmp_pa
         Session(path, Options(labeller="ann", labels=tmp_path / "labels.csv"))
     log = path.with_name(path.name + ".labellers.jsonl")
     log.write_text("not a log\n")
-    with pytest.raises(ValueError, match="labellers.jsonl line 1: not a labels log entry"):
+    with pytest.raises(ValueError, match=r"labellers\.jsonl line 1: not a labels log entry"):
         Session(path, Options(labeller="ann")).state()
 
 
