@@ -92,7 +92,10 @@ def test_the_token_is_compared_in_constant_time(page, monkeypatch):
     [
         {"Host": "evil.example:80"},  # DNS rebinding: another name resolved to 127.0.0.1
         {"Host": "127.0.0.1.evil.example"},
-        {"Host": "127.0.0.1:1"},  # another port
+        {"Host": "localhost.evil.example:80"},
+        {"Host": ""},
+        {"Origin": "http://127.0.0.1.evil.example"},
+        {"Origin": "http://localhost/../evil"},
         {"Origin": "http://evil.example"},
         {"Origin": "null"},
         {"Sec-Fetch-Site": "cross-site"},
@@ -117,6 +120,9 @@ def test_its_own_origin_and_localhost_are_answered(page):
     origin = f"http://127.0.0.1:{server.port}"
     assert request(server, "GET", "/api/state", headers={"Origin": origin, "Sec-Fetch-Site": "same-origin"})[0] == 200
     assert request(server, "GET", "/api/state", headers={"Host": f"localhost:{server.port}"})[0] == 200
+    # A forwarded port (VS Code remote, code-server's proxy) is still the loopback, and so is its page.
+    forwarded = {"Host": "localhost:41234", "Origin": "http://localhost:41234"}
+    assert request(server, "GET", "/api/state", headers=forwarded)[0] == 200
 
 
 def test_a_change_must_be_json_and_no_preflight_is_granted(page):

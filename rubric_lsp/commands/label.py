@@ -12,15 +12,12 @@ Exit codes: 0 done (the page was closed with Ctrl-C, or ``--no-page`` wrote what
 from __future__ import annotations
 
 import argparse
-import getpass
-import os
-import subprocess
 import sys
 import webbrowser
 from pathlib import Path
 
 from rubric_lsp.labelling.page.server import LabellingServer
-from rubric_lsp.labelling.session import LabellingError, Options, Session
+from rubric_lsp.labelling.session import LabellingError, Options, Session, default_labeller
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
@@ -78,26 +75,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--width", type=_width, default=0.15, help="the interval half-width the 'how many more' figures aim at (0.15)"
     )
     return p
-
-
-def default_labeller(folder: Path) -> str:
-    """git's user.name where the file is, else the login name."""
-    try:
-        done = subprocess.run(
-            ["git", "config", "user.name"], cwd=folder, capture_output=True, text=True, timeout=5, check=False
-        )
-        name = done.stdout.strip()
-        if name:
-            return name
-    except (OSError, subprocess.SubprocessError):
-        pass
-    for variable in ("USER", "USERNAME", "LOGNAME"):
-        if os.environ.get(variable):
-            return os.environ[variable]
-    try:
-        return getpass.getuser()
-    except Exception:  # getpass raises whatever the platform's lookup raises
-        return "anonymous"
 
 
 def main(argv: list[str]) -> int:

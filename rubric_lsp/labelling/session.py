@@ -11,7 +11,10 @@ left out of the state until this labeller has answered that unit (``Options.blin
 
 from __future__ import annotations
 
+import getpass
 import json
+import os
+import subprocess
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,6 +38,25 @@ class LabellingError(ValueError):
 
 
 _HOOKS: dict[str, LabellingHook] = {}
+
+
+def default_labeller(folder: Path) -> str:
+    """Who labels when nobody says: git's user.name where the file is, else the login name."""
+    try:
+        done = subprocess.run(
+            ["git", "config", "user.name"], cwd=folder, capture_output=True, text=True, timeout=5, check=False
+        )
+        if done.stdout.strip():
+            return done.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    for variable in ("USER", "USERNAME", "LOGNAME"):
+        if os.environ.get(variable):
+            return os.environ[variable]
+    try:
+        return getpass.getuser()
+    except Exception:  # getpass raises whatever the platform's lookup raises
+        return "anonymous"
 
 
 def labelling_hook(fmt: Format) -> LabellingHook | None:

@@ -18,6 +18,7 @@ from rubric_lsp.document.positions import Span
 from rubric_lsp.fixes import fix_until_settled
 from rubric_lsp.lint import LintResult, lint_text
 from rubric_lsp.redaction import redact_report
+from rubric_lsp.server import labelling
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.calibrate import calibrate_actions
 from rubric_lsp.server.positions import Converter
@@ -223,5 +224,6 @@ def register(ls: RubricServer) -> None:
 
             doc = Read(uri, result.document.text, result.document, result.format, result.view)
             found = [*actions, *grade_actions(ls, doc, span), *lens_actions(ls, uri, params.range)]
+            found += labelling.code_actions(ls, uri, result, span)
             return [*found, *calibrate_actions(ls, doc)] or None
         return actions or None

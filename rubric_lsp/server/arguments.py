@@ -97,6 +97,12 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
         SHOW,
     ),
     "rubric-lsp.clearVerdicts": (Arg("uri", str, document=False, what="the document"),),
+    "rubric-lsp.label": (
+        URI,
+        Arg("item", str, what="the key of the item to open the page on"),
+        Arg("labeller", str, what="who labels (default: the labelling.labeller setting, else git's user.name)"),
+        Arg("open", bool, what="false: only answer the page's URL (the client shows it its own way)"),
+    ),
     "rubric-lsp.report": (
         Arg("uri", str, required=True, what="the graded document"),
         Arg("criterion", int, what="the dataset criterion whose confusion matrix to show (0-based)"),

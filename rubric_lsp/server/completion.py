@@ -17,6 +17,7 @@ from lsprotocol import types
 from rubric_lsp.document import parse_document
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import Format
+from rubric_lsp.server import labelling
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.hover import _schema
 from rubric_lsp.server.locate import description_of, locate, schema_at
@@ -168,7 +169,8 @@ def register(ls: RubricServer) -> None:
         offset = ls.converter(result).offset(params.position)
         try:
             markup = lambda text: ls.markup("text_document.completion.completion_item.documentation_format", text)  # noqa: E731
-            items, replace = completions(fmt, result.document.text, offset, result.document.language, markup)
+            found = labelling.completions(fmt, result.document.text, offset) if result.document.language == "json" else None
+            items, replace = found or completions(fmt, result.document.text, offset, result.document.language, markup)
         except Exception:
             log.exception("completion failed")
             items, replace = [], Span(offset, offset)

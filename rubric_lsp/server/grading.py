@@ -18,7 +18,7 @@ from lsprotocol import types
 from rubric_lsp.document.positions import Position, Range
 from rubric_lsp.engine.result import figures_of
 from rubric_lsp.formats.editor import GradePlan
-from rubric_lsp.server import dataset_views, report
+from rubric_lsp.server import dataset_views, labelling, report
 from rubric_lsp.server.app import COMMAND_TICKET, RubricServer
 from rubric_lsp.server.calibrate import calibrate_lenses
 from rubric_lsp.server.grade_lenses import grade_lenses
@@ -395,18 +395,20 @@ def register(ls: RubricServer) -> None:
     @ls.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     async def inlay_hint(ls: RubricServer, params: types.InlayHintParams):
         uri = params.text_document.uri
-        if uri in ls.workspace.text_documents:
-            await ls.lint(uri)
-        return inlay_hints(ls, uri, params.range)
+        if uri not in ls.workspace.text_documents:
+            return inlay_hints(ls, uri, params.range)
+        result = await ls.lint(uri)
+        return inlay_hints(ls, uri, params.range) + labelling.inlay_hints(ls, result, params.range)
 
     @ls.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     async def code_lens(ls: RubricServer, params: types.CodeLensParams):
         uri = params.text_document.uri
         if uri not in ls.workspace.text_documents:
             return code_lenses(ls, uri)
-        await ls.lint(uri)
+        result = await ls.lint(uri)
         doc = await read(ls, uri)
-        return grade_lenses(ls, doc) + calibrate_lenses(ls, doc) + code_lenses(ls, uri)
+        lenses = grade_lenses(ls, doc) + calibrate_lenses(ls, doc) + code_lenses(ls, uri)
+        return lenses + labelling.lenses(ls, uri, result)
 
 
 def disagreements(ls: RubricServer, args: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from rubric_lsp.formats.editor import EditorContext
 from rubric_lsp.formats.options import read_options
 from rubric_lsp.formats.registry import Format, get_rule
 from rubric_lsp.lint import LintResult
+from rubric_lsp.server import labelling
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.locate import Location, description_of, locate, schema_at
 
@@ -34,6 +35,7 @@ def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) 
         if verdict:
             parts.append(verdict)
         parts.extend(_format_text(ls, result, offset))
+        parts.extend(labelling.hover_lines(result, offset))
         parts.extend(check.hover_lines(result.shared.get(check.VIEW_KEY) or [], offset))
         key = _key_text(fmt, loc)
         if key:

@@ -43,6 +43,7 @@ class ServerSettings:
     calibration_repeat: int = 1  # the Calibrate command's asks per item (rubric calibrate --repeat)
     # Below this share of unanimous items a unit is ambiguous (rubric calibrate --agreement-threshold).
     calibration_agreement_threshold: float = DEFAULT_AGREEMENT
+    labelling_labeller: str | None = None  # who labels on the page (None: git's user.name, else the login name)
     # The formats' grading options the editor sets, (option name, value), in settings order.
     grade_options: tuple[tuple[str, Any], ...] = ()
     # Not a user setting: how long to wait for more typing before linting (push mode).
@@ -179,6 +180,7 @@ _KEYS: dict[str, tuple[str, Any, str]] = {
     "calibration.repeat": ("calibration_repeat", _repeats, f"a whole number from 1 to {MAX_REPEATS}"),
     "calibration.agreementThreshold": ("calibration_agreement_threshold", _share, "a number from 0 to 1"),
     "debounceSeconds": ("debounce_seconds", float, "a number of seconds"),
+    "labelling.labeller": ("labelling_labeller", _text, "a name: who labels on the labelling page"),
 }
 _DEFAULTS = {f.name: f.default for f in fields(ServerSettings)}
 

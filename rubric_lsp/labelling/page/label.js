@@ -2,7 +2,8 @@
 // The labelling page: one item at a time, every unit in its format's own words (the server's JSON says them),
 // the grading's verdicts hidden until you answered. Everything shown is set as text, never as markup.
 (() => {
-  const token = new URLSearchParams(location.search).get("token") || "";
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token") || "";
   const framed = window.parent !== window; // inside the VS Code webview: it opens files for us
   let state = null;
   let focus = 0;
@@ -171,7 +172,7 @@
 
   async function choose(unit, word) {
     const note = unit.label ? unit.label.note : drafts[unit.id] || "";
-    const next = await act("POST", "/api/answer", { key: state.item.key, unit: unit.id, word, note });
+    const next = await act("POST", "api/answer", { key: state.item.key, unit: unit.id, word, note });
     if (!next) return;
     delete drafts[unit.id];
     const units = next.item ? next.item.units : [];
@@ -183,15 +184,15 @@
   async function saveNote(unit, text) {
     if (!unit.label) { drafts[unit.id] = text; return; }
     if (text === unit.label.note) return;
-    render(await act("POST", "/api/answer", { key: state.item.key, unit: unit.id, word: unit.label.word, note: text }));
+    render(await act("POST", "api/answer", { key: state.item.key, unit: unit.id, word: unit.label.word, note: text }));
   }
 
   async function go(key) {
-    render(await act("POST", "/api/go", { key: key || "" }));
+    render(await act("POST", "api/go", { key: key || "" }));
   }
 
   async function undo() {
-    const next = await act("POST", "/api/undo", {});
+    const next = await act("POST", "api/undo", {});
     if (!next) return;
     shownKey = null; // the undone item comes back with its first unanswered unit highlighted
     render(next);
@@ -233,7 +234,7 @@
 
   // -- the review view ----------------------------------------------------------------------------------
   async function showReview() {
-    const data = await act("GET", "/api/review");
+    const data = await act("GET", "api/review");
     if (!data) return;
     $("undo").disabled = !data.can_undo;
     const body = $("review").tBodies[0];
@@ -243,11 +244,11 @@
     }
     for (const row of data.disagreements) {
       const actions = el("td", {});
-      actions.append(el("button", { "data-keep": row.unit.id, text: "Keep (the judge erred)", onclick: () => review("/api/keep", row) }));
+      actions.append(el("button", { "data-keep": row.unit.id, text: "Keep (the judge erred)", onclick: () => review("api/keep", row) }));
       for (const choice of row.unit.choices) {
         if (choice.word === row.label.word) continue;
         actions.append(el("button", { "data-change": choice.word, text: `Change to ${choice.word}`,
-          onclick: () => review("/api/change", row, choice.word) }));
+          onclick: () => review("api/change", row, choice.word) }));
       }
       const open = el("a", { class: "open", href: row.unit.open.vscode, text: "open the wording" });
       open.addEventListener("click", (event) => openInEditor(event, row.unit.open));
@@ -302,5 +303,9 @@
   });
   $("undo").addEventListener("click", undo);
   document.querySelectorAll(".tab").forEach((tab) => tab.addEventListener("click", () => show(tab.dataset.view)));
-  act("GET", "/api/state").then(render);
+  act("GET", "api/state").then((first) => {
+    render(first);
+    const wanted = params.get("item"); // the editor's "Label this item" opens the page on it
+    if (first && wanted && (!first.item || first.item.key !== wanted)) go(wanted);
+  });
 })();

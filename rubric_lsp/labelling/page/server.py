@@ -5,9 +5,9 @@ What it answers, and what it refuses (tests/test_labelling_page_security.py):
 - it listens on 127.0.0.1 only, on a port of the system's choosing unless one is given;
 - every request carries the run's token (a random 32-byte secret: ``?token=`` for the page itself, the
   ``X-Rubric-Token`` header for its JSON), compared in constant time; anything else is a bare 403;
-- the ``Host`` header must name the server (127.0.0.1 or localhost and its port), which a page of another
-  site reaching it through DNS rebinding cannot send; a request whose ``Origin`` is another site's, or that a
-  browser marks ``Sec-Fetch-Site: cross-site``, is refused, and a change must be ``application/json`` (a
+- the ``Host`` header must name the loopback (127.0.0.1 or localhost), which a page of another site reaching
+  it through DNS rebinding cannot send; a request whose ``Origin`` is another site's, or that a browser marks
+  ``Sec-Fetch-Site: cross-site`` or ``same-site``, is refused, and a change must be ``application/json`` (a
   cross-site form cannot send it, and the server answers no CORS preflight);
 - no request names a file: the session writes the labelled file (or the labels file it was opened with) and
   its labels log, and nothing else;
@@ -32,6 +32,7 @@ from rubric_lsp.labelling.files import ChangedMeanwhile
 from rubric_lsp.labelling.session import Session
 
 HOST = "127.0.0.1"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
 TOKEN_HEADER = "X-Rubric-Token"
 MAX_BODY = 64 * 1024
 NONCE = "{{nonce}}"
@@ -65,11 +66,17 @@ class LabellingServer(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/?token={self.token}"
 
-    def hosts(self) -> set[str]:
-        return {f"{HOST}:{self.port}", f"localhost:{self.port}"}
+    def serves(self, host: str) -> bool:
+        """Whether a ``Host`` header names this machine's loopback (any port: a forwarded one, as VS Code's
+        remote port forwarding and code-server's proxy give, is still this server), never another name, which
+        is what DNS rebinding sends."""
+        name, _, port = host.rpartition(":") if host.count(":") == 1 else (host, "", "")
+        return name in LOOPBACK_NAMES and (not port or port.isdigit())
 
-    def origins(self) -> set[str]:
-        return {f"http://{host}" for host in self.hosts()}
+    def from_here(self, origin: str) -> bool:
+        """Whether an ``Origin`` is a page on this machine's loopback (the page itself, forwarded or not)."""
+        scheme, _, rest = origin.partition("://")
+        return scheme in ("http", "https") and "/" not in rest and self.serves(rest)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A request that failed unexpectedly: one line on standard error (never the request, which holds the
@@ -94,10 +101,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- the checks every request passes -------------------------------------------------------------
     def _refusal(self, change: bool) -> str | None:
-        if self.headers.get("Host", "") not in self.server.hosts():
+        if not self.server.serves(self.headers.get("Host", "")):
             return "host"
         origin = self.headers.get("Origin")
-        if origin is not None and origin not in self.server.origins():
+        if origin is not None and not self.server.from_here(origin):
             return "origin"
         if self.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
             return "cross-site"
