@@ -72,6 +72,15 @@ class Settings:
                     return False
         return True
 
+    def names(self, code: str, *, exactly: bool = False) -> bool:
+        """Whether ``select`` or ``extend-select`` names ``code`` itself (``exactly``), or a prefix of it or ALL."""
+        chosen = self.select + self.extend_select
+        return code in chosen if exactly else _matches(code, chosen)
+
+    def names_smells(self) -> bool:
+        """Whether ``select`` or ``extend-select`` names any smell rule (docs/smells.md): the lint then reads them."""
+        return any(entry == "ALL" or entry.startswith(SMELLS) or SMELLS.startswith(entry) for entry in self.select + self.extend_select)
+
     def severity_for(self, code: str, default: Severity) -> Severity:
         best, best_len = default, 0
         for prefix, severity in self.severity:
@@ -362,6 +371,9 @@ def _kinds(table: object, where: str) -> tuple[tuple[str, str], ...]:
             )
     return tuple(table.items())
 
+
+# The smell rules' codes (docs/smells.md): read only when selected, or in an editor.
+SMELLS = "RL3"
 
 # Code prefixes (docs/architecture.md): any file, autorubric, promptfoo, NorthStar, Rubrics task.
 CODE_PREFIXES = ("RL", "AR", "PF", "NS", "RT")

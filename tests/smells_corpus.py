@@ -31,8 +31,9 @@ LABEL_OF = {
 }
 
 
-def corpus_dir(root: Path) -> Path:
-    return root / "corpus" / "smells"
+def corpus_dir(corpus: Path) -> Path:
+    """The labelled smells under the shared corpus folder."""
+    return corpus / "smells"
 
 
 def load(folder: Path, name: str) -> list[dict]:

@@ -84,7 +84,7 @@ def locate(value: str, source: str, start: int, end: int) -> tuple[int, ...] | N
     j = start
     for ch in value:
         found = -1
-        for k in range(j, min(end, j + 12)):
+        for k in range(j, min(end, j + 80)):
             c = source[k]
             if c == ch or (ch.isspace() and c.isspace()):
                 found = k

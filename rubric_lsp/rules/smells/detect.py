@@ -26,8 +26,8 @@ DETECTORS: dict[str, Detector] = {
 def smells(reading: Reading, names: set[str] | None = None) -> list[Hit]:
     """The smells of one criterion (only those named, when ``names`` is given), at most one hit each."""
     found: list[Hit] = []
-    if not reading.english:
-        return found
+    if not reading.english or reading.scope == "content":
+        return found  # a reference answer (factuality) is what the response is compared with, not a criterion
     for name, detector in DETECTORS.items():
         if names is None or name in names:
             found += list(detector(reading))[:1]

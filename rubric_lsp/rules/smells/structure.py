@@ -35,7 +35,8 @@ _SUBJECT_NOUN = (
 _SUBJECT = re.compile(
     r"^\s*(?:(?:pass|passes|score\s+[\d.]+|fail|give\s+credit)\s+(?:only\s+)?(?:if|when)\s*:?\s*)?"
     r"(?:(?:does|do|is|are|did|can|will)\s+)?"
-    r"(?:(?:the|this|a|an|your|their|its)\s+)?(?:(?:[\w.-]+\s+){0,3}?(?:" + _SUBJECT_NOUN + r")\b|(?:[A-Z][\w.-]*\s+){1,3})?",
+    r"(?:(?:(?:the|this|a|an|your|their|its)\s+)?(?:[\w.-]+\s+){0,3}?(?:" + _SUBJECT_NOUN + r")\b"
+    r"|(?:the|this|a|an|your|their|its)\s+(?-i:[A-Z][\w.-]*\s+){1,3})?",
     re.IGNORECASE,
 )
 _MODAL = re.compile(
@@ -267,7 +268,7 @@ def _verb_only(word: str) -> bool:
 
 def _part(text: str, predicate: _Predicate, end: int) -> str:
     """The words of one requirement, from its verb to where the next one starts, tidied for a message."""
-    chunk = text[predicate.start : end]
+    chunk = re.split(r"[.;:!?](?:\s|$)|\n", text[predicate.start : end])[0]
     chunk = re.split(r"(?:,\s*)?\s+(?:and|AND)\s*$|[.;]\s*$", chunk.rstrip(" ,;"))[0]
     chunk = re.sub(r"(?:,\s*|\s+)(?:and|AND)$", "", chunk.strip())
     return " ".join(chunk.split())[:120]

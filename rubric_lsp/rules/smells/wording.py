@@ -138,7 +138,8 @@ _TRIVIAL = (
     r"(?:responds?|replies)\s+to\s+the\s+(?:user|question|prompt|request|query)|"
     r"(?:addresses|attempts\s+to\s+(?:address|answer)|engages\s+with)\s+the\s+(?:topic|question|prompt|request|query)|"
     r"makes?\s+an\s+(?:effort|attempt)|"
-    r"(?:references?|builds?\s+(?:up)?on|draws?\s+on|uses?|is\s+based\s+on|relates?\s+to)\s+(?:the\s+)?"
+    r"(?:references?|builds?\s+(?:up)?on|draws?\s+on|uses?|is\s+based\s+on|relates?\s+to)"
+    r"(?:\s+(?:or|and)\s+(?:references?|builds?\s+(?:up)?on|draws?\s+on|uses?))*\s+(?:the\s+)?"
     r"(?:provided|given|supplied|retrieved)\s+(?:context|documents?|sources?|information)|"
     r"(?:is\s+)?(?:related|relevant)\s+to\s+the\s+(?:question|topic|prompt|query))"
 )
