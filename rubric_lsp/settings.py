@@ -79,7 +79,10 @@ class Settings:
 
     def names_smells(self) -> bool:
         """Whether ``select`` or ``extend-select`` names any smell rule (docs/smells.md): the lint then reads them."""
-        return any(entry == "ALL" or entry.startswith(SMELLS) or SMELLS.startswith(entry) for entry in self.select + self.extend_select)
+        return any(
+            entry == "ALL" or entry.startswith(SMELLS) or SMELLS.startswith(entry)
+            for entry in self.select + self.extend_select
+        )
 
     def severity_for(self, code: str, default: Severity) -> Severity:
         best, best_len = default, 0

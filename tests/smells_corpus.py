@@ -48,7 +48,7 @@ def reading(row: dict) -> Reading:
     return Reading(
         row["text"],
         tuple(str(o.get("label", "")) for o in row.get("options") or ()),
-        penalty=isinstance(weight, (int, float)) and weight < 0 or kind.startswith("not-"),
+        penalty=(isinstance(weight, (int, float)) and weight < 0) or kind.startswith("not-"),
         scope="content" if kind.endswith("factuality") else "instruction",
         choice=kind.endswith("select-best"),
     )

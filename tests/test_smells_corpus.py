@@ -41,7 +41,7 @@ def criteria() -> list[dict]:
 def figures(criteria):
     found = criterion_figures(criteria)
     found.update(rubric_figures(criteria, load(FOLDER, "rubrics.jsonl"), load(FOLDER, "pairs.jsonl")))
-    print("\nshared half (%d criteria):\n%s" % (len(criteria), table(found)))
+    print(f"\nshared half ({len(criteria)} criteria):\n{table(found)}")
     return found
 
 
@@ -74,10 +74,8 @@ def test_held_out_repositories_keep_the_precision(criteria):
     rest = [row for row in criteria if not held_out(row["source"]["repo"])]
     assert aside and rest
     found = criterion_figures(aside)
-    print(
-        "\nheld-out repositories (%d criteria):\n%s\nthe other repositories (%d criteria):\n%s"
-        % (len(aside), table(found), len(rest), table(criterion_figures(rest)))
-    )
+    print(f"\nheld-out repositories ({len(aside)} criteria):\n{table(found)}")
+    print(f"the other repositories ({len(rest)} criteria):\n{table(criterion_figures(rest))}")
     for name, figures in found.items():
         if figures.fired >= 3:
             assert figures.precision >= PRECISION, f"{name} on held-out repositories: wrongly flagged {figures.wrong}"

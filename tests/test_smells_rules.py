@@ -55,7 +55,9 @@ def test_every_finding_is_info_and_never_fails_a_default_run(tmp_path):
     run = [sys.executable, "-c", "from rubric_lsp.cli import lint_main; raise SystemExit(lint_main())"]
     selected = subprocess.run([*run, "--select", "RL3", str(path)], capture_output=True, text=True, timeout=120)
     assert selected.returncode == 0 and "RL301" in selected.stdout
-    failing = subprocess.run([*run, "--select", "RL3", "--fail-level", "info", str(path)], capture_output=True, timeout=120)
+    failing = subprocess.run(
+        [*run, "--select", "RL3", "--fail-level", "info", str(path)], capture_output=True, timeout=120
+    )
     assert failing.returncode == 1
 
 
@@ -83,7 +85,12 @@ def test_the_split_fix_halves_the_weight_and_keeps_the_yaml_readable():
 
 
 def test_the_split_fix_in_json():
-    rubric = json.dumps([{"requirement": "Acknowledges the order and offers a refund", "weight": 4}, {"requirement": "Cites a source", "weight": -2}])
+    rubric = json.dumps(
+        [
+            {"requirement": "Acknowledges the order and offers a refund", "weight": 4},
+            {"requirement": "Cites a source", "weight": -2},
+        ]
+    )
     result = lint_text(rubric, "r.rubric.json", settings=Settings(select=("RL301",)))
     (found,) = result.diagnostics
     assert found.fix is not None
@@ -123,8 +130,9 @@ tests:
 def test_northstar_and_rubrics_task():
     request = json.dumps(
         {
-            
-            "graders": [{"type": "rubric", "name": "tone", "rubric": "Pass when the reply is polite and stays on topic."}],
+            "graders": [
+                {"type": "rubric", "name": "tone", "rubric": "Pass when the reply is polite and stays on topic."}
+            ],
         }
     )
     found = lint_text(request, "eval_run_request.json", kind="northstar-eval-run-request", settings=SMELLS)
@@ -138,7 +146,9 @@ def test_northstar_and_rubrics_task():
                 "turns": [
                     {
                         "id": "u",
-                        "annotations": [{"key": "rubric_1_criteria_1", "title": "Which response is better overall?", "value": 1}],
+                        "annotations": [
+                            {"key": "rubric_1_criteria_1", "title": "Which response is better overall?", "value": 1}
+                        ],
                         "messages": [],
                     }
                 ],

@@ -98,7 +98,10 @@ def _splitter(doc: Document, entry: CriterionEntry) -> Any:
             column = doc.lines.position(node.start).character
             indent = "\n" + " " * column
             written = [
-                indent.join(f"{k}: {json.dumps(v, ensure_ascii=False) if isinstance(v, str) else scalar_text(v)}" for k, v in h.items())
+                indent.join(
+                    f"{k}: {json.dumps(v, ensure_ascii=False) if isinstance(v, str) else scalar_text(v)}"
+                    for k, v in h.items()
+                )
                 for h in halves
             ]
             new = written[0] + "\n" + " " * (column - 2) + "- " + written[1]

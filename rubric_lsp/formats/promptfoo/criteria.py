@@ -18,7 +18,14 @@ from rubric_lsp.rules.smells.criteria import CriterionText, Piece, RubricTexts
 
 MODEL_GRADED = frozenset(
     name
-    for base in ("llm-rubric", "g-eval", "model-graded-closedqa", "factuality", "model-graded-factuality", "select-best")
+    for base in (
+        "llm-rubric",
+        "g-eval",
+        "model-graded-closedqa",
+        "factuality",
+        "model-graded-factuality",
+        "select-best",
+    )
     for name in (base, f"not-{base}")
 )
 

@@ -53,6 +53,40 @@ class Reading:
 
 
 _COMMON = frozenset(
-    "the a an and or of to is are be in on for with that this it its response answer output should must "
-    "does not if whether by as at from any each all".split()
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "to",
+        "is",
+        "are",
+        "be",
+        "in",
+        "on",
+        "for",
+        "with",
+        "that",
+        "this",
+        "it",
+        "its",
+        "response",
+        "answer",
+        "output",
+        "should",
+        "must",
+        "does",
+        "not",
+        "if",
+        "whether",
+        "by",
+        "as",
+        "at",
+        "from",
+        "any",
+        "each",
+        "all",
+    ]
 )

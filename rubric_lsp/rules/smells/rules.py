@@ -29,8 +29,8 @@ DOUBLE_BARRELED = rule(
     _WHY + "The judge gives one verdict: a response that meets one part and not the other forces it (and "
     "every person labelling) to invent a rule for the mix, and they invent different ones. Read as GUIDE.md "
     "defines it: two requirements with different verbs ('acknowledges the order and offers a refund'), or a "
-    "numbered list of requirements judged as one PASS/FAIL; a list of one verb's objects ('lists A, B and C'), "
-    "a requirement and its negation ('refuses without leaking') and alternatives joined by 'or' are one thing. "
+    "numbered list of requirements under one pass-or-not verdict; a list of one verb's objects ('lists A, B and C'), "
+    "a requirement and its negation ('declines without leaking') and alternatives joined by 'or' are one thing. "
     "autorubric's AR019 reads only its own requirements with a list of verbs; this rule reads every format.",
     bad="""\
         - name: ack_and_refund
@@ -261,7 +261,19 @@ NO_PENALTIES = rule(
 
 BY_NAME: dict[str, Rule] = {
     r.name: r
-    for r in (DOUBLE_BARRELED, VAGUE, HEDGING, VERBOSITY, COUNTING, UNFALSIFIABLE, CIRCULAR, SCALE, EXTERNAL, OVERLAP, NO_PENALTIES)
+    for r in (
+        DOUBLE_BARRELED,
+        VAGUE,
+        HEDGING,
+        VERBOSITY,
+        COUNTING,
+        UNFALSIFIABLE,
+        CIRCULAR,
+        SCALE,
+        EXTERNAL,
+        OVERLAP,
+        NO_PENALTIES,
+    )
 }
 
 _ADVICE = {

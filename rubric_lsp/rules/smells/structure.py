@@ -71,10 +71,15 @@ _NOT_A_REQUIREMENT = re.compile(
     re.IGNORECASE,
 )
 # A list that is the text to match, not requirements: "Answer matches the following - every word …:".
-_EXPECTED = re.compile(r"\b(?:match(?:es)?|equals?|identical|verbatim|word[- ]for[- ]word|same as)\b[^\n]*:\s*$", re.IGNORECASE | re.MULTILINE)
+_EXPECTED = re.compile(
+    r"\b(?:match(?:es)?|equals?|identical|verbatim|word[- ]for[- ]word|same as)\b[^\n]*:\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 _ALTERNATIVES = re.compile(r"\b(?:one|any|either)\s+of\s+(?:the\s+following|these|them)\b", re.IGNORECASE)
 # A scale's level ("EXCELLENT: …", "- 0.8-0.9: …", "Score 4 when …"): poorly-anchored-scale reads those.
-_LEVEL = re.compile(r"^\s*(?:[-*•]\s*)?(?:[A-Z]{3,}\s*:|(?:score\s+)?[\d.]+(?:\s*[-–]\s*[\d.]+)?\s*[:=])", re.IGNORECASE)
+_LEVEL = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?:[A-Z]{3,}\s*:|(?:score\s+)?[\d.]+(?:\s*[-–]\s*[\d.]+)?\s*[:=])", re.IGNORECASE
+)
 _WEAKER = re.compile(r"^\s*(?:it|the\s+\w+)\s+should\s+(?!also\b)", re.IGNORECASE)
 
 
@@ -144,9 +149,10 @@ def _requirement_lines(body: str) -> list[tuple[bool, int]]:
         if number > 0 and line.strip() and not line[:1].isspace() and not line.startswith(("-", "*", "•")):
             break
         stripped = line.strip().lstrip("-*•").strip()
-        if stripped and (stripped[0].isupper() or line.lstrip().startswith(("-", "*", "•"))):
-            if not re.match(r"(?:OR|or|Or|e\.g\.|Example|Note)\b", stripped) and not stripped.startswith(("(", "`")):
-                out.append((not _NEGATION.match(re.sub(r"^(?:the\s+)?\w+\s+", "", stripped, flags=re.I)) and not _NEGATION.match(stripped), offset))
+        starts = bool(stripped) and (stripped[0].isupper() or line.lstrip().startswith(("-", "*", "•")))
+        if starts and not re.match(r"(?:OR|or|Or|e\.g\.|Example|Note)\b", stripped) and stripped[0] not in "(`":
+            rest = re.sub(r"^(?:the\s+)?\w+\s+", "", stripped, flags=re.I)
+            out.append((not _NEGATION.match(rest) and not _NEGATION.match(stripped), offset))
         offset += len(line) + 1
     return out
 
@@ -181,7 +187,9 @@ def _sentence_predicates(base: int, sentence: str) -> list[_Predicate]:
         position += len(clause.text) + clause.gap
         if index > 0 and words.in_content(sentence, clause_start):
             break  # "states that X, and that Y": what follows is the content stated
-        predicate = _predicate(base + clause_start, clause.text, first=index == 0, modal=modal_polarity, previous=previous_form)
+        predicate = _predicate(
+            base + clause_start, clause.text, first=index == 0, modal=modal_polarity, previous=previous_form
+        )
         if predicate is None:
             continue
         if predicate.form == "modal":
@@ -210,14 +218,9 @@ def _clauses(sentence: str) -> list[_Clause]:
 def _predicate(base: int, clause: str, *, first: bool, modal: bool | None, previous: str | None) -> _Predicate | None:
     """The requirement a clause states, if it starts with one: [subject] [modal] [adverbs] verb …"""
     rest = clause
-    question = re.match(r"\s*(?:does|do|did)\s+(?:[\w'-]+\s+){1,3}?(?=[a-z]+\b)", rest, re.IGNORECASE)
-    if question and first:
-        # "Does the joke make sense …": the verb after the subject, in its base form
-        tail = rest[question.end() :]
-        verb = words.WORD.match(tail)
-        if verb and words.verb_lemma(verb.group(0)) == verb.group(0).lower():
-            where = base + question.end()
-            return _Predicate(where, where + len(verb.group(0)), verb.group(0).lower(), True, "modal")
+    asked = _question(base, rest) if first else None
+    if asked is not None:
+        return asked
     subject = _SUBJECT.match(rest) if first or re.match(r"\s*(?:it|they|the)\b", rest, re.IGNORECASE) else None
     had_subject = bool(subject and subject.group(0).strip())
     if subject:
@@ -251,13 +254,36 @@ def _predicate(base: int, clause: str, *, first: bool, modal: bool | None, previ
             negative = True
         if first or _verb_only(lower) or previous in ("3sg", "copula") or _OBJECT_START.match(after):
             following = words.WORD.match(after.lstrip())
-            if first and not had_subject and following and words.verb_lemma(following.group(0)) and not _OBJECT_START.match(after):
+            if (
+                first
+                and not had_subject
+                and following
+                and words.verb_lemma(following.group(0))
+                and not _OBJECT_START.match(after)
+            ):
                 return None  # "Weights reflect …": the first word is the subject, not a verb
             return _Predicate(where, where + len(word), lemma, not negative, "3sg")
         return None
-    if modal is not None and not first and words.verb_lemma(lower) == lower and (_OBJECT_START.match(after) or _verb_only(lower)):
+    if (
+        modal is not None
+        and not first
+        and words.verb_lemma(lower) == lower
+        and (_OBJECT_START.match(after) or _verb_only(lower))
+    ):
         return _Predicate(where, where + len(word), lower, modal and not negative, "base")
     return None
+
+
+def _question(base: int, clause: str) -> _Predicate | None:
+    """ "Does the joke make sense …": the verb after the subject, in its base form."""
+    question = re.match(r"\s*(?:does|do|did)\s+(?:[\w'-]+\s+){1,3}?(?=[a-z]+\b)", clause, re.IGNORECASE)
+    if question is None:
+        return None
+    verb = words.WORD.match(clause[question.end() :])
+    if verb is None or words.verb_lemma(verb.group(0)) != verb.group(0).lower():
+        return None
+    where = base + question.end()
+    return _Predicate(where, where + len(verb.group(0)), verb.group(0).lower(), True, "modal")
 
 
 def _verb_only(word: str) -> bool:
@@ -294,7 +320,9 @@ def poorly_anchored(reading: Reading) -> Iterator[Hit]:
         degree = [_degree_only(level, reading.text) for level in levels]
         if sum(degree) >= len(levels) - 1:
             index = reading.levels.index(levels[degree.index(True)])
-            yield Hit("poorly-anchored-scale", 0, len(reading.levels[index]), "levels differ only by degree", level=index)
+            yield Hit(
+                "poorly-anchored-scale", 0, len(reading.levels[index]), "levels differ only by degree", level=index
+            )
         return
     yield from _written_scale(reading)
 

@@ -110,7 +110,9 @@ def anchored_after(text: str, end: int) -> bool:
     """Whether observable content follows the words at once: "concise (under 3 sentences)", "professional: no
     slang", "clear headers (e.g., Morning, …)", "appropriate, such as …"."""
     rest = text[end : end + 60]
-    return bool(re.match(r"\s*(?:[\w-]+\s+){0,3}?(?:\(|:(?!\s*$)|e\.g\.|i\.e\.|such as\b|like\b|including\b|—|–)", rest))
+    return bool(
+        re.match(r"\s*(?:[\w-]+\s+){0,3}?(?:\(|:(?!\s*$)|e\.g\.|i\.e\.|such as\b|like\b|including\b|—|–)", rest)
+    )
 
 
 ENUMERATION = re.compile(r"(?:^|\n)\s*(?:\d+[.)]|[-*•]|[a-z][.)])\s+\S", re.MULTILINE)
@@ -139,7 +141,7 @@ def verb_lemma(word: str) -> str | None:
 
 
 def is_third_person_verb(word: str) -> bool:
-    """"acknowledges", "offers", "is": a present-tense verb a criterion's predicate starts with."""
+    """ "acknowledges", "offers", "is": a present-tense verb a criterion's predicate starts with."""
     lower = word.lower()
     if lower in ("is", "has", "does", "uses", "makes"):
         return True

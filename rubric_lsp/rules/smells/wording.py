@@ -30,6 +30,8 @@ _HEDGE = _ci(
     r"if (?:you|the (?:judge|grader)) (?:think|feel)s?\b[^.]*?(?:necessary|needed|appropriate)|"
     r"typically\s+\d|usually\s+\d|roughly\s+\d)"
 )
+
+
 def hedging(reading: Reading) -> Iterator[Hit]:
     text = reading.masked  # a hedge in parentheses still hedges ("appropriate (typically 3-15)")
     for m in _HEDGE.finditer(text):
@@ -80,8 +82,16 @@ def verbosity(reading: Reading) -> Iterator[Hit]:
 _NUMBER = r"(?:\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|fifty|hundred)"
 _BIG = r"(?:[4-9]|\d{2,}|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|fifty|hundred)"
 _COUNTING = _ci(
-    r"(?<![-\w])" + _NUMBER + r"(?:\s*(?:-|to|–)\s*" + _NUMBER + r")?[\s-]+(?:words?|characters?|chars|tokens?|syllables?)\b"
-    r"|(?<![-\w])" + _BIG + r"(?:\s*(?:-|to|–)\s*" + _NUMBER + r")?[\s-]+(?:sentences?|paragraphs?|bullets?|bullet points|lines?)\b"
+    r"(?<![-\w])"
+    + _NUMBER
+    + r"(?:\s*(?:-|to|–)\s*"
+    + _NUMBER
+    + r")?[\s-]+(?:words?|characters?|chars|tokens?|syllables?)\b"
+    r"|(?<![-\w])"
+    + _BIG
+    + r"(?:\s*(?:-|to|–)\s*"
+    + _NUMBER
+    + r")?[\s-]+(?:sentences?|paragraphs?|bullets?|bullet points|lines?)\b"
     r"|\b(?:word|character|syllable|token|sentence|paragraph)\s+(?:count|limit|length)s?\b"
     r"|\b(?:an?|valid|the|this|proper)\s+(?:haiku|sonnet|limerick)\b|\b(?:iambic|pentameter|syllables?|rhym(?:e|es|ing)\s+scheme)\b"
     r"|\bword[- ]for[- ]word\b|\bevery word\b|\bverbatim\b"
@@ -101,15 +111,21 @@ def counting(reading: Reading) -> Iterator[Hit]:
 # -- circular-criterion ------------------------------------------------------------------------------------------
 
 # Words that name overall quality itself, not a property of the response.
-_QUALITY = r"(?:good|great|better|best|excellent|high[- ]quality|quality|helpful|useful|relevant|satisf\w*|ideal|perfect)"
+_QUALITY = (
+    r"(?:good|great|better|best|excellent|high[- ]quality|quality|helpful|useful|relevant|satisf\w*|ideal|perfect)"
+)
 _OVERALL = _ci(
     r"\b(?:overall|all in all|in general)\b[^.?!\n]{0,60}?\b" + _QUALITY + r"\b"
     r"|\b" + _QUALITY + r"\s+(?:\w+\s+){0,2}?overall\b"
     r"|\bwhich\s+(?:\w+\s+)?(?:response|output|answer|reply|completion)\s+is\s+(?:the\s+)?(?:better|best)\b"
 )
-_SUBJECT = r"(?:(?:the|this|a|an)\s+)?(?:response|answer|output|reply|assistant|model|completion|submission|text|it)?\s*"
+_SUBJECT = (
+    r"(?:(?:the|this|a|an)\s+)?(?:response|answer|output|reply|assistant|model|completion|submission|text|it)?\s*"
+)
 _ONLY_QUALITY = _ci(
-    r"^\s*(?:is\s+(?:this|it)\s+)?" + _SUBJECT + r"(?:is|should be|must be|be)?\s*(?:an?\s+)?(?:very\s+)?"
+    r"^\s*(?:is\s+(?:this|it)\s+)?"
+    + _SUBJECT
+    + r"(?:is|should be|must be|be)?\s*(?:an?\s+)?(?:very\s+)?"
     + _QUALITY
     + r"(?:\s*(?:,|and|or)\s*(?:very\s+)?"
     + _QUALITY
@@ -217,7 +233,9 @@ _NOUNS = (
     r"helpfulness|politeness|naturalness|relevance|coherence|empathy|professionalism|satisfaction|fluency|"
     r"readability|conciseness|clarity|tone"
 )
-_TERM = re.compile(r"(?<![-\w])(?:(" + _ADJECTIVES + r")|(" + _ADVERBS + r")|(" + _NOUNS + r"))(?![-\w])", re.IGNORECASE)
+_TERM = re.compile(
+    r"(?<![-\w])(?:(" + _ADJECTIVES + r")|(" + _ADVERBS + r")|(" + _NOUNS + r"))(?![-\w])", re.IGNORECASE
+)
 _PREDICATIVE_BEFORE = re.compile(
     r"(?:\b(?:is|are|be|being|been|sounds?|seems?|feels?|appears?|remains?|stays?|becomes?|how|too|so|very|more|most|"
     r"less|overall)\s+(?:\w+\s+){0,1}|\b(?:and|or|,)\s*)$",
@@ -237,6 +255,7 @@ _QUANTITY = re.compile(
 # "evaluate the level of empathy", "Rate the accuracy of …": a quality to assess with no bar at all.
 _NO_BAR = _ci(r"^\s*(?:evaluate|assess|rate|judge|measure|analy[sz]e|consider)\s+(?:the|how|its|this)\b")
 _BAR = _ci(r"\b(?:whether|if|pass|fail|must|should|score\s+\d|\d\s*(?:-|to)\s*\d|scale|only when|at least)\b")
+_LEVEL_DEGREE = r"(?:very|somewhat|slightly|moderately|mostly|not)?\s*"  # "Very helpful": the level is the term
 LONG = 600  # characters: a criterion longer than this is a multi-part rubric
 _HEDGED = re.compile(r"\b(?:where|when|if|as)\s+$", re.IGNORECASE)
 
@@ -265,10 +284,11 @@ def vague(reading: Reading) -> Iterator[Hit]:
     for index, level in enumerate(reading.levels):
         plain = words.masked(level)
         for m in _TERM.finditer(plain):
-            if not words.anchored_after(plain, m.end()) and m.group(1) and not m.group(0)[0].isdigit():
-                if re.fullmatch(r"(?:very|somewhat|slightly|moderately|mostly|not)?\s*", plain[: m.start()], re.I) or _decides(plain, plain, m):
-                    yield Hit("vague-wording", m.start(), m.end(), f"'{m.group(0)}'", level=index)
-                    return
+            if words.anchored_after(plain, m.end()) or not m.group(1):
+                continue
+            if re.fullmatch(_LEVEL_DEGREE, plain[: m.start()], re.I) or _decides(plain, plain, m):
+                yield Hit("vague-wording", m.start(), m.end(), f"'{m.group(0)}'", level=index)
+                return
 
 
 def _decides(text: str, masked: str, m: re.Match[str]) -> bool:
@@ -278,7 +298,9 @@ def _decides(text: str, masked: str, m: re.Match[str]) -> bool:
         return False  # "where appropriate" is hedging's; a capitalised word mid-sentence names something
     if m.group(2) or m.group(3):
         return m.group(0).lower() != "well" and m.group(0).lower() != "tone"
-    if not before.strip() or re.search(r"(?:^|[.:?!\n])\s*(?:(?:the|a|an)\s+)?(?:response|answer|output)?\s*$", before, re.I):
+    if not before.strip() or re.search(
+        r"(?:^|[.:?!\n])\s*(?:(?:the|a|an)\s+)?(?:response|answer|output)?\s*$", before, re.I
+    ):
         return True
     if _PREDICATIVE_BEFORE.search(before) and not re.search(r"\b(?:and|or|,)\s*$", before):
         return True
