@@ -73,16 +73,16 @@ class Settings:
         return True
 
     def names(self, code: str, *, exactly: bool = False) -> bool:
-        """Whether ``select`` or ``extend-select`` names ``code`` itself (``exactly``), or a prefix of it or ALL."""
+        """Whether ``select`` or ``extend-select`` names the smell rule ``code``: by itself (``exactly``), or by a
+        prefix at least as narrow as the smells' own (``RL3``, ``RL30``); ``RL`` and ``ALL`` do not (docs/smells.md)."""
         chosen = self.select + self.extend_select
-        return code in chosen if exactly else _matches(code, chosen)
+        if exactly:
+            return code in chosen
+        return any(code.startswith(entry) and len(entry) >= len(SMELLS) for entry in chosen)
 
     def names_smells(self) -> bool:
-        """Whether ``select`` or ``extend-select`` names any smell rule (docs/smells.md): the lint then reads them."""
-        return any(
-            entry == "ALL" or entry.startswith(SMELLS) or SMELLS.startswith(entry)
-            for entry in self.select + self.extend_select
-        )
+        """Whether ``select`` or ``extend-select`` names any smell rule: the lint then reads them."""
+        return any(entry.startswith(SMELLS) for entry in self.select + self.extend_select)
 
     def severity_for(self, code: str, default: Severity) -> Severity:
         best, best_len = default, 0

@@ -37,7 +37,7 @@ def config_criteria(doc: Document, view: Any) -> list[RubricTexts]:
     out: list[RubricTexts] = []
     seen: set[int] = set()
     for test in ([config.default_test] if config.default_test is not None else []) + config.tests:
-        criteria = []
+        criteria: list[CriterionText] = []
         for assertion in test.assertions:
             if id(assertion.node) in seen and test is not config.default_test:
                 continue  # a defaultTest assertion is reported once, with defaultTest
@@ -59,7 +59,7 @@ def _criteria(doc: Document, assertion: AssertionInfo, before: int) -> list[Crit
         return []
     base = kind.removeprefix("not-")
     nodes = [value] if value.is_scalar else [v for v in value.value if v.is_scalar] if value.is_seq else []
-    out = []
+    out: list[CriterionText] = []
     for node in nodes:
         text = node.value
         if not isinstance(text, str) or not text.strip() or text.startswith("file://"):
