@@ -96,7 +96,7 @@ def test_code_assertions_are_not_run_and_the_result_never_passes_on_its_own(env,
     code, out, err = grade(capfd, env, config, "--response", str(env / "out.txt"))
     assert code == 2
     assert (
-        "NOT_RUN  test 1: javascript" in out and "test 1: UNDECIDED" in out and "PASS" not in out.split("test 1:")[-1]
+        "NOT_RUN  test 1: javascript" in out and "test 1: INCOMPLETE" in out and "PASS" not in out.split("test 1:")[-1]
     )
     assert "incomplete: the result of test 1 (javascript) rests on what rubric grade does not run" in err
     # A failure decides whatever the javascript says: a test without threshold fails.
