@@ -51,7 +51,11 @@ async def test_each_numbered_test_has_its_lens_and_grades_its_own_vars(client: L
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=config))
     )
     grade = [lens for lens in found or [] if lens.command and lens.command.title.startswith("▶ Grade")]
-    assert [(lens.range.start.line, lens.command.arguments[0].get("test")) for lens in grade] == [(3, 1), (3, 2), (9, 3)]
+    assert [(lens.range.start.line, lens.command.arguments[0].get("test")) for lens in grade] == [
+        (3, 1),
+        (3, 2),
+        (9, 3),
+    ]
     assert "test 2 (q=Rome)" in grade[1].command.title
     await execute(client, "rubric-lsp.gradeText", {"uri": config, "text": "Answer: Rome", "test": 1})
     JUDGE.reset()
