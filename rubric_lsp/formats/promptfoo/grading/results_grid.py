@@ -129,14 +129,18 @@ class GridResult:
             cell.update(result=test["result"], passed=test["passed"], score=test["score"], reason=test["reason"])
             _align(test, row.recorded, report)
         cell["recorded"] = recorded
+        selectors = [c for c in row.recorded.components if c.type in SELECTORS]
+        # A comparison promptfoo failed this output by (a select-best loser) is not graded here: its FAIL is not
+        # comparable with this test's own result.
+        comparable = all(c.passed is not False for c in selectors)
         cell["differs"] = (
-            cell["result"] in (PASS, FAIL)
+            comparable
+            and cell["result"] in (PASS, FAIL)
             and recorded["result"] in (PASS, FAIL, ERROR)
-            and (cell["result"] != recorded["result"])
+            and cell["result"] != recorded["result"]
         )
-        left = [c.type for c in row.recorded.components if c.type in SELECTORS]
-        if left:
-            cell["not_regraded"] = sorted(set(left))
+        if selectors:
+            cell["not_regraded"] = sorted({c.type or "" for c in selectors})
         cell["output"] = row.output
         if report is not None:
             cell["report"] = report.to_json()
