@@ -279,7 +279,7 @@ def _run(args: argparse.Namespace) -> int:
         text = args.rubric.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return _fail(f"cannot read {args.rubric}: {exc}")
-    request = request_for(args, text, str(args.rubric), _options(args))
+    request = _request(args, text, str(args.rubric))
     if isinstance(request, int):
         return request
     if (refused := panel_refusal(request, _settings(args))) is not None:  # before a run file or a record is read
@@ -452,6 +452,11 @@ def _write_report(path: Path, request: Any, result: Any, elapsed: float, calibra
     except OSError as exc:
         return _fail(f"cannot write the report {path}: {exc.strerror or exc}")
     return None
+
+
+def _request(args: argparse.Namespace, text: str, path: str) -> Any:
+    """The GradeRequest the arguments ask for, every format option in it, or an exit code (``grade_request``)."""
+    return request_for(args, text, path, _options(args))
 
 
 def _fail(message: str) -> int:
