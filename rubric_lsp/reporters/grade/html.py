@@ -21,7 +21,7 @@ from rubric_lsp.calibration.card import card_rows
 from rubric_lsp.engine.result import Figures, Outcome, Unit, figures_of, grid_of
 from rubric_lsp.redaction import report_redactor
 from rubric_lsp.reporters.grade.html_grid import grid_view
-from rubric_lsp.reporters.grade.html_tests import tests_view
+from rubric_lsp.reporters.grade.html_tests import OUTCOME_CLASS, tests_view
 
 # The optional fields of a verdict (schemas/rubric-grade-output.schema.json), so the template can test them.
 _VERDICT_DEFAULTS = {
@@ -31,15 +31,6 @@ _VERDICT_DEFAULTS = {
     "feedback": None,
     "cached": False,
     "ambiguous": False,
-}
-# A loss is coloured as a failure (its share shows below 0); an abstention and a unit not run alike.
-_OUTCOME_CLASS = {
-    Outcome.PASS: "pass",
-    Outcome.FAIL: "fail",
-    Outcome.LOSS: "fail",
-    Outcome.ERROR: "error",
-    Outcome.ABSTAIN: "skip",
-    Outcome.NOT_RUN: "skip",
 }
 
 
@@ -80,7 +71,7 @@ def render(
     )
     env.filters["fig"] = figure
     env.filters["score_text"] = score_text
-    env.filters["outcome_class"] = _OUTCOME_CLASS.get
+    env.filters["outcome_class"] = OUTCOME_CLASS.get
     context: dict[str, Any] = {
         "kind": kind,
         "path": redact(getattr(request, "path", None) or "-"),

@@ -14,16 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from rubric_lsp.engine.result import Grid, Outcome, Unit
-from rubric_lsp.reporters.grade.html_tests import tests_view
+from rubric_lsp.reporters.grade.html_tests import OUTCOME_CLASS, tests_view
 
-_CLASS = {
-    Outcome.PASS: "pass",
-    Outcome.FAIL: "fail",
-    Outcome.LOSS: "fail",
-    Outcome.ERROR: "error",
-    Outcome.ABSTAIN: "skip",
-    Outcome.NOT_RUN: "skip",
-}
+_CLASS = OUTCOME_CLASS
 
 
 def grid_view(data: dict[str, Any], units: list[Unit], grid: Grid, defaults: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,15 @@ from typing import Any
 from rubric_lsp.engine.result import Outcome, Unit
 
 RESULTS = ("PASS", "FAIL", "ERROR", "INCOMPLETE")
+# The page's colour of each outcome: a loss as a failure (its share shows below 0), an abstention as a unit not run.
+OUTCOME_CLASS = {
+    Outcome.PASS: "pass",
+    Outcome.FAIL: "fail",
+    Outcome.LOSS: "fail",
+    Outcome.ERROR: "error",
+    Outcome.ABSTAIN: "skip",
+    Outcome.NOT_RUN: "skip",
+}
 _RESULT_CLASS = {"PASS": "pass", "FAIL": "fail", "ERROR": "error", "INCOMPLETE": "skip"}
 
 
