@@ -53,8 +53,8 @@ tests:
   - description: custom check
     vars: {question: Hello, token: sk-canary-0123456789abcdefgh}
     assert:
-      - type: javascript
-        value: output.length > 3
+      - type: python
+        value: len(output) > 3
       - type: contains
         value: password
   - description: judge down

@@ -55,6 +55,7 @@ _CHECKERS = (
     "rubric_lsp.formats.promptfoo.rules.file_refs",
     "rubric_lsp.formats.promptfoo.rules.bare_refs",
     "rubric_lsp.formats.promptfoo.rules.loading",
+    "rubric_lsp.formats.promptfoo.rules.regex",
 )
 
 

@@ -210,28 +210,10 @@ def run(promptfoo: Path, name: str, case: dict, work: Path) -> dict:
         subprocess.run(args, env=env, cwd=work, capture_output=True, timeout=300, check=False)
         data = json.loads(out.read_text())
         requests = [r.body for r in server.completions if isinstance(r.body, dict)]
-    results = []
-    for result in sorted(data["results"]["results"], key=lambda r: (r["testIdx"], r["promptIdx"])):
-        grading = result.get("gradingResult") or {}
-        results.append(
-            {
-                "test": result["testIdx"],
-                "prompt": result["promptIdx"],
-                "output": (result.get("response") or {}).get("output"),
-                "success": result["success"],
-                "score": result["score"],
-                "error": result.get("error"),
-                "assertions": [
-                    {
-                        "type": (c.get("assertion") or {}).get("type"),
-                        "pass": c.get("pass"),
-                        "score": c.get("score"),
-                        "reason": c.get("reason"),
-                    }
-                    for c in grading.get("componentResults") or []
-                ],
-            }
-        )
+    results = [
+        {"test": r["testIdx"], "prompt": r["promptIdx"]} | recorded_row(r)
+        for r in sorted(data["results"]["results"], key=lambda r: (r["testIdx"], r["promptIdx"]))
+    ]
     return {
         "promptfoo": "0.123.1",
         "config": case["config"],
@@ -241,6 +223,26 @@ def run(promptfoo: Path, name: str, case: dict, work: Path) -> dict:
         "first_status": case.get("first_status"),
         "requests": requests,
         "results": results,
+    }
+
+
+def recorded_row(result: dict) -> dict:
+    """One row of ``promptfoo eval -o``'s results as the recordings keep it: output, result, each assertion's."""
+    grading = result.get("gradingResult") or {}
+    return {
+        "output": (result.get("response") or {}).get("output"),
+        "success": result["success"],
+        "score": result["score"],
+        "error": result.get("error"),
+        "assertions": [
+            {
+                "type": (c.get("assertion") or {}).get("type"),
+                "pass": c.get("pass"),
+                "score": c.get("score"),
+                "reason": c.get("reason"),
+            }
+            for c in grading.get("componentResults") or []
+        ],
     }
 
 

@@ -1,10 +1,10 @@
 """One response graded against a promptfoo config's tests: every assertion, each test's result.
 
 Each test is run as promptfoo's ``runAssertions`` runs it (``aggregate``): the model-graded
-assertions rubric grade runs ask the judge (``assertions``), the deterministic ones are checked
-(``deterministic``), and every other one (``javascript``, ``python``, ``webhook``, ``latency``,
-model-graded types not run yet, …) is a ``NOT_RUN`` verdict that leaves the test undecided unless
-the others decide it. ``select-best`` and ``max-score`` are not part of a test's result (promptfoo
+assertions rubric grade runs ask the judge (``assertions``), the deterministic and JavaScript ones
+are checked (``deterministic``; a runaway script is an ERROR), and every other one (``python``,
+``webhook``, ``latency``, model-graded types not run yet, …) is a ``NOT_RUN`` verdict that leaves
+the test undecided unless the others decide it. ``select-best`` and ``max-score`` are not part of a test's result (promptfoo
 skips them there); they compare several outputs (``outputs``). A test carrying an assertion
 promptfoo errors on is refused before any judge call (``refusals``).
 """
@@ -23,8 +23,9 @@ from rubric_lsp.engine.report import GradeReport, Subject, Verdict
 from rubric_lsp.engine.result import Outcome as UnitOutcome
 from rubric_lsp.engine.runner import GradingError, fan_out
 from rubric_lsp.engine.settings import JudgeSettings
-from rubric_lsp.formats.promptfoo.grading.aggregate import Outcome, Part, aggregate
+from rubric_lsp.formats.promptfoo.grading.aggregate import Outcome, Part, aggregate, score_bounds
 from rubric_lsp.formats.promptfoo.grading.assertions import (
+    FAILED_JUDGMENT,
     GRADED_TYPES,
     NEEDS_OUTPUTS,
     SELECT_BEST,
@@ -32,7 +33,8 @@ from rubric_lsp.formats.promptfoo.grading.assertions import (
     assertion_weight,
 )
 from rubric_lsp.formats.promptfoo.grading.calibration import graded_tests
-from rubric_lsp.formats.promptfoo.grading.deterministic import Refused, check
+from rubric_lsp.formats.promptfoo.grading.checked import Declined, Errored, Refused
+from rubric_lsp.formats.promptfoo.grading.deterministic import Extras, check
 from rubric_lsp.formats.promptfoo.grading.judges import json_mode_for, promptfoo_version, start_judges
 from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED
 from rubric_lsp.formats.promptfoo.grading.refusals import refusals
@@ -76,7 +78,8 @@ class _Test:
         verdict = self.verdicts.get(id(assertion))
         if verdict is None or verdict.failed or verdict.verdict == NOT_RUN:
             passed = True if weight == 0 else None  # runAssertion forces a weight-0 assertion to pass
-            return Part(passed, None, weight, metric, verdict.reason if verdict else "")
+            reason = verdict.reason if verdict else ""
+            return Part(passed, None, weight, metric, reason, bounds=score_bounds(assertion.type))
         score = verdict.score if verdict.score is not None else float(bool(verdict.passed))
         return Part(True if weight == 0 else bool(verdict.passed), score, weight, metric, verdict.reason)
 
@@ -225,18 +228,34 @@ def _checked(
     subject: Subject, a: Any, response: str, test_vars: dict[str, Any], transformed: bool, number: int
 ) -> Verdict:
     value = UNDEFINED if a.field("value") is None else a.value
+    extras = Extras(
+        threshold=_plain_field(a, "threshold"),
+        config=_plain_field(a, "config"),
+        transform=_plain_field(a, "transform"),
+        test_transform=transformed,
+    )
     try:
-        result = check(a.type, value, response, test_vars, transform=transformed or a.field("transform") is not None)
+        result = check(a.type, value, response, test_vars, extras)
     except Refused as refused:
         raise GradingError(
             f"promptfoo errors test {number}: its {a.type} fails with 'Invariant failed: {refused}'; nothing is graded until it is fixed."
         ) from None
+    except Declined as declined:
+        return _not_run(subject, f"Not run here: {declined}; promptfoo's result depends on it.")
+    except Errored as errored:
+        return subject.failure(str(errored), f"script: {errored}", FAILED_JUDGMENT, passed=False)
     if result is None:
-        reason = _not_run_reason(a)
-        return Verdict(
-            subject.name, 0, NOT_RUN, reason, subject.range, weight=subject.weight, outcome=UnitOutcome.NOT_RUN
-        )
+        return _not_run(subject, _not_run_reason(a))
     return subject.judged("PASS" if result.passed else "FAIL", result.reason, score=result.score, passed=result.passed)
+
+
+def _plain_field(assertion: Any, key: str) -> Any:
+    node = assertion.field(key)
+    return UNDEFINED if node is None else to_plain(node)
+
+
+def _not_run(subject: Subject, reason: str) -> Verdict:
+    return Verdict(subject.name, 0, NOT_RUN, reason, subject.range, weight=subject.weight, outcome=UnitOutcome.NOT_RUN)
 
 
 async def _judge(

@@ -2,7 +2,7 @@
 
 A test ends one of four ways, said the same in the text output, the JSON (``result``), the HTML page,
 JUnit and the editor: ``PASS`` / ``FAIL`` as promptfoo's aggregate decides it (``aggregate``); ``ERROR``
-when it is undecided because a judge call failed (re-running asks it again); ``INCOMPLETE`` when it rests
+when it is undecided because a judge call (or a script) failed (re-running asks it again); ``INCOMPLETE`` when it rests
 on an assertion not run here (``javascript``, ``python``, …; run promptfoo for it). A failed judgment is
 counted as *unknown* by the aggregate (never a pass, never a fail): the test is decided only when the
 other assertions decide it whatever it would have said.
@@ -59,8 +59,11 @@ def result_word(outcome: Outcome, verdicts: list[Verdict]) -> str:
 def undecided_reason(word: str, verdicts: list[Verdict], default: str) -> str:
     """Why an undecided test is undecided, naming what it waits for."""
     if word == ERROR:
-        failed = ", ".join(_where(v) for v in verdicts if v.failed)
-        return f"a judge call failed ({failed}); the other assertions do not decide the result"
+        failed = [v for v in verdicts if v.failed]
+        scripts = [v for v in failed if (v.error or "").startswith("script:")]
+        what = "a script" if len(scripts) == len(failed) else "a judge call" if not scripts else "a judgment"
+        where = ", ".join(_where(v) for v in failed)
+        return f"{what} failed ({where}); the other assertions do not decide the result"
     missing = ", ".join(_where(v) for v in verdicts if v.verdict == NOT_RUN)
     return f"the result rests on {missing}, not run here" if missing else default
 
