@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 
 import jsonschema
@@ -257,6 +258,9 @@ def test_the_grid_page_in_chromium_shows_the_jsons_figures_and_filters(replay, j
     assert code == 1
     html = page.read_text(encoding="utf-8")
     assert KEY not in html
+    # docs/report-promptfoo-grid.png: refreshed with RUBRIC_REPORT_SCREENSHOTS=1 (before the probe's filtering)
+    if os.environ.get("RUBRIC_REPORT_SCREENSHOTS") and judge == "harsh":
+        load(page, screenshot=REPO / "docs" / "report-promptfoo-grid.png", width=1300, height=900)
     page.write_text(html.replace("</body>", PROBE), encoding="utf-8")
     loaded = load(page)
     assert loaded.console == [] and loaded.requests == []
