@@ -19,7 +19,7 @@ from rubric_lsp.cli import main
 from rubric_lsp.document import parse_document
 from rubric_lsp.formats.editor import EditorContext
 from rubric_lsp.formats.promptfoo.cases import MAX_CASES, number_tests
-from rubric_lsp.formats.promptfoo.editor import gradable_units
+from rubric_lsp.formats.promptfoo.editor import LENSES_PER_ENTRY, gradable_units
 from rubric_lsp.formats.promptfoo.grading.calibration import assertion_unit
 from rubric_lsp.formats.promptfoo.grading.labels import _find
 from rubric_lsp.formats.promptfoo.reading import read_config
@@ -128,3 +128,11 @@ def test_a_scenario_test_gets_a_lens_per_config_entry_and_runs_the_entrys_assert
     fourth = view.numbering.case(4)  # s1 with the second config entry: its contains assertion runs first
     assert [a.type for a in fourth.test.assertions] == ["contains"]
     assert [a.type for a in view.numbering.case(2).test.assertions] == []
+
+
+def test_an_entry_with_many_values_gets_its_first_lenses_only(tmp_path):
+    values = ", ".join(f"v{i}" for i in range(LENSES_PER_ENTRY + 5))
+    doc, view = _view(tmp_path, f"tests:\n  - vars: {{q: [{values}]}}\n  - vars: {{q: last}}\n")
+    units = gradable_units(EditorContext(doc, view))
+    assert view.test_count == LENSES_PER_ENTRY + 6
+    assert [u.plan.test for u in units] == [*range(1, LENSES_PER_ENTRY + 1), LENSES_PER_ENTRY + 6]
