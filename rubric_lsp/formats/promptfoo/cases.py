@@ -20,12 +20,11 @@ editor's lenses all name promptfoo's test N. Read from ``dist/src/evaluator-*.js
 
 Not known here, so numbered as if absent: tests from CSV, scripts or sheets (``ConfigView.tests_complete``
 is then False), a ``transformVars`` that returns a list, ``--repeat`` given on promptfoo's command line.
-A glob's files are numbered in the order glob 13 returns them on Node (``_walk_order``).
+A glob's files are numbered in the order glob 13 returns them on Node (``refs.walk_order``).
 """
 
 from __future__ import annotations
 
-import glob as globbing
 import math
 import os
 from collections.abc import Iterator, Mapping
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rubric_lsp.document.nodes import to_plain
+from rubric_lsp.formats.promptfoo import refs
 from rubric_lsp.formats.promptfoo.resolve import ConfigView, TestInfo
 
 # A test whose vars multiply to more than this is not numbered further (promptfoo would run them all):
@@ -192,53 +192,16 @@ def _values(value: Any, view: ConfigView) -> tuple[list[Any], bool]:
 
 
 def _glob(pattern: str, view: ConfigView) -> list[str]:
-    """``globSync(pattern, {cwd: basePath})`` as ``file://`` values, in glob 13's order (``_walk_order``); [] when
-    none match (promptfoo throws then: the value is kept as written here). A pattern without glob characters or
-    braces is not looked up: glob returns it as written when the file exists."""
-    patterns = _braces(pattern)
-    if view.base_dir is None or (len(patterns) == 1 and not globbing.has_magic(pattern)):
+    """``globSync(pattern, {cwd: basePath})`` as ``file://`` values, in promptfoo's glob's order (``refs.glob_files``);
+    [] when none match (promptfoo throws then: the value is kept as written here). A pattern without glob
+    characters is not looked up: glob returns it as written when the file exists."""
+    if view.base_dir is None or not refs.GLOB_CHARS.search(pattern):
         return [f"file://{pattern}"]
-    found: dict[str, None] = {}
-    for one in patterns:
-        try:
-            matches = globbing.glob(one, root_dir=view.base_dir, recursive=True)
-        except (OSError, ValueError):
-            return [f"file://{pattern}"]
-        for match in sorted(matches, key=_walk_order):
-            found.setdefault(match.removeprefix("./"), None)
+    try:
+        found = refs.glob_files(pattern, view.base_dir)
+    except (OSError, ValueError):
+        return [f"file://{pattern}"]
     return [f"file://{path}" for path in found]
-
-
-def _walk_order(path: str) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """glob 13's order of one pattern's matches (read by running it on Node 20: libuv lists a folder sorted, the
-    walk hands its entries back last first): in each folder its own matches first, then its subfolders', each
-    group in reverse byte order of the names."""
-    parts = path.removeprefix("./").split("/")
-    # Each name negated byte by byte, then 0: a name sorts after the longer names it begins (b.txt after b.txt2).
-    return tuple((0 if i == len(parts) - 1 else 1, (*(-b for b in part.encode()), 0)) for i, part in enumerate(parts))
-
-
-def _braces(pattern: str) -> list[str]:
-    """Brace expansion as glob does it first (``a/{x,y}.txt`` → ``a/x.txt``, ``a/y.txt``; nested sets too)."""
-    depth, start = 0, -1
-    for i, char in enumerate(pattern):
-        if char == "{":
-            depth, start = depth + 1, i if depth == 0 else start
-        elif char == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                inner, parts, level, begin = pattern[start + 1 : i], [], 0, 0
-                for j, c in enumerate(inner):
-                    level += {"{": 1, "}": -1}.get(c, 0)
-                    if c == "," and level == 0:
-                        parts.append(inner[begin:j])
-                        begin = j + 1
-                parts.append(inner[begin:])
-                if len(parts) < 2:
-                    continue
-                rest = _braces(pattern[i + 1 :])
-                return [head + tail for part in parts for head in _braces(pattern[:start] + part) for tail in rest]
-    return [pattern]
 
 
 def _count(merged: dict[str, Any], view: ConfigView) -> int:

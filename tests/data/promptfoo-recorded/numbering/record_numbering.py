@@ -76,6 +76,11 @@ CASES: dict[str, dict] = {
     "no-tests": {
         "config": HEAD + "defaultTest:\n  vars: {q: [a, b]}\n  assert:\n    - type: contains\n      value: a\n",
     },
+    # Tests from the files a glob names, in the order promptfoo's glob returns them.
+    "test-files-glob": {
+        "config": HEAD + "tests: file://cases/*.yaml\n",
+        "files": {f"cases/{n}.yaml": f"- description: {n}\n  vars: {{q: {n}}}\n" for n in ("a", "b", "c", "B")},
+    },
     # Tests from a file, between inline ones.
     "test-file": {
         "config": HEAD + "tests:\n  - description: before\n    vars: {q: a}\n  - file://more.yaml\n",
