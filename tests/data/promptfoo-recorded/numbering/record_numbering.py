@@ -13,13 +13,15 @@ recorded: per test number, its description, its vars and how many rows ran it.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parent))
+from record import eval_env  # noqa: E402  (tests/data/promptfoo-recorded/record.py: the recordings' environment)
+
 HEAD = "prompts: ['{{q}}']\nproviders: [echo]\n"
 
 CASES: dict[str, dict] = {
@@ -96,10 +98,7 @@ def run(promptfoo: Path, name: str, case: dict, work: Path) -> dict:
         (folder / relative).parent.mkdir(parents=True, exist_ok=True)
         (folder / relative).write_text(text)
     (folder / "promptfooconfig.yaml").write_text(case["config"])
-    env = dict(os.environ)
-    env.update(
-        PROMPTFOO_DISABLE_TELEMETRY="1", PROMPTFOO_DISABLE_UPDATE="1", PROMPTFOO_CONFIG_DIR=str(work / ".promptfoo")
-    )
+    env = eval_env(work)
     env.pop("PROMPTFOO_DISABLE_VAR_EXPANSION", None)
     main = promptfoo / "dist" / "src" / "main.js"
     args = ["node", str(main), "eval", "-c", "promptfooconfig.yaml", "--no-cache", "--no-write", "-j", "1"]

@@ -16,13 +16,15 @@ bulk no grading reads) and the judge server's address, written back as ``{API}``
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from tests.judge_server import JudgeServer, Reply
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from record import eval_env  # tests/data/promptfoo-recorded/record.py: the recordings' environment
 
 HERE = Path(__file__).parent
 GRADER = "  options:\n    provider:\n      id: openai:chat:judge\n      config: {apiBaseUrl: '{API}'}\n"
@@ -84,15 +86,7 @@ def run(promptfoo: Path, name: str, case: dict, work: Path) -> None:
         server.default = Reply.text(case["default"])
         config = work / "promptfooconfig.yaml"
         config.write_text(case["config"].replace("{API}", api))
-        env = dict(os.environ)
-        env.update(
-            OPENAI_API_KEY="sk-recording-dummy",
-            PROMPTFOO_DISABLE_TELEMETRY="1",
-            PROMPTFOO_DISABLE_UPDATE="1",
-            PROMPTFOO_CONFIG_DIR=str(work / ".promptfoo"),
-            PROMPTFOO_REQUEST_BACKOFF_MS="10",
-        )
-        env.pop("PROMPTFOO_RETRY_5XX", None)
+        env = eval_env(work)
         main = promptfoo / "dist" / "src" / "main.js"
         args = ["node", str(main), "eval", "-c", str(config), "--no-cache", "--no-write", "-j", "1"]
         subprocess.run([*args, "-o", str(work / "results.json")], env=env, cwd=work, capture_output=True, timeout=300)
