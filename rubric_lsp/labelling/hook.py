@@ -57,6 +57,7 @@ class LabelUnit:
     path: str | None = None  # the file it is written in, when not the labelled one
     fields: Mapping[str, str] = field(default_factory=dict)  # labels-file columns naming it (assertion, grader)
     ordinal: bool = False  # its options are a scale in order (κ weighs near misses less)
+    group: str | None = None  # units the page's figures pool (one assertion of a defaultTest, one per test)
 
     def choice(self, word: str) -> Choice | None:
         return next((c for c in self.choices if c.word == word), None)

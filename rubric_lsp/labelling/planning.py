@@ -51,7 +51,7 @@ def order(pending: Sequence[LabelItem], sheet: Sheet, given: Mapping[Key, list[G
             said = sheet.judged.get((item.key, unit.id))
             if said is None:
                 continue
-            for gain, reason in _reasons(unit, said, balance.get(unit.id, Counter())):
+            for gain, reason in _reasons(unit, said, balance.get(pooled(unit), Counter())):
                 weight += gain
                 why.append(reason)
         ranked.append((-weight, position, item, why))
@@ -96,8 +96,14 @@ def _balances(sheet: Sheet, given: Mapping[Key, list[Given]]) -> dict[str, Count
         for unit in item.units:
             givens = given.get((item.key, unit.id))
             if givens:
-                out.setdefault(unit.id, Counter())[givens[0].label.word] += 1
+                out.setdefault(pooled(unit), Counter())[givens[0].label.word] += 1
     return out
+
+
+def pooled(unit: LabelUnit) -> str:
+    """What the figures and the balance pool a unit under: its group (the same assertion over several tests),
+    else itself."""
+    return unit.group or unit.id
 
 
 def figures(sheet: Sheet, given: Mapping[Key, list[Given]], width: float = TARGET_HALF_WIDTH) -> list[dict[str, Any]]:
@@ -108,19 +114,20 @@ def figures(sheet: Sheet, given: Mapping[Key, list[Given]], width: float = TARGE
     people: dict[str, dict[str, dict[str, str]]] = {}  # unit → labeller → item → word
     for item in sheet.items:
         for unit in item.units:
-            units.setdefault(unit.id, unit)
+            name = pooled(unit)
+            units.setdefault(name, unit)
             givens = given.get((item.key, unit.id), [])
             if not givens:
                 continue
             reference = givens[0].label.word
-            labelled.setdefault(unit.id, Counter())[reference] += 1
+            labelled.setdefault(name, Counter())[reference] += 1
             for g in givens:  # a label of unknown origin (given before any log) is nobody's in particular
                 if g.label.labeller:
-                    people.setdefault(unit.id, {}).setdefault(g.label.labeller, {})[item.key] = g.label.word
+                    people.setdefault(name, {}).setdefault(g.label.labeller, {})[item.key + unit.id] = g.label.word
             said = sheet.judged.get((item.key, unit.id))
             scale = {c.word for c in unit.choices if c.meaning != ABSTAIN}
             if said is not None and said.verdict in scale and reference in scale:  # neither abstained nor failed
-                pairs.setdefault(unit.id, []).append((reference, said.verdict))
+                pairs.setdefault(name, []).append((reference, said.verdict))
     return [
         _unit_figures(unit, labelled.get(uid, Counter()), pairs.get(uid, []), people.get(uid, {}), width)
         for uid, unit in units.items()
@@ -131,8 +138,9 @@ def _unit_figures(
     unit: LabelUnit, counts: Counter[str], pairs: list[tuple[str, str]], people: dict[str, dict[str, str]], width: float
 ) -> dict[str, Any]:
     scale = [c.word for c in unit.choices if c.meaning != ABSTAIN]
+    name = pooled(unit)
     out: dict[str, Any] = {
-        "unit": unit.id,
+        "unit": name,
         "labels": sum(counts.values()),
         "balance": {c.word: counts.get(c.word, 0) for c in unit.choices},
         "compared": len(pairs),
@@ -185,17 +193,18 @@ def _people(raters: dict[str, dict[str, str]]) -> dict[str, Any]:
 
 def _text(unit: LabelUnit, figures: dict[str, Any], width: float) -> str:
     """One line: "politeness: κ 0.62 [0.31, 0.85] over 18 labels — about 40 more for ±0.15"."""
+    name = figures["unit"]
     labels = figures["labels"]
     if not labels:
-        return f"{unit.id}: no labels yet"
+        return f"{name}: no labels yet"
     agreement = figures.get("agreement")
     if agreement is None:
         balance = ", ".join(f"{n} {w}" for w, n in figures["balance"].items() if n)
-        return f"{unit.id}: {labels} label(s) ({balance}); no verdicts of a grading to compare them with"
+        return f"{name}: {labels} label(s) ({balance}); no verdicts of a grading to compare them with"
     kappa = agreement["kappa"]
     n = figures["compared"]
     if kappa["value"] is None:
-        return f"{unit.id}: κ undefined over {n} label(s): every label and verdict is one class; label the other"
+        return f"{name}: κ undefined over {n} label(s): every label and verdict is one class; label the other"
     low, high = kappa["interval"] or (None, None)
     interval = f" [{low:.2f}, {high:.2f}]" if low is not None else ""
     more = agreement["more"]
@@ -205,4 +214,4 @@ def _text(unit: LabelUnit, figures: dict[str, Any], width: float) -> str:
         tail = f" — within ±{width:g}"
     else:
         tail = f" — about {more} more for ±{width:g}"
-    return f"{unit.id}: κ {kappa['value']:.2f}{interval} over {n} label(s){tail}"
+    return f"{name}: κ {kappa['value']:.2f}{interval} over {n} label(s){tail}"

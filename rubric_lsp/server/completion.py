@@ -169,7 +169,9 @@ def register(ls: RubricServer) -> None:
         offset = ls.converter(result).offset(params.position)
         try:
             markup = lambda text: ls.markup("text_document.completion.completion_item.documentation_format", text)  # noqa: E731
-            found = labelling.completions(fmt, result.document.text, offset) if result.document.language == "json" else None
+            found = (
+                labelling.completions(fmt, result.document.text, offset) if result.document.language == "json" else None
+            )
             items, replace = found or completions(fmt, result.document.text, offset, result.document.language, markup)
         except Exception:
             log.exception("completion failed")

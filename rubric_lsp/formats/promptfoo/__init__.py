@@ -89,6 +89,7 @@ FORMATS = (
         editor="rubric_lsp.formats.promptfoo.editor",
         # Each model-graded assertion of each test (docs/calibration.md): RL020, the hover, rubric grade.
         calibration="rubric_lsp.formats.promptfoo.grading.calibration:CALIBRATION",
+        labelling="rubric_lsp.formats.promptfoo.grading.labelling:LABELLING",
         rule_prefix="PF",
         rule_title="promptfoo configs",
     ),

@@ -41,12 +41,15 @@ class Column:
 
 @dataclass(frozen=True)
 class Component:
-    """One assertion's result as promptfoo recorded it (``componentResults``)."""
+    """One assertion's result as promptfoo recorded it (``componentResults``); a rating given in promptfoo's
+    viewer is one too, its type ``human`` and its ``comment`` the note the person wrote."""
 
     type: str | None
     passed: bool | None
     score: float | None
     reason: str
+    comment: str = ""
+    assertion: dict[str, Any] | None = field(default=None, compare=False)  # the assertion as promptfoo ran it
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,11 @@ def read_results(text: str, name: str) -> ResultsFile:
         data = json.loads(text)
     except ValueError:
         data = _jsonl(text, name)
+    return results_of(data, name)
+
+
+def results_of(data: Any, name: str) -> ResultsFile:
+    """:func:`read_results` for a results file already read as JSON (a list: the rows of a ``.jsonl`` one)."""
     if isinstance(data, list):
         return _from_rows(data, [], None, name)
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
@@ -206,6 +214,8 @@ def _recorded(item: dict[str, Any]) -> Recorded:
             c.get("pass") if isinstance(c.get("pass"), bool) else None,
             _number(c.get("score")),
             str(c["reason"]) if isinstance(c.get("reason"), str) else "",
+            str(c["comment"]) if isinstance(c.get("comment"), str) else "",
+            c["assertion"] if isinstance(c.get("assertion"), dict) else None,
         )
         for c in grading.get("componentResults") or []
         if isinstance(c, dict)
