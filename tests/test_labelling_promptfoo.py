@@ -112,7 +112,7 @@ def test_rubric_calibrate_reads_the_labels_file(tmp_path, judge_server, monkeypa
     )
     capfd.readouterr()
     code = main(["calibrate", str(labels)])
-    out, err = capfd.readouterr()
+    _out, err = capfd.readouterr()
     assert code == 0, err
     record = json.loads(config.with_name("promptfooconfig.yaml.calibration.json").read_text())
     figures = {u["id"]: u["figures"] for u in record["units"]}
