@@ -94,3 +94,28 @@ def _merged(edits: list[TextEdit]) -> list[TextEdit]:
             edit = TextEdit(Span(last.span.start, max(last.span.end, edit.span.end)), "")
         out.append(edit)
     return out
+
+
+def append(doc: Document, sequence: Node, value: Any) -> list[TextEdit]:
+    """Edits adding ``value`` (one line of JSON) at the end of the list ``sequence``, indented as its last entry."""
+    entries: Sequence[Node] = sequence.value
+    if not entries:
+        return [TextEdit(Span(sequence.start + 1, sequence.end - 1), json_text(value))]
+    text = doc.text
+    last = entries[-1]
+    line_start = text.rfind("\n", 0, last.start) + 1
+    indent = text[line_start : last.start]
+    newline = "\r\n" if text[max(0, line_start - 2) : line_start] == "\r\n" else "\n"
+    separator = ", " if indent.strip() else "," + newline + indent
+    return [TextEdit(Span(last.end, last.end), separator + json_text(value))]
+
+
+def remove_entry(doc: Document, sequence: Node, entry: Node) -> list[TextEdit]:
+    """Edits removing ``entry`` from the list ``sequence`` with one neighbouring comma (and its line)."""
+    entries: list[Node] = list(sequence.value)
+    at = next(i for i, e in enumerate(entries) if e is entry)
+    if len(entries) == 1:
+        return [TextEdit(Span(sequence.start + 1, sequence.end - 1), "")]
+    if at > 0:
+        return [TextEdit(Span(entries[at - 1].end, entry.end), "")]
+    return [TextEdit(Span(entry.start, entries[1].start), "")]

@@ -157,8 +157,8 @@ class Session:
 
     def _source(self, doc: Document, path: Path) -> Sheet:
         try:
-            raw = read_regular(path, MAX_SOURCE_BYTES)
-            data = json.loads(raw.decode("utf-8"))
+            text = read_regular(path, MAX_SOURCE_BYTES).decode("utf-8")
+            data = _json_or_lines(text)
         except OSError as exc:
             raise LabellingError(f"cannot read {path}: {exc.strerror or exc}") from None
         except (UnicodeDecodeError, ValueError, RecursionError):
@@ -431,6 +431,17 @@ class Session:
                         }
                     )
             return {"disagreements": rows, "can_undo": bool(self._undo)}
+
+
+def _json_or_lines(text: str) -> Any:
+    """A JSON document, else JSON Lines (a list of their values); ValueError when it is neither."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) < 2:
+            raise
+        return [json.loads(line) for line in lines]
 
 
 def _note(note: str) -> str:

@@ -98,6 +98,7 @@ FORMATS = (
         editor="rubric_lsp.formats.northstar.editor",
         # Each LLM grader (docs/calibration.md): RL020, the hover, rubric grade.
         calibration="rubric_lsp.formats.northstar.grading.calibration:CALIBRATION",
+        labelling="rubric_lsp.formats.northstar.grading.labelling:LABELLING",
         rule_prefix="NS",
         rule_title="NorthStar judge configs and eval cases",
     ),

@@ -59,5 +59,6 @@ FORMATS = (
         # Each criterion of the converted dataset, and the preference (docs/calibration.md): RL020, the hover,
         # rubric grade --require-calibrated.
         calibration="rubric_lsp.formats.rubrics_task.grading.calibration:CALIBRATION",
+        labelling="rubric_lsp.formats.rubrics_task.labelling:LABELLING",
     ),
 )
