@@ -227,3 +227,33 @@ def test_a_file_no_format_labels_and_a_bad_source_are_refused_in_one_line(tmp_pa
 
 def test_the_dataset_text_is_the_shared_fixture():
     assert dataset_text(1).count('"description"') == 2
+
+
+def test_a_grading_s_json_and_its_run_file_give_the_same_verdicts(tmp_path, judge_server, monkeypatch, capfd):
+    from rubric_lsp.cli import main
+    from tests.conftest import use_judge
+    from tests.labelling_data import judge_reply
+
+    use_judge(monkeypatch, judge_server, "sk-test-label", tmp_path / "cache")
+    judge_server.handler = judge_reply
+    path = write_dataset(tmp_path, 3)
+    run = tmp_path / "run.sqlite"
+    assert main(["grade", str(path), "--format", "json", "--no-shuffle", "--run", str(run)]) == 0
+    out, _err = capfd.readouterr()
+    printed = tmp_path / "grading.json"
+    printed.write_text(out)
+    seen = []
+    for source in (printed, run):
+        session = Session(path, Options(labeller="ann", blind=False, sources=(source,)))
+        seen.append(
+            sorted((u["id"], u["judge"]["verdict"], u["judge"]["reason"]) for u in units_of(session.state()).values())
+        )
+    assert seen[0] == seen[1] == [("polite", "UNMET", "polite-reason-1"), ("tone", "Warm", "tone-reason-1")]
+    unfinished = tmp_path / "unfinished.sqlite"
+    import sqlite3
+
+    with sqlite3.connect(unfinished) as db:
+        db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.close()
+    with pytest.raises(LabellingError, match="the run has not finished"):
+        Session(path, Options(labeller="ann", sources=(unfinished,)))

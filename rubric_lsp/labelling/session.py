@@ -11,8 +11,10 @@ left out of the state until this labeller has answered that unit (``Options.blin
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import json
+import sqlite3
 import os
 import subprocess
 import threading
@@ -31,6 +33,7 @@ from rubric_lsp.labelling.stores import FileStore, Given, Key, Store, TableStore
 
 MAX_SOURCE_BYTES = 256 * 1024 * 1024  # an owner's results file of a large run
 MAX_NOTE_CHARS = 2000
+SQLITE = b"SQLite format 3\x00"  # a run file (rubric grade --run)
 
 
 class LabellingError(ValueError):
@@ -157,10 +160,12 @@ class Session:
 
     def _source(self, doc: Document, path: Path) -> Sheet:
         try:
-            text = read_regular(path, MAX_SOURCE_BYTES).decode("utf-8")
-            data = _json_or_lines(text)
+            raw = read_regular(path, MAX_SOURCE_BYTES)
+            data = _run_figures(path) if raw.startswith(SQLITE) else _json_or_lines(raw.decode("utf-8"))
         except OSError as exc:
             raise LabellingError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except LabellingError:
+            raise
         except (UnicodeDecodeError, ValueError, RecursionError):
             raise LabellingError(
                 f"{path}: not JSON (a rubric grade --format json output, or the owner's results)"
@@ -431,6 +436,19 @@ class Session:
                         }
                     )
             return {"disagreements": rows, "can_undo": bool(self._undo)}
+
+
+def _run_figures(path: Path) -> Any:
+    """A finished ``rubric grade --run`` file's result: the JSON ``--format json`` prints, kept in its ``meta``
+    table as ``figures`` (engine/store/run_file.py), read without taking the run's lock (read-only)."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            row = db.execute("SELECT value FROM meta WHERE name = 'figures'").fetchone()
+    except sqlite3.Error as exc:
+        raise LabellingError(f"{path}: not a rubric grade run file ({exc})") from None
+    if row is None:
+        raise LabellingError(f"{path}: the run has not finished (rubric grade --resume {path} finishes it)")
+    return json.loads(row[0])
 
 
 def _json_or_lines(text: str) -> Any:
