@@ -14,8 +14,8 @@ from __future__ import annotations
 import contextlib
 import getpass
 import json
-import sqlite3
 import os
+import sqlite3
 import subprocess
 import threading
 from dataclasses import dataclass, field, replace
