@@ -17,7 +17,8 @@ import webbrowser
 from pathlib import Path
 
 from rubric_lsp.labelling.page.server import LabellingServer
-from rubric_lsp.labelling.session import LabellingError, Options, Session, default_labeller
+from rubric_lsp.labelling.session import Options, Session
+from rubric_lsp.labelling.sources import LabellingError, default_labeller
 
 EXIT_OK, EXIT_ERROR = 0, 2
 

@@ -11,12 +11,6 @@ left out of the state until this labeller has answered that unit (``Options.blin
 
 from __future__ import annotations
 
-import contextlib
-import getpass
-import json
-import os
-import sqlite3
-import subprocess
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,58 +19,13 @@ from typing import Any
 from rubric_lsp.document import Document, parse_document
 from rubric_lsp.document.files import read_regular
 from rubric_lsp.formats import registry
-from rubric_lsp.formats.plugin import Format, load
-from rubric_lsp.labelling import links, planning
+from rubric_lsp.labelling import links, planning, sources
 from rubric_lsp.labelling.files import Target
-from rubric_lsp.labelling.hook import JudgeSaid, Label, LabelItem, LabellingHook, LabelUnit, Sheet, SourceError
+from rubric_lsp.labelling.hook import JudgeSaid, Label, LabelItem, LabelUnit, Sheet
+from rubric_lsp.labelling.sources import LabellingError, labelling_hook
 from rubric_lsp.labelling.stores import FileStore, Given, Key, Store, TableStore
 
-MAX_SOURCE_BYTES = 256 * 1024 * 1024  # an owner's results file of a large run
 MAX_NOTE_CHARS = 2000
-SQLITE = b"SQLite format 3\x00"  # a run file (rubric grade --run)
-
-
-class LabellingError(ValueError):
-    """A file, a source or an answer the session refuses; one line saying why."""
-
-
-_HOOKS: dict[str, LabellingHook] = {}
-
-
-def default_labeller(folder: Path) -> str:
-    """Who labels when nobody says: git's user.name where the file is, else the login name."""
-    try:
-        done = subprocess.run(
-            ["git", "config", "user.name"], cwd=folder, capture_output=True, text=True, timeout=5, check=False
-        )
-        if done.stdout.strip():
-            return done.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    for variable in ("USER", "USERNAME", "LOGNAME"):
-        if os.environ.get(variable):
-            return os.environ[variable]
-    try:
-        return getpass.getuser()
-    except Exception:  # getpass raises whatever the platform's lookup raises
-        return "anonymous"
-
-
-def labelling_hook(fmt: Format) -> LabellingHook | None:
-    """``fmt``'s labelling hook (None: it has none), checked against the protocol when first loaded (a
-    third-party format is not type-checked here)."""
-    if fmt.labelling is None:
-        return None
-    hook = _HOOKS.get(fmt.name)
-    if hook is None:
-        hook = load(fmt.labelling)
-        if not isinstance(hook, LabellingHook):
-            raise TypeError(
-                f"format {fmt.name!r}: labelling={fmt.labelling!r} is no LabellingHook "
-                "(sheet, write, read_source, item_for: rubric_lsp/labelling/hook.py)"
-            )
-        _HOOKS[fmt.name] = hook
-    return hook
 
 
 @dataclass
@@ -127,7 +76,7 @@ class Session:
             what = f"a {fmt.title}" if fmt is not None else "no kind of file rubric-lsp knows"
             raise LabellingError(f"{self.path} is {what}: rubric label takes files whose items or units it can label")
         self.format, self.hook = fmt, hook
-        self.sources = [self._source(doc, p) for p in options.sources]
+        self.sources = [sources.read_source(hook, doc, p, self.path) for p in options.sources]
         in_file = hook.sheet(doc).in_file
         if in_file:
             if options.labels is not None:
@@ -157,26 +106,6 @@ class Session:
         data = self._read_bytes()
         doc = parse_document(data.decode("utf-8", errors="replace"), str(self.target.path))
         return data, doc, self.hook.sheet(doc)
-
-    def _source(self, doc: Document, path: Path) -> Sheet:
-        try:
-            raw = read_regular(path, MAX_SOURCE_BYTES)
-            data = _run_figures(path) if raw.startswith(SQLITE) else _json_or_lines(raw.decode("utf-8"))
-        except OSError as exc:
-            raise LabellingError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except LabellingError:
-            raise
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            raise LabellingError(
-                f"{path}: not JSON (a rubric grade --format json output, or the owner's results)"
-            ) from None
-        try:
-            sheet = self.hook.read_source(doc, data, path)
-        except SourceError as exc:
-            raise LabellingError(str(exc)) from None
-        if sheet is None:
-            raise LabellingError(f"{path} is no grading or results of {self.path} that rubric label reads")
-        return sheet
 
     def _load(self) -> _Loaded:
         data, doc, sheet = self._read_file()
@@ -436,30 +365,6 @@ class Session:
                         }
                     )
             return {"disagreements": rows, "can_undo": bool(self._undo)}
-
-
-def _run_figures(path: Path) -> Any:
-    """A finished ``rubric grade --run`` file's result: the JSON ``--format json`` prints, kept in its ``meta``
-    table as ``figures`` (engine/store/run_file.py), read without taking the run's lock (read-only)."""
-    try:
-        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
-            row = db.execute("SELECT value FROM meta WHERE name = 'figures'").fetchone()
-    except sqlite3.Error as exc:
-        raise LabellingError(f"{path}: not a rubric grade run file ({exc})") from None
-    if row is None:
-        raise LabellingError(f"{path}: the run has not finished (rubric grade --resume {path} finishes it)")
-    return json.loads(row[0])
-
-
-def _json_or_lines(text: str) -> Any:
-    """A JSON document, else JSON Lines (a list of their values); ValueError when it is neither."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        lines = [line for line in text.splitlines() if line.strip()]
-        if len(lines) < 2:
-            raise
-        return [json.loads(line) for line in lines]
 
 
 def _note(note: str) -> str:

@@ -29,7 +29,8 @@ from rubric_lsp.formats.registry import Format
 from rubric_lsp.labelling.edits import json_text
 from rubric_lsp.labelling.hook import LabelItem, Sheet, Slot
 from rubric_lsp.labelling.page.server import LabellingServer
-from rubric_lsp.labelling.session import LabellingError, Options, Session, default_labeller, labelling_hook
+from rubric_lsp.labelling.session import Options, Session
+from rubric_lsp.labelling.sources import LabellingError, default_labeller, labelling_hook
 from rubric_lsp.lint import LintResult
 from rubric_lsp.server import arguments
 from rubric_lsp.server.app import RubricServer
