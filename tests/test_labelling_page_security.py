@@ -115,6 +115,18 @@ def test_requests_from_another_site_are_refused_even_with_the_token(page, header
     assert not path.with_name(path.name + ".labellers.jsonl").exists()
 
 
+def test_a_webview_may_frame_the_page_but_not_call_its_json(page):
+    """VS Code frames the page from its webview's origin (a cross-site navigation, the token in the URL); the page's
+    own requests then come from itself. A cross-site fetch of its JSON is refused."""
+    server, _path = page
+    framed = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"}
+    assert request(server, "GET", f"/?token={server.token}", token=False, headers=framed)[0] == 200
+    assert request(server, "GET", "/", token=False, headers=framed)[0] == 403
+    for mode in ("cors", "no-cors", "navigate"):
+        headers = {**framed, "Sec-Fetch-Mode": mode}
+        assert request(server, "GET", "/api/state", headers=headers)[0] == 403, mode
+
+
 def test_its_own_origin_and_localhost_are_answered(page):
     server, _path = page
     origin = f"http://127.0.0.1:{server.port}"

@@ -23,6 +23,7 @@ import {
 import { checkExecutable, ensureGradeExtra, offerPrivateInstall, privateEnvPython, refreshPrivateEnv } from "./installer";
 import { Grading } from "./grading";
 import { SERVER_CMD } from "./protocol";
+import { LABEL_COMMAND, openLabelling } from "./labelling";
 import { REPORT_COMMAND, offerReport, openReportForActiveEditor } from "./report";
 import {
   ServerSection,
@@ -234,10 +235,13 @@ async function startClient(): Promise<void> {
       },
       // grading from the server's lenses and code actions: trust gate, our progress token, verdict colours
       // a lens's "confusion matrix" (rubric-lsp.report {uri, criterion}): the report in a webview
+      // the "Label these examples" lens and its code actions (rubric-lsp.label): the labelling page in a webview
       executeCommand: (command, args, next) =>
         command === REPORT_COMMAND
           ? openReportForActiveEditor(runningClient, args[0] as { uri?: unknown; criterion?: unknown })
-          : grading.executeCommand(command, args, next),
+          : command === LABEL_COMMAND
+            ? openLabelling(runningClient, args[0] as { uri?: unknown; item?: unknown })
+            : grading.executeCommand(command, args, next),
     },
   };
   const c = new LanguageClient(CLIENT_ID, "Rubric Language Server", serverOptions, clientOptions);
@@ -430,6 +434,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rubric.restartServer", () => restart("restart command")),
     vscode.commands.registerCommand("rubric.showOutput", () => output.show()),
     vscode.commands.registerCommand("rubric.openReport", (args) => openReportForActiveEditor(runningClient, args)),
+    vscode.commands.registerCommand("rubric.label", (args) => openLabelling(runningClient, args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("rubric")) return;
       if (needsRestart((k) => e.affectsConfiguration(k))) {

@@ -100,13 +100,16 @@ class _Handler(BaseHTTPRequestHandler):
         return  # no request log: its lines would carry the token
 
     # -- the checks every request passes -------------------------------------------------------------
-    def _refusal(self, change: bool) -> str | None:
+    def _refusal(self, change: bool, page: bool = False) -> str | None:
+        """Why a request is refused (None: it is answered). ``page``: the page itself, which a webview frames
+        from another origin (a navigation, the token in its URL: nothing else of the page's is read that way)."""
         if not self.server.serves(self.headers.get("Host", "")):
             return "host"
         origin = self.headers.get("Origin")
         if origin is not None and not self.server.from_here(origin):
             return "origin"
-        if self.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+        fetched = self.headers.get("Sec-Fetch-Site", "same-origin")
+        if fetched not in ("same-origin", "none") and not (page and self.headers.get("Sec-Fetch-Mode") == "navigate"):
             return "cross-site"
         query = parse_qs(urlsplit(self.path).query)
         given = self.headers.get(TOKEN_HEADER) or (query.get("token") or [""])[0]
@@ -139,9 +142,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- requests ------------------------------------------------------------------------------------
     def do_GET(self) -> None:
-        if self._refusal(change=False) is not None:
-            return self._refuse()
         route = urlsplit(self.path).path
+        if self._refusal(change=False, page=route == "/") is not None:
+            return self._refuse()
         if route == "/":
             nonce = secrets.token_urlsafe(16)
             return self._send(HTTPStatus.OK, page_html(nonce), "text/html; charset=utf-8", nonce)

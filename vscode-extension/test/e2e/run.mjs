@@ -14,6 +14,9 @@
 //   7. issue 28 (calibration.mjs): a dataset calibrated with `rubric calibrate`, one word of a criterion
 //      changed -> RL020 stale in Problems, the record's figures in the hover (real server only;
 //      RUBRIC_E2E_STEPS=calibration: only this)
+//   8. issue 37 (labelling.mjs): a dataset's "Label these examples" lens opens the labelling page in a webview;
+//      keys label an item into the file on disk; "open" puts the cursor on the criterion (real server only;
+//      RUBRIC_E2E_STEPS=labelling: only this)
 // Screenshots go to test/e2e/artifacts/. Exits 0 with "SKIPPED: reason" when the
 // rubric-lsp server cannot be started (`python -m rubric_lsp serve`) or Chromium is
 // missing — exit 1 instead when RUBRIC_REQUIRE_ALL=1 (CI). The grading step is skipped
@@ -41,6 +44,7 @@ import { fileURLToPath } from "node:url";
 import { calibrate, calibrationSteps, writeCalibrationFixtures } from "./calibration.mjs";
 import { gradingFormats, judgeArgs, writeFixtures } from "./grading-formats.mjs";
 import { installScenario, prepareInstallProfile } from "./install.mjs";
+import { labellingSteps, writeLabellingFixtures } from "./labelling.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const extRoot = path.resolve(here, "..", "..");
@@ -51,6 +55,8 @@ const FAKE = args.has("--fake-server");
 const ONLY_FORMATS = process.env.RUBRIC_E2E_STEPS === "formats";
 // RUBRIC_E2E_STEPS=calibration: only the issue-28 calibration step (calibration.mjs)
 const ONLY_CALIBRATION = process.env.RUBRIC_E2E_STEPS === "calibration";
+// RUBRIC_E2E_STEPS=labelling: only the issue-37 labelling step (labelling.mjs)
+const ONLY_LABELLING = process.env.RUBRIC_E2E_STEPS === "labelling";
 const UNTRUSTED = args.has("--untrusted"); // Restricted Mode: diagnostics only
 const INSTALL = args.has("--install"); // no Python package installed: the extension installs the server
 const CODE_SERVER_VERSION = "4.100.3"; // VS Code 1.100; runs on Node 20
@@ -210,6 +216,7 @@ writeFixtures(ws); // grading-formats.mjs: a promptfoo config, a NorthStar reque
 // the calibration step's dataset, calibrated now against the judge (its requests precede every grading's)
 const CALIBRATE = !FAKE && !UNTRUSTED && !INSTALL;
 let calibrationRecord;
+if (CALIBRATE) writeLabellingFixtures(ws);
 if (CALIBRATE) {
   writeCalibrationFixtures(ws);
   calibrationRecord = calibrate({ ws, tmp, python, judgePort, log });
@@ -329,6 +336,12 @@ try {
     throw "done";
   }
   const calibrationStep = () => calibrationSteps({ page, check, log, shot, openFile, problemRows, runCommand, ws, record: calibrationRecord });
+  const labellingStep = () => labellingSteps({ page, check, log, shot, openFile, ws });
+  if (ONLY_LABELLING) {
+    await page.waitForTimeout(5000); // the restarted server
+    if (CALIBRATE) await labellingStep();
+    throw "done";
+  }
   if (ONLY_CALIBRATION) {
     if (CALIBRATE) await calibrationStep();
     throw "done";
@@ -579,6 +592,8 @@ try {
   // 7. issue 28: a stale calibration record, RL020 in Problems and the record in the hover (last: run
   //    before step 3, it broke that step's search for the graded editor by its text "MET")
   if (CALIBRATE) await calibrationStep();
+  // 8. issue 37: the labelling page in a webview (labelling.mjs)
+  if (CALIBRATE) await labellingStep();
 } catch (e) {
   if (e !== "done") {
     failures++;
