@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -110,3 +114,135 @@ def raw(tmp_path: Path):
     client.send("initialized", {}, request=False)
     yield client
     client.close()
+
+
+@contextmanager
+def database(path: Path | str) -> Iterator[sqlite3.Connection]:
+    """An SQLite connection that commits on success and is closed on leaving.
+
+    ``with sqlite3.connect(path) as db`` only ends the transaction: the connection (and its file
+    descriptor) stays open until the garbage collector finds it, and a poll loop opens hundreds.
+    """
+    db = sqlite3.connect(path)
+    try:
+        with db:
+            yield db
+    finally:
+        db.close()
+
+
+# -- the leak guard -------------------------------------------------------------------------------
+# Each test module must leave no file descriptor and no child process open behind it (a socket, a
+# database, a pipe, a server it started): under `-n` the same worker runs module after module, and
+# what one leaves open another one inherits (issue 35). The guard compares /proc/self/fd and this
+# process's children before a module's first test and after its module fixtures are torn down, and
+# fails that teardown naming what was left. What a session-scoped fixture opens lives for the
+# session by design and is not counted. Linux only (it reads /proc); cheap: two directory listings.
+
+PROC_SELF = Path("/proc/self")
+
+
+def _open_fds() -> set[tuple[int, str]]:
+    found = set()
+    for name in os.listdir(PROC_SELF / "fd"):
+        try:
+            found.add((int(name), os.readlink(PROC_SELF / "fd" / name)))
+        except OSError:  # the listing's own descriptor, closed by now
+            continue
+    return found
+
+
+def _peer_closed(fds: set[tuple[int, str]]) -> set[tuple[int, str]]:
+    """The TCP sockets among ``fds`` whose peer has closed the connection (CLOSE_WAIT).
+
+    An HTTP client's pool keeps its idle connections (litellm keeps some of its clients for the process's
+    life): once the in-process judge a test started has stopped and closed its ends, what is left is
+    the pool's half, which the pool drops on its next use. Not counted as a leak."""
+    inodes = {target[len("socket:[") : -1]: (fd, target) for fd, target in fds if target.startswith("socket:[")}
+    closed = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = (Path("/proc/net") / table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "08" and fields[9] in inodes:  # 08: TCP_CLOSE_WAIT
+                closed.add(inodes[fields[9]])
+    return closed
+
+
+def _children() -> set[int]:
+    pids: set[int] = set()
+    for task in (PROC_SELF / "task").iterdir():
+        try:
+            pids.update(int(pid) for pid in (task / "children").read_text().split())
+        except OSError:  # a thread that ended meanwhile
+            continue
+    return pids
+
+
+def _describe(pid: int) -> str:
+    try:
+        argv = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return str(pid)
+    return f"{pid} " + " ".join(a.decode(errors="replace") for a in argv)[:200]
+
+
+class LeakGuard:
+    def __init__(self) -> None:
+        self.module: object = None
+        self.fds: set[tuple[int, str]] = set()
+        self.children: set[int] = set()
+        self.allowed_fds: set[tuple[int, str]] = set()
+        self.allowed_children: set[int] = set()
+
+    def start(self, module: object) -> None:
+        self.module = module
+        self.fds, self.children = _open_fds(), _children()
+
+    def leaks(self) -> list[str]:
+        fds = _open_fds() - self.fds - self.allowed_fds
+        children = _children() - self.children - self.allowed_children
+        if fds or children:
+            gc.collect()  # what only a reference cycle still holds is closed by its finalizer: not a leak
+            fds = _open_fds() - self.fds - self.allowed_fds
+            children = _children() - self.children - self.allowed_children
+        fds -= _peer_closed(fds)
+        return [f"file descriptor {fd} -> {target}" for fd, target in sorted(fds)] + [
+            f"child process {_describe(pid)}" for pid in sorted(children)
+        ]
+
+
+LEAK_GUARD = LeakGuard() if (PROC_SELF / "fd").is_dir() and (PROC_SELF / "task").is_dir() else None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    if LEAK_GUARD is None or fixturedef.scope != "session":
+        return (yield)
+    fds, children = _open_fds(), _children()
+    try:
+        return (yield)
+    finally:
+        LEAK_GUARD.allowed_fds |= _open_fds() - fds
+        LEAK_GUARD.allowed_children |= _children() - children
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    if LEAK_GUARD is not None and item.module is not LEAK_GUARD.module:
+        LEAK_GUARD.start(item.module)
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    result = yield  # the module's fixtures are torn down by now when the next test is elsewhere
+    if LEAK_GUARD is not None and (nextitem is None or nextitem.module is not item.module):
+        LEAK_GUARD.module = None
+        left = LEAK_GUARD.leaks()
+        if left:
+            pytest.fail(f"{item.module.__name__} left open after its tests:\n  " + "\n  ".join(left), pytrace=False)
+    return result
