@@ -246,3 +246,46 @@ def pytest_runtest_teardown(item, nextitem):
         if left:
             pytest.fail(f"{item.module.__name__} left open after its tests:\n  " + "\n  ".join(left), pytrace=False)
     return result
+
+
+# -- the dependency suites ------------------------------------------------------------------------
+# `.ci/dependency-suite oldest|newest` runs the suite with `--dependency-suite` in a venv holding the
+# oldest or the newest releases pyproject.toml allows. Every test runs there (a new test is in by
+# default: nothing can leave it out silently) except what the ranges cannot change:
+# - a module marked `own_environment`: it runs the product only in an environment it installs itself
+#   from the package index (tests/test_dependency_suite.py checks that it imports no rubric_lsp);
+# - all seeds but the first of a test parametrized over `seed`: the same code paths, other random draws.
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--dependency-suite",
+        action="store_true",
+        help="the dependency suites' selection (README.md, Development): .ci/dependency-suite passes it",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "own_environment(reason): runs the product only in an environment it installs itself "
+        "(not run by the dependency suites)",
+    )
+
+
+def dependency_suite_keeps(item: pytest.Item) -> bool:
+    """Whether the dependency suites run ``item`` (see above)."""
+    if item.get_closest_marker("own_environment") is not None:
+        return False
+    callspec = getattr(item, "callspec", None)
+    return callspec is None or callspec.indices.get("seed", 0) == 0
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--dependency-suite"):
+        return
+    kept = [item for item in items if dependency_suite_keeps(item)]
+    left = [item for item in items if not dependency_suite_keeps(item)]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
