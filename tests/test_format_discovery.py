@@ -142,3 +142,37 @@ def test_rubric_lint_with_an_installed_distribution_whose_module_is_missing(tmp_
         "rubric-lsp: format plugin 'gone' (rubric_gone:FORMATS from rubric-gone 1.0) failed to load: "
         "ModuleNotFoundError: No module named 'rubric_gone'; its files are not checked"
     )
+
+
+def _by_metadata() -> list[tuple[str, str, str | None]]:
+    import importlib.metadata
+
+    points = importlib.metadata.entry_points(group=discovery.GROUP)
+    return sorted((p.name, p.value, f"{p.dist.name} {p.dist.version}" if p.dist else None) for p in points)
+
+
+def test_the_scan_finds_what_importlib_metadata_finds_without_importing_it():
+    """Start-up: the built-ins are known from a scan of entry_points.txt files, not by importlib.metadata
+    reading every installed distribution (tests/test_startup_modules.py keeps it off the lint path)."""
+    found = sorted((s.name, s.value, s.distribution) for s in discovery._installed())
+    assert discovery._only_builtin_declared() is not None  # this environment: rubric-lsp alone declares the group
+    assert found == _by_metadata()
+
+
+def test_another_declaring_distribution_or_a_zip_on_the_path_defers_to_importlib_metadata(tmp_path, monkeypatch):
+    info = tmp_path / "rubric_decks-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rubric-decks\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        f"[console_scripts]\nx = y:z\n\n[{discovery.GROUP}]\ndecks = rubric_decks:FORMATS\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert discovery._only_builtin_declared() is None
+    assert ("decks", "rubric_decks:FORMATS", "rubric-decks 1.0") in _by_metadata()
+    assert [s.distribution for s in discovery._installed() if s.name == "decks"] == ["rubric-decks 1.0"]
+    (info / "entry_points.txt").write_text("[console_scripts]\nx = y:z\n")  # no longer declares the group
+    assert discovery._only_builtin_declared() is not None
+    archive = tmp_path / "plugins.zip"
+    archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip: only importlib.metadata looks inside
+    monkeypatch.syspath_prepend(str(archive))
+    assert discovery._only_builtin_declared() is None
