@@ -153,26 +153,42 @@ def _by_metadata() -> list[tuple[str, str, str | None]]:
 
 def test_the_scan_finds_what_importlib_metadata_finds_without_importing_it():
     """Start-up: the built-ins are known from a scan of entry_points.txt files, not by importlib.metadata
-    reading every installed distribution (tests/test_startup_modules.py keeps it off the lint path)."""
+    reading every installed distribution (tests/test_speed_guard.py keeps it off the lint path); whichever
+    way it goes, it finds what importlib.metadata finds."""
     found = sorted((s.name, s.value, s.distribution) for s in discovery._installed())
-    assert discovery._only_builtin_declared() is not None  # this environment: rubric-lsp alone declares the group
     assert found == _by_metadata()
 
 
+def _dist(folder: Path, name: str, version: str, entries: str) -> Path:
+    info = folder / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (info / "entry_points.txt").write_text(f"[console_scripts]\nx = y:z\n\n[{discovery.GROUP}]\n{entries}")
+    return info
+
+
+def test_only_rubric_lsp_declaring_the_group_is_answered_by_the_scan(tmp_path, monkeypatch):
+    own = "".join(f"{name} = {value}\n" for name, value in sorted(discovery.BUILTIN))
+    _dist(tmp_path / "site", "rubric-lsp", "9.1", own)
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site"), str(tmp_path / "absent")])
+    assert discovery._only_builtin_declared() == "rubric-lsp 9.1"
+    assert sorted((s.name, s.value, s.distribution) for s in discovery._installed()) == _by_metadata()
+
+
 def test_another_declaring_distribution_or_a_zip_on_the_path_defers_to_importlib_metadata(tmp_path, monkeypatch):
-    info = tmp_path / "rubric_decks-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rubric-decks\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(
-        f"[console_scripts]\nx = y:z\n\n[{discovery.GROUP}]\ndecks = rubric_decks:FORMATS\n"
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
+    own = "".join(f"{name} = {value}\n" for name, value in discovery.BUILTIN)
+    _dist(tmp_path / "site", "rubric-lsp", "9.1", own)
+    info = _dist(tmp_path / "site", "rubric-decks", "1.0", "decks = rubric_decks:FORMATS\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
     assert discovery._only_builtin_declared() is None
     assert ("decks", "rubric_decks:FORMATS", "rubric-decks 1.0") in _by_metadata()
     assert [s.distribution for s in discovery._installed() if s.name == "decks"] == ["rubric-decks 1.0"]
     (info / "entry_points.txt").write_text("[console_scripts]\nx = y:z\n")  # no longer declares the group
-    assert discovery._only_builtin_declared() is not None
+    assert discovery._only_builtin_declared() == "rubric-lsp 9.1"
+    stale = _dist(tmp_path / "old", "rubric-lsp", "0.0.1", "autorubric = rubric_lsp.formats.autorubric:FORMATS\n")
+    monkeypatch.setattr(sys, "path", [str(stale.parent), str(tmp_path / "site")])
+    assert discovery._only_builtin_declared() is None  # metadata naming other built-ins: importlib.metadata decides
     archive = tmp_path / "plugins.zip"
     archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip: only importlib.metadata looks inside
-    monkeypatch.syspath_prepend(str(archive))
+    monkeypatch.setattr(sys, "path", [str(archive), str(tmp_path / "site")])
     assert discovery._only_builtin_declared() is None

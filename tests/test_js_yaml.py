@@ -29,6 +29,12 @@ HEAD_LINES = CONFIG.count("\n")
 # (name, a config libyaml reads and js-yaml refuses, js-yaml's reason, its (line:column), 1-based)
 REFUSED = [
     (
+        "an anchor and a tag on an indented key",
+        CONFIG + "  - vars:\n      &a !!str q: x\n      j: 1\n",
+        "bad indentation of a mapping entry",
+        (8, 7),
+    ),
+    (
         "flow sequence continuation left of its key",
         CONFIG + "  - vars:\n      q: [a,\n      b]\n",
         "deficient indentation",

@@ -64,8 +64,8 @@ def js_yaml_refusal(text: str) -> JsYamlRefusal | None:
 # to both readers, whose extent both take from its indentation): a comment glued to a
 # closing quote or bracket (libyaml reads `'b'#c` as a comment, js-yaml refuses it); a block
 # scalar header with a glued comment, or alone at a line's start; an anchor or tag ending its
-# line (js-yaml can give it the entries that follow); an explicit key or a directive at a
-# line's start; a document marker with content after it, or indented; a root indented.
+# line (js-yaml can give it the entries that follow), or both opening a line; an explicit key or
+# a directive at a line's start; a document marker with content after it, or indented; a root indented.
 # tests/test_js_yaml.py checks on generated documents that every refusal passes this gate.
 _ANYWHERE = (
     ("\t", None),
@@ -88,6 +88,9 @@ _GATED = (
 # for an explicit key).
 _HEADER = (re.compile(r"\|[-+0-9]* *(?:#[^\r\n]*)?(?:\r|\n|$)"), re.compile(r">[-+0-9]* *(?:#[^\r\n]*)?(?:\r|\n|$)"))
 _EXPLICIT = (re.compile(r"\?(?: |\r|\n|$)"),)
+# An anchor and a tag both on a node that opens its line: as an indented mapping's key, js-yaml
+# misplaces the mapping's indentation and refuses its next entry ("bad indentation").
+_PROPERTIES = (re.compile(r"&[^ \r\n]* +!"), re.compile(r"![^ \r\n]* +&"))
 _MARKERS = (re.compile(r"---(?: |\r|\n|$)"), re.compile(r"\.\.\.(?: |\r|\n|$)"))
 _MARKER_END = re.compile(r" *(?:#|\r|\n|$)")
 _SPACES = re.compile(" *")
@@ -150,5 +153,7 @@ def suspicious(text: str, flow_lines: bool, block_scalars: Sequence[tuple[int, i
     if _INDENTED_ROOT.match(text) is not None or text.startswith("%") or "\n%" in text:
         return True
     if _first_on_line(text, _HEADER, _SPACES, block_scalars) or _marker_oddity(text):
+        return True
+    if "&" in text and "!" in text and _first_on_line(text, _PROPERTIES, _ENTRIES, block_scalars):
         return True
     return "?" in text and _first_on_line(text, _EXPLICIT, _ENTRIES, block_scalars)

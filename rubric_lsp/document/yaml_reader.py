@@ -34,6 +34,12 @@ _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 # Document.flow_lines is also set from this depth on: js-yaml (promptfoo) refuses nesting past 100.
 _FLOW_LINES_DEPTH = 80
 
+# The tags of the YAML 1.1 types repository libyaml's resolver and the core schemas know (promptfoo's
+# js-yaml schema is exactly these); a node with another one (`!include`, `!!python/tuple`, `=`'s
+# tag:yaml.org,2002:value) sets YamlRead.other_tags.
+_SCALAR_TAGS = frozenset(_T + name for name in ("str", "null", "bool", "int", "float", "merge", "binary", "timestamp"))
+_SEQUENCE_TAGS = frozenset(_T + name for name in ("seq", "omap", "pairs"))
+_MAPPING_TAGS = frozenset(_T + name for name in ("map", "set"))
 _SCALAR_NODE, _SEQUENCE_NODE = yaml.ScalarNode, yaml.SequenceNode  # composers build exactly these classes
 _constructor = yaml.SafeLoader("")  # only its construct_yaml_* helpers and resolver are used
 # The tag the resolver gives a scalar (types-PyYAML leaves resolve() unannotated).
@@ -53,6 +59,8 @@ class YamlRead:
     flow_lines: bool = False
     duplicates: list[tuple[Node, Node]] | None = None
     block_scalars: list[tuple[int, int]] = field(default_factory=list)
+    complex_keys: bool = True  # whether a mapping key may be a collection (False: none is)
+    other_tags: bool = True  # whether a node may have a tag outside the YAML types (False: none has)
 
 
 def read_yaml(text: str, lines: LineIndex, limits: Limits) -> YamlRead:
@@ -85,7 +93,16 @@ def read_yaml(text: str, lines: LineIndex, limits: Limits) -> YamlRead:
     # A merge source written in place is converted without being a node of the tree: its own
     # duplicates are not the document's, so a document with merge keys is walked instead.
     duplicates = None if converter.merges else converter.duplicates
-    return YamlRead(node, issues, converter.plain, converter.flow_lines, duplicates, converter.block_scalars)
+    return YamlRead(
+        node,
+        issues,
+        converter.plain,
+        converter.flow_lines,
+        duplicates,
+        converter.block_scalars,
+        converter.complex_keys,
+        converter.other_tags,
+    )
 
 
 def _block_end(text: str, last: Node, start: int, end: int) -> int:
@@ -291,6 +308,8 @@ class _Converter:
         self.plain = PlainScalars()
         self.flow_lines = False
         self.merges = False
+        self.complex_keys = False  # a mapping has a key that is a collection
+        self.other_tags = False  # a node has a tag outside the YAML types below (_SCALAR_TAGS, …)
         self.duplicates: list[tuple[Node, Node]] = []  # (a mapping's repeated key, its first), see duplicates.py
         self.block_scalars: list[tuple[int, int]] = []  # the lines of literal and folded scalars, in text order
 
@@ -318,6 +337,8 @@ class _Converter:
                 node = Node(SCALAR, start, end, raw, _STR, style, raw)  # text under every schema
             else:
                 node = self._scalar(ynode, start, end)
+                if node.tag not in _SCALAR_TAGS:
+                    self.other_tags = True
             if memo is not None:
                 memo[id(ynode)] = node
             return node
@@ -327,7 +348,11 @@ class _Converter:
         if (ynode.flow_style and start_mark.line != end_mark.line) or depth >= _FLOW_LINES_DEPTH:
             self.flow_lines = True
         if type(ynode) is _SEQUENCE_NODE:
+            if ynode.tag not in _SEQUENCE_TAGS:
+                self.other_tags = True
             return self._sequence(ynode, start, end, depth + 1)
+        if ynode.tag not in _MAPPING_TAGS:
+            self.other_tags = True
         return self._mapping(ynode, start, end, depth + 1)
 
     def _sequence(self, ynode: yaml.CollectionNode, start: int, end: int, depth: int) -> Node:
@@ -354,7 +379,9 @@ class _Converter:
                 merged.extend(self._merge_pairs(yvalue, depth - 1))
                 continue
             key = convert(ykey, depth)
-            if key.style is None and key.kind == SCALAR:
+            if key.kind != SCALAR:
+                self.complex_keys = True
+            elif key.style is None:
                 name = key.value
                 if (type(name) is not str or name[:1] in _NUMBER_START) and schema_dependent_key(key):
                     self.plain.keys.append(key)
