@@ -167,9 +167,16 @@ def _dist(folder: Path, name: str, version: str, entries: str) -> Path:
     return info
 
 
+def _only_the_path_finder(monkeypatch) -> None:
+    """As if sys.meta_path had no finder of distributions besides the path's (importlib_metadata, which
+    litellm imports, adds one; with one, the scan defers to importlib.metadata)."""
+    monkeypatch.setattr(discovery, "_other_distribution_finders", lambda: False)
+
+
 def test_only_rubric_lsp_declaring_the_group_is_answered_by_the_scan(tmp_path, monkeypatch):
     own = "".join(f"{name} = {value}\n" for name, value in sorted(discovery.BUILTIN))
     _dist(tmp_path / "site", "rubric-lsp", "9.1", own)
+    _only_the_path_finder(monkeypatch)
     monkeypatch.setattr(sys, "path", [str(tmp_path / "site"), str(tmp_path / "absent")])
     assert discovery._only_builtin_declared() == "rubric-lsp 9.1"
     assert sorted((s.name, s.value, s.distribution) for s in discovery._installed()) == _by_metadata()
@@ -179,6 +186,7 @@ def test_another_declaring_distribution_or_a_zip_on_the_path_defers_to_importlib
     own = "".join(f"{name} = {value}\n" for name, value in discovery.BUILTIN)
     _dist(tmp_path / "site", "rubric-lsp", "9.1", own)
     info = _dist(tmp_path / "site", "rubric-decks", "1.0", "decks = rubric_decks:FORMATS\n")
+    _only_the_path_finder(monkeypatch)
     monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
     assert discovery._only_builtin_declared() is None
     assert ("decks", "rubric_decks:FORMATS", "rubric-decks 1.0") in _by_metadata()
@@ -192,3 +200,16 @@ def test_another_declaring_distribution_or_a_zip_on_the_path_defers_to_importlib
     archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip: only importlib.metadata looks inside
     monkeypatch.setattr(sys, "path", [str(archive), str(tmp_path / "site")])
     assert discovery._only_builtin_declared() is None
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
+    monkeypatch.undo()
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, _OtherFinder()])
+    assert discovery._only_builtin_declared() is None  # a finder of other distributions: importlib.metadata asks it
+
+
+class _OtherFinder:
+    def find_spec(self, *_args: object) -> None:
+        return None
+
+    def find_distributions(self, *_args: object) -> list[object]:
+        return []

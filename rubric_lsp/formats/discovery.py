@@ -124,12 +124,7 @@ def _only_builtin_declared() -> str | None:
     those. None (ask ``importlib.metadata``) when another declares it, when ours declares something
     else, or when metadata may come from where the scan does not look (a zip on the path, a finder
     of distributions other than the path's)."""
-    import importlib.machinery
-
-    if any(
-        hasattr(finder, "find_distributions") and finder is not importlib.machinery.PathFinder
-        for finder in sys.meta_path
-    ):
+    if _other_distribution_finders():
         return None
     found: str | None = None
     for entry in sys.path:
@@ -158,6 +153,17 @@ def _version(folder: str) -> str:
         except (OSError, UnicodeDecodeError):
             continue
     return "?"
+
+
+def _other_distribution_finders() -> bool:
+    """Whether a finder on sys.meta_path besides the path's finds distributions (importlib_metadata, which
+    litellm imports, adds one): importlib.metadata would ask it too."""
+    import importlib.machinery
+
+    return any(
+        hasattr(finder, "find_distributions") and finder is not importlib.machinery.PathFinder
+        for finder in sys.meta_path
+    )
 
 
 def _declared(entry: str) -> list[tuple[str, str | None]]:
