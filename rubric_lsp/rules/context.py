@@ -34,6 +34,9 @@ class CheckContext:
     # ``document_units``), read on demand.
     calibration: CalibrationSettings | None = None
     calibration_units: Callable[[], list[CalibrationUnit]] | None = None
+    # The format's criterion texts for the smell rules (``Format.criteria``: ``rules.smells.criteria.RubricTexts``),
+    # read on demand; None when the format names none.
+    criteria: Callable[[], list[Any]] | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Shared results computed once per document (e.g. a validated model, resolution).
     cache: dict[str, Any] = field(default_factory=dict)
