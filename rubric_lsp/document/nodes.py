@@ -74,7 +74,8 @@ class Node:
         """The last key node equal to ``key`` (the one the loaders keep), or None."""
         if self.kind != MAP:
             return None
-        for k, _v in reversed(self.value):
+        pairs: list[tuple[Node, Node]] = self.value
+        for k, _v in reversed(pairs):
             if k.kind == SCALAR and k.value == key:
                 return k
         return None
@@ -83,7 +84,8 @@ class Node:
         """The value of the last key equal to ``key`` (the one the loaders keep), or None."""
         if self.kind != MAP:
             return None
-        for k, v in reversed(self.value):
+        pairs: list[tuple[Node, Node]] = self.value
+        for k, v in reversed(pairs):
             if k.kind == SCALAR and k.value == key:
                 return v
         return None
