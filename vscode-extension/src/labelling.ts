@@ -36,6 +36,8 @@ export async function openLabelling(
   let answer: { url?: unknown } | null;
   try {
     const argument: Record<string, unknown> = { uri, open: false };
+    const labeller = vscode.workspace.getConfiguration("rubric").get<string>("labelling.labeller")?.trim();
+    if (labeller) argument.labeller = labeller;
     if (typeof args?.item === "string") argument.item = args.item;
     answer = (await c.sendRequest(ExecuteCommandRequest.type, { command: LABEL_COMMAND, arguments: [argument] })) as { url?: unknown } | null;
   } catch (e) {
