@@ -76,11 +76,7 @@ def figures(unit: UnitSamples) -> dict[str, Any]:
         "labels": n,
         "balance": truth_counts,
         "accuracy": stats.proportion(sum(t == j for t, j in pairs), n),
-        "kappa": {
-            "statistic": "quadratic-weighted" if weights else "cohen",
-            "value": stats.cohen_kappa(pairs, weights),
-            "interval": stats.kappa_interval(pairs, weights),
-        },
+        "kappa": kappa_figure(pairs, weights, unit.categories),
         "abstained": dict(unit.abstained),
         "failed": unit.failed,
     }
@@ -90,6 +86,17 @@ def figures(unit: UnitSamples) -> dict[str, Any]:
         # No single "pass": each category against the rest (docs/calibration.md).
         data["per_category"] = {unit.names.get(c, str(c)): stats.one_vs_rest(pairs, c) for c in unit.categories}
     return data
+
+
+def kappa_figure(pairs: Sequence[tuple[Any, Any]], weights: str | None, scale: Sequence[Any]) -> dict[str, Any]:
+    """κ (quadratic-weighted for an ordinal scale) over the scale's every category, its interval and the number of
+    pairs it rests on (``n``: every figure shows its sample size)."""
+    return {
+        "statistic": "quadratic-weighted" if weights else "cohen",
+        "value": stats.cohen_kappa(pairs, weights, scale),
+        "interval": stats.kappa_interval(pairs, weights, scale),
+        "n": len(pairs),
+    }
 
 
 def _binary(unit: UnitSamples) -> dict[str, Any]:
@@ -141,11 +148,7 @@ def judges_figures(models: Sequence[str], units: Sequence[UnitSamples], threshol
             {
                 "judges": [models[first], models[second]],
                 "agreement": stats.proportion(sum(x == y for x, y in both), len(both)),
-                "kappa": {
-                    "statistic": "cohen",
-                    "value": stats.cohen_kappa(both),
-                    "interval": stats.kappa_interval(both, None),
-                },
+                "kappa": kappa_figure(both, None, units[first].categories),
             }
         )
     return {"models": list(models), **_raters_agreement(units, threshold), "pairs": pairs}
