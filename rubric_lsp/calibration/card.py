@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rubric_lsp.calibration.gate import kappa_line
+
 
 def build(
     *,
@@ -40,10 +42,12 @@ def build(
 def _unit(status: Mapping[str, Any]) -> dict[str, Any]:
     figures = status.get("figures") or {}
     kappa = figures.get("kappa") if isinstance(figures.get("kappa"), dict) else None
-    # A record is a file in a repository: only figures of the right type reach the card.
+    # The figures are those the record's evidence gives (status.statuses), never the record's own block.
     return {
         "id": status["id"],
         "status": status["status"],
+        "calibrated": bool(status.get("calibrated")),
+        "reasons": list(status.get("reasons") or []),
         "stale": list(status.get("stale") or []),
         "kappa": None
         if kappa is None
@@ -51,6 +55,7 @@ def _unit(status: Mapping[str, Any]) -> dict[str, Any]:
             "statistic": _typed(kappa.get("statistic"), str),
             "value": _typed(kappa.get("value"), (int, float)),
             "interval": _interval_of(kappa.get("interval")),
+            "n": _typed(kappa.get("n"), int),
         },
         "labels": _typed(figures.get("labels"), int),
         "date": status.get("date"),
@@ -88,17 +93,13 @@ def card_rows(card: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def unit_line(unit: Mapping[str, Any]) -> str:
-    """One unit's status: "fresh · κ 0.82 [0.74, 0.89] over 412 labels · 2026-11-20" ("fresh · ambiguous: its
-    judges disagree · …" when the record finds it ambiguous)."""
-    parts = [unit["status"] + (f" ({', '.join(unit['stale'])} changed)" if unit["stale"] else "")]
-    if unit.get("ambiguous"):
-        parts.append("ambiguous: " + " and ".join(unit["ambiguous"]))
+    """One unit's decision, in the words RL020 and ``--require-calibrated`` say it: "calibrated · κ 0.82 [0.74,
+    0.89] over 412 labels · 2026-11-20", or "not calibrated: stale: its text changed since 2026-11-20 · κ …"."""
+    reasons = unit.get("reasons") or []
+    parts = ["calibrated" if unit.get("calibrated") else "not calibrated: " + "; ".join(reasons or [unit["status"]])]
     kappa = unit.get("kappa")
     if kappa is not None:
-        name = "κ" if kappa.get("statistic") == "cohen" else "quadratic-weighted κ"
-        parts.append(
-            f"{name} {number(kappa.get('value'))}{interval(kappa.get('interval'))} over {unit['labels']} labels"
-        )
+        parts.append(kappa_line(kappa))
     if unit.get("date"):
         parts.append(str(unit["date"]))
     return " · ".join(parts)

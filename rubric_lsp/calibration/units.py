@@ -30,6 +30,16 @@ class Family:
     number: int  # this unit's member: its test's number
 
 
+@dataclass(frozen=True)
+class Labelled:
+    """One labelled item of a unit, as its record's evidence keeps it (``evidence.py``): fingerprints, not texts."""
+
+    item: str  # ``evidence.item_mark`` of what the judge reads of the item (its response, its question)
+    label: str  # ``evidence.label_mark`` of the human label as written
+    truth: Any  # the label's category (an abstention's too); None: a label that is no category
+    key: str = ""  # a labels file's row key (``labels_evidence.row_key``); "": the unit's id
+
+
 @dataclass
 class UnitSamples:
     """One unit's judge verdicts against human labels, over one pass of the labelled set."""
@@ -49,6 +59,7 @@ class UnitSamples:
     reasons: dict[int, str] = field(default_factory=dict)  # item → the judge's reason
     settings: dict[str, Any] = field(default_factory=dict)  # the format's grading options that change its verdict
     judge: OwnJudge | None = None  # the judge the file named for it, when that (not the grading's) graded it
+    labelled: dict[int, Labelled] = field(default_factory=dict)  # item → its label, for the record's evidence
 
 
 @dataclass(frozen=True)
@@ -132,7 +143,7 @@ def repeat_figures(passes: Sequence[UnitSamples], threshold: float) -> dict[str,
 
     Failed calls are left out of an item's answers; abstentions count as answers. ``ambiguous``:
     the share of unanimous items is below ``threshold``."""
-    return {"repeats": len(passes), **_raters_agreement(passes, threshold)}
+    return {"repeats": len(passes), **raters_agreement(passes, threshold)}
 
 
 def judges_figures(models: Sequence[str], units: Sequence[UnitSamples], threshold: float) -> dict[str, Any]:
@@ -151,10 +162,10 @@ def judges_figures(models: Sequence[str], units: Sequence[UnitSamples], threshol
                 "kappa": kappa_figure(both, None, units[first].categories),
             }
         )
-    return {"models": list(models), **_raters_agreement(units, threshold), "pairs": pairs}
+    return {"models": list(models), **raters_agreement(units, threshold), "pairs": pairs}
 
 
-def _raters_agreement(raters: Sequence[UnitSamples], threshold: float) -> dict[str, Any]:
+def raters_agreement(raters: Sequence[UnitSamples], threshold: float) -> dict[str, Any]:
     """The agreement of several answers per item (an ask's or a judge's each), the ambiguity it decides, and
     an ambiguous unit's first disagreeing items, every rater's verdict and reason side by side."""
     items = sorted({item for p in raters for item in p.judged})

@@ -10,7 +10,7 @@ card's generic parts. Records are found as the lint finds them (``calibration.ch
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +21,12 @@ from rubric_lsp.engine.request import GradeRequest
 from rubric_lsp.engine.result import Outcome, counts
 from rubric_lsp.engine.runner import format_of, read
 from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
+from rubric_lsp.lint import labelled_reader
 from rubric_lsp.settings import SettingsError, settings_for
 
 
 class NotCalibrated(Exception):
-    """``--require-calibrated`` refuses: the message names each unit without a fresh record and why."""
+    """``--require-calibrated`` refuses: the message names each unit that is not calibrated and why."""
 
 
 @dataclass
@@ -94,20 +95,22 @@ def prepare(path: Path, request: GradeRequest, settings: JudgeSettings | None, g
         found.parts = list(hook.judge_card(doc, request, found.units))
     errors = []
     try:
-        search = settings_for(path).calibration if given is None else check.CalibrationSettings()
+        configured = settings_for(path).calibration
     except (SettingsError, OSError) as exc:
-        search, errors = check.CalibrationSettings(), [f"the settings cannot be read: {exc}"]
-    found.records = check.records_for(str(path), search, given)
+        configured, errors = check.CalibrationSettings(), [f"the settings cannot be read: {exc}"]
+    # --calibration replaces where records are searched for, never the rules that decide (the lint's).
+    search = configured if given is None else replace(configured, path=None)
+    found.records = check.records_for(str(path), search, given, labelled_now=labelled_reader(doc))
     if errors or found.records.errors:
         found.record_error = "; ".join(errors + found.records.errors)
     judge = judge_of(resolved, "") if resolved is not None else record.JudgeDescription((), "", {})
     judge_given = settings is not None and bool(settings.given_model())  # replaces a file's default judge
-    found.statuses = status.statuses(found.units, found.records.found, judge, judge_given)
+    found.statuses = status.statuses(found.units, found.records, judge, judge_given, configured.rules)
     return found
 
 
 def require(found: Calibration) -> None:
-    """NotCalibrated when a graded unit has no fresh record (or a record cannot be read)."""
+    """NotCalibrated when a graded unit is not calibrated (``gate.decide``), or a record cannot be read."""
     if found.record_error is not None:
         raise NotCalibrated(f"--require-calibrated: {found.record_error}")
     why = status.refusal(found.statuses, found.records, found.units)

@@ -31,6 +31,8 @@ class CheckContext:
     # ``document_units``), read on demand.
     calibration: CalibrationSettings | None = None
     calibration_units: Callable[[], list[CalibrationUnit]] | None = None
+    # What a calibration record's labelled set holds now (``gate.LabelledNow``), by the set's path.
+    calibration_labelled: Callable[[Path], Any] | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Shared results computed once per document (e.g. a validated model, resolution).
     cache: dict[str, Any] = field(default_factory=dict)
