@@ -155,13 +155,13 @@ def test_min_kappa_is_met_by_the_intervals_lower_bound(calibrated, capfd):
     (calibrated.parent / "rubric-lint.toml").write_text(f"calibration = {{ min-kappa = {floor} }}\n")
     code, found = lint_json(capfd, calibrated)
     low, high = kappas["shows_work"]["interval"]
-    assert [d["message"] for d in found] == [
+    assert code == 0 and [d["message"] for d in found] == [
         f"The criterion 'shows_work' is below min-kappa {floor}: κ {kappas['shows_work']['value']:.2f} "
         f"[{low:.2f}, {high:.2f}] over 12 labels, its lower bound {low:.2f} short of it."
     ]
     # A perfect κ over 12 labels does not show a judge at 0.9: the lower bound decides, not the point.
     (calibrated.parent / "rubric-lint.toml").write_text("calibration = { min-kappa = 0.9 }\n")
-    code, found = lint_json(capfd, calibrated)
+    _, found = lint_json(capfd, calibrated)
     assert sum("'correct' is below min-kappa 0.9: κ 1.00" in d["message"] for d in found) == 1
 
 

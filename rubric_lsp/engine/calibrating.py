@@ -40,6 +40,7 @@ class Passes:
     passes: list[list[UnitSamples]]  # each ask's units
     judges: list[list[list[UnitSamples]]]  # with several judge models, each model's own passes alone
     models: list[str]  # every judge model given, in order
+    limit: int | None = None  # the set's first items only (``--limit``): items after them are no change to it
 
     @property
     def judge(self) -> JudgeDescription:
@@ -57,6 +58,7 @@ class Passes:
             threshold=threshold,
             judges=self.judges,
             models=self.models,
+            limit=self.limit,
         )
 
     @property
@@ -89,7 +91,7 @@ async def calibration_passes(
             for own, with_settings in [(passes, graded_with), *zip(judges, alone)]:
                 counted = _counted(on_progress, len(passes) + sum(map(len, judges)), asks)
                 own.append(await _graded(request, doc, with_settings, repeat, counted))
-    return Passes(graded_with, passes, judges, settings.resolved().judge_models())
+    return Passes(graded_with, passes, judges, settings.resolved().judge_models(), request.limit)
 
 
 async def _graded(
