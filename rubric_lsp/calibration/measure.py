@@ -21,7 +21,8 @@ PER_JUDGE_FIGURES = ("labels", "accuracy", "kappa", "sensitivity", "specificity"
 
 
 def judge_of(settings: Any, prompt: str = "") -> record.JudgeDescription:
-    """The judge a record names: ``settings`` are resolved judge settings."""
+    """The judge a record names: ``settings`` are judge settings (their models as given; the settings that change
+    a verdict are the same resolved or not)."""
     chosen = {name: getattr(settings, name) for name in VERDICT_SETTINGS}
     return record.JudgeDescription(tuple(settings.judge_models()), prompt, chosen)
 

@@ -377,7 +377,7 @@ def _compare(
             agreement = agreements[identity(criterion)] = _agreement_for(criterion, len(agreements))
         if not isinstance(wanted, str):
             continue
-        if verdict.failed:
+        if verdict.failed or verdict.failed_votes:  # a stand-in vote is no verdict to measure a judge by
             agreement.failed += 1
             if position is not None:
                 agreement.judged[position] = (None, slot)
