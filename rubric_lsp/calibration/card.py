@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rubric_lsp.calibration.gate import kappa_line
+from rubric_lsp.calibration.record import DIGITS
 
 
 def build(
@@ -53,7 +54,7 @@ def _unit(status: Mapping[str, Any]) -> dict[str, Any]:
         if kappa is None
         else {
             "statistic": _typed(kappa.get("statistic"), str),
-            "value": _typed(kappa.get("value"), (int, float)),
+            "value": _rounded(_typed(kappa.get("value"), (int, float))),
             "interval": _interval_of(kappa.get("interval")),
             "n": _typed(kappa.get("n"), int),
         },
@@ -67,9 +68,14 @@ def _typed(value: Any, kind: Any) -> Any:
     return value if isinstance(value, kind) and not isinstance(value, bool) else None
 
 
+def _rounded(value: Any) -> Any:
+    """A figure as the record writes it (``record.DIGITS`` places), so the card and the record show one number."""
+    return round(value, DIGITS) if isinstance(value, float) else value
+
+
 def _interval_of(value: Any) -> list[float] | None:
     ok = isinstance(value, list) and len(value) == 2 and all(_typed(v, (int, float)) is not None for v in value)
-    return list(value) if ok else None
+    return [_rounded(v) for v in value] if ok else None
 
 
 def card_rows(card: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -93,10 +99,13 @@ def card_rows(card: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def unit_line(unit: Mapping[str, Any]) -> str:
-    """One unit's decision, in the words RL020 and ``--require-calibrated`` say it: "calibrated · κ 0.82 [0.74,
-    0.89] over 412 labels · 2026-11-20", or "not calibrated: stale: its text changed since 2026-11-20 · κ …"."""
+    """One unit's status and decision, in the words RL020 and ``--require-calibrated`` say it: "fresh · calibrated ·
+    κ 0.82 [0.74, 0.89] over 412 labels · 2026-11-20", or "stale · not calibrated: stale: its text changed since
+    2026-11-20 · κ …"."""
     reasons = unit.get("reasons") or []
-    parts = ["calibrated" if unit.get("calibrated") else "not calibrated: " + "; ".join(reasons or [unit["status"]])]
+    parts = [unit["status"], "calibrated" if unit.get("calibrated") else "not calibrated: " + "; ".join(reasons)]
+    if unit.get("ambiguous") and unit.get("calibrated"):  # allowed (allow-ambiguous), still said
+        parts.append("ambiguous: " + " and ".join(unit["ambiguous"]))
     kappa = unit.get("kappa")
     if kappa is not None:
         parts.append(kappa_line(kappa))
