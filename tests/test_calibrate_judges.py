@@ -342,7 +342,9 @@ def test_a_panel_judge_failing_every_call_is_incomplete_and_counted(labelled, ju
     calls alone — and never presents a stand-in vote as a verdict; the gate refuses the units."""
     scripted = two_judges()
     judge_server.handler = lambda request: Reply.server_error(500) if request.model == "judge-b" else scripted(request)
-    code, out, err = run(capfd, "grade", str(labelled), "--model", A, "--model", B, "--retries", "0", "--format", "json")
+    code, out, err = run(
+        capfd, "grade", str(labelled), "--model", A, "--model", B, "--retries", "0", "--format", "json"
+    )
     data = json.loads(out)
     assert code == 2 and data.get("incomplete"), err
     assert all(c["failed"] == ITEMS for c in data["agreement"])  # every labelled item's panel verdict had one

@@ -101,10 +101,7 @@ def test_changing_an_assertions_own_grader_makes_its_record_stale_naming_the_jud
     calls = judge_server.call_count
     code, out, err = grade(env, capfd, "--no-cache")
     assert code == 2 and out == "" and judge_server.call_count == calls  # refused before any judge call
-    assert (
-        "(openai/judge then, openai/judge-b now)"
-        in err
-    )
+    assert "(openai/judge then, openai/judge-b now)" in err
 
 
 def test_a_grader_setting_that_changes_a_verdict_is_the_records_settings(env, capfd, judge_server):

@@ -310,7 +310,9 @@ def incomplete_reason(verdicts: list[Verdict]) -> str | None:
         said.append(f"{len(failures)} of {len(verdicts)} judgment(s) failed ({failures[0].error})")
     if short:
         votes = sum(v.failed_votes for v in short)
-        said.append(f"{votes} judge vote(s) failed in {len(short)} of {len(verdicts)} panel verdict(s) ({short[0].reason})")
+        said.append(
+            f"{votes} judge vote(s) failed in {len(short)} of {len(verdicts)} panel verdict(s) ({short[0].reason})"
+        )
     return "; ".join(said)
 
 
