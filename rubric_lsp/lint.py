@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rubric_lsp.calibration.evidence import labels_now
+from rubric_lsp.calibration.labels import LabelsError, is_labels_file, read_labels
 from rubric_lsp.diagnostics import Diagnostic, Severity
 from rubric_lsp.document import Document, Limits, gc_paused, parse_document
 from rubric_lsp.document.files import TooLarge, read_regular
@@ -20,7 +22,7 @@ from rubric_lsp.document.limits import DEFAULT_LIMITS
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import Format, checkers_for, detect
 from rubric_lsp.rules.context import CheckContext
-from rubric_lsp.settings import Settings
+from rubric_lsp.settings import Settings, configured_kind
 from rubric_lsp.suppression import suppressions
 from rubric_lsp.workspace import default_root
 
@@ -181,9 +183,6 @@ def labelled_reader(doc: Document | None = None) -> Callable[[Path], Any]:
 
 @functools.lru_cache(maxsize=32)
 def _labelled_at(path: Path, _mtime: int, _size: int) -> Any:
-    from rubric_lsp.calibration.evidence import labels_now
-    from rubric_lsp.calibration.labels import LabelsError, is_labels_file, read_labels
-
     if is_labels_file(path):
         try:
             return labels_now(read_labels(path))
@@ -199,8 +198,6 @@ def _labelled_at(path: Path, _mtime: int, _size: int) -> Any:
 
 
 def _labelled_in(doc: Document) -> Any:
-    from rubric_lsp.settings import configured_kind
-
     fmt = detect(doc, configured_kind(doc.path)) if doc.root is not None else None
     hook = None if fmt is None else fmt.calibration_hook()
     labelled = getattr(hook, "labelled", None)

@@ -138,19 +138,21 @@ def samples(evidence: Mapping[str, Any], rows: Sequence[Row], kind: str, col: in
     the scale's, the rest abstentions)."""
     compared = evidence["compared"]
     names = {i: str(name) for i, name in enumerate(evidence["scale"])}
-    pairs, abstained, failed, judged = [], {"both": 0, "judge_only": 0, "truth_only": 0}, 0, {}
+    pairs: list[tuple[Any, Any]] = []
+    abstained = {"both": 0, "judge_only": 0, "truth_only": 0}
+    failed = 0
+    judged: dict[int, Any] = {}
     for number, row in enumerate(rows):
         verdict = row.verdicts[col]
-        if verdict == NOT_ASKED:
-            continue
-        if verdict == FAILED:
-            failed += 1
-            judged[number] = None
+        if not isinstance(verdict, int):
+            if verdict == FAILED:
+                failed += 1
+                judged[number] = None
             continue
         judged[number] = verdict
         if row.truth is None:
             continue
-        truth_abstains, judge_abstains = row.truth >= compared, verdict >= compared  # type: ignore[operator]
+        truth_abstains, judge_abstains = row.truth >= compared, verdict >= compared
         if truth_abstains or judge_abstains:
             abstained[
                 "both" if truth_abstains and judge_abstains else "judge_only" if judge_abstains else "truth_only"

@@ -136,7 +136,7 @@ def _counted(progress: Progress | None, before: int, asks: int) -> Progress | No
 def grading_judge(settings: JudgeSettings, hook: Any = None) -> JudgeDescription:
     """The judge a grading of a file graded with, as a record names it: the models given (``--model``,
     ``$RUBRIC_JUDGE_MODEL``), else the file's format's own default for the keys at hand (``hook.default_judge``:
-    promptfoo's default grader), else the engine's; and the settings that change a verdict, which do not depend
+    a test-config tool's default grader), else the engine's; and the settings that change a verdict, which do not depend
     on the environment (so a record is fresh or stale alike with or without an API key set)."""
     default = getattr(hook, "default_judge", None) if not settings.given_model() else None
     models = list(default(settings.environ()) or ()) if default is not None else []

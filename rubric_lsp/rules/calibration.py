@@ -21,7 +21,7 @@ UNCALIBRATED = rule(
     "A unit the judge grades (an autorubric criterion, a promptfoo model-graded assertion, a NorthStar LLM grader, a Rubrics task's criterion or preference) is not calibrated: "
     "it has no calibration record (reported with `calibration = { required = true }`), a stale one (its text, judge, prompt or labels changed since: "
     "the message names which), a damaged one (figures that do not follow from the evidence it keeps), fewer than `min-labels` compared labels, "
-    "failed judge calls, an ambiguous verdict (unless `allow-ambiguous`), or a κ interval whose lower bound is below `min-kappa`.",
+    "judge calls that did not answer, an ambiguous verdict (unless `allow-ambiguous`), or a κ interval whose lower bound is below `min-kappa`.",
     "A judge that agrees with people on one criterion can be no better than chance on the next, and a record "
     "measured on other words, another judge model, another prompt or other labels says nothing about this one. `rubric calibrate` "
     "measures the judge against human labels and writes `<file>.calibration.json`, keeping the paired observations "

@@ -20,8 +20,8 @@ log = logging.getLogger(__name__)
 
 
 def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) -> str | None:
-    # A unit's calibration line first: the κ with its interval and labels is what the hover is for; RL020's
-    # rule text (when the unit has a finding) follows it rather than burying it.
+    # A unit's calibration line first: its agreement figure with its interval and labels is what the hover is
+    # for; RL020's rule text (when the unit has a finding) follows it rather than burying it.
     parts: list[str] = list(check.hover_lines(result.shared.get(check.VIEW_KEY) or [], offset))
     for diag in result.diagnostics:
         if diag.span.start <= offset <= diag.span.end:

@@ -24,6 +24,7 @@ from rubric_lsp.document import Document, Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
 from rubric_lsp.formats.autorubric.grading.inputs import criterion_inputs
+from rubric_lsp.formats.autorubric.loading import ground_truth_entries
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
 from rubric_lsp.formats.autorubric.view import read_rubric
 
@@ -110,7 +111,7 @@ def units(result: Any, doc: Document, options: Mapping[str, Any]) -> list[UnitSa
                     if item in reasons and slot < len(reasons[item])
                 },
                 labelled={
-                    item: _labelled(source.criterion, marks[item], truths[item][slot])
+                    item: _labelled(agreement, marks[item], truths[item][slot])
                     for item, (_category, slot) in agreement.judged.items()
                     if item in marks and isinstance(truths.get(item), list) and slot < len(truths[item])
                 },
@@ -119,12 +120,26 @@ def units(result: Any, doc: Document, options: Mapping[str, Any]) -> list[UnitSa
     return out
 
 
-def _labelled(criterion: Any, item: str, wanted: Any) -> Labelled:
-    from rubric_lsp.formats.autorubric.grading.agreement import _category
+def _labelled(agreement: Any, item: str, wanted: Any) -> Labelled:
+    return Labelled(item, evidence.label_mark(wanted), _category(agreement, wanted))
 
-    return Labelled(
-        item, evidence.label_mark(wanted), _category(criterion, wanted) if isinstance(wanted, str) else None
-    )
+
+def _category(agreement: Any, label: Any) -> Any:
+    """A label's category as the dataset grading read it (``agreement._category``): a binary verdict, or the
+    option's position among the effective options (matched as autorubric matches labels); None for neither."""
+    if not isinstance(label, str):
+        return None
+    if agreement.kind == "binary":
+        return label if label in (*BINARY_CATEGORIES, "CANNOT_ASSESS") else None
+    wanted = label.strip().lower()
+    return next((i for i, name in enumerate(agreement.labels) if str(name).strip().lower() == wanted), None)
+
+
+def _truth(item: Node) -> list[Any] | None:
+    """An item's ground truth as autorubric reads it (``agreement._truth``: an object's keys, a string's characters)."""
+    node = item.get("ground_truth")
+    read = ground_truth_entries(node) if node is not None and node.value is not None else None
+    return None if read is None else [value for _node, value in read]
 
 
 def _item_mark(item: Node, prompt: Any) -> str:
@@ -149,8 +164,6 @@ def item_marks(doc: Document) -> dict[int, str]:
 def dataset_labels(doc: Document) -> dict[str, dict[str, str]]:
     """The labels the dataset holds now (``CalibrationHook.labelled``): per criterion (pooled as the grading
     pools them, named by the first), each item's label marks, as a record's evidence holds them."""
-    from rubric_lsp.formats.autorubric.grading.agreement import _truth
-
     items, prompt = _items(doc)
     root = doc.root
     try:

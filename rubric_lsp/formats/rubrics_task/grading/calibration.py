@@ -17,7 +17,12 @@ from rubric_lsp.calibration.check import CalibrationUnit
 from rubric_lsp.calibration.hook import CalibrationHook, Graded
 from rubric_lsp.calibration.units import CurrentUnit
 from rubric_lsp.document import Document, Node
-from rubric_lsp.formats.autorubric.grading.calibration import DATASET_CALIBRATION, item_marks, prompt_fingerprint
+from rubric_lsp.formats.autorubric.grading.calibration import (
+    DATASET_CALIBRATION,
+    dataset_labels,
+    item_marks,
+    prompt_fingerprint,
+)
 from rubric_lsp.formats.rubrics_task.grading.converted import (
     PREFERENCE,
     PREFERENCE_TITLE,
@@ -121,7 +126,7 @@ class _Calibration:
         picks: dict[str, list[str]] = {}
         for item, label in turn_marks(converted.dataset, converted.turns):
             picks.setdefault(item, []).append(label)
-        labels = DATASET_CALIBRATION.labelled(converted.dataset)
+        labels = dataset_labels(converted.dataset)
         return {**labels, PREFERENCE: {item: "+".join(sorted(marks)) for item, marks in picks.items()}}
 
 
