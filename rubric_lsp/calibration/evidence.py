@@ -99,37 +99,21 @@ def rows_of(evidence: Any) -> list[Row]:
         raise Damaged("its evidence's columns are not the judges' asks")
     if not isinstance(compared, int) or isinstance(compared, bool) or not 0 < compared <= len(scale):
         raise Damaged("its evidence's scale is not a scale")
+    truths: dict[str, int | None] = {str(i): i for i in range(len(scale))}
+    verdicts: dict[str, int | str] = {str(i): i for i in range(len(scale))}
+    verdicts.update({FAILED: FAILED, NOT_ASKED: NOT_ASKED})
+    truths[NO_CATEGORY] = None
+    width = 3 + len(columns)
     rows = []
     for number, line in enumerate(lines, 1):
         parts = line.split(" ") if isinstance(line, str) else []
-        if len(parts) != 3 + len(columns):
+        if len(parts) != width:
             raise Damaged(f"its evidence's item {number} is not '<item> <label> <truth> <verdict>…'")
-        rows.append(
-            Row(
-                parts[0],
-                parts[1],
-                _position(parts[2], scale, number),
-                tuple(_verdict(p, scale, number) for p in parts[3:]),
-            )
-        )
+        try:
+            rows.append(Row(parts[0], parts[1], truths[parts[2]], tuple(verdicts[p] for p in parts[3:])))
+        except KeyError:
+            raise Damaged(f"its evidence's item {number} names a category its scale does not have") from None
     return rows
-
-
-def _position(text: str, scale: list[Any], number: int) -> int | None:
-    if text == NO_CATEGORY:
-        return None
-    if not text.isdigit() or int(text) >= len(scale):
-        raise Damaged(f"its evidence's item {number} names a category its scale does not have")
-    return int(text)
-
-
-def _verdict(text: str, scale: list[Any], number: int) -> int | str:
-    if text in (FAILED, NOT_ASKED):
-        return text
-    position = _position(text, scale, number)
-    if position is None:
-        raise Damaged(f"its evidence's item {number} has a verdict that is no category")
-    return position
 
 
 def samples(evidence: Mapping[str, Any], rows: Sequence[Row], kind: str, col: int = 0) -> UnitSamples:
@@ -194,7 +178,7 @@ def figures_of(evidence: Mapping[str, Any], kind: str, thresholds: Mapping[str, 
     threshold missing or not a share where the evidence has several asks or judges is a damaged record)."""
     rows = rows_of(evidence)
     columns = list(evidence["columns"])
-    data = figures(samples(evidence, rows, kind))
+    data = figures(samples(evidence, rows, kind), corrected_interval=thresholds is None)
     failed = sum(v == FAILED for row in rows for v in row.verdicts)
     data["failed"] = failed
     own = [i for i, c in enumerate(columns) if "judge" not in c]

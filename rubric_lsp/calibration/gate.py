@@ -12,6 +12,7 @@ over 5 labels ([−0.2, 1.0]) does not show a judge at 0.6, and the gate must no
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,7 +123,41 @@ def kappa_line(kappa: Mapping[str, Any]) -> str:
     return f"{shown} over {kappa.get('n', '?')} labels"
 
 
+# Entries already computed (records are read once per modification, check._read): the entry, a signature of
+# what decides (so an entry changed in place is computed again), and what it gave.
+_DERIVED: OrderedDict[int, tuple[Mapping[str, Any], tuple[Any, ...], evidence.Derived | evidence.Damaged]] = (
+    OrderedDict()
+)
+DERIVED_KEPT = 256
+
+
 def _derived(entry: Mapping[str, Any]) -> evidence.Derived:
+    """:func:`_derive`, once per entry (the lint asks on every keystroke; 10,000 items take ~0.1 s)."""
+    signature = _signature(entry)
+    kept = _DERIVED.get(id(entry))
+    if kept is None or kept[0] is not entry or kept[1] != signature:
+        try:
+            result: evidence.Derived | evidence.Damaged = _derive(entry)
+        except evidence.Damaged as exc:
+            result = exc
+        kept = (entry, signature, result)
+        _DERIVED[id(entry)] = kept
+        while len(_DERIVED) > DERIVED_KEPT:
+            _DERIVED.popitem(last=False)
+    if isinstance(kept[2], evidence.Damaged):
+        raise kept[2]
+    return kept[2]
+
+
+def _signature(entry: Mapping[str, Any]) -> tuple[Any, ...]:
+    proof = entry.get("evidence")
+    items = proof.get("items") if isinstance(proof, Mapping) else None
+    shape = (id(proof), id(items), len(items)) if isinstance(items, list) else (id(proof),)
+    blocks = tuple(repr(entry.get(name)) for name in ("self_agreement", "judge_agreement", "figures", "kind"))
+    return (*shape, *blocks)
+
+
+def _derive(entry: Mapping[str, Any]) -> evidence.Derived:
     """The entry's figures computed from its evidence, checked against those it records."""
     if "evidence" not in entry:
         raise evidence.Damaged("it holds no evidence of its figures (made before records kept it, or edited)")

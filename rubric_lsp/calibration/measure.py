@@ -79,7 +79,6 @@ def build_record(
             "prompt": unit.prompt,
             "settings": unit.settings,
             "judge": unit.judge,
-            "figures": figures(unit),
         }
         asks = _same_unit(passes, position, unit.id)
         alone = [_same_unit(model_passes, position, unit.id) for model_passes in judges] if len(judges) > 1 else []
@@ -90,6 +89,7 @@ def build_record(
             entry["evidence"] = evidence.build(columns)
             entry["figures"] = evidence.figures_of(entry["evidence"], unit.kind, None).figures
         else:
+            entry["figures"] = figures(unit)
             entry["figures"]["failed"] = sum(u.failed for u in asks) + sum(u.failed for own in alone for u in own)
         if len(passes) > 1:
             entry["self_agreement"] = repeat_figures(asks, threshold)

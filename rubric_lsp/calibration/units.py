@@ -77,8 +77,9 @@ class CurrentUnit:
     family: Family | None = None  # the units it is one of (None: alone): one refusal names them together
 
 
-def figures(unit: UnitSamples) -> dict[str, Any]:
-    """The record's figures for one unit (docs/calibration.md says how to read each)."""
+def figures(unit: UnitSamples, corrected_interval: bool = True) -> dict[str, Any]:
+    """The record's figures for one unit (docs/calibration.md says how to read each). ``corrected_interval``:
+    the pass rate's Monte Carlo interval too (a record's; checking a record needs none of it)."""
     pairs = unit.pairs
     n = len(pairs)
     truth_counts = {unit.names.get(c, str(c)): sum(t == c for t, _ in pairs) for c in unit.categories}
@@ -92,7 +93,7 @@ def figures(unit: UnitSamples) -> dict[str, Any]:
         "failed": unit.failed,
     }
     if unit.kind == "binary":
-        data.update(_binary(unit))
+        data.update(_binary(unit, corrected_interval))
     else:
         # No single "pass": each category against the rest (docs/calibration.md).
         data["per_category"] = {unit.names.get(c, str(c)): stats.one_vs_rest(pairs, c) for c in unit.categories}
@@ -110,7 +111,7 @@ def kappa_figure(pairs: Sequence[tuple[Any, Any]], weights: str | None, scale: S
     }
 
 
-def _binary(unit: UnitSamples) -> dict[str, Any]:
+def _binary(unit: UnitSamples, corrected_interval: bool = True) -> dict[str, Any]:
     pairs, positive = unit.pairs, unit.positive
     split = stats.one_vs_rest(pairs, positive)
     se, sp = split["sensitivity"], split["specificity"]
@@ -132,7 +133,7 @@ def _binary(unit: UnitSamples) -> dict[str, Any]:
             "human": human_pass / n if n else None,
             "corrected": corrected,
             "corrected_interval": None
-            if corrected is None
+            if corrected is None or not corrected_interval
             else stats.corrected_rate_interval(judged_pass, n, se["successes"], se["n"], sp["successes"], sp["n"]),
         },
     }
