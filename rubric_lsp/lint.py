@@ -7,6 +7,7 @@ the grading engine (litellm) and never raises on bad input.
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -22,7 +23,8 @@ from rubric_lsp.document.limits import DEFAULT_LIMITS
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import Format, checkers_for, detect
 from rubric_lsp.rules.context import CheckContext
-from rubric_lsp.settings import Settings, configured_kind
+from rubric_lsp.rules.registry import registered_rule
+from rubric_lsp.settings import SMELLS, Settings, configured_kind
 from rubric_lsp.suppression import suppressions
 from rubric_lsp.workspace import default_root
 
@@ -69,6 +71,7 @@ def lint_text(
     kind: str | None = None,
     explicit: bool = True,
     root_dir: Path | None = None,
+    smells: bool = False,
 ) -> LintResult:
     """Lint one document.
 
@@ -77,9 +80,11 @@ def lint_text(
     so unrelated YAML (CI workflows, manifests) is never reported on.
     ``root_dir`` is the workspace (the editor's folder); None: the file's repository, else
     the settings' folder, else the current directory (:mod:`rubric_lsp.workspace`).
+    ``smells`` (the editor) runs the smell rules on by default (docs/smells.md); elsewhere they run only
+    when the settings select them.
     """
     with gc_paused():  # see gc_paused: the collector's passes over fresh nodes cost more than the checks
-        return _lint_text(source, path, settings, kind, explicit, root_dir)
+        return _lint_text(source, path, settings, kind, explicit, root_dir, smells)
 
 
 def _lint_text(
@@ -89,6 +94,7 @@ def _lint_text(
     kind: str | None,
     explicit: bool,
     root_dir: Path | None,
+    smells: bool = False,
 ) -> LintResult:
     settings = settings or Settings()
     limits = DEFAULT_LIMITS if settings.max_file_size is None else Limits(max_bytes=settings.max_file_size)
@@ -99,10 +105,15 @@ def _lint_text(
         return LintResult(path, doc, None)
     enabled: dict[str, bool] = {}  # checkers ask per node; the answer is per code
 
+    reads_smells = fmt is not None and fmt.criteria is not None and (smells or settings.names_smells())
+
     def is_enabled(code: str) -> bool:
         answer = enabled.get(code)
         if answer is None:
-            answer = enabled[code] = settings.is_enabled(code, path)
+            answer = settings.is_enabled(code, path)
+            if answer and code.startswith(SMELLS):
+                answer = reads_smells and _smell_enabled(code, settings, smells)
+            enabled[code] = answer
         return answer
 
     ctx = CheckContext(
@@ -118,7 +129,11 @@ def _lint_text(
     if fmt is not None and fmt.calibration is not None:
         ctx.calibration_units = _units_of(fmt, doc, ctx)
         ctx.calibration_labelled = labelled_reader(doc)
-    for check in checkers_for(fmt.name if fmt else None):
+    checks = checkers_for(fmt.name if fmt else None)
+    if reads_smells and fmt is not None:
+        ctx.criteria = _criteria_of(fmt, doc, ctx)
+        checks = checks + _smell_checkers()
+    for check in checks:
         if not doc.readable and getattr(check, "needs_nodes", True):
             continue
         try:
@@ -208,6 +223,29 @@ def _labelled_in(doc: Document) -> Any:
     except Exception:  # a format's hook bug must not hide the other findings
         log.exception("the calibration hook's labelled failed on %s", doc.path)
         return "its labels cannot be read"
+
+
+def _criteria_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
+    """The file's criterion texts, read when a smell rule asks (over the view the checkers built)."""
+
+    def criteria() -> list[Any]:
+        view = ctx.view(fmt.view_key, lambda _root: fmt.build_view(doc)) if fmt.view_key else None
+        return fmt.criteria_of(doc, view)
+
+    return criteria
+
+
+def _smell_checkers() -> list[Any]:
+    """The smell rules' checker (imported here, on first use: the default lint path never loads it)."""
+    return list(importlib.import_module("rubric_lsp.rules.smells.rules").SMELL_CHECKERS)
+
+
+def _smell_enabled(code: str, settings: Settings, editor: bool) -> bool:
+    """A smell rule runs when the settings name it (an opt-in one: by its code), or in the editor when on by default."""
+    found = registered_rule(code)
+    if found is not None and found.opt_in:
+        return settings.names(code, exactly=True)
+    return editor or settings.names(code)
 
 
 def _empty() -> Span:

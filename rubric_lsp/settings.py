@@ -72,6 +72,18 @@ class Settings:
                     return False
         return True
 
+    def names(self, code: str, *, exactly: bool = False) -> bool:
+        """Whether ``select`` or ``extend-select`` names the smell rule ``code``: by itself (``exactly``), or by a
+        prefix at least as narrow as the smells' own (``RL3``, ``RL30``); ``RL`` and ``ALL`` do not (docs/smells.md)."""
+        chosen = self.select + self.extend_select
+        if exactly:
+            return code in chosen
+        return any(code.startswith(entry) and len(entry) >= len(SMELLS) for entry in chosen)
+
+    def names_smells(self) -> bool:
+        """Whether ``select`` or ``extend-select`` names any smell rule: the lint then reads them."""
+        return any(entry.startswith(SMELLS) for entry in self.select + self.extend_select)
+
     def severity_for(self, code: str, default: Severity) -> Severity:
         best, best_len = default, 0
         for prefix, severity in self.severity:
@@ -373,6 +385,9 @@ def _kinds(table: object, where: str) -> tuple[tuple[str, str], ...]:
             )
     return tuple(table.items())
 
+
+# The smell rules' codes (docs/smells.md): read only when selected, or in an editor.
+SMELLS = "RL3"
 
 # Code prefixes (docs/architecture.md): any file, autorubric, promptfoo, NorthStar, Rubrics task.
 CODE_PREFIXES = ("RL", "AR", "PF", "NS", "RT")

@@ -33,6 +33,9 @@ class CheckContext:
     calibration_units: Callable[[], list[CalibrationUnit]] | None = None
     # What a calibration record's labelled set holds now (``gate.LabelledNow``), by the set's path.
     calibration_labelled: Callable[[Path], Any] | None = None
+    # The format's criterion texts for the smell rules (``Format.criteria``: ``rules.smells.criteria.RubricTexts``),
+    # read on demand; None when the format names none.
+    criteria: Callable[[], list[Any]] | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Shared results computed once per document (e.g. a validated model, resolution).
     cache: dict[str, Any] = field(default_factory=dict)
