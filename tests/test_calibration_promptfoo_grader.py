@@ -228,3 +228,19 @@ def test_a_declared_grader_calibrates_and_is_named_with_or_without_a_key(env, ca
         card = json.loads(out)["judge_card"]
         assert card["models"] == ["openai/judge"], card["models"]
         assert [(u["status"], u["calibrated"]) for u in card["units"]] == [("fresh", True)]
+
+
+def test_the_editors_hover_names_the_judge_its_gradings_use():
+    """Issue 33, item 5: the editor's own judge (``rubric.judge.model``) replaces defaultTest's grader in the
+    editor's gradings, as ``--model`` does, so the hover names it; a grader the assertion names itself stays."""
+    from rubric_lsp.formats.editor import EditorContext
+    from rubric_lsp.formats.promptfoo.editor import hover
+
+    for text, replaced in ((DEFAULT, True), (OWN, False)):
+        doc = parse_document(text, "promptfooconfig.yaml")
+        view = read_config(doc.root, doc.path, doc)
+        at = text.index("llm-rubric")
+        shown = hover(EditorContext(doc, view, {}, ("openai/editor-judge",)), at)[0]
+        assert ("Graded here by the editor's judge openai/editor-judge" in shown) == replaced, shown
+        assert "openai:chat:judge" in shown
+        assert "editor-judge" not in hover(EditorContext(doc, view, {}), at)[0]
