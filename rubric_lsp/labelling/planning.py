@@ -158,8 +158,9 @@ def _agreement(pairs: list[tuple[str, str]], scale: list[str], ordinal: bool, wi
     weights = "quadratic" if ordinal else None
     position = {word: i for i, word in enumerate(scale)}
     coded = [(position[t], position[j]) for t, j in pairs]
-    kappa = stats.cohen_kappa(coded, weights)
-    interval = stats.kappa_interval(coded, weights) if kappa is not None else None
+    categories = range(len(scale))  # the whole scale: an option nobody chose still weighs (calibration's way)
+    kappa = stats.cohen_kappa(coded, weights, categories)
+    interval = stats.kappa_interval(coded, weights, categories) if kappa is not None else None
     agreed = sum(t == j for t, j in pairs)
     matrix = [[sum(1 for t, j in coded if (t, j) == (a, b)) for b in range(len(scale))] for a in range(len(scale))]
     more = sample_size.more_for_kappa(matrix, weights, width) if kappa is not None else None

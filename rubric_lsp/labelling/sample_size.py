@@ -27,10 +27,7 @@ def kappa_half_width(matrix: Matrix, weights: str | None) -> float:
     """The half-width of κ's interval for a table of counts (floats allowed: a scaled table)."""
     if sum(map(sum, matrix)) < 2:
         return math.inf
-    interval_of = getattr(stats, "kappa_interval_of", None)  # TODO(label): stats' Fieller interval, once merged
-    if interval_of is None:
-        return math.inf
-    return half_width(interval_of([list(row) for row in matrix], weights))
+    return half_width(stats.kappa_interval_of([list(row) for row in matrix], weights))
 
 
 def labels_for(width_at: Callable[[float], float], n: int, target: float) -> int | None:
