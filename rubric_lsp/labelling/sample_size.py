@@ -27,7 +27,8 @@ def kappa_half_width(matrix: Matrix, weights: str | None) -> float:
     """The half-width of κ's interval for a table of counts (floats allowed: a scaled table)."""
     if sum(map(sum, matrix)) < 2:
         return math.inf
-    return half_width(stats.kappa_interval_of([list(row) for row in matrix], weights))
+    # Its arithmetic takes a scaled table's fractional counts as they are (they are typed as whole ones).
+    return half_width(stats.kappa_interval_of(matrix, weights))  # type: ignore[arg-type]
 
 
 def labels_for(width_at: Callable[[float], float], n: int, target: float) -> int | None:
