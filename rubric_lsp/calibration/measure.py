@@ -151,15 +151,20 @@ def table_lines(data: Mapping[str, Any]) -> list[str]:
             )
         lines.append("  " + " · ".join(parts))
         lines += [f"    {j['model']}: " + " · ".join(_against_labels(j["figures"])) for j in unit.get("per_judge", ())]
+        for pair in (unit.get("people_agreement") or {}).get("pairs", ()):  # the ceiling a judge can reach
+            lines.append(
+                f"    people: {' and '.join(pair['labellers'])} agree {_share(pair['agreement'])}"
+                f" · {_kappa(pair['kappa'])}"
+            )
     return lines
 
 
+def _kappa(kappa: Mapping[str, Any]) -> str:
+    return f"{'qwk' if kappa['statistic'] != 'cohen' else 'κ'} {_figure(kappa['value'])}{_interval(kappa['interval'])}"
+
+
 def _against_labels(f: Mapping[str, Any]) -> list[str]:
-    kappa = f["kappa"]
-    parts = [
-        f"accuracy {_share(f['accuracy'])}",
-        f"{'qwk' if kappa['statistic'] != 'cohen' else 'κ'} {_figure(kappa['value'])}{_interval(kappa['interval'])}",
-    ]
+    parts = [f"accuracy {_share(f['accuracy'])}", _kappa(f["kappa"])]
     if "sensitivity" in f:
         parts.append(f"Se {_share(f['sensitivity'])} Sp {_share(f['specificity'])}")
     return parts

@@ -178,7 +178,9 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
     except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:
         return _fail(str(exc))
     judge = graded.judge
-    data = graded.record(labelled=args.labelled, output=output, threshold=args.agreement_threshold)
+    data = graded.record(
+        labelled=args.labelled, output=output, threshold=args.agreement_threshold, units_file=Path(request.path)
+    )
     if (written := _write(output, data)) is not None:
         return written
     alone = f"; each of {', '.join(graded.models)} alone" if len(graded.models) > len(judge.models) else ""

@@ -28,6 +28,7 @@ from rubric_lsp.engine.judge import REPEAT
 from rubric_lsp.engine.request import GradeRequest
 from rubric_lsp.engine.runner import as_graded, format_of, grade, read
 from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
+from rubric_lsp.labelling import people
 
 Progress = Callable[[int, int], Any]
 
@@ -56,10 +57,14 @@ class Passes:
             return replace(judge, models=tuple(named))
         return judge
 
-    def record(self, *, labelled: Path, output: Path, threshold: float = DEFAULT_AGREEMENT) -> dict[str, Any]:
+    def record(
+        self, *, labelled: Path, output: Path, threshold: float = DEFAULT_AGREEMENT, units_file: Path | None = None
+    ) -> dict[str, Any]:
         """The record of the set ``labelled``, to be written to ``output`` (:func:`measure.labelled_record`):
-        ``rubric calibrate`` and the editor's lens both write this, so the same answers give the same bytes."""
-        return labelled_record(
+        ``rubric calibrate`` and the editor's lens both write this, so the same answers give the same bytes. Where
+        several people labelled a unit, their agreement is in it too (``labelling/people.py``; ``units_file``: the
+        file a labels file labels)."""
+        built = labelled_record(
             self.passes,
             self.judge,
             labelled=labelled,
@@ -69,6 +74,8 @@ class Passes:
             models=self.models,
             limit=self.limit,
         )
+        people.add_to(built, labelled, units_file or labelled)
+        return built
 
     @property
     def failed(self) -> int:

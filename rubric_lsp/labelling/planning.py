@@ -149,7 +149,7 @@ def _unit_figures(
         out["agreement"] = _agreement(pairs, scale, unit.ordinal, width)
     raters = {who: items for who, items in people.items() if items}
     if len(raters) > 1:
-        out["people"] = _people(raters)
+        out["people"] = people_figures(raters, unit)
     out["text"] = _text(unit, out, width)
     return out
 
@@ -158,37 +158,37 @@ def _agreement(pairs: list[tuple[str, str]], scale: list[str], ordinal: bool, wi
     weights = "quadratic" if ordinal else None
     position = {word: i for i, word in enumerate(scale)}
     coded = [(position[t], position[j]) for t, j in pairs]
-    categories = range(len(scale))  # the whole scale: an option nobody chose still weighs (calibration's way)
-    kappa = stats.cohen_kappa(coded, weights, categories)
-    interval = stats.kappa_interval(coded, weights, categories) if kappa is not None else None
+    kappa = _kappa(coded, ordinal, len(scale))
     agreed = sum(t == j for t, j in pairs)
     matrix = [[sum(1 for t, j in coded if (t, j) == (a, b)) for b in range(len(scale))] for a in range(len(scale))]
-    more = sample_size.more_for_kappa(matrix, weights, width) if kappa is not None else None
-    return {
-        "accuracy": stats.proportion(agreed, len(pairs)),
-        "kappa": {"statistic": "quadratic-weighted" if ordinal else "cohen", "value": kappa, "interval": interval},
-        "more": more,
-    }
+    more = sample_size.more_for_kappa(matrix, weights, width) if kappa["value"] is not None else None
+    return {"accuracy": stats.proportion(agreed, len(pairs)), "kappa": kappa, "more": more}
 
 
-def _people(raters: dict[str, dict[str, str]]) -> dict[str, Any]:
-    """How the labellers agree with one another, over the items each pair both labelled."""
+def _kappa(coded: list[tuple[int, int]], ordinal: bool, size: int) -> dict[str, Any]:
+    """κ of pairs of positions on a scale of ``size`` and its interval: over the whole scale (an option nobody
+    chose still weighs, calibration's way), quadratic-weighted on an ordinal one."""
+    weights = "quadratic" if ordinal else None
+    kappa = stats.cohen_kappa(coded, weights, range(size))
+    interval = stats.kappa_interval(coded, weights, range(size)) if kappa is not None else None
+    return {"statistic": "quadratic-weighted" if ordinal else "cohen", "value": kappa, "interval": interval}
+
+
+def people_figures(raters: Mapping[str, Mapping[str, str]], unit: LabelUnit) -> dict[str, Any]:
+    """How the labellers (``raters``: labeller → item → label of ``unit``) agree with one another, pair by pair,
+    over the items both labelled with a category (an abstention on either side is left out, as it is between a
+    judge and the labels): the share agreeing (Wilson interval) and κ with its interval, the statistic the
+    judge's figures use (quadratic-weighted on an ordinal scale, over the whole scale)."""
+    scale = [c.word for c in unit.choices if c.meaning != ABSTAIN]
+    position = {word: i for i, word in enumerate(scale)}
     pairs = []
     for (a, first), (b, second) in itertools.combinations(sorted(raters.items()), 2):
-        both = sorted(first.keys() & second.keys())
+        both = sorted(k for k in first.keys() & second.keys() if first[k] in position and second[k] in position)
         if not both:
             continue
-        words = [(first[k], second[k]) for k in both]
-        scale = sorted({w for pair in words for w in pair})
-        coded = [(scale.index(x), scale.index(y)) for x, y in words]
-        kappa = stats.cohen_kappa(coded)
-        pairs.append(
-            {
-                "labellers": [a, b],
-                "agreement": stats.proportion(sum(x == y for x, y in words), len(words)),
-                "kappa": {"value": kappa, "interval": stats.kappa_interval(coded, None) if kappa is not None else None},
-            }
-        )
+        coded = [(position[first[k]], position[second[k]]) for k in both]
+        agreed = stats.proportion(sum(x == y for x, y in coded), len(coded))
+        pairs.append({"labellers": [a, b], "agreement": agreed, "kappa": _kappa(coded, unit.ordinal, len(scale))})
     return {"labellers": sorted(raters), "pairs": pairs}
 
 

@@ -332,6 +332,21 @@ class Session:
             "open": links.item_links(self.target.path, loaded.doc, item),
         }
 
+    def labels_by_unit(self) -> dict[str, tuple[LabelUnit, dict[str, dict[str, str]]]]:
+        """Every label given with who gave it, by calibration unit: unit id → (the unit, labeller → item key →
+        word); labels of nobody in particular (given before any log) left out: what people's agreement is
+        measured on."""
+        with self._lock:
+            loaded = self._load()
+            units = {unit.id: unit for item in loaded.sheet.items for unit in item.units}
+            out: dict[str, tuple[LabelUnit, dict[str, dict[str, str]]]] = {}
+            for (item_key, unit_id), givens in loaded.given.items():
+                for given in givens:
+                    if given.label.labeller and unit_id in units:
+                        raters = out.setdefault(unit_id, (units[unit_id], {}))[1]
+                        raters.setdefault(given.label.labeller, {})[item_key] = given.label.word
+            return out
+
     def review(self) -> dict[str, Any]:
         """The units where this labeller's label (or one given before any log) and the judge's verdict differ."""
         with self._lock:
