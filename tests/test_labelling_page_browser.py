@@ -6,6 +6,7 @@ own loader reading the result."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -13,7 +14,7 @@ from rubric_lsp.cli import main
 from rubric_lsp.labelling.page.server import LabellingServer
 from rubric_lsp.labelling.session import Options, Session
 from tests import label_browser
-from tests.conftest import use_judge
+from tests.conftest import REPO, use_judge
 from tests.labelling_data import UNLABELLED, dataset_text, judge_reply, labelled_text, write_dataset
 
 pytestmark = pytest.mark.skipif(not label_browser.available(), reason="Chromium is not installed")
@@ -114,6 +115,16 @@ async def test_a_dozen_items_labelled_undone_and_resumed(graded):
             await page.wait_for("document.querySelector('[data-unit=polite]').dataset.answered === '1'")
             await page.settled()
             assert path.read_text(encoding="utf-8") == labelled_text(original, done)  # still half of the item
+            # docs/labelling.md's screenshot (one unit answered, its verdict shown; the other blind): refreshed with
+            # RUBRIC_REPORT_SCREENSHOTS=1, else taken to a scratch file.
+            shot = (
+                REPO / "docs" / "labelling-page.png"
+                if os.environ.get("RUBRIC_REPORT_SCREENSHOTS")
+                else path.with_name("mid.png")
+            )
+            await page.evaluate("window.scrollTo(0, 0)")
+            await page.screenshot(shot)
+            assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             assert page.console == [] and all(r.startswith(server.url.split("?")[0]) for r in page.requests)
     finally:
         server.shutdown()
