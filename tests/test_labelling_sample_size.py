@@ -112,3 +112,20 @@ def test_the_order_puts_the_short_class_first():
     queue = planning.order(pending, sheet, given)
     assert [q["number"] for q in queue] == [14, 13]
     assert queue[0]["why"] == ["polite: 1 'UNMET' label(s) against 11 of another"]
+
+
+def test_the_order_puts_a_split_before_a_near_miss_before_a_clear_verdict():
+    """Balanced labels (no class short): the judges' 2–1 split teaches most, then a score 0.05 from its pass mark,
+    then one 0.15 from it; a clear, unanimous verdict nothing, so it keeps its place last."""
+    sheet, given = _sheet([("MET", "MET"), ("UNMET", "UNMET")] + [(None, "MET")] * 4)
+    key = {item.number: item.key for item in sheet.items}
+    sheet.judged[(key[3], "polite")] = JudgeSaid("MET", score=0.8, threshold=0.5)  # clear
+    sheet.judged[(key[4], "polite")] = JudgeSaid("MET", score=0.65, threshold=0.5)
+    sheet.judged[(key[5], "polite")] = JudgeSaid("MET", score=0.55, threshold=0.5)
+    sheet.judged[(key[6], "polite")] = JudgeSaid("MET", votes=("MET", "UNMET", "MET"))
+    pending = [i for i in sheet.items if (i.key, "polite") not in given]
+    queue = planning.order(pending, sheet, given)
+    assert [q["number"] for q in queue] == [6, 5, 4, 3]
+    assert queue[0]["why"] == ["polite: the judges split 2–1"]
+    assert queue[1]["why"] == ["polite: score 0.55 near its pass mark 0.5"]
+    assert queue[3]["why"] == [] and queue[2]["weight"] < queue[1]["weight"]
