@@ -166,3 +166,52 @@ async def test_a_dozen_items_labelled_undone_and_resumed(graded):
     loaded = RubricDataset.from_file(path)
     assert [str(getattr(v, "value", v)) for v in loaded.items[0].ground_truth] == list(CHOICES[1])
     assert sum(item.ground_truth is not None for item in loaded.items) == UNLABELLED + 1
+
+
+async def test_the_review_keeps_changes_and_opens(graded):
+    """The review of disagreements: each row the label beside the judge's verdict and reason and the criterion's
+    text; Keep leaves the file's bytes as they were, Change rewrites that one label, and "open the wording" links
+    to the criterion's line in the editor."""
+    path, grading = graded
+    original = path.read_text(encoding="utf-8")
+    labels = dict(CHOICES)
+    path.write_text(labelled_text(original, labels), encoding="utf-8")
+    server = serve(path, grading)
+    try:
+        async with label_browser.Browser() as page:
+            await page.open(server.url)
+            await page.settled()
+            await page.key("r")
+            await page.wait_for("document.querySelectorAll('[data-review]').length > 0")
+            await page.settled()
+            rows = await page.evaluate(
+                "Array.from(document.querySelectorAll('[data-review]'), r => "
+                "[r.dataset.review, ...Array.from(r.cells, c => c.innerText)])"
+            )
+            polite = {int(cells[0].split(".")[0]): (attr, cells) for attr, *cells in rows if attr.endswith(" polite")}
+            # polite disagrees where the label (MET unless n % 3 == 0) is not the judge's (MET on even items),
+            # and on the fixture's item 13, labelled MET by hand.
+            expected = [n for n in range(1, UNLABELLED + 1) if (CHOICES[n][0] == "MET") != (n % 2 == 0)] + [13]
+            assert sorted(polite) == expected
+            attr, cells = polite[1]
+            assert cells[1].startswith("polite") and "The reply is polite" in cells[1]
+            assert cells[2].startswith("MET") and cells[3].startswith("UNMET") and "polite-reason-1" in cells[3]
+            # Keep: the judge erred on item 1; the file is as it was, the row marked kept.
+            await page.click(f'[data-review="{attr}"] [data-keep]')
+            await page.wait_for(f"document.querySelector('[data-review=\"{attr}\"]').classList.contains('kept')")
+            await page.settled()
+            assert path.read_text(encoding="utf-8") == labelled_text(original, labels)
+            # Change: the person erred on item 5; its polite label becomes the judge's, its tone stays.
+            attr = polite[5][0]
+            await page.click(f'[data-review="{attr}"] [data-change=UNMET]')
+            await page.wait_for(f"!document.querySelector('[data-review=\"{attr}\"]')")
+            await page.settled()
+            labels[5] = ("UNMET", labels[5][1])
+            assert path.read_text(encoding="utf-8") == labelled_text(original, labels)
+            href = await page.evaluate(f"document.querySelector('[data-review=\"{polite[7][0]}\"] a.open').href")
+            line = original.splitlines().index(next(t for t in original.splitlines() if "The reply is polite" in t))
+            assert href.startswith(f"vscode://file{path.as_posix()}:{line + 1}:")
+            assert page.console == []
+    finally:
+        server.shutdown()
+        server.server_close()
