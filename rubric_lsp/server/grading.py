@@ -138,10 +138,12 @@ async def execute(
         await _keep_response_file(ls, doc.uri, response)
 
     async def work(progress: Any) -> Any:
-        from rubric_lsp.engine.runner import UnsupportedRequest, grade
+        from rubric_lsp.engine.runner import UnsupportedRequest, grade, panel_note
 
+        settings = judge_settings(ls)
+        await _say_panel_note(ls, panel_note, request, settings)
         try:
-            return await grade(request, judge_settings(ls), on_progress=progress)
+            return await grade(request, settings, on_progress=progress)
         except UnsupportedRequest:
             if request.kind is RequestKind.EXAMPLES:  # a file with no examples: nothing to grade
                 return None
@@ -164,6 +166,21 @@ async def execute(
         if selected:
             data["units"] = selected
     return data
+
+
+async def _say_panel_note(ls: RubricServer, panel_note: Any, request: Any, settings: Any) -> None:
+    """A panel (rubric.judge.models) given to a format that grades with one judge: graded with the first, and
+    said once a session (``runner.panel_note``: the words ``rubric grade`` prints), logged every time."""
+    if len(settings.judge_models()) < 2:
+        return
+    note = await asyncio.get_running_loop().run_in_executor(ls.lint_pool, panel_note, request, settings)
+    if note is None:
+        return
+    log.info("%s", note)
+    if note not in ls.said:
+        ls.said.add(note)
+        message = f"{note[0].upper()}{note[1:]}."
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
 
 async def _keep_response_file(ls: RubricServer, uri: str, response: tuple[str, str | None] | None) -> None:
