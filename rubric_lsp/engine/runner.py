@@ -138,9 +138,10 @@ class Grading:
         if cancelling is not None and cancelling():
             return
         self.done += 1
-        self.meter.done = self.done
+        counted = max(self.total or total, self.done)
+        self.meter.done, self.meter.total = self.done, counted  # a grader's own total counts for the meter too
         if self.on_progress is not None:
-            self.on_progress(self.done, max(self.total or total, self.done))
+            self.on_progress(self.done, counted)
 
 
 @runtime_checkable
