@@ -25,6 +25,7 @@ from typing import Any
 
 from rubric_lsp.calibration import record
 from rubric_lsp.calibration.labels import LabelsError, is_labels_file, read_labels
+from rubric_lsp.commands import exit_codes
 
 EXIT_OK, EXIT_ERROR = 0, 2
 # rubric grade's flags that say which judge and how to call it (its parser holds their help and checks),
@@ -70,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _Parser(
         prog="rubric calibrate",
+        epilog=exit_codes.CALIBRATE,
+        formatter_class=exit_codes.Formatter,
         description="Grade a labelled set with the judge and write how far to trust it on each unit "
         "(accuracy, agreement beyond chance, sensitivity and specificity against the labels) to <file>.calibration.json.",
     )

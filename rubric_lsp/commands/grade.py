@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration.card import card_lines, card_rows, with_card
+from rubric_lsp.commands import exit_codes
 from rubric_lsp.commands.grade_calibration import NotCalibrated, prepare, require
 from rubric_lsp.commands.grade_progress import with_progress
 from rubric_lsp.engine.extra import report_extra_missing
@@ -78,6 +79,8 @@ def _seconds(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="rubric grade",
+        epilog=exit_codes.GRADE,
+        formatter_class=exit_codes.Formatter,
         description=(
             "Grade a response against a rubric, a test config's model-graded assertions or a judge "
             "configuration's graders (each format that registers a grader); compare several "
