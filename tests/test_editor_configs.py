@@ -400,24 +400,12 @@ REPLY = "I'm sorry, I can't share that."
 
 
 def _response_file_env(tmp_path: Path, judge_server, snippet: str, suffix: str) -> tuple[dict[str, str], Path]:
-    from tests.judge_server import Reply
-
-    judge_server.default = Reply.json({"reason": "Refuses politely.", "pass": True, "score": 1})
-    config = tmp_path / "promptfooconfig.yaml"
-    config.write_text(TWO_TESTS, encoding="utf-8")
-    out = tmp_path / "result.json"
-    return {
-        **_server_bin(tmp_path),
-        "RUBRIC_SNIPPET": str(_snippet(tmp_path, snippet, suffix)),
-        "RUBRIC_FILE": str(config),
-        "RUBRIC_LINE": str(TWO_TESTS.splitlines().index("  - description: polite refusal") + 1),
-        "RUBRIC_RESPONSE_FILE": str(tmp_path / "promptfooconfig.yaml.response.md"),
-        "RUBRIC_RESPONSE_TEXT": REPLY,
-        "RUBRIC_JUDGE": judge_server.base_url,
-        "RUBRIC_OUT": str(out),
-        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
-        "OPENAI_API_KEY": "x",
-    }, out
+    """_grade_file_env's config and judge; the cursor on test 2's first line; where the response file will be."""
+    env, out = _grade_file_env(tmp_path, judge_server, snippet, snippet, suffix)
+    env["RUBRIC_LINE"] = str(TWO_TESTS.splitlines().index("  - description: polite refusal") + 1)
+    env["RUBRIC_RESPONSE_FILE"] = str(tmp_path / "promptfooconfig.yaml.response.md")
+    env["RUBRIC_RESPONSE_TEXT"] = REPLY
+    return env, out
 
 
 def _graded_test_two_against_the_file(judge_server, env: dict[str, str], said: list[str]) -> None:

@@ -135,7 +135,7 @@ async def execute(
             request = replace(request, query=query)
         ls.state(doc.uri).extra["last_response"] = response
         ls.last_response = response
-        await _keep_response_file(ls, doc.uri, response)
+        await responses.keep_or_forget(ls, doc.uri, response)
 
     async def work(progress: Any) -> Any:
         from rubric_lsp.engine.runner import UnsupportedRequest, grade, panel_note
@@ -183,14 +183,6 @@ async def _say_panel_note(ls: RubricServer, panel_note: Any, request: Any, setti
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
 
-async def _keep_response_file(ls: RubricServer, uri: str, response: tuple[str, str | None] | None) -> None:
-    """A response other than the one written in the document's response file was graded: that file is no
-    longer the document's response (the last response used is)."""
-    written = await _written(ls, uri)
-    if written is not None and response is not None and written[0] != response[0]:
-        responses.forget_target(ls, uri)
-
-
 def _tell_plain_clients(ls: RubricServer, doc: Read, shown: Shown) -> None:
     """A client that shows neither inlay hints nor code lenses (eglot before Emacs 30, Helix's lenses)
     gets the verdicts as one message, so a grading it started never ends in silence."""
@@ -231,36 +223,6 @@ def _agreement_summary(data: dict[str, Any]) -> str:
     return "Agreement with the ratings — " + (", ".join(parts) or "nothing compared")
 
 
-async def _needs_response(
-    ls: RubricServer, doc: Read, plan: GradePlan, noun: str, unit: str | None, show_text: bool
-) -> dict[str, Any]:
-    """No response to grade against: a response file to write one in, opened in the client (server/responses.py),
-    and a message naming what to run in each editor (docs/editors.md)."""
-    loop = asyncio.get_running_loop()
-    try:
-        found = await loop.run_in_executor(ls.lint_pool, responses.create, doc.uri, doc.document.path, plan, unit)
-    except OSError as exc:
-        message = (
-            f"Grading this {noun} needs a response, and no response file could be made ({exc.strerror or exc}): "
-            "keep the response in a file and run :RubricGrade FILE in Neovim or M-x rubric-grade-with-response in "
-            f"Emacs (docs/editors.md) with the cursor on the {noun}, or in VS Code select a response anywhere and "
-            "run Rubric: Grade Selection."
-        )
-        if show_text:
-            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
-        return {"needsResponse": True, "message": message}
-    responses.remember(ls, found)
-    opened = responses.show(ls, found)
-    message = responses.message(found, noun, opened)
-    if show_text:  # the VS Code extension shows its own toast, with a button (it passes "show": false)
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
-    log.info("%s", message)
-    answer: dict[str, Any] = {"needsResponse": True, "message": message, "responseFile": found.uri}
-    answer["unit"] = unit or found.target_name
-    answer["grade"] = {"title": found.title, "command": GRADE, "arguments": found.command(found.title).arguments}
-    return answer
-
-
 async def run_plan(
     ls: RubricServer,
     doc: Read,
@@ -276,28 +238,14 @@ async def run_plan(
     response = None
     if plan.kind == "response":
         response = (
-            given or await _written(ls, doc.uri) or ls.state(doc.uri).extra.get("last_response") or ls.last_response
+            given
+            or await responses.written_async(ls, doc.uri)
+            or ls.state(doc.uri).extra.get("last_response")
+            or ls.last_response
         )
         if response is None:
-            return await _needs_response(ls, doc, plan, noun, unit, show_text)
+            return await responses.needs_response(ls, doc, plan, noun, unit, show_text)
     return await execute(ls, doc, plan, response, selected=selected)
-
-
-async def _written(ls: RubricServer, uri: str) -> tuple[str, str | None] | None:
-    """The response written in the document's response file (read off the loop: it may be a closed file)."""
-    if responses.of_target(ls, uri) is None:
-        return None
-    return await asyncio.get_running_loop().run_in_executor(ls.lint_pool, responses.written, ls, uri)
-
-
-def _empty(ls: RubricServer, args: dict[str, Any], named: str | None) -> dict[str, Any] | None:
-    """A named response file that holds nothing yet: say so instead of grading an empty response."""
-    if named is None or named.strip():
-        return None
-    message = f"{args.get('response')} is empty: write the response to grade in it (and save it), then grade again."
-    if dataset_views.wants_text(args):
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
-    return {"message": message}
 
 
 # -- the commands ------------------------------------------------------------------------
@@ -309,7 +257,7 @@ async def grade_selection_command(ls: RubricServer, args: dict[str, Any]) -> Any
     span = selection_span(ls, doc, rng)
     if doc.gradable:  # never rubric text as a response: the selection picks what to grade
         named = await response_text(ls, args, uri)
-        if (empty := _empty(ls, args, named)) is not None:
+        if (empty := responses.empty_answer(ls, args, named)) is not None:
             return empty
         query = args.get("query")
         given = (named, query if isinstance(query, str) else None) if named is not None else None
@@ -368,7 +316,7 @@ async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:
         return await grade_examples_command(ls, args)
     uri = document_uri(ls, args)
     if "text" not in args and (named := await response_text(ls, args, uri)) is not None:
-        if (empty := _empty(ls, args, named)) is not None:
+        if (empty := responses.empty_answer(ls, args, named)) is not None:
             return empty
         args = {**args, "text": named}
     plan, response = _explicit_plan(args)

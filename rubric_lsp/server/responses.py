@@ -17,6 +17,7 @@ Nothing here names a format: the unit's noun and label come from the format's ed
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import tempfile
@@ -28,6 +29,7 @@ from lsprotocol import types
 
 from rubric_lsp.formats.editor import GradePlan
 from rubric_lsp.server.app import RubricServer
+from rubric_lsp.server.grading_plan import Read
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +142,7 @@ def show(ls: RubricServer, found: ResponseFile) -> bool:
     return True
 
 
-def message(found: ResponseFile, noun: str, opened: bool) -> str:
+def advice(found: ResponseFile, noun: str, opened: bool) -> str:
     """What to do next, in every client's words (docs/editors.md names the Neovim and Emacs commands)."""
     where = f"{found.shown_path} (opened{' beside it' if found.beside else ''})" if opened else str(found.path)
     return (
@@ -184,3 +186,58 @@ def actions(ls: RubricServer, uri: str) -> list[types.Command]:
     """The lens as a code action anywhere in a response file (clients without code lenses)."""
     found = ls.responses.get(uri)
     return [found.command(found.title.removeprefix("▶ "))] if found is not None else []
+
+
+async def needs_response(
+    ls: RubricServer, doc: Read, plan: GradePlan, noun: str, unit: str | None, show_text: bool
+) -> dict[str, Any]:
+    """No response to grade against: a response file to write one in, opened in the client, and a message naming
+    what to run in each editor (docs/editors.md); shown as text unless the client shows the answer itself."""
+    loop = asyncio.get_running_loop()
+    try:
+        found = await loop.run_in_executor(ls.lint_pool, create, doc.uri, doc.document.path, plan, unit)
+    except OSError as exc:
+        text = (
+            f"Grading this {noun} needs a response, and no response file could be made ({exc.strerror or exc}): "
+            "keep the response in a file and run :RubricGrade FILE in Neovim or M-x rubric-grade-with-response in "
+            f"Emacs (docs/editors.md) with the cursor on the {noun}, or in VS Code select a response anywhere and "
+            "run Rubric: Grade Selection."
+        )
+        if show_text:
+            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=text))
+        return {"needsResponse": True, "message": text}
+    remember(ls, found)
+    opened = show(ls, found)
+    said = advice(found, noun, opened)
+    if show_text:  # the VS Code extension shows its own toast, with a button (it passes "show": false)
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=said))
+    log.info("%s", said)
+    answer: dict[str, Any] = {"needsResponse": True, "message": said, "responseFile": found.uri}
+    answer["unit"] = unit or found.target_name
+    answer["grade"] = {"title": found.title, "command": GRADE, "arguments": found.command(found.title).arguments}
+    return answer
+
+
+async def written_async(ls: RubricServer, uri: str) -> tuple[str, str | None] | None:
+    """The response written in the document's response file (read off the loop: it may be a closed file)."""
+    if of_target(ls, uri) is None:
+        return None
+    return await asyncio.get_running_loop().run_in_executor(ls.lint_pool, written, ls, uri)
+
+
+async def keep_or_forget(ls: RubricServer, uri: str, response: tuple[str, str | None] | None) -> None:
+    """A response other than the one written in the document's response file was graded: that file is no
+    longer the document's response (the last response used is)."""
+    now = await written_async(ls, uri)
+    if now is not None and response is not None and now[0] != response[0]:
+        forget_target(ls, uri)
+
+
+def empty_answer(ls: RubricServer, args: dict[str, Any], named: str | None) -> dict[str, Any] | None:
+    """A named response file that holds nothing yet: say so instead of grading an empty response."""
+    if named is None or named.strip():
+        return None
+    message = f"{args.get('response')} is empty: write the response to grade in it (and save it), then grade again."
+    if args.get("show") is not False:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
+    return {"message": message}
