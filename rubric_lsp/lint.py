@@ -6,6 +6,7 @@ the grading engine (litellm) and never raises on bad input.
 
 from __future__ import annotations
 
+import importlib
 import logging
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,8 +18,10 @@ from rubric_lsp.document.files import TooLarge, read_regular
 from rubric_lsp.document.limits import DEFAULT_LIMITS
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import Format, checkers_for, detect
+from rubric_lsp.rules.any_file import INTERNAL_ERROR, UNREADABLE_FILE  # loaded by every lint's checkers anyway
 from rubric_lsp.rules.context import CheckContext
-from rubric_lsp.settings import Settings
+from rubric_lsp.rules.registry import registered_rule
+from rubric_lsp.settings import SMELLS, Settings
 from rubric_lsp.suppression import suppressions
 from rubric_lsp.workspace import default_root
 
@@ -65,6 +68,7 @@ def lint_text(
     kind: str | None = None,
     explicit: bool = True,
     root_dir: Path | None = None,
+    smells: bool = False,
 ) -> LintResult:
     """Lint one document.
 
@@ -73,9 +77,11 @@ def lint_text(
     so unrelated YAML (CI workflows, manifests) is never reported on.
     ``root_dir`` is the workspace (the editor's folder); None: the file's repository, else
     the settings' folder, else the current directory (:mod:`rubric_lsp.workspace`).
+    ``smells`` (the editor) runs the smell rules on by default (docs/smells.md); elsewhere they run only
+    when the settings select them.
     """
     with gc_paused():  # see gc_paused: the collector's passes over fresh nodes cost more than the checks
-        return _lint_text(source, path, settings, kind, explicit, root_dir)
+        return _lint_text(source, path, settings, kind, explicit, root_dir, smells)
 
 
 def _lint_text(
@@ -85,6 +91,7 @@ def _lint_text(
     kind: str | None,
     explicit: bool,
     root_dir: Path | None,
+    smells: bool = False,
 ) -> LintResult:
     settings = settings or Settings()
     limits = DEFAULT_LIMITS if settings.max_file_size is None else Limits(max_bytes=settings.max_file_size)
@@ -95,10 +102,15 @@ def _lint_text(
         return LintResult(path, doc, None)
     enabled: dict[str, bool] = {}  # checkers ask per node; the answer is per code
 
+    reads_smells = fmt is not None and fmt.criteria is not None and (smells or settings.names_smells())
+
     def is_enabled(code: str) -> bool:
         answer = enabled.get(code)
         if answer is None:
-            answer = enabled[code] = settings.is_enabled(code, path)
+            answer = settings.is_enabled(code, path)
+            if answer and code.startswith(SMELLS):
+                answer = reads_smells and _smell_enabled(code, settings, smells)
+            enabled[code] = answer
         return answer
 
     ctx = CheckContext(
@@ -113,15 +125,17 @@ def _lint_text(
     )
     if fmt is not None and fmt.calibration is not None:
         ctx.calibration_units = _units_of(fmt, doc, ctx)
-    for check in checkers_for(fmt.name if fmt else None):
+    checks = checkers_for(fmt.name if fmt else None)
+    if reads_smells and fmt is not None:
+        ctx.criteria = _criteria_of(fmt, doc, ctx)
+        checks = checks + _smell_checkers()
+    for check in checks:
         if not doc.readable and getattr(check, "needs_nodes", True):
             continue
         try:
             check(ctx)
         except Exception:  # a checker bug must not hide the other findings
             log.exception("checker %s failed on %s", getattr(check, "__name__", check), path)
-            from rubric_lsp.rules.any_file import INTERNAL_ERROR
-
             ctx.report(
                 INTERNAL_ERROR,
                 doc.lines.single_line_span(0) if doc.text else _empty(),
@@ -157,14 +171,35 @@ def _units_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
     return units
 
 
+def _criteria_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
+    """The file's criterion texts, read when a smell rule asks (over the view the checkers built)."""
+
+    def criteria() -> list[Any]:
+        view = ctx.view(fmt.view_key, lambda _root: fmt.build_view(doc)) if fmt.view_key else None
+        return fmt.criteria_of(doc, view)
+
+    return criteria
+
+
+def _smell_checkers() -> list[Any]:
+    """The smell rules' checker (imported here, on first use: the default lint path never loads it)."""
+    return list(importlib.import_module("rubric_lsp.rules.smells.rules").SMELL_CHECKERS)
+
+
+def _smell_enabled(code: str, settings: Settings, editor: bool) -> bool:
+    """A smell rule runs when the settings name it (an opt-in one: by its code), or in the editor when on by default."""
+    found = registered_rule(code)
+    if found is not None and found.opt_in:
+        return settings.names(code, exactly=True)
+    return editor or settings.names(code)
+
+
 def _empty() -> Span:
     return Span(0, 0)
 
 
 def unreadable(path: Path | str, reason: str, settings: Settings | None = None) -> LintResult:
     """The lint of a file that could not be read: one RL008 finding naming why (the rest of a run goes on)."""
-    from rubric_lsp.rules.any_file import UNREADABLE_FILE
-
     settings = settings or Settings()
     document = parse_document("", str(path))
     if not settings.is_enabled(UNREADABLE_FILE.code, str(path)):

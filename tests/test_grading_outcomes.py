@@ -90,19 +90,15 @@ def test_assertions_promptfoo_errors_on_are_refused_before_any_judge_call(env, j
 
 
 def test_code_assertions_are_not_run_and_the_result_never_passes_on_its_own(env, judge_server, capfd):
-    config = (
-        REFUND.replace("value: refund", "value: sorry") + "      - type: javascript\n        value: output.length > 3\n"
-    )
+    config = REFUND.replace("value: refund", "value: sorry") + "      - type: python\n        value: len(output) > 3\n"
     code, out, err = grade(capfd, env, config, "--response", str(env / "out.txt"))
     assert code == 2
-    assert (
-        "NOT_RUN  test 1: javascript" in out and "test 1: UNDECIDED" in out and "PASS" not in out.split("test 1:")[-1]
-    )
-    assert "incomplete: the result of test 1 (javascript) rests on what rubric grade does not run" in err
-    # A failure decides whatever the javascript says: a test without threshold fails.
+    assert "NOT_RUN  test 1: python" in out and "test 1: INCOMPLETE" in out and "PASS" not in out.split("test 1:")[-1]
+    assert "incomplete: the result of test 1 (python) rests on what rubric grade does not run" in err
+    # A failure decides whatever the python says: a test without threshold fails.
     failing = config.replace("value: sorry", "value: refund")
     code, out, _ = grade(capfd, env, failing, "--response", str(env / "out.txt"), "--format", "json")
-    assert code == 1 and json.loads(out)["tests"][0]["passed"] is False  # decided: the javascript cannot change it
+    assert code == 1 and json.loads(out)["tests"][0]["passed"] is False  # decided: the python cannot change it
 
 
 def _autorubric(env):

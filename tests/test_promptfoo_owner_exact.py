@@ -168,9 +168,15 @@ def test_red_team_configs_need_no_prompts():
 
 
 def test_prompt_objects_need_raw_or_label():
-    text = "prompts:\n  - id: a\n    content: Say hi\n  - {raw: 'Say {{x}}'}\n  - {label: l, id: file://p.txt}\nproviders: [echo]\n"
-    (diagnostic,) = found(text, "PF109")
-    assert diagnostic.range.start.line == 1 and "'raw' or 'label' string property" in diagnostic.message
+    text = (
+        "prompts:\n  - id: a\n    content: Say hi\n  - {raw: 'Say {{x}}'}\n  - {label: l, id: file://p.txt}\n"
+        "  - {raw: 'Say {{x}}', label: l}\nproviders: [echo]\n"
+    )
+    first, second = found(text, "PF109")
+    assert first.range.start.line == 1 and "'raw' or 'label' string property" in first.message
+    # Without an id, promptfoo 0.123.1's makeAbsolute needs a whole PromptSchema: raw *and* label
+    # (tests/data/promptfoo-lint-gaps/recorded.json: 'Invalid prompt object: {"raw":"Say {{topic}}"}').
+    assert second.range.start.line == 3 and """'Invalid prompt object: {"raw":"Say {{x}}"}'""" in second.message
 
 
 @pytest.mark.parametrize(

@@ -44,7 +44,7 @@ def test_every_field_and_assertion_type_has_a_description():
     known = exported["$defs"]["AssertionType"]["anyOf"][0]
     described = {name for name, text in zip(known["enum"], known["enumDescriptions"]) if text}
     assert set(known_assertion_types()) <= described
-    assert len(BASE_ASSERTION_TYPES) == 65
+    assert len(BASE_ASSERTION_TYPES) == 66  # promptfoo 0.123.1 (agent-rubric is new since 0.121.x)
 
 
 def test_prompts_is_not_required():

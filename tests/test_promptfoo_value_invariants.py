@@ -1,14 +1,17 @@
-"""Issue 24 item 9b: PF111 knows every value promptfoo 0.123.1's assertion handlers refuse.
+"""Issue 24 item 9b, issue 34 item 6: PF111 knows every value promptfoo 0.123.1's assertion handlers
+refuse, and PF100 every assertion type it runs.
 
-The table (``rubric_lsp/formats/promptfoo/value_invariants.py``) is generated from promptfoo itself
-by ``tools/gen_promptfoo_tables.py``: its handlers are run, through promptfoo's exported
-``assertions.runAssertion``, with one value of each kind. This re-derives it from the installed
-package and fails when it is stale, and checks that a value written in a config is classed as the
-kind of value promptfoo was run with, so PF111 fires exactly where promptfoo fails the assertion.
+The tables (``rubric_lsp/formats/promptfoo/value_invariants.py``, ``assertion_type_names.py``) are
+generated from promptfoo itself by ``tools/gen_promptfoo_tables.py``: its handlers are run, through
+promptfoo's exported ``assertions.runAssertion``, with one value of each kind, and its config schema's
+assertion types are read. This re-derives both from the installed package and fails when one is
+stale, and checks that a value written in a config is classed as the kind of value promptfoo was run
+with, so PF111 fires exactly where promptfoo fails the assertion.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import shutil
 from pathlib import Path
@@ -47,15 +50,45 @@ def _generator():
     return module
 
 
-def test_the_table_is_what_promptfoo_does_today(promptfoo_modules: Path) -> None:
+@functools.cache
+def _derive(node_modules: Path) -> dict:
+    """One run of promptfoo's handlers for both tables (a run takes seconds)."""
+    return _generator().derive(node_modules)
+
+
+@pytest.fixture
+def derived(promptfoo_modules: Path) -> dict:
     require(shutil.which("node") is not None, "node is not installed")
+    return _derive(promptfoo_modules)
+
+
+def test_the_table_is_what_promptfoo_does_today(derived: dict) -> None:
     gen = _generator()
-    fresh = gen.tables(gen.derive(promptfoo_modules))
+    fresh = gen.tables(derived)
     assert fresh == gen.current(), "stale: run python tools/gen_promptfoo_tables.py NODE_MODULES"
-    # The issue's cases, as promptfoo 0.123.1 runs them.
+    # The issues' cases, as promptfoo 0.123.1 runs them.
     for kind in ("regex", "starts-with", "contains-any", "icontains-all", "contains"):
         assert "missing" in fresh["REFUSED"][kind]
     assert "missing" not in fresh["REFUSED"]["llm-rubric"]  # falls back to rubricPrompt (PF103's)
+    # Value checks outside an invariant in the handler: a plain throw (search-rubric), a helper
+    # (skill-used's resolveSkillMatchers), a lazily imported chunk (meteor).
+    assert fresh["REFUSED"]["search-rubric"]["missing"] == "search-rubric assertion type must have a string value"
+    assert fresh["REFUSED"]["skill-used"]["missing"] == (
+        "skill-used assertion must have a string, string array, or object value"
+    )
+    assert fresh["REFUSED"]["meteor"]["missing"] == (
+        'Invariant failed: "meteor" assertion must have a string or array of strings value'
+    )
+    # What the stand-in grader causes is no refusal: agent-rubric needs an agent, search-rubric a web search.
+    assert set(fresh["REFUSED"]["agent-rubric"]) == {"zero", "number", "true", "false"}
+    assert "string" not in fresh["REFUSED"]["search-rubric"]
+
+
+def test_the_assertion_types_are_what_promptfoo_runs_today(derived: dict) -> None:
+    gen = _generator()
+    fresh = gen.type_names(derived)
+    assert fresh == gen.current_types(), "stale: run python tools/gen_promptfoo_tables.py NODE_MODULES"
+    assert "agent-rubric" in fresh["BASE_TYPES"]  # new in 0.123.x (issue 34: PF100 called it unknown)
 
 
 def _config(kind: str, value: str | None) -> str:

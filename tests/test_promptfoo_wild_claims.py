@@ -3,8 +3,8 @@
 - PF108 only where `promptfoo eval` refuses: an empty `prompts` list, or no providers in a config
   with assertions. No `prompts` key runs the default prompt '{{prompt}}' (readConfig); a config with
   neither providers nor assertions is what `promptfoo generate dataset/assertions` read.
-- a misspelt `prompts` key is PF001 saying what promptfoo runs instead; its rename is safe only
-  when the config is certainly broken as written.
+- a misspelt `prompts` key is an error (PF121, issue 34: the prompts written are never sent) saying what
+  promptfoo runs instead; its rename is safe only when the config is certainly broken as written.
 - PF002/PF003 only on a scoring instruction, not on a count in prose.
 - PF001 leaves alone top-level blocks kept for YAML anchors, and the keys settings' `extra-keys` name.
 
@@ -80,15 +80,15 @@ def test_an_empty_prompts_list_is_refused():
     assert "default prompt" in diagnostic.message  # and says how that differs from no key at all
 
 
-# -- a misspelt prompts key: PF001, what promptfoo runs instead, fix safety -----------------------
+# -- a misspelt prompts key: PF121, what promptfoo runs instead, fix safety -----------------------
 
 
 def test_a_misspelt_prompts_key_says_promptfoo_runs_the_default_prompt():
     text = "prompt: Describe {{city}}\n" + PROVIDER
     result = lint(text)
-    assert [d.code for d in result.diagnostics] == ["PF001"]
+    assert [d.code for d in result.diagnostics] == ["PF121"]  # not also PF001
     (diagnostic,) = result.diagnostics
-    assert diagnostic.severity.label == "warning"
+    assert diagnostic.severity.label == "error"
     assert "default prompt '{{prompt}}'" in diagnostic.message and "refuse" not in diagnostic.message
     assert "prompt it sends is empty" in diagnostic.message
     assert diagnostic.fix is not None and diagnostic.fix.safe  # broken as written: nothing gives `prompt`
@@ -102,7 +102,8 @@ def test_a_misspelt_prompts_key_says_promptfoo_runs_the_default_prompt():
     ],
 )
 def test_renaming_a_misspelt_prompts_key_is_unsafe_when_the_config_may_work(tests):
-    (diagnostic,) = found("promts: ['Describe {{city}}']\n" + PROVIDER + tests, "PF001")
+    (diagnostic,) = found("promts: ['Describe {{city}}']\n" + PROVIDER + tests, "PF121")
+    assert diagnostic.severity.label == "error"  # the prompts written are never sent either way
     assert "prompt it sends is empty" not in diagnostic.message
     assert diagnostic.fix is not None and not diagnostic.fix.safe
 
@@ -304,11 +305,13 @@ def test_promptfoo_drops_unknown_top_level_and_test_keys_silently(promptfoo_modu
 
 # -- the shared corpus of real users' configs (labels.json) ---------------------------------------
 
-MY_CLASSES = ("PF001", "PF002", "PF003", "PF108")
-# Findings whose code changed with the claim (issue 24): the label names the old code.
+MY_CLASSES = ("PF001", "PF002", "PF003", "PF108", "PF121")
+# Findings whose code changed with the claim (issues 24, 34): the label names the old code.
 RELABELLED = {
-    # `prompt:` misspelt: a true finding, but promptfoo runs the default prompt rather than refusing
-    ("phillipou__blossomer_gtm_app/eval/target_account.yaml", 1, "PF108"): "PF001",
+    # `prompt:` misspelt: a true finding, but promptfoo runs the default prompt rather than refusing,
+    # and the prompt written is never sent (an error since issue 34)
+    ("phillipou__blossomer_gtm_app/eval/target_account.yaml", 1, "PF108"): "PF121",
+    ("phillipou__blossomer_gtm_app/eval/target_account.yaml", 1, "PF001"): "PF121",
 }
 
 

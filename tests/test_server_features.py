@@ -155,7 +155,7 @@ async def test_complete_assertion_types_and_provider_ids(client: LanguageClient)
     assert "llm-rubric" in labels and "contains" in labels and "g-eval" in labels
     # each assertion type comes with its documentation (the schema's enumDescriptions)
     documented = {item.label for item in items if item.documentation}
-    assert len(known_assertion_types()) == 134 and set(known_assertion_types()) <= documented
+    assert len(known_assertion_types()) == 136 and set(known_assertion_types()) <= documented  # promptfoo 0.123.1
     providers = await completion_labels(client, uri, at(s, text, "provider: \n", delta=len("provider: ")))
     assert any(p.startswith("openai:") for p in providers) and any(p.startswith("anthropic:") for p in providers)
 

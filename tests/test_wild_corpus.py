@@ -37,8 +37,10 @@ SUCCESSORS: dict[str, tuple[str, ...]] = {
     # it is no longer outside the workspace; the file is missing, which RL010 reports.
     "RL011": ("RL010",),
     # `prompt:` for `prompts:`: promptfoo ignores the key and runs its default prompt `{{prompt}}` (it does
-    # not refuse the config), which the unknown-key rule reports with the did-you-mean.
-    "PF108": ("PF001",),
+    # not refuse the config), which the unknown-key rule reported with the did-you-mean, and PF121 now does
+    # as an error (the prompts written are never sent; issue 34).
+    "PF108": ("PF001", "PF121"),
+    "PF001": ("PF121",),
 }
 
 # Findings no label knows, each checked against promptfoo 0.123.1: (file, line, code) -> why it is right.
@@ -50,6 +52,17 @@ _JINJA2 = (
 REVIEWED: dict[tuple[str, int, str], str] = {
     ("phillipou__blossomer_gtm_app/eval/email_generation_blossomer.yaml", 1, "PF120"): _JINJA2,
     ("phillipou__blossomer_gtm_app/eval/product_overview.yaml", 1, "PF120"): _JINJA2,
+    ("Hathi-Labs__Metorite/skills/maintenance/codebase_health_audit/evals/cases.yaml", 19, "PF125"): (
+        "`regex: (?i)(extract|…)`: promptfoo 0.123.1's handleRegex runs `new RegExp(value)`, which Node refuses "
+        "('Invalid regular expression: /(?i)…/: Invalid group', recorded in tests/data/promptfoo-recorded/javascript), "
+        "so the assertion fails on every output"
+    ),
+    # issue 34: `{id: target_account, label: …, file: ../backend/…/target_account.jinja2}` has no `raw`, so
+    # promptfoo 0.123.1 sends its id: normalizeInput takes `raw || id` and processString keeps id, raw, label
+    # and config only (tests/data/promptfoo-lint-gaps: the echo provider answers with the id).
+    ("phillipou__blossomer_gtm_app/eval/promptfooconfig.yaml", 10, "PF119"): (
+        "the prompt sent is the text 'target_account', not the template file"
+    ),
 }
 
 

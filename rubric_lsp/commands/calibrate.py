@@ -7,8 +7,8 @@ writes ``<file>.calibration.json`` (docs/calibration.md). A labels file (``.csv`
 LABELS request, which that file's format grades, and its record beside it. The judge flags are
 ``rubric grade``'s own: several ``--model``s calibrate the panel ``rubric grade`` would grade with, and
 each model is graded alone too, for its own figures and its agreement with the others. A format whose grader
-takes one judge (``Format.judge_panel`` False: ``rubric grade`` refuses several) is graded with the first
-model, and the record is that judge's; the others are still graded alone and compared.
+takes one judge (``Format.judge_panel`` False: ``rubric grade`` grades with the first of several) is graded
+with the first model, and the record is that judge's; the others are still graded alone and compared.
 
 Exit codes as ``rubric grade``'s: 0 the record is written; 2 refused (unreadable file, a file with no
 labels to calibrate against, no judge) or incomplete (a judge call failed: the record is written, the

@@ -16,8 +16,9 @@ exit codes (every request: a response, outputs, --examples, a dataset, --verdict
   0    graded, and everything passed (or, with no pass mark, was measured)
   1    graded, and something failed: a test, a pass mark, an example's expectation
   2    refused (usage, an unreadable file or one its own tool refuses, no judge or key,
-       --require-calibrated without a fresh record) or incomplete (a judge call failed, or a
-       result rests on what is not run here); the reason: one line on standard error
+       --require-calibrated without a fresh record) or incomplete (a judge call failed, a script
+       ran past its time or memory bound, or a result rests on what is not run here); the
+       reason: one line on standard error
   130  interrupted (Ctrl-C)"""
 
 CALIBRATE = """\

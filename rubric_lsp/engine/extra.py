@@ -16,7 +16,16 @@ from importlib import metadata
 
 DISTRIBUTION = "rubric-lsp"
 # pyproject.toml's [grade] extra, for a source tree run without being installed (a test keeps them equal).
-FALLBACK_REQUIREMENTS = ("litellm>=1.85", "aiohttp>=3.10", "rich>=13", "jinja2>=3.1.6", "pygal>=3.0.4")
+FALLBACK_REQUIREMENTS = (
+    "litellm>=1.85",
+    "aiohttp>=3.10",
+    "rich>=13",
+    "jinja2>=3.1.6",
+    "pygal>=3.0.4",
+    "mini-racer>=0.14.1",
+    "jsonschema>=4.18",
+    "rapidfuzz>=3.0",
+)
 
 
 def grade_requirements() -> list[str]:

@@ -97,6 +97,9 @@ class Format:
     # naming a ``calibration.hook.CalibrationHook`` (the units a judge grades, for the lint rule RL020,
     # the hover, ``rubric grade --require-calibrated`` and the judge card); None: it takes no part.
     calibration: Lazy | None = None
+    # Its criterion texts for the smell rules (docs/smells.md): ``"package.module:function"`` naming a
+    # ``rules.smells.criteria.CriteriaHook``, ``(Document, view) -> [RubricTexts]``; None: no smell is read.
+    criteria: Lazy | None = None
     converters: Mapping[str, Lazy] = field(default_factory=dict)  # target format → (view) -> Conversion
     rule_prefix: str | None = None  # the code prefix of this format's rules (e.g. "PF")
     rule_title: str | None = None  # heading of that prefix's rules in docs/rules.md
@@ -121,6 +124,12 @@ class Format:
                 )
             self.__dict__["_calibration"] = cached
         return cached
+
+    def criteria_of(self, doc: Document, view: Any) -> list[Any]:
+        """Its criterion texts (``rules.smells.criteria.RubricTexts``) in ``doc``, for the smell rules."""
+        if self.criteria is None or doc.root is None:
+            return []
+        return list(load(self.criteria)(doc, view))
 
     def editor_hooks(self) -> EditorHooks:
         """The outline / hover / completion hooks (defaults when the format has no editor module)."""

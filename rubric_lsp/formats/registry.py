@@ -128,6 +128,7 @@ def _load_checkers_of(fmt: Format) -> None:
 def load_all_checkers() -> None:
     """Every format and every rule (for rule listings, docs and schema export)."""
     load_formats()
+    importlib.import_module("rubric_lsp.rules.smells.rules")  # read only when selected: listed always
     for fmt in list(_FORMATS.values()):
         _load_checkers_of(fmt)
 

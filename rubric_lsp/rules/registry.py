@@ -42,6 +42,9 @@ class Rule:
     # The owner's release and source files a claim about its behaviour ("promptfoo refuses …")
     # was read in, e.g. "promptfoo 0.123.1's src/util/config/load.ts"; docs print it under the rationale.
     checked_against: str = ""
+    # Off unless its code is selected by name (``select``/``extend-select``): a rule whose findings are
+    # too often wrong to show by default (docs/smells.md says which and why).
+    opt_in: bool = False
 
     @property
     def docs_url(self) -> str:
@@ -70,6 +73,8 @@ class Rule:
             parts += ["", "**Fix safety:** " + self.fix_safety]
         if self.formats != ("*",):
             parts += ["", "Applies to: " + ", ".join(self.formats)]
+        if self.opt_in:
+            parts += ["", f"**Off by default:** runs only when `{self.code}` is selected by its code."]
         return "\n".join(parts)
 
 
@@ -86,6 +91,7 @@ def rule(
     formats: tuple[str, ...] = ("*",),
     fix_safety: str = "",
     checked_against: str = "",
+    opt_in: bool = False,
 ) -> Rule:
     """Define and register a rule (codes are unique and stable: never reuse one)."""
     if code in _RULES:
@@ -102,6 +108,7 @@ def rule(
         formats,
         " ".join(dedent(fix_safety).split()),
         checked_against.strip().rstrip("."),
+        opt_in,
     )
     _RULES[code] = defined
     return defined

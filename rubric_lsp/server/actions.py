@@ -170,7 +170,7 @@ def fix_all_text(ls: RubricServer, uri: str, result: LintResult) -> str:
     settings = ls.settings.lint_settings(path)
     root = ls.root_of(path, settings)
     outcome = fix_until_settled(
-        result, lambda text: lint_text(text, path, settings=settings, explicit=False, root_dir=root)
+        result, lambda text: lint_text(text, path, settings=settings, explicit=False, root_dir=root, smells=True)
     )
     for dropped in outcome.dropped:
         log.info("fix-all left out %s at %s:%d: %s", dropped.code, uri, dropped.line + 1, dropped.reason)

@@ -317,7 +317,9 @@ class RubricServer(LanguageServer):
         started = time.perf_counter()
         path = self.path_of(uri)
         settings = self.settings.lint_settings(path)
-        result = lint_text(text, path, settings=settings, explicit=False, root_dir=self.root_of(path, settings))
+        result = lint_text(
+            text, path, settings=settings, explicit=False, root_dir=self.root_of(path, settings), smells=True
+        )
         try:
             _ = result.view  # the faces reuse it: build it here, off the event loop, if no checker did
         except Exception:

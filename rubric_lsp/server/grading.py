@@ -263,6 +263,8 @@ async def grade_selection_command(ls: RubricServer, args: dict[str, Any]) -> Any
         given = (named, query if isinstance(query, str) else None) if named is not None else None
         show_text = dataset_views.wants_text(args)
         picked = units_under(doc.units(), span, doc.text) if span is not None else []
+        if (test := _test_index(args)) is not None:  # a lens or action for one of the units written at one place
+            picked = [u for u in picked if u.plan.test == test] or picked
         if picked:
             noun = picked[0].noun if len({u.noun for u in picked}) == 1 else "selection"
             unit = picked[0].title.removeprefix("▶ Grade ") if len(picked) == 1 else None

@@ -143,6 +143,7 @@ FORMATS = (
         read_view=_read_rubric,
         editor="rubric_lsp.formats.autorubric.editor",
         calibration=_CALIBRATION + "RUBRIC_CALIBRATION",
+        criteria="rubric_lsp.formats.autorubric.criteria:rubric_criteria",
         rule_prefix="AR",
         rule_title="autorubric rubrics and datasets",
     ),
@@ -164,6 +165,7 @@ FORMATS = (
         json_schema=_dataset_schema,
         editor="rubric_lsp.formats.autorubric.dataset_editor",
         calibration=_CALIBRATION + "DATASET_CALIBRATION",
+        criteria="rubric_lsp.formats.autorubric.criteria:dataset_criteria",
         rule_prefix="AR",
     ),
 )

@@ -93,6 +93,7 @@ FORMATS = (
         schema_file="northstar-eval-run-request.schema.json",
         json_schema=_request_schema,
         view_key="northstar.request",
+        criteria="rubric_lsp.formats.northstar.criteria:request_criteria",  # the smell rules' texts (docs/smells.md)
         read_view=_read_request,
         editor="rubric_lsp.formats.northstar.editor",
         # Each LLM grader (docs/calibration.md): RL020, the hover, rubric grade.

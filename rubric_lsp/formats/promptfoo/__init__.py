@@ -55,6 +55,7 @@ _CHECKERS = (
     "rubric_lsp.formats.promptfoo.rules.file_refs",
     "rubric_lsp.formats.promptfoo.rules.bare_refs",
     "rubric_lsp.formats.promptfoo.rules.loading",
+    "rubric_lsp.formats.promptfoo.rules.regex",
 )
 
 
@@ -83,6 +84,7 @@ FORMATS = (
         schema_file="promptfoo-config.schema.json",
         json_schema=_schema,
         view_key="promptfoo.view",
+        criteria="rubric_lsp.formats.promptfoo.criteria:config_criteria",  # the smell rules' texts (docs/smells.md)
         read_view=_read_config,
         editor="rubric_lsp.formats.promptfoo.editor",
         # Each model-graded assertion of each test (docs/calibration.md): RL020, the hover, rubric grade.

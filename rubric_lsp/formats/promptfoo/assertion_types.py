@@ -1,14 +1,18 @@
-"""promptfoo's assertion types and keys (faithful to promptfoo 0.121.x): which exist, what
-each does (hover text and the exported schema's descriptions), and which grader provider kind
-a model-graded type asks for. Plain data, no schema: the rules read it without building the
-pydantic models of ``model.py``."""
+"""promptfoo's assertion types and keys: which exist (``assertion_type_names``, generated from
+promptfoo 0.123.1's own schema), what each does (hover text and the exported schema's descriptions),
+and which grader provider kind a model-graded type asks for. Plain data, no schema: the rules read
+it without building the pydantic models of ``model.py``."""
 
 from __future__ import annotations
 
+from rubric_lsp.formats.promptfoo.assertion_type_names import BASE_TYPES, SPECIAL_TYPES
+
 # -- assertion types ----------------------------------------------------------------------
 
-# type -> one-line description (hover text and the exported schema's enum descriptions).
-BASE_ASSERTION_TYPES: dict[str, str] = {
+# type -> one-line description (hover text and the exported schema's enum descriptions); one for
+# each generated name (tests/test_promptfoo_assertion_types.py checks both ways).
+DESCRIPTIONS: dict[str, str] = {
+    "agent-rubric": "Model-graded by an agent (openai:codex-sdk, anthropic:claude-agent-sdk, ...) that may read files and run tools to check the rubric in value.",
     "answer-relevance": "Model-graded: the output is relevant to the original query (text grader + embeddings).",
     "bleu": "BLEU score against the reference in value is at least threshold (default 0.5).",
     "classifier": "A HuggingFace classifier's score for the class in value is at least threshold.",
@@ -74,13 +78,20 @@ BASE_ASSERTION_TYPES: dict[str, str] = {
     "search-rubric": "Model-graded with web search: the output satisfies the rubric in value.",
     "webhook": "A webhook at the URL in value returns {pass: true}.",
     "word-count": "The output's word count equals value or lies within {min, max}.",
-}
-SPECIAL_ASSERTION_TYPES: dict[str, str] = {
     "select-best": "Model-graded: a judge picks the best of the test's outputs by the criterion in value (the others fail).",
     "human": "Graded by a person in the web viewer.",
     "max-score": "Picks the output with the highest aggregate score of the other assertions (value: {method, weights, threshold}).",
     "assert-set": "A group of assertions with its own weight, metric and threshold.",
 }
+
+
+def _described(names: tuple[str, ...]) -> dict[str, str]:
+    return {name: DESCRIPTIONS.get(name, f"promptfoo's '{name}' assertion.") for name in names}
+
+
+BASE_ASSERTION_TYPES: dict[str, str] = _described(BASE_TYPES)
+# assert-set is a shape of its own in promptfoo's schema (AssertionSetSchema), not a special type.
+SPECIAL_ASSERTION_TYPES: dict[str, str] = _described((*SPECIAL_TYPES, "assert-set"))
 REDTEAM_PREFIX = "promptfoo:redteam:"
 
 ASSERTION_KEYS: dict[str, str] = {
@@ -147,6 +158,7 @@ TEXT_GRADED = frozenset(
         "conversation-relevance",
         "search-rubric",
         "trajectory:goal-success",
+        "agent-rubric",  # getGradingProvider("text", …), which must be an agent (matchesAgentRubric)
     }
 )
 EMBEDDING_GRADED = frozenset({"similar", "similar:cosine", "similar:dot", "similar:euclidean"})

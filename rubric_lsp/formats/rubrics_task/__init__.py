@@ -50,6 +50,7 @@ FORMATS = (
         schema_file="rubrics-task.schema.json",
         json_schema=_task_schema,
         view_key="rubrics_task.view",
+        criteria="rubric_lsp.formats.rubrics_task.criteria:task_criteria",  # the smell rules' texts (docs/smells.md)
         read_view=_read_task,
         editor="rubric_lsp.formats.rubrics_task.editor",
         rule_prefix="RT",

@@ -183,6 +183,22 @@ CASES: dict[str, dict] = {
 }
 
 
+def eval_env(work: Path) -> dict[str, str]:
+    """The environment a recorded ``promptfoo eval`` runs in: a dummy key, no telemetry or update check, its
+    own config folder under ``work``, short retry back-offs, no 5xx retry unless a case sets it."""
+    env = dict(os.environ)
+    env.update(
+        OPENAI_API_KEY="sk-recording-dummy",
+        PROMPTFOO_DISABLE_TELEMETRY="1",
+        PROMPTFOO_DISABLE_UPDATE="1",
+        PROMPTFOO_CONFIG_DIR=str(work / ".promptfoo"),
+        # Retries back off for seconds; the count is what matters here.
+        PROMPTFOO_REQUEST_BACKOFF_MS="10",
+    )
+    env.pop("PROMPTFOO_RETRY_5XX", None)
+    return env
+
+
 def run(promptfoo: Path, name: str, case: dict, work: Path) -> dict:
     with JudgeServer() as server:
         api = server.base_url
@@ -194,44 +210,17 @@ def run(promptfoo: Path, name: str, case: dict, work: Path) -> dict:
         config = work / f"{name}.yaml"
         config.write_text(case["config"].replace("{API}", api))
         out = work / f"{name}.json"
-        env = dict(os.environ)
-        env.update(
-            OPENAI_API_KEY="sk-recording-dummy",
-            PROMPTFOO_DISABLE_TELEMETRY="1",
-            PROMPTFOO_DISABLE_UPDATE="1",
-            PROMPTFOO_CONFIG_DIR=str(work / ".promptfoo"),
-            # Retries back off for seconds; the count is what matters here.
-            PROMPTFOO_REQUEST_BACKOFF_MS="10",
-        )
-        env.pop("PROMPTFOO_RETRY_5XX", None)
+        env = eval_env(work)
         env.update({k: v.replace("{API}", api) for k, v in case["env"].items()})
         main = promptfoo / "dist" / "src" / "main.js"
         args = ["node", str(main), "eval", "-c", str(config), "--no-cache", "--no-write", "-j", "1", "-o", str(out)]
         subprocess.run(args, env=env, cwd=work, capture_output=True, timeout=300, check=False)
         data = json.loads(out.read_text())
         requests = [r.body for r in server.completions if isinstance(r.body, dict)]
-    results = []
-    for result in sorted(data["results"]["results"], key=lambda r: (r["testIdx"], r["promptIdx"])):
-        grading = result.get("gradingResult") or {}
-        results.append(
-            {
-                "test": result["testIdx"],
-                "prompt": result["promptIdx"],
-                "output": (result.get("response") or {}).get("output"),
-                "success": result["success"],
-                "score": result["score"],
-                "error": result.get("error"),
-                "assertions": [
-                    {
-                        "type": (c.get("assertion") or {}).get("type"),
-                        "pass": c.get("pass"),
-                        "score": c.get("score"),
-                        "reason": c.get("reason"),
-                    }
-                    for c in grading.get("componentResults") or []
-                ],
-            }
-        )
+    results = [
+        {"test": r["testIdx"], "prompt": r["promptIdx"]} | recorded_row(r)
+        for r in sorted(data["results"]["results"], key=lambda r: (r["testIdx"], r["promptIdx"]))
+    ]
     return {
         "promptfoo": "0.123.1",
         "config": case["config"],
@@ -241,6 +230,26 @@ def run(promptfoo: Path, name: str, case: dict, work: Path) -> dict:
         "first_status": case.get("first_status"),
         "requests": requests,
         "results": results,
+    }
+
+
+def recorded_row(result: dict) -> dict:
+    """One row of ``promptfoo eval -o``'s results as the recordings keep it: output, result, each assertion's."""
+    grading = result.get("gradingResult") or {}
+    return {
+        "output": (result.get("response") or {}).get("output"),
+        "success": result["success"],
+        "score": result["score"],
+        "error": result.get("error"),
+        "assertions": [
+            {
+                "type": (c.get("assertion") or {}).get("type"),
+                "pass": c.get("pass"),
+                "score": c.get("score"),
+                "reason": c.get("reason"),
+            }
+            for c in grading.get("componentResults") or []
+        ],
     }
 
 

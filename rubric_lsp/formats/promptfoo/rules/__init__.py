@@ -2,7 +2,10 @@
 
 One module per theme, each holding its rules next to their checks: ``schema`` (keys and
 values), ``assertions``, ``scores``, ``max_score`` (selectors), ``graders``, ``variables``,
-``rubric_prompts``, ``redteam``, ``runtime`` (what eval refuses up front), ``values`` (values handlers refuse), ``options`` (misspelt option keys), ``file_refs`` (RL01x); ``common`` holds what they share.
+``rubric_prompts``, ``redteam``, ``runtime`` (what eval refuses up front), ``prompts`` (what becomes of the
+prompts written), ``values`` (values handlers refuse), ``needs`` (a threshold or var a handler needs),
+``options`` (misspelt option keys), ``file_refs`` (RL01x); ``common`` holds what they share; ``type_hints``
+is PF100's "did you mean".
 The checker below runs them in order over the config view.
 
 Findings inside a referenced test file (``tests: file://tests/*.yaml``, an external
@@ -21,6 +24,7 @@ from rubric_lsp.formats.promptfoo.rules.assertions import check_assertion
 from rubric_lsp.formats.promptfoo.rules.common import Reporter, config_view
 from rubric_lsp.formats.promptfoo.rules.graders import check_graders
 from rubric_lsp.formats.promptfoo.rules.max_score import check_selectors
+from rubric_lsp.formats.promptfoo.rules.needs import check_needs
 from rubric_lsp.formats.promptfoo.rules.options import check_options
 from rubric_lsp.formats.promptfoo.rules.redteam import check_redteam
 from rubric_lsp.formats.promptfoo.rules.rubric_prompts import check_rubric_prompts
@@ -61,6 +65,7 @@ def check_promptfoo_config(ctx: CheckContext) -> None:
     check_graders(ctx, report, view)
     check_selectors(ctx, report, view)
     check_values(ctx, report, view)
+    check_needs(ctx, report, view)
     check_sources(ctx, report, view)
     check_options(ctx, report, view)
     check_vars(ctx, report, view)

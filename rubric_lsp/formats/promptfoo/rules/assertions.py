@@ -14,7 +14,6 @@ from rubric_lsp.formats.promptfoo.assertion_types import (
     ASSERTION_KEYS,
     base_type,
     is_known_assertion_type,
-    known_assertion_types,
 )
 from rubric_lsp.formats.promptfoo.model import Assertion, AssertionSet
 from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView
@@ -29,10 +28,10 @@ from rubric_lsp.formats.promptfoo.rules.schema import (
     validate,
 )
 from rubric_lsp.formats.promptfoo.rules.scores import score_checks
+from rubric_lsp.formats.promptfoo.rules.type_hints import type_hint
 from rubric_lsp.formats.promptfoo.validation import refusals_of
 from rubric_lsp.formats.promptfoo.versions import inverts, negation_note
 from rubric_lsp.rules.registry import rule
-from rubric_lsp.rules.suggest import suggest
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY
 
 NEGATED_MODEL_GRADED = rule(
@@ -84,7 +83,10 @@ UNKNOWN_ASSERTION_TYPE = rule(
     "the eval stops at the first unknown type.",
     bad="tests:\n  - assert:\n      - type: contians\n        value: refund\n      - type: not-empty   # no such type either",
     good="tests:\n  - assert:\n      - type: contains\n        value: refund\n      - type: javascript\n        value: output.length > 0",
-    fix="replace the type with the nearest known one",
+    fix="replace the type with the one it most likely means: a common name for a known check (`contains-text` → "
+    "`contains`, `json` → `is-json`), or a misspelling whose every segment is within one edit (`contians` → "
+    "`contains`); a name one letter from two types (`pleu`: `bleu`, `gleu`) names both and is not renamed, and a "
+    "check promptfoo lacks (`not-empty`, `ends-with`) gets how to write it",
     fix_safety="Unsafe: the type decides what is checked, and a near spelling can be another check (`contains`, `icontains`, `not-contains`).",
     formats=F,
     checked_against="promptfoo 0.123.1's src/assertions/index.ts (runAssertion: 'Unknown assertion type')",
@@ -356,12 +358,12 @@ def missing_rubric(view: ConfigView, a: AssertionInfo) -> bool:
 
 def unknown_type_message(kind: str) -> str:
     """PF100's message for an assertion type promptfoo does not know (the grading engine refuses it too)."""
-    message = f"Unknown assertion type '{kind}': the eval fails with 'Unknown assertion type' (promptfoo validate does not catch it)."
-    suggestion = _TYPE_HINTS.get(kind)
-    found = suggest(kind, known_assertion_types(), cutoff=0.75)
-    if suggestion:
-        return f"{message} {suggestion}"
-    return f"{message} Did you mean '{found.name}'?" if found else message
+    if kind.startswith("select-"):  # runAssertions skips every select-* type, and only select-best is compared
+        message = f"Unknown assertion type '{kind}': promptfoo skips it without a word, so it never runs."
+    else:
+        message = f"Unknown assertion type '{kind}': the eval fails with 'Unknown assertion type' (promptfoo validate does not catch it)."
+    hint = type_hint(kind)
+    return f"{message} {hint.text}" if hint is not None else message
 
 
 def _needs_rubric(view: ConfigView, a: AssertionInfo) -> bool:
@@ -380,19 +382,9 @@ def _needs_rubric(view: ConfigView, a: AssertionInfo) -> bool:
 
 
 def _unknown_type(ctx, report, a: AssertionInfo, type_node: Node, kind: str) -> None:
-    found = suggest(kind, known_assertion_types(), cutoff=0.75)
+    hint = type_hint(kind)
     fix = None
-    if kind not in _TYPE_HINTS and found and a.source.is_config:
-        # Always unsafe: a near spelling can be another check (contains / icontains).
-        fix = ctx.rename(type_node, found.name, f"Replace '{kind}' with '{found.name}'", safe=False)
+    if hint is not None and hint.fix is not None and a.source.is_config:
+        # Always unsafe: the type decides what is checked (contains / icontains).
+        fix = ctx.rename(type_node, hint.fix, f"Replace '{kind}' with '{hint.fix}'", safe=False)
     report(UNKNOWN_ASSERTION_TYPE, a.source, type_node, unknown_type_message(kind), fix)
-
-
-_TYPE_HINTS = {
-    "not-empty": "Use 'javascript' with value 'output.length > 0'.",
-    "min-length": "Use 'javascript' with value 'output.length >= N'.",
-    "max-length": "Use 'javascript' with value 'output.length <= N'.",
-    "is-valid-video": "There is no video assertion; check the output with 'javascript'.",
-    "json-schema-valid": "Use 'is-json' (or 'contains-json') with the JSON Schema as value.",
-    "contains-json-property": "Use 'is-json' with a JSON Schema listing the property as required, or 'javascript'.",
-}

@@ -105,6 +105,29 @@ def delete_pair(ctx: CheckContext, key: Node, value: Node) -> TextEdit | None:
     return TextEdit(Span(begin, stop), "")
 
 
+def js_truthy(node: Node | None) -> bool:
+    """JavaScript's truthiness of the value (promptfoo tests `if (!config.prompts)`)."""
+    if node is None:
+        return False
+    if not node.is_scalar:
+        return True
+    value = node.value
+    return not (value is None or value is False or value == "" or (isinstance(value, (int, float)) and value == 0))
+
+
+def no_items(node: Node | None) -> bool:
+    """promptfoo's `[x].flat().filter(Boolean).length === 0`."""
+    if node is not None and node.is_seq:
+        return not any(js_truthy(item) for item in node.value)
+    return not js_truthy(node)
+
+
+def providers_node(root: Node) -> Node | None:
+    """The providers promptfoo runs: `targets` replaces `providers` whenever it is truthy (readConfig)."""
+    targets = root.get("targets")
+    return targets if js_truthy(targets) else root.get("providers")
+
+
 FACTUALITY_LIKE = {"factuality", "model-graded-factuality", "model-graded-closedqa"}
 
 F = (CONFIG,)

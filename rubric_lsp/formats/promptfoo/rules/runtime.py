@@ -1,5 +1,5 @@
 """What `promptfoo eval` 0.123.1 refuses before it runs a test: an empty prompts list, no providers (PF108),
-prompt objects it cannot read (PF109), provider ids it cannot load (PF110).
+provider ids it cannot load (PF110); the prompts themselves are ``prompts.py``'s (PF109, PF119, PF121).
 
 The messages quote promptfoo's (src/util/config/load.ts, src/providers/index.ts,
 src/providers/sagemaker.ts, src/providers/github). A red-team config is checked for what `promptfoo
@@ -13,9 +13,9 @@ import re
 from pathlib import Path
 
 from rubric_lsp.document import Node
-from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.promptfoo.resolve import ConfigView
-from rubric_lsp.formats.promptfoo.rules.common import E, F, W
+from rubric_lsp.formats.promptfoo.rules.common import E, F, W, js_truthy, no_items, providers_node
+from rubric_lsp.formats.promptfoo.rules.prompts import check_default_prompt, check_prompt_items
 from rubric_lsp.rules.registry import rule
 from rubric_lsp.rules.suggest import suggest
 
@@ -26,8 +26,8 @@ NOTHING_TO_RUN = rule(
     "An empty `prompts` list, or no providers in a config with assertions: `promptfoo eval` refuses it.",
     "promptfoo stops with 'You must provide at least 1 prompt' when `prompts` is an empty list, and with "
     "'You must specify at least 1 provider' when `providers`/`targets` is missing or empty. A config with "
-    "no `prompts` key at all is not refused: promptfoo runs its default prompt '{{prompt}}' (PF001 names a "
-    "misspelt `promts:`/`prompt:`). A config with neither providers nor assertions is what `promptfoo "
+    "no `prompts` key at all is not refused: promptfoo runs its default prompt '{{prompt}}' (PF121 names a "
+    "misspelt `promts:`/`prompt:`, and a default prompt that renders empty). A config with neither providers nor assertions is what `promptfoo "
     "generate dataset` / `generate assertions` read, which need no provider, so it is left alone. A misspelt "
     "providers key (`provider:`) is the usual cause: promptfoo ignores it. (Providers given on the command "
     "line, `-r` / `--providers`, also satisfy promptfoo; a config meant for that use can disable this rule.) "
@@ -40,19 +40,6 @@ NOTHING_TO_RUN = rule(
     "without it, so the rename only makes it run as written. A key that is not a near spelling is not renamed.",
     formats=F,
     checked_against="promptfoo 0.123.1's src/util/config/load.ts (readConfig, resolveConfigs)",
-)
-
-INVALID_PROMPT = rule(
-    "PF109",
-    "invalid-prompt",
-    E,
-    "A prompt object without a string `raw` or `label`: promptfoo refuses the config.",
-    "promptfoo reads a prompt as a string (text or file:// path) or an object with a `raw` (the text) "
-    "or `label` string; `{id, content}` and other shapes stop the eval with 'Invalid prompt'.",
-    bad="prompts:\n  - id: greeting\n    content: Say hello to {{name}}\nproviders: [openai:gpt-4.1-mini]",
-    good="prompts:\n  - id: greeting\n    raw: Say hello to {{name}}\nproviders: [openai:gpt-4.1-mini]",
-    formats=F,
-    checked_against="promptfoo 0.123.1's src/util/config/load.ts (combineConfigs: 'Invalid prompt: …')",
 )
 
 UNKNOWN_PROVIDER = rule(
@@ -83,7 +70,7 @@ def check_runtime(ctx, report, view: ConfigView) -> set[str]:
         return _check_redteam_runtime(ctx, report, view)
     claimed: set[str] = set()
     prompts = root.get("prompts")
-    if js_truthy(prompts) and _no_items(prompts):  # `prompts: []`; a missing or null one gets the default prompt
+    if js_truthy(prompts) and no_items(prompts):  # `prompts: []`; a missing or null one gets the default prompt
         report(
             NOTHING_TO_RUN,
             view.source,
@@ -92,8 +79,9 @@ def check_runtime(ctx, report, view: ConfigView) -> set[str]:
             "`prompts` key at all promptfoo would run its default prompt '{{prompt}}').",
         )
     elif prompts is not None:
-        _check_prompts(report, view, prompts)
-    if _no_items(providers_node(root)) and view.assertions():
+        check_prompt_items(ctx, report, view, prompts)
+    claimed |= check_default_prompt(ctx, report, view)
+    if no_items(providers_node(root)) and view.assertions():
         claimed |= _missing(ctx, report, view, NO_PROVIDER, ("providers", "targets"), EVAL)
     _check_provider_ids(ctx, report, view)
     return claimed
@@ -105,7 +93,7 @@ def _check_redteam_runtime(ctx, report, view: ConfigView) -> set[str]:
     loader supplies '{{prompt}}', but an empty list stays empty and is refused."""
     root = view.root
     prompts = root.get("prompts")
-    if js_truthy(prompts) and _no_items(prompts):
+    if js_truthy(prompts) and no_items(prompts):
         report(
             NOTHING_TO_RUN,
             view.source,
@@ -113,9 +101,9 @@ def _check_redteam_runtime(ctx, report, view: ConfigView) -> set[str]:
             f"{REDTEAM} refuses this config: '{NO_PROMPT}'.",
         )
     elif prompts is not None:
-        _check_prompts(report, view, prompts)
+        check_prompt_items(ctx, report, view, prompts)
     claimed: set[str] = set()
-    if _no_items(providers_node(root)):
+    if no_items(providers_node(root)):
         claimed = _missing(ctx, report, view, NO_PROVIDER, ("providers", "targets"), REDTEAM)
     _check_provider_ids(ctx, report, view)
     return claimed
@@ -129,53 +117,6 @@ def _check_provider_ids(ctx, report, view: ConfigView) -> None:
                 problem = provider_problem(id_node.value)
                 if problem is not None:
                     report(UNKNOWN_PROVIDER, view.source, id_node, problem)
-
-
-def js_truthy(node: Node | None) -> bool:
-    """JavaScript's truthiness of the value (promptfoo tests `if (!config.prompts)`)."""
-    if node is None:
-        return False
-    if not node.is_scalar:
-        return True
-    value = node.value
-    return not (value is None or value is False or value == "" or (isinstance(value, (int, float)) and value == 0))
-
-
-def _no_items(node: Node | None) -> bool:
-    """promptfoo's `[x].flat().filter(Boolean).length === 0`."""
-    if node is not None and node.is_seq:
-        return not any(js_truthy(item) for item in node.value)
-    return not js_truthy(node)
-
-
-def providers_node(root: Node) -> Node | None:
-    """The providers promptfoo runs: `targets` replaces `providers` whenever it is truthy (readConfig)."""
-    targets = root.get("targets")
-    return targets if js_truthy(targets) else root.get("providers")
-
-
-def default_prompt_note(view: ConfigView) -> tuple[str, bool] | None:
-    """For a misspelt `prompts` key: what promptfoo runs instead, and whether that is certainly broken.
-
-    None when the config has prompts. promptfoo's readConfig sets `prompts: ['{{prompt}}']` when the
-    key is falsy; the template renders empty (Nunjucks, throwOnUndefined off) unless a test gives a
-    `prompt` var or the first target takes `inputs`.
-    """
-    root = view.root
-    if js_truthy(root.get("prompts")):
-        return None
-    tests = [view.default_test] if view.default_test is not None else []
-    tests += view.tests
-    first = providers_node(root)
-    first = first.value[0] if first is not None and first.is_seq and first.value else first
-    known = (
-        view.tests_complete
-        and all(t.vars_complete for t in tests)
-        and not (first is not None and first.is_map and first.has("inputs"))
-    )
-    broken = known and not any("prompt" in t.vars for t in tests)
-    note = "With no 'prompts', promptfoo runs its default prompt '{{prompt}}'"
-    return (note + (", and no test sets a 'prompt' var, so the prompt it sends is empty." if broken else ".")), broken
 
 
 def _missing(ctx, report, view: ConfigView, message: str, keys: tuple[str, ...], command: str = EVAL) -> set[str]:
@@ -207,25 +148,6 @@ def _missing(ctx, report, view: ConfigView, message: str, keys: tuple[str, ...],
         f"{command} refuses this config: '{message}' (unless providers are given with `-r`/`--providers`).",
     )
     return set()
-
-
-def _check_prompts(report, view: ConfigView, prompts: Node) -> None:
-    for item in prompts.value if prompts.is_seq else []:
-        if item.is_scalar and isinstance(item.value, str):
-            continue
-        raw, label = (item.get("raw"), item.get("label")) if item.is_map else (None, None)
-        if any(n is not None and n.is_scalar and isinstance(n.value, str) for n in (raw, label)):
-            continue
-        hint = " Put the prompt text in 'raw'." if item.is_map and item.has("content") else ""
-        shown = str(to_plain(item))
-        shown = shown if len(shown) <= 80 else shown[:77] + "..."
-        report(
-            INVALID_PROMPT,
-            view.source,
-            item.value[0][0] if item.is_map and item.value else item,
-            f"promptfoo refuses this prompt: 'Invalid prompt: {shown}. Prompts must be either a string or an "
-            f"object with a 'raw' or 'label' string property.'{hint}",
-        )
 
 
 def _provider_ids(listed: Node | None) -> list[Node]:

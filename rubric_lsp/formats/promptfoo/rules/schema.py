@@ -13,8 +13,8 @@ from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.errors import describe_type, place_errors
 from rubric_lsp.formats.promptfoo.model import TEST_KEYS, TOLERATED_TOP_LEVEL, TOP_LEVEL_KEYS, PromptfooConfig, TestCase
 from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source, TestInfo
-from rubric_lsp.formats.promptfoo.rules.common import E, F, W
-from rubric_lsp.formats.promptfoo.rules.runtime import default_prompt_note, js_truthy
+from rubric_lsp.formats.promptfoo.rules.common import E, F, W, js_truthy
+from rubric_lsp.formats.promptfoo.rules.prompts import default_prompt_note
 from rubric_lsp.rules.registry import Rule, rule
 from rubric_lsp.rules.suggest import did_you_mean
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, unknown_key

@@ -1,8 +1,9 @@
 """Assertion values and weights promptfoo 0.123.1's handlers cannot use (PF111, PF022).
 
-The handlers check their value with ``invariant`` (src/assertions/*.ts): an assertion whose value
-has the wrong type fails with 'Invariant failed: …' every time it runs, so it can never pass. Which
-values each handler refuses is generated from promptfoo itself (``value_invariants.py``).
+The handlers check their value (src/assertions/*.ts: ``invariant``, or a plain ``throw``): an assertion
+whose value has the wrong type fails with 'Invariant failed: …' (or the handler's own message) every
+time it runs, so it can never pass. Which values each handler refuses is generated from promptfoo
+itself (``value_invariants.py``).
 """
 
 from __future__ import annotations
@@ -26,13 +27,16 @@ VALUE_TYPE = rule(
     "An assertion value of a type its handler refuses (or a missing one): the assertion errors every run.",
     "promptfoo 0.123.1's handlers check the value before grading ('\"contains\" assertion type must have a string "
     "or number value', '\"regex\" assertion type must have a string value', 'select-best must have a string value', "
-    "...): a number as an llm-rubric rubric, a contains, regex, starts-with or contains-any without value, a "
-    "select-best without criteria fail with 'Invariant failed' and never pass. Which values each type refuses is "
-    "derived from promptfoo 0.123.1 itself, by running its handlers (tools/gen_promptfoo_tables.py).",
+    "'search-rubric assertion type must have a string value', 'skill-used assertion must have a string, string "
+    "array, or object value', ...): a number as an llm-rubric rubric, a contains, regex, starts-with, contains-any, "
+    "meteor, search-rubric or skill-used without value, a select-best without criteria fail every run and never "
+    "pass. Which values each type refuses is derived from promptfoo 0.123.1 itself, by running its handlers "
+    "(tools/gen_promptfoo_tables.py).",
     bad="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains",
     good="prompts: ['Say {{x}}']\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - assert:\n      - type: contains\n        value: refund",
     formats=F,
-    checked_against="promptfoo 0.123.1's src/assertions/*.ts (each handler's invariant on its value)",
+    checked_against="promptfoo 0.123.1's src/assertions/*.ts (each handler's check of its value, run by "
+    "tools/promptfoo_value_invariants.mjs)",
 )
 
 NEGATIVE_WEIGHT = rule(
@@ -51,7 +55,7 @@ NEGATIVE_WEIGHT = rule(
 # select-best is graded after every output is in, outside the handler table the generated one
 # covers: dist/src/index.js, runCompareAssertion:
 # invariant(typeof assertion.value === "string", "select-best must have a string value").
-_SELECT_BEST = "select-best must have a string value"
+_SELECT_BEST = "Invariant failed: select-best must have a string value"
 
 
 def value_kind(value: Node | None) -> str | None:
@@ -85,7 +89,7 @@ def value_kind(value: Node | None) -> str | None:
 
 
 def refusal(kind: str, value: Node | None) -> str | None:
-    """promptfoo's invariant message for an assertion of base type ``kind`` with ``value``; None if it runs."""
+    """The message promptfoo fails an assertion of base type ``kind`` with ``value`` with; None if it runs."""
     found = value_kind(value)
     if found is None:
         return None
@@ -132,7 +136,7 @@ def value_type_problem(a: AssertionInfo) -> str | None:
         what = "an empty string as its value"
     else:
         what = f"{describe_type(to_plain(value))} as its value"
-    return f"This {a.type} has {what}; promptfoo fails it every run with 'Invariant failed: {message}'."
+    return f"This {a.type} has {what}; promptfoo fails it every run with '{message}'."
 
 
 def _value_type(report, a: AssertionInfo) -> None:
