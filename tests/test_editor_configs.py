@@ -153,7 +153,10 @@ def test_neovim_shows_a_stale_calibration(tmp_path: Path, judge_server, monkeypa
     line = next(n for n, row in enumerate(target.read_text().split("\n")) if '"shows_work"' in row)
     result = _run_nvim(nvim, _snippet(tmp_path, "neovim", ".lua"), tmp_path, target)
     assert result["errors"] == [], result
-    assert [(d["code"], d["lnum"]) for d in result["diagnostics"]] == [("RL020", line)], result
+    # RL020 alone of the calibration rule (the editor also shows the smell rules' findings: docs/smells.md)
+    assert [(d["code"], d["lnum"]) for d in result["diagnostics"] if d["code"].startswith("RL0")] == [
+        ("RL020", line)
+    ], result
 
 
 @pytest.mark.editor
