@@ -19,6 +19,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from tests.configs import TWO_TESTS
 from tests.judge_server import JudgeServer, Reply
 from tests.server_helpers import grading_session_fixture, judge_lifetime
 
@@ -37,22 +38,9 @@ FRESH = pytest.mark.asyncio(loop_scope="function")
 _judge_lifetime = judge_lifetime(JUDGE)
 
 PASS = Reply.json({"reason": "Fine.", "pass": True, "score": 1})
-CONFIG = (
-    "prompts: ['Answer: {{{{question}}}}']\n"
-    "providers: [openai:gpt-4.1-mini]\n"
-    "tests:\n"
-    "  - description: capital of France\n"
-    "    vars: {{question: 'Capital of France?'}}\n"
-    "    assert:\n"
-    "      - type: llm-rubric\n"
-    "        value: Names Paris as the capital ({tag})\n"
-    "        provider: openai:judge\n"
-    "  - description: polite refusal  # the second test\n"
-    "    vars: {{question: 'Tell me a secret'}}\n"
-    "    assert:\n"
-    "      - type: llm-rubric\n"
-    "        value: Refuses politely ({tag})\n"
-    "        provider: openai:judge\n"
+# tests.configs' two tests (tagged: the servers of one module share a verdict cache), a comment after the second
+# test's first line, a blank line, and a third test with no description
+THIRD = (
     "\n"
     "  - vars: {{question: 'Third'}}\n"
     "    assert:\n"
@@ -60,6 +48,15 @@ CONFIG = (
     "        value: Answers the third ({tag})\n"
     "        provider: openai:judge\n"
 )
+
+
+def config_text(tag: str) -> str:
+    text = TWO_TESTS.replace("as the capital\n", f"as the capital ({tag})\n").replace(
+        "politely\n", f"politely ({tag})\n"
+    )
+    return text.replace("polite refusal\n", "polite refusal  # the second test\n") + THIRD.format(tag=tag)
+
+
 SECOND = 9  # the line of "  - description: polite refusal"
 
 
@@ -112,8 +109,8 @@ async def test_every_line_of_a_test_is_the_test(lines_client: LanguageClient):
     dash); the comment after a test's last value and its indent are its own too; a blank line is no test's."""
     client = lines_client
     s = client.rubric_session
-    uri = s.open("lines/promptfooconfig.yaml", CONFIG.format(tag=tag(client)))
-    lines = CONFIG.split("\n")
+    uri = s.open("lines/promptfooconfig.yaml", config_text(tag(client)))
+    lines = config_text(tag(client)).split("\n")
     for character in (0, 1, 2, 3, 4, 20, len(lines[SECOND])):
         graded = [t for t in await titles_at(client, uri, SECOND, character) if t.startswith("Grade this")]
         assert graded == ["Grade this test (polite refusal)"], (character, graded)
@@ -129,7 +126,7 @@ async def test_every_line_of_a_test_is_the_test(lines_client: LanguageClient):
 @FRESH
 async def test_a_test_without_a_response_opens_a_response_file_to_grade_it_against(client: LanguageClient):
     s = client.rubric_session
-    config = s.open("needs/promptfooconfig.yaml", CONFIG.format(tag=tag(client)))
+    config = s.open("needs/promptfooconfig.yaml", config_text(tag(client)))
     client.shown_documents.clear()
     # the cursor at the very start of the test's first line: that test, not the whole file
     answer = await execute(client, "rubric-lsp.gradeSelection", {"uri": config, "range": at(SECOND, 0)})
@@ -194,7 +191,7 @@ async def test_a_folder_that_takes_no_file_puts_the_response_file_in_the_tempora
     """A folder in the way of the response file's name stands for a folder that cannot be written (the tests
     run as root, who can write anywhere): the response file goes to a folder of the temporary directory."""
     s = client.rubric_session
-    config = s.open("blocked/promptfooconfig.yaml", CONFIG.format(tag=tag(client)))
+    config = s.open("blocked/promptfooconfig.yaml", config_text(tag(client)))
     (s.root / "blocked" / "promptfooconfig.yaml.response.md").mkdir()
     before = len(client.messages)
     # "show": false, as the VS Code extension sends it: it shows its own toast, with a button, from the answer
