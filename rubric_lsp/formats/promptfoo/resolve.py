@@ -121,9 +121,15 @@ class TestInfo:
     own_vars_complete: bool = True
     output_count: int | None = None
     scenario: Node | None = None
+    # A scenario's test run with one of its ``config`` entries (``cases._merged``): what the entry gives it that
+    # the test does not write itself (``mergeScenarioTest``: ``{...entry, ...test}``, options merged key by key).
+    entry: TestInfo | None = None
 
     def get(self, key: str) -> Node | None:
-        return self.node.get(key) if self.node is not None and self.node.is_map else None
+        own = self.node.get(key) if self.node is not None and self.node.is_map else None
+        if own is None and self.entry is not None and key not in ("vars", "assert"):  # merged apart (own_*)
+            return self.entry.get(key)
+        return own
 
     @property
     def label(self) -> str:
@@ -171,8 +177,11 @@ class TestInfo:
         return self.own_vars_complete and default_ok and self.scenario is None
 
     def options_field(self, key: str) -> Node | None:
-        options = self.get("options")
-        return options.get(key) if options is not None and options.is_map else None
+        own = self.node.get("options") if self.node is not None and self.node.is_map else None
+        found = own.get(key) if own is not None and own.is_map else None
+        if found is None and self.entry is not None:
+            return self.entry.options_field(key)
+        return found
 
     def threshold_node(self) -> Node | None:
         return self.get("threshold")
@@ -321,6 +330,8 @@ class ConfigView:
         ]
         if test is not None and test is not default:
             levels.append(("test.options.provider", test.get("options"), test.source))
+            if test.entry is not None:  # a scenario's config entry's options, merged under the test's
+                levels.append(("test.options.provider", test.entry.get("options"), test.entry.source))
         if default is not None:
             levels.append(("defaultTest.options.provider", default.get("options"), default.source))
             levels.append(

@@ -4,8 +4,8 @@ Read from the handlers in ``dist/src/evaluator-*.js`` (``src/assertions/contains
 ``equals.ts``, ``startsWith.ts``, ``regex.ts``, ``json.ts``, ``levenshtein.ts``,
 ``javascript.ts``): each scores 1 (pass) or 0 with promptfoo's own reason (``Expected output to
 contain "refund"``), a javascript value its own score; ``not-`` flips the pass. Every graded test
-runs them (``response`` counts them with the model-graded verdicts), and ``max-score`` counts the
-value-only ones per output (``evaluate``). The value is rendered with the test vars first
+runs them (``response`` counts them with the model-graded verdicts), and ``max-score`` counts their
+scores as every other assertion's (``max_score``). The value is rendered with the test vars first
 (Nunjucks), as promptfoo renders ``renderedValue``.
 
 JavaScript runs where promptfoo runs it, in V8 (``javascript``): ``regex`` (``new
@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_lsp.formats.promptfoo.grading.checked import Checked, Declined, Errored, Refused, checked, js_parses
+from rubric_lsp.formats.promptfoo.grading.checked import Checked, Declined, Refused, checked, js_parses
 from rubric_lsp.formats.promptfoo.grading.javascript import run_js
 from rubric_lsp.formats.promptfoo.grading.json_schema import schema_check
 from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, js_json, js_number, js_string, render
@@ -270,16 +270,3 @@ def _javascript(rendered: Any, output: str, test_vars: dict[str, Any], inverse: 
         )
     )
     return Checked(scripted.passed, scripted.reason, scripted.score)
-
-
-def evaluate(type_name: str, value: Any, output: str, test_vars: dict[str, Any]) -> float | None:
-    """The assertion's score (1.0 or 0.0) on ``output``, or None when it is not evaluated here (or refused).
-
-    What reads the assertion's threshold, config or transform (javascript, levenshtein) is left out."""
-    if (type_name[4:] if type_name.startswith("not-") else type_name) in _WITH_EXTRAS:
-        return None
-    try:
-        checked = check(type_name, value, output, test_vars)
-    except (Refused, Declined, Errored):
-        return None
-    return None if checked is None else checked.score

@@ -142,7 +142,7 @@ async def grade_promptfoo(
         raise GradingError(refused)
     numbers = graded_tests(view, test_index)
     tests = [_Test(n, view.test_number(n), *_assertions(view.test_number(n)), _vars_of(view, n, ran)) for n in numbers]
-    problems = [line for t in tests for line in refusals(view, t.number, t.assertions)]
+    problems = [line for t in tests for line in refusals(view, t.number, t.assertions, _known_vars(t, ran))]
     if problems:
         raise GradingError(
             "promptfoo errors on these assertions, so nothing is graded until they are fixed: " + "; ".join(problems)
@@ -179,6 +179,15 @@ class Ran:
     view: Any
     vars: dict[str, Any]
     judges: tuple[Any, Any]  # (the run, judge_for) as ``judges.start_judges`` makes them; (None, None): no judge
+
+
+def _known_vars(test: _Test, ran: Ran | None) -> dict[str, Any] | None:
+    """The vars test ``test`` runs with, when all are known (a results file's row, or vars written in the config:
+    not from CSV files, scripts or transformVars); None otherwise."""
+    info = test.info
+    default = info.default
+    written = info.own_vars_complete and (default is None or default is info or default.own_vars_complete)
+    return test.vars if ran is not None or written else None
 
 
 def _vars_of(view: Any, number: int, ran: Ran | None) -> dict[str, Any]:
@@ -243,7 +252,7 @@ def _checked(
     except Declined as declined:
         return _not_run(subject, f"Not run here: {declined}; promptfoo's result depends on it.")
     except Errored as errored:
-        return subject.failure(str(errored), f"script: {errored}", FAILED_JUDGMENT, passed=False)
+        return subject.failure(str(errored), f"script: {errored}", FAILED_JUDGMENT)
     if result is None:
         return _not_run(subject, _not_run_reason(a))
     return subject.judged("PASS" if result.passed else "FAIL", result.reason, score=result.score, passed=result.passed)
@@ -325,6 +334,10 @@ def _score(report: GradeReport, tests: list[_Test], record: dict[int, dict[str, 
     scores = [o.score for _, o in outcomes]
     report.score = None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores)
     report.raw_score = report.score
+    ranges = [(o.score, o.score) if o.score is not None else o.bounds for _, o in outcomes]
+    if report.score is None and outcomes and all(r is not None for r in ranges):
+        lows, highs = zip(*(r for r in ranges if r is not None))
+        report.score_range = (sum(lows) / len(ranges), sum(highs) / len(ranges))
     # Undecided for want of a judgment is the failed calls' to say (GradeReport.incomplete); here,
     # what is not run at all.
     not_run = {
@@ -339,6 +352,5 @@ def _score(report: GradeReport, tests: list[_Test], record: dict[int, dict[str, 
         report.undecided = (
             f"the result of {', '.join(undecided)} rests on what rubric grade does not run; run promptfoo for it"
         )
-    failed = [v for v in report.verdicts if v.failed]
-    if failed and len(failed) == len(report.verdicts):
-        report.error = "Every grader call failed: " + (failed[0].error or "")
+    # Every failed judgment or script is counted as unknown and leaves its test ERROR, which the tests' lines and
+    # ``incomplete`` say in the one wording; the report's ``error`` is kept for a grading that made no verdict.

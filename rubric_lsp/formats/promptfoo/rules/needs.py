@@ -9,6 +9,8 @@ what `promptfoo eval` 0.123.1 recorded for each.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.errors import describe_type
 from rubric_lsp.formats.promptfoo.assertion_types import base_type
@@ -62,6 +64,30 @@ _THRESHOLD_MESSAGES = {
     ),
 }
 QUERY_TYPES = ("context-faithfulness", "context-relevance")
+UNSET = object()  # a var the test does not set
+
+
+def threshold_problem(a: AssertionInfo) -> str | None:
+    """PF117's message for a cost or latency assertion without a threshold (None: it has one, or is neither).
+
+    The grading engine refuses the same assertions, before any judge call."""
+    if a.type is None or not a.node.is_map:
+        return None
+    base = base_type(a.type)
+    if base not in _THRESHOLD_MESSAGES or a.node.has("threshold"):
+        return None
+    said, hint = _THRESHOLD_MESSAGES[base]
+    return f"This {a.type} assertion has no 'threshold'; promptfoo fails it every run with '{said}'. Set {hint}."
+
+
+def query_refusal(a: AssertionInfo, query: Any) -> str | None:
+    """PF118's words for a context-faithfulness / context-relevance assertion of a test whose ``query`` var (its
+    plain value, ``UNSET`` when absent) is not a string (None: it is, or the assertion is of another type)."""
+    if a.type is None or base_type(a.type) not in QUERY_TYPES or isinstance(query, str):
+        return None
+    why = "has no 'query' var" if query is UNSET else f"has {describe_type(query)} as its 'query' var"
+    said = f'Invariant failed: {base_type(a.type)} assertion requires a "query" variable with the user question'
+    return f"promptfoo fails this {a.type} every run where the test gives no string 'query' (the test {why}): '{said}'."
 
 
 def check_needs(ctx, report, view: ConfigView) -> None:
@@ -69,14 +95,9 @@ def check_needs(ctx, report, view: ConfigView) -> None:
         if a.type is None or not a.node.is_map:
             continue
         base = base_type(a.type)
-        if base in _THRESHOLD_MESSAGES and not a.node.has("threshold"):
-            said, hint = _THRESHOLD_MESSAGES[base]
-            report(
-                NO_THRESHOLD,
-                a.source,
-                a.node.get("type") or a.node,
-                f"This {a.type} assertion has no 'threshold'; promptfoo fails it every run with '{said}'. Set {hint}.",
-            )
+        message = threshold_problem(a)
+        if message is not None:
+            report(NO_THRESHOLD, a.source, a.node.get("type") or a.node, message)
         elif base in QUERY_TYPES and ctx.enabled(NO_QUERY):
             _query_var(report, view, a, base)
 
