@@ -14,8 +14,8 @@ RegExp(value)``), ``javascript`` values, an assertion's inline ``transform``. Sc
 
 Not run here (``check`` returns None, or raises ``Declined`` saying why): ``python``, ``webhook``
 and other code or network checks; ``latency`` and ``cost`` (a given response has neither); a
-``file://`` or ``package:`` value or transform (promptfoo loads or runs it); the test's own
-``options.transform``; JavaScript without the engine or reaching what the sandbox has not. A value
+``file://`` or ``package:`` value or transform (promptfoo loads or runs it); a javascript value or
+transform handed the object a test's ``options.transform`` made (``transforms``); JavaScript without the engine or reaching what the sandbox has not. A value
 the handler's ``invariant`` refuses raises ``Refused`` with promptfoo's message (promptfoo errors the
 whole test); a runaway script or a transform that throws raises ``Errored`` (an ERROR verdict).
 """
@@ -214,8 +214,8 @@ class Extras:
     threshold: Any = UNDEFINED
     config: Any = UNDEFINED
     transform: Any = UNDEFINED
-    # The test's options.transform / postprocess (code that hands every assertion another output).
-    test_transform: bool = False
+    # The test's options.transform made an object, not text: a javascript value or a transform gets the object.
+    object_output: bool = False
 
 
 def check(
@@ -229,13 +229,13 @@ def check(
     inverse = type_name.startswith("not-")
     base = type_name[4:] if inverse else type_name
     run = _CHECKS.get(base)
-    if (
-        (run is None and base not in _WITH_EXTRAS)
-        or extras.test_transform
-        or (isinstance(value, str) and value.startswith(("file://", "package:")))
+    if (run is None and base not in _WITH_EXTRAS) or (
+        isinstance(value, str) and value.startswith(("file://", "package:"))
     ):
         return None
     transform = extras.transform
+    if extras.object_output and (base == "javascript" or transform not in (UNDEFINED, None, "")):
+        raise Declined("promptfoo hands it the object the test's options.transform made, not its text")
     if transform is not UNDEFINED and transform is not None:
         if not isinstance(transform, str) or transform.startswith("file://"):
             return None  # a file or a function: not run here
