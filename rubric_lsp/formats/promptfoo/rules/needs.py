@@ -127,7 +127,9 @@ def _query_var(report, view: ConfigView, a: AssertionInfo, base: str) -> None:
     if not missing:
         return
     said = f'Invariant failed: {base} assertion requires a "query" variable with the user question'
-    where = "; ".join(f"{test.label} {why}" for test, why in missing[:3]) + ("; and others" if len(missing) > 3 else "")
+    where = "; ".join(_said_of(test.label, why) for test, why in missing[:3]) + (
+        "; and others" if len(missing) > 3 else ""
+    )
     report(
         NO_QUERY,
         a.source,
@@ -135,3 +137,8 @@ def _query_var(report, view: ConfigView, a: AssertionInfo, base: str) -> None:
         f"promptfoo fails this {a.type} every run where the test gives no string 'query' ({where}): '{said}'. "
         "Give each test a 'query' var holding the user's question.",
     )
+
+
+def _said_of(label: str, why: str) -> str:
+    """``test 3 has no 'query' var``, ``tests 1–2 have no 'query' var``."""
+    return f"{label} {'have' + why[3:] if label.startswith('tests ') and why.startswith('has ') else why}"
