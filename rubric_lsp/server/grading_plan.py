@@ -72,6 +72,16 @@ class Read:
             log.exception("finding the examples of %s failed", self.uri)
             return None
 
+    def results_files(self) -> list[str]:
+        """Results files the file's own tool wrote beside it, newest first (``EditorHooks.results_files``)."""
+        if not self.gradable or self.format is None:
+            return []
+        try:
+            return self.format.editor_hooks().results_files(self.context())
+        except Exception:
+            log.exception("looking for results files beside %s failed", self.uri)
+            return []
+
     @property
     def name(self) -> str:
         return Path(self.document.path or self.uri).name
@@ -104,11 +114,14 @@ def text_of(ls: RubricServer, uri: str) -> str:
         ) from None
 
 
-async def response_text(ls: RubricServer, args: dict[str, Any], doc_uri: str | None) -> str | None:
+async def response_text(
+    ls: RubricServer, args: dict[str, Any], doc_uri: str | None, key: str = "response"
+) -> str | None:
     """The response named by ``args["response"]`` (an open document's URI, a file: URI, or a path, relative
     to the graded document's folder): how a client without a Grade Selection command grades a unit against a
-    response held in a file or another buffer. None when no response is named."""
-    given = args.get("response")
+    response held in a file or another buffer. None when no response is named. ``key``: another argument naming
+    a file the same way (``results``: a results file to grade whole)."""
+    given = args.get(key)
     if given is None:
         return None
     if given in ls.workspace.text_documents or given.startswith("file:"):

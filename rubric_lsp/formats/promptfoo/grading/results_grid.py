@@ -258,7 +258,10 @@ class GridResult:
                 )
             )
         return Grid(
-            tuple(GridRow(f"test {r['test']}", r.get("description", ""), _var_pairs(r.get("vars", {}))) for r in rows),
+            tuple(
+                GridRow(f"test {r['test']}", r.get("description", ""), _var_pairs(r.get("vars", {})), r["test"])
+                for r in rows
+            ),
             tuple(
                 GridColumn(c["label"], c["prompt"], c["passed"], c["cells"], c["recorded_passed"], c["cells"])
                 for c in columns
