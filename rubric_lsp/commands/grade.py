@@ -20,7 +20,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -271,6 +271,17 @@ def _settings(args: argparse.Namespace) -> JudgeSettings:
     )
 
 
+def _write_in_batches(pieces: Iterable[str], batch: int = 4096) -> None:
+    """Write ``pieces`` to stdout joined ``batch`` at a time."""
+    held: list[str] = []
+    for piece in pieces:
+        held.append(piece)
+        if len(held) >= batch:
+            sys.stdout.write("".join(held))
+            held.clear()
+    sys.stdout.write("".join(held))
+
+
 NO_RESPONSE = "give the response to grade with --response FILE (or '-' for stdin)"
 
 
@@ -312,9 +323,12 @@ def _run(args: argparse.Namespace) -> int:
     ):
         return written
     if args.format == "json":
-        # Written as it is encoded: json.dumps with an indent joins a list of every piece (millions for
-        # a dataset's result, ~30 MB at 10,000 items) before the first byte is written.
-        json.dump(with_card(result.to_json(), card, rates), sys.stdout, indent=2, ensure_ascii=False)
+        # Written as it is encoded, a few thousand pieces a write: json.dumps with an indent joins a list of
+        # every piece (millions for a dataset's result, ~30 MB at 10,000 items) before the first byte is
+        # written, and json.dump writes each piece alone (90,000 writes at 1,000 items: a tenth of its CPU).
+        _write_in_batches(
+            json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(with_card(result.to_json(), card, rates))
+        )
         sys.stdout.write("\n")
     elif args.format in ("junit", "csv"):
         sys.stdout.write(junit(result, card_rows(card) if card else ()) if args.format == "junit" else csv_text(result))

@@ -26,8 +26,8 @@ from rubric_lsp.document import Document
 from rubric_lsp.engine.errors import GradingError, UnsupportedRequest
 from rubric_lsp.engine.judge import REPEAT
 from rubric_lsp.engine.request import GradeRequest
-from rubric_lsp.engine.runner import as_graded, grade, read
-from rubric_lsp.engine.settings import JudgeSettings
+from rubric_lsp.engine.runner import as_graded, format_of, grade, read
+from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
 
 Progress = Callable[[int, int], Any]
 
@@ -40,11 +40,21 @@ class Passes:
     passes: list[list[UnitSamples]]  # each ask's units
     judges: list[list[list[UnitSamples]]]  # with several judge models, each model's own passes alone
     models: list[str]  # every judge model given, in order
+    limit: int | None = None  # the set's first items only (``--limit``): items after them are no change to it
+
+    hook: Any = None  # the file's format's calibration hook: its default judge, where it has one
 
     @property
     def judge(self) -> JudgeDescription:
-        """The record's judge: the panel, or the first model alone where the format grades with one judge."""
-        return judge_of(self.graded_with.resolved())
+        """The record's judge: the one that graded (the panel, or the first model alone where the format grades
+        with one judge; the format's own default judge where none is given). Where the file names every unit's
+        judge itself, those judges, for the record to name no judge that never graded."""
+        judge = grading_judge(self.graded_with, self.hook)
+        units = self.passes[0] if self.passes else []
+        if units and all(unit.judge is not None for unit in units):  # UnitSamples.judge: the file's, where it graded
+            named = dict.fromkeys(m for unit in units if unit.judge is not None for m in unit.judge.models)
+            return replace(judge, models=tuple(named))
+        return judge
 
     def record(self, *, labelled: Path, output: Path, threshold: float = DEFAULT_AGREEMENT) -> dict[str, Any]:
         """The record of the set ``labelled``, to be written to ``output`` (:func:`measure.labelled_record`):
@@ -57,6 +67,7 @@ class Passes:
             threshold=threshold,
             judges=self.judges,
             models=self.models,
+            limit=self.limit,
         )
 
     @property
@@ -89,7 +100,7 @@ async def calibration_passes(
             for own, with_settings in [(passes, graded_with), *zip(judges, alone)]:
                 counted = _counted(on_progress, len(passes) + sum(map(len, judges)), asks)
                 own.append(await _graded(request, doc, with_settings, repeat, counted))
-    return Passes(graded_with, passes, judges, settings.resolved().judge_models())
+    return Passes(graded_with, passes, judges, _models(settings), request.limit, _hook(doc))
 
 
 async def _graded(
@@ -122,14 +133,38 @@ def _counted(progress: Progress | None, before: int, asks: int) -> Progress | No
     return lambda done, total: report(before * total + done, asks * total)
 
 
+def grading_judge(settings: JudgeSettings, hook: Any = None) -> JudgeDescription:
+    """The judge a grading of a file graded with, as a record names it: the models given (``--model``,
+    ``$RUBRIC_JUDGE_MODEL``), else the file's format's own default for the keys at hand (``hook.default_judge``:
+    a test-config tool's default grader), else the engine's; and the settings that change a verdict, which do not depend
+    on the environment (so a record is fresh or stale alike with or without an API key set)."""
+    default = getattr(hook, "default_judge", None) if not settings.given_model() else None
+    models = list(default(settings.environ()) or ()) if default is not None else []
+    return replace(judge_of(settings), models=tuple(models or _models(settings)))
+
+
+def _models(settings: JudgeSettings) -> list[str]:
+    """The judge models as the grading spells them; the ones given when no default can be chosen (a file that
+    names every unit's judge grades without one)."""
+    try:
+        return settings.resolved().judge_models()
+    except MissingCredentials:
+        return settings.judge_models()
+
+
+def _hook(doc: Document) -> Any:
+    fmt = format_of(doc)
+    return None if fmt is None else fmt.calibration_hook()
+
+
 def _judges_alone(settings: JudgeSettings) -> list[JudgeSettings]:
     """With several judge models, the settings of each model alone (in the panel's order); else none."""
-    if len(settings.resolved().judge_models()) < 2:
+    if len(_models(settings)) < 2:
         return []
     alone: dict[str, JudgeSettings] = {}
     for model in settings.judge_models():
         single = replace(settings, model=model, models=[])
-        alone.setdefault(single.resolved().model or model, single)  # two spellings of one model are one judge
+        alone.setdefault(_models(single)[0] if _models(single) else model, single)  # two spellings: one judge
     return list(alone.values())
 
 

@@ -7,28 +7,36 @@ checker as ``CheckContext.calibration_units``); ``rubric_lsp.calibration.check``
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rubric_lsp.calibration import check
+from rubric_lsp.calibration.settings import SUFFIX
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document.positions import Span
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import checker, rule
 
+if TYPE_CHECKING:
+    from rubric_lsp.calibration import check
+
 UNCALIBRATED = rule(
     "RL020",
     "judge-calibration",
     Severity.INFO,
-    "A unit the judge grades (an autorubric criterion, a promptfoo model-graded assertion, a NorthStar LLM grader, a Rubrics task's criterion or preference) has no calibration record (with `calibration = { required = true }`), "
-    "a stale one (its text, judge or prompt changed since: the message names which), is ambiguous, or its κ is below `min-kappa`.",
+    "A unit the judge grades (an autorubric criterion, a promptfoo model-graded assertion, a NorthStar LLM grader, a Rubrics task's criterion or preference) is not calibrated: "
+    "it has no calibration record (reported with `calibration = { required = true }`), a stale one (its text, judge, prompt or labels changed since: "
+    "the message names which), a damaged one (figures that do not follow from the evidence it keeps), fewer than `min-labels` compared labels, "
+    "judge calls that did not answer, an ambiguous verdict (unless `allow-ambiguous`), or a κ interval whose lower bound is below `min-kappa`.",
     "A judge that agrees with people on one criterion can be no better than chance on the next, and a record "
-    "measured on other words, another judge model or another prompt says nothing about this one. `rubric calibrate` "
-    "measures the judge against human labels and writes `<file>.calibration.json`; this rule ties that evidence to "
-    "the line being edited. Records are read beside the file and from the settings' `calibration.path`; a record "
-    "unit applies to every file holding the same unit text (its fingerprint), and `rubric grade --require-calibrated` "
-    "finds records the same way. The judge is compared when the file names one for the unit (a promptfoo assertion's "
-    "grader) or the settings name the one gradings use (`calibration.judge`, which replaces a promptfoo "
-    "defaultTest grader as `--grader` does); the judge's settings (temperature, grading options) are given per "
-    "grading, so the lint does not compare them. Info by default; `required = true` makes every finding a warning, "
+    "measured on other words, another judge model, another prompt or other labels says nothing about this one. `rubric calibrate` "
+    "measures the judge against human labels and writes `<file>.calibration.json`, keeping the paired observations "
+    "(fingerprints of each item and label, each verdict) its figures come from; this rule computes the figures again from them, "
+    "checks them against the labelled set as it is now, and decides as `rubric grade --require-calibrated` does, from the same "
+    "settings and in the same words. Records are read beside the file and from the settings' `calibration.path`; a record "
+    "unit applies to every file holding the same unit text (its fingerprint). The judge is compared when the file names one for the unit "
+    "(a promptfoo assertion's grader, a NorthStar grader's model) or the settings name the one gradings use (`calibration.judge`, "
+    "which replaces a promptfoo defaultTest grader as `--grader` does); the judge's settings (temperature, grading options) are "
+    "given per grading, so the lint does not compare them. Info by default; `required = true` makes every finding a warning, "
     "so a CI run of `rubric-lint` exits 1 on it.",
     bad="""\
         # with `calibration = { required = true }` in rubric-lint.toml and no record beside the file
@@ -50,7 +58,16 @@ def report_calibration(ctx: CheckContext) -> None:
     units_of = ctx.calibration_units
     if settings is None or units_of is None or not ctx.enabled(UNCALIBRATED):
         return
-    records = check.records_for(ctx.path, settings)
+    if not settings.searches_elsewhere:
+        # Only the record beside the file can apply: when it is absent there is nothing to compare, and
+        # records, matching and statistics (``calibration.check``) are not even imported.
+        beside = Path(ctx.path).with_name(Path(ctx.path).name + SUFFIX) if ctx.path and ctx.path != "-" else None
+        if beside is None or not beside.exists():
+            ctx.dependencies.update([str(beside)] if beside is not None else [])
+            return
+    from rubric_lsp.calibration import check
+
+    records = check.records_for(ctx.path, settings, labelled_now=ctx.calibration_labelled)
     # The server lints the file again when a record it read, or the one beside it, changes or appears.
     ctx.dependencies.update(str(where) for where in records.watched)
     if not records.found and not records.errors and not settings.required:

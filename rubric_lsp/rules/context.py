@@ -6,14 +6,17 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubric_lsp.calibration.check import CalibrationSettings, CalibrationUnit
+from rubric_lsp.calibration.settings import CalibrationSettings
 from rubric_lsp.diagnostics import Diagnostic, Fix, Related, Severity
 from rubric_lsp.document import Document, Node
 from rubric_lsp.document.issues import TextEdit
 from rubric_lsp.document.positions import Span
 from rubric_lsp.rules.registry import Rule
+
+if TYPE_CHECKING:
+    from rubric_lsp.calibration.check import CalibrationUnit
 
 
 @dataclass
@@ -31,6 +34,8 @@ class CheckContext:
     # ``document_units``), read on demand.
     calibration: CalibrationSettings | None = None
     calibration_units: Callable[[], list[CalibrationUnit]] | None = None
+    # What a calibration record's labelled set holds now (``gate.LabelledNow``), by the set's path.
+    calibration_labelled: Callable[[Path], Any] | None = None
     # The format's criterion texts for the smell rules (``Format.criteria``: ``rules.smells.criteria.RubricTexts``),
     # read on demand; None when the format names none.
     criteria: Callable[[], list[Any]] | None = None
