@@ -55,32 +55,24 @@ class Read:
         return EditorContext(self.document, self.view)
 
     def units(self) -> list[GradableUnit]:
-        if not self.gradable or self.format is None:
-            return []
-        try:
-            return self.format.editor_hooks().gradable_units(self.context())
-        except Exception:
-            log.exception("listing what can be graded in %s failed", self.uri)
-            return []
+        return self._hook("gradable_units", [], "listing what can be graded in")
 
     def examples_plan(self) -> GradePlan | None:
-        if not self.gradable or self.format is None:
-            return None
-        try:
-            return self.format.editor_hooks().examples_plan(self.context())
-        except Exception:
-            log.exception("finding the examples of %s failed", self.uri)
-            return None
+        return self._hook("examples_plan", None, "finding the examples of")
 
     def results_files(self) -> list[str]:
         """Results files the file's own tool wrote beside it, newest first (``EditorHooks.results_files``)."""
+        return self._hook("results_files", [], "looking for results files beside")
+
+    def _hook(self, name: str, default: Any, doing: str) -> Any:
+        """The format's editor hook ``name`` on this document; ``default`` when it has none or it fails (logged)."""
         if not self.gradable or self.format is None:
-            return []
+            return default
         try:
-            return self.format.editor_hooks().results_files(self.context())
+            return getattr(self.format.editor_hooks(), name)(self.context())
         except Exception:
-            log.exception("looking for results files beside %s failed", self.uri)
-            return []
+            log.exception("%s %s failed", doing, self.uri)
+            return default
 
     @property
     def name(self) -> str:
