@@ -93,20 +93,24 @@ async def calibration_passes(
 ) -> Passes:
     """Grade ``request`` ``repeats`` times (and each judge model alone, when several are given).
 
-    ``on_progress(done, total)`` counts the criteria of every pass, each pass's after the earlier ones'.
+    ``on_progress(done, total)`` counts the work of every pass, each pass's after the earlier ones', in one
+    total from the first report on (a panel's pass is its judges' work: ``_counted``).
     Raises GradingError when the file is no labelled set, as ``runner.grade`` raises for a file that
     cannot be graded."""
     doc = doc if doc is not None else read(request.text, request.path)
     with _shared_cache(settings) as shared:
         graded_with = as_graded(doc, shared)
         alone = _judges_alone(shared)
-        asks = repeats * (1 + len(alone))
         passes: list[list[UnitSamples]] = []
         judges: list[list[list[UnitSamples]]] = [[] for _ in alone]
+        graded = [(passes, graded_with), *zip(judges, alone)]  # each repeat: the panel's pass, each judge's alone
+        weights = [len(judged.judge_models()) or 1 for _, judged in graded]
+        whole, before = repeats * sum(weights), 0
         for repeat in range(repeats):
-            for own, with_settings in [(passes, graded_with), *zip(judges, alone)]:
-                counted = _counted(on_progress, len(passes) + sum(map(len, judges)), asks)
+            for (own, with_settings), weight in zip(graded, weights):
+                counted = _counted(on_progress, before, weight, whole)
                 own.append(await _graded(request, doc, with_settings, repeat, counted))
+                before += weight
     return Passes(graded_with, passes, judges, _models(settings), request.limit, _hook(doc))
 
 
@@ -131,13 +135,20 @@ async def _graded(
     return list(units_of(doc, request.options))
 
 
-def _counted(progress: Progress | None, before: int, asks: int) -> Progress | None:
-    """Progress over every ask: this pass, with ``before`` passes done of ``asks``, reports its criteria
-    after the earlier passes'."""
-    if progress is None or asks == 1:
+def _counted(progress: Progress | None, before: int, weight: int, whole: int) -> Progress | None:
+    """Progress over every pass, in judges' work: this pass is ``weight`` judges' (a panel's pass grades every
+    item once per judge), ``before`` judges' passes are done and ``whole`` make the calibration. One judge's
+    work is this pass's total over its weight, so the total stays the same from pass to pass ("24/72" then
+    "36/36" was a panel's pass counted as one judge's)."""
+    if progress is None or weight == whole:
         return progress
     report = progress
-    return lambda done, total: report(before * total + done, asks * total)
+
+    def counted(done: int, total: int) -> None:
+        per_judge = total / weight
+        report(round(before * per_judge) + done, round(whole * per_judge))
+
+    return counted
 
 
 def grading_judge(settings: JudgeSettings, hook: Any = None) -> JudgeDescription:

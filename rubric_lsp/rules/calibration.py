@@ -39,12 +39,13 @@ UNCALIBRATED = rule(
     "given per grading, so the lint does not compare them. Info by default; `required = true` makes every finding a warning, "
     "so a CI run of `rubric-lint` exits 1 on it.",
     bad="""\
-        # with `calibration = { required = true }` in rubric-lint.toml and no record beside the file
+        # rubric.yaml.calibration.json beside it was measured when this said "Cites at least one source"
         - name: cites_sources
-          requirement: Cites at least one source
+          requirement: Cites at least one source, with a link
           weight: 1
     """,
     good="""\
+        # rubric.yaml.calibration.json beside it was measured on these very words
         - name: cites_sources
           requirement: Cites at least one source
           weight: 1

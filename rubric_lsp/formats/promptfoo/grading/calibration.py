@@ -213,8 +213,9 @@ class _Calibration:
             ),
             (
                 "abstention",
-                "none: every verdict is pass or fail; an assertion whose grading errs fails with score 0 and "
-                "a not- form does not invert it (graderFail); a failed judge call is counted apart from agreement",
+                "none: every verdict is pass or fail; a failed judge call (or script) is an ERROR counted as "
+                "unknown, neither a pass nor a fail, and a not- form does not invert it (promptfoo records a FAIL "
+                "with score 0: graderFail); it is counted apart from agreement",
             ),
             ("ties", "none: each assertion has one grader, so no votes to tie"),
             (
