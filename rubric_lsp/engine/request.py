@@ -8,7 +8,7 @@ it passed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -34,7 +34,8 @@ class GradeRequest:
     ``test_index``: 0-based test to grade, where the format has numbered tests (None = all);
     ``limit``: grade only the first N items of a dataset; ``verdicts``: what a RESCORE scores;
     ``units``: grade only these units (by name: e.g. a judge config's graders) where the format can;
-    ``labels``: what a LABELS request grades, a labels file's rows (``calibration.labels.LabelRow``);
+    ``labels``: what a LABELS request grades, a labels file's rows (``calibration.labels.LabelRow``), which
+    may be read again from the file each time they are iterated (``calibration.labels.LabelsFile``);
     ``options``: the format's grading options by name (``Format.grade_options``), passed to its grader
     untouched: the grader checks them and fills in their defaults.
     """
@@ -48,7 +49,7 @@ class GradeRequest:
     limit: int | None = None
     verdicts: tuple[Any, ...] = ()  # RESCORE: the given verdicts
     units: tuple[str, ...] = ()  # names of the units to grade, where the format grades them apart (empty: all)
-    labels: tuple[Any, ...] = ()  # LABELS: the labelled rows
+    labels: Iterable[Any] = ()  # LABELS: the labelled rows (re-iterable: a grader reads them more than once)
     options: Mapping[str, object] = field(default_factory=dict)
 
     @property
