@@ -12,9 +12,11 @@ a row.
 from __future__ import annotations
 
 import asyncio
+from array import array
+from bisect import bisect_left
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from rubric_lsp.calibration.labels import FAIL, PASS, LabelRow
@@ -27,32 +29,71 @@ Answer = tuple[bool | None, str]  # the judge's pass (None: its call failed) and
 # that fell out again), up to this many and this much text in their keys.
 MEMO_GRADINGS = 100_000
 MEMO_CHARS = 64 * 1024 * 1024
-MAX_WAITING_ROWS = 10_000  # rows read ahead of the first one still being graded
+# Rows read ahead of the first one still being graded (each waits with its output's text), by count and by text.
+MAX_WAITING_ROWS = 1_000
+MAX_WAITING_CHARS = 8 * 1024 * 1024
 _CATEGORY = {True: PASS, False: FAIL}
 _PAIRS = {(h, j): (_CATEGORY[h], _CATEGORY[j]) for h in (True, False) for j in (True, False)}  # shared, not per row
 
 
-@dataclass
-class Tally:
-    """One unit's labelled rows as graded, in the file's order: what its calibration samples are made of."""
+class RowValues(Mapping[int, Any]):
+    """Values by row number (rows in increasing order, as a file gives them), held in arrays beside the rows' own
+    array: a few bytes a row where a dict takes ~100. Each distinct value is held once."""
 
-    pairs: list[tuple[str, str]] = field(default_factory=list)  # (human, judge) where the judge answered
-    judged: dict[int, Any] = field(default_factory=dict)  # row → the judge's category (None: failed)
-    reasons: dict[int, str] = field(default_factory=dict)  # row → the judge's reason
-    failed: int = 0
-    agreed: int = 0
-    rows: int = 0
+    def __init__(self, numbers: array[int]) -> None:
+        self._numbers = numbers  # shared with the tally's other columns
+        self._codes = array("I")
+        self._values: list[Any] = []
+        self._code: dict[Any, int] = {}
+
+    def append(self, value: Any) -> None:
+        code = self._code.get(value)
+        if code is None:
+            code = self._code[value] = len(self._values)
+            self._values.append(value)
+        self._codes.append(code)
+
+    def __getitem__(self, number: int) -> Any:
+        at = bisect_left(self._numbers, number)
+        if at == len(self._numbers) or self._numbers[at] != number:
+            raise KeyError(number)
+        return self._values[self._codes[at]]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._numbers)
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+
+class Tally:
+    """One unit's labelled rows as graded, in the file's order: what its calibration samples are made of. Per row
+    only its number, its (human, judge) pair, the judge's category and which reason: ~20 bytes."""
+
+    def __init__(self) -> None:
+        self.numbers = array("q")
+        self.pairs: list[tuple[str, str]] = []  # (human, judge) where the judge answered: shared tuples
+        self.judged = RowValues(self.numbers)  # row → the judge's category (None: failed)
+        self.reasons = RowValues(self.numbers)  # row → the judge's reason
+        self.failed = 0
+        self.agreed = 0
+
+    @property
+    def rows(self) -> int:
+        return len(self.numbers)
 
     def add(self, number: int, human: bool, answer: Answer) -> None:
+        if self.numbers and number <= self.numbers[-1]:
+            raise ValueError(f"row {number} comes after row {self.numbers[-1]}: rows are tallied in order")
         judge, reason = answer
-        self.rows += 1
-        self.reasons[number] = reason
+        self.numbers.append(number)
+        self.reasons.append(reason)
         if judge is None:
             self.failed += 1
-            self.judged[number] = None
+            self.judged.append(None)
             return
         self.pairs.append(_PAIRS[human, judge])
-        self.judged[number] = _CATEGORY[judge]
+        self.judged.append(_CATEGORY[judge])
         self.agreed += human == judge
 
 
@@ -161,6 +202,7 @@ async def grade_rows(rows: Iterable[LabelRow], how: RowGrading[Unit]) -> dict[Un
     tallies: dict[Unit, Tally] = {}
     memo: OrderedDict[Hashable, Any] = OrderedDict()  # a grading's answers, or its task while it runs
     held = 0  # the characters of the memo's keys
+    ahead = 0  # the characters of the waiting rows' outputs
     waiting: deque[tuple[LabelRow, Unit, Hashable, Any]] = deque()
     running: set[asyncio.Future[Any]] = set()
 
@@ -170,8 +212,10 @@ async def grade_rows(rows: Iterable[LabelRow], how: RowGrading[Unit]) -> dict[Un
         return answers
 
     def fold_ready() -> None:
+        nonlocal ahead
         while waiting and not (isinstance(waiting[0][3], asyncio.Future) and not waiting[0][3].done()):
             row, unit, key, got = waiting.popleft()
+            ahead -= len(row.output)
             if isinstance(got, asyncio.Future):
                 got = got.result()
                 if memo.get(key) is not None:
@@ -192,8 +236,11 @@ async def grade_rows(rows: Iterable[LabelRow], how: RowGrading[Unit]) -> dict[Un
                 while len(memo) > 1 and (len(memo) > MEMO_GRADINGS or held > MEMO_CHARS):
                     held -= _size(memo.popitem(last=False)[0])
             waiting.append((row, unit, key, got))
+            ahead += len(row.output)
             fold_ready()
-            while running and (len(running) >= how.concurrency or len(waiting) >= MAX_WAITING_ROWS):
+            while running and (
+                len(running) >= how.concurrency or len(waiting) >= MAX_WAITING_ROWS or ahead >= MAX_WAITING_CHARS
+            ):
                 await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                 fold_ready()
         while waiting:

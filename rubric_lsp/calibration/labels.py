@@ -19,14 +19,13 @@ JSON row nested too deeply, text that is not UTF-8.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from rubric_lsp.document.files import TooLarge, open_regular, read_regular_text
 
@@ -93,14 +92,13 @@ def iter_labels(path: Path, config: Path | None = None, *, root: Path | None = N
     """The rows of ``path``, read one at a time; ``config`` stands in for rows that name none; ``root``: the folder
     a row may name files in (default: the labels file's own). LabelsError on the first bad row."""
     reader = _Reader(path, config, root)
-    jsonl = path.suffix.lower() == ".jsonl"
     try:
         handle = open_regular(path)
     except OSError as exc:
         raise LabelsError(f"cannot read {path}: {exc.strerror or exc}") from None
-    # JSON Lines end at \n only (a \r is JSON's whitespace); the csv module wants every line end kept as read.
-    with handle, io.TextIOWrapper(handle, encoding="utf-8-sig", newline="\n" if jsonl else "") as text:
-        for number, fields in _jsonl(path, text) if jsonl else _csv(path, text):
+    with handle:
+        lines = _lines(path, handle)
+        for number, fields in _jsonl(path, lines) if path.suffix.lower() == ".jsonl" else _csv(path, lines):
             yield reader.row(number, fields)
 
 
@@ -186,27 +184,28 @@ def _same_output(row: LabelRow) -> int:
 _NOT_WHICH = frozenset((*LABEL_COLUMNS, "output", "output_file"))  # columns that do not say which output is labelled
 
 
-def _lines(path: Path, text: io.TextIOWrapper) -> Iterator[str]:
-    """The file's physical lines (split at \\n, \\r\\n or \\r only: U+2028 is text), each within MAX_LINE_CHARS."""
+def _lines(path: Path, handle: BinaryIO) -> Iterator[str]:
+    """The file's lines, each decoded as UTF-8 (a BOM dropped) and within MAX_LINE_CHARS. A line ends at \n (a
+    \r before it is kept for the csv module): U+2028 and a lone \r are text, as JSON Lines has them."""
     number = 0
     while True:
         number += 1
-        try:
-            line = text.readline(MAX_LINE_CHARS + 1)
-        except UnicodeDecodeError as exc:
-            raise LabelsError(f"{path} line {number}: not UTF-8 text ({exc.reason})") from None
-        if not line:
+        raw = handle.readline(MAX_LINE_CHARS + 1)
+        if not raw:
             return
-        if len(line) > MAX_LINE_CHARS:
+        if len(raw) > MAX_LINE_CHARS:
             raise LabelsError(
                 f"{path} line {number}: longer than {MAX_LINE_CHARS // (1024 * 1024)} MiB; "
                 "put a long output in a file and name it in 'output_file'"
             )
-        yield line
+        try:
+            yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise LabelsError(f"{path} line {number}: not UTF-8 text ({exc.reason})") from None
 
 
-def _csv(path: Path, text: io.TextIOWrapper) -> Iterator[tuple[int, dict[str, str]]]:
-    reader = csv.reader(_lines(path, text))
+def _csv(path: Path, lines: Iterator[str]) -> Iterator[tuple[int, dict[str, str]]]:
+    reader = csv.reader(lines)
     number = 1  # the row being read, as a spreadsheet numbers them: the header is row 1
     try:
         columns = [c.strip().lower() for c in next(reader, None) or []]
@@ -230,8 +229,8 @@ def _csv(path: Path, text: io.TextIOWrapper) -> Iterator[tuple[int, dict[str, st
         raise LabelsError(f"{path} row {number}: not CSV ({exc})") from None
 
 
-def _jsonl(path: Path, text: io.TextIOWrapper) -> Iterator[tuple[int, dict[str, str]]]:
-    for number, line in enumerate(_lines(path, text), 1):
+def _jsonl(path: Path, lines: Iterator[str]) -> Iterator[tuple[int, dict[str, str]]]:
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
