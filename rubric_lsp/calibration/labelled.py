@@ -203,6 +203,7 @@ async def grade_rows(rows: Iterable[LabelRow], how: RowGrading[Unit]) -> dict[Un
     memo: OrderedDict[Hashable, Any] = OrderedDict()  # a grading's answers, or its task while it runs
     held = 0  # the characters of the memo's keys
     ahead = 0  # the characters of the waiting rows' outputs
+    marks: dict[Unit, float] = {}  # each unit's pass mark, found once
     waiting: deque[tuple[LabelRow, Unit, Hashable, Any]] = deque()
     running: set[asyncio.Future[Any]] = set()
 
@@ -220,7 +221,10 @@ async def grade_rows(rows: Iterable[LabelRow], how: RowGrading[Unit]) -> dict[Un
                 got = got.result()
                 if memo.get(key) is not None:
                     memo[key] = got  # the answers, not the finished task
-            human = row.human_pass(how.pass_mark(unit))
+            mark = marks.get(unit)
+            if mark is None:
+                mark = marks[unit] = how.pass_mark(unit)
+            human = row.human_pass(mark)
             tallies.setdefault(unit, Tally()).add(row.number, human, got.get(unit, _NO_VERDICT))
 
     try:

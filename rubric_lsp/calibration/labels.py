@@ -123,10 +123,11 @@ class LabelsFile:
     root: Path | None = None
 
     def __iter__(self) -> Iterator[LabelRow]:
+        only = None if self.only is None else os.fspath(self.only)  # compared as text: a Path's == costs more
         for count, row in enumerate(iter_labels(self.path, self.config, root=self.root)):
             if self.limit is not None and count >= self.limit:
                 return
-            if self.only is None or row.config == self.only:
+            if only is None or (row.config is not None and os.fspath(row.config) == only):
                 yield row
 
 

@@ -216,6 +216,8 @@ def loads(data: bytes | str, name: str = "calibration record") -> dict[str, Any]
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         record = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_float_range_int)
+    except _NotANumber as exc:
+        raise RecordError(f"{name}: not a calibration record ({exc})") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RecordError(f"{name}: not a calibration record (not JSON: {_short(exc)})") from None
     problem = _shape_problem(record)
@@ -224,8 +226,12 @@ def loads(data: bytes | str, name: str = "calibration record") -> dict[str, Any]
     return record
 
 
+class _NotANumber(ValueError):
+    """A number a record cannot hold (one line: which)."""
+
+
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
+    raise _NotANumber(f"{name} is not a number JSON allows")
 
 
 # A record's numbers are read as floats (figures, counts): one past a float's range would crash every reader that
@@ -233,14 +239,16 @@ def _no_constant(name: str) -> Any:
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"the number {text[:20]}{'…' if len(text) > 20 else ''} is outside a float's range")
+        raise _NotANumber(f"the number {text[:20]}{'…' if len(text) > 20 else ''} is outside a float's range")
     return value
 
 
 def _float_range_int(text: str) -> int:
-    value = int(text)  # over 4,300 digits: ValueError from Python itself
+    if len(text) > 400:  # past any float (and int() refuses over 4,300 digits)
+        raise _NotANumber(f"the number {text[:20]}… is outside a float's range")
+    value = int(text)
     if abs(value) > sys.float_info.max:
-        raise ValueError(f"the number {text[:20]}… is outside a float's range")
+        raise _NotANumber(f"the number {text[:20]}… is outside a float's range")
     return value
 
 

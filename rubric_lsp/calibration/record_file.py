@@ -130,13 +130,14 @@ def _fsync_folder(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def writer_lock(path: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+def writer_lock(path: Path, wait: float | None = None) -> Iterator[None]:
     """Hold the exclusive lock of the folder ``path`` (a symlink's target) is written in, for one writer's
     compare-and-write; RecordFileError when another writer holds it longer than ``wait`` seconds."""
     if fcntl is None:  # pragma: no cover
         yield
         return
     folder = target_of(path).parent
+    wait = LOCK_WAIT_SECONDS if wait is None else wait
     try:
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
