@@ -276,7 +276,7 @@ class _Reader:
         if fields.get("output_file"):
             if output:
                 raise _RowProblem("both 'output' and 'output_file'; give one")
-            output = _output_file(self.inside("output_file", fields["output_file"]))
+            output = _output_file(self.inside("output_file", fields["output_file"])[1])
         elif "output" not in fields:
             raise _RowProblem("no 'output' or 'output_file' column")
         verdict, score = _label(fields.get("verdict", ""), fields.get("score", ""))
@@ -285,17 +285,19 @@ class _Reader:
     def _config(self, named: str) -> Path:
         found = self._configs.get(named)
         if found is None:
-            found = self._configs[named] = self.inside("config", named)
+            found = self._configs[named] = self.inside("config", named)[0]
         return found
 
-    def inside(self, column: str, named: str) -> Path:
-        """The file a row names, when it lies inside the root (links followed); refused before it is read."""
-        target = Path(os.path.realpath(self.folder / named))
+    def inside(self, column: str, named: str) -> tuple[Path, Path]:
+        """The file a row names, as named and as its links lead (the one read), when the latter lies inside the
+        root; refused before it is read. (A config is kept as named, so its record goes beside the name.)"""
+        path = self.folder / named
+        target = Path(os.path.realpath(path))
         if target != self.root and not target.is_relative_to(self.root):
             raise _RowProblem(
                 f"{column} {named[:200]!r} is outside {self.root}: a labels file names files in its own folder tree only"
             )
-        return target
+        return Path(os.path.normpath(path)), target
 
 
 class _RowProblem(Exception):
