@@ -225,7 +225,10 @@ async def grade_rows(rows: Iterable[LabelRow], how: RowGrading[Unit]) -> dict[Un
             if mark is None:
                 mark = marks[unit] = how.pass_mark(unit)
             human = row.human_pass(mark)
-            tallies.setdefault(unit, Tally()).add(row.number, human, got.get(unit, _NO_VERDICT))
+            tally = tallies.get(unit)
+            if tally is None:
+                tally = tallies[unit] = Tally()
+            tally.add(row.number, human, got.get(unit, _NO_VERDICT))
 
     try:
         for row in rows:

@@ -123,11 +123,18 @@ class LabelsFile:
     root: Path | None = None
 
     def __iter__(self) -> Iterator[LabelRow]:
-        only = None if self.only is None else os.fspath(self.only)  # compared as text: a Path's == costs more
+        only = None if self.only is None else os.fspath(self.only)
+        seen: dict[int, bool] = {}  # each config object a row holds (the reader keeps one per name): is it ours?
         for count, row in enumerate(iter_labels(self.path, self.config, root=self.root)):
             if self.limit is not None and count >= self.limit:
                 return
-            if only is None or (row.config is not None and os.fspath(row.config) == only):
+            if only is None:
+                yield row
+                continue
+            ours = seen.get(id(row.config))
+            if ours is None:
+                ours = seen[id(row.config)] = row.config is not None and os.fspath(row.config) == only
+            if ours:
                 yield row
 
 
@@ -186,8 +193,9 @@ _NOT_WHICH = frozenset((*LABEL_COLUMNS, "output", "output_file"))  # columns tha
 
 
 def _lines(path: Path, handle: BinaryIO) -> Iterator[str]:
-    """The file's lines, each decoded as UTF-8 (a BOM dropped) and within MAX_LINE_CHARS. A line ends at \n (a
-    \r before it is kept for the csv module): U+2028 and a lone \r are text, as JSON Lines has them."""
+    """The file's lines, each decoded as UTF-8 (a BOM dropped) and within MAX_LINE_CHARS. A line ends at a line
+    feed (a carriage return before it is kept for the csv module): U+2028 and a lone carriage return are text, as
+    JSON Lines has them."""
     number = 0
     while True:
         number += 1
