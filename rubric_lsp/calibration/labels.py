@@ -185,11 +185,13 @@ _REPEAT_WORDS = {"duplicate": "with the same label", "conflict": "with another l
 
 def _same_output(row: LabelRow) -> int:
     """A hash of what a row labels: its config, output, query and every column but the label."""
-    others = frozenset(item for item in row.fields.items() if item[0] not in _NOT_WHICH)
-    return hash((row.config, row.output, row.query, others))
+    others = row.fields.copy()
+    for column in _NOT_WHICH:  # (popping a copy's few keys costs less than filtering every item)
+        others.pop(column, None)
+    return hash((row.config, row.output, row.query, frozenset(others.items())))
 
 
-_NOT_WHICH = frozenset((*LABEL_COLUMNS, "output", "output_file"))  # columns that do not say which output is labelled
+_NOT_WHICH = (*LABEL_COLUMNS, "output", "output_file")  # columns that do not say which output is labelled
 
 
 def _lines(path: Path, handle: BinaryIO) -> Iterator[str]:
