@@ -46,14 +46,16 @@ tests:
 """
 
 
-def run(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, str]:
-    """Wall seconds, peak RSS in MiB, exit code and the end of standard error of one subprocess."""
+def run(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, str, float]:
+    """Wall seconds, peak RSS in MiB, exit code, the end of standard error and CPU seconds (user + system: what
+    a loaded machine's wall time hides) of one subprocess."""
     started = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     assert child.stderr is not None
     err = child.stderr.read().decode(errors="replace")  # read before waiting: a full pipe would block it
     _, status, usage = os.wait4(child.pid, 0)
-    return time.perf_counter() - started, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), err[-600:]
+    wall = time.perf_counter() - started
+    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), err[-600:], usage.ru_utime + usage.ru_stime
 
 
 def environment(repo: Path, work: Path) -> dict[str, str]:
@@ -114,9 +116,13 @@ def lint_leg(args: argparse.Namespace, work: Path) -> None:
     timed = run([*command, str(full)], env, work)
     mib = len(text.encode()) / (1024 * 1024)
     print(f"## rubric-lint on a folder: one rubric and {args.records} records of {mib:.1f} MiB ({args.repo})")
-    print(f"  without the records  {floor[0]:7.2f} s  peak {floor[1]:6.0f} MiB  exit {floor[2]}")
-    print(f"  with the records     {timed[0]:7.2f} s  peak {timed[1]:6.0f} MiB  exit {timed[2]}")
-    print(f"  the records add      {timed[0] - floor[0]:7.2f} s")
+    print(
+        f"  without the records  {floor[0]:7.2f} s (CPU {floor[4]:6.2f} s)  peak {floor[1]:6.0f} MiB  exit {floor[2]}"
+    )
+    print(
+        f"  with the records     {timed[0]:7.2f} s (CPU {timed[4]:6.2f} s)  peak {timed[1]:6.0f} MiB  exit {timed[2]}"
+    )
+    print(f"  the records add      {timed[0] - floor[0]:7.2f} s (CPU {timed[4] - floor[4]:6.2f} s)")
 
 
 def labels_leg(args: argparse.Namespace, work: Path) -> None:
@@ -142,11 +148,13 @@ def labels_leg(args: argparse.Namespace, work: Path) -> None:
         command = [sys.executable, "-m", "rubric_lsp", "calibrate", str(labels), "--config"]
         command += [str(work / "promptfooconfig.yaml"), "--model", "openai/judge", "--api-base", judge.base_url]
         command += ["--concurrency", "16", "--retries", "0", "--deadline", "3600"]
-        wall, peak, code, err = run(command, env, work)
+        wall, peak, code, err, cpu = run(command, env, work)
         calls = judge.calls()
     print(f"## rubric calibrate: {args.rows:,} label rows ({size:.1f} MiB, {args.outputs} outputs) ({args.repo})")
     print(f"  reading its {lines:,} lines in Python (floor)  {floor:7.2f} s")
-    print(f"  rubric calibrate                 {wall:7.2f} s  peak {peak:6.0f} MiB  exit {code}  judge calls {calls}")
+    print(
+        f"  rubric calibrate  {wall:7.2f} s (CPU {cpu:7.2f} s)  peak {peak:6.0f} MiB  exit {code}  judge calls {calls}"
+    )
     if code:
         print("  stderr: " + err.strip().replace("\n", "\n          "))
 
