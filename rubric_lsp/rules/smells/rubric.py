@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from rubric_lsp.rules.smells import lexicon
 from rubric_lsp.rules.smells import text as words
 
 _STOP = frozenset(
@@ -109,8 +110,7 @@ def content_lemmas(text: str) -> frozenset[str]:
     for word in words.WORD.findall(words.without_parentheses(words.masked(text)).lower()):
         if word in _STOP or len(word) < 3:
             continue
-        lemmas = words.lemmas(word)
-        lemma = next(iter(lemmas.values()))[0] if lemmas else word
+        lemma = lexicon.lemma(word)
         if lemma not in _STOP:
             found.add(lemma)
     return frozenset(found)
