@@ -213,7 +213,7 @@ def register(ls: RubricServer) -> None:
         if uri not in ls.workspace.text_documents:
             return None
         version = ls.text_of(uri)[1]
-        result = await ls.lint(uri)
+        result = await ls.lint_with_smells(uri)
         span = ls.converter(result).to_span(params.range)
         actions = await code_actions(ls, uri, version, result, span, params.context.only)
         if not params.context.only:  # "Grade this …": offered where no particular kind was asked for

@@ -99,7 +99,7 @@ def register(ls: RubricServer) -> None:
         uri = params.text_document.uri
         if uri not in ls.workspace.text_documents:
             return None
-        result = await ls.lint(uri)
+        result = await ls.lint_with_smells(uri)
         convert = ls.converter(result)
         offset = convert.offset(params.position)
         text = hover_markdown(ls, uri, result, offset)
