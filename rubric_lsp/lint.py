@@ -134,7 +134,7 @@ def _lint_text(
         ctx.criteria = _criteria_of(fmt, doc, ctx)
         checks = checks + _smell_checkers()
     _run(checks, ctx)
-    out = _finish(ctx, settings)
+    out = _deferred(_finish(ctx, settings))
     return LintResult(path, doc, fmt, out, ctx.dependencies, ctx.cache)
 
 
@@ -175,6 +175,22 @@ def _finish(ctx: CheckContext, settings: Settings) -> list[Diagnostic]:
     return out
 
 
+def _deferred(found: list[Diagnostic]) -> list[Diagnostic]:
+    """``found`` less the findings whose rule defers to an overlapping finding of another (``Rule.defers_to``)."""
+    codes = {d.code for d in found}
+    if not any((r := registered_rule(c)) is not None and set(r.defers_to) & codes for c in codes):
+        return found
+
+    def superseded(diag: Diagnostic) -> bool:
+        rule = registered_rule(diag.code)
+        return rule is not None and any(
+            other.code in rule.defers_to and other.span.start < diag.span.end and diag.span.start < other.span.end
+            for other in found
+        )
+
+    return [d for d in found if not superseded(d)]
+
+
 def smell_pass(result: LintResult, settings: Settings | None = None, *, editor: bool = True) -> LintResult:
     """``result`` (a lint with ``defer_smells``) with the smell rules' findings added: they read the document and
     the view the lint built. ``editor``: every smell rule on by default runs, as ``lint_text(smells=True)``.
@@ -196,7 +212,7 @@ def smell_pass(result: LintResult, settings: Settings | None = None, *, editor: 
         found = _finish(ctx, settings)
     if not found:
         return result
-    merged = sorted(result.diagnostics + found, key=Diagnostic.sort_key)
+    merged = _deferred(sorted(result.diagnostics + found, key=Diagnostic.sort_key))
     return replace(result, diagnostics=merged)
 
 

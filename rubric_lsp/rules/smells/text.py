@@ -62,6 +62,47 @@ def sentences(text: str) -> list[Segment]:
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 
+# The commonest English words of criteria: most words of an English criterion are among them (``Reading.english``),
+# and they say nothing of what it measures (the overlap rule's bags of words leave them out).
+FUNCTION_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "to",
+        "is",
+        "are",
+        "be",
+        "in",
+        "on",
+        "for",
+        "with",
+        "that",
+        "this",
+        "it",
+        "its",
+        "response",
+        "answer",
+        "output",
+        "should",
+        "must",
+        "does",
+        "not",
+        "if",
+        "whether",
+        "by",
+        "as",
+        "at",
+        "from",
+        "any",
+        "each",
+        "all",
+    ]
+)
+
 # Words after which the rest of the clause is what the response should say, not how it is judged:
 # "explains that side effects may include nausea", "explaining why the visitor might enjoy it".
 _REPORTING = re.compile(
