@@ -25,6 +25,8 @@ class RequestKind(str, Enum):
     DATASET = "dataset"  # grade the file's labelled items and measure agreement with the labels
     RESCORE = "rescore"  # score given verdicts (one per criterion) with no judge
     LABELS = "labels"  # grade the labelled outputs of a labels file against the file's units (rubric calibrate)
+    REVIEW = "review"  # grade the file's criteria themselves against the review rubric (rubric review; ``labels``:
+    # a labelled set of criteria instead, for the review's calibration)
 
 
 @dataclass(frozen=True)

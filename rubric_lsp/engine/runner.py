@@ -52,6 +52,7 @@ from rubric_lsp.settings import configured_kind
 T = TypeVar("T")
 Progress = Callable[[int, int], None]
 JudgeKey = tuple[str, str | None, float | None, int | None, str | None]
+REVIEW_GRADER = "rubric_lsp.review.grader:GRADER"  # loaded by name, as a format's grader is
 
 
 @dataclass
@@ -202,6 +203,8 @@ def panel_refusal(request: GradeRequest, settings: JudgeSettings, doc: Document 
     models = _judge_models(settings)
     if len(models) < 2 or request.kind is RequestKind.RESCORE:  # given verdicts: no judge is asked
         return None
+    if request.kind is RequestKind.REVIEW:
+        return f"rubric review asks one judge model, and {len(models)} were given ({', '.join(models)}): give one"
     try:
         fmt = format_of(doc if doc is not None else read(request.text, request.path))
     except GradingError:
@@ -277,7 +280,8 @@ async def grade(
     file is not parsed twice.
     """
     doc = doc if doc is not None else read(request.text, request.path)  # a face may have read it already
-    grader = grader_for(doc)
+    # A review grades the criteria themselves, whatever the format: one grader for every file (docs/review.md).
+    grader = load_grader(REVIEW_GRADER) if request.kind is RequestKind.REVIEW else grader_for(doc)
     refused = panel_refusal(request, settings, doc)
     if refused is not None:  # before any judge call: a --model ignored would be a grade the user did not ask for
         raise OneJudgeOnly(refused)
