@@ -10,6 +10,12 @@ Drives ``rubric-lsp`` over stdio as a client would (push diagnostics) and prints
 - the server's resident memory after 10,000 one-character edits  (goal: growth ≤ 0.2 KB per edit)
 Exits 1 if a median misses its goal. ``--memory-only`` runs the last one alone; ``--server-path``
 points PYTHONPATH at another checkout (e.g. main, for a before/after figure).
+
+``--compare`` measures instead, in turns within one run (so that the machine's load hits each alike),
+didChange → diagnostics on the large config for this server, for the last release's (``--base-path``
+with ``--base-python``: its own clone and venv) and for Red Hat's yaml-language-server
+($RUBRIC_YAML_LS, validating against promptfoo's published schema), and start → first diagnostics for
+the first two; it prints medians and each as a ratio to yaml-language-server's (the goal: ≤ 0.5).
 """
 
 from __future__ import annotations
@@ -35,11 +41,14 @@ SERVER = [sys.executable, "-m", "rubric_lsp", "serve"]
 class Client:
     """A minimal LSP client over the server's stdio (a reader thread queues every message)."""
 
-    def __init__(self, cwd: Path, server_path: Path = REPO) -> None:
+    def __init__(
+        self, cwd: Path, server_path: Path = REPO, command: list[str] | None = None, settings: dict | None = None
+    ) -> None:
         env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(server_path)}
+        self.settings = settings or {}  # answers to workspace/configuration, by section
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            SERVER,
+            command or SERVER,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=None if os.environ.get("BENCH_STDERR") else subprocess.DEVNULL,
@@ -86,7 +95,7 @@ class Client:
                 reply = {
                     "jsonrpc": "2.0",
                     "id": message["id"],
-                    "result": [None] * len(message["params"].get("items", []))
+                    "result": [self.settings.get(item.get("section")) for item in message["params"].get("items", [])]
                     if message["method"] == "workspace/configuration"
                     else None,
                 }
@@ -118,7 +127,7 @@ class Client:
             lambda m: (
                 m.get("method") == "textDocument/publishDiagnostics"
                 and m["params"]["uri"] == uri
-                and m["params"].get("version") == version
+                and m["params"].get("version", version) == version  # yaml-language-server sends none
             ),
             timeout,
         )
@@ -260,6 +269,86 @@ def describe_memory(warm_kb: int, final_kb: int, edits: int) -> bool:
     return ok
 
 
+def yaml_ls_client(root: Path, schema: Path) -> Client:
+    """Red Hat's yaml-language-server ($RUBRIC_YAML_LS) validating every *.yaml against ``schema``."""
+    settings = {"yaml": {"validate": True, "schemas": {schema.as_uri(): "*.yaml"}, "schemaStore": {"enable": False}}}
+    client = Client(root, command=["node", os.environ["RUBRIC_YAML_LS"], "--stdio"], settings=settings)
+    client.initialize(root)
+    client.send("workspace/didChangeConfiguration", {"settings": settings})
+    return client
+
+
+def compare(args: argparse.Namespace) -> int:
+    """didChange → diagnostics on the large config: this server, the last release's, yaml-language-server, in turns."""
+    schema = SHARED / "corpus" / "promptfoo" / "config-schema.json"
+    big_text = args.big.read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        servers: dict[str, Client] = {"this": Client(root)}
+        if args.base_path is not None:
+            command = [str(args.base_python or sys.executable), "-m", "rubric_lsp", "serve"]
+            servers["base"] = Client(root, args.base_path, command=command)
+        if os.environ.get("RUBRIC_YAML_LS") and schema.is_file():
+            servers["yaml-language-server"] = yaml_ls_client(root, schema)
+        timings: dict[str, list[float]] = {name: [] for name in servers}
+        cpu: dict[str, list[float]] = {name: [] for name in servers}  # each server's own CPU time per change
+        uri = (root / "redteam.yaml").as_uri()
+        try:
+            for client in servers.values():
+                if not client.settings:
+                    client.initialize(root)
+                opened = {"uri": uri, "languageId": "yaml", "version": 1, "text": big_text}
+                client.send("textDocument/didOpen", {"textDocument": opened})
+                client.diagnostics_for(uri, 1, 120)
+            for n in range(args.big_rounds):
+                edit = big_text.replace("description:", f"description: r{n}", 1)
+                for name, client in servers.items():
+                    before = client.cpu_seconds()
+                    timings[name] += time_changes(client, uri, [edit], n + 2)
+                    cpu[name].append(client.cpu_seconds() - before)
+        finally:
+            for client in servers.values():
+                client.close()
+        starts: dict[str, list[float]] = {name: [] for name in servers if name != "yaml-language-server"}
+        start_cpu: dict[str, list[float]] = {}  # the server's own CPU time by then: what load inflates least
+        for n in range(args.starts):
+            for name in starts:
+                path = root / f"start{n}{name}.rubric.yaml"
+                text = rubric(5) + "    wieght: 2\n"
+                path.write_text(text)
+                command = (
+                    None if name == "this" else [str(args.base_python or sys.executable), "-m", "rubric_lsp", "serve"]
+                )
+                client = Client(root, REPO if name == "this" else args.base_path, command=command)
+                client.initialize(root)
+                opened = {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": text}
+                client.send("textDocument/didOpen", {"textDocument": opened})
+                at, _ = client.diagnostics_for(path.as_uri(), 1)
+                starts[name].append(at - client.started)
+                start_cpu.setdefault(name, []).append(client.cpu_seconds())
+                client.close()
+    floor = statistics.median(timings["yaml-language-server"]) if "yaml-language-server" in timings else None
+    cpu_floor = statistics.median(cpu["yaml-language-server"]) if "yaml-language-server" in cpu else None
+    print(
+        f"didChange → diagnostics on {args.big.name} ({len(big_text) / 1e6:.2f} MB), {args.big_rounds} turns, load {os.getloadavg()[0]:.1f}"
+    )
+    for name, values in timings.items():
+        ratio = f"   {statistics.median(values) / floor:.2f}x yaml-language-server" if floor else ""
+        used = statistics.median(cpu[name])
+        cpu_ratio = f" ({used / cpu_floor:.2f}x its)" if cpu_floor else ""
+        print(
+            f"  {name:<22} median {statistics.median(values) * 1000:8.1f} ms{ratio}; CPU {used * 1000:.0f} ms{cpu_ratio}"
+        )
+    print("start → first diagnostics")
+    for name, values in starts.items():
+        cpu = statistics.median(start_cpu[name]) * 1000
+        print(
+            f"  {name:<22} median {statistics.median(values) * 1000:8.1f} ms ({cpu:.0f} ms of its CPU)   goal ≤ 1000 ms"
+        )
+    ok = floor is None or statistics.median(timings["this"]) <= 0.5 * floor
+    return 0 if ok and statistics.median(starts["this"]) <= 1.0 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=20, help="edits timed on the 50-criterion rubric (default 20)")
@@ -270,7 +359,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edits", type=int, default=10_000, help="edits for the memory figure (default 10,000)")
     parser.add_argument("--memory-only", action="store_true", help="measure only the memory after many edits")
     parser.add_argument("--server-path", type=Path, default=REPO, help="the checkout whose server is measured")
+    parser.add_argument(
+        "--compare", action="store_true", help="this server, the base's and yaml-language-server in turns"
+    )
+    parser.add_argument("--base-path", type=Path, help="with --compare: the last release's checkout")
+    parser.add_argument("--base-python", type=Path, help="with --compare: the Python of the last release's venv")
     args = parser.parse_args(argv)
+    if args.compare:
+        return compare(args)
     if args.memory_only:
         with tempfile.TemporaryDirectory() as folder:
             return 0 if describe_memory(*memory_after_edits(Path(folder), args.edits, args.server_path)) else 1

@@ -18,6 +18,7 @@ from rubric_lsp.document.files import TooLarge, read_regular
 from rubric_lsp.document.limits import DEFAULT_LIMITS
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import Format, checkers_for, detect
+from rubric_lsp.rules.any_file import INTERNAL_ERROR, UNREADABLE_FILE  # loaded by every lint's checkers anyway
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import registered_rule
 from rubric_lsp.settings import SMELLS, Settings
@@ -147,8 +148,6 @@ def _run(checks: list[Any], ctx: CheckContext) -> None:
             check(ctx)
         except Exception:  # a checker bug must not hide the other findings
             log.exception("checker %s failed on %s", getattr(check, "__name__", check), doc.path)
-            from rubric_lsp.rules.any_file import INTERNAL_ERROR
-
             ctx.report(
                 INTERNAL_ERROR,
                 doc.lines.single_line_span(0) if doc.text else _empty(),
@@ -258,8 +257,6 @@ def _empty() -> Span:
 
 def unreadable(path: Path | str, reason: str, settings: Settings | None = None) -> LintResult:
     """The lint of a file that could not be read: one RL008 finding naming why (the rest of a run goes on)."""
-    from rubric_lsp.rules.any_file import UNREADABLE_FILE
-
     settings = settings or Settings()
     document = parse_document("", str(path))
     if not settings.is_enabled(UNREADABLE_FILE.code, str(path)):

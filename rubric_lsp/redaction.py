@@ -17,7 +17,6 @@ import base64
 import logging
 import os
 import re
-import urllib.parse
 from collections.abc import Iterable, Mapping
 
 MASK = "***"
@@ -99,6 +98,8 @@ def encoded_forms(secret: str) -> set[str]:
             forms |= {core, core.replace("+", "-").replace("/", "_")}
     whole = base64.b64encode(raw).decode("ascii")
     forms |= {whole, whole.rstrip("="), base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")}
+    import urllib.parse  # here: a key is encoded only when a judge is called, never on the lint path
+
     forms |= {urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)}
     forms.discard(secret)
     return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}

@@ -14,19 +14,14 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from rubric_lsp.calibration.check import CalibrationSettings
+from rubric_lsp.calibration.settings import CalibrationSettings
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document.files import read_regular_text
 
 if TYPE_CHECKING:
     import pathspec
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 class SettingsError(ValueError):
@@ -169,13 +164,22 @@ def find_config(start: Path) -> Path | None:
 find_pyproject = find_config  # the name it had when only pyproject.toml was read
 
 
+def _toml() -> Any:
+    """The TOML reader, imported when a settings file is read (a folder without one never needs it)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
+
 @lru_cache(maxsize=64)
 def _read_toml(path: Path, _mtime: int) -> dict:
     try:
-        return tomllib.loads(read_regular_text(path))
+        return _toml().loads(read_regular_text(path))
     except RecursionError:  # tomllib recurses per nesting level: a settings file nested thousands deep
         raise SettingsError(f"{path}: cannot read settings: nested too deeply") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, _toml().TOMLDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read settings: {exc}") from exc
 
 

@@ -103,7 +103,10 @@ def rng(line: int, character: int = 4, end_line: int | None = None, end_characte
     }
 
 
-async def execute(client: LanguageClient, command: str, argument: dict | None = None, token=None, timeout=60):
+# timeout: a bound that catches a hang. The first grading of a session imports the engine, which takes a
+# minute on an overloaded 2-core machine, and pygls 2.0.1's client stops on the late answer to a request it
+# gave up on (every later test of the module would fail).
+async def execute(client: LanguageClient, command: str, argument: dict | None = None, token=None, timeout=300):
     arguments = None if argument is None else [argument]
     return await asyncio.wait_for(
         client.workspace_execute_command_async(

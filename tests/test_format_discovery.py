@@ -142,3 +142,74 @@ def test_rubric_lint_with_an_installed_distribution_whose_module_is_missing(tmp_
         "rubric-lsp: format plugin 'gone' (rubric_gone:FORMATS from rubric-gone 1.0) failed to load: "
         "ModuleNotFoundError: No module named 'rubric_gone'; its files are not checked"
     )
+
+
+def _by_metadata() -> list[tuple[str, str, str | None]]:
+    import importlib.metadata
+
+    points = importlib.metadata.entry_points(group=discovery.GROUP)
+    return sorted((p.name, p.value, f"{p.dist.name} {p.dist.version}" if p.dist else None) for p in points)
+
+
+def test_the_scan_finds_what_importlib_metadata_finds_without_importing_it():
+    """Start-up: the built-ins are known from a scan of entry_points.txt files, not by importlib.metadata
+    reading every installed distribution (tests/test_speed_guard.py keeps it off the lint path); whichever
+    way it goes, it finds what importlib.metadata finds."""
+    found = sorted((s.name, s.value, s.distribution) for s in discovery._installed())
+    assert found == _by_metadata()
+
+
+def _dist(folder: Path, name: str, version: str, entries: str) -> Path:
+    info = folder / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (info / "entry_points.txt").write_text(f"[console_scripts]\nx = y:z\n\n[{discovery.GROUP}]\n{entries}")
+    return info
+
+
+def _only_the_path_finder(monkeypatch) -> None:
+    """As if sys.meta_path had no finder of distributions besides the path's (importlib_metadata, which
+    litellm imports, adds one; with one, the scan defers to importlib.metadata)."""
+    monkeypatch.setattr(discovery, "_other_distribution_finders", lambda: False)
+
+
+def test_only_rubric_lsp_declaring_the_group_is_answered_by_the_scan(tmp_path, monkeypatch):
+    own = "".join(f"{name} = {value}\n" for name, value in sorted(discovery.BUILTIN))
+    _dist(tmp_path / "site", "rubric-lsp", "9.1", own)
+    _only_the_path_finder(monkeypatch)
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site"), str(tmp_path / "absent")])
+    assert discovery._only_builtin_declared() == "rubric-lsp 9.1"
+    assert sorted((s.name, s.value, s.distribution) for s in discovery._installed()) == _by_metadata()
+
+
+def test_another_declaring_distribution_or_a_zip_on_the_path_defers_to_importlib_metadata(tmp_path, monkeypatch):
+    own = "".join(f"{name} = {value}\n" for name, value in discovery.BUILTIN)
+    _dist(tmp_path / "site", "rubric-lsp", "9.1", own)
+    info = _dist(tmp_path / "site", "rubric-decks", "1.0", "decks = rubric_decks:FORMATS\n")
+    _only_the_path_finder(monkeypatch)
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
+    assert discovery._only_builtin_declared() is None
+    assert ("decks", "rubric_decks:FORMATS", "rubric-decks 1.0") in _by_metadata()
+    assert [s.distribution for s in discovery._installed() if s.name == "decks"] == ["rubric-decks 1.0"]
+    (info / "entry_points.txt").write_text("[console_scripts]\nx = y:z\n")  # no longer declares the group
+    assert discovery._only_builtin_declared() == "rubric-lsp 9.1"
+    stale = _dist(tmp_path / "old", "rubric-lsp", "0.0.1", "autorubric = rubric_lsp.formats.autorubric:FORMATS\n")
+    monkeypatch.setattr(sys, "path", [str(stale.parent), str(tmp_path / "site")])
+    assert discovery._only_builtin_declared() is None  # metadata naming other built-ins: importlib.metadata decides
+    archive = tmp_path / "plugins.zip"
+    archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip: only importlib.metadata looks inside
+    monkeypatch.setattr(sys, "path", [str(archive), str(tmp_path / "site")])
+    assert discovery._only_builtin_declared() is None
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
+    monkeypatch.undo()
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, _OtherFinder()])
+    assert discovery._only_builtin_declared() is None  # a finder of other distributions: importlib.metadata asks it
+
+
+class _OtherFinder:
+    def find_spec(self, *_args: object) -> None:
+        return None
+
+    def find_distributions(self, *_args: object) -> list[object]:
+        return []

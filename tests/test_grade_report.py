@@ -61,6 +61,7 @@ def grade(judge_server, tmp_path, monkeypatch, capfd):
         code = main(["grade", *argv, "--format", output_format, "--no-cache", "--retries", "0", *extra])
         out, err = capfd.readouterr()
         assert code in (0, 1, 2), err
+        run.code = code  # type: ignore[attr-defined]
         return out
 
     run.dir = tmp_path  # type: ignore[attr-defined]
@@ -95,26 +96,36 @@ def _verdicts(directory) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_junit_validates_and_carries_each_failure_with_its_reason(grade, junit_schema, kind):
+    """One testcase per case (a response, a test, an example, a dataset item): its failures are the failed cases, so
+    the file never says FAIL where the exit code says passed, nor passed where it says failed."""
     _verdicts(grade.dir)
     argv = kinds(grade.dir)[kind]
     out = grade("junit", *argv)
+    code = grade.code
     junit_schema.validate(out)
     assert KEY not in out
     data = json.loads(grade("json", *argv))
     root = junit_schema.to_dict(out)
     cases = [case for suite in root["testsuite"] for case in suite["testcase"]]
     assert cases
+    failures = [c for c in cases if "failure" in c]
+    assert int(root["@failures"]) == len(failures)
+    assert (code == 0) == (not failures and not any("skipped" in c for c in cases)), (code, out)
+    if code == 1:
+        assert failures
+    text = out.replace("&quot;", '"')
     if kind == "response":
-        # one testcase per criterion; the UNMET refund window fails with the judge's (redacted) reason
-        assert len(cases) == len(data["verdicts"])
-        failing = {c["@name"]: c for c in cases if "failure" in c}
+        # the response is the case; the UNMET refund window is in it with the judge's (redacted) reason
+        assert len(cases) == 1
         unmet = [v for v in data["verdicts"] if v["verdict"] == "UNMET" and v.get("weight", 1) > 0]
-        assert unmet and {v["name"] for v in unmet} <= set(failing)
-        failure = failing[unmet[0]["name"]]["failure"]
-        assert "judged with key ***" in (failure[0] if isinstance(failure, list) else failure)["@message"]
+        assert unmet and all(f"{v['name']}: UNMET (fail)" in text for v in unmet)
+        assert "judged with key ***" in text
+    if kind == "promptfoo-tests":
+        assert [c["@name"].split(":")[0] for c in cases] == [f"test {t['test']}" for t in data["tests"]]
+        assert len(failures) == sum(t["result"] in ("FAIL", "ERROR") for t in data["tests"])
     if kind == "dataset":
-        labelled = sum(len(item["verdicts"]) for item in data["items"])
-        assert len(cases) == labelled  # one testcase per item and criterion label
+        assert len(cases) == len(data["items"])  # one testcase per item, each listing its labels
+        assert not failures  # a disagreement with a label is a measurement (exit 0), not a failure
 
 
 def test_a_judge_failure_is_a_junit_error_never_a_pass(grade, judge_server, junit_schema):

@@ -93,7 +93,7 @@ def test_code_assertions_are_not_run_and_the_result_never_passes_on_its_own(env,
     config = REFUND.replace("value: refund", "value: sorry") + "      - type: python\n        value: len(output) > 3\n"
     code, out, err = grade(capfd, env, config, "--response", str(env / "out.txt"))
     assert code == 2
-    assert "NOT_RUN  test 1: python" in out and "test 1: UNDECIDED" in out and "PASS" not in out.split("test 1:")[-1]
+    assert "NOT_RUN  test 1: python" in out and "test 1: INCOMPLETE" in out and "PASS" not in out.split("test 1:")[-1]
     assert "incomplete: the result of test 1 (python) rests on what rubric grade does not run" in err
     # A failure decides whatever the python says: a test without threshold fails.
     failing = config.replace("value: sorry", "value: refund")

@@ -350,4 +350,4 @@ def test_the_text_report_prints_its_notes(judge_server, tmp_path, capfd):
     )
     out = capfd.readouterr().out
     assert code == 2  # answer-relevance is not run: the test is undecided
-    assert "note: test 1: 'select-best' is not part of a test's result" in out and "test 1: UNDECIDED" in out
+    assert "note: test 1: 'select-best' is not part of a test's result" in out and "test 1: INCOMPLETE" in out

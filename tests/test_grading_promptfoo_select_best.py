@@ -136,7 +136,7 @@ async def test_an_unreadable_reply_or_an_index_out_of_range_fails_every_output(j
     )
     assert entry["error"].startswith("parse: ") and message in entry["error"]
     for output, [verdict] in zip(result["outputs"], select_best_verdicts(result)):
-        assert verdict["verdict"] == "ERROR" and verdict["passed"] is False and verdict["counted_as"] == "FAIL"
+        assert verdict["verdict"] == "ERROR" and verdict["passed"] is False and verdict["counted_as"] == "unknown"
         assert output["passed"] is False
 
 

@@ -29,6 +29,12 @@ HEAD_LINES = CONFIG.count("\n")
 # (name, a config libyaml reads and js-yaml refuses, js-yaml's reason, its (line:column), 1-based)
 REFUSED = [
     (
+        "an anchor and a tag on an indented key",
+        CONFIG + "  - vars:\n      &a !!str q: x\n      j: 1\n",
+        "bad indentation of a mapping entry",
+        (8, 7),
+    ),
+    (
         "flow sequence continuation left of its key",
         CONFIG + "  - vars:\n      q: [a,\n      b]\n",
         "deficient indentation",
@@ -180,6 +186,9 @@ _VALUES = [
     ">-\n{i}  folded line",
     "[a, [b, c], {d: e}]",
     "&anchor [x, y]",
+    # Constructs the scan looks for, inside block scalars (where it ignores them) until a shifted line leaves one.
+    "|\n{i}  x [a]: b, y {c}: d, 'q'#c\n{i}  ? x\n{i}  -[y]",
+    ">\n{i}  &x\n{i}  !t\n{i}  |\n{i}  k {v}: w",
 ]
 
 
@@ -240,7 +249,7 @@ def test_pf115_matches_js_yaml_on_generated_configs(promptfoo_modules):
             continue
         refused += 1
         doc = parse_document(text, "promptfooconfig.yaml")
-        assert suspicious(doc.text, doc.flow_lines), f"the scan let a refusal through:\n{text}"
+        assert suspicious(doc.text, doc.flow_lines, doc.block_scalars), f"the scan let a refusal through:\n{text}"
         assert len(found) == 1, text
         assert found[0].range.start.line == parse["line"], text
         assert f"{parse['reason']} ({parse['line'] + 1}:{parse['column'] + 1})" in found[0].message

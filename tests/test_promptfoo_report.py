@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from rubric_lsp.cli import main
-from rubric_lsp.reporters.grade.html import figure
+from rubric_lsp.reporters.grade.html import figure, score_text
 from tests.conftest import REPO, use_judge
 from tests.judge_server import Reply
 from tests.report_browser import available, load
@@ -96,9 +96,15 @@ def graded(judge_server, tmp_path, monkeypatch, capfd):
 
 
 def _label(test, verdicts) -> str:
+    """How the test ended, from its verdicts; the JSON's own word (``result``) must say the same."""
+    assert test["result"] == _derived(test, verdicts)
+    return test["result"]
+
+
+def _derived(test, verdicts) -> str:
     if test["passed"] is not None:
         return "PASS" if test["passed"] else "FAIL"
-    errored = any(verdicts[a["verdict"]]["verdict"] == "ERROR" for a in test["assertions"])
+    errored = any(verdicts[a["verdict"]]["verdict"] == "ERROR" for a in test["assertions"] if "verdict" in a)
     return "ERROR" if errored else "INCOMPLETE"
 
 
@@ -119,9 +125,25 @@ def expected_figures(data) -> dict[str, str]:
         "kind": "response",
         "score": figure(data["score"]),
         "raw_score": figure(data["raw_score"]),
-        "passed": "PASS" if data["passed"] else "FAIL",
+        "passed": {True: "PASS", False: "FAIL"}.get(data["passed"], "INCOMPLETE"),
     }
-    return wanted | _usage_figures(data["usage"], data["model"]) | _test_figures(data, "")
+    return wanted | _usage_figures(data["usage"], data["model"]) | _test_figures(data, "") | banner_figures(data)
+
+
+def banner_figures(data) -> dict[str, str]:
+    """An incomplete grading's banner: INCOMPLETE, why, and every failed judgment's error, in order."""
+    if "incomplete" not in data:
+        return {}
+    wanted = {"incomplete": "INCOMPLETE", "incomplete_reason": data["incomplete"]}
+    if "verdicts" in data:
+        reports = [data]
+    elif "outputs" in data:
+        reports = data["outputs"]
+    else:
+        reports = [c["report"] for c in data.get("cells", []) if "report" in c]
+    errors = [v["error"] for r in reports for v in r["verdicts"] if "error" in v]
+    errors += [s["error"] for key in ("max_score", "select_best") for s in data.get(key, []) if "error" in s]
+    return wanted | {f"failed_judgment:{i}": error for i, error in enumerate(errors)}
 
 
 def _rate_figures(rates) -> dict[str, str]:
@@ -146,17 +168,41 @@ def _test_figures(report, p: str) -> dict[str, str]:
     wanted[f"{p}tests:total"] = str(len(report["tests"]))
     for test, label in zip(report["tests"], labels):
         n = test["test"]
-        wanted |= {f"{p}test:{n}": str(n), f"{p}test_result:{n}": label, f"{p}test_score:{n}": figure(test["score"])}
+        wanted |= {
+            f"{p}test:{n}": str(n),
+            f"{p}test_result:{n}": label,
+            f"{p}test_score:{n}": score_text(test["score"]),
+        }
         if "threshold" in test:
             wanted[f"{p}test_threshold:{n}"] = figure(test["threshold"])
         wanted |= {f"{p}named:{n}:{name}": figure(v) for name, v in (test.get("named_scores") or {}).items()}
-        verdicts = [report["verdicts"][a["verdict"]] for a in test["assertions"]]
-        for entry, verdict in zip(test["assertions"], verdicts):
-            i = entry["verdict"]
-            wanted[f"{p}verdict:{i}"] = "not run" if verdict["verdict"] == "NOT_RUN" else verdict["verdict"]
-            wanted[f"{p}weight:{i}"] = figure(entry["weight"])
-            if any(v.get("score") is not None for v in verdicts):
-                wanted[f"{p}assertion_score:{i}"] = figure(verdict.get("score"))
+        wanted |= _assertion_figures(report, test, p)
+    return wanted
+
+
+def _assertion_figures(report, test, p: str) -> dict[str, str]:
+    """The figures of one test's assertions: each verdict's, each assert-set's own result, each recorded result."""
+    n, wanted = test["test"], {}
+    own = [entry["set"] if "set" in entry else report["verdicts"][entry["verdict"]] for entry in test["assertions"]]
+    scored = any(o.get("score") is not None for o in own)
+    for position, (entry, verdict) in enumerate(zip(test["assertions"], own)):
+        key = f"set:{position}" if "set" in entry else str(entry["verdict"])
+        suffix = f":{n}" if "set" in entry else ""
+        if "set" in entry:
+            word = {True: "PASS", False: "FAIL"}.get(verdict["passed"], "INCOMPLETE")
+            if "threshold" in verdict:
+                wanted[f"{p}set_threshold:{n}:{position}"] = figure(verdict["threshold"])
+        else:
+            word = "not run" if verdict["verdict"] == "NOT_RUN" else verdict["verdict"]
+        wanted[f"{p}verdict:{key}{suffix}"] = word
+        wanted[f"{p}weight:{key}{suffix}"] = figure(entry["weight"])
+        if scored:
+            wanted[f"{p}assertion_score:{key}{suffix}"] = score_text(verdict.get("score"))
+        recorded = entry.get("recorded")
+        if recorded is not None:
+            wanted[f"{p}recorded:{key}{suffix}"] = {True: "PASS", False: "FAIL"}.get(recorded["passed"], "—")
+            if recorded["differs"]:
+                wanted[f"{p}differs:{key}{suffix}"] = "differs"
     return wanted
 
 
@@ -268,7 +314,7 @@ def test_several_outputs_show_each_outputs_text_and_tests_with_the_jsons_figures
     for position, report in enumerate(data["outputs"]):
         wanted[f"output_score:{position}"] = figure(report["score"])
         wanted |= _test_figures(report, f"o{position + 1}:")
-    wanted |= _rate_figures(data["pass_rates"])
+    wanted |= _rate_figures(data["pass_rates"]) | banner_figures(data)
     assert loaded.figures() == wanted
     # the second output says "as an AI": defaultTest's not-icontains fails it in every test
     assert {_label(t, data["outputs"][1]["verdicts"]) for t in data["outputs"][1]["tests"]} == {"FAIL"}

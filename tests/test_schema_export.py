@@ -115,8 +115,7 @@ def yaml_ls(tmp_path: Path):
     client.send("textDocument/didOpen", {"textDocument": document}, request=False)
     client.pump_until(lambda: uri in client.published, timeout=60)
     yield client, uri
-    client.proc.kill()  # it does not exit on its own without a parent process id to watch
-    client.proc.wait(timeout=10)
+    client.close(shutdown=False)  # it does not exit on its own without a parent process id to watch
 
 
 def _at(client: RawClient, method: str, uri: str, line: int, character: int) -> Any:

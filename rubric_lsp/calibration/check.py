@@ -18,21 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration import record
+from rubric_lsp.calibration.settings import CalibrationSettings as CalibrationSettings
 from rubric_lsp.calibration.units import Family as Family
 from rubric_lsp.document.positions import Span
 
 MAX_RECORDS = 200  # records read from a settings folder: a folder of thousands is a mistake, not records
 VIEW_KEY = "calibration.matches"  # CheckContext.cache: each unit's match, for the hover
-
-
-@dataclass(frozen=True)
-class CalibrationSettings:
-    """``calibration = {…}`` in the settings (settings.py validates it)."""
-
-    required: bool = False  # a unit with no record is reported, and every finding is a warning
-    min_kappa: float | None = None  # a fresh record's κ below this is reported
-    path: Path | None = None  # a record or a folder of records, beside the settings file's folder
-    judge: tuple[str, ...] = ()  # the judge models gradings use: a record made with others is stale
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.calibration.settings import SUFFIX as SUFFIX
 from rubric_lsp.document.files import TooLarge, read_regular
 
 RECORD_VERSION = 1
-SUFFIX = ".calibration.json"
 DIGITS = 4
 MAX_RECORD_BYTES = 8 * 1024 * 1024  # ~40,000 units' figures; anything larger is not a record of ours
 # What a unit's fingerprints cover, in the order staleness names them.

@@ -20,7 +20,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,10 +28,11 @@ from typing import Any
 from rubric_lsp.calibration.card import card_lines, card_rows, with_card
 from rubric_lsp.commands.grade_calibration import NotCalibrated, prepare, require
 from rubric_lsp.commands.grade_progress import with_progress
+from rubric_lsp.commands.grade_request import request_for
 from rubric_lsp.engine.extra import report_extra_missing
 from rubric_lsp.engine.failures import GradingStopped
 from rubric_lsp.engine.judge import PROMPT_VERSION
-from rubric_lsp.engine.request import GradeRequest, RequestKind, exit_code
+from rubric_lsp.engine.request import RequestKind, exit_code
 from rubric_lsp.engine.runner import GradingError, UnsupportedRequest, grade, model_spellings, panel_refusal
 from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
 from rubric_lsp.engine.sources import batch
@@ -93,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--query", help="the prompt the response answers")
     p.add_argument(
+        "--outputs",
+        type=Path,
+        metavar="RESULTS",
+        help="grade every output of a results file the file's own tool wrote (its eval's -o results.json or .jsonl), "
+        "each with its own vars and prompt, and compare with the verdicts it recorded: a grid of tests × columns",
+    )
+    p.add_argument(
         "--model",
         action="append",
         help="judge model (litellm id or the provider id the file's tool uses); repeat for several judges: a panel where the file's format takes one, else rubric grade refuses them and rubric calibrate grades with the first and compares them all (default: $RUBRIC_JUDGE_MODEL, else the first provider with an API key)",
@@ -105,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "json", "junit", "csv"),
         default="text",
-        help="output format: text, json, junit (one testcase per criterion / assertion / label) or csv (default: text)",
+        help="output format: text, json, junit (one testcase per test, response, example, results row or dataset item: its failures are the failed ones) or csv (one row per criterion / assertion / label) (default: text)",
     )
     p.add_argument(
         "--report",
@@ -263,6 +271,17 @@ def _settings(args: argparse.Namespace) -> JudgeSettings:
     )
 
 
+def _write_in_batches(pieces: Iterable[str], batch: int = 4096) -> None:
+    """Write ``pieces`` to stdout joined ``batch`` at a time."""
+    held: list[str] = []
+    for piece in pieces:
+        held.append(piece)
+        if len(held) >= batch:
+            sys.stdout.write("".join(held))
+            held.clear()
+    sys.stdout.write("".join(held))
+
+
 NO_RESPONSE = "give the response to grade with --response FILE (or '-' for stdin)"
 
 
@@ -292,7 +311,9 @@ def _run(args: argparse.Namespace) -> int:
             if run is not None:  # the figures as --format json prints them, judge card included
                 run.finish(with_card(result.to_json(), card, rates))
     except UnsupportedRequest as exc:
-        return _fail(NO_RESPONSE if args.response is None and args.verdicts is None else str(exc))
+        return _fail(
+            NO_RESPONSE if args.response is None and args.verdicts is None and args.outputs is None else str(exc)
+        )
     except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:  # (GradingStopped: the run file)
         return _fail(str(exc))
     if (
@@ -302,9 +323,12 @@ def _run(args: argparse.Namespace) -> int:
     ):
         return written
     if args.format == "json":
-        # Written as it is encoded: json.dumps with an indent joins a list of every piece (millions for
-        # a dataset's result, ~30 MB at 10,000 items) before the first byte is written.
-        json.dump(with_card(result.to_json(), card, rates), sys.stdout, indent=2, ensure_ascii=False)
+        # Written as it is encoded, a few thousand pieces a write: json.dumps with an indent joins a list of
+        # every piece (millions for a dataset's result, ~30 MB at 10,000 items) before the first byte is
+        # written, and json.dump writes each piece alone (90,000 writes at 1,000 items: a tenth of its CPU).
+        _write_in_batches(
+            json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(with_card(result.to_json(), card, rates))
+        )
         sys.stdout.write("\n")
     elif args.format in ("junit", "csv"):
         sys.stdout.write(junit(result, card_rows(card) if card else ()) if args.format == "junit" else csv_text(result))
@@ -401,7 +425,7 @@ def _run_fields(request: Any) -> dict[str, Any]:
 
     The format options go in under their own names, as the settings they once were, so a run
     file written before they moved is resumed as it was."""
-    digest = hashlib.sha256(json.dumps(list(request.responses)).encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(json.dumps([*request.responses, request.results or ""]).encode("utf-8")).hexdigest()
     return {
         "prompt_version": PROMPT_VERSION,
         "responses_sha256": digest,
@@ -445,54 +469,10 @@ def _write_report(path: Path, request: Any, result: Any, elapsed: float, calibra
 
 
 def _request(args: argparse.Namespace, text: str, path: str) -> Any:
-    """The GradeRequest the arguments ask for, or an exit code when they cannot be read."""
-    options = _options(args)
-    test_index = None if args.test is None else args.test - 1
-    if args.verdicts is not None:
-        try:
-            given = _load_verdicts(args.verdicts)
-        except (OSError, ValueError) as exc:
-            return _fail(f"cannot read verdicts: {exc}")
-        return GradeRequest(text, path, RequestKind.RESCORE, verdicts=tuple(given), options=options)
-    if args.response is None:
-        kind = RequestKind.EXAMPLES if args.examples else RequestKind.DATASET
-        return GradeRequest(
-            text, path, kind, query=args.query, test_index=test_index, limit=args.limit, options=options
-        )
-    responses = [_read_response(source) for source in args.response]
-    if any(r is None for r in responses):
-        return EXIT_ERROR
-    return GradeRequest.for_responses(
-        text, path, [r for r in responses if r is not None], query=args.query, test_index=test_index, options=options
-    )
+    """The GradeRequest the arguments ask for, every format option in it, or an exit code (``grade_request``)."""
+    return request_for(args, text, path, _options(args))
 
 
 def _fail(message: str) -> int:
     print(f"rubric grade: {message}", file=sys.stderr)
     return EXIT_ERROR
-
-
-def _read_response(source: str) -> str | None:
-    name = "standard input" if source == "-" else source
-    try:
-        # stdin as bytes too: its text layer would turn invalid bytes into surrogates, not an error
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
-    except OSError as exc:
-        _fail(f"cannot read the response {name}: {exc.strerror or exc}")
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        _fail(
-            f"the response in {name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); convert it first, e.g. with iconv"
-        )
-        return None
-
-
-def _load_verdicts(path: Path) -> list[Any]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if isinstance(data, dict):
-        data = data.get("verdicts")
-    if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a JSON list of verdicts (or an object with a 'verdicts' list)")
-    return data

@@ -8,7 +8,7 @@ from pathlib import PurePath
 from typing import Any
 
 from rubric_lsp.document import issues as K
-from rubric_lsp.document.duplicates import duplicate_keys
+from rubric_lsp.document.duplicates import duplicate_issues, duplicate_keys
 from rubric_lsp.document.issues import ParseIssue, TextEdit
 from rubric_lsp.document.js_yaml import PlainScalars
 from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
@@ -57,6 +57,13 @@ class Document:
     _plain_built: bool = field(default=False, repr=False)
     # YAML: the plain scalars whose value depends on the schema (js_yaml.read_as_js_yaml).
     plain_scalars: PlainScalars | None = field(default=None, repr=False)
+    # YAML: (start, end) of each literal or folded block scalar's lines after its header, in text order:
+    # text both readers take as it is, where js_yaml_refusals.suspicious ignores constructs it looks for.
+    block_scalars: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    # YAML: False when no mapping key is a collection / no node has a tag outside the YAML types
+    # (str, int, …, seq, map, set, omap): what a rule looking for those need not walk the nodes for.
+    complex_keys: bool = True
+    other_tags: bool = True
 
     def forget_values(self) -> None:
         """Drop the cached plain values (after nodes were re-read in place)."""
@@ -246,10 +253,16 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
         return Document(path, text, lang, None, [problem], lines)
     plain = None
     flow_lines = False
+    duplicates: list[tuple[Node, Node]] | None = None  # found while reading (None: walk the nodes for them)
+    shapes: dict[str, bool] = {}
+    block_scalars: list[tuple[int, int]] = []
     if lang == "yaml":
         from rubric_lsp.document.yaml_reader import read_yaml
 
-        root, issues, plain, flow_lines = read_yaml(text, lines, limits)
+        read = read_yaml(text, lines, limits)
+        root, issues, plain, flow_lines = read.root, read.issues, read.plain, read.flow_lines
+        duplicates, block_scalars = read.duplicates, read.block_scalars
+        shapes = {"complex_keys": read.complex_keys, "other_tags": read.other_tags}
     elif lang == "jsonl":
         from rubric_lsp.document.json_reader import read_jsonl
 
@@ -271,6 +284,8 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
             )
         )
     if root is not None:
-        issues.extend(duplicate_keys(root, lines))
+        issues.extend(duplicate_keys(root, lines) if duplicates is None else duplicate_issues(duplicates, lines))
         issues.sort(key=lambda issue: issue.span.start)
-    return Document(path, text, lang, root, issues, lines, flow_lines, plain_scalars=plain)
+    return Document(
+        path, text, lang, root, issues, lines, flow_lines, plain_scalars=plain, block_scalars=block_scalars, **shapes
+    )

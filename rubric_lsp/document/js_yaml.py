@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any, Protocol
 
 from rubric_lsp.document import issues as K
@@ -132,6 +131,8 @@ def js_number_text(number: float) -> str:
         return "0"
     if number < 0:
         return "-" + js_number_text(-number)
+    from decimal import Decimal  # here: rare (a number written as a key), and decimal costs start-up
+
     # repr is the shortest text that reads back as the same double, as ECMAScript asks.
     _sign, digit_tuple, exponent = Decimal(repr(float(number))).normalize().as_tuple()
     digits = "".join(map(str, digit_tuple))

@@ -22,6 +22,8 @@ construct whose indentation js-yaml and libyaml can judge differently (``suspici
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rubric_lsp.document.js_yaml_nodes import parse_events
@@ -57,22 +59,26 @@ def js_yaml_refusal(text: str) -> JsYamlRefusal | None:
 # What a file needs for js-yaml's parser to refuse it where libyaml composes it, apart from
 # a flow construct spanning lines (``Document.flow_lines``, noted while composing): each
 # gated on a substring (a C-speed ``in``) so most files pay no regex. A tab; a byte-order
-# mark past the start; a lone CR; a comment glued to a closing quote or bracket (libyaml
-# reads `'b'#c` as a comment, js-yaml refuses it); a block scalar header with a glued
-# comment, or alone at a line's start; an anchor or tag ending its line (js-yaml can give
-# it the entries that follow); an explicit key or a directive at a line's start; a
-# document marker with content after it, or indented; a root indented.
+# mark past the start; a lone CR (these three also inside a block scalar: they change how
+# its lines are read); and, outside the literal and folded block scalars libyaml read (text
+# to both readers, whose extent both take from its indentation): a comment glued to a
+# closing quote or bracket (libyaml reads `'b'#c` as a comment, js-yaml refuses it); a block
+# scalar header with a glued comment, or alone at a line's start; an anchor or tag ending its
+# line (js-yaml can give it the entries that follow), or both opening a line; an explicit key or
+# a directive at a line's start; a document marker with content after it, or indented; a root indented.
 # tests/test_js_yaml.py checks on generated documents that every refusal passes this gate.
-_GATED = (
+_ANYWHERE = (
     ("\t", None),
     ("\ufeff", None),
     ("\r", re.compile(r"\r(?!\n)")),
+)
+_GATED = (
     ("#", re.compile(r"#(?<=['\"\]}|>0-9+-]#)")),
     ("|", re.compile(r"\|[-+0-9]* *(?:#[^\r\n]*)?\r?\n(?: *\r?\n)*? +\r?\n")),
     (">", re.compile(r">[-+0-9]* *(?:#[^\r\n]*)?\r?\n(?: *\r?\n)*? +\r?\n")),
     ("?", re.compile(r"\?[,\[\]{}]")),
     ("-", re.compile(r"-[,\[\]{}]")),
-    ("]:", None),
+    ("]:", re.compile(r"\]:")),
     ("&", re.compile(r"&(?<=\s&)[^ \r\n]* *(?:#[^\r\n]*)?(?:\r|\n|$)")),
     ("!", re.compile(r"!(?<=\s!)[^ \r\n]* *(?:#[^\r\n]*)?(?:\r|\n|$)")),
     ("}", re.compile(r"\}(?<!\}\})[ \t]*:")),
@@ -82,6 +88,9 @@ _GATED = (
 # for an explicit key).
 _HEADER = (re.compile(r"\|[-+0-9]* *(?:#[^\r\n]*)?(?:\r|\n|$)"), re.compile(r">[-+0-9]* *(?:#[^\r\n]*)?(?:\r|\n|$)"))
 _EXPLICIT = (re.compile(r"\?(?: |\r|\n|$)"),)
+# An anchor and a tag both on a node that opens its line: as an indented mapping's key, js-yaml
+# misplaces the mapping's indentation and refuses its next entry ("bad indentation").
+_PROPERTIES = (re.compile(r"&[^ \r\n]* +!"), re.compile(r"![^ \r\n]* +&"))
 _MARKERS = (re.compile(r"---(?: |\r|\n|$)"), re.compile(r"\.\.\.(?: |\r|\n|$)"))
 _MARKER_END = re.compile(r" *(?:#|\r|\n|$)")
 _SPACES = re.compile(" *")
@@ -90,11 +99,29 @@ _ENTRIES = re.compile("[ -]*")
 _INDENTED_ROOT = re.compile(r"(?:(?:---)?[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]+[^ \t\r\n#]")
 
 
-def _first_on_line(text: str, patterns: tuple[re.Pattern[str], ...], before: re.Pattern[str]) -> bool:
+def _outside(offset: int, blocks: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``offset`` lies outside every block scalar of ``blocks`` (sorted (start, end) spans)."""
+    at = bisect_right(blocks, (offset, _AFTER)) - 1
+    return at < 0 or offset >= blocks[at][1]
+
+
+_AFTER = 1 << 62  # sorts after any end offset: bisect finds the last block starting at or before an offset
+
+
+def _found(pattern: re.Pattern[str], text: str, blocks: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``pattern`` matches ``text`` outside its block scalars."""
+    if not blocks:
+        return pattern.search(text) is not None
+    return any(_outside(hit.start(), blocks) for hit in pattern.finditer(text))
+
+
+def _first_on_line(
+    text: str, patterns: tuple[re.Pattern[str], ...], before: re.Pattern[str], blocks: Sequence[tuple[int, int]] = ()
+) -> bool:
     for pattern in patterns:
         for hit in pattern.finditer(text):
             line_start = text.rfind("\n", 0, hit.start()) + 1
-            if before.fullmatch(text, line_start, hit.start()) is not None:
+            if before.fullmatch(text, line_start, hit.start()) is not None and _outside(hit.start(), blocks):
                 return True
     return False
 
@@ -111,17 +138,22 @@ def _marker_oddity(text: str) -> bool:
     return False
 
 
-def suspicious(text: str, flow_lines: bool) -> bool:
+def suspicious(text: str, flow_lines: bool, block_scalars: Sequence[tuple[int, int]] = ()) -> bool:
     """Whether js-yaml's parser may refuse ``text``, which libyaml composed (false positives only cost time).
 
-    ``flow_lines``: the document's flow collections or flow scalars span lines (``Document.flow_lines``).
+    ``flow_lines``: the document's flow collections or flow scalars span lines (``Document.flow_lines``);
+    ``block_scalars``: where its literal and folded scalars are (``Document.block_scalars``).
     """
     if flow_lines or any(
-        mark in text and (pattern is None or pattern.search(text) is not None) for mark, pattern in _GATED
+        mark in text and (pattern is None or pattern.search(text) is not None) for mark, pattern in _ANYWHERE
     ):
+        return True
+    if any(mark in text and _found(pattern, text, block_scalars) for mark, pattern in _GATED):
         return True
     if _INDENTED_ROOT.match(text) is not None or text.startswith("%") or "\n%" in text:
         return True
-    if _first_on_line(text, _HEADER, _SPACES) or _marker_oddity(text):
+    if _first_on_line(text, _HEADER, _SPACES, block_scalars) or _marker_oddity(text):
         return True
-    return "?" in text and _first_on_line(text, _EXPLICIT, _ENTRIES)
+    if "&" in text and "!" in text and _first_on_line(text, _PROPERTIES, _ENTRIES, block_scalars):
+        return True
+    return "?" in text and _first_on_line(text, _EXPLICIT, _ENTRIES, block_scalars)

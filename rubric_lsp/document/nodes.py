@@ -71,18 +71,24 @@ class Node:
         return ((key, kn, vn) for key, (kn, vn) in last.items())
 
     def key_node(self, key: Any) -> Node | None:
-        found = None
-        for k, _v in self.pairs():
+        """The last key node equal to ``key`` (the one the loaders keep), or None."""
+        if self.kind != MAP:
+            return None
+        pairs: list[tuple[Node, Node]] = self.value
+        for k, _v in reversed(pairs):
             if k.kind == SCALAR and k.value == key:
-                found = k
-        return found
+                return k
+        return None
 
     def get(self, key: Any) -> Node | None:
-        found = None
-        for k, v in self.pairs():
+        """The value of the last key equal to ``key`` (the one the loaders keep), or None."""
+        if self.kind != MAP:
+            return None
+        pairs: list[tuple[Node, Node]] = self.value
+        for k, v in reversed(pairs):
             if k.kind == SCALAR and k.value == key:
-                found = v
-        return found
+                return v
+        return None
 
     def has(self, key: Any) -> bool:
         return self.key_node(key) is not None

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from rubric_lsp.document import issues as K
+from rubric_lsp.document.duplicates import repeated_keys
 from rubric_lsp.document.issues import ParseIssue, TextEdit
 from rubric_lsp.document.js_yaml import PlainScalars, schema_dependent_key, schema_dependent_value
 from rubric_lsp.document.limits import Limits
@@ -32,43 +34,75 @@ _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 # Document.flow_lines is also set from this depth on: js-yaml (promptfoo) refuses nesting past 100.
 _FLOW_LINES_DEPTH = 80
 
+# The tags of the YAML 1.1 types repository libyaml's resolver and the core schemas know (promptfoo's
+# js-yaml schema is exactly these); a node with another one (`!include`, `!!python/tuple`, `=`'s
+# tag:yaml.org,2002:value) sets YamlRead.other_tags.
+_SCALAR_TAGS = frozenset(_T + name for name in ("str", "null", "bool", "int", "float", "merge", "binary", "timestamp"))
+_SEQUENCE_TAGS = frozenset(_T + name for name in ("seq", "omap", "pairs"))
+_MAPPING_TAGS = frozenset(_T + name for name in ("map", "set"))
+_SCALAR_NODE, _SEQUENCE_NODE = yaml.ScalarNode, yaml.SequenceNode  # composers build exactly these classes
 _constructor = yaml.SafeLoader("")  # only its construct_yaml_* helpers and resolver are used
 # The tag the resolver gives a scalar (types-PyYAML leaves resolve() unannotated).
 _resolve: Callable[[type[yaml.Node], str, tuple[bool, bool]], str] = _constructor.resolve
 
 
-def read_yaml(
-    text: str, lines: LineIndex, limits: Limits
-) -> tuple[Node | None, list[ParseIssue], PlainScalars | None, bool]:
-    """The first document's nodes, the issues, the plain scalars a YAML 1.2 reader reads otherwise, and
-    whether a flow construct spans lines (``Document.flow_lines``)."""
+@dataclass
+class YamlRead:
+    """What reading a YAML text gives: the first document's nodes and the issues, the plain scalars a
+    YAML 1.2 reader reads otherwise, whether a flow construct spans lines (``Document.flow_lines``), the
+    duplicate keys found while converting (None: walk the nodes for them, as for a document with merge
+    keys) and where the block scalars are (``Document.block_scalars``)."""
+
+    root: Node | None
+    issues: list[ParseIssue]
+    plain: PlainScalars | None = None
+    flow_lines: bool = False
+    duplicates: list[tuple[Node, Node]] | None = None
+    block_scalars: list[tuple[int, int]] = field(default_factory=list)
+    complex_keys: bool = True  # whether a mapping key may be a collection (False: none is)
+    other_tags: bool = True  # whether a node may have a tag outside the YAML types (False: none has)
+
+
+def read_yaml(text: str, lines: LineIndex, limits: Limits) -> YamlRead:
+    """The first document of ``text`` read into nodes (:class:`YamlRead`)."""
     issues: list[ParseIssue] = []
     refused = prescan(text, lines, limits)
     if refused is not None:
-        return None, [refused], None, False
+        return YamlRead(None, [refused])
     try:
         root, extra = _compose_first(text, lines)
     except yaml.MarkedYAMLError as exc:
-        return None, [too_deep_before(exc, text, lines, limits) or _syntax_issue(exc, lines)], None, False
+        return YamlRead(None, [too_deep_before(exc, text, lines, limits) or _syntax_issue(exc, lines)])
     except yaml.YAMLError as exc:  # errors without a position
-        issue = ParseIssue(K.SYNTAX_ERROR, f"YAML error: {exc}", lines.single_line_span(0), fatal=True)
-        return None, [issue], None, False
+        return YamlRead(None, [ParseIssue(K.SYNTAX_ERROR, f"YAML error: {exc}", lines.single_line_span(0), fatal=True)])
     except RecursionError:
-        return None, [too_deep(0, lines, limits)], None, False
+        return YamlRead(None, [too_deep(0, lines, limits)])
     if extra is not None:
         issues.append(extra)
     if root is None:
-        return None, issues, None, False
+        return YamlRead(None, issues)
     converter = _Converter(text, issues, limits.max_depth)
     try:
         node = converter.convert(root, 1)
     except _TooDeep as deep:
-        return None, [too_deep(deep.offset, lines, limits)], None, False
+        return YamlRead(None, [too_deep(deep.offset, lines, limits)])
     if converter.shared:  # aliases or merge keys: the expanded value may be far larger
         refused = check_expansion(node, lines, limits, text)
         if refused is not None:
-            return None, [refused], None, False
-    return node, issues, converter.plain, converter.flow_lines
+            return YamlRead(None, [refused])
+    # A merge source written in place is converted without being a node of the tree: its own
+    # duplicates are not the document's, so a document with merge keys is walked instead.
+    duplicates = None if converter.merges else converter.duplicates
+    return YamlRead(
+        node,
+        issues,
+        converter.plain,
+        converter.flow_lines,
+        duplicates,
+        converter.block_scalars,
+        converter.complex_keys,
+        converter.other_tags,
+    )
 
 
 def _block_end(text: str, last: Node, start: int, end: int) -> int:
@@ -268,53 +302,97 @@ class _Converter:
         self.text = text
         self.issues = issues
         self.max_depth = max_depth
-        self.memo: dict[int, Node] = {}
+        # Without an anchor ('&') no node is composed twice: nothing to share, and no lookup per node.
+        self.memo: dict[int, Node] | None = {} if "&" in text else None
         self.shared = 0
         self.plain = PlainScalars()
         self.flow_lines = False
+        self.merges = False
+        self.complex_keys = False  # a mapping has a key that is a collection
+        self.other_tags = False  # a node has a tag outside the YAML types below (_SCALAR_TAGS, …)
+        self.duplicates: list[tuple[Node, Node]] = []  # (a mapping's repeated key, its first), see duplicates.py
+        self.block_scalars: list[tuple[int, int]] = []  # the lines of literal and folded scalars, in text order
 
     def convert(self, ynode: yaml.Node, depth: int) -> Node:
-        done = self.memo.get(id(ynode))
-        if done is not None:
-            self.shared += 1
-            return done
-        start, end = ynode.start_mark.index, ynode.end_mark.index
-        if isinstance(ynode, yaml.ScalarNode):
-            if ynode.style not in ("|", ">") and ynode.start_mark.line != ynode.end_mark.line:
+        # One call per node, the common scalars built inline: this runs once per value of every file read.
+        memo = self.memo
+        if memo is not None:
+            done = memo.get(id(ynode))
+            if done is not None:
+                self.shared += 1
+                return done
+        start_mark, end_mark = ynode.start_mark, ynode.end_mark
+        start, end = start_mark.index, end_mark.index
+        if type(ynode) is _SCALAR_NODE:
+            style = ynode.style or None  # libyaml gives '' for a plain scalar, the pure loader None
+            raw = ynode.value
+            if style == "|" or style == ">":
+                # Its lines after the header's (the header itself is what js-yaml may read otherwise).
+                content = self.text.find("\n", start, end) + 1
+                if content:
+                    self.block_scalars.append((content, end))
+            elif start_mark.line != end_mark.line:
                 self.flow_lines = True
-            node = self._scalar(ynode, start, end)
-            self.memo[id(ynode)] = node
+            if ynode.tag == _STR and (style is not None or raw[:1] not in _NUMBER_START):
+                node = Node(SCALAR, start, end, raw, _STR, style, raw)  # text under every schema
+            else:
+                node = self._scalar(ynode, start, end)
+                if node.tag not in _SCALAR_TAGS:
+                    self.other_tags = True
+            if memo is not None:
+                memo[id(ynode)] = node
             return node
         if depth > self.max_depth:
             raise _TooDeep(start)
         assert isinstance(ynode, yaml.CollectionNode)  # scalars returned above
-        if (ynode.flow_style and ynode.start_mark.line != ynode.end_mark.line) or depth >= _FLOW_LINES_DEPTH:
+        if (ynode.flow_style and start_mark.line != end_mark.line) or depth >= _FLOW_LINES_DEPTH:
             self.flow_lines = True
-        if isinstance(ynode, yaml.SequenceNode):
-            node = Node(SEQ, start, end, [], ynode.tag)
+        if type(ynode) is _SEQUENCE_NODE:
+            if ynode.tag not in _SEQUENCE_TAGS:
+                self.other_tags = True
+            return self._sequence(ynode, start, end, depth + 1)
+        if ynode.tag not in _MAPPING_TAGS:
+            self.other_tags = True
+        return self._mapping(ynode, start, end, depth + 1)
+
+    def _sequence(self, ynode: yaml.CollectionNode, start: int, end: int, depth: int) -> Node:
+        node = Node(SEQ, start, end, [], ynode.tag)
+        if self.memo is not None:
             self.memo[id(ynode)] = node
-            node.value.extend([self.convert(child, depth + 1) for child in ynode.value])
-            if not ynode.flow_style and node.value:
-                node.end = _block_end(self.text, node.value[-1], start, end)
-            return node
+        convert = self.convert
+        node.value.extend([convert(child, depth) for child in ynode.value])
+        if not ynode.flow_style and node.value:
+            node.end = _block_end(self.text, node.value[-1], start, end)
+        return node
+
+    def _mapping(self, ynode: yaml.CollectionNode, start: int, end: int, depth: int) -> Node:
         node = Node(MAP, start, end, [], ynode.tag)
-        self.memo[id(ynode)] = node
+        if self.memo is not None:
+            self.memo[id(ynode)] = node
+        convert = self.convert
         merged: list[tuple[Node, Node]] = []
         explicit: list[tuple[Node, Node]] = []
         for ykey, yvalue in ynode.value:
             if ykey.tag == _MERGE:
                 self.shared += 1
-                merged.extend(self._merge_pairs(yvalue, depth))
+                self.merges = True
+                merged.extend(self._merge_pairs(yvalue, depth - 1))
                 continue
-            key = self.convert(ykey, depth + 1)
-            if key.kind == SCALAR and key.style is None and schema_dependent_key(key):
-                self.plain.keys.append(key)
-            explicit.append((key, self.convert(yvalue, depth + 1)))
-        node.value.extend(merged)
+            key = convert(ykey, depth)
+            if key.kind != SCALAR:
+                self.complex_keys = True
+            elif key.style is None:
+                name = key.value
+                if (type(name) is not str or name[:1] in _NUMBER_START) and schema_dependent_key(key):
+                    self.plain.keys.append(key)
+            explicit.append((key, convert(yvalue, depth)))
+        if merged:
+            node.value.extend(merged)
         node.value.extend(explicit)
-        assert isinstance(ynode, yaml.MappingNode)  # scalars and sequences returned above
         if not ynode.flow_style and explicit:
             node.end = _block_end(self.text, explicit[-1][1], start, end)
+        if len(node.value) > 1:
+            self.duplicates.extend(repeated_keys(node))
         return node
 
     def _merge_pairs(self, yvalue: yaml.Node, depth: int) -> list[tuple[Node, Node]]:

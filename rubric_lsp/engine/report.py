@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_lsp.engine.result import Outcome, Unit
+from rubric_lsp.engine.result import Case, Outcome, Unit
 from rubric_lsp.engine.usage import Usage
 
 ERROR_VERDICT = "ERROR"  # what a failed judgment shows instead of a verdict
+# How a numbered test ends besides ERROR (a failed judgment leaves it undecided): the words every face shows.
+PASSED, FAILED, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
 
 
 @dataclass
@@ -217,6 +219,31 @@ class GradeReport:
             return [Unit("score", Outcome.ERROR, group=group, error=self.error, path=path)]
         return [v.unit(group, (*path, "verdicts", i)) for i, v in enumerate(self.verdicts)]
 
+    def cases(self, group: str = "response", path: tuple[Any, ...] = ()) -> list[Case]:
+        """What it passes or fails by (``result.Case``): each numbered test, else the response itself."""
+        units = self.units(group, path)
+        if self.tests and len(units) == len(self.verdicts):
+            return [self._test_case(test, units, group) for test in self.tests]
+        name = units[0].group if units else group
+        failed_calls = any(v.failed for v in self.verdicts)
+        if self.error or failed_calls:
+            outcome, word = Outcome.ERROR, ERROR_VERDICT
+        elif self.passed is not None:
+            outcome, word = (Outcome.PASS, PASSED) if self.passed else (Outcome.FAIL, FAILED)
+        elif self.undecided:
+            outcome, word = Outcome.NOT_RUN, INCOMPLETE
+        else:  # no pass mark: measured
+            outcome, word = Outcome.PASS, ""
+        reason = self.error or self.incomplete or ""
+        return [Case(name, name, outcome, word, self.score, reason, tuple(units))]
+
+    def _test_case(self, test: dict[str, Any], units: list[Unit], group: str) -> Case:
+        word = test_result(test)
+        outcome = {PASSED: Outcome.PASS, FAILED: Outcome.FAIL, ERROR_VERDICT: Outcome.ERROR}.get(word, Outcome.NOT_RUN)
+        described = f": {test['description']}" if test.get("description") else ""
+        mine = tuple(units[a["verdict"]] for a in test.get("assertions", []) if isinstance(a.get("verdict"), int))
+        return Case(f"test {test['test']}{described}", group, outcome, word, test["score"], test["reason"], mine)
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"score": self.score, "raw_score": self.raw_score}
         if self.passed is not None or self.has_pass:
@@ -239,10 +266,9 @@ class GradeReport:
         return data
 
     def _tests_summary(self) -> str:
-        counts = {key: sum(t["passed"] is key for t in self.tests) for key in (True, False, None)}
-        parts = [f"{counts[True]} passed", f"{counts[False]} failed"] + (
-            [f"{counts[None]} undecided"] if counts[None] else []
-        )
+        words = [test_result(t) for t in self.tests]
+        parts = [f"{words.count(PASSED)} passed", f"{words.count(FAILED)} failed"]
+        parts += [f"{words.count(word)} {word.lower()}" for word in (ERROR_VERDICT, INCOMPLETE) if word in words]
         score = "" if self.score is None else f", mean score {self.score:.4g}"
         return f"tests: {', '.join(parts)} of {len(self.tests)}{score}"
 
@@ -272,27 +298,35 @@ class GradeReport:
             if verdict.feedback:
                 lines.append(f"{'':<{width}}  feedback: {verdict.feedback}")
         for test in self.tests:
-            state = {True: "PASS", False: "FAIL", None: "UNDECIDED"}[test["passed"]]
             score = "" if test["score"] is None else f" score {test['score']:.4g}"
-            lines.append(f"test {test['test']}: {state}{score} — {test['reason']}")
+            lines.append(f"test {test['test']}: {test_result(test)}{score} — {test['reason']}")
+        incomplete = self.incomplete
         if self.error:
             lines.append(f"no score: {self.error}")
         elif self.tests and len(self.tests) > 1:
             lines.append(self._tests_summary())
         elif self.score is not None and self.raw_score is not None:
             passed = (
-                (" — UNDECIDED" if self.undecided else "")
+                (f" — {INCOMPLETE}" if incomplete else "")
                 if self.passed is None
-                else (" — PASS" if self.passed else " — FAIL")
+                else (f" — {PASSED}" if self.passed else f" — {FAILED}")
             )
             lines.append(f"score: {self.score:.4g} (raw {self.raw_score:.4g}){passed}")
         else:
-            lines.append(
-                f"no score: {'undecided, ' + self.undecided if self.undecided else 'nothing was left to score'}"
-            )
+            # One wording for each way there is no score: incomplete (a failed judgment, or what is not run), or none.
+            lines.append(f"no score: {'incomplete, ' + incomplete if incomplete else 'nothing was left to score'}")
         lines.extend(f"note: {note}" for note in self.notes)
         lines.append(usage_line(self.model, self.usage))
         return lines
+
+
+def test_result(test: dict[str, Any]) -> str:
+    """How a numbered test ended (``tests[]`` of a report's JSON): the word its format gave it (``result``), else
+    PASS / FAIL by ``passed``, and undecided: INCOMPLETE."""
+    word = test.get("result")
+    if isinstance(word, str) and word:
+        return word
+    return {True: PASSED, False: FAILED}.get(test["passed"], INCOMPLETE)
 
 
 def incomplete_reason(verdicts: list[Verdict]) -> str | None:
@@ -353,6 +387,21 @@ class ExamplesResult:
 
     def units(self) -> list[Unit]:
         return [unit for i, example in enumerate(self.examples) for unit in example.units((i,))]
+
+    def cases(self) -> list[Case]:
+        """Each example: FAIL when an expectation did not hold, ERROR when its grading is incomplete."""
+        found = []
+        for i, e in enumerate(self.examples):
+            incomplete = e.report.incomplete if e.report is not None else "not graded"
+            if e.met is False:
+                outcome, word, reason = Outcome.FAIL, "NOT MET", "; ".join(e.failures)
+            elif incomplete:
+                outcome, word, reason = Outcome.ERROR, ERROR_VERDICT, incomplete
+            else:
+                outcome, word, reason = Outcome.PASS, "" if e.met is None else "met", ""
+            score = e.report.score if e.report is not None else None
+            found.append(Case(e.name, "examples", outcome, word, score, reason, tuple(e.units((i,)))))
+        return found
 
     def to_json(self) -> list[dict[str, Any]]:
         return [e.to_json() for e in self.examples]

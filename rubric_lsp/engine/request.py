@@ -25,6 +25,7 @@ class RequestKind(str, Enum):
     DATASET = "dataset"  # grade the file's labelled items and measure agreement with the labels
     RESCORE = "rescore"  # score given verdicts (one per criterion) with no judge
     LABELS = "labels"  # grade the labelled outputs of a labels file against the file's units (rubric calibrate)
+    RESULTS = "results"  # grade every output a results file holds (the tool's own run: tests × columns), each as run
     REVIEW = "review"  # grade the file's criteria themselves against the review rubric (rubric review; ``labels``:
     # a labelled set of criteria instead, for the review's calibration)
 
@@ -37,6 +38,7 @@ class GradeRequest:
     ``limit``: grade only the first N items of a dataset; ``verdicts``: what a RESCORE scores;
     ``units``: grade only these units (by name: e.g. a judge config's graders) where the format can;
     ``labels``: what a LABELS request grades, a labels file's rows (``calibration.labels.LabelRow``);
+    ``results``: what a RESULTS request grades, the text of a results file the file's tool wrote (and its name);
     ``options``: the format's grading options by name (``Format.grade_options``), passed to its grader
     untouched: the grader checks them and fills in their defaults.
     """
@@ -51,6 +53,8 @@ class GradeRequest:
     verdicts: tuple[Any, ...] = ()  # RESCORE: the given verdicts
     units: tuple[str, ...] = ()  # names of the units to grade, where the format grades them apart (empty: all)
     labels: tuple[Any, ...] = ()  # LABELS: the labelled rows
+    results: str | None = None  # RESULTS: the results file's text
+    results_name: str | None = None  # RESULTS: its name, for messages
     options: Mapping[str, object] = field(default_factory=dict)
 
     @property
@@ -76,7 +80,7 @@ class GradeRequest:
 class GradeResult(Protocol):
     """What every grading returns, whatever the format and the request (the faces' side: ``result.Result``)."""
 
-    kind: str  # response | outputs | examples | dataset | rescore: the result's shape
+    kind: str  # response | outputs | examples | dataset | rescore | grid: the result's shape
 
     def units(self) -> list[Unit]:
         """Every graded unit with the outcome its format gave it (``result.Unit``)."""

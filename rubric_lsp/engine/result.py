@@ -80,8 +80,10 @@ class Result(Protocol):
 
     ``kind`` is the shape of the result: ``response`` (units of one graded response),
     ``outputs`` (several outputs compared), ``examples`` (worked examples and their
-    expectations), ``dataset`` (judged against human labels) or ``rescore`` (given verdicts
-    scored): the faces lay their pages out by it.
+    expectations), ``dataset`` (judged against human labels), ``rescore`` (given verdicts
+    scored) or ``grid`` (a results file's outputs, tests × columns: ``grid()``): the faces lay
+    their pages out by it. ``cases()``, where a result has it, says what it passes or fails by
+    (``cases_of``).
     """
 
     kind: str
@@ -131,6 +133,108 @@ def figures_of(result: Any) -> Figures:
     """The result's own :class:`Figures` (a ``figures()`` method, for the ``dataset`` kind), or none."""
     figures = getattr(result, "figures", None)
     return figures() if callable(figures) else Figures()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One thing a result passes or fails by — a test, a response, an example, a row of a results file — and the
+    units it is made of. The exit code is the cases': JUnit writes one testcase per case, so its failures are
+    the failed cases and cannot say FAIL where the grading passed (a test rescued by its threshold passes,
+    whatever its failed assertion says; a dataset's disagreement with a label is a measurement, no failure).
+
+    ``outcome``: PASS, FAIL, ERROR (undecided: a judgment failed), NOT_RUN (undecided: it rests on what is not
+    run here); ``verdict`` the format's word for it; ``reason`` why it ended so."""
+
+    name: str
+    suite: str
+    outcome: Outcome
+    verdict: str = ""
+    score: float | None = None
+    reason: str = ""
+    units: tuple[Unit, ...] = ()
+
+
+def cases_of(result: Any) -> list[Case]:
+    """The result's own ``cases()``, else one case per group of its units, decided so that no case contradicts
+    the result: with the result not failed, a failed unit fails no case (it is a measurement: a dataset's
+    label); with the result failed, the groups holding failed units fail (all its groups, when none does)."""
+    own = getattr(result, "cases", None)
+    if callable(own):
+        return list(own())
+    groups: dict[str, list[Unit]] = {}
+    for unit in result.units():
+        groups.setdefault(unit.group, []).append(unit)
+    failed = bool(getattr(result, "failed", False))
+    found = []
+    for group, units in groups.items():
+        outcomes = {u.outcome for u in units}
+        if Outcome.ERROR in outcomes:
+            outcome = Outcome.ERROR
+        elif failed and outcomes & {Outcome.FAIL, Outcome.LOSS}:
+            outcome = Outcome.FAIL
+        elif outcomes <= {Outcome.ABSTAIN, Outcome.NOT_RUN}:
+            outcome = Outcome.NOT_RUN
+        else:
+            outcome = Outcome.PASS
+        found.append(Case(group, group, outcome, units=tuple(units)))
+    if failed and not any(c.outcome is Outcome.FAIL for c in found):
+        found = [Case(c.name, c.suite, Outcome.FAIL, units=c.units) if c.outcome is Outcome.PASS else c for c in found]
+    return found
+
+
+@dataclass(frozen=True)
+class GridRow:
+    """A row of a grid: a test, with what sets it apart (its vars as (name, text) pairs)."""
+
+    label: str
+    detail: str = ""
+    vars: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class GridColumn:
+    """A column of a grid (what produced the outputs in it: a prompt and a provider), with its pass rates."""
+
+    label: str
+    detail: str = ""
+    passed: int = 0
+    total: int = 0  # the cells decided here (passed or failed)
+    recorded_passed: int = 0
+    recorded_total: int = 0  # the cells whose recorded verdict is a pass or a fail
+
+
+@dataclass(frozen=True)
+class GridCell:
+    """One graded output: ``case`` is its grading (outcome, score, reason, units); ``recorded`` the verdict the
+    results file holds for it (None: none), ``differs`` whether this grading decided otherwise; ``path`` its
+    entry in ``to_json()``."""
+
+    row: int
+    column: int
+    case: Case
+    recorded: Outcome | None = None
+    recorded_score: float | None = None
+    recorded_reason: str = ""
+    differs: bool = False
+    path: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A ``grid`` result's layout (``result.grid()``): tests as rows, what produced the outputs as columns, each
+    cell a graded output beside the verdict the results file recorded; ``recorded_by`` names that verdict's
+    maker, in the format's words."""
+
+    rows: tuple[GridRow, ...]
+    columns: tuple[GridColumn, ...]
+    cells: tuple[GridCell, ...]
+    recorded_by: str = ""
+
+
+def grid_of(result: Any) -> Grid | None:
+    """The result's :class:`Grid` (a ``grid()`` method, for the ``grid`` kind), or None."""
+    grid = getattr(result, "grid", None)
+    return grid() if callable(grid) else None
 
 
 # How the table outputs (JUnit, CSV) name an outcome: an abstention and a unit not run are both skipped,

@@ -14,15 +14,26 @@ other source by its entry-point name.
 ``BUILTIN`` is also what is used when the installed metadata names none of rubric-lsp's own
 formats: a checkout run from source, or an editable install whose metadata was written before
 the group existed. ``tests/test_format_discovery.py`` checks it matches ``pyproject.toml``.
+
+Start-up cost: ``importlib.metadata`` (its import pulls ``email``, ``zipfile``, ``csv``) and its
+walk over every installed distribution cost ~40x the lint of a small file's own reading. A scan
+of the ``entry_points.txt`` files on ``sys.path`` (:func:`_declared`: no metadata parsed) finds
+who declares the group; only when a distribution other than rubric-lsp does, or the scan cannot
+see everything ``importlib.metadata`` would, is ``importlib.metadata`` asked.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
+import os
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rubric_lsp.formats.plugin import Format, load
+
+if TYPE_CHECKING:
+    import importlib.metadata
 
 GROUP = "rubric_lsp.formats"
 
@@ -82,6 +93,11 @@ def sources() -> list[Source]:
 
 
 def _installed() -> list[Source]:
+    own = _only_builtin_declared()
+    if own is not None:
+        return [Source(name, value, own, _loader(value)) for name, value in BUILTIN]
+    import importlib.metadata
+
     try:
         points = importlib.metadata.entry_points(group=GROUP)
     except Exception:  # unreadable metadata must not cost the built-ins
@@ -96,3 +112,98 @@ def _distribution(point: importlib.metadata.EntryPoint) -> str | None:
 
 def _loader(value: str) -> Callable[[], object]:
     return lambda: load(value)
+
+
+_SECTION = f"[{GROUP}]"
+_OUR_NAMES = ("rubric_lsp", "rubric-lsp")
+
+
+def _only_builtin_declared() -> str | None:
+    """``"rubric-lsp <version>"`` when the only distributions on ``sys.path`` that declare the group are
+    rubric-lsp's own, each declaring exactly ``BUILTIN``: then ``importlib.metadata`` would find just
+    those. None (ask ``importlib.metadata``) when another declares it, when ours declares something
+    else, or when metadata may come from where the scan does not look (a zip on the path, a finder
+    of distributions other than the path's)."""
+    if _other_distribution_finders():
+        return None
+    found: str | None = None
+    for entry in sys.path:
+        for folder, name in _declared(entry or "."):
+            if name is None:
+                return None  # a zip or an unreadable file: only importlib.metadata reads it
+            path = os.path.join(folder, name)
+            if name.partition("-")[0].partition(".")[0] not in _OUR_NAMES or sorted(_entries(path) or ()) != sorted(
+                BUILTIN
+            ):
+                return None
+            found = found or f"rubric-lsp {_version(path)}"
+    return found
+
+
+def _version(folder: str) -> str:
+    """The ``Version:`` header of a distribution folder's METADATA (PKG-INFO for an egg-info)."""
+    for metadata in ("METADATA", "PKG-INFO"):
+        try:
+            with open(os.path.join(folder, metadata), encoding="utf-8") as handle:
+                for line in handle:
+                    if line.startswith("Version:"):
+                        return line.partition(":")[2].strip()
+                    if not line.strip():
+                        break  # the headers end at the first empty line
+        except (OSError, UnicodeDecodeError):
+            continue
+    return "?"
+
+
+def _other_distribution_finders() -> bool:
+    """Whether a finder on sys.meta_path besides the path's finds distributions (importlib_metadata, which
+    litellm imports, adds one): importlib.metadata would ask it too."""
+    import importlib.machinery
+
+    return any(
+        hasattr(finder, "find_distributions") and finder is not importlib.machinery.PathFinder
+        for finder in sys.meta_path
+    )
+
+
+def _declared(entry: str) -> list[tuple[str, str | None]]:
+    """(folder, distribution folder) for each ``*.dist-info``/``*.egg-info`` in ``entry`` whose
+    ``entry_points.txt`` names the group; ``(entry, None)`` for an entry that is a file (a zip)."""
+    try:
+        scan = os.scandir(entry)
+    except NotADirectoryError:
+        return [(entry, None)]
+    except OSError:
+        return []  # absent (python3X.zip usually is): importlib.metadata finds nothing there either
+    found: list[tuple[str, str | None]] = []
+    with scan:
+        for item in scan:
+            if not item.name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(item.path, "entry_points.txt"), "rb") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            if _SECTION.encode() in text:
+                found.append((entry, item.name))
+    return found
+
+
+def _entries(folder: str) -> list[tuple[str, str]] | None:
+    """The group's ``name = value`` lines in ``folder``'s ``entry_points.txt``, in order."""
+    try:
+        with open(os.path.join(folder, "entry_points.txt"), encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    out: list[tuple[str, str]] = []
+    inside = False
+    for line in lines:
+        line = line.strip()
+        if line.startswith("["):
+            inside = line == _SECTION
+        elif inside and "=" in line and not line.startswith(("#", ";")):
+            name, _, value = line.partition("=")
+            out.append((name.strip(), value.strip()))
+    return out

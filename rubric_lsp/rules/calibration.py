@@ -7,12 +7,17 @@ checker as ``CheckContext.calibration_units``); ``rubric_lsp.calibration.check``
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rubric_lsp.calibration import check
+from rubric_lsp.calibration.settings import SUFFIX
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document.positions import Span
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import checker, rule
+
+if TYPE_CHECKING:
+    from rubric_lsp.calibration import check
 
 UNCALIBRATED = rule(
     "RL020",
@@ -50,6 +55,15 @@ def report_calibration(ctx: CheckContext) -> None:
     units_of = ctx.calibration_units
     if settings is None or units_of is None or not ctx.enabled(UNCALIBRATED):
         return
+    if not settings.searches_elsewhere:
+        # Only the record beside the file can apply: when it is absent there is nothing to compare, and
+        # records, matching and statistics (``calibration.check``) are not even imported.
+        beside = Path(ctx.path).with_name(Path(ctx.path).name + SUFFIX) if ctx.path and ctx.path != "-" else None
+        if beside is None or not beside.exists():
+            ctx.dependencies.update([str(beside)] if beside is not None else [])
+            return
+    from rubric_lsp.calibration import check
+
     records = check.records_for(ctx.path, settings)
     # The server lints the file again when a record it read, or the one beside it, changes or appears.
     ctx.dependencies.update(str(where) for where in records.watched)

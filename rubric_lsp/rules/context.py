@@ -6,14 +6,17 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubric_lsp.calibration.check import CalibrationSettings, CalibrationUnit
+from rubric_lsp.calibration.settings import CalibrationSettings
 from rubric_lsp.diagnostics import Diagnostic, Fix, Related, Severity
 from rubric_lsp.document import Document, Node
 from rubric_lsp.document.issues import TextEdit
 from rubric_lsp.document.positions import Span
 from rubric_lsp.rules.registry import Rule
+
+if TYPE_CHECKING:
+    from rubric_lsp.calibration.check import CalibrationUnit
 
 
 @dataclass

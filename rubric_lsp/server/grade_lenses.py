@@ -28,6 +28,8 @@ def _command(ls: RubricServer, doc: Read, unit: GradableUnit, title: str) -> typ
             "end": {"line": rng.end.line, "character": rng.end.character},
         },
     }
+    if unit.plan.test is not None:  # several units may be written at one place (a test run once per value of a var)
+        argument["test"] = unit.plan.test
     return types.Command(title=title, command=GRADE, arguments=[argument])
 
 

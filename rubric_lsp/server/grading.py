@@ -245,6 +245,8 @@ async def grade_selection_command(ls: RubricServer, args: dict[str, Any]) -> Any
         query = args.get("query")
         given = (named, query if isinstance(query, str) else None) if named is not None else None
         picked = units_under(doc.units(), span) if span is not None else []
+        if (test := _test_index(args)) is not None:  # a lens or action for one of the units written at one place
+            picked = [u for u in picked if u.plan.test == test] or picked
         if picked:
             noun = picked[0].noun if len({u.noun for u in picked}) == 1 else "selection"
             return await run_plan(ls, doc, combine(picked), noun, [u.label or doc.name for u in picked], given)

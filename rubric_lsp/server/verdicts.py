@@ -15,6 +15,7 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp.document.positions import LineIndex, Position, Range
+from rubric_lsp.engine.report import FAILED, PASSED, test_result
 from rubric_lsp.engine.result import Figures, Outcome, Unit
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.line_map import LineMap, line_map
@@ -196,12 +197,12 @@ def shown_for_report(result: Any, where: Range) -> Shown:
             shown.marks.append(_mark(rng, unit))
     passed = report.get("passed")
     incomplete = report.get("incomplete")
-    suffixes = {None: " ? undecided" if incomplete else "", True: " ✓ passed", False: " ✗ failed"}
+    suffixes = {None: " — INCOMPLETE" if incomplete else "", True: " ✓ passed", False: " ✗ failed"}
     suffix = suffixes[passed]
     shown.lenses.append(Lens(where, f"Graded: {_score_text(report)}{suffix}"))
-    if len(report.get("tests") or []) > 1:  # several numbered tests: each one's own result
-        states = {True: "✓", False: "✗", None: "?"}
-        summary = ", ".join(f"test {t['test']} {states[t.get('passed')]}" for t in report["tests"])
+    if len(report.get("tests") or []) > 1:  # several numbered tests: each one's own result, in the outputs' words
+        marks = {PASSED: "✓", FAILED: "✗"}
+        summary = ", ".join(f"test {t['test']} {marks.get(test_result(t)) or test_result(t)}" for t in report["tests"])
         shown.lenses.append(Lens(where, summary))
     if incomplete:  # a failed judge call, or assertions this grading did not run: never a silent pass
         shown.lenses.append(Lens(where, f"⚠ incomplete: {incomplete}"))

@@ -144,21 +144,32 @@ def hover(ctx: EditorContext, offset: int) -> list[str]:
 
 
 # -- grading from the editor ------------------------------------------------------------------------
+# The most "▶ Grade" lenses (and code actions) one test entry gets: a vars list of hundreds of values would
+# bury the entry under its lenses; the rest are graded by number (rubric-lsp.grade {"test": N}, --test N).
+LENSES_PER_ENTRY = 20
+
+
 def gradable_units(ctx: EditorContext) -> list[GradableUnit]:
-    """Each inline test: graded (its assertions) against the last response used for the config."""
-    root = ctx.root
-    tests = root.get("tests") if root is not None and root.is_map else None
-    if tests is None or not tests.is_seq:
+    """Each test promptfoo runs (``cases``: a vars list is one test per value), graded against the last response
+    used for the config, on the entry of the config it comes from: an entry with a list var gets one per value."""
+    view = ctx.view  # the lint's ConfigView of the document
+    if view is None or not hasattr(view, "numbering"):
         return []
     units = []
-    for i, test in enumerate(tests.elements()):
-        if not test.is_map:
-            continue
-        description = test.get("description")
+    per_entry: dict[int, int] = {}
+    for case in view.numbering.cases:
+        entry = case.entry
+        if entry is None or entry.node is None or not entry.node.is_map or not entry.source.is_config:
+            continue  # a test from a file, or promptfoo's empty test: nothing in the config to put it on
+        per_entry[id(entry)] = per_entry.get(id(entry), 0) + 1
+        if per_entry[id(entry)] > LENSES_PER_ENTRY:
+            continue  # a long list of values: the first ones only (every test stays gradable by number)
+        description = entry.get("description")
         label = str(description.value) if description is not None and description.is_scalar else ""
-        units.append(
-            GradableUnit(label or f"test {i + 1}", "test", test.span, GradePlan("response", test=i + 1), target=True)
-        )
+        if not label or case.expanded or case.repeat:
+            label = f"{label} · {case.label}" if label else case.label
+        plan = GradePlan("response", test=case.number)
+        units.append(GradableUnit(label, "test", entry.node.span, plan, target=True))
     return units
 
 

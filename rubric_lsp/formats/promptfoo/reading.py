@@ -11,10 +11,12 @@ from rubric_lsp.document import Document, Node, parse_document
 from rubric_lsp.document.files import read_regular, read_regular_text
 from rubric_lsp.document.js_yaml import read_as_js_yaml
 from rubric_lsp.formats.promptfoo import paths, refs
+from rubric_lsp.formats.promptfoo.cases import number_tests
 from rubric_lsp.formats.promptfoo.resolve import (
     MAX_REFERENCED_BYTES,
     AssertionInfo,
     ConfigView,
+    ScenarioInfo,
     Source,
     TestInfo,
 )
@@ -149,7 +151,7 @@ class _Reader:
 def read_config(root: Node, path: str | Path | None = None, document: Document | None = None) -> ConfigView:
     path = Path(path) if path is not None else None
     reader = _Reader(root, path, document)
-    view = ConfigView(root, reader.config_source, reader.base_dir)
+    view = ConfigView(root, reader.config_source, reader.base_dir, numberer=number_tests)
     if not root.is_map:
         return view
     _read_default(reader, view)
@@ -162,6 +164,7 @@ def read_config(root: Node, path: str | Path | None = None, document: Document |
                 _read_tests(reader, view, scenario.get("tests"), reader.config_source)
                 for test in view.tests[before:]:
                     test.scenario = scenario
+                view.scenarios.append(ScenarioInfo(scenario, _scenario_entries(reader, scenario), view.tests[before:]))
             else:
                 view.tests_complete = False
     _count_outputs(view)
@@ -170,6 +173,15 @@ def read_config(root: Node, path: str | Path | None = None, document: Document |
         test.output_count = _outputs_for(view, test)
     view.referenced = reader.referenced
     return view
+
+
+def _scenario_entries(reader: _Reader, scenario: Node) -> list[TestInfo] | None:
+    """A scenario's ``config`` entries (their vars and assertions), each run with every test of the scenario;
+    None when they are not a list of mappings read here."""
+    config = scenario.get("config")
+    if config is None or not config.is_seq or not all(entry.is_map for entry in config.value):
+        return None
+    return [reader.test(-1, entry, reader.config_source, "scenario") for entry in config.value]
 
 
 def _read_default(reader: _Reader, view: ConfigView) -> None:

@@ -69,17 +69,32 @@ def resolve_path(ref: FileRef, base_dir: Path) -> Path:
 
 
 def expand(ref: FileRef, base_dir: Path) -> list[Path]:
-    """Existing files the reference names (a glob may name several; none if missing)."""
+    """Existing files the reference names (a glob may name several, in the order promptfoo's glob returns them:
+    ``glob_files``; none if missing)."""
     target = resolve_path(ref, base_dir)
     if ref.is_glob:
-        pattern = str(target)
-        # Brace alternatives: glob.glob has none, expand them first.
-        patterns = _braces(pattern) if "{" in pattern else [pattern]
-        found: list[Path] = []
-        for one in patterns:
-            found.extend(Path(p) for p in sorted(glob.glob(one, recursive=True)))
-        return found
+        return [Path(p) for p in glob_files(str(target))]
     return [target] if os.path.exists(target) else []  # False, not OSError, for a too-long name
+
+
+def glob_files(pattern: str, root: Path | None = None) -> list[str]:
+    """``globSync(pattern)`` as promptfoo 0.123.1 runs it (glob 13 on Node): brace alternatives first, each in
+    the order written, then each pattern's matches in ``walk_order``; every path once. ``root``: the folder a
+    relative pattern is matched from (its matches stay relative to it)."""
+    found: dict[str, None] = {}
+    for one in brace_patterns(pattern) if "{" in pattern else [pattern]:
+        matches = glob.glob(one, root_dir=root, recursive=True)
+        found.update((m.removeprefix("./"), None) for m in sorted(matches, key=walk_order))
+    return list(found)
+
+
+def walk_order(path: str) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """glob 13's order of one pattern's matches (read by running it on Node 20: libuv lists a folder sorted, the
+    walk hands its entries back last first): in each folder its own matches first, then its subfolders', each
+    group in reverse byte order of the names."""
+    parts = path.removeprefix("./").split("/")
+    # Each name negated byte by byte, then 0: a name sorts after the longer names it begins (b.txt after b.txt2).
+    return tuple((0 if i == len(parts) - 1 else 1, (*(-b for b in part.encode()), 0)) for i, part in enumerate(parts))
 
 
 def escapes(path: Path, root: Path) -> bool:
@@ -100,11 +115,11 @@ def static_prefix(path: Path) -> Path:
     return path
 
 
-def _braces(pattern: str) -> list[str]:
+def brace_patterns(pattern: str) -> list[str]:
     match = re.search(r"\{([^{}]*)\}", pattern)
     if not match:
         return [pattern]
     out = []
     for choice in match.group(1).split(","):
-        out.extend(_braces(pattern[: match.start()] + choice + pattern[match.end() :]))
+        out.extend(brace_patterns(pattern[: match.start()] + choice + pattern[match.end() :]))
     return out

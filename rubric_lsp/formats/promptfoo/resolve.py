@@ -23,6 +23,9 @@ API
     model-graded assertions of that test with value, threshold, rubricPrompt, grader id +
     config and the test's vars as plain values, for ``rubric grade CONFIG --test N``),
     ``first_prompt()`` (the first prompt's template text when readable statically).
+    Test numbers are promptfoo's (``numbering``, ``cases.py``): a vars list is one test per value,
+    a scenario's tests run once per config entry, a repeat is a test of its own, so ``tests``
+    (the entries as written, what the rules check) and ``test_number(n)`` differ.
 
 ``TestInfo``
     ``assertions`` = defaultTest's then the test's own (promptfoo concatenates them),
@@ -175,6 +178,15 @@ class TestInfo:
         return self.get("threshold")
 
 
+@dataclass(eq=False)
+class ScenarioInfo:
+    """A scenario: its ``config`` entries (None when not read here), each run with each of its ``tests``."""
+
+    node: Node
+    entries: list[TestInfo] | None
+    tests: list[TestInfo]
+
+
 @dataclass
 class GraderChoice:
     """The grader promptfoo will use for one model-graded assertion in one test."""
@@ -266,6 +278,10 @@ class ConfigView:
     prompt_names: list[str] | None = None
     provider_names: list[list[str]] | None = None  # per provider: its id and label
     referenced: list[Source] = field(default_factory=list)
+    scenarios: list[ScenarioInfo] = field(default_factory=list)
+    # promptfoo's numbered tests (``cases.Numbering``): made on first use by ``numberer`` (``reading`` sets it)
+    numberer: Any = field(default=None, repr=False, compare=False)
+    _numbered: Any = field(default=None, repr=False, compare=False)
 
     # -- queries ------------------------------------------------------------------
     def assertions(self) -> list[AssertionInfo]:
@@ -342,8 +358,24 @@ class ConfigView:
                 lines.append(text + where)
         return "\n\n".join(lines)
 
+    # -- promptfoo's numbered tests (``cases``): a vars list, a scenario's config entries, a repeat ----------
+    @property
+    def numbering(self) -> Any:
+        """The tests promptfoo runs, numbered as it numbers them (``cases.Numbering``)."""
+        if self._numbered is None:
+            if self.numberer is None:
+                raise RuntimeError("a ConfigView numbers its tests once read_config made it")
+            self._numbered = self.numberer(self)
+        return self._numbered
+
+    @property
+    def test_count(self) -> int:
+        return len(self.numbering.cases)
+
     def test_number(self, number: int) -> TestInfo | None:
-        return self.tests[number - 1] if 1 <= number <= len(self.tests) else None
+        """What promptfoo's test ``number`` (from 1) runs: its entry's assertions, options and threshold."""
+        case = self.numbering.case(number)
+        return case.test if case is not None else None
 
     def first_prompt(self) -> str | None:
         """The template text of the config's first prompt (``prompt(0)``)."""
@@ -384,24 +416,19 @@ class ConfigView:
         return parts[0] if parts else None
 
     def test_vars(self, number: int) -> dict[str, Any]:
-        """Test ``number``'s vars as promptfoo renders values with: defaultTest's under the test's."""
-        test = self.test_number(number)
-        return self._grading_vars(test) if test is not None else {}
+        """Test ``number``'s vars as promptfoo renders values with: defaultTest's under the test's (a scenario's
+        config entry's between), a list var's value for this test."""
+        case = self.numbering.case(number)
+        return dict(case.vars) if case is not None else {}
 
-    def _grading_vars(self, test: TestInfo) -> dict[str, Any]:
-        merged: dict[str, Node] = {}
-        if test.default is not None and test.default is not test:
-            merged.update(test.default.own_var_values)
-        merged.update(_scenario_vars(test))
-        merged.update(test.own_var_values)
-        return {name: to_plain(node) for name, node in merged.items()}
-
-    def grading_plan(self, number: int) -> list[GradingItem]:
+    def grading_plan(self, number: int, test_vars: dict[str, Any] | None = None) -> list[GradingItem]:
+        """Test ``number``'s model-graded assertions; ``test_vars``: the vars it ran with, when not the config's
+        (a results file's row)."""
         test = self.test_number(number)
         if test is None:
             return []
         items = []
-        plain_vars = self._grading_vars(test)
+        plain_vars = self.test_vars(number) if test_vars is None else test_vars
         for assertion in test.assertions:
             if assertion.type is None or assertion.grader_kind is None:
                 continue
@@ -420,24 +447,6 @@ class ConfigView:
                 )
             )
         return items
-
-
-def _scenario_vars(test: TestInfo) -> dict[str, Node]:
-    """Vars a scenario's first ``config`` entry adds to each of its tests.
-
-    promptfoo runs a scenario's tests once per ``config`` entry, merging
-    defaultTest.vars < entry vars < test vars; grading a single response uses the first
-    entry (``ConfigView.grading_plan`` documents this).
-    """
-    config = test.scenario.get("config") if test.scenario is not None else None
-    entries = config.value if config is not None and config.is_seq else ([config] if config is not None else [])
-    for entry in entries:
-        if entry.is_map:
-            found = entry.get("vars")
-            if found is not None and found.is_map:
-                return {key: value for key, _key_node, value in found.items() if isinstance(key, str)}
-            return {}
-    return {}
 
 
 def provider_parts(node: Node, kind: str) -> tuple[str | None, dict | None, str | None]:

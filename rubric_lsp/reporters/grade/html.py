@@ -14,12 +14,14 @@ from __future__ import annotations
 import datetime
 import statistics
 from collections.abc import Callable
+from enum import Enum
 from typing import Any
 
 from rubric_lsp.calibration.card import card_rows
-from rubric_lsp.engine.result import Figures, Outcome, Unit, figures_of
+from rubric_lsp.engine.result import Figures, Outcome, Unit, figures_of, grid_of
 from rubric_lsp.redaction import report_redactor
-from rubric_lsp.reporters.grade.html_tests import tests_view
+from rubric_lsp.reporters.grade.html_grid import grid_view
+from rubric_lsp.reporters.grade.html_tests import OUTCOME_CLASS, tests_view
 
 # The optional fields of a verdict (schemas/rubric-grade-output.schema.json), so the template can test them.
 _VERDICT_DEFAULTS = {
@@ -29,15 +31,6 @@ _VERDICT_DEFAULTS = {
     "feedback": None,
     "cached": False,
     "ambiguous": False,
-}
-# A loss is coloured as a failure (its share shows below 0); an abstention and a unit not run alike.
-_OUTCOME_CLASS = {
-    Outcome.PASS: "pass",
-    Outcome.FAIL: "fail",
-    Outcome.LOSS: "fail",
-    Outcome.ERROR: "error",
-    Outcome.ABSTAIN: "skip",
-    Outcome.NOT_RUN: "skip",
 }
 
 
@@ -50,6 +43,11 @@ def figure(value: Any, digits: int = 3) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}f}"
     return "n/a"  # None, or a field the result does not have
+
+
+def score_text(value: Any) -> str:
+    """A test's or an assertion's score: "not known" where the result rests on what is not known here."""
+    return "not known" if value is None else figure(value)
 
 
 def render(
@@ -72,7 +70,8 @@ def render(
         loader=PackageLoader("rubric_lsp.reporters.grade", "templates"), autoescape=select_autoescape(["j2"])
     )
     env.filters["fig"] = figure
-    env.filters["outcome_class"] = _OUTCOME_CLASS.get
+    env.filters["score_text"] = score_text
+    env.filters["outcome_class"] = OUTCOME_CLASS.get
     context: dict[str, Any] = {
         "kind": kind,
         "path": redact(getattr(request, "path", None) or "-"),
@@ -82,9 +81,17 @@ def render(
         "responses": [redact(r) for r in getattr(request, "responses", ()) if isinstance(r, str)],
         "card_rows": [] if card is None else [(redact(k), redact(v)) for k, v in card_rows(card)],
         "pass_rates": _redacted(pass_rates or [], redact),
+        # A grading that exits 2 says so first, with every failed judgment and why (never a bare score).
+        "incomplete": redact(incomplete) if (incomplete := getattr(result, "incomplete", None)) else None,
+        "failed_judgments": [
+            (redact(u.group), redact(u.title), redact(u.error or u.reason)) for u in units if u.outcome is Outcome.ERROR
+        ],
     }
     if kind == "dataset":  # the figures it measured are the format's, headed in its words
         context.update(_dataset(data, units, figures_of(result)))
+    elif kind == "grid" and (grid := grid_of(result)) is not None:
+        context.update(_redacted(grid_view(data, units, grid, _VERDICT_DEFAULTS), redact))
+        context.update(usage=_usage(data["usage"]), model=data.get("model"), notes=data.get("notes", []))
     else:
         context.update(_SECTIONS[kind](data, units))
     for selection in context.get("selections") or []:
@@ -131,10 +138,12 @@ def _at(data: Any, path: tuple[Any, ...]) -> Any:
 
 
 def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, Enum):  # an outcome: the page's colours, no text of the result's
+        return value
     if isinstance(value, str):
         return redact(value)
-    if isinstance(value, list):
-        return [_redacted(v, redact) for v in value]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_redacted(v, redact) for v in value)
     if isinstance(value, dict):
         return {k: _redacted(v, redact) for k, v in value.items()}
     return value

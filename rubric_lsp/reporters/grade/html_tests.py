@@ -15,6 +15,15 @@ from typing import Any
 from rubric_lsp.engine.result import Outcome, Unit
 
 RESULTS = ("PASS", "FAIL", "ERROR", "INCOMPLETE")
+# The page's colour of each outcome: a loss as a failure (its share shows below 0), an abstention as a unit not run.
+OUTCOME_CLASS = {
+    Outcome.PASS: "pass",
+    Outcome.FAIL: "fail",
+    Outcome.LOSS: "fail",
+    Outcome.ERROR: "error",
+    Outcome.ABSTAIN: "skip",
+    Outcome.NOT_RUN: "skip",
+}
 _RESULT_CLASS = {"PASS": "pass", "FAIL": "fail", "ERROR": "error", "INCOMPLETE": "skip"}
 
 
@@ -35,14 +44,19 @@ def _section(
     test: dict[str, Any], verdicts: list[dict[str, Any]], units: list[Unit], defaults: dict[str, Any]
 ) -> dict[str, Any]:
     rows = [
-        _row(entry, verdicts[entry["verdict"]], units[entry["verdict"]], defaults)
+        _set_row(entry, defaults)
+        if "set" in entry
+        else _row(entry, verdicts[entry["verdict"]], units[entry["verdict"]], defaults)
         for entry in test.get("assertions", [])
+        if "set" in entry or isinstance(entry.get("verdict"), int)
     ]
-    result = _result(test["passed"], rows)
+    word = test.get("result")
+    result = word if isinstance(word, str) and word in RESULTS else _result(test["passed"], rows)
     variables = [(name, _text(value)) for name, value in (test.get("vars") or {}).items()]
     searched = [str(test["test"]), test.get("description") or "", result, test["reason"]]
     searched += [f"{name} {value}" for name, value in variables]
     searched += [f"{r['type']} {r['value_text']} {r['verdict']} {r['reason']} {r['error'] or ''}" for r in rows]
+    searched += [str(test.get("result") or "")]
     return {
         **test,
         "result": result,
@@ -52,6 +66,7 @@ def _section(
         "columns": {
             "score": any(r["score"] is not None for r in rows),
             "metric": any(r.get("metric") for r in rows),
+            "recorded": any("recorded" in r for r in rows),
         },
         "search": " ".join(searched).casefold(),
     }
@@ -75,6 +90,26 @@ def _row(entry: dict[str, Any], verdict: dict[str, Any], unit: Unit, defaults: d
         "outcome": unit.outcome,
         "value_text": "" if value is None else _text(value),
         "sent": [_messages(call) for call in entry.get("sent", [])],
+    }
+
+
+def _set_row(entry: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """An assert-set's own result (its children's aggregate against its threshold), as a row of its own."""
+    own = entry["set"]
+    word = {True: "PASS", False: "FAIL"}.get(own["passed"], "INCOMPLETE")
+    outcome = {True: Outcome.PASS, False: Outcome.FAIL}.get(own["passed"], Outcome.NOT_RUN)
+    return {
+        **defaults,
+        **entry,
+        "verdict": word,
+        "index": None,
+        "outcome": outcome,
+        "score": own["score"],
+        "threshold": own.get("threshold"),
+        "reason": own["reason"],
+        "value_text": "",
+        "sent": [],
+        "is_set": True,
     }
 
 

@@ -183,6 +183,22 @@ CASES: dict[str, dict] = {
 }
 
 
+def eval_env(work: Path) -> dict[str, str]:
+    """The environment a recorded ``promptfoo eval`` runs in: a dummy key, no telemetry or update check, its
+    own config folder under ``work``, short retry back-offs, no 5xx retry unless a case sets it."""
+    env = dict(os.environ)
+    env.update(
+        OPENAI_API_KEY="sk-recording-dummy",
+        PROMPTFOO_DISABLE_TELEMETRY="1",
+        PROMPTFOO_DISABLE_UPDATE="1",
+        PROMPTFOO_CONFIG_DIR=str(work / ".promptfoo"),
+        # Retries back off for seconds; the count is what matters here.
+        PROMPTFOO_REQUEST_BACKOFF_MS="10",
+    )
+    env.pop("PROMPTFOO_RETRY_5XX", None)
+    return env
+
+
 def run(promptfoo: Path, name: str, case: dict, work: Path) -> dict:
     with JudgeServer() as server:
         api = server.base_url
@@ -194,16 +210,7 @@ def run(promptfoo: Path, name: str, case: dict, work: Path) -> dict:
         config = work / f"{name}.yaml"
         config.write_text(case["config"].replace("{API}", api))
         out = work / f"{name}.json"
-        env = dict(os.environ)
-        env.update(
-            OPENAI_API_KEY="sk-recording-dummy",
-            PROMPTFOO_DISABLE_TELEMETRY="1",
-            PROMPTFOO_DISABLE_UPDATE="1",
-            PROMPTFOO_CONFIG_DIR=str(work / ".promptfoo"),
-            # Retries back off for seconds; the count is what matters here.
-            PROMPTFOO_REQUEST_BACKOFF_MS="10",
-        )
-        env.pop("PROMPTFOO_RETRY_5XX", None)
+        env = eval_env(work)
         env.update({k: v.replace("{API}", api) for k, v in case["env"].items()})
         main = promptfoo / "dist" / "src" / "main.js"
         args = ["node", str(main), "eval", "-c", str(config), "--no-cache", "--no-write", "-j", "1", "-o", str(out)]

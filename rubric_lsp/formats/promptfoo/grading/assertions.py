@@ -153,6 +153,8 @@ def decide(passed: bool, score: float, threshold: float | None, inverse: bool) -
     return passed, score
 
 
+# How a failed judgment counts in its test's result (``Verdict.counted_as``): unknown, neither a pass nor a fail.
+FAILED_JUDGMENT = "unknown"
 SELECT_BEST = "select-best"
 NEEDS_OUTPUTS = "select-best compares several outputs: give at least 2, with --response once per output."
 
@@ -192,7 +194,7 @@ class _Response:
                     f"test {number} has a var named '{shadowed}': promptfoo {owner.version} spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
                 )
         if isinstance(judge, JudgeFailure):
-            return subject.failure(judge.message, judge.error, "FAIL", passed=False)
+            return subject.failure(judge.message, judge.error, FAILED_JUDGMENT, passed=False)
         if item.type in MODEL_GRADED_TYPES:
             return await self.model_graded(number, item, judge, inverse, subject)
         value = item.value
@@ -227,7 +229,7 @@ class _Response:
                 if failure.kind == "config"
                 else f"Grader call failed ({failure.category}): {failure.message}"
             )
-            return subject.failure(reason, failure.error, "FAIL", passed=False)
+            return subject.failure(reason, failure.error, FAILED_JUDGMENT, passed=False)
         final_pass, final_score = decide(passed, score, rubric_threshold(raw_threshold(item)), inverse)
         return subject.judged(
             "PASS" if final_pass else "FAIL",
@@ -277,7 +279,7 @@ class _Response:
                 if failure.kind == "config"
                 else f"Grader call failed ({failure.category}): {failure.message}"
             )
-            return subject.failure(reason, failure.error, "FAIL", passed=False)
+            return subject.failure(reason, failure.error, FAILED_JUDGMENT, passed=False)
         final_pass, final_score = decide(outcome.passed, outcome.score, None, inverse)
         return subject.judged(
             "PASS" if final_pass else "FAIL",

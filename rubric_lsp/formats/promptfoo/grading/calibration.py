@@ -104,18 +104,27 @@ def own_judge(grader: Any) -> OwnJudge | None:
 def graded_tests(view: Any, test_index: int | None) -> list[int]:
     """The tests (numbers from 1) a grading of the config grades: all, or the one ``--test`` names (``test_index``,
     from 0). GradingError when there is none to grade: a grading and its ``--require-calibrated`` say so alike."""
-    if not view.tests:
+    numbering = view.numbering
+    if numbering.refused and (test_index is None or test_index >= len(numbering.cases)):
+        raise GradingError(f"This promptfoo config's tests cannot all be numbered here: {numbering.refused}.")
+    count = len(numbering.cases)
+    if not count:
         raise GradingError("This promptfoo config has no tests to grade.")
     if test_index is None:
-        return list(range(1, len(view.tests) + 1))
-    if not 0 <= test_index < len(view.tests):
-        raise GradingError(f"There is no test {test_index + 1}: the config has {len(view.tests)} test(s).")
+        return list(range(1, count + 1))
+    if not 0 <= test_index < count:
+        raise GradingError(f"There is no test {test_index + 1}: the config has {count} test(s){_as_numbered(view)}.")
     return [test_index + 1]
+
+
+def _as_numbered(view: Any) -> str:
+    """How the count was made, when it is not the number of entries written."""
+    return "" if view.test_count == len(view.tests) else f" as promptfoo numbers them ({len(view.tests)} written)"
 
 
 def graded_units(view: Any, numbers: list[int] | None = None) -> Iterator[AssertionUnit]:
     """Every model-graded top-level assertion of the tests ``numbers`` (all when None), in the config's order."""
-    for number in range(1, len(view.tests) + 1) if numbers is None else numbers:
+    for number in range(1, view.test_count + 1) if numbers is None else numbers:
         for assertion in view.test_number(number).top_assertions:
             if assertion.type in GRADED_TYPES:
                 yield assertion_unit(view, number, assertion)

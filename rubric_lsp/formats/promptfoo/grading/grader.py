@@ -8,12 +8,13 @@ from typing import Any
 from rubric_lsp.document import Document
 from rubric_lsp.engine.report import GradeReport
 from rubric_lsp.engine.request import GradeRequest, GradeResult, RequestKind
-from rubric_lsp.engine.result import Outcome, Unit
+from rubric_lsp.engine.result import Case, Outcome, Unit
 from rubric_lsp.engine.runner import Grader, Grading, GradingError, UnsupportedRequest
 from rubric_lsp.formats.promptfoo.grading.calibration import graded_units, link_key
 from rubric_lsp.formats.promptfoo.grading.labels import grade_labels
 from rubric_lsp.formats.promptfoo.grading.outputs import graded_outputs
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
+from rubric_lsp.formats.promptfoo.grading.results_grid import grade_results
 from rubric_lsp.formats.promptfoo.grading.swap import swap_lines
 from rubric_lsp.formats.promptfoo.options import PromptfooOptions
 from rubric_lsp.formats.promptfoo.reading import read_config
@@ -46,7 +47,11 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
         return OutputsResult(result, reports, _unit_ids(doc, request.test_index))
     if request.kind is RequestKind.LABELS:
         return await grade_labels(doc, request.labels, grading)
-    raise UnsupportedRequest(request.kind, "a promptfoo config grades one response, or several outputs compared")
+    if request.kind is RequestKind.RESULTS:
+        return await grade_results(doc, request, grading)
+    raise UnsupportedRequest(
+        request.kind, "a promptfoo config grades one response, several outputs compared, or a results file's outputs"
+    )
 
 
 @dataclass
@@ -78,6 +83,26 @@ class OutputsResult:
             found += [_selection_unit(method, (key, i), s) for i, s in enumerate(self.data.get(key, []))]
         return found
 
+    def cases(self) -> list[Case]:
+        """Each output's tests, then each test's max-score and select-best (FAIL when it chose none)."""
+        found = [c for i, r in enumerate(self.reports) for c in r.cases(f"output {i + 1}", ("outputs", i))]
+        units = self.units()
+        for unit in units:
+            if unit.path[:1] != ("outputs",):
+                word = {Outcome.PASS: "PASS", Outcome.FAIL: "FAIL", Outcome.ERROR: "ERROR"}[unit.outcome]
+                found.append(
+                    Case(
+                        f"{unit.group}: {unit.title}",
+                        "comparisons",
+                        unit.outcome,
+                        word,
+                        None,
+                        unit.reason or unit.error,
+                        (unit,),
+                    )
+                )
+        return found
+
     @property
     def failed(self) -> bool:
         """An output failed its test (as that output's own grading), or a selection chose no winner.
@@ -102,7 +127,8 @@ class OutputsResult:
         return "; ".join(reasons) or None
 
     def to_json(self) -> dict[str, Any]:
-        return self.data
+        incomplete = self.incomplete
+        return self.data if incomplete is None else {**self.data, "incomplete": incomplete}
 
     def text_lines(self) -> list[str]:
         lines = []

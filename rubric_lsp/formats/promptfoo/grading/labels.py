@@ -1,7 +1,7 @@
 """A labels file's rows graded against a promptfoo config's model-graded assertions (``rubric calibrate
 LABELS.csv --config promptfooconfig.yaml``; docs/calibration.md, "Labels files").
 
-A row names its ``test`` (1-based, as ``rubric grade --test`` numbers them) and its ``assertion``: a
+A row names its ``test`` (1-based, as promptfoo and ``rubric grade --test`` number them: a vars list is one test per value, ``cases.py``) and its ``assertion``: a
 1-based position in that test's own ``assert`` list, or a ``metric`` name (which finds defaultTest's
 assertions too). The assertion must be an llm-rubric, g-eval, model-graded-closedqa or factuality (or
 their ``not-`` forms). Each distinct (test, output) is graded as ``rubric grade --test N`` grades it, so
@@ -53,8 +53,8 @@ def _pass_mark(assertion: Any) -> float:
 
 def _find(view: Any, row: LabelRow) -> tuple[int, Any]:
     test_text = row.fields.get("test", "")
-    if not test_text.isdigit() or not 1 <= int(test_text) <= len(view.tests):
-        raise row.refuse(f"'test' must be a test number from 1 to {len(view.tests)}, got {test_text!r}")
+    if not test_text.isdigit() or not 1 <= int(test_text) <= view.test_count:
+        raise row.refuse(f"'test' must be a test number from 1 to {view.test_count}, got {test_text!r}")
     number = int(test_text)
     test = view.test_number(number)
     chosen = index_or_name(row, "assertion")
@@ -82,7 +82,7 @@ async def grade_labels(doc: Document, rows: tuple[LabelRow, ...], grading: Gradi
     if not rows:
         raise GradingError("No labelled rows to grade.")
     view = read_config(doc.root, doc.path, doc)
-    if not view.tests:
+    if not view.test_count:
         raise GradingError("This promptfoo config has no tests to label.")
     units: dict[tuple[int, int], _Unit] = {}
     try:

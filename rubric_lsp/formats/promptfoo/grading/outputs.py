@@ -83,7 +83,7 @@ async def graded_outputs(
     if doc.root is None:
         raise GradingError("The file is empty.")
     view = read_config(doc.root, doc.path, doc)
-    numbers = [test_index + 1] if test_index is not None else list(range(1, len(view.tests) + 1))
+    numbers = [test_index + 1] if test_index is not None else list(range(1, view.test_count + 1))
     # promptfoo compares (select-best) before it applies max-score, which leaves the comparison out.
     compared, compare_usage = await grade_select_best(doc, view, numbers, responses, settings)
     add_verdicts(reports, compared)

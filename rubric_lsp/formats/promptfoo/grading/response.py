@@ -11,7 +11,6 @@ promptfoo errors on is refused before any judge call (``refusals``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +25,7 @@ from rubric_lsp.engine.runner import GradingError, fan_out
 from rubric_lsp.engine.settings import JudgeSettings
 from rubric_lsp.formats.promptfoo.grading.aggregate import Outcome, Part, aggregate, score_bounds
 from rubric_lsp.formats.promptfoo.grading.assertions import (
+    FAILED_JUDGMENT,
     GRADED_TYPES,
     NEEDS_OUTPUTS,
     SELECT_BEST,
@@ -36,13 +36,14 @@ from rubric_lsp.formats.promptfoo.grading.calibration import graded_tests
 from rubric_lsp.formats.promptfoo.grading.checked import Declined, Errored, Refused
 from rubric_lsp.formats.promptfoo.grading.deterministic import Extras, check
 from rubric_lsp.formats.promptfoo.grading.judges import json_mode_for, promptfoo_version, start_judges
-from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, js_number_text, render
+from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED
 from rubric_lsp.formats.promptfoo.grading.refusals import refusals
+from rubric_lsp.formats.promptfoo.grading.test_results import NOT_RUN, test_json, test_threshold
+from rubric_lsp.formats.promptfoo.grading.test_results import metric as metric_name
+from rubric_lsp.formats.promptfoo.grading.test_results import weight as assertion_weight_or_1
 from rubric_lsp.formats.promptfoo.reading import read_config
 from rubric_lsp.formats.promptfoo.validation import config_refusal
-from rubric_lsp.redaction import report_redactor
 
-NOT_RUN = "NOT_RUN"
 SELECTORS = ("max-score", SELECT_BEST)
 # Test options that hand the assertions another output than the response (code: not run here).
 OUTPUT_TRANSFORMS = ("transform", "postprocess")
@@ -58,20 +59,22 @@ class _Test:
     top: list[Any]  # sets as one entry
     vars: dict[str, Any] = field(default_factory=dict)  # as promptfoo renders values and metric names
     verdicts: dict[int, Verdict] = field(default_factory=dict)  # id(assertion) -> verdict
+    sets: dict[int, Outcome] = field(default_factory=dict)  # id(assert-set) -> its own result (from outcome())
 
     def outcome(self) -> Outcome:
         if _scoring_function(self.info) is not None:
             return Outcome(None, None, "The test's assertScoringFunction (code, not run here) decides its result")
         # runAssertions skips select-* and max-score: they are no part of a test's result.
-        return aggregate([self._part(a) for a in self.top if a.type not in SELECTORS], _test_threshold(self.info))
+        return aggregate([self._part(a) for a in self.top if a.type not in SELECTORS], test_threshold(self.info))
 
     def _part(self, assertion: Any) -> Part:
-        weight = _weight(assertion)
-        metric = _metric(assertion, self.vars)
+        weight = assertion_weight_or_1(assertion)
+        metric = metric_name(assertion, self.vars)
         if assertion.type == "assert-set":
             children = [a for a in self.assertions if a.set_node is assertion.node and a.type not in SELECTORS]
             threshold = to_plain(assertion.field("threshold"))
-            return aggregate([self._part(c) for c in children], threshold).as_part(weight, metric)
+            self.sets[id(assertion)] = aggregate([self._part(c) for c in children], threshold)
+            return self.sets[id(assertion)].as_part(weight, metric)
         verdict = self.verdicts.get(id(assertion))
         if verdict is None or verdict.failed or verdict.verdict == NOT_RUN:
             passed = True if weight == 0 else None  # runAssertion forces a weight-0 assertion to pass
@@ -79,25 +82,6 @@ class _Test:
             return Part(passed, None, weight, metric, reason, bounds=score_bounds(assertion.type))
         score = verdict.score if verdict.score is not None else float(bool(verdict.passed))
         return Part(True if weight == 0 else bool(verdict.passed), score, weight, metric, verdict.reason)
-
-
-def _weight(assertion: Any) -> float:
-    weight = assertion_weight(assertion)
-    return 1.0 if weight is None else weight
-
-
-def _metric(assertion: Any, test_vars: dict[str, Any]) -> str | None:
-    """``renderMetricName``: the metric name rendered with the test vars."""
-    metric = to_plain(assertion.field("metric"))
-    return render(metric, test_vars) if isinstance(metric, str) and metric else None
-
-
-def _test_threshold(test: Any) -> Any:
-    """``testCase.threshold ?? defaultTest.threshold``."""
-    own = to_plain(test.threshold_node())
-    if own is None and test.default is not None and test.default is not test:
-        return to_plain(test.default.threshold_node())
-    return own
 
 
 def _scoring_function(test: Any) -> Any:
@@ -141,21 +125,23 @@ async def grade_promptfoo(
     on_progress: Callable[[int, int], None] | None = None,
     compared: bool = False,
     prompt_index: int = 0,
+    ran: Ran | None = None,
 ) -> GradeReport:
     """Grade one response against the config's tests (or test ``test_index``, 0-based).
 
     ``compared``: part of a multi-output run that grades select-best and max-score itself.
     ``prompt_index``: which of the config's prompts produced the response (closedqa, factuality
-    and g-eval grade it against that prompt when no ``query`` is given)."""
+    and g-eval grade it against that prompt when no ``query`` is given). ``ran``: how one row of a
+    results file ran it (its vars, the config's view and the judges every row shares)."""
 
     if doc.root is None:
         raise GradingError("The file is empty.")
-    view = read_config(doc.root, doc.path, doc)
+    view = ran.view if ran is not None else read_config(doc.root, doc.path, doc)
     refused = config_refusal(view)
     if refused is not None:  # promptfoo grades nothing in a config it refuses (PF107 says the same)
         raise GradingError(refused)
     numbers = graded_tests(view, test_index)
-    tests = [_Test(n, view.test_number(n), *_assertions(view.test_number(n)), view.test_vars(n)) for n in numbers]
+    tests = [_Test(n, view.test_number(n), *_assertions(view.test_number(n)), _vars_of(view, n, ran)) for n in numbers]
     problems = [line for t in tests for line in refusals(view, t.number, t.assertions)]
     if problems:
         raise GradingError(
@@ -171,7 +157,9 @@ async def grade_promptfoo(
         return report  # only select-best: grade_promptfoo_outputs adds its verdicts, which are the result
     plan = [(t.number, item) for t, a, item in entries if item is not None]
     record: dict[int, dict[str, Any]] = {}  # id(assertion) -> what its judging sent (the report shows it)
-    judged = await _judge(doc, view, response, query, settings, plan, prompt_index, notes, on_progress, report, record)
+    judged = await _judge(
+        doc, view, response, query, settings, plan, prompt_index, notes, on_progress, report, record, ran
+    )
     answers = iter(judged)
     for position, (test, assertion, item) in enumerate(entries):
         verdict = next(answers) if item is not None else test.verdicts[id(assertion)]
@@ -179,9 +167,33 @@ async def grade_promptfoo(
         test.verdicts[id(assertion)] = verdict
         report.verdicts.append(verdict)
         report.links.append((test.number, assertion.node))
-    report.notes = sorted(notes)
+    report.notes = in_test_order(notes)
     _score(report, tests, record)
     return report
+
+
+@dataclass
+class Ran:
+    """How one row of a results file ran its test: with these vars, graded with the judges every row shares."""
+
+    view: Any
+    vars: dict[str, Any]
+    judges: tuple[Any, Any]  # (the run, judge_for) as ``judges.start_judges`` makes them; (None, None): no judge
+
+
+def _vars_of(view: Any, number: int, ran: Ran | None) -> dict[str, Any]:
+    return view.test_vars(number) if ran is None else ran.vars
+
+
+def in_test_order(notes: set[str]) -> list[str]:
+    """Notes by the test they name ("test 5: …" before "test 10: …"), then as text."""
+
+    def key(note: str) -> tuple[int, str]:
+        head = note.split(":", 1)[0].split(" ")
+        number = head[1] if len(head) > 1 and head[0] == "test" else ""
+        return (int(number) if number.isdigit() else 0, note)
+
+    return sorted(notes, key=key)
 
 
 def _entries(
@@ -192,7 +204,7 @@ def _entries(
     Deterministic and not-run verdicts are made here; judged ones are the plan items."""
     entries = []
     for test in tests:
-        plan = {id(item.assertion): item for item in view.grading_plan(test.number)}
+        plan = {id(item.assertion): item for item in view.grading_plan(test.number, test.vars)}
         transformed = any(_option(test.info, key) for key in OUTPUT_TRANSFORMS)
         for a in test.assertions:
             if a.type in (None, "assert-set"):
@@ -231,7 +243,7 @@ def _checked(
     except Declined as declined:
         return _not_run(subject, f"Not run here: {declined}; promptfoo's result depends on it.")
     except Errored as errored:
-        return subject.failure(str(errored), f"script: {errored}", "FAIL", passed=False)
+        return subject.failure(str(errored), f"script: {errored}", FAILED_JUDGMENT, passed=False)
     if result is None:
         return _not_run(subject, _not_run_reason(a))
     return subject.judged("PASS" if result.passed else "FAIL", result.reason, score=result.score, passed=result.passed)
@@ -258,11 +270,12 @@ async def _judge(
     on_progress: Callable[[int, int], None] | None,
     report: GradeReport,
     record: dict[int, dict[str, Any]],
+    ran: Ran | None,
 ) -> list[Verdict]:
     """The judged verdicts of ``plan``, in its order (no judge is started when it is empty)."""
     if not plan:
         return []
-    run, judge_for = start_judges(settings, plan)
+    run, judge_for = start_judges(settings, plan) if ran is None else ran.judges
     judges: list[Judge | JudgeFailure] = []
     for _, item in plan:  # credentials for every grader are checked before any call
         try:
@@ -293,7 +306,7 @@ async def _judge(
                 on_progress(done, len(plan))
 
     verdicts = await fan_out(one(n, item, judge) for (n, item), judge in zip(plan, judges))
-    for judge in run.judges.values():
+    for judge in run.judges.values() if ran is None else ():  # shared judges: the whole run's usage is counted once
         report.usage.merge(judge.usage)
     report.model = ", ".join(sorted({j.model for j in run.judges.values()})) or None
     return verdicts
@@ -302,7 +315,7 @@ async def _judge(
 def _score(report: GradeReport, tests: list[_Test], record: dict[int, dict[str, Any]]) -> None:
     """Each test's result as promptfoo makes it; the report passes when every test does."""
     outcomes = [(t, t.outcome()) for t in tests]
-    report.tests = [test_json(t, o, record) for t, o in outcomes]
+    report.tests = [test_json(t, o, t.sets, record) for t, o in outcomes]
     if any(o.passed is False for _, o in outcomes):
         report.passed = False
     elif all(o.passed for _, o in outcomes):
@@ -329,73 +342,3 @@ def _score(report: GradeReport, tests: list[_Test], record: dict[int, dict[str, 
     failed = [v for v in report.verdicts if v.failed]
     if failed and len(failed) == len(report.verdicts):
         report.error = "Every grader call failed: " + (failed[0].error or "")
-
-
-def test_json(test: _Test, outcome: Outcome, record: dict[int, dict[str, Any]]) -> dict[str, Any]:
-    """Test ``test``'s result (``tests`` of the JSON) with what promptfoo's own results carry to explain it:
-    its vars, the threshold applied, and each assertion that has a verdict (``assertions``). Their text
-    is the config's and the response's, as a report may print it: keys masked (``redaction``)."""
-
-    redact = report_redactor().report
-    data: dict[str, Any] = {"test": test.number}
-    description = test.info.get("description")
-    if description is not None and isinstance(description.value, str):
-        data["description"] = description.value
-    data.update(passed=outcome.passed, score=outcome.score, reason=outcome.reason)
-    named = outcome.named_scores()
-    if named:
-        data["named_scores"] = named
-    if test.vars:
-        data["vars"] = json_safe(test.vars, redact)
-    threshold = _test_threshold(test.info)
-    # The threshold the aggregate applies (a number); JSON has no NaN or Infinity to write the others.
-    if isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and math.isfinite(threshold):
-        data["threshold"] = threshold
-    own = {id(a) for a in test.info.own_assertions}
-    data["assertions"] = [
-        _assertion_json(a, test.verdicts[id(a)], test.vars, record.get(id(a), {}), redact) | _origin(id(a) in own)
-        for a in test.assertions
-        if id(a) in test.verdicts
-    ]
-    return data
-
-
-def _origin(own: bool) -> dict[str, Any]:
-    # Every test runs defaultTest's assertions first: say which ones are those.
-    return {} if own else {"from_default_test": True}
-
-
-def _assertion_json(
-    assertion: Any, verdict: Verdict, test_vars: dict[str, Any], judged: dict[str, Any], redact: Callable[[str], str]
-) -> dict[str, Any]:
-    """One assertion as written (type, value, the weight and metric the aggregate counts) and its verdict's index."""
-    data: dict[str, Any] = {"verdict": verdict.index, "type": assertion.type, "weight": _weight(assertion)}
-    value = assertion.field("value")
-    if value is not None:
-        data["value"] = json_safe(to_plain(value), redact)
-    if "rendered" in judged:
-        data["rendered"] = redact(judged["rendered"])
-    metric = _metric(assertion, test_vars)
-    if metric:
-        data["metric"] = metric
-    if assertion.set_node is not None:
-        data["in_assert_set"] = True
-    if judged.get("sent"):
-        data["sent"] = json_safe(judged["sent"], redact)
-    return data
-
-
-def json_safe(value: Any, redact: Callable[[str], str]) -> Any:
-    """A plain value JSON can carry, its text through ``redact``: NaN and Infinity as JavaScript prints
-    them, dates and the like as text."""
-    if isinstance(value, dict):
-        return {redact(str(k)): json_safe(v, redact) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v, redact) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return js_number_text(value)
-    if isinstance(value, str):
-        return redact(value)
-    if value is None or isinstance(value, (int, float, bool)):
-        return value
-    return redact(str(value))

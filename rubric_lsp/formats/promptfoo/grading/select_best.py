@@ -54,7 +54,7 @@ from rubric_lsp.engine.replies import extract, snippet, strip_thinking
 from rubric_lsp.engine.report import GradeReport, Subject
 from rubric_lsp.engine.runner import fan_out
 from rubric_lsp.engine.usage import Usage
-from rubric_lsp.formats.promptfoo.grading.assertions import SELECT_BEST
+from rubric_lsp.formats.promptfoo.grading.assertions import FAILED_JUDGMENT, SELECT_BEST
 from rubric_lsp.formats.promptfoo.grading.judges import start_judges
 from rubric_lsp.formats.promptfoo.grading.owner_prompts import SELECT_BEST_PROMPT
 from rubric_lsp.formats.promptfoo.grading.prompts import owner_messages, try_parse
@@ -245,7 +245,7 @@ def add_verdicts(reports: list[GradeReport], entries: list[dict[str, Any]]) -> N
             ambiguous, cached = bool(entry.get("ambiguous")), bool(entry.get("cached"))
             if "error" in entry:
                 verdict = subject.failure(
-                    entry["reason"], entry["error"], "FAIL", passed=False, ambiguous=ambiguous, cached=cached
+                    entry["reason"], entry["error"], FAILED_JUDGMENT, passed=False, ambiguous=ambiguous, cached=cached
                 )
             else:
                 won = entry["winner"] == position

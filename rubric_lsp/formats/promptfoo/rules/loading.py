@@ -92,7 +92,7 @@ def _refusal(doc: Document) -> tuple[Span, str] | None:
         return None  # not read, or already an error (RL001: a second document, which promptfoo refuses)
     from rubric_lsp.document.js_yaml_refusals import js_yaml_refusal, suspicious
 
-    refusal = js_yaml_refusal(doc.text) if suspicious(doc.text, doc.flow_lines) else None
+    refusal = js_yaml_refusal(doc.text) if suspicious(doc.text, doc.flow_lines, doc.block_scalars) else None
     if refusal is not None:
         offset = min(refusal.offset, len(doc.text))
         return _span(doc, offset), _message(doc, offset, refusal.reason)
@@ -123,7 +123,9 @@ _TAG_AT = re.compile(r"(?:&\S+\s+)?(!\S*)")
 def _unknown_tag(doc: Document) -> tuple[int, Span, int, str] | None:
     """The first explicit tag promptfoo's schema does not know, where js-yaml's constructor throws."""
     text = doc.text
-    if doc.root is None or "!" not in text or (text[:1] != "!" and _TAG_IN_TEXT.search(text) is None):
+    if doc.root is None or not doc.other_tags or "!" not in text:
+        return None
+    if text[:1] != "!" and _TAG_IN_TEXT.search(text) is None:
         return None
     for node in walk(doc.root):
         token = _TAG_AT.match(text, node.start)
@@ -172,7 +174,9 @@ def _complex_key(doc: Document) -> tuple[int, Span, int, str] | None:
     has no position (offset 0, "1:1"). The finding marks the key itself.
     """
     text = doc.text
-    if doc.root is None or not (any(pattern.search(text) for pattern in _KEY_IN_TEXT) or _explicit_key(text)):
+    if doc.root is None or not doc.complex_keys:
+        return None
+    if not (any(pattern.search(text) for pattern in _KEY_IN_TEXT) or _explicit_key(text)):
         return None
     for node in walk(doc.root):
         if node.kind != MAP or node.tag == _YAML_TAG + "set":

@@ -1,0 +1,25 @@
+"""What the lint needs of calibration before it knows a record exists: the settings' table and where a
+file's record would be. Kept apart from ``check`` (records, matching, statistics) so that a lint with no
+record and no ``calibration`` setting imports nothing more (tests/test_startup_modules.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+SUFFIX = ".calibration.json"  # a file's record: ``<name>.calibration.json`` beside it
+
+
+@dataclass(frozen=True)
+class CalibrationSettings:
+    """``calibration = {…}`` in the settings (settings.py validates it)."""
+
+    required: bool = False  # a unit with no record is reported, and every finding is a warning
+    min_kappa: float | None = None  # a fresh record's κ below this is reported
+    path: Path | None = None  # a record or a folder of records, beside the settings file's folder
+    judge: tuple[str, ...] = ()  # the judge models gradings use: a record made with others is stale
+
+    @property
+    def searches_elsewhere(self) -> bool:
+        """Whether records are looked for or required beyond the one beside a file."""
+        return self.required or self.path is not None
