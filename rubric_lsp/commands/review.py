@@ -186,7 +186,11 @@ def _calibrate(args: argparse.Namespace) -> int:
         if args.output is not None:
             print(f"written to {args.output}")
     if graded.failed:
-        print(f"rubric review: incomplete: {graded.failed} judgment(s) failed; counted apart", file=sys.stderr)
+        print(
+            f"rubric review: incomplete: {graded.failed} labelled answer(s) failed (the judge failed on their "
+            "criteria); counted apart, never as agreement",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     return EXIT_OK
 
