@@ -14,7 +14,7 @@ from rubric_lsp.document import Document
 from rubric_lsp.engine.failures import JudgeFailure
 from rubric_lsp.engine.request import GradeRequest
 from rubric_lsp.engine.runner import Grader, Grading, GradingError, fan_out, format_of
-from rubric_lsp.formats.registry import formats
+from rubric_lsp.formats.registry import Format, formats
 from rubric_lsp.review.prompt import RESPONSE_FORMAT, Answer, Criterion, fingerprint, messages, parse
 from rubric_lsp.review.result import Reviewed, ReviewResult, Subject
 
@@ -44,14 +44,23 @@ async def review(doc: Document, request: GradeRequest, grading: Grading) -> Revi
 
 
 def _criteria(doc: Document) -> list[Subject]:
-    """The file's criteria, as its format hands them over (a reference answer is no criterion: left out)."""
+    """The file's criteria; GradingError when its format hands over none."""
     fmt = format_of(doc)
     if fmt is None or fmt.criteria is None:
         readers = ", ".join(f.title for f in formats() if f.criteria is not None)
         what = "not a rubric rubric-lsp reads" if fmt is None else f"a {fmt.title}, whose criteria it does not read"
         raise GradingError(f"This file is {what} (rubric review reads: {readers}).")
+    found = subjects(fmt, doc, fmt.build_view(doc))
+    if not found:
+        raise GradingError("This file holds no criterion to review.")
+    return found
+
+
+def subjects(fmt: Format, doc: Document, view: Any) -> list[Subject]:
+    """The criteria ``fmt`` hands over in ``doc`` (over its ``view``), a reference answer left out: it is what
+    the response is compared with, not a criterion (the smell rules leave it alone too)."""
     out = []
-    for rubric in fmt.criteria_of(doc, fmt.build_view(doc)):
+    for rubric in fmt.criteria_of(doc, view):
         for found in rubric.criteria:
             if found.scope == "content":
                 continue
@@ -59,8 +68,6 @@ def _criteria(doc: Document) -> list[Subject]:
                 found.name, found.text.text, tuple(p.text for p in found.levels), found.penalty, found.choice
             )
             out.append(Subject(criterion, rubric.name, (found.text, *found.levels)))
-    if not out:
-        raise GradingError("This file holds no criterion to review.")
     return out
 
 

@@ -50,7 +50,7 @@ COMMAND_TICKET: contextvars.ContextVar[Any] = contextvars.ContextVar("rubric_com
 # The commands that start a grading (server/grading.py and server/calibrate.py register them).
 STARTS_GRADING = frozenset(
     f"rubric-lsp.{name}"
-    for name in ("grade", "gradeText", "gradeDocument", "gradeSelection", "gradeExamples", "calibrate")
+    for name in ("grade", "gradeText", "gradeDocument", "gradeSelection", "gradeExamples", "calibrate", "review")
 )
 
 

@@ -16,7 +16,7 @@ from lsprotocol import types
 
 from rubric_lsp.server import grading
 from rubric_lsp.server.app import SOURCE, RubricServer
-from rubric_lsp.server.publish import relint_all, schedule, to_lsp
+from rubric_lsp.server.publish import all_diagnostics, relint_all, schedule
 from rubric_lsp.server.settings import is_settings_file
 from rubric_lsp.server.verdicts import follow_edits
 
@@ -77,7 +77,7 @@ async def pull(ls: RubricServer, params: types.DocumentDiagnosticParams) -> type
         _refresh_after_smells(ls, uri)  # the lint's findings now, the smells' at the client's next pull
     elif smelled is None:
         smelled = await ls.lint_with_smells(uri)  # no way to tell the client to pull again: wait for them
-    items = to_lsp(ls, uri, smelled or result) + ls.state(uri).extra.get("grading_diagnostics", [])
+    items = all_diagnostics(ls, uri, smelled or result)
     rid = result_id(items, ls)
     state = ls.state(uri)
     state.result_id = rid

@@ -106,10 +106,16 @@ def publish(ls: RubricServer, uri: str, version: int | None, result: LintResult)
     state = ls.state(uri)
     state.published_version = version
     ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(
-            uri=uri, version=version, diagnostics=to_lsp(ls, uri, result) + state.extra.get("grading_diagnostics", [])
-        )
+        types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=all_diagnostics(ls, uri, result))
     )
+
+
+def all_diagnostics(ls: RubricServer, uri: str, result: LintResult) -> list[types.Diagnostic]:
+    """The lint's findings, then the last grading's, then the last review's (source rubric-review)."""
+    extra = ls.state(uri).extra
+    review = extra.get("review")  # server/review_run.py's Kept: set once a review ran, never imported here
+    reviewed = review.diagnostics(ls, result) if review is not None else []
+    return to_lsp(ls, uri, result) + extra.get("grading_diagnostics", []) + reviewed
 
 
 def relint_all(ls: RubricServer) -> None:
