@@ -1,14 +1,20 @@
 """The smell rules in the editor (docs/smells.md, "When they run"): on by default, and never in the way of the
 lint's own findings. A document's lint is published first; the smells follow in a publish of their own, from a
 thread of their own, so an edit's diagnostics never wait for them. The pull client gets the lint's findings
-at once and a refresh when the smells are in."""
+at once and a refresh when the smells are in. The hover on a calibrated criterion names its smells beside its κ."""
 
 from __future__ import annotations
+
+import asyncio
+import json
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from rubric_lsp.cli import main
+from tests.calibration import dataset, reply_for
+from tests.conftest import use_judge
 from tests.server_helpers import GRADING_PROFILES, findings_until, session_fixture
 
 client = session_fixture(profiles=GRADING_PROFILES, ids=["neovim-pull", "vscode-push"])
@@ -52,7 +58,7 @@ async def test_the_lint_is_published_before_the_smells_and_both_stay(client: Lan
     assert len(mine) >= 2, [_codes(p.diagnostics) for p in mine]
     first, last = _codes(mine[0].diagnostics), _codes(mine[-1].diagnostics)
     assert "AR001" in first and "RL301" not in first  # the lint's own findings (the misspelt key), first
-    assert first | {"RL301"} == last
+    assert (first - {"AR019"}) | {"RL301"} == last  # AR019 defers to RL301 once the smells are in
 
     # An edit: its lint is published without waiting for its smells, which follow.
     pushes.clear()
@@ -85,3 +91,33 @@ async def test_the_split_is_offered_on_a_double_barreled_criterion(client: Langu
         )
     )
     assert any(a.title.startswith("split into two criteria") for a in actions or [] if isinstance(a, types.CodeAction))
+
+
+async def test_the_hover_names_a_calibrated_criterions_smells_beside_its_kappa(
+    client: LanguageClient, judge_server, monkeypatch, capfd
+):
+    s = client.rubric_session
+    use_judge(monkeypatch, judge_server, "sk-hover", s.root / f"cache-{s.mode}")
+    judge_server.handler = lambda request: reply_for(request.text)
+    data = dataset(12, f"hover {s.mode}")
+    data["rubric"][1]["requirement"] = "Shows the working and is polite"  # double-barreled, vague
+    text = json.dumps(data, indent=2)
+    path = s.root / f"hover-{s.mode}.dataset.json"
+    path.write_text(text, encoding="utf-8")
+    calibrated = await asyncio.to_thread(main, ["calibrate", str(path)])  # the record, beside the dataset
+    assert calibrated == 0, capfd.readouterr().err
+    uri = s.open(path.name, text, language="json")
+    await findings_until(s, uri, "RL301", 1)
+    line = next(n for n, row in enumerate(text.split("\n")) if "Shows the working" in row)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line, 8))
+    )
+    shown = hover.contents.value
+    assert "**Calibration** of criterion `shows_work`" in shown
+    assert "**Smells** of criterion `shows_work`: RL301 double-barreled, RL302 vague-wording" in shown
+    first = next(n for n, row in enumerate(text.split("\n")) if "Gives the right answer" in row)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(first, 8))
+    )
+    assert "**Calibration** of criterion `correct`" in hover.contents.value
+    assert "**Smells**" not in hover.contents.value  # a criterion without smells: none named

@@ -13,6 +13,7 @@ from rubric_lsp.formats.editor import EditorContext
 from rubric_lsp.formats.options import read_options
 from rubric_lsp.formats.registry import Format, get_rule
 from rubric_lsp.lint import LintResult
+from rubric_lsp.rules.smells.evidence import named, smells_within
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.locate import Location, description_of, locate, schema_at
 
@@ -34,11 +35,27 @@ def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) 
         if verdict:
             parts.append(verdict)
         parts.extend(_format_text(ls, result, offset))
-        parts.extend(check.hover_lines(result.shared.get(check.VIEW_KEY) or [], offset))
+        calibrated = check.hover_lines(result.shared.get(check.VIEW_KEY) or [], offset)
+        parts.extend(calibrated)
+        if calibrated:
+            parts.extend(_smells_beside(result, offset))
         key = _key_text(fmt, loc)
         if key:
             parts.append(key)
     return "\n\n---\n\n".join(parts) or None
+
+
+def _smells_beside(result: LintResult, offset: int) -> list[str]:
+    """The smells of the calibrated units at the cursor, next to their record's κ (docs/smells.md)."""
+    lines: list[str] = []
+    for found in result.shared.get(check.VIEW_KEY) or []:
+        unit = found.unit
+        if found.entry is not None and unit.holds(offset):
+            codes = smells_within(result.diagnostics, unit.extent or unit.span)
+            line = f"**Smells** of {unit.noun} `{unit.id}`: {named(codes)}" if codes else ""
+            if line and line not in lines:
+                lines.append(line)
+    return lines
 
 
 def _format_text(ls: RubricServer, result: LintResult, offset: int) -> list[str]:
