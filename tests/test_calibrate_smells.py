@@ -1,7 +1,7 @@
 """Smells beside the evidence: ``rubric calibrate`` prints each unit's smells next to its κ and says whether the
 units with smells agree less with people in this workspace (or that there are too few to tell); the editor's
-hover on a calibrated criterion names its smells beside its record (tests/test_server_calibration.py's
-fixtures are not needed: the hover's lines come from rules/smells/evidence.py, tested here on spans)."""
+hover on a calibrated criterion names its smells beside its record (tests/test_server_smells.py); a dataset
+grading's text and HTML page show each criterion's smells beside its agreement figures."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from rubric_lsp.cli import main
 from rubric_lsp.document.positions import Span
 from rubric_lsp.lint import lint_text
 from rubric_lsp.rules.smells.evidence import FEW, comparison, named, smells_within
+from tests import report_browser
 from tests.calibration import dataset, reply_for
-from tests.conftest import use_judge
+from tests.conftest import require, use_judge
 
 
 def test_rubric_calibrate_prints_smells_next_to_kappa(judge_server, tmp_path, monkeypatch, capfd):
@@ -56,3 +57,19 @@ def test_a_units_smells_are_the_findings_inside_its_span():
     assert smells_within(found, first) == ["RL301", "RL302"]  # RL311 (the rubric's) is no unit's
     assert smells_within(found, Span(text.index("- name: b"), len(text))) == []
     assert named(["RL301", "RL302"]) == "RL301 double-barreled, RL302 vague-wording"
+
+
+def test_a_dataset_grading_shows_each_criterions_smells_beside_its_figures(judge_server, tmp_path, monkeypatch, capfd):
+    require(report_browser.available(), "Chromium opens the report")
+    use_judge(monkeypatch, judge_server, "sk-smells", tmp_path / "cache")
+    judge_server.handler = lambda request: reply_for(request.text)
+    data = dataset(12, "maths")
+    data["rubric"][1]["requirement"] = "Shows the working and is polite"
+    path = tmp_path / "maths.dataset.json"
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    page = tmp_path / "report.html"
+    main(["grade", str(path), "--report", str(page)])
+    out = capfd.readouterr().out
+    assert "smells of the criteria (docs/smells.md):\n  shows_work: RL301 double-barreled, RL302 vague-wording" in out
+    figures = report_browser.load(page).figures()
+    assert figures["smells:1"] == "RL301 double-barreled, RL302 vague-wording" and figures["smells:0"] == ""

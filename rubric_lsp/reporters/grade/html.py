@@ -57,9 +57,11 @@ def render(
     elapsed: float | None = None,
     card: dict[str, Any] | None = None,
     pass_rates: list[dict[str, Any]] | None = None,
+    smells: dict[int, str] | None = None,
 ) -> str:
     """The page. ``card``: the judge card (``calibration.card``), shown as its label/value rows;
-    ``pass_rates``: each unit's pass rate raw and corrected, for a grading of many items."""
+    ``pass_rates``: each unit's pass rate raw and corrected, for a grading of many items; ``smells``: a dataset's
+    criteria's smells by their position in its agreement list, shown beside their figures."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     redact = report_redactor().report
@@ -81,6 +83,7 @@ def render(
         "responses": [redact(r) for r in getattr(request, "responses", ()) if isinstance(r, str)],
         "card_rows": [] if card is None else [(redact(k), redact(v)) for k, v in card_rows(card)],
         "pass_rates": _redacted(pass_rates or [], redact),
+        "smells": smells or {},
         # A grading that exits 2 says so first, with every failed judgment and why (never a bare score).
         "incomplete": redact(incomplete) if (incomplete := getattr(result, "incomplete", None)) else None,
         "failed_judgments": [
