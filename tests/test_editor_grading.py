@@ -157,8 +157,9 @@ async def test_rubric_text_selected_is_never_graded_as_a_response(client: Langua
     # no arguments: the document just touched and the cursor of the code-action request
     result = await execute(client, "rubric-lsp.gradeSelection")
     assert result["needsResponse"] is True and "needs a response" in result["message"]
-    # what a client without the extension's Grade Selection can run instead
-    assert 'rubric-lsp.gradeSelection with {"response": ' in result["message"]
+    # what a client without the extension's Grade Selection can run instead: a response file to write it in
+    assert ":RubricGrade " in result["message"] and "M-x rubric-grade-with-response" in result["message"]
+    assert result["responseFile"].endswith("/sel/plain.rubric.yaml.response.md")
     # a whole selection of the rubric's text: still no response to grade
     result = await execute(client, "rubric-lsp.gradeSelection", {"uri": uri, "range": rng(1, 0, 7, 30)})
     assert result.get("needsResponse") is True

@@ -58,7 +58,11 @@ PLACES = (
     ("engine", "engine", "the grading engine: requests, the runner, the judge, its reply sources, stores and limits"),
     ("formats.*.grading", "graders", "a format's grader: a plugin of the engine, loaded by name (Format.grader)"),
     ("formats.rubrics_task.grader", "graders", "the Rubrics task's grader: one module, same place"),
-    ("review", "graders", "rubric review's grader: the criteria themselves graded, whatever the format (engine plugin)"),
+    (
+        "review",
+        "graders",
+        "rubric review's grader: the criteria themselves graded, whatever the format (engine plugin)",
+    ),
     ("reporters", "reporters", "rubric-lint's output formats (lint/) and rubric grade's (grade/)"),
     ("commands", "faces", "the rubric subcommands"),
     ("server", "faces", "the language server"),

@@ -23,8 +23,8 @@ from rubric_lsp.cli import main
 from rubric_lsp.reporters.grade.html import figure, score_text
 from tests.conftest import REPO, use_judge
 from tests.judge_server import Reply
+from tests.promptfoo_report_figures import _test_figures, _usage_figures, banner_figures
 from tests.report_browser import available, load
-from tests.test_promptfoo_report import _test_figures, _usage_figures, banner_figures
 
 HERE = REPO / "tests" / "data" / "promptfoo-recorded" / "results"
 SCHEMA = json.loads((REPO / "schemas" / "rubric-grade-output.schema.json").read_text(encoding="utf-8"))

@@ -36,7 +36,7 @@ from rubric_lsp.engine.calibrating import calibration_passes
 from rubric_lsp.engine.extra import grade_extra_missing, report_extra_missing
 from rubric_lsp.engine.failures import GradingStopped
 from rubric_lsp.engine.request import GradeRequest, RequestKind, exit_code
-from rubric_lsp.engine.runner import GradingError, grade, panel_refusal
+from rubric_lsp.engine.runner import GradingError, grade, review_refusal
 from rubric_lsp.engine.settings import MissingCredentials
 from rubric_lsp.reporters.grade.html import render
 from rubric_lsp.review.labels import read_labelled
@@ -105,7 +105,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
 def _refused(request: Any, args: argparse.Namespace) -> str | None:
 
-    if (refused := panel_refusal(request, _settings(args))) is not None:
+    if (refused := review_refusal(_settings(args))) is not None:
         return refused
     if (missing := grade_extra_missing()) is not None:
         return missing

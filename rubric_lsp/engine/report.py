@@ -43,6 +43,7 @@ class Verdict:
     ambiguous: bool = False
     cached: bool = False
     votes: list[str] | None = None  # several judges: each one's verdict
+    failed_votes: int = 0  # several judges: the votes that were failed calls (a stand-in voted for each)
     outcome: Outcome | None = None
     credit: float | None = None
     cells: tuple[tuple[str, Any], ...] = ()  # columns of the format's own in tables (not in the JSON)
@@ -105,6 +106,8 @@ class Verdict:
             data["cached"] = True
         if self.votes is not None:
             data["votes"] = self.votes
+        if self.failed_votes:
+            data["failed_votes"] = self.failed_votes
         return data
 
 
@@ -332,9 +335,19 @@ def test_result(test: dict[str, Any]) -> str:
 def incomplete_reason(verdicts: list[Verdict]) -> str | None:
     """ "N of M judgments failed (first error)" when any verdict is a failed judgment, else None."""
     failures = [v for v in verdicts if v.failed]
-    if not failures:
+    # A panel's verdict some judge's failed call voted in rests on fewer judges than asked: incomplete too.
+    short = [v for v in verdicts if not v.failed and v.failed_votes]
+    if not failures and not short:
         return None
-    return f"{len(failures)} of {len(verdicts)} judgment(s) failed ({failures[0].error})"
+    said = []
+    if failures:
+        said.append(f"{len(failures)} of {len(verdicts)} judgment(s) failed ({failures[0].error})")
+    if short:
+        votes = sum(v.failed_votes for v in short)
+        said.append(
+            f"{votes} judge vote(s) failed in {len(short)} of {len(verdicts)} panel verdict(s) ({short[0].reason})"
+        )
+    return "; ".join(said)
 
 
 def usage_line(model: str | None, usage: Usage) -> str:

@@ -45,6 +45,7 @@ class EditorContext:
     document: Document
     view: Any
     options: Mapping[str, Any] = field(default_factory=dict)  # the format's grading options (Format.grade_options)
+    judge: tuple[str, ...] = ()  # the judge models the editor's gradings are given (none: the format's own choice)
 
     @property
     def root(self) -> Node | None:

@@ -22,7 +22,7 @@ from rubric_lsp.review.result import Reviewed, ReviewResult, Subject
 async def review(doc: Document, request: GradeRequest, grading: Grading) -> ReviewResult:
     subjects = _labelled(request.labels) if request.labels else _criteria(doc)
     run = grading.start()
-    judge = run.judge()  # one judge: several are refused before (runner.panel_refusal)
+    judge = run.judge()  # one judge: several are refused before (runner.review_refusal)
     distinct = {fingerprint(s.criterion): s.criterion for s in subjects}  # the same words are asked once
     grading.expect(len(distinct))
 

@@ -21,6 +21,7 @@ from rubric_lsp.redaction import redact_report
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.calibrate import calibrate_actions
 from rubric_lsp.server.positions import Converter
+from rubric_lsp.server.responses import actions as response_actions
 from rubric_lsp.server.review import review_actions
 from rubric_lsp.suppression import _DIRECTIVE
 
@@ -224,5 +225,5 @@ def register(ls: RubricServer) -> None:
 
             doc = Read(uri, result.document.text, result.document, result.format, result.view)
             found = [*actions, *grade_actions(ls, doc, span), *lens_actions(ls, uri, params.range)]
-            return [*found, *calibrate_actions(ls, doc), *review_actions(doc)] or None
+            return [*found, *calibrate_actions(ls, doc), *review_actions(doc), *response_actions(ls, uri)] or None
         return actions or None

@@ -52,5 +52,5 @@ def grade_actions(ls: RubricServer, doc: Read, span: Span) -> list[types.Command
     """
     return [
         _command(ls, doc, unit, f"Grade this {unit.noun}" + (f" ({unit.label})" if unit.label else ""))
-        for unit in units_under(doc.units(), span)
+        for unit in units_under(doc.units(), span, doc.text)
     ]

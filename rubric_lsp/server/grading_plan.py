@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -161,12 +162,15 @@ def selection_span(ls: RubricServer, doc: Read, rng: Any) -> Span | None:
     return Converter(doc.document.lines, ls.encoding).to_span(rng)
 
 
-def units_under(units: list[GradableUnit], span: Span) -> list[GradableUnit]:
-    """The innermost units the selection touches (a cursor: the innermost units holding it)."""
+def units_under(units: list[GradableUnit], span: Span, text: str = "") -> list[GradableUnit]:
+    """The innermost units the selection touches (a cursor: the innermost units holding it). Each unit owns
+    its lines whole (``text``: the document's): the indent and list dash before its first key too, so a
+    cursor at the start of ``  - vars:`` (where an editor's back-to-indentation lands) is in that test."""
+    spans = {id(u): whole_lines(text, u.span) for u in units}
     if span.end > span.start:
-        touched = [u for u in units if u.span.start < span.end and span.start < u.span.end]
+        touched = [u for u in units if spans[id(u)].start < span.end and span.start < spans[id(u)].end]
     else:
-        touched = [u for u in units if u.span.start <= span.start <= u.span.end]
+        touched = [u for u in units if spans[id(u)].start <= span.start <= spans[id(u)].end]
     return [
         u
         for u in touched
@@ -175,6 +179,25 @@ def units_under(units: list[GradableUnit], span: Span) -> list[GradableUnit]:
             for o in touched
         )
     ]
+
+
+# Before a unit's first key on its line: indentation and YAML block-sequence dashes ("  - ", "- - ").
+_LEAD = re.compile(r"[ \t]*(?:-[ \t]+)*-?[ \t]*")
+# After its last value on its line: spaces, a JSON comma, a YAML comment.
+_TRAIL = re.compile(r"[ \t,]*(?:#.*)?")
+
+
+def whole_lines(text: str, span: Span) -> Span:
+    """``span`` from the start of its first line when only indentation and dashes come before it there, to
+    the end of its last line when only spaces, a comma or a comment follow it there."""
+    if not text:
+        return span
+    line_start = text.rfind("\n", 0, span.start) + 1
+    start = line_start if _LEAD.fullmatch(text, line_start, span.start) else span.start
+    line_end = text.find("\n", span.end)
+    line_end = len(text) if line_end == -1 else line_end
+    end = line_end if _TRAIL.fullmatch(text, span.end, line_end) else span.end
+    return Span(start, max(end, span.end))
 
 
 def combine(units: list[GradableUnit]) -> GradePlan:

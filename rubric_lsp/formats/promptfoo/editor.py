@@ -129,7 +129,10 @@ def hover(ctx: EditorContext, offset: int) -> list[str]:
         by_text: dict[str, list[str]] = {}
         for test in tests:
             choice = view.grader(assertion, test)
-            by_text.setdefault(choice.describe(), []).append(test.label if test is not None else "every test")
+            text = choice.describe()
+            if ctx.judge and not choice.grades(True):  # the editor's judge replaces it, as --grader would
+                text = f"Graded here by the editor's judge {', '.join(ctx.judge)} (rubric.judge.model). {text}"
+            by_text.setdefault(text, []).append(test.label if test is not None else "every test")
     except Exception:
         log.exception("resolving the grader failed")
         return []

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ from rubric_lsp.engine.judge import PROMPT_VERSION
 from rubric_lsp.engine.runner import GradingError
 from rubric_lsp.formats.promptfoo.grading import owner_prompts
 from rubric_lsp.formats.promptfoo.grading.assertions import GRADED_TYPES
+from rubric_lsp.formats.promptfoo.grading.defaults import default_grader
 from rubric_lsp.formats.promptfoo.grading.providers import GraderConfigError, promptfoo_to_litellm, verdict_settings
 from rubric_lsp.formats.promptfoo.reading import read_config
 
@@ -188,6 +189,12 @@ class _Calibration:
             )
             for u in graded_units(view, numbers)
         ]
+
+    def default_judge(self, env: Mapping[str, str]) -> tuple[str, ...]:
+        """The grader promptfoo 0.123.1 picks from the API keys at hand when neither the config nor the grading
+        names one (``defaults.default_grader``): the judge that grades such an assertion, as its record names it."""
+        chosen = default_grader(env)
+        return () if chosen is None else (chosen.model,)
 
     def judge_card(self, doc: Document, graded: Graded, units: list[CurrentUnit]) -> list[tuple[str, str]]:
         """promptfoo 0.123.1's own rules (dist/src/graders-*.js, evaluator-*.js), in its words."""
