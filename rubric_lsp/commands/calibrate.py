@@ -27,7 +27,7 @@ from rubric_lsp.calibration import record
 from rubric_lsp.calibration.labels import LabelsError, is_labels_file, read_labels
 from rubric_lsp.commands import exit_codes
 from rubric_lsp.commands.unit_smells import unit_smells
-from rubric_lsp.rules.smells.evidence import comparison, named
+from rubric_lsp.rules.smells.evidence import smell_lines
 
 EXIT_OK, EXIT_ERROR = 0, 2
 # rubric grade's flags that say which judge and how to call it (its parser holds their help and checks),
@@ -190,7 +190,7 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
     print(f"calibration of {request.path} ({', '.join(judge.models)}{alone}) written to {output}:")
     for line in table_lines(data):
         print(line)
-    for line in smell_lines(request.text, request.path, data):
+    for line in smell_lines(unit_smells(request.text, request.path), data["units"]):
         print(line)
     if graded.failed:
         print(
@@ -199,21 +199,6 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
         )
         return EXIT_ERROR
     return EXIT_OK
-
-
-def smell_lines(text: str, path: str | None, data: dict[str, Any]) -> list[str]:
-    """Each unit's smells next to its κ, and whether the units with smells agree less with people (docs/smells.md,
-    "Smells and agreement"). The smells are the smell rules' findings in the file, as the editor shows them."""
-    found = unit_smells(text, path)
-    units = [(u["figures"], found.get(u["id"], [])) for u in data["units"]]
-    lines = ["smells (docs/smells.md):"]
-    for unit, (figures, codes) in zip(data["units"], units):
-        if codes:
-            kappa = figures["kappa"]["value"]
-            lines.append(f"  {unit['id']}: κ {'n/a' if kappa is None else f'{kappa:.2f}'} · {named(codes)}")
-    if len(lines) == 1:
-        lines.append("  none found in the units' words")
-    return [*lines, "smelly units against the others:", *comparison(units)]
 
 
 def _write(path: Path, data: dict[str, Any]) -> int | None:

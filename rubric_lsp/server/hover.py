@@ -47,7 +47,7 @@ def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) 
 
 
 def _smells_beside(result: LintResult, offset: int) -> list[str]:
-    """The smells of the calibrated units at the cursor, next to their record's κ (docs/smells.md)."""
+    """The smells of the calibrated units at the cursor, next to their record's agreement (docs/smells.md)."""
     lines: list[str] = []
     for found in result.shared.get(check.VIEW_KEY) or []:
         unit = found.unit

@@ -84,3 +84,18 @@ def comparison(units: Sequence[tuple[Mapping[str, Any], Sequence[str]]]) -> list
             f"of means over {smelly.units + clean.units} units, not a test: read it as a hint)"
         )
     return lines
+
+
+def smell_lines(found: Mapping[str, Sequence[str]], units: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each calibrated unit's smells next to its κ, and whether the units with smells agree less with people
+    (docs/smells.md, "Smells and agreement"). ``found``: unit id -> its smells' codes; ``units``: a calibration
+    record's units (``id`` and ``figures``)."""
+    lines = ["smells (docs/smells.md):"]
+    for unit in units:
+        if codes := found.get(unit["id"], []):
+            kappa = _value(unit["figures"], "kappa")
+            lines.append(f"  {unit['id']}: κ {'n/a' if kappa is None else f'{kappa:.2f}'} · {named(codes)}")
+    if len(lines) == 1:
+        lines.append("  none found in the units' words")
+    paired = [(unit["figures"], found.get(unit["id"], [])) for unit in units]
+    return [*lines, "smelly units against the others:", *comparison(paired)]
