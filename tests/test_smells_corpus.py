@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from rubric_lsp.rules.smells.detect import smells
 from tests.conftest import CORPUS
 from tests.smells_corpus import (
     LABEL_OF,
@@ -22,6 +23,7 @@ from tests.smells_corpus import (
     criterion_figures,
     held_out,
     load,
+    reading,
     rubric_figures,
     table,
 )
@@ -117,3 +119,44 @@ def test_the_documented_figures_are_the_measured_ones(criteria, figures):
     shown = documented(DOCS, "held out: ")
     assert shown and shown == {name: cells(aside[name]) for name in shown}, f"held out:\n{table(aside)}"
     assert all(aside[name].fired < 2 for name in set(aside) - set(shown)), "a smell firing there is shown"
+
+
+def quoted_examples(path: Path) -> list[tuple[str, str, str]]:
+    """docs/smells.md's real examples: (rule name, "Trips it" or "Does not", the quoted words) for each quote."""
+    text = path.read_text(encoding="utf-8")
+    section = text[text.index("## The rules, with real examples") : text.index("## Smells and agreement")]
+    found = []
+    for part in re.split(r"^### ", section, flags=re.M)[1:]:
+        name = re.search(r"`([a-z-]+)`", part.splitlines()[0])
+        assert name, part.splitlines()[0]
+        for kind in ("Trips it", "Does not"):
+            for said in re.findall(rf"^- {kind}:(.*?)(?=^- |\Z)", part, flags=re.M | re.S):
+                found += [(name.group(1), kind, quote) for quote in re.findall(r'"([^"]+)"', " ".join(said.split()))]
+    return found
+
+
+def quoted_in(quote: str, row: dict) -> bool:
+    """The quote's words are the criterion's: each piece between an ellipsis or a " / " (options, levels) is in
+    its text or its options' labels, spaces aside."""
+    words = " ".join([row["text"], *(str(o.get("label", "")) for o in row.get("options") or ())])
+    words = " ".join(words.split())
+    pieces = [p.strip() for p in re.split(r"…| / ", quote) if p.strip()]
+    return bool(pieces) and all(piece in words for piece in pieces)
+
+
+def test_the_documented_examples_are_real_and_read_as_the_docs_say(criteria):
+    """Every quoted example of docs/smells.md's rules is a labelled criterion of the shared corpus; a criterion
+    rule fires on its "Trips it" quotes and on none of its "Does not" quotes, as the labels have them."""
+    examples = quoted_examples(DOCS)
+    assert {name for name, _, _ in examples} >= set(LABEL_OF) | {"overlapping-criteria"}
+    for name, kind, quote in examples:
+        rows = [row for row in criteria if quoted_in(quote, row)]
+        assert rows, f"{name}: {quote!r} is in no labelled criterion"
+        if name not in LABEL_OF:  # a rubric-level rule: its example is a pair of criteria, read above
+            continue
+        fired = [name in {hit.smell for hit in smells(reading(row))} for row in rows]
+        labelled = [bool(row["labels"][LABEL_OF[name]]) for row in rows]
+        if kind == "Trips it":
+            assert any(f and t for f, t in zip(fired, labelled)), f"{name} does not trip on {quote!r}"
+        else:
+            assert not any(fired) and not any(labelled), f"{name} trips on, or is labelled on, {quote!r}"
