@@ -28,7 +28,7 @@ from typing import Any
 from rubric_lsp.calibration import record
 from rubric_lsp.calibration.labels import LabelsError
 from rubric_lsp.calibration.measure import table_lines
-from rubric_lsp.commands.calibrate import JUDGE_FLAGS
+from rubric_lsp.commands.calibrate import JUDGE_FLAGS, _Parser, _repeats  # the same usage errors and --repeat bounds
 from rubric_lsp.commands.grade import _settings as grade_settings
 from rubric_lsp.commands.grade import build_parser as grade_parser
 from rubric_lsp.commands.grade_progress import with_progress
@@ -42,19 +42,6 @@ from rubric_lsp.reporters.grade.html import render
 from rubric_lsp.review.labels import read_labelled
 
 EXIT_OK, EXIT_ERROR = 0, 2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # usage errors exit 2, like rubric grade
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
-
-
-def _repeats(text: str) -> int:
-    value = int(text)
-    if not 1 <= value <= 20:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 20, got {value}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
