@@ -8,6 +8,7 @@ counted in the grading's progress and bounded by its deadline, as any grading's 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rubric_lsp.document import Document
@@ -71,7 +72,7 @@ def subjects(fmt: Format, doc: Document, view: Any) -> list[Subject]:
     return out
 
 
-def _labelled(rows: tuple[Any, ...]) -> list[Subject]:
+def _labelled(rows: Iterable[Any]) -> list[Subject]:
     """A labelled set's criteria (``review.labels.LabelledCriterion``), a reference answer left out."""
     return [Subject(row.criterion, labels=row.labels) for row in rows if not row.reference]
 

@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.calibration.labels import MAX_LABELS_BYTES, LabelsError
+from rubric_lsp.calibration.labels import LabelsError
 from rubric_lsp.document.files import TooLarge, read_regular_text
 from rubric_lsp.review.prompt import Criterion
 from rubric_lsp.review.questions import BY_SMELL
+
+MAX_LABELS_BYTES = 16 * 1024 * 1024  # a labelled set of criteria is read whole (the limit labels files had)
 
 # The labelling guide's names for the smells (../shared/corpus/smells/GUIDE.md), beside the rules' own.
 GUIDE_NAMES = {

@@ -177,6 +177,8 @@ class ReviewResult:
         """One unit per smell: each labelled criterion's person's answer against the judge's."""
         units = []
         for q in QUESTIONS:
+            judged: dict[int, Any] = {}  # item -> the judge's answer (None: failed)
+            reasons: dict[int, str] = {}
             unit = UnitSamples(
                 id=q.smell,
                 title=f"{q.title} ({q.rule})",
@@ -186,6 +188,8 @@ class ReviewResult:
                 categories=(True, False),
                 names={True: "found", False: "not found"},
                 positive=True,
+                judged=judged,
+                reasons=reasons,
             )
             for item, reviewed in enumerate(self.reviewed):
                 human = reviewed.subject.labels.get(q.smell)
@@ -193,12 +197,12 @@ class ReviewResult:
                     continue
                 if reviewed.error:
                     unit.failed += 1
-                    unit.judged[item] = None
+                    judged[item] = None
                     continue
                 answer = next(a for a in reviewed.answers if a.smell == q.smell)
                 unit.pairs.append((human, answer.present))
-                unit.judged[item] = answer.present
-                unit.reasons[item] = answer.reason
+                judged[item] = answer.present
+                reasons[item] = answer.reason
             units.append(unit)
         return units
 
