@@ -1,4 +1,4 @@
-"""Command line: ``rubric {lint,grade,calibrate,serve,schema,patterns,rule,convert}``, ``rubric-lint``, ``rubric-lsp``.
+"""Command line: ``rubric {lint,grade,calibrate,review,serve,schema,patterns,rule,convert}``, ``rubric-lint``, ``rubric-lsp``.
 
 Heavy parts (the grading engine with litellm, the language server with pygls) are
 imported only by the subcommands that need them.
@@ -129,6 +129,9 @@ def build_parser(prog: str = "rubric") -> argparse.ArgumentParser:
     )
     calibrate.add_argument("args", nargs=argparse.REMAINDER)
 
+    review = sub.add_parser("review", help="ask the judge whether a rubric's criteria can be applied consistently")
+    review.add_argument("args", nargs=argparse.REMAINDER)
+
     serve = sub.add_parser("serve", help="run the language server (stdio)")
     serve.add_argument("args", nargs=argparse.REMAINDER)
 
@@ -150,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None = None, prog: str = "rubric") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog)
-    if argv and argv[0] in ("grade", "calibrate", "serve", "convert"):
+    if argv and argv[0] in ("grade", "calibrate", "review", "serve", "convert"):
         return _delegate(argv[0], argv[1:])
     try:
         args = parser.parse_args(argv)
@@ -186,6 +189,10 @@ def _delegate(command: str, argv: list[str]) -> int:
         from rubric_lsp.commands.calibrate import main as calibrate_main
 
         return calibrate_main(argv)
+    if command == "review":
+        from rubric_lsp.commands.review import main as review_main
+
+        return review_main(argv)
     if command == "serve":
         from rubric_lsp.server.main import main as serve_main
 

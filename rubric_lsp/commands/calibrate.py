@@ -26,7 +26,9 @@ from typing import Any
 from rubric_lsp.calibration import record
 from rubric_lsp.calibration.labels import LabelsError, LabelsFile, is_labels_file, survey
 from rubric_lsp.commands import exit_codes
+from rubric_lsp.commands.unit_smells import unit_smells
 from rubric_lsp.document.files import read_regular_text
+from rubric_lsp.rules.smells.evidence import smell_lines
 
 EXIT_OK, EXIT_ERROR = 0, 2
 # rubric grade's flags that say which judge and how to call it (its parser holds their help and checks),
@@ -203,6 +205,8 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path, protected: 
     alone = f"; each of {', '.join(graded.models)} alone" if len(graded.models) > len(judge.models) else ""
     print(f"calibration of {request.path} ({', '.join(judge.models)}{alone}) written to {output}:")
     for line in table_lines(data):
+        print(line)
+    for line in smell_lines(unit_smells(request.text, request.path), data["units"]):
         print(line)
     if graded.failed:
         print(

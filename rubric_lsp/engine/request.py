@@ -26,6 +26,8 @@ class RequestKind(str, Enum):
     RESCORE = "rescore"  # score given verdicts (one per criterion) with no judge
     LABELS = "labels"  # grade the labelled outputs of a labels file against the file's units (rubric calibrate)
     RESULTS = "results"  # grade every output a results file holds (the tool's own run: tests × columns), each as run
+    REVIEW = "review"  # grade the file's criteria themselves against the review rubric (rubric review; ``labels``:
+    # a labelled set of criteria instead, for the review's calibration)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.calibrate import calibrate_actions
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.responses import actions as response_actions
+from rubric_lsp.server.review import review_actions
 from rubric_lsp.suppression import _DIRECTIVE
 
 log = logging.getLogger(__name__)
@@ -214,7 +215,7 @@ def register(ls: RubricServer) -> None:
         if uri not in ls.workspace.text_documents:
             return None
         version = ls.text_of(uri)[1]
-        result = await ls.lint(uri)
+        result = await ls.lint_with_smells(uri)
         span = ls.converter(result).to_span(params.range)
         actions = await code_actions(ls, uri, version, result, span, params.context.only)
         if not params.context.only:  # "Grade this …": offered where no particular kind was asked for
@@ -225,5 +226,5 @@ def register(ls: RubricServer) -> None:
             doc = Read(uri, result.document.text, result.document, result.format, result.view)
             found = [*actions, *grade_actions(ls, doc, span), *lens_actions(ls, uri, params.range)]
             found += results_actions(ls, doc)
-            return [*found, *calibrate_actions(ls, doc), *response_actions(ls, uri)] or None
+            return [*found, *calibrate_actions(ls, doc), *review_actions(doc), *response_actions(ls, uri)] or None
         return actions or None

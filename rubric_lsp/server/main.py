@@ -16,7 +16,7 @@ from rubric_lsp.runtime import gc as collector
 def build_server():
     from lsprotocol import types
 
-    from rubric_lsp.server import actions, calibrate, completion, diagnostics, grading, hover, report, symbols
+    from rubric_lsp.server import actions, calibrate, completion, diagnostics, grading, hover, report, review, symbols
     from rubric_lsp.server.app import ClientLogHandler, RubricServer
     from rubric_lsp.server.settings import SETTINGS_GLOB
 
@@ -82,7 +82,7 @@ def build_server():
         if (before.lint_select, before.lint_ignore) != (ls.settings.lint_select, ls.settings.lint_ignore):
             diagnostics.relint_all(ls)
 
-    for module in (diagnostics, actions, hover, completion, symbols, grading, report, calibrate):
+    for module in (diagnostics, actions, hover, completion, symbols, grading, report, calibrate, review):
         module.register(ls)
     return ls
 

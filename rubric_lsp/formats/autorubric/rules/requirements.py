@@ -52,10 +52,13 @@ BUNDLED_REQUIREMENT = rule(
     "verdict. Judges grade atomic criteria more reliably. Flagged when, outside parentheses and "
     "quotes, the text has a semicolon between two parts, or 'and' / 'as well as' followed by a "
     "second action verb ('… and provides …'). Further sentences are read as explanation, not as "
-    "more requirements.",
+    "more requirements. Where the smell rules run (the editor, or RL301 selected) and RL301 double-barreled "
+    "reports the same requirement, this finding is left out: RL301 names the two parts and offers the split "
+    "(docs/smells.md).",
     bad="- requirement: States the date and explains the cause",
     good="- requirement: States the date\n- requirement: Explains the cause",
     formats=FORMATS,
+    defers_to=("RL301",),
 )
 
 # Subjects a requirement often starts with before its verb ("The response explains ...").
