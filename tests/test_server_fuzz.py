@@ -97,7 +97,11 @@ class Client(RawClient):
             self.send("exit", None, request=False)
             self.proc.wait(timeout=10)
         except Exception:
-            self.proc.kill()
+            pass
+        finally:
+            # kills a server that has not exited, and closes its pipes: a failed seed's traceback keeps
+            # this client alive, and with it the pipes, past the module's end (the leak guard's catch)
+            super().close(shutdown=False)
 
 
 MILD = ["x", "é", "🎉", "7", ""]
