@@ -97,10 +97,10 @@ class Client(RawClient):
             self.send("exit", None, request=False)
             self.proc.wait(timeout=10)
         except Exception:
-            pass
+            self.proc.kill()
         finally:
-            # kills a server that has not exited, and closes its pipes: a failed seed's traceback keeps
-            # this client alive, and with it the pipes, past the module's end (the leak guard's catch)
+            # closes its pipes (and kills a server still running): a failed seed's traceback keeps this
+            # client alive, and with it the pipes, past the module's end (the leak guard's catch)
             super().close(shutdown=False)
 
 
