@@ -53,6 +53,12 @@ TEST = Arg("test", int, what="the 1-based test number, for files with tests")
 RESPONSE = Arg(
     "response", str, what="the response to grade, held in a file: a path (relative to the document) or a URI"
 )
+RESULTS = Arg(
+    "results",
+    str,
+    what="a results file the document's own tool wrote (an eval's -o results.json), graded whole: a path (relative "
+    "to the document) or a URI",
+)
 # The dataset lenses and "needs a response" show their answer as text (window/showMessage) unless the
 # client renders it itself.
 SHOW = Arg("show", bool, what="false: only return the answer (the client displays it its own way)")
@@ -68,7 +74,7 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
     "rubric-lsp.gradeDocument": (URI,),
     "rubric-lsp.grade": (
         URI,
-        Arg("kind", str, what="response | outputs | examples | dataset | rescore"),
+        Arg("kind", str, what="response | outputs | examples | dataset | rescore | results"),
         Arg("text", str, what="the response to grade"),
         RESPONSE,
         Arg("texts", list, what="the outputs to compare"),
@@ -79,8 +85,10 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
         Arg("units", list, what="the names of the units to grade"),
         RANGE,
         TARGET,
+        RESULTS,
         SHOW,
     ),
+    "rubric-lsp.gradeResults": (URI, RESULTS),
     "rubric-lsp.gradeSelection": (
         URI,
         RANGE,

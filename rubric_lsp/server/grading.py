@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
 from rubric_lsp.document.positions import Position, Range
-from rubric_lsp.engine.result import figures_of
+from rubric_lsp.engine.result import figures_of, grid_of
 from rubric_lsp.formats.editor import GradePlan
 from rubric_lsp.server import dataset_views, report, responses
 from rubric_lsp.server.app import COMMAND_TICKET, RubricServer
@@ -37,6 +38,7 @@ from rubric_lsp.server.grading_plan import (
     units_under,
 )
 from rubric_lsp.server.grading_run import judge_settings, run
+from rubric_lsp.server.grid_views import shown_for_grid
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.verdicts import (
     Lens,
@@ -61,6 +63,7 @@ GRADE_DOCUMENT = "rubric-lsp.gradeDocument"
 GRADE_SELECTION = "rubric-lsp.gradeSelection"
 GRADE_EXAMPLES = "rubric-lsp.gradeExamples"
 GRADE_TARGETS = "rubric-lsp.gradeTargets"
+GRADE_RESULTS = "rubric-lsp.gradeResults"
 CANCEL_GRADING = "rubric-lsp.cancelGrading"
 CLEAR_VERDICTS = "rubric-lsp.clearVerdicts"
 SHOW_DISAGREEMENTS = "rubric-lsp.showDisagreements"
@@ -96,6 +99,8 @@ def _explicit_plan(args: dict[str, Any]) -> tuple[GradePlan, tuple[str, str | No
             raise ValueError('"texts" (the outputs to compare) must be a list of strings')
     if kind is RequestKind.RESCORE and not isinstance(args.get("verdicts"), list):
         raise ValueError('"verdicts" (one per criterion) must be a list')
+    if kind is RequestKind.RESULTS and not isinstance(args.get("results"), str):
+        raise ValueError('"results" (the results file to grade whole: a path or a URI) must be a string')
     return GradePlan(kind.value, _test_index(args), names), response
 
 
@@ -105,6 +110,7 @@ TITLES = {
     "examples": "Grading the examples",
     "dataset": "Measuring the judge on the labels",
     "rescore": "Scoring verdicts",
+    "results": "Grading the results file",
 }
 
 
@@ -119,7 +125,7 @@ async def execute(
     """Grade ``plan`` on ``doc`` with progress and cancel; show the verdicts on it; the result with ``verdicts``."""
     from dataclasses import replace
 
-    from rubric_lsp.engine.request import RequestKind
+    from rubric_lsp.engine.request import GradeRequest, RequestKind
 
     args = args or {}
     limit = args.get("limit")
@@ -129,6 +135,10 @@ async def execute(
         request = replace(request, responses=tuple(args["texts"]))
     if request.kind is RequestKind.RESCORE:
         request = replace(request, verdicts=tuple(args["verdicts"]))
+    if request.kind is RequestKind.RESULTS:  # the request rubric grade FILE --outputs results.json makes
+        request = GradeRequest.for_results(
+            request.text, request.path, args["results_text"], args["results_name"], options=request.options
+        )
     if request.kind is RequestKind.RESPONSE:
         query = args.get("query")
         if isinstance(query, str):
@@ -154,7 +164,7 @@ async def execute(
         return result
     report.remember(ls, doc.uri, request, result)  # for rubric-lsp.report
     converted = plan.text is not None  # a conversion was graded: its ranges are not this file's
-    shown, data = _shown_for(request, result, doc.uri, converted)
+    shown, data = _shown_for(request, result, doc, converted)
     if shown is None:
         return data
     if converted:
@@ -196,11 +206,15 @@ def _tell_plain_clients(ls: RubricServer, doc: Read, shown: Shown) -> None:
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
 
 
-def _shown_for(request: Any, result: Any, uri: str, converted: bool) -> tuple[Shown | None, Any]:
+def _shown_for(request: Any, result: Any, doc: Read, converted: bool) -> tuple[Shown | None, Any]:
     """What to show of a grading's result, and the result's JSON."""
     from rubric_lsp.engine.request import RequestKind
 
+    uri = doc.uri
     top = Range(Position(0, 0), Position(0, 0))
+    if result is not None and result.kind == "grid" and (grid := grid_of(result)) is not None:
+        shown = shown_for_grid(result, grid, doc.units(), doc.document, top)
+        return shown, shown.result
     if request.kind is RequestKind.EXAMPLES and (result is None or getattr(result, "examples", None) is not None):
         shown = shown_for_examples(list(getattr(result, "examples", None) or []), top)
         return shown, shown.result or {}
@@ -321,9 +335,37 @@ async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:
         if (empty := responses.empty_answer(ls, args, named)) is not None:
             return empty
         args = {**args, "text": named}
+    if args.get("kind") == "results" and isinstance(args.get("results"), str):
+        args = {**args, **await _results_file(ls, args, uri)}
     plan, response = _explicit_plan(args)
     doc = await read(ls, uri)
     return await execute(ls, doc, plan, response, args)
+
+
+async def _results_file(ls: RubricServer, args: dict[str, Any], uri: str) -> dict[str, Any]:
+    """The results file ``args["results"]`` names, read (``results_text``, ``results_name``); ValueError when it
+    cannot be read (the client's mistake: InvalidParams)."""
+    try:
+        text = await response_text(ls, args, uri, "results")
+    except (OSError, ValueError) as exc:
+        raise ValueError(f'"results": cannot read {args["results"]}: {exc}') from None
+    if text is None:
+        raise ValueError(f'"results": cannot read {args["results"]}')
+    return {"results_text": text, "results_name": Path(str(args["results"]).split("/")[-1]).name}
+
+
+async def grade_results_command(ls: RubricServer, args: dict[str, Any]) -> Any:
+    """Grade a results file the document's tool wrote, whole: the one named, else the newest found beside it."""
+    uri = document_uri(ls, args)
+    if "results" not in args:
+        doc = await read(ls, uri)
+        found = doc.results_files()
+        if not found:
+            message = f'No results file to grade with {doc.name} was found beside it: name one ("results": a path).'
+            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
+            return {"message": message}
+        args = {**args, "results": found[0]}
+    return await grade_command(ls, {**args, "uri": uri, "kind": "results"})
 
 
 async def grade_text_command(ls: RubricServer, args: dict[str, Any]) -> Any:
@@ -388,6 +430,7 @@ def register(ls: RubricServer) -> None:
         (GRADE_DOCUMENT, grade_document_command),
         (GRADE_SELECTION, grade_selection_command),
         (GRADE_EXAMPLES, grade_examples_command),
+        (GRADE_RESULTS, grade_results_command),
     ):
         ls.command(name)(_guarded(name, handler))
 

@@ -56,22 +56,24 @@ class Read:
         return EditorContext(self.document, self.view)
 
     def units(self) -> list[GradableUnit]:
-        if not self.gradable or self.format is None:
-            return []
-        try:
-            return self.format.editor_hooks().gradable_units(self.context())
-        except Exception:
-            log.exception("listing what can be graded in %s failed", self.uri)
-            return []
+        return self._hook("gradable_units", [], "listing what can be graded in")
 
     def examples_plan(self) -> GradePlan | None:
+        return self._hook("examples_plan", None, "finding the examples of")
+
+    def results_files(self) -> list[str]:
+        """Results files the file's own tool wrote beside it, newest first (``EditorHooks.results_files``)."""
+        return self._hook("results_files", [], "looking for results files beside")
+
+    def _hook(self, name: str, default: Any, doing: str) -> Any:
+        """The format's editor hook ``name`` on this document; ``default`` when it has none or it fails (logged)."""
         if not self.gradable or self.format is None:
-            return None
+            return default
         try:
-            return self.format.editor_hooks().examples_plan(self.context())
+            return getattr(self.format.editor_hooks(), name)(self.context())
         except Exception:
-            log.exception("finding the examples of %s failed", self.uri)
-            return None
+            log.exception("%s %s failed", doing, self.uri)
+            return default
 
     @property
     def name(self) -> str:
@@ -105,11 +107,14 @@ def text_of(ls: RubricServer, uri: str) -> str:
         ) from None
 
 
-async def response_text(ls: RubricServer, args: dict[str, Any], doc_uri: str | None) -> str | None:
+async def response_text(
+    ls: RubricServer, args: dict[str, Any], doc_uri: str | None, key: str = "response"
+) -> str | None:
     """The response named by ``args["response"]`` (an open document's URI, a file: URI, or a path, relative
     to the graded document's folder): how a client without a Grade Selection command grades a unit against a
-    response held in a file or another buffer. None when no response is named."""
-    given = args.get("response")
+    response held in a file or another buffer. None when no response is named. ``key``: another argument naming
+    a file the same way (``results``: a results file to grade whole)."""
+    given = args.get(key)
     if given is None:
         return None
     if given in ls.workspace.text_documents or given.startswith("file:"):
