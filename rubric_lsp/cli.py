@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from rubric_lsp import __version__
+from rubric_lsp.commands import exit_codes
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -85,7 +86,12 @@ def build_parser(prog: str = "rubric") -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rubric-lsp {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    lint = sub.add_parser("lint", help="check rubric files (same as rubric-lint)")
+    lint = sub.add_parser(
+        "lint",
+        help="check rubric files (same as rubric-lint)",
+        epilog=exit_codes.LINT,
+        formatter_class=exit_codes.Formatter,
+    )
     _lint_arguments(lint)
 
     rule = sub.add_parser("rule", help="print a rule's documentation")
@@ -204,7 +210,12 @@ def lint_main(argv: list[str] | None = None) -> int:
 
 
 def _lint(argv: list[str]) -> int:
-    parser = _Parser(prog="rubric-lint", description="Check LLM-as-a-judge rubric files (same as rubric lint).")
+    parser = _Parser(
+        prog="rubric-lint",
+        description="Check LLM-as-a-judge rubric files (same as rubric lint).",
+        epilog=exit_codes.LINT,
+        formatter_class=exit_codes.Formatter,
+    )
     parser.add_argument("--version", action="version", version=f"rubric-lint {__version__}")
     _lint_arguments(parser)
     try:

@@ -6,8 +6,10 @@ the grading engine (litellm) and never raises on bad input.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +23,7 @@ from rubric_lsp.formats.registry import Format, checkers_for, detect
 from rubric_lsp.rules.any_file import INTERNAL_ERROR, UNREADABLE_FILE  # loaded by every lint's checkers anyway
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import registered_rule
-from rubric_lsp.settings import SMELLS, Settings
+from rubric_lsp.settings import SMELLS, Settings, configured_kind
 from rubric_lsp.suppression import suppressions
 from rubric_lsp.workspace import default_root
 
@@ -125,6 +127,7 @@ def _lint_text(
     )
     if fmt is not None and fmt.calibration is not None:
         ctx.calibration_units = _units_of(fmt, doc, ctx)
+        ctx.calibration_labelled = labelled_reader(doc)
     checks = checkers_for(fmt.name if fmt else None)
     if reads_smells and fmt is not None:
         ctx.criteria = _criteria_of(fmt, doc, ctx)
@@ -170,6 +173,57 @@ def _units_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
         return hook.document_units(doc, _view_in(cache, fmt, doc))
 
     return units
+
+
+def labelled_reader(doc: Document | None = None) -> Callable[[Path], Any]:
+    """What a calibration record's labelled set holds now (``gate.LabelledNow``), for RL020 and ``rubric grade
+    --require-calibrated``: ``doc`` itself when the record is its own, else the file read (a labels file, or a
+    file whose format's calibration hook says its ``labelled`` items), or one line saying why it cannot be."""
+    own = Path(doc.path).resolve() if doc is not None and doc.path and doc.path != "-" else None
+
+    def read(path: Path) -> Any:
+        try:
+            resolved = path.resolve()
+            if resolved == own and doc is not None:
+                return _labelled_in(doc)
+            info = resolved.stat()
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        return _labelled_at(resolved, info.st_mtime_ns, info.st_size)
+
+    return read
+
+
+@functools.lru_cache(maxsize=32)
+def _labelled_at(path: Path, _mtime: int, _size: int) -> Any:
+    # Only when a record names its labelled file: a lint with no record never loads labels or evidence.
+    from rubric_lsp.calibration import evidence, labels
+
+    if labels.is_labels_file(path):
+        try:
+            return evidence.labels_now(labels.read_labels(path))
+        except labels.LabelsError as exc:
+            return str(exc)
+    try:
+        data = read_regular(path, DEFAULT_LIMITS.max_bytes)
+    except TooLarge:
+        return f"larger than {DEFAULT_LIMITS.max_bytes // (1024 * 1024)} MiB"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return _labelled_in(parse_document(data, str(path)))
+
+
+def _labelled_in(doc: Document) -> Any:
+    fmt = detect(doc, configured_kind(doc.path)) if doc.root is not None else None
+    hook = None if fmt is None else fmt.calibration_hook()
+    labelled = getattr(hook, "labelled", None)
+    if labelled is None:
+        return "its format says nothing of its labels"
+    try:
+        return labelled(doc)
+    except Exception:  # a format's hook bug must not hide the other findings
+        log.exception("the calibration hook's labelled failed on %s", doc.path)
+        return "its labels cannot be read"
 
 
 def _criteria_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:

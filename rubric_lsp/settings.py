@@ -306,11 +306,12 @@ def _versions(table: object, where: str) -> tuple[tuple[str, str], ...]:
     return tuple((tool, version.strip().lstrip("v")) for tool, version in table.items())
 
 
-CALIBRATION_KEYS = ("required", "min-kappa", "path", "judge")
+CALIBRATION_KEYS = ("required", "min-kappa", "min-labels", "allow-ambiguous", "path", "judge")
 
 
 def _calibration(table: object, where: str, root: Path | None) -> CalibrationSettings:
-    """``calibration = {required = true, min-kappa = 0.6, path = "…", judge = "…"}`` (docs/calibration.md)."""
+    """``calibration = {required = true, min-kappa = 0.6, min-labels = 30, allow-ambiguous = false, path = "…",
+    judge = "…"}`` (docs/calibration.md)."""
     what = f"{where}'calibration'"
     if not isinstance(table, dict):
         raise SettingsError(f"{what} must be a table, e.g. calibration = {{ required = true, min-kappa = 0.6 }}")
@@ -325,6 +326,14 @@ def _calibration(table: object, where: str, root: Path | None) -> CalibrationSet
     floor = table.get("min-kappa")
     if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float)) or not -1 <= floor <= 1):
         raise SettingsError(f"{what} 'min-kappa' must be a number between -1 and 1 (κ's range), not {floor!r}")
+    min_labels = table.get("min-labels", 1)
+    if isinstance(min_labels, bool) or not isinstance(min_labels, int) or min_labels < 0:
+        raise SettingsError(
+            f"{what} 'min-labels' must be a whole number of compared labels (0 or more), not {min_labels!r}"
+        )
+    allow_ambiguous = table.get("allow-ambiguous", False)
+    if not isinstance(allow_ambiguous, bool):
+        raise SettingsError(f"{what} 'allow-ambiguous' must be true or false, not {allow_ambiguous!r}")
     path = table.get("path")
     if path is not None and (not isinstance(path, str) or not path.strip()):
         raise SettingsError(
@@ -339,6 +348,8 @@ def _calibration(table: object, where: str, root: Path | None) -> CalibrationSet
         min_kappa=None if floor is None else float(floor),
         path=None if path is None else (root or Path.cwd()) / path,
         judge=tuple(m.strip() for m in judge),
+        min_labels=min_labels,
+        allow_ambiguous=allow_ambiguous,
     )
 
 

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import os
 import signal
+import sqlite3
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -49,6 +56,12 @@ def judge_server(monkeypatch):
 
     with JudgeServer() as server:
         yield server
+    # litellm keeps its last call's locals in litellm.error_logs (a failed call's exception, whose frames
+    # hold the grading and its verdict cache) until its next call: dropped, so what the test itself left
+    # open is what the leak guard sees.
+    litellm = sys.modules.get("litellm")
+    if litellm is not None and isinstance(getattr(litellm, "error_logs", None), dict):
+        litellm.error_logs.clear()
 
 
 def use_judge(monkeypatch, server, key: str, cache_dir: Path | None = None) -> None:
@@ -110,3 +123,198 @@ def raw(tmp_path: Path):
     client.send("initialized", {}, request=False)
     yield client
     client.close()
+
+
+@contextmanager
+def database(path: Path | str) -> Iterator[sqlite3.Connection]:
+    """An SQLite connection that commits on success and is closed on leaving.
+
+    ``with sqlite3.connect(path) as db`` only ends the transaction: the connection (and its file
+    descriptor) stays open until the garbage collector finds it, and a poll loop opens hundreds.
+    """
+    db = sqlite3.connect(path)
+    try:
+        with db:
+            yield db
+    finally:
+        db.close()
+
+
+# -- the leak guard -------------------------------------------------------------------------------
+# Each test module must leave no file descriptor and no child process open behind it (a socket, a
+# database, a pipe, a server it started): under `-n` the same worker runs module after module, and
+# what one leaves open another one inherits (issue 35). The guard compares /proc/self/fd and this
+# process's children before a module's first test and after its module fixtures are torn down, and
+# fails that teardown naming what was left. What a session-scoped fixture opens lives for the
+# session by design and is not counted. Linux only (it reads /proc); cheap: two directory listings.
+
+PROC_SELF = Path("/proc/self")
+LEAK_SETTLE_SECONDS = 5.0  # only a module that leaks waits it out
+
+
+def _open_fds() -> set[tuple[int, str]]:
+    found = set()
+    for name in os.listdir(PROC_SELF / "fd"):
+        try:
+            found.add((int(name), os.readlink(PROC_SELF / "fd" / name)))
+        except OSError:  # the listing's own descriptor, closed by now
+            continue
+    return found
+
+
+def _peer_closed(fds: set[tuple[int, str]]) -> set[tuple[int, str]]:
+    """The TCP sockets among ``fds`` whose peer has closed the connection (CLOSE_WAIT).
+
+    An HTTP client's pool keeps its idle connections (litellm keeps some of its clients for the process's
+    life): once the in-process judge a test started has stopped and closed its ends, what is left is
+    the pool's half, which the pool drops on its next use. Not counted as a leak."""
+    inodes = {target[len("socket:[") : -1]: (fd, target) for fd, target in fds if target.startswith("socket:[")}
+    closed = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = (Path("/proc/net") / table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "08" and fields[9] in inodes:  # 08: TCP_CLOSE_WAIT
+                closed.add(inodes[fields[9]])
+    return closed
+
+
+def _current_loop_fds() -> set[int]:
+    """The descriptors of this thread's current event loop, if one is set and open.
+
+    pytest-asyncio before 1.4 leaves a loop of its own set as the thread's current loop between
+    modules (its scoped-loop fixture puts back the one ``get_event_loop`` made): the plugin's, not a test's.
+    """
+    loop = getattr(getattr(asyncio.get_event_loop_policy(), "_local", None), "_loop", None)
+    if loop is None or loop.is_closed():
+        return set()
+    owned = [getattr(loop, "_selector", None), getattr(loop, "_ssock", None), getattr(loop, "_csock", None)]
+    return {part.fileno() for part in owned if part is not None}
+
+
+def _children() -> set[int]:
+    pids: set[int] = set()
+    for task in (PROC_SELF / "task").iterdir():
+        try:
+            pids.update(int(pid) for pid in (task / "children").read_text().split())
+        except OSError:  # a thread that ended meanwhile
+            continue
+    return pids
+
+
+def _describe(pid: int) -> str:
+    try:
+        argv = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return str(pid)
+    return f"{pid} " + " ".join(a.decode(errors="replace") for a in argv)[:200]
+
+
+class LeakGuard:
+    def __init__(self) -> None:
+        self.module: object = None
+        self.fds: set[tuple[int, str]] = set()
+        self.children: set[int] = set()
+        self.allowed_fds: set[tuple[int, str]] = set()
+        self.allowed_children: set[int] = set()
+
+    def start(self, module: object) -> None:
+        self.module = module
+        self.fds, self.children = _open_fds(), _children()
+
+    def leaks(self) -> list[str]:
+        fds = _open_fds() - self.fds - self.allowed_fds
+        children = _children() - self.children - self.allowed_children
+        # What only a reference cycle still holds is closed by its finalizer, and a thread of the code
+        # under test may be closing its connections as the test ends: not leaks. A leak stays open.
+        deadline = time.monotonic() + LEAK_SETTLE_SECONDS
+        while (fds or children) and time.monotonic() < deadline:
+            gc.collect()
+            fds = _open_fds() - self.fds - self.allowed_fds
+            children = _children() - self.children - self.allowed_children
+            fds -= _peer_closed(fds)
+            fds = {(fd, target) for fd, target in fds if fd not in _current_loop_fds()}
+            if fds or children:
+                time.sleep(0.1)
+        return [f"file descriptor {fd} -> {target}" for fd, target in sorted(fds)] + [
+            f"child process {_describe(pid)}" for pid in sorted(children)
+        ]
+
+
+LEAK_GUARD = LeakGuard() if (PROC_SELF / "fd").is_dir() and (PROC_SELF / "task").is_dir() else None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    if LEAK_GUARD is None or fixturedef.scope != "session":
+        return (yield)
+    fds, children = _open_fds(), _children()
+    try:
+        return (yield)
+    finally:
+        LEAK_GUARD.allowed_fds |= _open_fds() - fds
+        LEAK_GUARD.allowed_children |= _children() - children
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    if LEAK_GUARD is not None and item.module is not LEAK_GUARD.module:
+        LEAK_GUARD.start(item.module)
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    result = yield  # the module's fixtures are torn down by now when the next test is elsewhere
+    if LEAK_GUARD is not None and (nextitem is None or nextitem.module is not item.module):
+        LEAK_GUARD.module = None
+        left = LEAK_GUARD.leaks()
+        if left:
+            pytest.fail(f"{item.module.__name__} left open after its tests:\n  " + "\n  ".join(left), pytrace=False)
+    return result
+
+
+# -- the dependency suites ------------------------------------------------------------------------
+# `.ci/dependency-suite oldest|newest` runs the suite with `--dependency-suite` in a venv holding the
+# oldest or the newest releases pyproject.toml allows. Every test runs there (a new test is in by
+# default: nothing can leave it out silently) except what the ranges cannot change:
+# - a module marked `own_environment`: it runs the product only in an environment it installs itself
+#   from the package index (tests/test_dependency_suite.py checks that it imports no rubric_lsp);
+# - all seeds but the first of a test parametrized over `seed`: the same code paths, other random draws.
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--dependency-suite",
+        action="store_true",
+        help="the dependency suites' selection (README.md, Development): .ci/dependency-suite passes it",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "own_environment(reason): runs the product only in an environment it installs itself "
+        "(not run by the dependency suites)",
+    )
+
+
+def dependency_suite_keeps(item: pytest.Item) -> bool:
+    """Whether the dependency suites run ``item`` (see above)."""
+    if item.get_closest_marker("own_environment") is not None:
+        return False
+    callspec = getattr(item, "callspec", None)
+    return callspec is None or callspec.indices.get("seed", 0) == 0
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--dependency-suite"):
+        return
+    kept = [item for item in items if dependency_suite_keeps(item)]
+    left = [item for item in items if not dependency_suite_keeps(item)]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept

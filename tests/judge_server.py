@@ -209,6 +209,35 @@ class _HTTPServer(ThreadingHTTPServer):
     # and 9 of 64 were reset; with 128 both bursts take one round trip.
     request_queue_size = 128
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.connections: set[socket.socket] = set()  # accepted and not yet closed by their handler
+        self._connections_lock = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._connections_lock:
+            self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._connections_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def end_connections(self, timeout: float = 5.0) -> None:
+        """End the kept-alive connections: each handler thread, blocked reading the next request, reads
+        the end and closes its socket (closing it here could close a reused descriptor under it)."""
+        with self._connections_lock:
+            left = list(self.connections)
+        for request in left:
+            try:
+                request.shutdown(socket.SHUT_RDWR)
+            except OSError:  # closed meanwhile
+                continue
+        deadline = time.monotonic() + timeout
+        while self.connections and time.monotonic() < deadline:
+            time.sleep(0.01)
+
 
 class JudgeServer:
     """The server object; see the module docstring."""
@@ -261,6 +290,7 @@ class JudgeServer:
         self._stopping.set()  # releases hanging handlers
         self._httpd.shutdown()
         self._httpd.server_close()
+        self._httpd.end_connections()  # a client's pooled connection would hold two descriptors open
         if self._thread:
             self._thread.join(timeout=5)
         with self._lock:

@@ -98,13 +98,27 @@ class RawClient:
     def request(self, method: str, params: Any, timeout: float = 90) -> dict:
         return self.response(self.send(method, params), timeout)
 
-    def close(self) -> None:
+    def close(self, *, shutdown: bool = True) -> None:
+        """Stop the server (LSP shutdown and exit first, unless ``shutdown`` is false: a server that does
+        not exit by itself is killed), wait for it and close its pipes: nothing of it stays open."""
         try:
-            self.send("shutdown", None)
-            self.send("exit", None, request=False)
+            if shutdown:
+                try:
+                    self.send("shutdown", None)
+                    self.send("exit", None, request=False)
+                    self.proc.wait(timeout=10)
+                except Exception:
+                    self.proc.kill()
+            else:
+                self.proc.kill()
             self.proc.wait(timeout=10)
-        except Exception:
-            self.proc.kill()
+        finally:
+            for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    try:
+                        stream.close()
+                    except OSError:  # a write still buffered for a server that is gone
+                        continue
 
 
 def open_doc(raw: RawClient, tmp_path: Path, text: str) -> str:

@@ -174,14 +174,15 @@ def session_fixture(
     configuration: dict[str, Any] | None = None,
     profiles=PROFILES,
     ids=PROFILE_IDS,
+    scope: str = "module",
 ):
-    """A pytest-lsp fixture, one server per module and profile, parametrised over client profiles.
+    """A pytest-lsp fixture, one server per module (or ``scope``) and profile, parametrised over client profiles.
 
-    Modules using it mark their tests ``pytest.mark.asyncio(loop_scope="module")``; tests
-    share the server, so each uses its own file names.
+    Modules using it mark their tests ``pytest.mark.asyncio(loop_scope=scope)``; tests
+    sharing a server each use their own file names.
     """
 
-    @pytest_lsp.fixture(config=make_config(env), params=profiles, ids=ids, scope="module")
+    @pytest_lsp.fixture(config=make_config(env), params=profiles, ids=ids, scope=scope)
     async def session(lsp_client: LanguageClient, request, tmp_path_factory):
         spec, mode, encoding = request.param
         tmp_path = tmp_path_factory.mktemp("ws")
@@ -269,10 +270,11 @@ async def findings_until(
         await asyncio.sleep(0.2)
 
 
-def grading_session_fixture(judge: Any, profiles=GRADING_PROFILES, ids=None):
+def grading_session_fixture(judge: Any, profiles=GRADING_PROFILES, ids=None, scope: str = "module"):
     """``session_fixture`` for grading modules: servers whose judge is ``judge`` (a started
     tests.judge_server.JudgeServer), grade-on-save on, a verdict cache per server. ``ids``: by default each
-    profile's client and mode ("neovim-pull")."""
+    profile's client and mode ("neovim-pull"). ``scope="function"``: a server per test, for tests that need
+    one that has graded nothing yet."""
     ids = ids if ids is not None else [f"{spec.split('@')[0]}-{mode}" for spec, mode, _ in profiles]
     return session_fixture(
         init_options={
@@ -284,4 +286,5 @@ def grading_session_fixture(judge: Any, profiles=GRADING_PROFILES, ids=None):
         env={"RUBRIC_CACHE_DIR": "__CACHE__"},
         profiles=profiles,
         ids=ids,
+        scope=scope,
     )

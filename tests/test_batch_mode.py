@@ -20,7 +20,7 @@ import pytest
 
 from rubric_lsp.cli import main
 from tests.calibration import dataset, reply_for
-from tests.conftest import use_judge
+from tests.conftest import database, use_judge
 from tests.judge_server import Reply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +63,7 @@ def posts(judge_server, path: str) -> int:
 
 
 def replies(run: Path) -> dict[str, tuple[str, dict]]:
-    with sqlite3.connect(run) as db:
+    with database(run) as db:
         return {
             key: (content, json.loads(usage))
             for key, content, usage in db.execute("SELECT key, content, usage FROM replies")
@@ -99,7 +99,7 @@ def test_batch_grading_gives_the_live_verdicts_and_figures(env, judge_server, ca
     assert uploaded.count('"url":"/v1/chat/completions"') == CALLS and '"model":"judge"' in uploaded
     stored = run.read_bytes() + b"".join(p.read_bytes() for p in env.glob("run.sqlite*"))
     assert KEY.encode() not in stored
-    with sqlite3.connect(run) as db:
+    with database(run) as db:
         rows = db.execute("SELECT batch_id, status, resolved, keys FROM batches").fetchall()
     assert [(r[0], r[1], r[2], len(json.loads(r[3]))) for r in rows] == [("batch_1", "completed", 1, CALLS)]
 
@@ -140,7 +140,7 @@ def test_an_expired_batch_fails_its_calls_with_a_message(env, judge_server, capf
     items = json.loads(out)["items"]
     assert all("expired before the provider ran it" in json.dumps(item) for item in items)
     assert all(item["verdicts"] == ["ERROR", "ERROR"] for item in items)
-    with sqlite3.connect(env / "run.sqlite") as db:
+    with database(env / "run.sqlite") as db:
         assert db.execute("SELECT count(*) FROM replies").fetchone()[0] == 0  # nothing recorded as a reply
 
 
@@ -171,7 +171,7 @@ def submitted(run: Path) -> bool:
     if not run.exists():
         return False
     try:
-        with sqlite3.connect(run) as db:
+        with database(run) as db:
             return db.execute("SELECT count(*) FROM batches WHERE batch_id IS NOT NULL").fetchone()[0] == 1
     except sqlite3.OperationalError:  # the table is not created yet
         return False
@@ -219,7 +219,7 @@ def test_a_run_killed_after_submitting_its_batch_resumes_without_submitting_agai
     if (
         stopped == "between the upload and the batch's creation"
     ):  # as if the kill landed before the batch id was recorded
-        with sqlite3.connect(run) as db:
+        with database(run) as db:
             db.execute("UPDATE batches SET batch_id = NULL")
         created = 2
 
@@ -250,7 +250,8 @@ def test_calls_that_depend_on_earlier_replies_go_in_further_batches(env, judge_s
     passes: list[list[str]] = []
 
     async def rounds() -> list[str]:
-        mode = batch.BatchMode(RunFile.create(env / "r.sqlite", {}), poll_seconds=0.05, status=statuses.append)
+        run_file = RunFile.create(env / "r.sqlite", {})
+        mode = batch.BatchMode(run_file, poll_seconds=0.05, status=statuses.append)
 
         async def once() -> list[str]:
             run = Run.start(JudgeSettings(cache_enabled=False))
@@ -268,7 +269,10 @@ def test_calls_that_depend_on_earlier_replies_go_in_further_batches(env, judge_s
             passes.append(outcome)
             return outcome
 
-        return await batch.grade_in_rounds(mode, once)  # activates the mode and its run file
+        try:
+            return await batch.grade_in_rounds(mode, once)  # activates the mode and its run file
+        finally:
+            run_file.close()
 
     assert asyncio.run(rounds()) == [f"seen: then seen: q{n}" for n in range(3)]
     assert judge_server.batches.created == 2 and [len(b.outputs) for b in judge_server.batches.batches.values()] == [

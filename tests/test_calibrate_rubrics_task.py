@@ -119,8 +119,8 @@ def test_require_calibrated_then_one_reworded_criterion_refuses_naming_it(task_f
     out, err = capfd.readouterr()
     assert code == 2 and out == "" and judge_server.call_count == calls  # refused before any judge call
     # The reworded criterion, and the preference, which the criteria's verdicts decide: 2 of 11.
-    assert "2 of 11 unit(s)" in err and "rubric_1_criteria_1: stale (its text changed" in err
-    assert "preference: stale (its text changed" in err
+    assert "2 of 11 unit(s)" in err and "rubric_1_criteria_1: stale: its text changed" in err
+    assert "preference: stale: its text changed" in err
 
     code = lint_main(["--format", "json", str(task_file)])
     found = sorted(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -60,7 +61,10 @@ def records_folder(calibrated):
     folder = calibrated.parent / "calibration"
     folder.mkdir()
     record = calibrated.with_name(calibrated.name + ".calibration.json")
-    record.rename(folder / record.name)
+    # As `rubric calibrate -o calibration/…` writes it: its source is the set, from the record's folder.
+    data = json.loads(record.read_text())
+    (folder / record.name).write_text(json.dumps({**data, "source": "../" + data["source"]}))
+    record.unlink()
     return folder
 
 
@@ -95,16 +99,32 @@ def test_a_severity_setting_still_wins_over_required(calibrated, capfd):
 
 
 def test_the_hover_line_names_the_statistic_and_what_went_stale():
+    from rubric_lsp.calibration import evidence
+    from rubric_lsp.calibration.units import Labelled, UnitSamples
+
+    scale = (0, 1, 2)
+    truths = [0, 1, 2, 1] * 10
+    verdicts = [0, 1, 1, 1] * 10
+    asks = [
+        UnitSamples(
+            "tone", "x", "ordinal", {}, "p", scale, {0: "bad", 1: "ok", 2: "good"},
+            judged={i: v if ask == 0 or i % 2 else (v + 1) % 3 for i, v in enumerate(verdicts)},
+            labelled={i: Labelled(f"{i:016x}", "l", t) for i, t in enumerate(truths)},
+        )
+        for ask in range(2)
+    ]  # fmt: skip
+    proof = evidence.build([(evidence.column(r), u) for r, u in enumerate(asks, 1)])
+    derived = evidence.figures_of(proof, "ordinal", None)
+    entry = {"id": "tone", "kind": "ordinal", "figures": derived.figures, "evidence": proof}
+    entry["self_agreement"] = {"threshold": 0.8}
     unit = check.CalibrationUnit("tone", {"requirement": "x"}, "p", Span(0, 1))
-    entry = {
-        "figures": {"labels": 40, "kappa": {"statistic": "quadratic-weighted", "value": 0.71, "interval": [0.5, 0.84]}},
-        "self_agreement": {"ambiguous": True},
-    }
     record = {"date": "2026-11-20", "judge": {"models": ["openai/gpt-4.1-mini"]}}
-    line = check.summary(check.Match(unit, record, entry, None, ("text", "prompt")))
+    line = check.summary(check.Match(unit, record, entry, Path("r.json"), ("text", "prompt")))
+    kappa = derived.figures["kappa"]
+    low, high = kappa["interval"]
     assert line == (
-        "QWK 0.71 [0.50, 0.84] over 40 labels · gpt-4.1-mini · 2026-11-20 "
-        "(stale: its text and prompt changed since) · ambiguous: the judge disagrees with itself"
+        f"QWK {kappa['value']:.2f} [{low:.2f}, {high:.2f}] over 40 labels · gpt-4.1-mini · 2026-11-20 "
+        "(stale: its text and prompt changed since 2026-11-20) · ambiguous: the judge disagrees with itself"
     )
 
 
@@ -126,27 +146,23 @@ def test_the_judge_is_compared_when_the_settings_name_one(calibrated, capfd):
     assert code == 0 and len(found) == 2 and all("stale: its judge changed" in d["message"] for d in found)
 
 
-def test_min_kappa_and_ambiguous_units(calibrated, capfd):
+def test_min_kappa_is_met_by_the_intervals_lower_bound(calibrated, capfd):
     record = calibrated.with_name(calibrated.name + ".calibration.json")
     data = json.loads(record.read_text())
-    kappas = {u["id"]: u["figures"]["kappa"]["value"] for u in data["units"]}
-    assert kappas["correct"] == 1.0 and kappas["shows_work"] < 0.9
-    (calibrated.parent / "rubric-lint.toml").write_text("calibration = { min-kappa = 0.9 }\n")
+    kappas = {u["id"]: u["figures"]["kappa"] for u in data["units"]}
+    assert kappas["correct"]["value"] == 1.0 and kappas["shows_work"]["value"] < 0.9
+    floor = round((kappas["correct"]["interval"][0] + kappas["shows_work"]["interval"][0]) / 2, 2)
+    (calibrated.parent / "rubric-lint.toml").write_text(f"calibration = {{ min-kappa = {floor} }}\n")
     code, found = lint_json(capfd, calibrated)
-    assert [d["message"] for d in found] == [
-        f"The judge's κ on the criterion 'shows_work' is {kappas['shows_work']:.2f}, below min-kappa 0.9."
+    low, high = kappas["shows_work"]["interval"]
+    assert code == 0 and [d["message"] for d in found] == [
+        f"The criterion 'shows_work' is below min-kappa {floor}: κ {kappas['shows_work']['value']:.2f} "
+        f"[{low:.2f}, {high:.2f}] over 12 labels, its lower bound {low:.2f} short of it."
     ]
-    data["units"][0]["self_agreement"] = {
-        "ambiguous": True,
-        "unanimous": {"value": 0.5},
-        "repeats": 3,
-        "threshold": 0.8,
-    }
-    record.write_text(json.dumps(data))
-    code, found = lint_json(capfd, calibrated)
-    assert code == 0 and any(
-        "'correct' is ambiguous: the judge agreed with itself on 0.50" in d["message"] for d in found
-    )
+    # A perfect κ over 12 labels does not show a judge at 0.9: the lower bound decides, not the point.
+    (calibrated.parent / "rubric-lint.toml").write_text("calibration = { min-kappa = 0.9 }\n")
+    _, found = lint_json(capfd, calibrated)
+    assert sum("'correct' is below min-kappa 0.9: κ 1.00" in d["message"] for d in found) == 1
 
 
 def test_a_damaged_record_is_one_finding_not_a_crash(calibrated, capfd):

@@ -143,3 +143,22 @@ def test_an_ordinal_units_figures():
     assert data["balance"] == {"bad": truth.count(0), "ok": truth.count(1), "good": truth.count(2)}
     assert "sensitivity" not in data and "pass_rate" not in data  # no single pass on a scale
     assert data["abstained"] == {"both": 1, "judge_only": 2, "truth_only": 0}
+
+
+def test_ordinal_kappa_is_over_the_whole_scale():
+    # Two criteria on one 5-point scale, each with one L4→L3 miss among its labels: on the labels that happen
+    # to occur they differed (0.89 against 0.95); over the scale (scikit-learn's labels=) they are one figure.
+    from rubric_lsp.calibration.units import UnitSamples, figures
+
+    scale = (0, 1, 2, 3, 4)
+    few = [(3, 2)] + [(level, level) for level in (0, 2, 3, 4)] * 2  # no L2 label: a gap in the scale
+    many = [(3, 2)] + [(level, level) for level in scale] * 2
+    for pairs in (few, many):
+        truth, judged = [t for t, _ in pairs], [j for _, j in pairs]
+        theirs = cohen_kappa_score(truth, judged, weights="quadratic", labels=list(scale))
+        assert stats.cohen_kappa(pairs, "quadratic", scale) == pytest.approx(float(theirs), abs=1e-12)
+    assert stats.cohen_kappa(few, "quadratic") != pytest.approx(stats.cohen_kappa(few, "quadratic", scale))
+    unit = UnitSamples("tone", "Tone?", "ordinal", {}, "p", scale, {c: f"L{c + 1}" for c in scale}, pairs=few)
+    kappa = figures(unit)["kappa"]
+    assert kappa["value"] == pytest.approx(stats.cohen_kappa(few, "quadratic", scale))
+    assert kappa["n"] == len(few)  # every figure carries its sample size

@@ -28,6 +28,7 @@ from rubric_lsp.engine.windowed import fold_in_order
 from rubric_lsp.formats.autorubric.grading import agreement
 from rubric_lsp.formats.autorubric.grading.agreement import bootstrap_kappas, cohen_kappa
 from rubric_lsp.runtime import gc as collector
+from tests.conftest import database
 from tests.judge_server import Reply
 
 # --- the window --------------------------------------------------------------------------
@@ -180,7 +181,7 @@ SQL = "INSERT OR REPLACE INTO t (key, value) VALUES (?, ?)"
 
 
 def count_rows(path, table: str = "replies") -> int:
-    with sqlite3.connect(path) as other:
+    with database(path) as other:
         return int(other.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
 
@@ -215,13 +216,13 @@ def test_run_file_close_commits_what_is_pending(tmp_path):
     with run._writer.lock:
         run.put("k", "reply", {})
     run.close()
-    with sqlite3.connect(path) as other:
+    with database(path) as other:
         assert other.execute("SELECT content FROM replies").fetchall() == [("reply",)]
 
 
 def test_row_writer_commits_many_rows_per_transaction_and_keeps_the_latest_put(tmp_path):
     path = str(tmp_path / "rows.sqlite")
-    with sqlite3.connect(path) as db:
+    with database(path) as db:
         db.execute("CREATE TABLE t (key TEXT PRIMARY KEY, value TEXT)")
     writer = RowWriter(lambda: sqlite3.connect(path, isolation_level=None, check_same_thread=False), SQL)
     with writer.lock:
@@ -231,7 +232,7 @@ def test_row_writer_commits_many_rows_per_transaction_and_keeps_the_latest_put(t
         assert writer.pending("7") == ("7", "second")
     writer.flush()
     assert writer.pending("7") is None
-    with sqlite3.connect(path) as db:
+    with database(path) as db:
         assert db.execute("SELECT count(*) FROM t").fetchone()[0] == 100
         assert db.execute("SELECT value FROM t WHERE key = '7'").fetchone()[0] == "second"
     writer.close()
@@ -239,7 +240,7 @@ def test_row_writer_commits_many_rows_per_transaction_and_keeps_the_latest_put(t
 
 async def test_row_writer_rows_put_in_one_loop_turn_go_in_one_transaction(tmp_path):
     path = str(tmp_path / "rows.sqlite")
-    with sqlite3.connect(path) as db:
+    with database(path) as db:
         db.execute("CREATE TABLE t (key TEXT PRIMARY KEY, value TEXT)")
     statements: list[str] = []
 
@@ -263,7 +264,7 @@ async def test_row_writer_rows_put_in_one_loop_turn_go_in_one_transaction(tmp_pa
 
 async def test_row_writer_settled_holds_back_while_lag_or_more_rows_are_uncommitted(tmp_path):
     path = str(tmp_path / "rows.sqlite")
-    with sqlite3.connect(path) as db:
+    with database(path) as db:
         db.execute("CREATE TABLE t (key TEXT PRIMARY KEY, value TEXT)")
     writer = RowWriter(lambda: sqlite3.connect(path, isolation_level=None, check_same_thread=False), SQL)
     writer.put("first", ("first", "v"))

@@ -5,8 +5,9 @@ a third party would declare, a detector, one rule with its checker and a grader.
 a wheel by the stdlib (``build_wheel``, PEP 427: a build backend would need the ``wheel`` package
 or a newer setuptools than an offline machine may have; what is tested is what rubric-lsp reads
 of the installed metadata, not how setuptools writes it) and installed by pip into a fresh venv
-that sees this environment's packages (``--system-site-packages``); the checkout under test comes
-first on ``PYTHONPATH``. Nothing in ``rubric_lsp`` names it: the installed metadata is the only
+that sees the packages of the environment under test (a ``.pth`` file adding its site-packages: a
+venv's ``--system-site-packages`` would see the *base* Python's, which lack pygls and litellm when
+the tests run in a venv); the checkout under test comes first on ``PYTHONPATH``. Nothing in ``rubric_lsp`` names it: the installed metadata is the only
 way in. Then ``rubric lint`` reports its rule, the language server
 publishes it over stdio, and ``rubric grade`` grades the deck against the local scripted judge.
 """
@@ -17,6 +18,7 @@ import base64
 import hashlib
 import json
 import os
+import site
 import subprocess
 import sys
 import zipfile
@@ -168,6 +170,21 @@ def build_wheel(folder: Path) -> Path:
     return wheel
 
 
+def see_this_environment(python: Path) -> None:
+    """Make the venv of ``python`` see the packages of the environment running the tests.
+
+    A ``.pth`` line starting with ``import`` runs at start-up: ``site.addsitedir`` adds each of this
+    environment's site-packages after the venv's own and processes its ``.pth`` files too (editable
+    installs, namespace packages), as the environment's own interpreter does.
+    """
+    user = [site.getusersitepackages()] if site.ENABLE_USER_SITE else []
+    ours = [p for p in [*site.getsitepackages(), *user] if Path(p).is_dir()]
+    where = run(str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))")
+    assert where.returncode == 0, where.stderr
+    line = "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in ours)
+    (Path(where.stdout.strip()) / "_environment_under_test.pth").write_text(line + "\n", encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> Path:
     """A fresh venv holding the ``rubric-decks`` wheel (and seeing this environment's packages)."""
@@ -176,8 +193,9 @@ def venv(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("decks")
     wheel = build_wheel(root)
     home = root / "env"
-    run(sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(home)).check_returncode()
-    # The system pip, run by the venv's interpreter, installs into the venv.
+    run(sys.executable, "-m", "venv", "--without-pip", str(home)).check_returncode()
+    see_this_environment(home / BIN / "python")
+    # This environment's pip, run by the venv's interpreter, installs into the venv.
     installed = run(str(home / BIN / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel))
     assert installed.returncode == 0, installed.stderr[-2000:]
     return home

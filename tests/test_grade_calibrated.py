@@ -56,7 +56,7 @@ def test_require_calibrated_grades_then_refuses_a_changed_criterion_before_any_c
     calls = judge_server.call_count
     code, out, err = run(capfd, "grade", str(labelled), "--require-calibrated", "--no-cache")
     assert code == 2 and out == ""
-    assert "shows_work: stale (its text changed" in err and "correct:" not in err
+    assert "shows_work: stale: its text changed" in err and "correct:" not in err
     assert judge_server.call_count == calls  # refused before any judge call
 
     # Without the flag it grades, and the card says which unit is stale.
@@ -74,9 +74,9 @@ def test_a_missing_record_and_another_judge_refuse_naming_why(labelled, judge_se
     record = calibrated(labelled, capfd)
     calls = judge_server.call_count
     code, _, err = run(capfd, "grade", str(labelled), "--require-calibrated", "--model", "openai/other-judge")
-    assert code == 2 and "correct: stale (its judge changed" in err and judge_server.call_count == calls
+    assert code == 2 and "correct: stale: its judge changed" in err and judge_server.call_count == calls
     code, _, err = run(capfd, "grade", str(labelled), "--require-calibrated", "--no-shuffle")
-    assert code == 2 and "stale (its settings changed" in err
+    assert code == 2 and "stale: its settings changed" in err
     # A record named with --calibration; a damaged one refuses with one line naming it.
     moved = tmp_path / "elsewhere.json"
     moved.write_bytes(record.read_bytes())
@@ -190,7 +190,7 @@ def test_the_judge_card_in_json_junit_and_html_holds_the_same_figures(labelled, 
     suite = junit_schema.to_dict(out)["testsuite"][0]
     shown = {p["@name"]: p["@value"] for p in suite["properties"][0]["property"]}
     assert list(shown.items()) == card_rows(card)
-    assert f"κ {number(card['units'][1]['kappa']['value'])}" in shown["calibration: shows_work"]
+    assert f"κ {card['units'][1]['kappa']['value']:.2f}" in shown["calibration: shows_work"]
 
     if not available():
         pytest.skip("headless Chromium is not available")
@@ -227,7 +227,7 @@ def test_an_uncalibrated_rubrics_task_is_refused_naming_its_units(labelled, judg
     task = str(SAMPLES / "rubrics-task" / "task.json")
     code, _, err = run(capfd, "grade", task, "--require-calibrated")
     assert code == 2 and judge_server.call_count == 0
-    assert "unit(s) have no fresh calibration record" in err and "preference: missing (no calibration record" in err
+    assert "unit(s) are not calibrated" in err and "preference: missing: no calibration record" in err
 
 
 def test_a_hostile_records_figures_never_reach_the_card_or_the_correction():
@@ -243,7 +243,7 @@ def test_a_hostile_records_figures_never_reach_the_card_or_the_correction():
     status = {"id": "a", "title": "", "status": "fresh", "stale": [], "figures": figures, "date": None}
     zero = dict.fromkeys(("groups", "units", "graded", "errors", "abstained", "not_run"), 0)
     card = build(models=[], prompt=None, parts=[], coverage=zero, record=None, units=[status])
-    assert card["units"][0]["kappa"] == {"statistic": None, "value": None, "interval": None}
+    assert card["units"][0]["kappa"] == {"statistic": None, "value": None, "interval": None, "n": None}
     assert card["units"][0]["labels"] is None
     (rate,) = pass_rates({"a": (5, 10)}, [status])
     assert rate["value"] == 0.5 and rate["corrected"] is None and rate["corrected_interval"] is None

@@ -9,6 +9,7 @@ Judges: tests/judge_server.py through litellm's real HTTP path.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
@@ -180,23 +181,28 @@ def test_a_dataset_whose_every_judge_call_failed_exits_non_zero(env, judge_serve
 
 def test_default_assertions_a_transform_and_disable_default_asserts(env, judge_server, capfd):
     """defaultTest's assertions run first unless the test's options.disableDefaultAsserts; an output
-    transform (code) leaves the deterministic checks not run."""
+    transform (code) runs in V8 before every assertion (not run without the engine), a file:// one is not run."""
     config = (
         "prompts: [p]\nproviders: [echo]\n"
         "defaultTest:\n  assert:\n    - type: contains\n      value: refund\n"
         "tests:\n"
         "  - assert:\n      - type: icontains\n        value: SORRY\n"
         "  - options: {disableDefaultAsserts: true}\n    assert:\n      - type: icontains\n        value: SORRY\n"
-        "  - options: {transform: output.toUpperCase()}\n    assert:\n      - type: icontains\n        value: SORRY\n"
+        "  - options: {transform: output.toUpperCase()}\n    assert:\n      - type: contains\n        value: SORRY\n"
+        "  - options: {transform: 'file://t.js'}\n    assert:\n      - type: icontains\n        value: SORRY\n"
     )
     code, out, _ = grade(capfd, env, config, "--response", str(env / "out.txt"), "--format", "json")
     data = json.loads(out)
+    engine = importlib.util.find_spec("py_mini_racer") is not None
+    transformed = ("FAIL", "PASS") if engine else ("NOT_RUN", "NOT_RUN")
     assert [(v["name"], v["verdict"]) for v in data["verdicts"]] == [
         ("test 1: contains", "FAIL"),
         ("test 1: icontains", "PASS"),
         ("test 2: icontains", "PASS"),
-        ("test 3: contains", "NOT_RUN"),
-        ("test 3: icontains", "NOT_RUN"),
+        ("test 3: contains", transformed[0]),  # WE ARE SORRY FOR THE DELAY. holds no "refund"
+        ("test 3: contains", transformed[1]),
+        ("test 4: contains", "NOT_RUN"),
+        ("test 4: icontains", "NOT_RUN"),
     ]
-    assert [t["passed"] for t in data["tests"]] == [False, True, None]
+    assert [t["passed"] for t in data["tests"]] == [False, True, False if engine else None, None]
     assert code == 2 and judge_server.call_count == 0  # no judge needed for deterministic tests

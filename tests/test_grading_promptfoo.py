@@ -114,7 +114,8 @@ async def test_grader_failure_is_never_a_pass_in_either_direction(judge_server, 
     )
     assert len(report.verdicts) == 2
     for v in report.verdicts:
-        assert v.verdict == ERROR_VERDICT and v.passed is False and v.error
+        # Counted as unknown: neither a pass nor a fail (`passed` null), in either direction (not- included).
+        assert v.verdict == ERROR_VERDICT and v.passed is None and v.error and v.counted_as == "unknown"
     # Never a pass: the test is undecided and the result incomplete (exit 2).
     assert report.passed is None and report.score is None and report.incomplete
 

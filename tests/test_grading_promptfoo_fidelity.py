@@ -308,7 +308,7 @@ async def test_grader_config_reaches_the_request(judge_server, tmp_path):
     assert by_model["a"]["max_tokens"] == 300 and by_model["b"]["max_tokens"] == 100
     assert "c" not in by_model
     third = report.verdicts[2]
-    assert third.verdict == ERROR_VERDICT and "temperature" in third.reason and third.passed is False
+    assert third.verdict == ERROR_VERDICT and "temperature" in third.reason and third.passed is None
 
 
 async def test_api_key_envar_and_literal_api_key_are_sent_and_never_shown(judge_server, tmp_path):
@@ -390,7 +390,7 @@ async def test_weights_weigh_the_score_and_weight_zero_does_not_count(judge_serv
     )
     report = await grade(judge_server, tmp_path, text)
     assert [v.verdict for v in report.verdicts] == [ERROR_VERDICT, "PASS", "PASS", "FAIL"]
-    assert report.verdicts[0].passed is False and report.verdicts[0].error  # shown honestly
+    assert report.verdicts[0].passed is None and report.verdicts[0].error  # shown honestly
     assert report.passed is True
     assert report.score == pytest.approx((0.5 * 2 + 1.0) / 3)
     assert report.to_json()["verdicts"][1]["weight"] == 2

@@ -95,7 +95,7 @@ async def test_not_closedqa_is_ignored_and_an_unreadable_reply_is_an_error_both_
         judge_server, tmp_path, config(one("model-graded-closedqa") + one("not-model-graded-closedqa")), cache="other"
     )
     for v in report.verdicts:
-        assert v.verdict == ERROR_VERDICT and v.passed is False and v.error.startswith("parse:")
+        assert v.verdict == ERROR_VERDICT and v.passed is None and v.error.startswith("parse:")
 
 
 # -- factuality ------------------------------------------------------------------------------------
@@ -162,7 +162,7 @@ async def test_not_factuality_is_ignored_and_a_bad_category_is_an_error(judge_se
     judge_server.default = Reply.json({"category": "F", "reason": "?"})
     report = await grade(judge_server, tmp_path, config(one("factuality") + one("not-factuality")), cache="other")
     assert [v.verdict for v in report.verdicts] == [ERROR_VERDICT, ERROR_VERDICT]
-    assert all(v.passed is False and "category 'F'" in v.error for v in report.verdicts)
+    assert all(v.passed is None and "category 'F'" in v.error for v in report.verdicts)
 
 
 # -- g-eval ------------------------------------------------------------------------------------------
@@ -234,7 +234,7 @@ async def test_geval_unusable_replies_are_parse_errors_both_ways(judge_server, t
     judge_server.default = geval_judge(steps, score)
     report = await grade(judge_server, tmp_path, config(one("g-eval") + one("not-g-eval")))
     for v in report.verdicts:
-        assert v.verdict == ERROR_VERDICT and v.passed is False and v.error.startswith("parse:")
+        assert v.verdict == ERROR_VERDICT and v.passed is None and v.error.startswith("parse:")
 
 
 # -- shared behaviour ---------------------------------------------------------------------------
@@ -250,7 +250,7 @@ async def test_a_grader_failure_is_never_a_pass_in_either_direction(judge_server
     report = await grade(judge_server, tmp_path, config(one(type_name) + one(f"not-{type_name}")))
     assert len(report.verdicts) == 2
     for v in report.verdicts:
-        assert v.verdict == ERROR_VERDICT and v.passed is False and v.error
+        assert v.verdict == ERROR_VERDICT and v.passed is None and v.error
     # Never a pass: the test is undecided and the result incomplete (exit 2).
     assert report.passed is None and report.score is None and report.incomplete
 
@@ -308,7 +308,7 @@ async def test_without_query_or_readable_prompt_it_is_an_error_not_a_guess(judge
     )
     assert judge_server.call_count == 0
     for v in report.verdicts:
-        assert v.verdict == ERROR_VERDICT and v.passed is False and "--query" in v.reason
+        assert v.verdict == ERROR_VERDICT and v.passed is None and "--query" in v.reason
 
 
 async def test_verdicts_carry_the_range_and_the_cache_keys_on_the_query(judge_server, tmp_path):

@@ -167,19 +167,22 @@ async def test_a_5xx_is_retried_only_with_promptfoo_retry_5xx(judge_server, tmp_
     assert any("(retried 1×)" in line for line in report.text_lines())
 
 
-async def test_max_score_counts_the_deterministic_checks_and_names_what_it_leaves_out(judge_server, tmp_path):
-    """The judge alone prefers output 2 (0.7 vs 0.6); contains / icontains-any / not-contains / is-json
-    make output 1 promptfoo's winner, as here; javascript is left out and listed."""
+async def test_max_score_counts_every_assertion_as_promptfoo_does(judge_server, tmp_path):
+    """The judge alone prefers output 2 (0.7 vs 0.6); contains / icontains-any / not-contains / is-json and the
+    javascript (selectMaxScore counts every componentResult) make output 1 promptfoo's winner, with promptfoo's
+    scores and reasons."""
     case = load("max-score-deterministic")
     script(judge_server, case)
     doc = parse_document(case["config"].replace("{API}", judge_server.base_url), "c.yaml")
     outputs = [r["output"] for r in sorted(case["results"], key=lambda r: r["prompt"])]
     result = await grade_promptfoo_outputs(doc, outputs, None, settings(judge_server, tmp_path))
     [selection] = result["max_score"]
-    assert selection["winner"] == 0 and selection["left_out"] == ["javascript"]
-    assert selection["scores"] == [pytest.approx((0.6 + 1 + 1 + 1 + 0) / 5), pytest.approx(0.7 / 5)]
+    assert selection["winner"] == 0 and selection["left_out"] == []
+    assert selection["scores"] == [pytest.approx((0.6 + 1 + 1 + 1 + 0 + 1) / 6), pytest.approx((0.7 + 1) / 6)]
     assert [r["success"] for r in case["results"]] == [False, False]  # (is-json fails both in promptfoo)
-    assert [r["assertions"][-1]["pass"] for r in case["results"]] == [True, False]
+    theirs = [r["assertions"][-1] for r in case["results"]]
+    assert [t["pass"] for t in theirs] == selection["passed"] == [True, False]
+    assert [t["reason"] for t in theirs] == selection["reasons"]
 
 
 def test_which_release_a_version_grades_as():

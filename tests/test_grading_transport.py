@@ -6,7 +6,6 @@ import asyncio
 import os
 import socket
 import threading
-import time
 
 import pytest
 
@@ -69,18 +68,21 @@ async def test_next_call_waits_until_the_request_is_sent():
 async def test_request_sent_from_a_worker_thread_releases_the_turn():
     gate = SendGate()
     order = []
+    sent = {"a": asyncio.Event(), "b": asyncio.Event()}
 
-    async def call(name: str):
+    async def call(name: str, other: str):
         async with gate.turn("openai/judge") as request_sent:
             order.append(name)
             thread = threading.Thread(target=request_sent)
             thread.start()
             thread.join()
-            await asyncio.sleep(0.2)
+            sent[name].set()
+            # Overlapped, not one after the other: the other call takes its turn while this one waits
+            # for its answer (a turn held to the end would leave both waiting: the bound catches it).
+            await asyncio.wait_for(sent[other].wait(), 30)
 
-    start = time.monotonic()
-    await asyncio.gather(call("a"), call("b"))
-    assert order == ["a", "b"] and time.monotonic() - start < 0.35  # overlapped, not one after the other
+    await asyncio.gather(call("a", "b"), call("b", "a"))
+    assert order == ["a", "b"]
 
 
 async def test_a_route_without_the_hook_stops_being_gated_after_one_call():

@@ -86,7 +86,13 @@ def venv(empty_venv: Path, wheel: Path) -> Path:
     return empty_venv
 
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    # The dependency suites skip it: the ranges they test never reach that environment.
+    pytest.mark.own_environment(
+        "builds the wheel and installs it, with its dependencies from the package index, into a fresh venv"
+    ),
+]
 
 
 def test_the_wheel_carries_license_urls_and_an_off_repo_readme(wheel: Path) -> None:

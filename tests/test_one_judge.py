@@ -1,8 +1,8 @@
-"""Several ``--model``s reach only a grader that takes a panel (``Format.judge_panel``): for a format whose
-grader grades with one judge (a promptfoo config, a NorthStar request, a format that does not say), ``rubric
-grade`` refuses before any judge call — the judges after the first would otherwise be ignored without a
-word — while an autorubric rubric still grades with the panel, and ``rubric calibrate`` still compares the
-judges (its record is the first judge's, as ``rubric grade`` grades such a file; see test_calibrate_judges)."""
+"""Several ``--model``s reach only a grader that takes a panel (``Format.judge_panel``): a format whose grader
+grades with one judge (a promptfoo config, a NorthStar request, a format that does not say) is graded with the
+first, and ``rubric grade`` says once which went unused (a user's setting never breaks a format: issue 35) —
+while an autorubric rubric still grades with the panel, and ``rubric calibrate`` still compares the judges
+(its record is the first judge's, as ``rubric grade`` grades such a file; see test_calibrate_judges)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from rubric_lsp.cli import main
 from rubric_lsp.engine.request import GradeRequest, RequestKind
-from rubric_lsp.engine.runner import GradingError, OneJudgeOnly, as_graded, grade, panel_refusal, read
+from rubric_lsp.engine.runner import GradingError, as_graded, grade, panel_note, read
 from rubric_lsp.engine.settings import JudgeSettings
 from rubric_lsp.formats.registry import formats
 from tests.conftest import use_judge
@@ -53,33 +53,40 @@ def run(capfd, *argv):
     return code, out, err
 
 
-def refusal(title: str) -> str:
+def note(title: str) -> str:
     return (
-        f"rubric grade: a {title} is graded with one judge model, not a panel, and 2 were given ({A}, {B}): "
-        "give one judge model (the others would go unused), or compare the judges with `rubric calibrate` on a "
-        "labelled set (docs/calibration.md)\n"
+        f"rubric grade: a {title} is graded with one judge model, not a panel: graded with {A}, and {B} went "
+        "unused; to compare judges on it, give them to `rubric calibrate` with a labelled set (docs/calibration.md)"
     )
 
 
-def test_a_promptfoo_config_refuses_two_models_before_any_judge_call(judged, judge_server, capfd):
+def said(err: str) -> list[str]:
+    """Standard error without the progress lines a slow grading prints."""
+    return [line for line in err.splitlines() if " done · " not in line]
+
+
+def test_a_promptfoo_config_given_two_models_is_graded_with_the_first_and_says_so(judged, judge_server, capfd):
     config = judged / "promptfooconfig.yaml"
     config.write_text(PROMPTFOO)
-    argv = ("grade", config, "--response", judged / "out.txt", "--model", A, "--model", B)
-    code, out, err = run(capfd, *argv, "--run", judged / "run.sqlite", "--require-calibrated")
-    assert (code, out, err) == (2, "", refusal("promptfoo config"))
-    assert judge_server.call_count == 0
-    assert not (judged / "run.sqlite").exists()  # refused before the run file is made
-    code, _, err = run(capfd, "grade", config, "--response", judged / "out.txt", "--model", A)
-    assert code == 0, err
+    argv = ("grade", config, "--response", judged / "out.txt", "--model", A, "--model", B, "--format", "json")
+    code, out, err = run(capfd, *argv, "--run", judged / "run.sqlite")
+    assert (code, said(err)) == (0, [note("promptfoo config")]), err  # said once, on standard error
     assert [r.model for r in judge_server.requests] == ["judge-a"]
+    assert json.loads(out)["model"] == A
+    # the run file records the judge it was graded with: resumed with that one alone, it is the same run
+    code, _, err = run(
+        capfd, "grade", config, "--response", judged / "out.txt", "--model", A, "--resume", judged / "run.sqlite"
+    )
+    assert (code, said(err)) == (0, []), err
 
 
-def test_a_northstar_request_refuses_two_models_before_any_judge_call(judged, judge_server, capfd):
+def test_a_northstar_request_given_two_models_is_graded_with_the_first_and_says_so(judged, judge_server, capfd):
+    judge_server.default = Reply.json({"passed": True, "reason": "r", "feedback": "f"})  # a NorthStar grader's reply
     path = judged / "run.json"
     path.write_text(json.dumps(NORTHSTAR))
-    code, out, err = run(capfd, "grade", path, "--response", judged / "out.txt", "--model", A, "--model", B)
-    assert (code, out, err) == (2, "", refusal("NorthStar eval run request (judge configuration)"))
-    assert judge_server.call_count == 0
+    code, _, err = run(capfd, "grade", path, "--response", judged / "out.txt", "--model", A, "--model", B)
+    assert (code, said(err)) == (0, [note("NorthStar eval run request (judge configuration)")])
+    assert [r.model for r in judge_server.requests] == ["judge-a"]
 
 
 def test_an_autorubric_rubric_still_grades_with_the_panel(judged, judge_server, capfd):
@@ -94,10 +101,10 @@ def test_an_autorubric_rubric_still_grades_with_the_panel(judged, judge_server, 
 
 def test_two_spellings_of_one_model_are_one_judge(tmp_path):
     request = GradeRequest(PROMPTFOO, str(tmp_path / "promptfooconfig.yaml"), RequestKind.RESPONSE, ("x",))
-    assert panel_refusal(request, JudgeSettings(model="openai:chat:judge-a", models=[A])) is None
-    assert panel_refusal(request, JudgeSettings(model=A, models=[B])) is not None
+    assert panel_note(request, JudgeSettings(model="openai:chat:judge-a", models=[A])) is None
+    assert panel_note(request, JudgeSettings(model=A, models=[B])) is not None
     rescored = GradeRequest(PROMPTFOO, str(tmp_path / "promptfooconfig.yaml"), RequestKind.RESCORE)
-    assert panel_refusal(rescored, JudgeSettings(model=A, models=[B])) is None  # given verdicts: no judge asked
+    assert panel_note(rescored, JudgeSettings(model=A, models=[B])) is None  # given verdicts: no judge asked
 
 
 def test_which_built_in_formats_take_a_panel():
@@ -131,14 +138,15 @@ def toy(request):
 def test_a_format_that_does_not_say_is_handed_one_judge(toy, tmp_path):
     request = GradeRequest("cards: []\n", str(tmp_path / "a.deck.yaml"), RequestKind.RESPONSE, ("x",))
     settings = JudgeSettings(model=A, models=[B], env={"OPENAI_API_KEY": "x"})
-    expected = OneJudgeOnly if not toy.judge_panel else GradingError
-    with pytest.raises(expected) as refused:
+    with pytest.raises(GradingError) as handed:
         asyncio.run(grade(request, settings))
+    assert str(handed.value) == f"handed {[A, B] if toy.judge_panel else [A]}"
+    said = panel_note(request, settings)
     if toy.judge_panel:
-        assert str(refused.value) == f"handed {[A, B]}"
-    else:  # the grader is never called
-        assert str(refused.value).startswith(
-            f"a toy deck is graded with one judge model, not a panel, and 2 were given ({A}, {B})"
+        assert said is None
+    else:
+        assert said is not None and said.startswith(
+            f"a toy deck is graded with one judge model, not a panel: graded with {A}"
         )
     doc = read(request.text, request.path)
     assert as_graded(doc, settings).judge_models() == ([A, B] if toy.judge_panel else [A])

@@ -21,7 +21,13 @@ import yaml
 
 from tests.conftest import REPO, require
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    # The dependency suites skip it: the ranges they test never reach that environment.
+    pytest.mark.own_environment(
+        "pre-commit installs the hook, with its dependencies from the package index, into an environment of its own"
+    ),
+]
 
 CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
 GOOD = "rubric:\n  criteria:\n    - {name: polite, requirement: Is polite, weight: 1}\n"

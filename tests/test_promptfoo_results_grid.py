@@ -23,8 +23,8 @@ from rubric_lsp.cli import main
 from rubric_lsp.reporters.grade.html import figure, score_text
 from tests.conftest import REPO, use_judge
 from tests.judge_server import Reply
+from tests.promptfoo_report_figures import _test_figures, _usage_figures, banner_figures
 from tests.report_browser import available, load
-from tests.test_promptfoo_report import _test_figures, _usage_figures, banner_figures
 
 HERE = REPO / "tests" / "data" / "promptfoo-recorded" / "results"
 SCHEMA = json.loads((REPO / "schemas" / "rubric-grade-output.schema.json").read_text(encoding="utf-8"))
@@ -278,3 +278,65 @@ def test_the_grid_page_in_chromium_shows_the_jsons_figures_and_filters(replay, j
     assert int(body["details"]) == sum(c["test"] in oslo for c in data["cells"])  # their cells' drill-downs only
     for cell in data["cells"]:  # every cell links to its drill-down, which shows its output
         assert f'href="#cell-{data["cells"].index(cell)}"' in loaded.dom
+
+
+def test_select_best_and_max_score_are_regraded_across_the_columns_as_promptfoo_does(replay, judge_server):
+    """The compare recording: max-score sums every assertion (javascript, levenshtein, an assert-set's child; the
+    set itself not), select-best's loser fails with score 0 and promptfoo's reason, a max-score threshold no
+    output reaches fails both; each row's result, score and reason, and each comparison, are promptfoo's."""
+    code, out = replay("compare", "--format", "json")
+    data = json.loads(out)
+    jsonschema.validate(data, SCHEMA, cls=jsonschema.Draft202012Validator)
+    rows = {(r["testIdx"] + 1, r["promptIdx"]): r for r in recorded("compare")["results"]["results"]}
+    assert code == 1 and data["differences"] == 0 and len(data["cells"]) == 6
+    for cell in data["cells"]:
+        row = rows[(cell["test"], cell["column"])]
+        grading = row["gradingResult"]
+        assert (cell["passed"], cell["score"], cell["reason"]) == (
+            row["success"],
+            pytest.approx(row["score"]),
+            grading["reason"],
+        )
+        selectors = ("select-best", "max-score")
+        theirs = [c for c in grading["componentResults"] if c.get("assertion", {}).get("type") in selectors]
+        ours = cell["comparisons"]
+        assert [(c["type"], c["passed"], c["score"], c["reason"]) for c in ours] == [
+            (c["assertion"]["type"], c["pass"], c["score"], c["reason"]) for c in theirs
+        ]
+        assert not any(c["differs"] for c in ours)
+    # one select-best call per test that has one, beside one llm-rubric per row of test 1
+    assert len(judge_server.completions) == 2 + 2
+
+
+def test_a_row_that_loses_a_comparison_here_and_not_in_promptfoo_differs(replay):
+    """Another judge picks the other output of test 2: both rows' results flip, and they are marked as differing."""
+
+    def other(request):
+        if "the most formal reply" in request.text:
+            return Reply.text("0")
+        if "the shortest reply" in request.text:
+            return Reply.text("0")
+        return Reply.json({"pass": True, "score": 0.6, "reason": "Good."})
+
+    _, out = replay("compare", "--format", "json", judge=other)
+    data = json.loads(out)
+    cells = {(c["test"], c["column"]): c for c in data["cells"]}
+    assert cells[(2, 0)]["result"] == "PASS" and cells[(2, 0)]["differs"] is True
+    assert cells[(2, 1)]["result"] == "FAIL" and cells[(2, 1)]["differs"] is True
+    assert cells[(2, 1)]["reason"] == "Output not selected: the most formal reply"
+    assert [c["differs"] for c in cells[(2, 1)]["comparisons"]] == [True]
+    assert data["differences"] == 2
+
+
+def test_a_threshold_decided_row_reports_the_range_promptfoos_score_lies_in(replay):
+    """is-xml is not run here: the test fails whatever it gives (at most 2/3 against 0.9); promptfoo ran it and
+    scored 1/3, which lies in the range reported."""
+    code, out = replay("decided", "--format", "json")
+    data = json.loads(out)
+    jsonschema.validate(data, SCHEMA, cls=jsonschema.Draft202012Validator)
+    [cell] = data["cells"]
+    [row] = recorded("decided")["results"]["results"]
+    low, high = cell["score_range"]
+    assert cell["result"] == "FAIL" and cell["differs"] is False and cell["score"] is None and code == 1
+    assert (low, high) == (pytest.approx(1 / 3), pytest.approx(2 / 3)) and low <= row["score"] <= high
+    assert cell["report"]["tests"][0]["score_range"] == cell["score_range"]

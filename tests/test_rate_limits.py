@@ -8,6 +8,10 @@ end to end through litellm's real HTTP path against tests/judge_server.py, which
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import re
+import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -20,7 +24,7 @@ from rubric_lsp.engine.settings import JudgeSettings
 from rubric_lsp.engine.store.run_file import describe_request
 from rubric_lsp.engine.usage import Usage
 from tests.conftest import use_judge
-from tests.judge_server import Reply
+from tests.judge_server import RecordedRequest, Reply
 
 SECRET = "sk-test-SECRET-rate-0123456789"
 MET = {"criterion_status": "MET", "explanation": "ok"}
@@ -252,38 +256,98 @@ async def grade_rubric(server, tmp_path, n: int, meter: Meter | None = None, mod
     return await grade(request, JudgeSettings(**values), meter=meter)
 
 
-async def test_retry_after_pauses_the_whole_run(judge_server, tmp_path):
-    # The first request is answered 429 "Retry-After: 1" at once; the others take 300 ms. Without a
+async def test_retry_after_pauses_the_whole_run(judge_server, tmp_path, monkeypatch):
+    # The first request is answered 429 "Retry-After: 2" at once; the others take 300 ms. Without a
     # run-wide pause, the three calls finishing at 300 ms would send the next three right away.
+    # Measured on the client's clock, where the pause is decided: when each request leaves, and when
+    # the 429 arrived (a loaded machine delays both alike, never one past the other).
+    from rubric_lsp.engine.limits.rate_limit import Slot
+
+    sent: list[float] = []
+    pauses: list[tuple[float, float]] = []  # (when the 429 arrived, the pause's end)
+    sending, rate_limited = Slot.sending, RateLimiter.rate_limited
+
+    async def recording_sending(self: Slot) -> None:
+        await sending(self)
+        sent.append(self._limiter.clock())
+
+    def recording_rate_limited(self: RateLimiter, slot: Slot, retry_after: float | None, now: float) -> None:
+        rate_limited(self, slot, retry_after, now)
+        pauses.append((now, self.paused_until))
+
+    monkeypatch.setattr(Slot, "sending", recording_sending)
+    monkeypatch.setattr(RateLimiter, "rate_limited", recording_rate_limited)
     judge_server.default = Reply.json(MET, delay_ms=300)
-    judge_server.burst(1, retry_after=1)
+    judge_server.burst(1, retry_after=2)
     result = await grade_rubric(judge_server, tmp_path, 12, concurrency=4)
     assert not any(v.error for v in result.verdicts)
-    first, *others = judge_server.completions
-    assert len(others) == 12  # 11 criteria and the retry
-    since = [r.received_at - first.received_at for r in others]
-    # Sent before the client had the 429 (within a few ms), or once the pause was over.
-    assert [t for t in since if 0.25 < t < 0.98] == []
-    assert sum(t >= 0.98 for t in since) >= 9
+    assert len(judge_server.completions) == len(sent) == 13  # 12 criteria and the retry
+    ((arrived, resume),) = pauses
+    assert resume == arrived + 2
+    # Nothing leaves between the 429's arrival and the pause's end, and everything but the three
+    # calls sent with the first (concurrency 4) leaves after it.
+    assert [t for t in sent if arrived <= t < resume] == []
+    assert sum(t >= resume for t in sent) >= 12 - 3
 
 
-async def test_a_burst_of_429s_cuts_the_concurrency_and_successes_ramp_it_back(judge_server, tmp_path):
-    judge_server.latency_ms = 300  # rounds of 8 calls well apart
-    judge_server.burst(8, after=24)  # the 25th to 32nd requests: a round's worth of 429s
+def recorded_admissions(monkeypatch) -> list[tuple[int, int, int]]:
+    """(epoch, limit, in flight) right after each admission, in order: the limiter's own decisions."""
+    admissions: list[tuple[int, int, int]] = []
+    admit = RateLimiter._admit
+
+    def recording(self: RateLimiter, slot) -> bool:
+        if not admit(self, slot):
+            return False
+        admissions.append((self.epoch, self.limit, self.in_flight))
+        return True
+
+    monkeypatch.setattr(RateLimiter, "_admit", recording)
+    return admissions
+
+
+def burst_of_one_round(criteria: range) -> Callable[[RecordedRequest], Reply]:
+    """A judge whose first answer to each of ``criteria`` is a 429, given once all of them are in
+    flight (a round's worth of 429s, whatever the machine's speed); every other call is MET."""
+    together = threading.Barrier(len(criteria), timeout=60)  # a bound that catches a hang, never a wait
+    seen: set[int] = set()
+    lock = threading.Lock()
+
+    def answer(request: RecordedRequest) -> Reply:
+        number = int(re.search(r"Requirement number (\d+)\b", request.text).group(1))
+        with lock:
+            first = number in criteria and number not in seen
+            seen.add(number)
+        if not first:
+            return Reply.json(MET)
+        with contextlib.suppress(threading.BrokenBarrierError):  # the assertions below say what went wrong
+            together.wait()
+        return Reply.rate_limited(None)
+
+    return answer
+
+
+async def test_a_burst_of_429s_cuts_the_concurrency_and_successes_ramp_it_back(judge_server, tmp_path, monkeypatch):
+    admissions = recorded_admissions(monkeypatch)
+    judge_server.default = burst_of_one_round(range(24, 32))  # the 4th round of 8: all 429s
     meter = Meter()
     result = await grade_rubric(judge_server, tmp_path, 64, meter, concurrency=8)
     assert not any(v.error for v in result.verdicts)
+    assert judge_server.call_count == 64 + 8  # each 429 retried once
     (limiter,) = meter.limiters
-    assert limiter.cuts[0] == (8, 4) and limiter.limit == 8  # halved on the burst, then back up
-    requests = judge_server.completions
-    assert max(r.in_flight for r in requests[:24]) == 8
-    # Sent once the client had the burst's third 429 (the cut): the 5th of those waits until one
-    # of the first 4 is answered, so the server never has more than 4 of them at once.
-    third_429 = sorted(r.answered_at for r in requests[24:32])[2]
-    after = [r for r in requests if r.received_at > third_429 + 0.05]
-    assert after[4].received_at >= min(r.answered_at for r in after[:4])
-    # 22 successes later (4 + 5 + 6 + 7) the run is back at 8 at once.
-    assert max(r.in_flight for r in requests[-16:]) == 8
+    # One cut for the round: the other five 429s answer calls sent before it (the same overload).
+    assert limiter.cuts == [(8, 4)] and limiter.limit == 8  # halved on the burst, then back up
+    assert all(in_flight <= limit for _epoch, limit, in_flight in admissions)
+    assert max(in_flight for epoch, _limit, in_flight in admissions if epoch == 0) == 8
+    assert judge_server.max_in_flight == 8  # the server saw the round of 8 at once, and never more
+    # After the cut a step up takes as many successes as the limit (4 + 5 + 6 + 7 = 22 to be back
+    # at 8); the calls admitted before a step are those successes and at most a limit's worth more.
+    after = [(limit, in_flight) for epoch, limit, in_flight in admissions if epoch == 1]
+    assert [limit for limit, _ in after] == sorted(limit for limit, _ in after) and after[0][0] == 4
+    first_at = {limit: next(i for i, (at, _) in enumerate(after) if at == limit) for limit in (5, 6, 7, 8)}
+    assert 4 <= first_at[5] <= 4 + 4 and 9 <= first_at[6] <= 9 + 5 and 15 <= first_at[7] <= 15 + 6
+    assert 22 <= first_at[8] <= 22 + 7
+    assert max(in_flight for limit, in_flight in after if limit == 4) == 4
+    assert max(in_flight for limit, in_flight in after if limit == 8) == 8  # back at 8 in flight at once
 
 
 async def test_the_rpm_ceiling_holds_at_the_server(judge_server, tmp_path):

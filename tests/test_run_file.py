@@ -8,7 +8,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -19,7 +18,7 @@ import pytest
 
 from rubric_lsp.cli import main
 from tests.calibration import dataset, reply_for
-from tests.conftest import use_judge
+from tests.conftest import database, use_judge
 from tests.judge_server import Reply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +82,7 @@ def kill_after(judge_server, process: subprocess.Popen, requests: int) -> thread
 
 
 def recorded(run: Path) -> int:
-    with sqlite3.connect(run) as db:
+    with database(run) as db:
         return int(db.execute("SELECT count(*) FROM replies").fetchone()[0])
 
 
@@ -92,7 +91,7 @@ def test_a_dataset_graded_with_a_run_file_records_every_reply_and_the_figures(en
     code, out, err = grade_in_process(capfd, env, "--run", str(run))
     assert code == 0, err
     assert judge_server.call_count == CALLS and recorded(run) == CALLS
-    with sqlite3.connect(run) as db:
+    with database(run) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         figures = json.loads(db.execute("SELECT value FROM meta WHERE name = 'figures'").fetchone()[0])
         request = json.loads(db.execute("SELECT value FROM meta WHERE name = 'request'").fetchone()[0])

@@ -19,7 +19,7 @@ import pytest
 from rubric_lsp.commands.schema import rendered_schemas
 from rubric_lsp.formats.promptfoo.assertion_types import known_assertion_types
 from rubric_lsp.formats.promptfoo.model import UNKNOWN_TYPE_MESSAGE
-from rubric_lsp.formats.schema_export import for_editors, markdown
+from rubric_lsp.formats.schema_export import completion_only, for_editors, markdown
 from tests.conftest import REPO, require
 from tests.raw_client import RawClient
 
@@ -115,8 +115,7 @@ def yaml_ls(tmp_path: Path):
     client.send("textDocument/didOpen", {"textDocument": document}, request=False)
     client.pump_until(lambda: uri in client.published, timeout=60)
     yield client, uri
-    client.proc.kill()  # it does not exit on its own without a parent process id to watch
-    client.proc.wait(timeout=10)
+    client.close(shutdown=False)  # it does not exit on its own without a parent process id to watch
 
 
 def _at(client: RawClient, method: str, uri: str, line: int, character: int) -> Any:
@@ -145,3 +144,101 @@ def test_yaml_server_completes_keys_without_null_and_types_with_docs(yaml_ls) ->
     types = _at(client, "textDocument/completion", uri, 6, 14)["items"]
     documented = {item["label"] for item in types if item.get("documentation")}
     assert set(known_assertion_types()) <= documented
+
+
+# -- completion-only schemas (schemas/completion/: the samples' modelines, the VS Code extension) ----------
+def test_completion_only_keeps_names_docs_and_values_but_cannot_fail_validation() -> None:
+    source = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "required": ["criteria"],
+        "additionalProperties": False,
+        "properties": {
+            "required": {"type": "boolean", "description": "a property literally named required"},
+            "criteria": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Criterion"}},
+            "scale": {"enum": ["binary", "ordinal"], "description": "scale"},
+            "kind": {"const": "rubric"},
+        },
+        "$defs": {
+            "Criterion": {
+                "type": "object",
+                "properties": {"weight": {"type": "number", "minimum": 0, "default": 1}},
+                "oneOf": [{"required": ["requirement"]}, {"required": ["options"]}],
+                "additionalProperties": {"type": "string"},
+            }
+        },
+    }
+    out = completion_only(source)
+    assert sorted(out) == ["$defs", "$schema", "properties"]
+    assert out["properties"]["required"] == {"description": "a property literally named required"}
+    assert out["properties"]["criteria"] == {"items": {"$ref": "#/$defs/Criterion"}}
+    assert out["properties"]["scale"] == {"examples": ["binary", "ordinal"], "description": "scale"}
+    assert out["properties"]["kind"] == {"examples": ["rubric"]}
+    criterion = out["$defs"]["Criterion"]
+    assert criterion["properties"]["weight"] == {"default": 1}
+    assert criterion["anyOf"] == [{}, {}] and "oneOf" not in criterion
+    assert criterion["additionalProperties"] == {}
+    assert '"type"' not in json.dumps(out)
+
+
+def test_completion_only_keeps_a_discriminators_outcomes_as_alternatives() -> None:
+    item = {
+        "if": {"required": ["$ref"]},
+        "then": {"$ref": "#/$defs/Ref"},
+        "else": {"if": {"required": ["type"]}, "then": {"$ref": "#/$defs/Set"}, "else": {"$ref": "#/$defs/Assertion"}},
+    }
+    assert completion_only(item) == {
+        "anyOf": [{"$ref": "#/$defs/Ref"}, {"anyOf": [{"$ref": "#/$defs/Set"}, {"$ref": "#/$defs/Assertion"}]}]
+    }
+    assert completion_only({"anyOf": [{"const": "a"}], "else": {"const": "b"}}) == {
+        "anyOf": [{"examples": ["a"]}, {"examples": ["b"]}]
+    }
+
+
+def test_the_samples_modelines_name_the_completion_only_schemas() -> None:
+    """Beside rubric-lsp, a validating schema says what the lint says, in vaguer words: the samples point at
+    the completion-only copies (a test below shows Red Hat's YAML server quiet on the bad rubric)."""
+    named = {}
+    for path in sorted((REPO / "samples").rglob("*.y*ml")):
+        first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+        if "yaml-language-server" in first:
+            named[path.name] = first.split("$schema=", 1)[1]
+    assert named and all(schema.startswith("../../schemas/completion/") for schema in named.values()), named
+    for schema in named.values():
+        assert (REPO / "samples" / "x" / schema).resolve().is_file(), schema
+
+
+def _open_in_yaml_server(tmp_path: Path, document: Path) -> list[dict[str, Any]]:
+    """The diagnostics Red Hat's YAML server publishes for ``document`` (with its own modeline)."""
+    command = _yaml_ls()
+    require(command is not None, "Red Hat's yaml-language-server is not installed (set RUBRIC_YAML_LS)")
+    assert command is not None
+    client = RawClient(tmp_path, command=command)
+    try:
+        rid = client.send("initialize", {"processId": os.getpid(), "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        client.response(rid, timeout=60)
+        client.send("initialized", {}, request=False)
+        settings = {"yaml": {"validate": True, "schemaStore": {"enable": False}}}
+        client.send("workspace/didChangeConfiguration", {"settings": settings}, request=False)
+        uri = document.as_uri()
+        item = {"uri": uri, "languageId": "yaml", "version": 1, "text": document.read_text(encoding="utf-8")}
+        client.send("textDocument/didOpen", {"textDocument": item}, request=False)
+        client.pump_until(lambda: uri in client.published, timeout=60)
+        return client.published[uri]["diagnostics"]
+    finally:
+        client.proc.kill()
+        client.proc.wait(timeout=10)
+
+
+def test_yaml_server_repeats_none_of_the_lint_on_the_bad_rubric_sample(tmp_path: Path) -> None:
+    """Red Hat's YAML server, given the bad rubric sample's modeline, reported 4 findings that repeated
+    AR013, AR103, AR001 and AR021 ("Property requirment is not allowed") while the modeline named the
+    validating schema. With the completion-only schema it reports none; with the validating one it still
+    would (the check can fail)."""
+    sample = REPO / "samples" / "autorubric" / "bad-rubric.rubric.yaml"
+    assert _open_in_yaml_server(tmp_path, sample) == []
+    validating = tmp_path / "validating.rubric.yaml"
+    body = sample.read_text(encoding="utf-8").split("\n", 1)[1]
+    schema = (REPO / "schemas" / "autorubric-rubric.schema.json").as_uri()
+    validating.write_text(f"# yaml-language-server: $schema={schema}\n{body}", encoding="utf-8")
+    assert len(_open_in_yaml_server(tmp_path, validating)) >= 4

@@ -70,9 +70,9 @@ async def test_a_promptfoo_assertion_fresh_on_hover_then_stale(client: LanguageC
     changed = LABELS_CONFIG.replace("Is polite", "Is courteous")
     s.replace(uri, changed)
     [found] = await findings_until(s, uri, "RL020", 1)
-    assert "The calibration record of the assertion 'test 1 polite' is stale: its text changed" in found.message
+    assert "The assertion 'test 1 polite' is stale: its text changed" in found.message
     assert found.range.start.line == next(n for n, row in enumerate(changed.split("\n")) if "metric: polite" in row)
-    assert "(stale: its text changed since)" in await hover_at(client, uri, changed, "Is courteous")
+    assert "(stale: its text changed since" in await hover_at(client, uri, changed, "Is courteous")
 
 
 async def test_a_northstar_grader_fresh_on_hover_then_stale(client: LanguageClient, monkeypatch):
@@ -94,7 +94,7 @@ async def test_a_northstar_grader_fresh_on_hover_then_stale(client: LanguageClie
 
     s.replace(uri, text.replace("Is it safe?", "Is it harmless?"))
     [found] = await findings_until(s, uri, "RL020", 1)
-    assert "The calibration record of the grader 'safety' is stale: its text changed" in found.message
+    assert "The grader 'safety' is stale: its text changed" in found.message
 
 
 async def test_a_rubrics_task_criterion_fresh_on_hover_then_stale(client: LanguageClient, monkeypatch):
@@ -125,6 +125,6 @@ async def test_a_rubrics_task_criterion_fresh_on_hover_then_stale(client: Langua
     s.replace(uri, changed)
     # The preference rests on the criteria's verdicts: stale too.
     found, preference = sorted(await findings_until(s, uri, "RL020", 2), key=lambda d: "preference" in d.message)
-    assert "The calibration record of the criterion 'rubric_0_criteria_1' is stale: its text changed" in found.message
+    assert "The criterion 'rubric_0_criteria_1' is stale: its text changed" in found.message
     assert '"Is courteous."' in changed.split("\n")[found.range.start.line]
     assert "unit 'preference' is stale: its text changed" in preference.message

@@ -2,7 +2,7 @@
 and ``rubric calibrate`` do with several ``--model``s, the editor does with the same judges. Calibrate writes
 the very record ``rubric calibrate --model A --model B`` writes (each judge's own figures and their agreement
 included); grading a file whose format takes a panel asks every judge; a file whose format grades with one
-judge is refused, naming the judges, before any judge call."""
+judge is graded with the first, and a message says once which went unused."""
 
 from __future__ import annotations
 
@@ -94,15 +94,24 @@ async def test_calibrate_with_a_panel_writes_what_rubric_calibrate_writes(client
 
 @pytest.mark.slow
 @pytest.mark.asyncio(loop_scope="module")
-async def test_a_one_judge_format_is_refused_before_any_judge_call(client: LanguageClient):
+async def test_a_one_judge_format_is_graded_with_the_first_judge_and_says_so_once(client: LanguageClient):
+    """A user setting never breaks a format: a promptfoo test, given the panel, is graded with judge A alone,
+    and one message (the words `rubric grade` prints) says B went unused — once, however often it is graded."""
     s = client.rubric_session
     JUDGE.reset()
+    JUDGE.default = Reply.json({"reason": "Names Paris.", "pass": True, "score": 1})
     uri = s.open("pf/promptfooconfig.yaml", PROMPTFOO)
+    before = len(client.messages)
     answer = await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Paris.", "test": 1})
-    assert answer["error"].startswith(
-        f"a promptfoo config is graded with one judge model, not a panel, and 2 were given ({A}, {B})"
-    ), answer
-    assert JUDGE.completions == []
+    assert answer["passed"] is True and answer["model"] == A, answer
+    assert [r.model for r in JUDGE.completions] == ["judge-a"]
+    note = (
+        f"A promptfoo config is graded with one judge model, not a panel: graded with {A}, and {B} went unused; "
+        "to compare judges on it, give them to `rubric calibrate` with a labelled set (docs/calibration.md)."
+    )
+    await execute(client, "rubric-lsp.gradeText", {"uri": uri, "text": "Lyon.", "test": 1})
+    said = [(m.type, m.message) for m in client.messages[before:]]
+    assert said == [(types.MessageType.Warning, note)], said
 
 
 def test_judge_models_take_a_list_or_one_name():

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rubric_lsp.calibration.gate import kappa_line
+from rubric_lsp.calibration.record import DIGITS
+
 
 def build(
     *,
@@ -40,17 +43,20 @@ def build(
 def _unit(status: Mapping[str, Any]) -> dict[str, Any]:
     figures = status.get("figures") or {}
     kappa = figures.get("kappa") if isinstance(figures.get("kappa"), dict) else None
-    # A record is a file in a repository: only figures of the right type reach the card.
+    # The figures are those the record's evidence gives (status.statuses), never the record's own block.
     return {
         "id": status["id"],
         "status": status["status"],
+        "calibrated": bool(status.get("calibrated")),
+        "reasons": list(status.get("reasons") or []),
         "stale": list(status.get("stale") or []),
         "kappa": None
         if kappa is None
         else {
             "statistic": _typed(kappa.get("statistic"), str),
-            "value": _typed(kappa.get("value"), (int, float)),
+            "value": _rounded(_typed(kappa.get("value"), (int, float))),
             "interval": _interval_of(kappa.get("interval")),
+            "n": _typed(kappa.get("n"), int),
         },
         "labels": _typed(figures.get("labels"), int),
         "date": status.get("date"),
@@ -62,9 +68,14 @@ def _typed(value: Any, kind: Any) -> Any:
     return value if isinstance(value, kind) and not isinstance(value, bool) else None
 
 
+def _rounded(value: Any) -> Any:
+    """A figure as the record writes it (``record.DIGITS`` places), so the card and the record show one number."""
+    return round(value, DIGITS) if isinstance(value, float) else value
+
+
 def _interval_of(value: Any) -> list[float] | None:
     ok = isinstance(value, list) and len(value) == 2 and all(_typed(v, (int, float)) is not None for v in value)
-    return list(value) if ok else None
+    return [_rounded(v) for v in value] if ok else None
 
 
 def card_rows(card: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -88,17 +99,16 @@ def card_rows(card: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def unit_line(unit: Mapping[str, Any]) -> str:
-    """One unit's status: "fresh · κ 0.82 [0.74, 0.89] over 412 labels · 2026-11-20" ("fresh · ambiguous: its
-    judges disagree · …" when the record finds it ambiguous)."""
-    parts = [unit["status"] + (f" ({', '.join(unit['stale'])} changed)" if unit["stale"] else "")]
-    if unit.get("ambiguous"):
+    """One unit's status and decision, in the words RL020 and ``--require-calibrated`` say it: "fresh · calibrated ·
+    κ 0.82 [0.74, 0.89] over 412 labels · 2026-11-20", or "stale · not calibrated: stale: its text changed since
+    2026-11-20 · κ …"."""
+    reasons = unit.get("reasons") or []
+    parts = [unit["status"], "calibrated" if unit.get("calibrated") else "not calibrated: " + "; ".join(reasons)]
+    if unit.get("ambiguous") and unit.get("calibrated"):  # allowed (allow-ambiguous), still said
         parts.append("ambiguous: " + " and ".join(unit["ambiguous"]))
     kappa = unit.get("kappa")
     if kappa is not None:
-        name = "κ" if kappa.get("statistic") == "cohen" else "quadratic-weighted κ"
-        parts.append(
-            f"{name} {number(kappa.get('value'))}{interval(kappa.get('interval'))} over {unit['labels']} labels"
-        )
+        parts.append(kappa_line(kappa))
     if unit.get("date"):
         parts.append(str(unit["date"]))
     return " · ".join(parts)

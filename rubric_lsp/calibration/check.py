@@ -12,12 +12,12 @@ the settings name one (``calibration.judge``), the judge's settings never (they 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.calibration import record
+from rubric_lsp.calibration import gate, record
 from rubric_lsp.calibration.settings import CalibrationSettings as CalibrationSettings
 from rubric_lsp.calibration.units import Family as Family
 from rubric_lsp.document.positions import Span
@@ -54,10 +54,17 @@ class Match:
     where: Path | None = None
     stale: tuple[str, ...] = ()
     judge: tuple[str, ...] = ()  # the judge models compared (none: the judge was not compared)
+    decision: gate.Decision | None = None  # what the gate says of it (``decided``)
 
     @property
     def fresh(self) -> bool:
         return self.entry is not None and not self.stale
+
+    def found(self) -> gate.Found:
+        change = ""
+        if "judge" in self.stale and self.record is not None and self.entry is not None:
+            change = gate.judge_change(self.record, self.entry, self.judge)
+        return gate.Found(self.record, self.entry, self.where, self.stale, change)
 
 
 @dataclass
@@ -67,13 +74,20 @@ class Records:
     found: list[tuple[Path, dict[str, Any]]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     watched: list[Path] = field(default_factory=list)  # the records read, and the one beside the file even if absent
+    # What a record's labelled set holds now (``formats.labelled.reader``), or None where the face cannot say.
+    labelled_now: gate.LabelledNow | None = None
 
 
-def records_for(path: str | None, settings: CalibrationSettings, given: Path | None = None) -> Records:
+def records_for(
+    path: str | None,
+    settings: CalibrationSettings,
+    given: Path | None = None,
+    labelled_now: gate.LabelledNow | None = None,
+) -> Records:
     """The records that apply to the file at ``path``, in the order they are searched: the one beside it, then
     the settings' ``calibration.path`` (a record, or a folder searched for records). ``given`` (``rubric grade
     --calibration``) stands in for both, and must exist. The lint (RL020) and ``rubric grade`` both search so."""
-    out = Records()
+    out = Records(labelled_now=labelled_now)
     candidates: list[Path] = []
     if given is not None:
         candidates.append(given)
@@ -128,43 +142,41 @@ def match(unit: CalibrationUnit, records: Records, judge: Sequence[str] = ()) ->
                 if now is not None and marks.get(cause) != now
             )
             if not stale:
-                return Match(unit, data, entry, where, judge=models)
+                return decided(Match(unit, data, entry, where, judge=models), records)
             if by_id is None and entry["id"] == unit.id:
                 by_id = Match(unit, data, entry, where, tuple(c for c in record.CAUSES if c in stale), models)
-    return by_id or Match(unit)
+    return decided(by_id or Match(unit), records)
+
+
+def decided(found: Match, records: Records) -> Match:
+    """``found`` with the gate's decision (settings' rules are applied when its findings are worded)."""
+    return replace(
+        found, decision=gate.decide(found.found(), gate.Rules(min_labels=0, allow_ambiguous=True), records.labelled_now)
+    )
+
+
+def decision(found: Match, settings: CalibrationSettings) -> gate.Decision:
+    """The gate's decision on ``found`` under ``settings``' rules (the lint's and ``--require-calibrated``'s)."""
+    made = found.decision or gate.decide(found.found(), gate.Rules.of(settings))
+    if made.status != gate.FRESH or made.derived is None:
+        return made
+    return gate.Decision(made.status, gate.shortfalls(made.derived, gate.Rules.of(settings)), made.derived)
 
 
 def problems(found: Match, settings: CalibrationSettings) -> list[str]:
-    """What the rule says of a unit's match (nothing when it is fresh and good enough)."""
+    """What the rule says of a unit's match (nothing when it is calibrated), each reason the gate's words."""
     unit = found.unit
     name = f"{unit.noun} {unit.id!r}"
-    if found.entry is None:
+    made = decision(found, settings)
+    if made.status == gate.MISSING:
         return (
             [f"The {name} has no calibration record: run `rubric calibrate` on a labelled set holding it."]
             if settings.required
             else []
         )
-    if found.stale:
-        since = found.record.get("date", "it was made") if found.record else "it was made"
-        judge = ""
-        if "judge" in found.stale and found.record is not None:
-            judge = f" ({record.judge_change(record.models_of(found.record, found.entry), found.judge)})"
-        return [
-            f"The calibration record of the {name} is stale: its {_listed(found.stale)} changed since "
-            f"{since}{judge} ({found.where}); re-run `rubric calibrate`."
-        ]
-    out = [
-        f"The {name} is ambiguous: {why}; reword it before trusting its figures." for _, why in ambiguity(found.entry)
-    ]
-    if settings.min_kappa is not None:
-        kappa = _kappa(found.entry)
-        if kappa is None:
-            out.append(
-                f"The {name} has no κ in its calibration record (its labels are all one category); min-kappa is {settings.min_kappa}."
-            )
-        elif kappa < settings.min_kappa:
-            out.append(f"The judge's κ on the {name} is {kappa:.2f}, below min-kappa {settings.min_kappa}.")
-    return out
+    where = f" ({found.where.name})" if found.where is not None else ""
+    hint = "; re-run `rubric calibrate`" if made.status == gate.STALE else ""
+    return [f"The {name} is {reason}{where if made.status != gate.FRESH else ''}{hint}." for reason in made.reasons]
 
 
 def members(family: Family, numbers: Sequence[int]) -> str:
@@ -186,55 +198,23 @@ def for_members(message: str, family: Family, numbers: Sequence[int]) -> str:
 
 
 def summary(found: Match) -> str:
-    """One line for the hover: "κ 0.82 [0.74, 0.89] over 412 labels · gpt-4.1-mini · 2026-11-20"."""
+    """One line for the hover, the κ first: "κ 0.82 [0.74, 0.89] over 412 labels · gpt-4.1-mini · 2026-11-20"
+    (figures from the record's evidence, never its own figure block)."""
     assert found.entry is not None and found.record is not None
-    figures = _table(found.entry.get("figures"))
-    kappa = _table(figures.get("kappa"))
-    symbol = "κ" if kappa.get("statistic", "cohen") == "cohen" else "QWK"
-    interval = kappa.get("interval")
-    shown = f"{symbol} {_number(kappa.get('value'))}"
-    if isinstance(interval, list) and len(interval) == 2 and all(isinstance(v, (int, float)) for v in interval):
-        shown += f" [{interval[0]:.2f}, {interval[1]:.2f}]"
-    parts = [f"{shown} over {figures.get('labels', '?')} labels"]
+    made = found.decision or gate.decide(found.found(), gate.Rules())
+    kappa = _table(made.figures.get("kappa"))
+    parts = [gate.kappa_line(kappa) if kappa else "no figures (" + "; ".join(made.reasons) + ")"]
     models = record.models_of(found.record, found.entry)
     parts += [
         ", ".join(str(m).split("/", 1)[-1] for m in models) or "no judge named",
         str(found.record.get("date", "?")),
     ]
     line = " · ".join(parts)
-    if found.stale:
-        line += f" (stale: its {_listed(found.stale)} changed since)"
-    if causes := ambiguity(found.entry):
-        line += " · ambiguous: " + _listed([short for short, _ in causes])
+    if made.status == gate.STALE:
+        line += " (" + "; ".join(made.reasons) + ")"
+    if made.ambiguous:
+        line += " · ambiguous: " + _listed(made.ambiguous)
     return line
-
-
-def ambiguity(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Why a record's unit is ambiguous, each cause short (the hover) and in full (the rule): the judge
-    disagreed with itself over ``--repeat`` asks, its several judges disagreed with one another, or both."""
-    out = []
-    repeats = entry.get("self_agreement")
-    if isinstance(repeats, Mapping) and repeats.get("ambiguous"):
-        share = _number(_value(repeats.get("unanimous")))
-        out.append(
-            (
-                "the judge disagrees with itself",
-                f"the judge agreed with itself on {share} of the items over {repeats.get('repeats')} asks "
-                f"(below {repeats.get('threshold')})",
-            )
-        )
-    judges = entry.get("judge_agreement")
-    if isinstance(judges, Mapping) and judges.get("ambiguous"):
-        models = judges.get("models")
-        named = [str(m) for m in models] if isinstance(models, list) else []
-        out.append(
-            (
-                "its judges disagree",
-                f"its judges ({', '.join(named) or '?'}) {'all ' if len(named) > 2 else ''}agreed on "
-                f"{_number(_value(judges.get('unanimous')))} of the items (below {judges.get('threshold')})",
-            )
-        )
-    return out
 
 
 def hover_lines(matches: Sequence[Match], offset: int) -> list[str]:
@@ -259,21 +239,6 @@ def hover_lines(matches: Sequence[Match], offset: int) -> list[str]:
 def _table(value: Any) -> Mapping[str, Any]:
     """``value`` when it is a JSON object, else an empty one (a record is read defensively)."""
     return value if isinstance(value, Mapping) else {}
-
-
-def _kappa(entry: Mapping[str, Any]) -> float | None:
-    figures = entry.get("figures")
-    kappa = figures.get("kappa") if isinstance(figures, Mapping) else None
-    return _value(kappa)
-
-
-def _value(share: Any) -> float | None:
-    value = share.get("value") if isinstance(share, Mapping) else None
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _number(value: Any) -> str:
-    return f"{value:.2f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "n/a"
 
 
 def _listed(causes: Sequence[str]) -> str:

@@ -7,6 +7,12 @@ Every face reads a format's units through it alone: the lint rule RL020 and the 
 grades, and :meth:`CalibrationHook.judge_card`, the format's part of the card). A format module declares
 ``CALIBRATION: CalibrationHook = …`` so that mypy checks it against this protocol, and
 ``Format.calibration_hook`` checks it again when it is loaded (a third-party format is not type-checked here).
+
+Two methods are optional (read with ``getattr``, so a format without them still takes part):
+``labelled(doc) -> {unit id: {item mark: label marks}}``, the labels a labelled file holds now, as a record's
+evidence keeps them (``evidence.py``): without it a record of that file cannot be checked against its labels,
+and the gate refuses it; ``default_judge(env) -> tuple[str, ...]``, the judge the format's grading picks
+when none is given (promptfoo's default grader for the keys at hand), which a record and the card name.
 """
 
 from __future__ import annotations

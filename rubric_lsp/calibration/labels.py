@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.calibration.evidence import row_labelled
 from rubric_lsp.calibration.record import OwnJudge
 from rubric_lsp.calibration.units import UnitSamples
 from rubric_lsp.document.files import TooLarge, read_regular_text
@@ -210,6 +211,7 @@ def binary_unit(
         judged={j.row.number: None if j.judge is None else category[j.judge] for j in judged},
         reasons={j.row.number: j.reason for j in judged},
         judge=judge,
+        labelled={j.row.number: row_labelled(j.row, category[j.human]) for j in judged},
     )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.calibration import record
+from rubric_lsp.calibration import evidence, record
 from rubric_lsp.calibration.units import UnitSamples, figures, judges_figures, repeat_figures
 
 DEFAULT_AGREEMENT = 0.8
@@ -21,7 +21,8 @@ PER_JUDGE_FIGURES = ("labels", "accuracy", "kappa", "sensitivity", "specificity"
 
 
 def judge_of(settings: Any, prompt: str = "") -> record.JudgeDescription:
-    """The judge a record names: ``settings`` are resolved judge settings."""
+    """The judge a record names: ``settings`` are judge settings (their models as given; the settings that change
+    a verdict are the same resolved or not)."""
     chosen = {name: getattr(settings, name) for name in VERDICT_SETTINGS}
     return record.JudgeDescription(tuple(settings.judge_models()), prompt, chosen)
 
@@ -59,6 +60,7 @@ def build_record(
     threshold: float = DEFAULT_AGREEMENT,
     judges: Sequence[Sequence[Sequence[UnitSamples]]] = (),
     models: Sequence[str] = (),
+    limit: int | None = None,
 ) -> dict[str, Any]:
     """The record of one labelled set graded ``len(passes)`` times (the first pass gives the figures
     against the labels; with several, every pass gives the judge's agreement with itself).
@@ -77,17 +79,40 @@ def build_record(
             "prompt": unit.prompt,
             "settings": unit.settings,
             "judge": unit.judge,
-            "figures": figures(unit),
         }
+        asks = _same_unit(passes, position, unit.id)
+        alone = [_same_unit(model_passes, position, unit.id) for model_passes in judges] if len(judges) > 1 else []
+        if unit.labelled:  # the figures are the evidence's: what the record is trusted for is what it keeps
+            columns = [(evidence.column(r), u) for r, u in enumerate(asks, 1)]
+            for model, own in zip(models, alone):
+                columns += [(evidence.column(r, model), u) for r, u in enumerate(own, 1)]
+            entry["evidence"] = evidence.build(columns)
+            entry["figures"] = evidence.figures_of(entry["evidence"], unit.kind, None).figures
+        else:
+            entry["figures"] = figures(unit)
+            entry["figures"]["failed"] = sum(u.failed for u in asks) + sum(u.failed for own in alone for u in own)
         if len(passes) > 1:
-            entry["self_agreement"] = repeat_figures(_same_unit(passes, position, unit.id), threshold)
-        if len(judges) > 1:
-            alone = [_same_unit(model_passes, position, unit.id) for model_passes in judges]
-            if all(alone):  # every judge graded the unit (the same file, so always; a guard against a format's drift)
-                entry["per_judge"] = [_judge_entry(m, p, threshold) for m, p in zip(models, alone)]
-                entry["judge_agreement"] = judges_figures(models, [p[0] for p in alone], threshold)
+            entry["self_agreement"] = repeat_figures(asks, threshold)
+        if alone and all(
+            alone
+        ):  # every judge graded the unit (the same file, so always; a guard against a format's drift)
+            entry["per_judge"] = [_judge_entry(m, p, threshold) for m, p in zip(models, alone)]
+            entry["judge_agreement"] = judges_figures(models, [p[0] for p in alone], threshold)
         units.append(entry)
-    return record.build(tool_version=tool_version, date=date, source=source, judge=judge, units=units)
+    built = record.build(tool_version=tool_version, date=date, source=source, judge=judge, units=units)
+    triples = [
+        (entry["id"], item, label)
+        for entry in units
+        if "evidence" in entry
+        for item, label in evidence.stored(entry["evidence"], entry["id"], evidence.rows_of(entry["evidence"]))[
+            1
+        ].items()
+    ]
+    if triples:
+        built["labelled"] = {"fingerprint": evidence.set_fingerprint(triples), "items": len(triples)}
+        if limit:
+            built["labelled"]["limit"] = limit
+    return built
 
 
 def _same_unit(passes: Sequence[Sequence[UnitSamples]], position: int, unit_id: str) -> list[UnitSamples]:

@@ -15,9 +15,11 @@ class CalibrationSettings:
     """``calibration = {…}`` in the settings (settings.py validates it)."""
 
     required: bool = False  # a unit with no record is reported, and every finding is a warning
-    min_kappa: float | None = None  # a fresh record's κ below this is reported
+    min_kappa: float | None = None  # a unit whose κ interval's lower bound is below this is not calibrated
     path: Path | None = None  # a record or a folder of records, beside the settings file's folder
     judge: tuple[str, ...] = ()  # the judge models gradings use: a record made with others is stale
+    min_labels: int = 1  # a unit calibrated on fewer compared labels is not calibrated
+    allow_ambiguous: bool = False  # an ambiguous unit (its asks or its judges disagree) is still calibrated
 
     @property
     def searches_elsewhere(self) -> bool:

@@ -1,7 +1,7 @@
-"""Is a unit calibrated? Each graded unit's record found and checked (fresh, stale — naming what changed — or
-missing), the refusal of ``rubric grade --require-calibrated``, and pass rates corrected for the judge's
-measured sensitivity and specificity (docs/calibration.md). Format-neutral: a format hands over its units
-as they are now (:class:`units.CurrentUnit`)."""
+"""Is a unit calibrated? Each graded unit's record found and decided (``gate.decide``: fresh, stale — naming what
+changed —, damaged or missing, and the settings' rules), the refusal of ``rubric grade --require-calibrated``, and
+pass rates corrected for the judge's sensitivity and specificity as the record's evidence gives them
+(docs/calibration.md). Format-neutral: a format hands over its units as they are now (:class:`units.CurrentUnit`)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.calibration import check, record, stats
-from rubric_lsp.calibration.check import Records, ambiguity
+from rubric_lsp.calibration import check, gate, record, stats
+from rubric_lsp.calibration.check import Records
+from rubric_lsp.calibration.gate import DAMAGED as DAMAGED
+from rubric_lsp.calibration.gate import FRESH, MISSING
+from rubric_lsp.calibration.gate import STALE as STALE
 from rubric_lsp.calibration.units import CurrentUnit, Family
-
-FRESH, STALE, MISSING = "fresh", "stale", "missing"
 
 
 def record_unit(
@@ -47,44 +48,54 @@ def unit_judge(judge: record.JudgeDescription, unit: CurrentUnit, given: bool = 
 
 def statuses(
     units: Sequence[CurrentUnit],
-    records: Sequence[tuple[Path, Mapping[str, Any]]],
+    records: Records,
     judge: record.JudgeDescription,
     given: bool = False,
+    rules: gate.Rules | None = None,
 ) -> list[dict[str, Any]]:
-    """Each unit's calibration status: ``{id, title, status, stale, figures, date, ambiguous, record}``
-    (``stale``: what changed; ``ambiguous``: why the record finds the unit ambiguous, as the hover says it;
-    ``record``: the file its entry is in). ``given``: the grading was given its judge (``--model``,
-    ``$RUBRIC_JUDGE_MODEL``), which replaces a judge a file names only as its default."""
+    """Each unit's calibration status: ``{id, title, status, calibrated, reasons, stale, figures, date, ambiguous,
+    record}`` (``status``: fresh, stale, damaged or missing; ``reasons``: why it is not calibrated, in the words
+    the lint and the hover say them; ``figures``: those its evidence gives, never the record's own block).
+    ``given``: the grading was given its judge (``--model``, ``$RUBRIC_JUDGE_MODEL``), which replaces a judge a
+    file names only as its default."""
+    rules = rules or gate.Rules()
     out = []
     for unit in units:
         graded_by = unit_judge(judge, unit, given)
-        found = record_unit(records, unit, graded_by)
-        status: dict[str, Any] = {"id": unit.id, "title": unit.title, "status": MISSING, "stale": []}
-        if found is not None:
+        found = record_unit(records.found, unit, graded_by)
+        status: dict[str, Any] = {"id": unit.id, "title": unit.title, "stale": []}
+        if found is None:
+            made = gate.decide(gate.Found(), rules)
+        else:
             where, data, entry, stale = found
-            if "judge" in stale:
-                status["judge_change"] = record.judge_change(record.models_of(data, entry), graded_by.models)
-            figures = entry.get("figures") if isinstance(entry.get("figures"), dict) else {}
+            change = gate.judge_change(data, entry, graded_by.models) if "judge" in stale else ""
+            made = gate.decide(gate.Found(data, entry, where, tuple(stale), change), rules, records.labelled_now)
             date = data.get("date") if isinstance(data.get("date"), str) else None
-            status.update(status=STALE if stale else FRESH, stale=stale, figures=figures, date=date, record=str(where))
-            status["ambiguous"] = [short for short, _ in ambiguity(entry)]
+            status.update(stale=stale, date=date, record=str(where))
+        status.update(
+            status=made.status,
+            calibrated=made.calibrated,
+            reasons=made.reasons,
+            figures=made.figures,
+            ambiguous=made.ambiguous,
+        )
         out.append(status)
     return out
 
 
 def refusal(found: Sequence[Mapping[str, Any]], records: Records, units: Sequence[CurrentUnit] = ()) -> str | None:
-    """Why ``--require-calibrated`` refuses (one line naming each unit without a fresh record), or None. Members
-    of a family (``units``' ``family``: a promptfoo ``defaultTest`` assertion, one unit per test) that miss
-    their record for the same reason are named once, as the lint names them: "polite in tests 1–40: …"."""
-    not_fresh = [s for s in found if s["status"] != FRESH]
+    """Why ``--require-calibrated`` refuses (one line naming each unit that is not calibrated and why), or None.
+    Members of a family (``units``' ``family``: a promptfoo ``defaultTest`` assertion, one unit per test) that
+    are not calibrated for the same reasons are named once, as the lint names them: "polite in tests 1–40: …"."""
+    refused = [s for s in found if not s["calibrated"]]
     if not found:
         return "--require-calibrated: this file's format names no calibration units: it cannot be calibrated yet"
-    if not not_fresh:
+    if not refused:
         return None
     families = {unit.id: unit.family for unit in units if unit.family is not None}
     # (family name, or the unit's own id where it has none; why) → each unit's (id, family)
     groups: dict[tuple[str, str], list[tuple[str, Family | None]]] = {}
-    for s in not_fresh:
+    for s in refused:
         family = families.get(s["id"])
         key = family.name if family is not None else "\0" + s["id"]  # "\0": never a family's name
         groups.setdefault((key, _why(s, records)), []).append((s["id"], family))
@@ -96,17 +107,16 @@ def refusal(found: Sequence[Mapping[str, Any]], records: Records, units: Sequenc
         else:
             named.extend(f"{unit}: {why}" for unit, _ in members)
     listed = "; ".join(named)
-    return f"--require-calibrated: {len(not_fresh)} of {len(found)} unit(s) have no fresh calibration record: {listed}"
+    return f"--require-calibrated: {len(refused)} of {len(found)} unit(s) are not calibrated: {listed}"
 
 
 def _why(status: Mapping[str, Any], records: Records) -> str:
-    if status["status"] == STALE:
-        judge = f": {status['judge_change']}" if status.get("judge_change") else ""
-        return f"stale (its {', '.join(status['stale'])} changed since the record was made{judge})"
+    if status["status"] != MISSING:
+        return "; ".join(status["reasons"])
     if not records.found:
         searched = ", ".join(str(w) for w in records.watched)
-        return f"missing (no calibration record{f' at {searched}' if searched else ''}; run rubric calibrate)"
-    return f"missing (no record of it in {', '.join(str(w) for w, _ in records.found)})"
+        return f"missing: no calibration record{f' at {searched}' if searched else ''} (run rubric calibrate)"
+    return f"missing: no record of it in {', '.join(str(w) for w, _ in records.found)}"
 
 
 def pass_rates(counts: Mapping[str, tuple[int, int]], found: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

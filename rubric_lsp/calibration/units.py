@@ -30,6 +30,16 @@ class Family:
     number: int  # this unit's member: its test's number
 
 
+@dataclass(frozen=True)
+class Labelled:
+    """One labelled item of a unit, as its record's evidence keeps it (``evidence.py``): fingerprints, not texts."""
+
+    item: str  # ``evidence.item_mark`` of what the judge reads of the item (its response, its question)
+    label: str  # ``evidence.label_mark`` of the human label as written
+    truth: Any  # the label's category (an abstention's too); None: a label that is no category
+    key: str = ""  # a labels file's row key (``labels_evidence.row_key``); "": the unit's id
+
+
 @dataclass
 class UnitSamples:
     """One unit's judge verdicts against human labels, over one pass of the labelled set."""
@@ -49,6 +59,7 @@ class UnitSamples:
     reasons: dict[int, str] = field(default_factory=dict)  # item → the judge's reason
     settings: dict[str, Any] = field(default_factory=dict)  # the format's grading options that change its verdict
     judge: OwnJudge | None = None  # the judge the file named for it, when that (not the grading's) graded it
+    labelled: dict[int, Labelled] = field(default_factory=dict)  # item → its label, for the record's evidence
 
 
 @dataclass(frozen=True)
@@ -66,8 +77,9 @@ class CurrentUnit:
     family: Family | None = None  # the units it is one of (None: alone): one refusal names them together
 
 
-def figures(unit: UnitSamples) -> dict[str, Any]:
-    """The record's figures for one unit (docs/calibration.md says how to read each)."""
+def figures(unit: UnitSamples, corrected_interval: bool = True) -> dict[str, Any]:
+    """The record's figures for one unit (docs/calibration.md says how to read each). ``corrected_interval``:
+    the pass rate's Monte Carlo interval too (a record's; checking a record needs none of it)."""
     pairs = unit.pairs
     n = len(pairs)
     truth_counts = {unit.names.get(c, str(c)): sum(t == c for t, _ in pairs) for c in unit.categories}
@@ -76,23 +88,30 @@ def figures(unit: UnitSamples) -> dict[str, Any]:
         "labels": n,
         "balance": truth_counts,
         "accuracy": stats.proportion(sum(t == j for t, j in pairs), n),
-        "kappa": {
-            "statistic": "quadratic-weighted" if weights else "cohen",
-            "value": stats.cohen_kappa(pairs, weights),
-            "interval": stats.kappa_interval(pairs, weights),
-        },
+        "kappa": kappa_figure(pairs, weights, unit.categories),
         "abstained": dict(unit.abstained),
         "failed": unit.failed,
     }
     if unit.kind == "binary":
-        data.update(_binary(unit))
+        data.update(_binary(unit, corrected_interval))
     else:
         # No single "pass": each category against the rest (docs/calibration.md).
         data["per_category"] = {unit.names.get(c, str(c)): stats.one_vs_rest(pairs, c) for c in unit.categories}
     return data
 
 
-def _binary(unit: UnitSamples) -> dict[str, Any]:
+def kappa_figure(pairs: Sequence[tuple[Any, Any]], weights: str | None, scale: Sequence[Any]) -> dict[str, Any]:
+    """κ (quadratic-weighted for an ordinal scale) over the scale's every category, its interval and the number of
+    pairs it rests on (``n``: every figure shows its sample size)."""
+    return {
+        "statistic": "quadratic-weighted" if weights else "cohen",
+        "value": stats.cohen_kappa(pairs, weights, scale),
+        "interval": stats.kappa_interval(pairs, weights, scale),
+        "n": len(pairs),
+    }
+
+
+def _binary(unit: UnitSamples, corrected_interval: bool = True) -> dict[str, Any]:
     pairs, positive = unit.pairs, unit.positive
     split = stats.one_vs_rest(pairs, positive)
     se, sp = split["sensitivity"], split["specificity"]
@@ -114,7 +133,7 @@ def _binary(unit: UnitSamples) -> dict[str, Any]:
             "human": human_pass / n if n else None,
             "corrected": corrected,
             "corrected_interval": None
-            if corrected is None
+            if corrected is None or not corrected_interval
             else stats.corrected_rate_interval(judged_pass, n, se["successes"], se["n"], sp["successes"], sp["n"]),
         },
     }
@@ -125,7 +144,7 @@ def repeat_figures(passes: Sequence[UnitSamples], threshold: float) -> dict[str,
 
     Failed calls are left out of an item's answers; abstentions count as answers. ``ambiguous``:
     the share of unanimous items is below ``threshold``."""
-    return {"repeats": len(passes), **_raters_agreement(passes, threshold)}
+    return {"repeats": len(passes), **raters_agreement(passes, threshold)}
 
 
 def judges_figures(models: Sequence[str], units: Sequence[UnitSamples], threshold: float) -> dict[str, Any]:
@@ -141,17 +160,13 @@ def judges_figures(models: Sequence[str], units: Sequence[UnitSamples], threshol
             {
                 "judges": [models[first], models[second]],
                 "agreement": stats.proportion(sum(x == y for x, y in both), len(both)),
-                "kappa": {
-                    "statistic": "cohen",
-                    "value": stats.cohen_kappa(both),
-                    "interval": stats.kappa_interval(both, None),
-                },
+                "kappa": kappa_figure(both, None, units[first].categories),
             }
         )
-    return {"models": list(models), **_raters_agreement(units, threshold), "pairs": pairs}
+    return {"models": list(models), **raters_agreement(units, threshold), "pairs": pairs}
 
 
-def _raters_agreement(raters: Sequence[UnitSamples], threshold: float) -> dict[str, Any]:
+def raters_agreement(raters: Sequence[UnitSamples], threshold: float) -> dict[str, Any]:
     """The agreement of several answers per item (an ask's or a judge's each), the ambiguity it decides, and
     an ambiguous unit's first disagreeing items, every rater's verdict and reason side by side."""
     items = sorted({item for p in raters for item in p.judged})

@@ -7,8 +7,8 @@ writes ``<file>.calibration.json`` (docs/calibration.md). A labels file (``.csv`
 LABELS request, which that file's format grades, and its record beside it. The judge flags are
 ``rubric grade``'s own: several ``--model``s calibrate the panel ``rubric grade`` would grade with, and
 each model is graded alone too, for its own figures and its agreement with the others. A format whose grader
-takes one judge (``Format.judge_panel`` False: ``rubric grade`` refuses several) is graded with the first
-model, and the record is that judge's; the others are still graded alone and compared.
+takes one judge (``Format.judge_panel`` False: ``rubric grade`` grades with the first of several) is graded
+with the first model, and the record is that judge's; the others are still graded alone and compared.
 
 Exit codes as ``rubric grade``'s: 0 the record is written; 2 refused (unreadable file, a file with no
 labels to calibrate against, no judge) or incomplete (a judge call failed: the record is written, the
@@ -25,6 +25,7 @@ from typing import Any
 
 from rubric_lsp.calibration import record
 from rubric_lsp.calibration.labels import LabelsError, is_labels_file, read_labels
+from rubric_lsp.commands import exit_codes
 
 EXIT_OK, EXIT_ERROR = 0, 2
 # rubric grade's flags that say which judge and how to call it (its parser holds their help and checks),
@@ -70,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _Parser(
         prog="rubric calibrate",
+        epilog=exit_codes.CALIBRATE,
+        formatter_class=exit_codes.Formatter,
         description="Grade a labelled set with the judge and write how far to trust it on each unit "
         "(accuracy, agreement beyond chance, sensitivity and specificity against the labels) to <file>.calibration.json.",
     )

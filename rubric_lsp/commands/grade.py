@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration.card import card_lines, card_rows, with_card
+from rubric_lsp.commands import exit_codes
 from rubric_lsp.commands.grade_calibration import NotCalibrated, prepare, require
 from rubric_lsp.commands.grade_progress import with_progress
 from rubric_lsp.commands.grade_request import request_for
@@ -33,7 +34,7 @@ from rubric_lsp.engine.extra import report_extra_missing
 from rubric_lsp.engine.failures import GradingStopped
 from rubric_lsp.engine.judge import PROMPT_VERSION
 from rubric_lsp.engine.request import RequestKind, exit_code
-from rubric_lsp.engine.runner import GradingError, UnsupportedRequest, grade, model_spellings, panel_refusal
+from rubric_lsp.engine.runner import GradingError, UnsupportedRequest, grade, model_spellings, panel_note
 from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
 from rubric_lsp.engine.sources import batch
 from rubric_lsp.engine.store import run_file
@@ -79,6 +80,8 @@ def _seconds(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="rubric grade",
+        epilog=exit_codes.GRADE,
+        formatter_class=exit_codes.Formatter,
         description=(
             "Grade a response against a rubric, a test config's model-graded assertions or a judge "
             "configuration's graders (each format that registers a grader); compare several "
@@ -103,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--model",
         action="append",
-        help="judge model (litellm id or the provider id the file's tool uses); repeat for several judges: a panel where the file's format takes one, else rubric grade refuses them and rubric calibrate grades with the first and compares them all (default: $RUBRIC_JUDGE_MODEL, else the first provider with an API key)",
+        help="judge model (litellm id or the provider id the file's tool uses); repeat for several judges: a panel where the file's format takes one, else rubric grade grades with the first and says so, and rubric calibrate grades with the first and compares them all (default: $RUBRIC_JUDGE_MODEL, else the first provider with an API key)",
     )
     p.add_argument(
         "--api-base",
@@ -293,8 +296,9 @@ def _run(args: argparse.Namespace) -> int:
     request = _request(args, text, str(args.rubric))
     if isinstance(request, int):
         return request
-    if (refused := panel_refusal(request, _settings(args))) is not None:  # before a run file or a record is read
-        return _fail(refused)
+    if (note := panel_note(request, _settings(args))) is not None:  # before a run file or a record is read
+        print(f"rubric grade: {note}", file=sys.stderr)  # said once; the run file and the card name the first
+        args.model = args.model[:1]
     if args.report is not None and (missing := report_extra_missing()) is not None:
         return _fail(missing)  # before any judge call: the report is written after the grading is paid for
     calibration = _calibration(args, request)

@@ -10,22 +10,23 @@ card's generic parts. Records are found as the lint finds them (``calibration.ch
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration import card as judge_card
-from rubric_lsp.calibration import check, record, status
-from rubric_lsp.calibration.measure import judge_of
+from rubric_lsp.calibration import check, gate, record, status
+from rubric_lsp.engine.calibrating import grading_judge
 from rubric_lsp.engine.request import GradeRequest
 from rubric_lsp.engine.result import Outcome, counts
 from rubric_lsp.engine.runner import format_of, read
-from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
+from rubric_lsp.engine.settings import JudgeSettings
+from rubric_lsp.lint import labelled_reader
 from rubric_lsp.settings import SettingsError, settings_for
 
 
 class NotCalibrated(Exception):
-    """``--require-calibrated`` refuses: the message names each unit without a fresh record and why."""
+    """``--require-calibrated`` refuses: the message names each unit that is not calibrated and why."""
 
 
 @dataclass
@@ -82,11 +83,7 @@ def prepare(path: Path, request: GradeRequest, settings: JudgeSettings | None, g
     Raises NotCalibrated only through :func:`require`; a record (or settings file) that cannot be read is kept
     as an error on the card, and refuses under ``--require-calibrated``."""
     doc = read(request.text, str(path))
-    try:
-        resolved = None if settings is None else settings.resolved()
-    except MissingCredentials:  # the grading refuses with its own message
-        resolved = None
-    found = Calibration(models=[] if resolved is None else list(resolved.judge_models()), doc=doc)
+    found = Calibration(doc=doc)
     fmt = format_of(doc)
     hook = None if fmt is None else fmt.calibration_hook()
     if hook is not None:
@@ -94,20 +91,25 @@ def prepare(path: Path, request: GradeRequest, settings: JudgeSettings | None, g
         found.parts = list(hook.judge_card(doc, request, found.units))
     errors = []
     try:
-        search = settings_for(path).calibration if given is None else check.CalibrationSettings()
+        configured = settings_for(path).calibration
     except (SettingsError, OSError) as exc:
-        search, errors = check.CalibrationSettings(), [f"the settings cannot be read: {exc}"]
-    found.records = check.records_for(str(path), search, given)
+        configured, errors = check.CalibrationSettings(), [f"the settings cannot be read: {exc}"]
+    # --calibration replaces where records are searched for, never the rules that decide (the lint's).
+    search = configured if given is None else replace(configured, path=None)
+    found.records = check.records_for(str(path), search, given, labelled_now=labelled_reader(doc))
     if errors or found.records.errors:
         found.record_error = "; ".join(errors + found.records.errors)
-    judge = judge_of(resolved, "") if resolved is not None else record.JudgeDescription((), "", {})
+    judge = grading_judge(settings, hook) if settings is not None else record.JudgeDescription((), "", {})
     judge_given = settings is not None and bool(settings.given_model())  # replaces a file's default judge
-    found.statuses = status.statuses(found.units, found.records.found, judge, judge_given)
+    found.statuses = status.statuses(found.units, found.records, judge, judge_given, gate.Rules.of(configured))
+    # The card names the judges that grade: each unit's (the file's own where it names one), else the grading's.
+    graded_by = [status.unit_judge(judge, unit, judge_given).models for unit in found.units] or [judge.models]
+    found.models = list(dict.fromkeys(m for models in graded_by for m in models))
     return found
 
 
 def require(found: Calibration) -> None:
-    """NotCalibrated when a graded unit has no fresh record (or a record cannot be read)."""
+    """NotCalibrated when a graded unit is not calibrated (``gate.decide``), or a record cannot be read."""
     if found.record_error is not None:
         raise NotCalibrated(f"--require-calibrated: {found.record_error}")
     why = status.refusal(found.statuses, found.records, found.units)

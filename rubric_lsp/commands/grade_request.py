@@ -26,7 +26,7 @@ def request_for(args: argparse.Namespace, text: str, path: str, options: dict[st
         if results is None:
             return EXIT_ERROR
         name = args.outputs.name
-        return GradeRequest(text, path, RequestKind.RESULTS, results=results, results_name=name, options=options)
+        return GradeRequest.for_results(text, path, results, name, options=options)
     if args.verdicts is not None:
         try:
             given = _load_verdicts(args.verdicts)

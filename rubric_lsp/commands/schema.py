@@ -1,4 +1,5 @@
-"""``rubric schema``: export each format's JSON Schema into schemas/."""
+"""``rubric schema``: export each format's JSON Schema into schemas/, and its completion-only copy into
+schemas/completion/ (for an editor beside rubric-lsp: completion and hover, no second report of the lint)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,21 @@ import sys
 from pathlib import Path
 
 from rubric_lsp.formats.registry import formats, get_format
-from rubric_lsp.formats.schema_export import for_editors
+from rubric_lsp.formats.schema_export import completion_only, for_editors
+
+COMPLETION = "completion"  # the folder of the completion-only schemas, inside the schemas folder
 
 
 def rendered_schemas() -> dict[str, str]:
+    """Each schema file's text by its path in the schemas folder: the validating one and its completion-only copy."""
     out = {}
     for fmt in formats():
         if fmt.json_schema is None or fmt.schema_file is None:
             continue
-        out[fmt.schema_file] = (
-            json.dumps(for_editors(fmt.json_schema()), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+        schema = for_editors(fmt.json_schema())
+        out[fmt.schema_file] = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+        out[f"{COMPLETION}/{fmt.schema_file}"] = (
+            json.dumps(completion_only(schema), indent=2, ensure_ascii=False) + "\n"
         )
     return out
 
@@ -37,7 +43,7 @@ def run_schema(args) -> int:
         if current != text:
             stale.append(name)
             if args.write:
-                folder.mkdir(parents=True, exist_ok=True)
+                path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
     if args.write:
         print(f"wrote {len(stale)} schema file(s) to {folder}" if stale else f"schemas in {folder} are up to date")

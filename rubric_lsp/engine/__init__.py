@@ -43,7 +43,8 @@ The call-style entry points (kept for the server's gradeText/gradeDocument and t
      "format", "model", "error"?, "notes"?}
 
 Extra ``JudgeSettings`` fields (all optional): ``models`` (more judges: a panel, for a format whose
-grader takes one, ``Format.judge_panel``; any other refuses them, ``runner.OneJudgeOnly``), ``temperature``
+grader takes one, ``Format.judge_panel``; any other grades with the first, ``runner.as_graded``, and the
+faces say so, ``runner.panel_note``), ``temperature``
 (default 0), ``max_tokens``, ``max_retries`` (default 4), ``seed``, ``env`` (a mapping used
 instead of ``os.environ``), ``rpm`` / ``tpm`` (requests / tokens a minute, ceilings for the
 run's rate limiter). What one format's grader alone reads (how several judges' votes combine,

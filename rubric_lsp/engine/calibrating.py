@@ -26,8 +26,8 @@ from rubric_lsp.document import Document
 from rubric_lsp.engine.errors import GradingError, UnsupportedRequest
 from rubric_lsp.engine.judge import REPEAT
 from rubric_lsp.engine.request import GradeRequest
-from rubric_lsp.engine.runner import as_graded, grade, read
-from rubric_lsp.engine.settings import JudgeSettings
+from rubric_lsp.engine.runner import as_graded, format_of, grade, read
+from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
 
 Progress = Callable[[int, int], Any]
 
@@ -40,11 +40,21 @@ class Passes:
     passes: list[list[UnitSamples]]  # each ask's units
     judges: list[list[list[UnitSamples]]]  # with several judge models, each model's own passes alone
     models: list[str]  # every judge model given, in order
+    limit: int | None = None  # the set's first items only (``--limit``): items after them are no change to it
+
+    hook: Any = None  # the file's format's calibration hook: its default judge, where it has one
 
     @property
     def judge(self) -> JudgeDescription:
-        """The record's judge: the panel, or the first model alone where the format grades with one judge."""
-        return judge_of(self.graded_with.resolved())
+        """The record's judge: the one that graded (the panel, or the first model alone where the format grades
+        with one judge; the format's own default judge where none is given). Where the file names every unit's
+        judge itself, those judges, for the record to name no judge that never graded."""
+        judge = grading_judge(self.graded_with, self.hook)
+        units = self.passes[0] if self.passes else []
+        if units and all(unit.judge is not None for unit in units):  # UnitSamples.judge: the file's, where it graded
+            named = dict.fromkeys(m for unit in units if unit.judge is not None for m in unit.judge.models)
+            return replace(judge, models=tuple(named))
+        return judge
 
     def record(self, *, labelled: Path, output: Path, threshold: float = DEFAULT_AGREEMENT) -> dict[str, Any]:
         """The record of the set ``labelled``, to be written to ``output`` (:func:`measure.labelled_record`):
@@ -57,6 +67,7 @@ class Passes:
             threshold=threshold,
             judges=self.judges,
             models=self.models,
+            limit=self.limit,
         )
 
     @property
@@ -75,21 +86,25 @@ async def calibration_passes(
 ) -> Passes:
     """Grade ``request`` ``repeats`` times (and each judge model alone, when several are given).
 
-    ``on_progress(done, total)`` counts the criteria of every pass, each pass's after the earlier ones'.
+    ``on_progress(done, total)`` counts the work of every pass, each pass's after the earlier ones', in one
+    total from the first report on (a panel's pass is its judges' work: ``_counted``).
     Raises GradingError when the file is no labelled set, as ``runner.grade`` raises for a file that
     cannot be graded."""
     doc = doc if doc is not None else read(request.text, request.path)
     with _shared_cache(settings) as shared:
         graded_with = as_graded(doc, shared)
         alone = _judges_alone(shared)
-        asks = repeats * (1 + len(alone))
         passes: list[list[UnitSamples]] = []
         judges: list[list[list[UnitSamples]]] = [[] for _ in alone]
+        graded = [(passes, graded_with), *zip(judges, alone)]  # each repeat: the panel's pass, each judge's alone
+        weights = [len(judged.judge_models()) or 1 for _, judged in graded]
+        whole, before = repeats * sum(weights), 0
         for repeat in range(repeats):
-            for own, with_settings in [(passes, graded_with), *zip(judges, alone)]:
-                counted = _counted(on_progress, len(passes) + sum(map(len, judges)), asks)
+            for (own, with_settings), weight in zip(graded, weights):
+                counted = _counted(on_progress, before, weight, whole)
                 own.append(await _graded(request, doc, with_settings, repeat, counted))
-    return Passes(graded_with, passes, judges, settings.resolved().judge_models())
+                before += weight
+    return Passes(graded_with, passes, judges, _models(settings), request.limit, _hook(doc))
 
 
 async def _graded(
@@ -113,23 +128,54 @@ async def _graded(
     return list(units_of(doc, request.options))
 
 
-def _counted(progress: Progress | None, before: int, asks: int) -> Progress | None:
-    """Progress over every ask: this pass, with ``before`` passes done of ``asks``, reports its criteria
-    after the earlier passes'."""
-    if progress is None or asks == 1:
+def _counted(progress: Progress | None, before: int, weight: int, whole: int) -> Progress | None:
+    """Progress over every pass, in judges' work: this pass is ``weight`` judges' (a panel's pass grades every
+    item once per judge), ``before`` judges' passes are done and ``whole`` make the calibration. One judge's
+    work is this pass's total over its weight, so the total stays the same from pass to pass ("24/72" then
+    "36/36" was a panel's pass counted as one judge's)."""
+    if progress is None or weight == whole:
         return progress
     report = progress
-    return lambda done, total: report(before * total + done, asks * total)
+
+    def counted(done: int, total: int) -> None:
+        per_judge = total / weight
+        report(round(before * per_judge) + done, round(whole * per_judge))
+
+    return counted
+
+
+def grading_judge(settings: JudgeSettings, hook: Any = None) -> JudgeDescription:
+    """The judge a grading of a file graded with, as a record names it: the models given (``--model``,
+    ``$RUBRIC_JUDGE_MODEL``), else the file's format's own default for the keys at hand (``hook.default_judge``:
+    a test-config tool's default grader), else the engine's; and the settings that change a verdict, which do not depend
+    on the environment (so a record is fresh or stale alike with or without an API key set)."""
+    default = getattr(hook, "default_judge", None) if not settings.given_model() else None
+    models = list(default(settings.environ()) or ()) if default is not None else []
+    return replace(judge_of(settings), models=tuple(models or _models(settings)))
+
+
+def _models(settings: JudgeSettings) -> list[str]:
+    """The judge models as the grading spells them; the ones given when no default can be chosen (a file that
+    names every unit's judge grades without one)."""
+    try:
+        return settings.resolved().judge_models()
+    except MissingCredentials:
+        return settings.judge_models()
+
+
+def _hook(doc: Document) -> Any:
+    fmt = format_of(doc)
+    return None if fmt is None else fmt.calibration_hook()
 
 
 def _judges_alone(settings: JudgeSettings) -> list[JudgeSettings]:
     """With several judge models, the settings of each model alone (in the panel's order); else none."""
-    if len(settings.resolved().judge_models()) < 2:
+    if len(_models(settings)) < 2:
         return []
     alone: dict[str, JudgeSettings] = {}
     for model in settings.judge_models():
         single = replace(settings, model=model, models=[])
-        alone.setdefault(single.resolved().model or model, single)  # two spellings of one model are one judge
+        alone.setdefault(_models(single)[0] if _models(single) else model, single)  # two spellings: one judge
     return list(alone.values())
 
 

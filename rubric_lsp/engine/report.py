@@ -43,6 +43,7 @@ class Verdict:
     ambiguous: bool = False
     cached: bool = False
     votes: list[str] | None = None  # several judges: each one's verdict
+    failed_votes: int = 0  # several judges: the votes that were failed calls (a stand-in voted for each)
     outcome: Outcome | None = None
     credit: float | None = None
     cells: tuple[tuple[str, Any], ...] = ()  # columns of the format's own in tables (not in the JSON)
@@ -105,6 +106,8 @@ class Verdict:
             data["cached"] = True
         if self.votes is not None:
             data["votes"] = self.votes
+        if self.failed_votes:
+            data["failed_votes"] = self.failed_votes
         return data
 
 
@@ -209,6 +212,8 @@ class GradeReport:
     tests: list[dict[str, Any]] = field(default_factory=list)
     # Why pass/fail could not be decided here (e.g. it rests on assertions this tool does not run).
     undecided: str | None = None
+    # When ``score`` is not known but bounded (what is not known can only move it so far): its least and most.
+    score_range: tuple[float, float] | None = None
     kind = "response"  # the result's shape (``result.Result``)
 
     def units(self, group: str = "response", path: tuple[Any, ...] = ()) -> list[Unit]:
@@ -259,6 +264,8 @@ class GradeReport:
             data["notes"] = list(self.notes)
         if self.test_index is not None:  # 1-based, as `--test N` takes it and every other output numbers tests
             data["test"] = self.test_index + 1
+        if self.score is None and self.score_range is not None:
+            data["score_range"] = list(self.score_range)
         if self.tests:
             data["tests"] = self.tests
         if (incomplete := self.incomplete) is not None:
@@ -269,7 +276,7 @@ class GradeReport:
         words = [test_result(t) for t in self.tests]
         parts = [f"{words.count(PASSED)} passed", f"{words.count(FAILED)} failed"]
         parts += [f"{words.count(word)} {word.lower()}" for word in (ERROR_VERDICT, INCOMPLETE) if word in words]
-        score = "" if self.score is None else f", mean score {self.score:.4g}"
+        score = f", mean score {score_words(self.score, self.score_range)}" if self.verdicts else ""
         return f"tests: {', '.join(parts)} of {len(self.tests)}{score}"
 
     @property
@@ -298,26 +305,41 @@ class GradeReport:
             if verdict.feedback:
                 lines.append(f"{'':<{width}}  feedback: {verdict.feedback}")
         for test in self.tests:
-            score = "" if test["score"] is None else f" score {test['score']:.4g}"
+            score = "" if test["score"] is None and "score_range" not in test else f" score {test_score_words(test)}"
             lines.append(f"test {test['test']}: {test_result(test)}{score} — {test['reason']}")
         incomplete = self.incomplete
+        ended = "" if self.passed is None else f" — {PASSED if self.passed else FAILED}"
         if self.error:
             lines.append(f"no score: {self.error}")
         elif self.tests and len(self.tests) > 1:
             lines.append(self._tests_summary())
         elif self.score is not None and self.raw_score is not None:
-            passed = (
-                (f" — {INCOMPLETE}" if incomplete else "")
-                if self.passed is None
-                else (f" — {PASSED}" if self.passed else f" — {FAILED}")
+            lines.append(
+                f"score: {self.score:.4g} (raw {self.raw_score:.4g}){ended or (f' — {INCOMPLETE}' if incomplete else '')}"
             )
-            lines.append(f"score: {self.score:.4g} (raw {self.raw_score:.4g}){passed}")
+        elif self.passed is not None:
+            # Decided, though the score rests on what is not known (e.g. a threshold no outcome of it could reach).
+            lines.append(f"score: {score_words(None, self.score_range)}{ended}")
         else:
             # One wording for each way there is no score: incomplete (a failed judgment, or what is not run), or none.
-            lines.append(f"no score: {'incomplete, ' + incomplete if incomplete else 'nothing was left to score'}")
+            lines.append(f"no score: {'incomplete, ' + incomplete if incomplete else 'nothing was graded'}")
         lines.extend(f"note: {note}" for note in self.notes)
         lines.append(usage_line(self.model, self.usage))
         return lines
+
+
+def score_words(score: float | None, bounds: tuple[float, float] | Any = None) -> str:
+    """A score as every text output words it: ``0.5``, ``not known (0.333 to 0.667)`` or ``not known``."""
+    if score is not None:
+        return f"{score:.4g}"
+    if bounds:
+        return f"not known ({bounds[0]:.3g} to {bounds[1]:.3g})"
+    return "not known"
+
+
+def test_score_words(test: dict[str, Any]) -> str:
+    """A numbered test's score (``tests[]`` of a report's JSON) in those words."""
+    return score_words(test["score"], test.get("score_range"))
 
 
 def test_result(test: dict[str, Any]) -> str:
@@ -332,9 +354,19 @@ def test_result(test: dict[str, Any]) -> str:
 def incomplete_reason(verdicts: list[Verdict]) -> str | None:
     """ "N of M judgments failed (first error)" when any verdict is a failed judgment, else None."""
     failures = [v for v in verdicts if v.failed]
-    if not failures:
+    # A panel's verdict some judge's failed call voted in rests on fewer judges than asked: incomplete too.
+    short = [v for v in verdicts if not v.failed and v.failed_votes]
+    if not failures and not short:
         return None
-    return f"{len(failures)} of {len(verdicts)} judgment(s) failed ({failures[0].error})"
+    said = []
+    if failures:
+        said.append(f"{len(failures)} of {len(verdicts)} judgment(s) failed ({failures[0].error})")
+    if short:
+        votes = sum(v.failed_votes for v in short)
+        said.append(
+            f"{votes} judge vote(s) failed in {len(short)} of {len(verdicts)} panel verdict(s) ({short[0].reason})"
+        )
+    return "; ".join(said)
 
 
 def usage_line(model: str | None, usage: Usage) -> str:

@@ -67,6 +67,12 @@ class GradeRequest:
         return cls(text, path, RequestKind.RESPONSE, (response,), **fields)
 
     @classmethod
+    def for_results(cls, text: str, path: str | None, results: str, results_name: str, **fields: Any) -> GradeRequest:
+        """Every output of a results file the file's tool wrote (``rubric grade --outputs``, the editor's
+        *Grade a results file*): the same request from either face."""
+        return cls(text, path, RequestKind.RESULTS, results=results, results_name=results_name, **fields)
+
+    @classmethod
     def for_responses(
         cls, text: str, path: str | None, responses: list[str] | tuple[str, ...], **fields: Any
     ) -> GradeRequest:

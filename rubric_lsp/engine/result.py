@@ -189,6 +189,7 @@ class GridRow:
     label: str
     detail: str = ""
     vars: tuple[tuple[str, str], ...] = ()
+    number: int | None = None  # the case's number as the format numbers them (a GradePlan's ``test``)
 
 
 @dataclass(frozen=True)

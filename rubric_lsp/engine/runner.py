@@ -138,9 +138,10 @@ class Grading:
         if cancelling is not None and cancelling():
             return
         self.done += 1
-        self.meter.done = self.done
+        counted = max(self.total or total, self.done)
+        self.meter.done, self.meter.total = self.done, counted  # a grader's own total counts for the meter too
         if self.on_progress is not None:
-            self.on_progress(self.done, max(self.total or total, self.done))
+            self.on_progress(self.done, counted)
 
 
 @runtime_checkable
@@ -192,13 +193,10 @@ def grader_for(doc: Document) -> Grader:
     raise GradingError(f"This file is a {fmt.title}, which rubric-lsp cannot grade (it grades: {gradable}).")
 
 
-class OneJudgeOnly(GradingError):
-    """Several judge models for a file whose format's grader takes one (``Format.judge_panel`` is False)."""
-
-
-def panel_refusal(request: GradeRequest, settings: JudgeSettings, doc: Document | None = None) -> str | None:
-    """Why ``settings`` cannot grade ``request``: several judge models, and the file's format grades with one
-    (all but the first would go unused); None when they can. The file is read only when several are given."""
+def panel_note(request: GradeRequest, settings: JudgeSettings, doc: Document | None = None) -> str | None:
+    """What a face says when ``settings`` name several judge models and the file's format grades with one: it
+    is graded with the first (``as_graded``), the others go unused. None when nothing goes unused (one judge,
+    a format that takes a panel, given verdicts). The file is read only when several are given."""
     models = _judge_models(settings)
     if len(models) < 2 or request.kind is RequestKind.RESCORE:  # given verdicts: no judge is asked
         return None
@@ -209,15 +207,16 @@ def panel_refusal(request: GradeRequest, settings: JudgeSettings, doc: Document 
     if fmt is None or fmt.grader is None or fmt.judge_panel:
         return None
     return (
-        f"a {fmt.title} is graded with one judge model, not a panel, and {len(models)} were given "
-        f"({', '.join(models)}): give one judge model (the others would go unused), or compare the judges "
-        "with `rubric calibrate` on a labelled set (docs/calibration.md)"
+        f"a {fmt.title} is graded with one judge model, not a panel: graded with {models[0]}, and "
+        f"{', '.join(models[1:])} went unused; to compare judges on it, give them to `rubric calibrate` with a "
+        "labelled set (docs/calibration.md)"
     )
 
 
 def as_graded(doc: Document, settings: JudgeSettings) -> JudgeSettings:
-    """``settings`` as a grading of ``doc`` can take them: every judge model when its format takes a panel,
-    else the first alone (what ``rubric calibrate`` grades such a file with, beside each model alone)."""
+    """``settings`` as a grading of ``doc`` takes them: every judge model when its format takes a panel, else
+    the first alone (what ``rubric grade`` and the editor grade such a file with, saying so: ``panel_note``;
+    ``rubric calibrate`` grades it with the first too, beside each model alone)."""
     models = settings.judge_models()
     if len(models) < 2:
         return settings
@@ -278,9 +277,7 @@ async def grade(
     """
     doc = doc if doc is not None else read(request.text, request.path)  # a face may have read it already
     grader = grader_for(doc)
-    refused = panel_refusal(request, settings, doc)
-    if refused is not None:  # before any judge call: a --model ignored would be a grade the user did not ask for
-        raise OneJudgeOnly(refused)
+    settings = as_graded(doc, settings)  # a one-judge format given a panel: the first judge (the faces say so)
     if request.kind is not RequestKind.RESCORE:  # rescoring given verdicts asks no judge
         missing = grade_extra_missing()
         if missing is not None:

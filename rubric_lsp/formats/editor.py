@@ -10,7 +10,9 @@ defines any of these functions; the server converts what they return to LSP type
 - ``gradable_units(ctx: EditorContext) -> list[GradableUnit]``: what the editor can grade in
   the file (a test, a grader, the rubric, its examples), each with the grading it means;
 - ``examples_plan(ctx: EditorContext) -> GradePlan | None``: what *Grade Examples* grades
-  (the file's examples, its labelled items, its tests), None when it holds nothing to grade.
+  (the file's examples, its labelled items, its tests), None when it holds nothing to grade;
+- ``results_files(ctx: EditorContext) -> list[str]``: results files the file's own tool wrote near it (an
+  eval's ``-o results.json``), each of which the editor offers to grade whole (a ``results`` request).
 
 A format without one gets :func:`key_outline` and nothing else.
 """
@@ -45,6 +47,7 @@ class EditorContext:
     document: Document
     view: Any
     options: Mapping[str, Any] = field(default_factory=dict)  # the format's grading options (Format.grade_options)
+    judge: tuple[str, ...] = ()  # the judge models the editor's gradings are given (none: the format's own choice)
 
     @property
     def root(self) -> Node | None:
@@ -140,7 +143,11 @@ def _no_examples(ctx: EditorContext) -> GradePlan | None:
     return None
 
 
-HOOKS = ("outline", "hover", "completion_values", "gradable_units", "examples_plan")
+def _no_results(ctx: EditorContext) -> list[str]:
+    return []
+
+
+HOOKS = ("outline", "hover", "completion_values", "gradable_units", "examples_plan", "results_files")
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,7 @@ class EditorHooks:
     completion_values: Callable[[list, str], list] = _no_values
     gradable_units: Callable[[EditorContext], list[GradableUnit]] = _no_units
     examples_plan: Callable[[EditorContext], GradePlan | None] = _no_examples
+    results_files: Callable[[EditorContext], list[str]] = _no_results
 
     @classmethod
     def of(cls, module: ModuleType | object | None) -> EditorHooks:

@@ -86,8 +86,8 @@ class Format:
     # untouched in GradeRequest.options.
     grade_options: tuple[GradeOption, ...] = ()
     # Whether its grader takes a panel: several judge models (``JudgeSettings.models``) whose verdicts
-    # it combines. A grader that takes one is never handed more: the runner refuses a grading with
-    # several before any judge call (engine/runner.py: panel_refusal), so that no --model is ignored.
+    # it combines. A grader that takes one is never handed more: the runner grades with the first
+    # (engine/runner.py: as_graded), and the faces say once which went unused (panel_note).
     judge_panel: bool = False
     # How the owner tool names judge models: "(id) -> litellm model id", ids it does not know
     # returned as given. A judge model given to any grading (--model, RUBRIC_JUDGE_MODEL, the

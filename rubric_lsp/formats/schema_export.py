@@ -16,6 +16,7 @@ any. Nothing here changes what the schema accepts.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -62,3 +63,86 @@ def _clean(node: Any) -> Any:
         if md is not None:
             out["markdownDescription"] = md
     return out
+
+
+# -- completion-only schemas ---------------------------------------------------------------------------
+# The keywords that can make validation fail: a completion-only schema has none of them.
+_FAILING = frozenset(
+    [
+        "type",
+        "required",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "minContains",
+        "maxContains",
+        "propertyNames",
+        "dependentRequired",
+        "dependencies",
+        "not",
+        "if",
+        "deprecated",
+        "deprecationMessage",
+        "errorMessage",
+        "patternErrorMessage",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "additionalItems",
+        "contains",
+    ]
+)
+_STRIPPED_ONE = ("items", "additionalProperties")
+
+
+def completion_only(schema: Any) -> Any:
+    """The schema for an editor beside rubric-lsp: property names, descriptions, defaults and allowed values
+    (as ``examples``) stay, so Red Hat's YAML server and VS Code's JSON service complete and hover, but every
+    keyword that can make validation fail goes, so nothing rubric-lsp reports is reported twice in vaguer
+    words (``additionalProperties: false`` became "Property requirment is not allowed" beside AR001).
+    ``oneOf`` becomes ``anyOf`` (stripped branches all match); a discriminator's ``then``/``else`` stay as
+    alternatives. What ``rubric schema --write`` puts in ``schemas/completion/`` and the VS Code extension ships."""
+    if isinstance(schema, list):
+        return [completion_only(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema  # a boolean schema stays
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _FAILING or (key == "additionalProperties" and value is False):
+            continue
+        if key in ("enum", "const", "examples"):
+            values = [value] if key == "const" else value if isinstance(value, list) else []
+            out["examples"] = _distinct([*out.get("examples", []), *values])
+        elif key in ("then", "else"):
+            out["anyOf"] = [*out.get("anyOf", []), completion_only(value)]
+        elif key in _STRIPPED_ONE:
+            out[key] = completion_only(value)
+        elif key in _MAP and isinstance(value, dict):
+            out[key] = {name: completion_only(sub) for name, sub in value.items()}
+        elif key in _LIST and isinstance(value, list):
+            name = "anyOf" if key == "oneOf" else key
+            out[name] = [*out.get(name, []), *(completion_only(item) for item in value)]
+        else:
+            out[key] = value
+    return out
+
+
+def _distinct(values: list[Any]) -> list[Any]:
+    seen: set[str] = set()
+    kept = []
+    for value in values:
+        key = json.dumps(value, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            kept.append(value)
+    return kept

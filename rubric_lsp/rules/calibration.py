@@ -23,25 +23,29 @@ UNCALIBRATED = rule(
     "RL020",
     "judge-calibration",
     Severity.INFO,
-    "A unit the judge grades (an autorubric criterion, a promptfoo model-graded assertion, a NorthStar LLM grader, a Rubrics task's criterion or preference) has no calibration record (with `calibration = { required = true }`), "
-    "a stale one (its text, judge or prompt changed since: the message names which), is ambiguous, or its κ is below `min-kappa`.",
+    "A unit the judge grades (an autorubric criterion, a promptfoo model-graded assertion, a NorthStar LLM grader, a Rubrics task's criterion or preference) is not calibrated: "
+    "it has no calibration record (reported with `calibration = { required = true }`), a stale one (its text, judge, prompt or labels changed since: "
+    "the message names which), a damaged one (figures that do not follow from the evidence it keeps), fewer than `min-labels` compared labels, "
+    "judge calls that did not answer, an ambiguous verdict (unless `allow-ambiguous`), or a κ interval whose lower bound is below `min-kappa`.",
     "A judge that agrees with people on one criterion can be no better than chance on the next, and a record "
-    "measured on other words, another judge model or another prompt says nothing about this one. `rubric calibrate` "
-    "measures the judge against human labels and writes `<file>.calibration.json`; this rule ties that evidence to "
-    "the line being edited. Records are read beside the file and from the settings' `calibration.path`; a record "
-    "unit applies to every file holding the same unit text (its fingerprint), and `rubric grade --require-calibrated` "
-    "finds records the same way. The judge is compared when the file names one for the unit (a promptfoo assertion's "
-    "grader) or the settings name the one gradings use (`calibration.judge`, which replaces a promptfoo "
-    "defaultTest grader as `--grader` does); the judge's settings (temperature, grading options) are given per "
-    "grading, so the lint does not compare them. Info by default; `required = true` makes every finding a warning, "
+    "measured on other words, another judge model, another prompt or other labels says nothing about this one. `rubric calibrate` "
+    "measures the judge against human labels and writes `<file>.calibration.json`, keeping the paired observations "
+    "(fingerprints of each item and label, each verdict) its figures come from; this rule computes the figures again from them, "
+    "checks them against the labelled set as it is now, and decides as `rubric grade --require-calibrated` does, from the same "
+    "settings and in the same words. Records are read beside the file and from the settings' `calibration.path`; a record "
+    "unit applies to every file holding the same unit text (its fingerprint). The judge is compared when the file names one for the unit "
+    "(a promptfoo assertion's grader, a NorthStar grader's model) or the settings name the one gradings use (`calibration.judge`, "
+    "which replaces a promptfoo defaultTest grader as `--grader` does); the judge's settings (temperature, grading options) are "
+    "given per grading, so the lint does not compare them. Info by default; `required = true` makes every finding a warning, "
     "so a CI run of `rubric-lint` exits 1 on it.",
     bad="""\
-        # with `calibration = { required = true }` in rubric-lint.toml and no record beside the file
+        # rubric.yaml.calibration.json beside it was measured when this said "Cites at least one source"
         - name: cites_sources
-          requirement: Cites at least one source
+          requirement: Cites at least one source, with a link
           weight: 1
     """,
     good="""\
+        # rubric.yaml.calibration.json beside it was measured on these very words
         - name: cites_sources
           requirement: Cites at least one source
           weight: 1
@@ -64,7 +68,7 @@ def report_calibration(ctx: CheckContext) -> None:
             return
     from rubric_lsp.calibration import check
 
-    records = check.records_for(ctx.path, settings)
+    records = check.records_for(ctx.path, settings, labelled_now=ctx.calibration_labelled)
     # The server lints the file again when a record it read, or the one beside it, changes or appears.
     ctx.dependencies.update(str(where) for where in records.watched)
     if not records.found and not records.errors and not settings.required:

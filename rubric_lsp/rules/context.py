@@ -34,6 +34,8 @@ class CheckContext:
     # ``document_units``), read on demand.
     calibration: CalibrationSettings | None = None
     calibration_units: Callable[[], list[CalibrationUnit]] | None = None
+    # What a calibration record's labelled set holds now (``gate.LabelledNow``), by the set's path.
+    calibration_labelled: Callable[[Path], Any] | None = None
     # The format's criterion texts for the smell rules (``Format.criteria``: ``rules.smells.criteria.RubricTexts``),
     # read on demand; None when the format names none.
     criteria: Callable[[], list[Any]] | None = None

@@ -8,22 +8,54 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 
 def closest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
-    """The nearest known name to ``word`` (case-insensitive), if any is close enough.
+    """The nearest known name to ``word`` (case-insensitive), if any is close enough; never ``word`` itself
+    (a known word needs no suggestion: "Did you mean 'expect'?" of 'expect' says nothing).
 
     A hint for a message only: a difflib ratio of 0.6 pairs words that share letters, not
     meaning (``createdAt`` → ``redteam``). Whether a fix may apply it is :func:`suggest`'s call.
     """
-    pool = list(candidates)
+    pool = [c for c in candidates if c != word]
     lowered = {c.lower(): c for c in pool}
     if word.lower() in lowered:
         return lowered[word.lower()]
     found = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=cutoff)
     return lowered[found[0]] if found else None
+
+
+# Letters of other scripts drawn like Latin ones (Unicode's confusables, the ones keyboards and pasted text
+# bring): a key written with one reads as the known key it is not.
+_LOOK_LIKE_LATIN = str.maketrans(
+    "аеорсухіјѕԁАВЕКМНОРСТХІЈЅοαερτυνκΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdABEKMHOPCTXIJSoaeptuvkABEZHIKMNOPTYX",
+)
+
+
+def looks_alike(word: str, name: str) -> bool:
+    """Whether ``word`` reads as ``name`` on screen and is not it: they differ only in spaces, invisible
+    characters or letters of other scripts drawn alike."""
+    return word != name and _drawn(word) == _drawn(name)
+
+
+def _drawn(text: str) -> str:
+    visible = "".join(ch for ch in text if not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc"))
+    return unicodedata.normalize("NFKC", visible).translate(_LOOK_LIKE_LATIN)
+
+
+def did_you_mean(word: str, name: str) -> str:
+    """`` Did you mean 'name'?``, and when ``word`` reads as ``name`` (a no-break space after it, a Cyrillic
+    'е' in it), which characters make it another word: the message would otherwise seem to suggest the key
+    it names."""
+    if not looks_alike(word, name):
+        return f" Did you mean '{name}'?"
+    odd = [ch for ch in dict.fromkeys(word) if ch not in name or not ch.isascii()]
+    spelled = ", ".join(f"{unicodedata.name(ch, 'a control character').lower()} (U+{ord(ch):04X})" for ch in odd)
+    return f" It reads as '{name}' but is not: it holds {spelled}. Did you mean '{name}'?"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from rubric_lsp.redaction import redact_report
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.calibrate import calibrate_actions
 from rubric_lsp.server.positions import Converter
+from rubric_lsp.server.responses import actions as response_actions
 from rubric_lsp.suppression import _DIRECTIVE
 
 log = logging.getLogger(__name__)
@@ -218,10 +219,11 @@ def register(ls: RubricServer) -> None:
         actions = await code_actions(ls, uri, version, result, span, params.context.only)
         if not params.context.only:  # "Grade this …": offered where no particular kind was asked for
             from rubric_lsp.server.dataset_views import lens_actions
-            from rubric_lsp.server.grade_lenses import grade_actions
+            from rubric_lsp.server.grade_lenses import grade_actions, results_actions
             from rubric_lsp.server.grading_plan import Read
 
             doc = Read(uri, result.document.text, result.document, result.format, result.view)
             found = [*actions, *grade_actions(ls, doc, span), *lens_actions(ls, uri, params.range)]
-            return [*found, *calibrate_actions(ls, doc)] or None
+            found += results_actions(ls, doc)
+            return [*found, *calibrate_actions(ls, doc), *response_actions(ls, uri)] or None
         return actions or None

@@ -210,6 +210,8 @@ class RubricServer(LanguageServer):
         # Command requests dispatched whose grading has not begun: cancelGrading marks them cancelled.
         self.pending: set[Ticket] = set()
         self.manual_saves: set[str] = set()  # documents whose next didSave follows a willSave with reason Manual
+        self.responses: dict[str, Any] = {}  # response file URI -> server.responses.ResponseFile
+        self.said: set[str] = set()  # notes shown once a session (a panel given to a one-judge format)
 
     def touch(self, method: str, params: Any) -> None:
         """Remember the document (and cursor) of a request: commands without arguments act on them."""

@@ -53,7 +53,14 @@ TEST = Arg("test", int, what="the 1-based test number, for files with tests")
 RESPONSE = Arg(
     "response", str, what="the response to grade, held in a file: a path (relative to the document) or a URI"
 )
-# The dataset lenses show their answer as text (window/showMessage) unless the client renders it itself.
+RESULTS = Arg(
+    "results",
+    str,
+    what="a results file the document's own tool wrote (an eval's -o results.json), graded whole: a path (relative "
+    "to the document) or a URI",
+)
+# The dataset lenses and "needs a response" show their answer as text (window/showMessage) unless the
+# client renders it itself.
 SHOW = Arg("show", bool, what="false: only return the answer (the client displays it its own way)")
 
 # Every command and its one object argument's fields.
@@ -67,7 +74,7 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
     "rubric-lsp.gradeDocument": (URI,),
     "rubric-lsp.grade": (
         URI,
-        Arg("kind", str, what="response | outputs | examples | dataset | rescore"),
+        Arg("kind", str, what="response | outputs | examples | dataset | rescore | results"),
         Arg("text", str, what="the response to grade"),
         RESPONSE,
         Arg("texts", list, what="the outputs to compare"),
@@ -78,9 +85,20 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
         Arg("units", list, what="the names of the units to grade"),
         RANGE,
         TARGET,
+        RESULTS,
+        SHOW,
     ),
-    "rubric-lsp.gradeSelection": (URI, RANGE, TARGET, Arg("text", str, what="the response to grade"), RESPONSE, QUERY),
-    "rubric-lsp.gradeExamples": (URI,),
+    "rubric-lsp.gradeResults": (URI, RESULTS),
+    "rubric-lsp.gradeSelection": (
+        URI,
+        RANGE,
+        TARGET,
+        Arg("text", str, what="the response to grade"),
+        RESPONSE,
+        QUERY,
+        SHOW,
+    ),
+    "rubric-lsp.gradeExamples": (URI, SHOW),
     "rubric-lsp.gradeTargets": (),
     "rubric-lsp.calibrate": (
         URI,

@@ -6,6 +6,7 @@ client with no extension (Neovim, Emacs, Helix) grades by running the lens or th
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -52,5 +53,15 @@ def grade_actions(ls: RubricServer, doc: Read, span: Span) -> list[types.Command
     """
     return [
         _command(ls, doc, unit, f"Grade this {unit.noun}" + (f" ({unit.label})" if unit.label else ""))
-        for unit in units_under(doc.units(), span)
+        for unit in units_under(doc.units(), span, doc.text)
     ]
+
+
+def results_actions(ls: RubricServer, doc: Read) -> list[types.Command]:
+    """ "Grade results.json (every output) with this file": one per results file its tool wrote beside it."""
+    found = []
+    for path in doc.results_files():
+        argument = {"uri": doc.uri, "kind": "results", "results": path}
+        title = f"Grade {Path(path).name} (every output) with {doc.name}"
+        found.append(types.Command(title=title, command=GRADE, arguments=[argument]))
+    return found

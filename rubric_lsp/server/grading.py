@@ -10,15 +10,17 @@ results. The protocol is docs/editor-grading.md.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
 from rubric_lsp.document.positions import Position, Range
-from rubric_lsp.engine.result import figures_of
+from rubric_lsp.engine.result import figures_of, grid_of
 from rubric_lsp.formats.editor import GradePlan
-from rubric_lsp.server import dataset_views, report
+from rubric_lsp.server import dataset_views, report, responses
 from rubric_lsp.server.app import COMMAND_TICKET, RubricServer
 from rubric_lsp.server.calibrate import calibrate_lenses
 from rubric_lsp.server.grade_lenses import grade_lenses
@@ -36,6 +38,7 @@ from rubric_lsp.server.grading_plan import (
     units_under,
 )
 from rubric_lsp.server.grading_run import judge_settings, run
+from rubric_lsp.server.grid_views import shown_for_grid
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.verdicts import (
     Lens,
@@ -60,6 +63,7 @@ GRADE_DOCUMENT = "rubric-lsp.gradeDocument"
 GRADE_SELECTION = "rubric-lsp.gradeSelection"
 GRADE_EXAMPLES = "rubric-lsp.gradeExamples"
 GRADE_TARGETS = "rubric-lsp.gradeTargets"
+GRADE_RESULTS = "rubric-lsp.gradeResults"
 CANCEL_GRADING = "rubric-lsp.cancelGrading"
 CLEAR_VERDICTS = "rubric-lsp.clearVerdicts"
 SHOW_DISAGREEMENTS = "rubric-lsp.showDisagreements"
@@ -95,6 +99,8 @@ def _explicit_plan(args: dict[str, Any]) -> tuple[GradePlan, tuple[str, str | No
             raise ValueError('"texts" (the outputs to compare) must be a list of strings')
     if kind is RequestKind.RESCORE and not isinstance(args.get("verdicts"), list):
         raise ValueError('"verdicts" (one per criterion) must be a list')
+    if kind is RequestKind.RESULTS and not isinstance(args.get("results"), str):
+        raise ValueError('"results" (the results file to grade whole: a path or a URI) must be a string')
     return GradePlan(kind.value, _test_index(args), names), response
 
 
@@ -104,6 +110,7 @@ TITLES = {
     "examples": "Grading the examples",
     "dataset": "Measuring the judge on the labels",
     "rescore": "Scoring verdicts",
+    "results": "Grading the results file",
 }
 
 
@@ -118,7 +125,7 @@ async def execute(
     """Grade ``plan`` on ``doc`` with progress and cancel; show the verdicts on it; the result with ``verdicts``."""
     from dataclasses import replace
 
-    from rubric_lsp.engine.request import RequestKind
+    from rubric_lsp.engine.request import GradeRequest, RequestKind
 
     args = args or {}
     limit = args.get("limit")
@@ -128,18 +135,25 @@ async def execute(
         request = replace(request, responses=tuple(args["texts"]))
     if request.kind is RequestKind.RESCORE:
         request = replace(request, verdicts=tuple(args["verdicts"]))
+    if request.kind is RequestKind.RESULTS:  # the request rubric grade FILE --outputs results.json makes
+        request = GradeRequest.for_results(
+            request.text, request.path, args["results_text"], args["results_name"], options=request.options
+        )
     if request.kind is RequestKind.RESPONSE:
         query = args.get("query")
         if isinstance(query, str):
             request = replace(request, query=query)
         ls.state(doc.uri).extra["last_response"] = response
         ls.last_response = response
+        await responses.keep_or_forget(ls, doc.uri, response)
 
     async def work(progress: Any) -> Any:
-        from rubric_lsp.engine.runner import UnsupportedRequest, grade
+        from rubric_lsp.engine.runner import UnsupportedRequest, grade, panel_note
 
+        settings = judge_settings(ls)
+        await _say_panel_note(ls, panel_note, request, settings)
         try:
-            return await grade(request, judge_settings(ls), on_progress=progress)
+            return await grade(request, settings, on_progress=progress)
         except UnsupportedRequest:
             if request.kind is RequestKind.EXAMPLES:  # a file with no examples: nothing to grade
                 return None
@@ -150,7 +164,7 @@ async def execute(
         return result
     report.remember(ls, doc.uri, request, result)  # for rubric-lsp.report
     converted = plan.text is not None  # a conversion was graded: its ranges are not this file's
-    shown, data = _shown_for(request, result, doc.uri, converted)
+    shown, data = _shown_for(request, result, doc, converted)
     if shown is None:
         return data
     if converted:
@@ -162,6 +176,21 @@ async def execute(
         if selected:
             data["units"] = selected
     return data
+
+
+async def _say_panel_note(ls: RubricServer, panel_note: Any, request: Any, settings: Any) -> None:
+    """A panel (rubric.judge.models) given to a format that grades with one judge: graded with the first, and
+    said once a session (``runner.panel_note``: the words ``rubric grade`` prints), logged every time."""
+    if len(settings.judge_models()) < 2:
+        return
+    note = await asyncio.get_running_loop().run_in_executor(ls.lint_pool, panel_note, request, settings)
+    if note is None:
+        return
+    log.info("%s", note)
+    if note not in ls.said:
+        ls.said.add(note)
+        message = f"{note[0].upper()}{note[1:]}."
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
 
 def _tell_plain_clients(ls: RubricServer, doc: Read, shown: Shown) -> None:
@@ -177,11 +206,15 @@ def _tell_plain_clients(ls: RubricServer, doc: Read, shown: Shown) -> None:
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
 
 
-def _shown_for(request: Any, result: Any, uri: str, converted: bool) -> tuple[Shown | None, Any]:
+def _shown_for(request: Any, result: Any, doc: Read, converted: bool) -> tuple[Shown | None, Any]:
     """What to show of a grading's result, and the result's JSON."""
     from rubric_lsp.engine.request import RequestKind
 
+    uri = doc.uri
     top = Range(Position(0, 0), Position(0, 0))
+    if result is not None and result.kind == "grid" and (grid := grid_of(result)) is not None:
+        shown = shown_for_grid(result, grid, doc.units(), doc.document, top)
+        return shown, shown.result
     if request.kind is RequestKind.EXAMPLES and (result is None or getattr(result, "examples", None) is not None):
         shown = shown_for_examples(list(getattr(result, "examples", None) or []), top)
         return shown, shown.result or {}
@@ -204,18 +237,6 @@ def _agreement_summary(data: dict[str, Any]) -> str:
     return "Agreement with the ratings — " + (", ".join(parts) or "nothing compared")
 
 
-async def _needs_response(ls: RubricServer, doc: Read, noun: str) -> dict[str, Any]:
-    # Said for every client: Grade Selection is the VS Code extension's; any client can run the command
-    # with a response file (docs/editors.md: :RubricGrade in Neovim, M-x rubric-grade-with-response in Emacs).
-    message = (
-        f"Grading this {noun} needs a response. In VS Code: select a response in any document and run "
-        f"Rubric: Grade Selection against {doc.name}. In other editors: run the command {GRADE_SELECTION} "
-        'with {"response": "<file holding the response>"} and the cursor here (docs/editors.md).'
-    )
-    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
-    return {"needsResponse": True, "message": message}
-
-
 async def run_plan(
     ls: RubricServer,
     doc: Read,
@@ -223,13 +244,21 @@ async def run_plan(
     noun: str,
     selected: list[str] | None = None,
     given: tuple[str, str | None] | None = None,
+    unit: str | None = None,
+    show_text: bool = True,
 ) -> Any:
-    """``given``: the response the command named; else the last one graded against this document (or any)."""
+    """``given``: the response the command named; else the one written in the document's response file; else
+    the last one graded against this document (or any). ``unit``: how a response file's lens names it."""
     response = None
     if plan.kind == "response":
-        response = given or ls.state(doc.uri).extra.get("last_response") or ls.last_response
+        response = (
+            given
+            or await responses.written_async(ls, doc.uri)
+            or ls.state(doc.uri).extra.get("last_response")
+            or ls.last_response
+        )
         if response is None:
-            return await _needs_response(ls, doc, noun)
+            return await responses.needs_response(ls, doc, plan, noun, unit, show_text)
     return await execute(ls, doc, plan, response, selected=selected)
 
 
@@ -242,24 +271,34 @@ async def grade_selection_command(ls: RubricServer, args: dict[str, Any]) -> Any
     span = selection_span(ls, doc, rng)
     if doc.gradable:  # never rubric text as a response: the selection picks what to grade
         named = await response_text(ls, args, uri)
+        if (empty := responses.empty_answer(ls, args, named)) is not None:
+            return empty
         query = args.get("query")
         given = (named, query if isinstance(query, str) else None) if named is not None else None
-        picked = units_under(doc.units(), span) if span is not None else []
+        show_text = dataset_views.wants_text(args)
+        picked = units_under(doc.units(), span, doc.text) if span is not None else []
         if (test := _test_index(args)) is not None:  # a lens or action for one of the units written at one place
             picked = [u for u in picked if u.plan.test == test] or picked
         if picked:
             noun = picked[0].noun if len({u.noun for u in picked}) == 1 else "selection"
-            return await run_plan(ls, doc, combine(picked), noun, [u.label or doc.name for u in picked], given)
+            unit = picked[0].title.removeprefix("▶ Grade ") if len(picked) == 1 else None
+            labels = [u.label or doc.name for u in picked]
+            return await run_plan(ls, doc, combine(picked), noun, labels, given, unit, show_text)
         plan = doc.examples_plan()
         if plan is None:
             return _nothing_to_grade(ls, doc)
-        return await run_plan(ls, doc, plan, "file", given=given)
+        return await run_plan(ls, doc, plan, "file", given=given, show_text=show_text)
     text = args.get("text")
     if not isinstance(text, str):
         text = doc.text[span.start : span.end] if span is not None and span.end > span.start else doc.text
     if not text.strip():
         return {"message": "Nothing to grade: the selection is empty."}
-    target = args.get("target") or ls.last_target
+    written_for = ls.responses.get(uri)
+    target = args.get("target") or (None if written_for is not None else ls.last_target)
+    if written_for is not None and not isinstance(target, dict):  # a response file: graded against its unit
+        tdoc, plan = await read(ls, written_for.target), written_for.plan
+        query = args.get("query")
+        return await execute(ls, tdoc, plan, (text, query if isinstance(query, str) else None))
     if not isinstance(target, dict):
         return {"needsTarget": True, "targets": await targets(ls)}
     tdoc, plan = await target_plan(ls, target)
@@ -280,7 +319,7 @@ async def grade_examples_command(ls: RubricServer, args: dict[str, Any]) -> Any:
     plan = doc.examples_plan()
     if plan is None:
         return _nothing_to_grade(ls, doc)
-    return await run_plan(ls, doc, plan, "file")
+    return await run_plan(ls, doc, plan, "file", show_text=dataset_views.wants_text(args))
 
 
 async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:
@@ -293,10 +332,40 @@ async def grade_command(ls: RubricServer, args: dict[str, Any]) -> Any:
         return await grade_examples_command(ls, args)
     uri = document_uri(ls, args)
     if "text" not in args and (named := await response_text(ls, args, uri)) is not None:
+        if (empty := responses.empty_answer(ls, args, named)) is not None:
+            return empty
         args = {**args, "text": named}
+    if args.get("kind") == "results" and isinstance(args.get("results"), str):
+        args = {**args, **await _results_file(ls, args, uri)}
     plan, response = _explicit_plan(args)
     doc = await read(ls, uri)
     return await execute(ls, doc, plan, response, args)
+
+
+async def _results_file(ls: RubricServer, args: dict[str, Any], uri: str) -> dict[str, Any]:
+    """The results file ``args["results"]`` names, read (``results_text``, ``results_name``); ValueError when it
+    cannot be read (the client's mistake: InvalidParams)."""
+    try:
+        text = await response_text(ls, args, uri, "results")
+    except (OSError, ValueError) as exc:
+        raise ValueError(f'"results": cannot read {args["results"]}: {exc}') from None
+    if text is None:
+        raise ValueError(f'"results": cannot read {args["results"]}')
+    return {"results_text": text, "results_name": Path(str(args["results"]).split("/")[-1]).name}
+
+
+async def grade_results_command(ls: RubricServer, args: dict[str, Any]) -> Any:
+    """Grade a results file the document's tool wrote, whole: the one named, else the newest found beside it."""
+    uri = document_uri(ls, args)
+    if "results" not in args:
+        doc = await read(ls, uri)
+        found = doc.results_files()
+        if not found:
+            message = f'No results file to grade with {doc.name} was found beside it: name one ("results": a path).'
+            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
+            return {"message": message}
+        args = {**args, "results": found[0]}
+    return await grade_command(ls, {**args, "uri": uri, "kind": "results"})
 
 
 async def grade_text_command(ls: RubricServer, args: dict[str, Any]) -> Any:
@@ -361,6 +430,7 @@ def register(ls: RubricServer) -> None:
         (GRADE_DOCUMENT, grade_document_command),
         (GRADE_SELECTION, grade_selection_command),
         (GRADE_EXAMPLES, grade_examples_command),
+        (GRADE_RESULTS, grade_results_command),
     ):
         ls.command(name)(_guarded(name, handler))
 
@@ -405,10 +475,10 @@ def register(ls: RubricServer) -> None:
     async def code_lens(ls: RubricServer, params: types.CodeLensParams):
         uri = params.text_document.uri
         if uri not in ls.workspace.text_documents:
-            return code_lenses(ls, uri)
+            return code_lenses(ls, uri) + responses.lenses(ls, uri)
         await ls.lint(uri)
         doc = await read(ls, uri)
-        return grade_lenses(ls, doc) + calibrate_lenses(ls, doc) + code_lenses(ls, uri)
+        return grade_lenses(ls, doc) + calibrate_lenses(ls, doc) + code_lenses(ls, uri) + responses.lenses(ls, uri)
 
 
 def disagreements(ls: RubricServer, args: dict[str, Any]) -> dict[str, Any]:

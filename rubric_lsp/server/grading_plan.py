@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,22 +56,24 @@ class Read:
         return EditorContext(self.document, self.view)
 
     def units(self) -> list[GradableUnit]:
-        if not self.gradable or self.format is None:
-            return []
-        try:
-            return self.format.editor_hooks().gradable_units(self.context())
-        except Exception:
-            log.exception("listing what can be graded in %s failed", self.uri)
-            return []
+        return self._hook("gradable_units", [], "listing what can be graded in")
 
     def examples_plan(self) -> GradePlan | None:
+        return self._hook("examples_plan", None, "finding the examples of")
+
+    def results_files(self) -> list[str]:
+        """Results files the file's own tool wrote beside it, newest first (``EditorHooks.results_files``)."""
+        return self._hook("results_files", [], "looking for results files beside")
+
+    def _hook(self, name: str, default: Any, doing: str) -> Any:
+        """The format's editor hook ``name`` on this document; ``default`` when it has none or it fails (logged)."""
         if not self.gradable or self.format is None:
-            return None
+            return default
         try:
-            return self.format.editor_hooks().examples_plan(self.context())
+            return getattr(self.format.editor_hooks(), name)(self.context())
         except Exception:
-            log.exception("finding the examples of %s failed", self.uri)
-            return None
+            log.exception("%s %s failed", doing, self.uri)
+            return default
 
     @property
     def name(self) -> str:
@@ -104,11 +107,14 @@ def text_of(ls: RubricServer, uri: str) -> str:
         ) from None
 
 
-async def response_text(ls: RubricServer, args: dict[str, Any], doc_uri: str | None) -> str | None:
+async def response_text(
+    ls: RubricServer, args: dict[str, Any], doc_uri: str | None, key: str = "response"
+) -> str | None:
     """The response named by ``args["response"]`` (an open document's URI, a file: URI, or a path, relative
     to the graded document's folder): how a client without a Grade Selection command grades a unit against a
-    response held in a file or another buffer. None when no response is named."""
-    given = args.get("response")
+    response held in a file or another buffer. None when no response is named. ``key``: another argument naming
+    a file the same way (``results``: a results file to grade whole)."""
+    given = args.get(key)
     if given is None:
         return None
     if given in ls.workspace.text_documents or given.startswith("file:"):
@@ -161,12 +167,15 @@ def selection_span(ls: RubricServer, doc: Read, rng: Any) -> Span | None:
     return Converter(doc.document.lines, ls.encoding).to_span(rng)
 
 
-def units_under(units: list[GradableUnit], span: Span) -> list[GradableUnit]:
-    """The innermost units the selection touches (a cursor: the innermost units holding it)."""
+def units_under(units: list[GradableUnit], span: Span, text: str = "") -> list[GradableUnit]:
+    """The innermost units the selection touches (a cursor: the innermost units holding it). Each unit owns
+    its lines whole (``text``: the document's): the indent and list dash before its first key too, so a
+    cursor at the start of ``  - vars:`` (where an editor's back-to-indentation lands) is in that test."""
+    spans = {id(u): whole_lines(text, u.span) for u in units}
     if span.end > span.start:
-        touched = [u for u in units if u.span.start < span.end and span.start < u.span.end]
+        touched = [u for u in units if spans[id(u)].start < span.end and span.start < spans[id(u)].end]
     else:
-        touched = [u for u in units if u.span.start <= span.start <= u.span.end]
+        touched = [u for u in units if spans[id(u)].start <= span.start <= spans[id(u)].end]
     return [
         u
         for u in touched
@@ -175,6 +184,25 @@ def units_under(units: list[GradableUnit], span: Span) -> list[GradableUnit]:
             for o in touched
         )
     ]
+
+
+# Before a unit's first key on its line: indentation and YAML block-sequence dashes ("  - ", "- - ").
+_LEAD = re.compile(r"[ \t]*(?:-[ \t]+)*-?[ \t]*")
+# After its last value on its line: spaces, a JSON comma, a YAML comment.
+_TRAIL = re.compile(r"[ \t,]*(?:#.*)?")
+
+
+def whole_lines(text: str, span: Span) -> Span:
+    """``span`` from the start of its first line when only indentation and dashes come before it there, to
+    the end of its last line when only spaces, a comma or a comment follow it there."""
+    if not text:
+        return span
+    line_start = text.rfind("\n", 0, span.start) + 1
+    start = line_start if _LEAD.fullmatch(text, line_start, span.start) else span.start
+    line_end = text.find("\n", span.end)
+    line_end = len(text) if line_end == -1 else line_end
+    end = line_end if _TRAIL.fullmatch(text, span.end, line_end) else span.end
+    return Span(start, max(end, span.end))
 
 
 def combine(units: list[GradableUnit]) -> GradePlan:

@@ -20,7 +20,9 @@ log = logging.getLogger(__name__)
 
 
 def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) -> str | None:
-    parts: list[str] = []
+    # A unit's calibration line first: its agreement figure with its interval and labels is what the hover is
+    # for; RL020's rule text (when the unit has a finding) follows it rather than burying it.
+    parts: list[str] = list(check.hover_lines(result.shared.get(check.VIEW_KEY) or [], offset))
     for diag in result.diagnostics:
         if diag.span.start <= offset <= diag.span.end:
             rule = get_rule(diag.code)
@@ -34,7 +36,6 @@ def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) 
         if verdict:
             parts.append(verdict)
         parts.extend(_format_text(ls, result, offset))
-        parts.extend(check.hover_lines(result.shared.get(check.VIEW_KEY) or [], offset))
         key = _key_text(fmt, loc)
         if key:
             parts.append(key)
@@ -47,7 +48,8 @@ def _format_text(ls: RubricServer, result: LintResult, offset: int) -> list[str]
     try:
         hooks = result.format.editor_hooks()
         options = read_options(ls.grade_options(), result.format.grade_options)  # the format's, defaults filled in
-        context = EditorContext(result.document, result.view, options)
+        given = tuple(m for m in (ls.settings.judge_model, *ls.settings.judge_models) if m)
+        context = EditorContext(result.document, result.view, options, given)
         return [text for text in hooks.hover(context, offset) if text]
     except Exception:
         log.exception("the %s hover hook failed", result.format.name)

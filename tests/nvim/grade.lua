@@ -13,7 +13,8 @@ local function finish()
 end
 
 local function sync(bufnr, method, params, timeout)
-  local responses, err = vim.lsp.buf_request_sync(bufnr, method, params, timeout or 30000)
+  -- a bound against a hang, not a speed test: the first grading loads the grading engine (slow on a busy machine)
+  local responses, err = vim.lsp.buf_request_sync(bufnr, method, params, timeout or 180000)
   if err then table.insert(result.errors, method .. ": " .. tostring(err)) end
   for _, response in pairs(responses or {}) do
     if response.err then table.insert(result.errors, method .. ": " .. vim.inspect(response.err)) end

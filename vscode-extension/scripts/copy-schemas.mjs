@@ -1,10 +1,10 @@
-// Copies the server's JSON Schemas from ../schemas into ./schemas as completion-only
-// schemas (see schema-strip.mjs). Missing files are tolerated: a placeholder schema
+// Copies the server's completion-only JSON Schemas (../schemas/completion, written by
+// `rubric schema --write`: names, descriptions, defaults and allowed values, no keyword that
+// can fail validation) into ./schemas. Missing files are tolerated: a placeholder schema
 // (no validation, no completion) is written so the contributions still resolve.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { stripSchema } from "./schema-strip.mjs";
 
 export const SCHEMA_FILES = [
   "autorubric-rubric.schema.json",
@@ -16,7 +16,7 @@ export const SCHEMA_FILES = [
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
-const src = process.env.RUBRIC_SCHEMAS_DIR ?? join(here, "..", "..", "schemas");
+const src = join(process.env.RUBRIC_SCHEMAS_DIR ?? join(here, "..", "..", "schemas"), "completion");
 const dst = join(here, "..", "schemas");
 mkdirSync(dst, { recursive: true });
 let copied = 0;
@@ -24,7 +24,7 @@ for (const name of SCHEMA_FILES) {
   const from = join(src, name);
   let schema;
   if (existsSync(from)) {
-    schema = stripSchema(JSON.parse(readFileSync(from, "utf8")));
+    schema = JSON.parse(readFileSync(from, "utf8"));
     copied++;
   } else {
     console.warn(`schemas: ${from} not found; writing a placeholder`);

@@ -20,8 +20,10 @@ import {
   interpretProbe,
   serverEnv,
 } from "./launch";
-import { checkExecutable, ensureGradeExtra, offerPrivateInstall, privateEnvPython, refreshPrivateEnv } from "./installer";
+import { bundledWheel, checkExecutable, ensureGradeExtra, offerPrivateInstall, privateEnvPython, refreshPrivateEnv } from "./installer";
+import { gradeExtraCommand } from "./install";
 import { Grading } from "./grading";
+import { InstallOffers } from "./offers";
 import { SERVER_CMD } from "./protocol";
 import { REPORT_COMMAND, offerReport, openReportForActiveEditor } from "./report";
 import {
@@ -34,8 +36,12 @@ import {
 } from "./settings";
 
 const CLIENT_ID = "rubric";
-/** The documents sent to the server (it lints and grades only these). */
-const DOCUMENT_SELECTOR: { scheme: string; language: string }[] = ["yaml", "json", "jsonc", "jsonl"].map((language) => ({ scheme: "file", language }));
+/** The documents sent to the server (it lints and grades only these), and the response files it makes for a
+ * grading that needs a response (`<file>.response.md`: their "▶ Grade against …" lens, unsaved text graded). */
+const DOCUMENT_SELECTOR: ({ scheme: string; language: string } | { scheme: string; pattern: string })[] = [
+  ...["yaml", "json", "jsonc", "jsonl"].map((language) => ({ scheme: "file", language })),
+  { scheme: "file", pattern: "**/*.response.md" },
+];
 const API_KEY_NAMES_KEY = "rubric.apiKeyNames";
 const SECRET_PREFIX = "rubric.apiKey.";
 
@@ -59,6 +65,7 @@ let lastChoice: LaunchChoice | undefined;
 let lastPythonExtensionInterpreter: string | undefined;
 let starting: Promise<void> | undefined;
 let grading: Grading;
+let offers: InstallOffers;
 
 function trusted(): boolean {
   return vscode.workspace.isTrusted;
@@ -194,6 +201,7 @@ async function startClient(): Promise<void> {
       platform: process.platform,
       privateEnvPython: privateEnv,
       trusted: trusted(),
+      bundledWheel: bundledWheel(ctx),
     },
     { isExecutable, checkInterpreter, checkExecutable: (f) => checkExecutable(f, checkInterpreter) },
   );
@@ -207,6 +215,7 @@ async function startClient(): Promise<void> {
     return;
   }
   launched = choice.chosen;
+  offers.done("server");
   output.info(`starting server: ${describeCandidate(choice.chosen)}${trusted() ? "" : " [untrusted workspace: lint only]"}`);
 
   const env = serverEnv(process.env, await storedApiKeys(), trusted());
@@ -261,7 +270,9 @@ async function startClient(): Promise<void> {
 async function showMissingServer(choice: LaunchChoice): Promise<void> {
   if (choice.offerInstall && trusted()) {
     // nothing configured and nothing found: offer the private environment (never in Restricted
-    // Mode, where no Python found on the machine is run for the workspace)
+    // Mode, where no Python found on the machine is run for the workspace); the status bar item and
+    // the palette command stay when the toast goes away unanswered
+    offers.offer("server");
     const installed = await offerPrivateInstall(ctx, output, { pythonExtensionInterpreter: lastPythonExtensionInterpreter });
     if (installed) await restart("rubric-lsp installed");
     return;
@@ -326,12 +337,54 @@ async function beforeGrading(c: LanguageClient): Promise<LanguageClient | undefi
   }
   if (launched?.source !== "privateEnv") return c;
   const extra = await ensureGradeExtra(ctx, output, launched.command);
-  if (extra === "declined") return undefined;
+  if (extra === "declined") {
+    // never silence: "▶ Grade examples" said nothing when the toast went away; the offer stays in the status bar
+    offers.offer("grade");
+    const said = "Rubric: not graded: grading needs rubric-lsp[grade] — click “Install grading” in the status bar, or run Rubric: Install Grading Support.";
+    output.warn(said);
+    vscode.window.setStatusBarMessage(said, 15000);
+    return undefined;
+  }
+  offers.done("grade");
   if (extra === "installed") {
     await restart("rubric-lsp[grade] installed");
     return runningClient();
   }
   return c;
+}
+
+/** Rubric: Install Server (and the status bar item): the private environment, from the .vsix's wheel, at once. */
+async function installServer(): Promise<void> {
+  if (!requireTrust()) return;
+  const installed = await offerPrivateInstall(ctx, output, { pythonExtensionInterpreter: lastPythonExtensionInterpreter }, false);
+  if (!installed) return;
+  offers.done("server");
+  await restart("rubric-lsp installed");
+}
+
+/** Rubric: Install Grading Support: `[grade]` into the private environment, or the command for another server's Python. */
+async function installGrading(): Promise<void> {
+  if (!requireTrust()) return;
+  if (starting) await starting;
+  if (launched?.source === "privateEnv") {
+    const extra = await ensureGradeExtra(ctx, output, launched.command, false);
+    if (extra === "declined") return;
+    offers.done("grade");
+    if (extra === "installed") await restart("rubric-lsp[grade] installed");
+    else void vscode.window.showInformationMessage("Rubric: grading support is installed.");
+    return;
+  }
+  if (!launched) {
+    await installServer(); // grading needs a server first
+    return;
+  }
+  // a server the extension did not install: its own Python gets the extra (offline: the .vsix's wheel)
+  const command = gradeExtraCommand(launched.python, bundledWheel(ctx));
+  output.info(`grading support for ${describeCandidate(launched)}: ${command}`);
+  const copy = "Copy Command";
+  if ((await vscode.window.showInformationMessage(`Rubric: add grading to the running server's Python with: ${command}`, copy)) === copy) {
+    await vscode.env.clipboard.writeText(command);
+  }
 }
 
 // ---------------------------------------------------------------- verdicts
@@ -412,6 +465,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.name = "Rubric";
   status.command = "rubric.showOutput";
   context.subscriptions.push(output, status);
+  offers = new InstallOffers();
+  context.subscriptions.push(offers);
   grading = new Grading({
     ctx,
     output,
@@ -428,6 +483,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rubric.clearVerdicts", clearVerdicts),
     vscode.commands.registerCommand("rubric.setApiKey", setApiKey),
     vscode.commands.registerCommand("rubric.restartServer", () => restart("restart command")),
+    vscode.commands.registerCommand("rubric.installServer", installServer),
+    vscode.commands.registerCommand("rubric.installGrading", installGrading),
     vscode.commands.registerCommand("rubric.showOutput", () => output.show()),
     vscode.commands.registerCommand("rubric.openReport", (args) => openReportForActiveEditor(runningClient, args)),
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -15,6 +15,7 @@ import {
 } from "vscode-languageclient/node";
 import {
   CHOOSE_MODEL,
+  GRADE_RESPONSE,
   GRADING_COMMANDS,
   GradeTarget,
   LspRange,
@@ -30,7 +31,10 @@ import {
   needsTargetOf,
   nextProgress,
   progressLabel,
+  responseRequestOf,
+  responseToast,
   selectionArgs,
+  sentArgument,
   targetItems,
   targetsOf,
   userErrorOf,
@@ -39,7 +43,7 @@ import {
   wasGraded,
 } from "./protocol";
 import { VerdictDecorations } from "./verdicts";
-import { PIP_SPEC } from "./launch";
+import { UPGRADE_HINT } from "./launch";
 
 const LAST_TARGET_KEY = "rubric.lastTarget";
 
@@ -119,14 +123,15 @@ export class Grading implements vscode.Disposable {
     const uri = typeof (arg as { uri?: unknown })?.uri === "string" ? (arg as { uri: string }).uri : vscode.window.activeTextEditor?.document.uri.toString();
     try {
       this.host.output.info(`${title}: ${command} ${JSON.stringify(arg).slice(0, 300)}`);
-      const result = await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg], workDoneToken: run.token });
+      const sent = sentArgument(command, arg); // "show": false where the answer is shown here (the toast below)
+      const result = await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [sent], workDoneToken: run.token });
       if (result !== null && result !== undefined) this.host.output.info(`${title} result: ${JSON.stringify(result).slice(0, 2000)}`);
       if (run.cancelRequested || wasCancelled(result)) {
         run.state = cancelledProgress(result, run.state);
         this.afterCancel(run, uri);
         return result;
       }
-      this.showResult(result);
+      this.showResult(c, result);
       // a calibration writes a record: there is no report to offer
       if (wasGraded(result) && command !== SERVER_CMD.calibrate) {
         const graded = verdictsOf(result)[0]?.uri ?? uri;
@@ -164,16 +169,37 @@ export class Grading implements vscode.Disposable {
     this.item.show();
   }
 
-  private showResult(result: unknown): void {
+  private showResult(c: LanguageClient, result: unknown): void {
     const verdicts = verdictsOf(result);
     if (verdicts.length > 0) this.decorations.show(verdicts);
-    // "needs a response", "nothing to grade": the server says so itself (window/showMessage);
-    // here only the status bar, so that no toast comes twice
+    const request = responseRequestOf(result);
+    if (request) {
+      this.askForResponse(c, request);
+      return;
+    }
+    // "nothing to grade": the server says so itself (window/showMessage); here only the status bar, so
+    // that no toast comes twice
     const message = needsResponseOf(result) ?? messageOf(result);
     if (message) vscode.window.setStatusBarMessage(`Rubric: ${message}`, 8000);
     if (result && typeof result === "object" && typeof (result as { error?: unknown }).error === "string") {
       this.host.output.warn(`grading failed: ${(result as { error: string }).error}`);
     }
+  }
+
+  /**
+   * "Needs a response" (sent with "show": false, so the server's long message is not a toast too): the server
+   * made the response file and opened it; a short toast says what to do, with a button that grades the unit
+   * against the file once written. The response file's own "▶ Grade against …" lens does the same, and stays.
+   */
+  private askForResponse(c: LanguageClient, request: ReturnType<typeof responseRequestOf> & object): void {
+    this.host.output.info(request.message);
+    const grade = request.grade;
+    const text = responseToast(request, (uri) => vscode.Uri.parse(uri).path.split("/").pop() ?? uri);
+    const buttons = grade ? [GRADE_RESPONSE, "Show Output"] : ["Show Output"];
+    void vscode.window.showInformationMessage(text, ...buttons).then((answer) => {
+      if (answer === GRADE_RESPONSE && grade) void this.run(c, grade.command, grade.arguments[0] ?? {}, GRADE_RESPONSE);
+      else if (answer === "Show Output") this.host.output.show();
+    });
   }
 
   private afterCancel(run: Run, uri: string | undefined): void {
@@ -257,7 +283,7 @@ export class Grading implements vscode.Disposable {
     const c = await this.host.runningClient();
     if (!c) return undefined;
     if (!this.host.serverSupports(c, command)) {
-      void vscode.window.showWarningMessage(`Rubric: this rubric-lsp server does not support ${command}; upgrade it (pip install -U "${PIP_SPEC}").`);
+      void vscode.window.showWarningMessage(`Rubric: this rubric-lsp server does not support ${command}; ${UPGRADE_HINT}`);
       return undefined;
     }
     return c;

@@ -171,3 +171,36 @@ export function offerMessage(base: BaseChoice): string {
 export function tail(text: string, lines = 3): string {
   return text.trim().split("\n").slice(-lines).join("\n");
 }
+
+/** What stays offered until it is done: the server (none found) or grading's `[grade]` extra (declined or unanswered). */
+export type OfferKind = "server" | "grade";
+
+/** The palette commands that answer an offer (package.json contributes them). */
+export const OFFER_COMMANDS: Record<OfferKind, string> = { server: "rubric.installServer", grade: "rubric.installGrading" };
+
+/** The status bar item of an offer: it stays until the install is done, so a toast that went away loses nothing. */
+export function offerItem(kind: OfferKind): { text: string; tooltip: string; command: string } {
+  if (kind === "server") {
+    return {
+      text: "$(cloud-download) Install rubric-lsp",
+      tooltip:
+        "The rubric-lsp language server is not installed. Click (or run Rubric: Install Server) to install it into a " +
+        "private environment of this extension, from the wheel inside it; pip takes its dependencies from your index, " +
+        "mirror or wheelhouse (PIP_INDEX_URL, PIP_FIND_LINKS).",
+      command: OFFER_COMMANDS.server,
+    };
+  }
+  return {
+    text: "$(cloud-download) Install grading",
+    tooltip:
+      "Grading needs the rubric-lsp[grade] extra (litellm, about 335 MB). Click (or run Rubric: Install Grading Support) " +
+      "to install it into the extension's private environment, from the wheel inside this extension.",
+    command: OFFER_COMMANDS.grade,
+  };
+}
+
+/** The command that adds `[grade]` to a server the extension did not install (its own Python), offline-correct. */
+export function gradeExtraCommand(python: string | undefined, wheel: string | undefined): string {
+  const py = python ? (/\s/.test(python) ? `"${python}"` : python) : "python3";
+  return wheel ? `${py} -m pip install "${wheel}[grade]"` : `${py} -m pip install -e "PATH/TO/rubric-lsp[grade]"  (a clone of the repository)`;
+}

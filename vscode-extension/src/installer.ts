@@ -101,13 +101,15 @@ async function runSteps(steps: Step[], output: vscode.LogOutputChannel, title: s
 }
 
 /**
- * No usable server and nothing configured: offer to create the private environment.
+ * No usable server and nothing configured: offer to create the private environment (``ask``: a toast
+ * first; the palette command and the status bar item, which the user chose, install at once).
  * Resolves true when the server was installed (the caller restarts it).
  */
 export async function offerPrivateInstall(
   ctx: vscode.ExtensionContext,
   output: vscode.LogOutputChannel,
   inputs: { interpreter?: string; pythonExtensionInterpreter?: string },
+  ask = true,
 ): Promise<boolean> {
   const wheel = bundledWheel(ctx);
   if (!wheel) {
@@ -122,8 +124,7 @@ export async function offerPrivateInstall(
     return false;
   }
   const install = "Install";
-  const answer = await vscode.window.showInformationMessage(message, install, "Not Now");
-  if (answer !== install) return false;
+  if (ask && (await vscode.window.showInformationMessage(message, install, "Not Now")) !== install) return false;
   const { dir, python } = venvPaths(ctx.globalStorageUri.fsPath, process.platform);
   fs.mkdirSync(ctx.globalStorageUri.fsPath, { recursive: true });
   const ok = await runSteps(installSteps(base.chosen.python, python, dir, wheel), output, "Rubric: installing the rubric-lsp server");
@@ -133,25 +134,23 @@ export async function offerPrivateInstall(
 
 /**
  * Before grading with the private environment: litellm (the `[grade]` extra, ~335 MB) is
- * installed on first use, after asking. Resolves "ready", "installed" (the server should be
- * restarted to use it) or "declined" (grading cannot go ahead).
+ * installed on first use, after asking (``ask``; the palette command installs at once). Resolves
+ * "ready", "installed" (the server should be restarted to use it) or "declined" (grading cannot go
+ * ahead: the toast was answered "Not Now" or went away unanswered).
  */
 export async function ensureGradeExtra(
   ctx: vscode.ExtensionContext,
   output: vscode.LogOutputChannel,
   venvPython: string,
+  ask = true,
 ): Promise<"ready" | "installed" | "declined"> {
   const r = await run(venvPython, ["-c", GRADE_EXTRA_PROBE_SCRIPT], 20000);
   if (r.code === 0) return "ready";
   const wheel = bundledWheel(ctx);
   if (!wheel) return "ready"; // let the server say in its one line what is missing
   const install = "Install";
-  const answer = await vscode.window.showInformationMessage(
-    "Rubric: grading needs the rubric-lsp[grade] extra (litellm, about 335 MB). Install it into the extension's private environment?",
-    install,
-    "Not Now",
-  );
-  if (answer !== install) return "declined";
+  const question = "Rubric: grading needs the rubric-lsp[grade] extra (litellm, about 335 MB). Install it into the extension's private environment?";
+  if (ask && (await vscode.window.showInformationMessage(question, install, "Not Now")) !== install) return "declined";
   const ok = await runSteps([gradeOrBaseStep(venvPython, wheel, ["grade"])], output, "Rubric: installing rubric-lsp[grade]");
   return ok ? "installed" : "declined";
 }

@@ -34,6 +34,8 @@ export interface LaunchInputs {
   platform?: string;
   /** The private environment's python (src/install.ts), when that environment exists. */
   privateEnvPython?: string;
+  /** The rubric-lsp wheel inside the .vsix (`bundled/`): what the install hints name, so they work offline. */
+  bundledWheel?: string;
   /**
    * Whether the workspace is trusted (default: yes). In Restricted Mode nothing the workspace sets is
    * consulted: the Python extension's interpreter (often the workspace's own .venv) is neither probed nor
@@ -66,8 +68,10 @@ export interface LaunchChoice {
 }
 
 export const SERVER_EXECUTABLE = "rubric-lsp";
-/** Where the package installs from (the base install has the server; grading adds `[grade]`). */
-export const PIP_SPEC = "git+https://github.com/rubric-lsp/rubric-lsp";
+/** The palette command that installs the server into the extension's private environment (install.ts). */
+export const INSTALL_SERVER_TITLE = "Rubric: Install Server";
+/** Where an outdated server gets this extension's version: the private environment, from the .vsix's wheel. */
+export const UPGRADE_HINT = `upgrade it: ${INSTALL_SERVER_TITLE} installs this extension's version into its private environment.`;
 
 export function interpreterCandidate(python: string, source: CandidateSource): Candidate {
   return { source, command: python, args: ["-m", "rubric_lsp", "serve"], python };
@@ -100,8 +104,21 @@ export function isBareCommand(value: string): boolean {
   return !value.includes("/") && !value.includes("\\");
 }
 
-export function installCommand(python?: string): string {
-  return python ? `${quoteIfNeeded(python)} -m pip install ${PIP_SPEC}` : `pip install ${PIP_SPEC}`;
+/**
+ * The command that installs the server into ``python`` (else the ``python3`` on PATH): from the wheel inside
+ * the .vsix when there is one — it needs no network for rubric-lsp itself, and pip takes its dependencies
+ * from the user's index, mirror or wheelhouse (PIP_INDEX_URL, PIP_FIND_LINKS) — else from a local clone of
+ * rubric-lsp. Never a `git+https://` URL, which cannot work offline.
+ */
+export function installCommand(python?: string, wheel?: string): string {
+  const py = python ? quoteIfNeeded(python) : "python3";
+  return wheel ? `${py} -m pip install ${quoteIfNeeded(wheel)}` : `${py} -m pip install -e PATH/TO/rubric-lsp  (a clone of the repository)`;
+}
+
+/** What to do when no server was found, in one line (status bar tooltip, Output, the error message). */
+export function installAdvice(python: string | undefined, wheel: string | undefined): string {
+  const own = installCommand(python, wheel);
+  return wheel ? `run ${INSTALL_SERVER_TITLE} (a private environment, from the wheel inside this extension), or install it yourself: ${own}` : `install it: ${own}`;
 }
 
 function quoteIfNeeded(s: string): string {
@@ -131,8 +148,8 @@ export async function chooseLaunch(inputs: LaunchInputs, probes: Probes): Promis
     failures.push({ candidate: { source: "setting:path", command: inputs.path }, reason });
     return {
       failures,
-      installCommand: installCommand(),
-      message: `${reason}. Fix the setting, or clear it and install the server with: ${installCommand()}`,
+      installCommand: installCommand(undefined, inputs.bundledWheel),
+      message: `${reason}. Fix the setting, or clear it and ${installAdvice(undefined, inputs.bundledWheel)}`,
     };
   }
 
@@ -144,8 +161,8 @@ export async function chooseLaunch(inputs: LaunchInputs, probes: Probes): Promis
     failures.push({ candidate: c, reason: r.reason });
     return {
       failures,
-      installCommand: installCommand(inputs.interpreter),
-      message: `rubric.server.interpreter "${inputs.interpreter}": ${r.reason}. Install the server into it with: ${installCommand(inputs.interpreter)}`,
+      installCommand: installCommand(inputs.interpreter, inputs.bundledWheel),
+      message: `rubric.server.interpreter "${inputs.interpreter}": ${r.reason}. Install the server into it with: ${installCommand(inputs.interpreter, inputs.bundledWheel)}`,
     };
   }
 
@@ -175,14 +192,14 @@ export async function chooseLaunch(inputs: LaunchInputs, probes: Probes): Promis
     failures.push({ candidate: c, reason: r.reason });
   }
 
-  const cmd = installCommand(inputs.trusted === false ? undefined : inputs.pythonExtensionInterpreter);
+  const python = inputs.trusted === false ? undefined : inputs.pythonExtensionInterpreter;
   const tried = failures.map((f) => `${f.candidate.command} (${f.reason})`).join("; ");
   return {
     failures,
-    installCommand: cmd,
+    installCommand: installCommand(python, inputs.bundledWheel),
     offerInstall: true,
     message:
-      `The rubric-lsp language server is not installed. Install it with: ${cmd} ` +
+      `The rubric-lsp language server is not installed: ${installAdvice(python, inputs.bundledWheel)} ` +
       `— or set rubric.server.path / rubric.server.interpreter. Tried: ${tried}.`,
   };
 }

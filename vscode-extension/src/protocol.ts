@@ -138,10 +138,64 @@ export function needsResponseOf(result: unknown): string | undefined {
   return messageOf(result) ?? "Grade a response against this file first: select it in another document and run Rubric: Grade Selection.";
 }
 
-/** The progress counted in a cancelled command's answer (`{"cancelled": true, "done": n, "total": N}`). */
+/** A command the server hands over to run later (a lens's or a button's): `{title, command, arguments}`. */
+export interface ServerCommand {
+  title: string;
+  command: string;
+  arguments: unknown[];
+}
+
+/**
+ * "Needs a response" with its response file (docs/editor-grading.md): the server made `<file>.response.md`,
+ * asked VS Code to open it, and says which command grades the unit against it once written.
+ */
+export interface ResponseRequest {
+  message: string;
+  unit?: string;
+  responseFile?: string;
+  grade?: ServerCommand;
+}
+
+export function responseRequestOf(result: unknown): ResponseRequest | undefined {
+  const message = needsResponseOf(result);
+  if (message === undefined || !isObject(result)) return undefined;
+  const request: ResponseRequest = { message };
+  if (typeof result.unit === "string") request.unit = result.unit;
+  if (typeof result.responseFile === "string") request.responseFile = result.responseFile;
+  const grade = result.grade;
+  if (isObject(grade) && typeof grade.title === "string" && typeof grade.command === "string" && Array.isArray(grade.arguments)) {
+    request.grade = { title: grade.title, command: grade.command, arguments: grade.arguments };
+  }
+  return request;
+}
+
+/** The button of the "needs a response" toast: grades the unit against its response file. */
+export const GRADE_RESPONSE = "Grade Response";
+
+/**
+ * The toast's words: short enough for a notification to show whole (the server's message, which names
+ * every editor's command, goes to the Output channel). Without a response file: the server's message.
+ */
+export function responseToast(request: ResponseRequest, basename: (uri: string) => string): string {
+  if (!request.responseFile || !request.grade) return `Rubric: ${request.message}`;
+  const what = request.unit ? `grading ${request.unit}` : "this grading";
+  return `Rubric: ${what} needs a response. Write it in ${basename(request.responseFile)} (opened), then ${GRADE_RESPONSE}.`;
+}
+
+/** Grading commands whose messages the extension shows itself: they are sent with `"show": false`. */
+const SHOWN_HERE: ReadonlySet<string> = new Set([SERVER_CMD.grade, SERVER_CMD.gradeSelection, SERVER_CMD.gradeExamples]);
+
+/** A grading command's argument as sent: `"show": false` where the extension shows the answer itself. */
+export function sentArgument(command: string, arg: unknown): unknown {
+  if (!SHOWN_HERE.has(command)) return arg;
+  return isObject(arg) ? { ...arg, show: false } : arg === undefined || arg === null ? { show: false } : arg;
+}
+
+/** The progress counted in a cancelled command's answer (`{"cancelled": true, "done": n, "total": N}`);
+ * a cancel before anything was counted (total 0) says no count ("0/0 done" said nothing). */
 export function cancelledProgress(result: unknown, seen: ProgressState): ProgressState {
   if (isObject(result) && Number.isInteger(result.done) && Number.isInteger(result.total)) {
-    return { done: result.done as number, total: result.total as number };
+    return (result.total as number) > 0 ? { done: result.done as number, total: result.total as number } : { note: seen.note };
   }
   return seen;
 }
@@ -262,7 +316,7 @@ export function progressLabel(state: ProgressState): string {
 
 /** The message after a cancel. */
 export function cancelMessage(state: ProgressState): string {
-  return state.total !== undefined && state.done !== undefined
+  return state.total !== undefined && state.total > 0 && state.done !== undefined
     ? `Grading cancelled (${state.done}/${state.total} done)`
     : "Grading cancelled";
 }

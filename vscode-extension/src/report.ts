@@ -2,7 +2,7 @@
 // the page `rubric grade --report` writes) shown in a webview beside the editor.
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, LanguageClient } from "vscode-languageclient/node";
-import { PIP_SPEC } from "./launch";
+import { UPGRADE_HINT } from "./launch";
 
 export const REPORT_COMMAND = "rubric-lsp.report";
 const OPEN = "Open report";
@@ -24,7 +24,7 @@ export async function offerReport(c: LanguageClient, arg: unknown, title: string
  * (0-based, as the dataset JSON's agreement[].index); the server says why when there is none. */
 export async function openReport(c: LanguageClient, uri: string, criterion?: number): Promise<void> {
   if (!serverHasReport(c)) {
-    void vscode.window.showWarningMessage(`Rubric: this rubric-lsp server cannot render reports; upgrade it (pip install -U "${PIP_SPEC}").`);
+    void vscode.window.showWarningMessage(`Rubric: this rubric-lsp server cannot render reports; ${UPGRADE_HINT}`);
     return;
   }
   let result: { html?: unknown } | null;

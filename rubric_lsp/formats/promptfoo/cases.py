@@ -132,13 +132,15 @@ def _tests(view: ConfigView) -> Iterator[tuple[TestInfo, TestInfo | None, tuple[
 
 
 def _merged(test: TestInfo, entry: TestInfo) -> TestInfo:
-    """A scenario's test as ``mergeScenarioTest`` runs it with one config entry: the entry's assertions first."""
+    """A scenario's test as ``mergeScenarioTest`` runs it with one config entry: the entry's assertions first, its
+    other keys (options key by key, threshold, description, …) under the test's own."""
     return replace(
         test,
         own_assertions=entry.own_assertions + test.own_assertions,
         own_top=entry.own_top + test.own_top,
         own_vars={**entry.own_vars, **test.own_vars},
         own_var_values={**entry.own_var_values, **test.own_var_values},
+        entry=entry,
     )
 
 

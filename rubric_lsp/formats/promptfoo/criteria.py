@@ -13,7 +13,7 @@ from typing import Any
 
 from rubric_lsp.document import Document, Node
 from rubric_lsp.formats.promptfoo.reading import read_config
-from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView, TestInfo
+from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView, TestInfo, numbers_text
 from rubric_lsp.rules.smells.criteria import CriterionText, Piece, RubricTexts
 
 MODEL_GRADED = frozenset(
@@ -49,7 +49,8 @@ def config_criteria(doc: Document, view: Any) -> list[RubricTexts]:
 
 
 def _name(test: TestInfo) -> str:
-    return "defaultTest" if test.index < 0 else f"test {test.index + 1}"
+    """promptfoo's number(s) of the test (``--test N``), as every message names it."""
+    return "defaultTest" if test.index < 0 else numbers_text(test.numbers() if test.numbers else [], test.index)
 
 
 def _criteria(doc: Document, assertion: AssertionInfo, before: int) -> list[CriterionText]:

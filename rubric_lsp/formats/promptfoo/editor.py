@@ -4,6 +4,7 @@ known assertion types and provider ids in completion."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from rubric_lsp.document import Node
 from rubric_lsp.formats.editor import EditorContext, GradableUnit, GradePlan, OutlineItem, key_and_value, short
@@ -129,7 +130,10 @@ def hover(ctx: EditorContext, offset: int) -> list[str]:
         by_text: dict[str, list[str]] = {}
         for test in tests:
             choice = view.grader(assertion, test)
-            by_text.setdefault(choice.describe(), []).append(test.label if test is not None else "every test")
+            text = choice.describe()
+            if ctx.judge and not choice.grades(True):  # the editor's judge replaces it, as --grader would
+                text = f"Graded here by the editor's judge {', '.join(ctx.judge)} (rubric.judge.model). {text}"
+            by_text.setdefault(text, []).append(test.label if test is not None else "every test")
     except Exception:
         log.exception("resolving the grader failed")
         return []
@@ -176,3 +180,34 @@ def gradable_units(ctx: EditorContext) -> list[GradableUnit]:
 def examples_plan(ctx: EditorContext) -> GradePlan | None:
     """Every test, against the last response used: a config holds no responses of its own."""
     return GradePlan("response") if ctx.root is not None and ctx.root.is_map and ctx.root.has("tests") else None
+
+
+# How many results files the editor offers (the newest first), and how much of each is read to recognise one.
+RESULTS_OFFERED = 5
+_SNIFF_BYTES = 4096
+_RESULTS_MARKS = ('"evalId"', '"testIdx"')  # 0.123.1's results.json opens with evalId; a .jsonl row holds testIdx
+
+
+def results_files(ctx: EditorContext) -> list[str]:
+    """``promptfoo eval -o results.json`` (or ``.jsonl``) files in the config's folder, newest first: a JSON file
+    whose first bytes hold promptfoo's ``evalId`` (or a row's ``testIdx``)."""
+    path = ctx.document.path
+    if path is None or ctx.root is None or not ctx.root.is_map:
+        return []
+    folder = Path(path).parent
+    found = []
+    try:
+        candidates = [p for p in folder.iterdir() if p.suffix in (".json", ".jsonl") and p.name != Path(path).name]
+    except OSError:
+        return []
+    for candidate in candidates[:200]:
+        try:
+            if not candidate.is_file():  # never a FIFO or a device
+                continue
+            with candidate.open("rb") as handle:
+                head = handle.read(_SNIFF_BYTES).decode("utf-8", "replace")
+            if any(mark in head for mark in _RESULTS_MARKS):
+                found.append((candidate.stat().st_mtime, str(candidate)))
+        except OSError:
+            continue
+    return [name for _, name in sorted(found, reverse=True)[:RESULTS_OFFERED]]

@@ -5,6 +5,7 @@ number of outputs each test produces (prompts × providers after its filters).""
 from __future__ import annotations
 
 import fnmatch
+from functools import partial
 from pathlib import Path
 
 from rubric_lsp.document import Document, Node, parse_document
@@ -171,6 +172,7 @@ def read_config(root: Node, path: str | Path | None = None, document: Document |
     for test in view.tests:
         test.default = view.default_test
         test.output_count = _outputs_for(view, test)
+        test.numbers = partial(view.numbers_of, test)  # messages name promptfoo's numbers (on first use)
     view.referenced = reader.referenced
     return view
 

@@ -130,16 +130,26 @@ class TestInfo:
     own_vars_complete: bool = True
     output_count: int | None = None
     scenario: Node | None = None
+    # A scenario's test run with one of its ``config`` entries (``cases._merged``): what the entry gives it that
+    # the test does not write itself (``mergeScenarioTest``: ``{...entry, ...test}``, options merged key by key).
+    entry: TestInfo | None = None
+    # promptfoo's numbers of the tests this entry runs (``ConfigView.numbers_of``), set once the view is read.
+    numbers: Any = field(default=None, repr=False, compare=False)
 
     def get(self, key: str) -> Node | None:
-        return self.node.get(key) if self.node is not None and self.node.is_map else None
+        own = self.node.get(key) if self.node is not None and self.node.is_map else None
+        if own is None and self.entry is not None and key not in ("vars", "assert"):  # merged apart (own_*)
+            return self.entry.get(key)
+        return own
 
     @property
     def label(self) -> str:
+        """How a message names the test: promptfoo's number(s) of the tests it runs (``--test N``, the editor's
+        lenses), with its description: ``test 3 (refunds)``, ``tests 3–5`` for an entry promptfoo expands."""
         if self.index < 0:
             return "defaultTest"
         description = self.get("description")
-        text = f"test {self.index + 1}"
+        text = numbers_text(self.numbers() if self.numbers is not None else [], self.index)
         if description is not None and isinstance(description.value, str):
             text += f" ({description.value[:40]})"
         return text
@@ -180,11 +190,29 @@ class TestInfo:
         return self.own_vars_complete and default_ok and self.scenario is None
 
     def options_field(self, key: str) -> Node | None:
-        options = self.get("options")
-        return options.get(key) if options is not None and options.is_map else None
+        own = self.node.get("options") if self.node is not None and self.node.is_map else None
+        found = own.get(key) if own is not None and own.is_map else None
+        if found is None and self.entry is not None:
+            return self.entry.options_field(key)
+        return found
 
     def threshold_node(self) -> Node | None:
         return self.get("threshold")
+
+
+def numbers_text(numbers: list[int], index: int) -> str:
+    """``test 3``, ``tests 3–5``, ``tests 2, 4 and 6`` (at most four named): promptfoo's numbers of one entry's
+    tests; an entry promptfoo numbers no test of (a scenario without config entries, a numbering cut short) is
+    named by its place as written."""
+    if not numbers:
+        return f"the tests entry {index + 1} (promptfoo runs no test of it)"
+    if len(numbers) == 1:
+        return f"test {numbers[0]}"
+    if numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"tests {numbers[0]}–{numbers[-1]}"
+    shown = [str(n) for n in numbers[:4]]
+    more = f" and {len(numbers) - 4} more" if len(numbers) > 4 else ""
+    return f"tests {', '.join(shown[:-1])} and {shown[-1]}" if not more else f"tests {', '.join(shown)}{more}"
 
 
 @dataclass(eq=False)
@@ -330,6 +358,8 @@ class ConfigView:
         ]
         if test is not None and test is not default:
             levels.append(("test.options.provider", test.get("options"), test.source))
+            if test.entry is not None:  # a scenario's config entry's options, merged under the test's
+                levels.append(("test.options.provider", test.entry.get("options"), test.entry.source))
         if default is not None:
             levels.append(("defaultTest.options.provider", default.get("options"), default.source))
             levels.append(
@@ -380,6 +410,10 @@ class ConfigView:
     @property
     def test_count(self) -> int:
         return len(self.numbering.cases)
+
+    def numbers_of(self, entry: TestInfo) -> list[int]:
+        """promptfoo's numbers of the tests a config entry runs (its vars' expansions, repeats, scenario entries)."""
+        return [case.number for case in self.numbering.of_entry(entry)]
 
     def test_number(self, number: int) -> TestInfo | None:
         """What promptfoo's test ``number`` (from 1) runs: its entry's assertions, options and threshold."""

@@ -85,7 +85,7 @@ export async function calibrationSteps(h) {
   // C3. hover on the criterion: the record's line, as the record holds it
   const unit = record.units.find((u) => u.id === "gives_reason");
   const expected = new RegExp(
-    `Calibration of criterion gives_reason: κ -?\\d\\.\\d\\d \\[-?\\d\\.\\d\\d, -?\\d\\.\\d\\d\\] over ${unit.figures.labels} labels · fake-judge · ${record.date} \\(stale: its text changed since\\)`,
+    `Calibration of criterion gives_reason: κ -?\\d\\.\\d\\d \\[-?\\d\\.\\d\\d, -?\\d\\.\\d\\d\\] over ${unit.figures.labels} labels · fake-judge · ${record.date} \\(stale: its text changed since ${record.date}\\)`,
   );
   const kappa = unit.figures.kappa;
   const figures = `κ ${kappa.value.toFixed(2)} [${kappa.interval[0].toFixed(2)}, ${kappa.interval[1].toFixed(2)}]`;

@@ -236,7 +236,7 @@ const PROTOCOL = {
       const response = lastResponse.get(arg.uri);
       if (response === undefined) {
         const message = "Grading this rubric needs a response: select a response in any document and run Grade Selection against it, then grade here again.";
-        conn.window.showInformationMessage(message);
+        if (arg.show !== false) conn.window.showInformationMessage(message); // the extension shows it itself
         return { needsResponse: true, message };
       }
       return grade(arg.uri, response, workDone);

@@ -6,7 +6,8 @@
 //      one screenshot per kind (images for the README)
 //   F4 Grade Examples on a dataset -> agreement lens on a criterion; the judge saw the items;
 //      its "confusion matrix" lens opens the report in a webview
-//   F5 rubric text selected, no response yet -> nothing graded (no judge call), a message;
+//   F5 rubric text selected, no response yet -> nothing graded (no judge call), a short toast with a button;
+//      the response file opened, its lens; typed there, graded against it (issue 35 item 3);
 //      Grade Examples on a file with nothing to grade -> "nothing to grade"
 //   F6 a slow judge: "Grading n/N" in the status bar; clicking it cancels; a message; hints cleared
 // F1, F2, F4 need the Python server (the stand-in knows autorubric-like YAML only).
@@ -334,6 +335,34 @@ export async function gradingFormats(h) {
     check(requests().length === before, `rubric text selected, no response yet: no judge call (${requests().length - before})`);
     check(said, "rubric text selected: a message asks for a response");
     await shot("f5-rubric-text-not-graded");
+    if (!FAKE) { // the stand-in server makes no response file
+      // F5b. issue 35 item 3: the response is a document. The server made fresh.rubric.yaml.response.md and
+      //      VS Code opened it (window/showDocument); the toast is short, whole and has a button; the server's
+      //      long message (every editor's command) is not a second toast
+      const ask = page.locator(".notifications-toasts .notification-toast", { hasText: "needs a response" }).first();
+      const asked = await ask.waitFor({ timeout: 10000 }).then(() => true, () => false);
+      const askText = asked ? await ask.locator(".notification-list-item-message").first().innerText() : "";
+      const whole = asked && await ask.locator(".notification-list-item-message").first().evaluate((el) => el.scrollWidth <= el.clientWidth + 1 && el.scrollHeight <= el.clientHeight + 1);
+      log(`needs-a-response toast: ${JSON.stringify(askText)} (whole: ${whole})`);
+      check(/Write it in fresh\.rubric\.yaml\.response\.md \(opened\), then Grade Response\./.test(askText) && whole, "needs a response: a short toast, shown whole, naming the response file");
+      const button = ask.locator(".monaco-button", { hasText: "Grade Response" }).first();
+      check(await button.count() > 0, "needs a response: the toast has a Grade Response button");
+      const toasts = await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts();
+      check(!toasts.some((t) => /RubricGrade|rubric-grade-with-response/.test(t)), `the server's long message is not a toast too (${JSON.stringify(toasts)})`);
+      const opened = await page.locator('.tab[aria-label^="fresh.rubric.yaml.response.md"]').first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+      check(opened, "needs a response: the response file is open in an editor");
+      const responseLens = page.locator(".codelens-decoration", { hasText: /Grade against .*fresh\.rubric\.yaml/ }).first();
+      check(await responseLens.waitFor({ timeout: 30000 }).then(() => true, () => false), "the response file has a '▶ Grade against … (fresh.rubric.yaml)' lens");
+      await page.locator(".monaco-editor textarea").first().focus();
+      await page.keyboard.type("Two short sentences [typed-response]. That is all.");
+      await shot("f5b-response-file");
+      const graded = requests().length;
+      if (await button.count()) await button.click();
+      else await responseLens.locator("a").first().click();
+      const judged = await waitUntil(() => since(graded).some((t) => t.includes("[typed-response]") && t.includes("[fresh-criterion]")), 90000);
+      check(judged, "Grade Response: the rubric is graded against the text typed in the response file (unsaved)");
+      await shot("f5c-graded-against-the-response-file");
+    }
     await openFile("notes.yaml");
     await runCommand("Rubric: Grade Examples");
     check(await toast(/nothing to grade/i), "Grade Examples on a file without examples: 'nothing to grade'");

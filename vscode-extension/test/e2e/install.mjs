@@ -4,10 +4,12 @@
 // a local wheelhouse (PIP_FIND_LINKS + PIP_NO_INDEX: fast and offline-safe; the wheelhouse is
 // filled once from the package index with `pip download` of the bundled wheel's dependencies
 // and cached in $RUBRIC_E2E_CACHE/wheelhouse). Then:
-//   1. the extension offers to install the server into its private environment;
-//   2. "Install" builds the venv in its global storage from the wheel in the .vsix;
+//   1. the extension offers to install the server into its private environment; the offer stays as a
+//      status bar item and a palette command when its toast goes (issue 35 item 5);
+//   2. the status bar item builds the venv in its global storage from the wheel in the .vsix;
 //   3. diagnostics appear on a bad rubric, served from that venv;
-//   4. the first grading asks before installing [grade]; "Not Now" calls no judge;
+//   4. the first grading asks before installing [grade]; "Not Now" calls no judge, and the status bar says
+//      why and keeps offering it;
 //   5. issue 25 item 6: Grade Selection again, "Install": the [grade] install restarts the server
 //      and the grading the user asked for succeeds on that first try (no "Client is not running").
 // The wheelhouse holds the [grade] extra's dependencies too (litellm …), so step 5 installs offline.
@@ -100,12 +102,29 @@ export async function installScenario({ page, check, shot, log, runCommand, open
   await shot("i1-install-offer");
   if (!offered) return;
 
-  // 2. install from the bundled wheel
+  // 1b. issue 35 item 5: the offer stays until answered. The toast goes (closed here, as it closes by itself
+  //     after a while); the status bar item and the palette command stay, and the item installs.
+  const item = page.locator(".statusbar-item", { hasText: "Install rubric-lsp" }).first();
+  check(await item.waitFor({ timeout: 10000 }).then(() => true, () => false), "the offer is a status bar item too ('Install rubric-lsp')");
+  await offer.hover();
+  await offer.locator(".codicon-notifications-clear, .codicon-close").first().click().catch(() => page.keyboard.press("Escape"));
+  await page.waitForTimeout(1500);
+  check((await offer.count()) === 0 || !(await offer.isVisible()), "the offer's toast is gone");
+  check(await item.isVisible(), "after the toast went: the status bar item still offers the install");
+  await page.keyboard.press("F1");
+  await page.locator(".quick-input-widget input").fill(">Rubric: Install");
+  const palette = await page.locator(".quick-input-list .monaco-list-row", { hasText: "Rubric: Install Server" }).first().waitFor({ timeout: 10000 }).then(() => true, () => false);
+  check(palette, "the palette offers Rubric: Install Server");
+  await page.keyboard.press("Escape");
+  await shot("i1b-install-offer-stays");
+
+  // 2. install from the bundled wheel: the status bar item (the user chose it: no second question)
   const started = Date.now();
-  await offer.locator(".monaco-button", { hasText: /^Install$/ }).first().click();
+  await item.click();
   const done = page.locator(".notifications-toasts", { hasText: "rubric-lsp server was installed" }).first();
   const installed = await done.waitFor({ timeout: 600000 }).then(() => true, () => false);
   check(installed, `Install: the server was installed (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  check(await page.locator(".statusbar-item", { hasText: "Install rubric-lsp" }).count() === 0, "after the install: the status bar item is gone");
   await shot("i2-installed");
   const venvPython = findFile(path.join(userData, "User", "globalStorage"), path.join("venv", "bin", "python"));
   const where = venvPython ? spawnSync(venvPython, ["-c", "import rubric_lsp, pygls; print(rubric_lsp.__file__)"], { encoding: "utf8", env }) : undefined;
@@ -140,6 +159,12 @@ export async function installScenario({ page, check, shot, log, runCommand, open
   if (asked) await ask.locator(".monaco-button", { hasText: "Not Now" }).first().click();
   await page.waitForTimeout(3000);
   check(judgeRequests() === before, "declining [grade]: no judge call");
+  // issue 35 item 5: "▶ Grade examples" never seems to do nothing: the status bar says why, and the offer stays
+  const gradeItem = page.locator(".statusbar-item", { hasText: "Install grading" }).first();
+  check(await gradeItem.waitFor({ timeout: 10000 }).then(() => true, () => false), "declining [grade]: the status bar item 'Install grading' stays");
+  const why = await page.locator(".statusbar-item", { hasText: /not graded: grading needs rubric-lsp\[grade\]/ }).count();
+  check(why > 0, "declining [grade]: the status bar says why nothing was graded");
+  await shot("i4b-grade-offer-stays");
 
   // 5. issue 25 item 6: the grading the user asked for runs once [grade] is installed, on that first
   //    try. Grade Selection (the command of the report) on a response: "Install" installs the extra,
@@ -186,6 +211,7 @@ export async function installScenario({ page, check, shot, log, runCommand, open
     check(judgeRequests() > judged, `first Grade Selection after the [grade] install: the judge was called (${judgeRequests() - judged} request(s))`);
     const text = rubricLog(userData);
     check(/restarting server: rubric-lsp\[grade\] installed/.test(text), "the [grade] install restarted the server");
+    check(await page.locator(".statusbar-item", { hasText: "Install grading" }).count() === 0, "after the [grade] install: its status bar item is gone");
     const failed = [...toasts].filter((t) => /not running|failed/i.test(t));
     check(failed.length === 0 && !/Client is not running|Grade Selection failed/.test(text),
       `no 'Client is not running' / 'Grade Selection failed' in notifications or the Rubric log (${JSON.stringify(failed)})`);

@@ -316,7 +316,8 @@ try {
   const toastShown = await toast.waitFor({ timeout: 60000 }).then(() => true, () => false);
   const toastText = toastShown ? await toast.locator(".notification-list-item-message").first().innerText() : "";
   log(`missing-server message: ${JSON.stringify(toastText)}`);
-  check(toastShown && /pip install git\+https:\/\/github\.com\/rubric-lsp\/rubric-lsp/.test(toastText), "missing server: message with the install command");
+  // offline-correct (issue 35 item 5): the wheel inside the .vsix, never a git+https URL
+  check(toastShown && /-m pip install \S*bundled\/rubric_lsp-\S+\.whl/.test(toastText) && !/git\+https/.test(toastText), "missing server: message with the install command (the .vsix's wheel, no URL)");
   await shot("00-missing-server-message");
   await page.keyboard.press("Escape");
   // fix it in the Settings editor, as a user would; the extension restarts the server

@@ -8,6 +8,8 @@ import {
   installSteps,
   interpretBaseProbe,
   offerMessage,
+  offerItem,
+  gradeExtraCommand,
   parseVersion,
   pickWheel,
   venvPaths,
@@ -85,4 +87,15 @@ test("install steps: venv with the base Python, then the wheel (extras on reques
 test("wheel versions: an updated extension reinstalls its wheel into the private environment", () => {
   assert.equal(wheelVersion("/ext/bundled/rubric_lsp-0.2.0-py3-none-any.whl"), "0.2.0");
   assert.equal(wheelVersion("/ext/bundled/other-0.2.0-py3-none-any.whl"), undefined);
+});
+
+test("install offers stay in the status bar until done; hints name the .vsix's wheel, never a URL", () => {
+  const server = offerItem("server");
+  assert.equal(server.command, "rubric.installServer");
+  assert.match(server.text, /Install rubric-lsp/);
+  const grade = offerItem("grade");
+  assert.equal(grade.command, "rubric.installGrading");
+  assert.match(grade.tooltip, /rubric-lsp\[grade\]/);
+  assert.equal(gradeExtraCommand("/venv/bin/python", "/ext/bundled/rubric_lsp-0.1.0-py3-none-any.whl"), '/venv/bin/python -m pip install "/ext/bundled/rubric_lsp-0.1.0-py3-none-any.whl[grade]"');
+  for (const text of [server.tooltip, grade.tooltip, gradeExtraCommand(undefined, undefined)]) assert.doesNotMatch(text, /git\+https|https?:/);
 });

@@ -53,7 +53,8 @@ test("a broken explicit path is reported, not replaced by a fallback", async () 
   const c = await chooseLaunch({ path: "/nope", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], {}));
   assert.equal(c.chosen, undefined);
   assert.match(c.message!, /rubric\.server\.path "\/nope" is not an executable/);
-  assert.match(c.message!, /pip install git\+https:\/\/github\.com\/rubric-lsp\/rubric-lsp/);
+  assert.match(c.message!, /python3 -m pip install -e PATH\/TO\/rubric-lsp/);
+  assert.doesNotMatch(c.message!, /git\+https/);
 });
 
 test("rubric.server.interpreter: python -m rubric_lsp serve", async () => {
@@ -64,8 +65,11 @@ test("rubric.server.interpreter: python -m rubric_lsp serve", async () => {
 test("explicit interpreter without rubric_lsp gives the install command for it", async () => {
   const c = await chooseLaunch({ interpreter: "/venv/bin/python", envPath: "/usr/bin" }, probes(["/usr/bin/rubric-lsp"], { "/venv/bin/python": MISSING }));
   assert.equal(c.chosen, undefined);
-  assert.equal(c.installCommand, '/venv/bin/python -m pip install git+https://github.com/rubric-lsp/rubric-lsp');
+  assert.equal(c.installCommand, "/venv/bin/python -m pip install -e PATH/TO/rubric-lsp  (a clone of the repository)");
   assert.match(c.message!, /No module named rubric_lsp/);
+  const wheel = "/ext/bundled/rubric_lsp-0.1.0-py3-none-any.whl";
+  const w = await chooseLaunch({ interpreter: "/venv/bin/python", bundledWheel: wheel }, probes([], { "/venv/bin/python": MISSING }));
+  assert.equal(w.installCommand, `/venv/bin/python -m pip install ${wheel}`); // the .vsix's wheel: works offline
 });
 
 test("Python extension interpreter is used when it has rubric_lsp", async () => {
@@ -80,14 +84,16 @@ test("falls back to rubric-lsp on PATH when the Python extension's interpreter l
   assert.equal(c.failures.length, 1);
 });
 
-test("nothing works: clear message with the install command", async () => {
-  const c = await chooseLaunch({ pythonExtensionInterpreter: "/pe/python", envPath: "/usr/bin" }, probes([], { "/pe/python": MISSING }));
+test("nothing works: a clear message with offline-correct hints (the .vsix's wheel, never a git URL)", async () => {
+  const wheel = "/ext/bundled/rubric_lsp-0.1.0-py3-none-any.whl";
+  const c = await chooseLaunch({ pythonExtensionInterpreter: "/pe/python", envPath: "/usr/bin", bundledWheel: wheel }, probes([], { "/pe/python": MISSING }));
   assert.equal(c.chosen, undefined);
-  assert.equal(c.installCommand, '/pe/python -m pip install git+https://github.com/rubric-lsp/rubric-lsp');
-  assert.match(c.message!, /not installed\. Install it with: \/pe\/python -m pip install git\+https:\/\/github\.com\/rubric-lsp\/rubric-lsp /);
+  assert.equal(c.installCommand, `/pe/python -m pip install ${wheel}`);
+  assert.match(c.message!, /not installed: run Rubric: Install Server \(a private environment, from the wheel inside this extension\), or install it yourself: \/pe\/python -m pip install \/ext\/bundled\/rubric_lsp-0\.1\.0-py3-none-any\.whl /);
   assert.match(c.message!, /rubric-lsp was not found on PATH/);
+  assert.doesNotMatch(c.message!, /git\+https/);
   const c2 = await chooseLaunch({ envPath: "" }, probes([], {}));
-  assert.equal(c2.installCommand, 'pip install git+https://github.com/rubric-lsp/rubric-lsp');
+  assert.equal(c2.installCommand, "python3 -m pip install -e PATH/TO/rubric-lsp  (a clone of the repository)");
 });
 
 test("windows PATH lookup tries .exe/.cmd", () => {
@@ -95,7 +101,7 @@ test("windows PATH lookup tries .exe/.cmd", () => {
     "C:\\py\\Scripts\\rubric-lsp.exe",
     "C:\\py\\Scripts\\rubric-lsp.cmd",
   ]);
-  assert.equal(installCommand("C:\\Program Files\\py\\python.exe"), '"C:\\Program Files\\py\\python.exe" -m pip install git+https://github.com/rubric-lsp/rubric-lsp');
+  assert.equal(installCommand("C:\\Program Files\\py\\python.exe", "C:\\ext\\rubric_lsp-0.1.0-py3-none-any.whl"), '"C:\\Program Files\\py\\python.exe" -m pip install C:\\ext\\rubric_lsp-0.1.0-py3-none-any.whl');
 });
 
 test("interpreter probe outcomes", () => {

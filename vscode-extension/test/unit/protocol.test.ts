@@ -8,6 +8,9 @@ import {
   disagreementLabel,
   disagreementsOf,
   needsResponseOf,
+  responseRequestOf,
+  responseToast,
+  sentArgument,
   messageOf,
   needsTargetOf,
   nextProgress,
@@ -124,6 +127,8 @@ test("progress: n/N from the server's messages, its note while loading, the canc
   s = nextProgress(s, { kind: "end", message: "Done" });
   assert.equal(progressLabel(s), "Grading 3/7");
   assert.equal(cancelMessage({}), "Grading cancelled");
+  // a cancel before anything was counted: no "(0/0 done)"
+  assert.equal(cancelMessage(cancelledProgress({ cancelled: true, done: 0, total: 0 }, {})), "Grading cancelled");
 });
 
 test("needsResponse, the counts of a cancelled answer, and disagreeing dataset items", () => {
@@ -145,4 +150,31 @@ test("a finished grading offers a report; questions, messages, errors and cancel
     { needsResponse: true, message: "m" }, { error: "boom" }, { cancelled: true, done: 1, total: 2 }]) {
     assert.equal(wasGraded(answer), false, JSON.stringify(answer));
   }
+});
+
+test("needs a response: a short toast naming the response file, a button that grades the unit against it", () => {
+  const answer = {
+    needsResponse: true,
+    message: "Grading this test needs a response: write it in promptfooconfig.yaml.response.md (opened beside it), then run … Neovim: :RubricGrade …; Emacs: M-x rubric-grade-with-response …",
+    responseFile: "file:///ws/promptfooconfig.yaml.response.md",
+    unit: "test 'polite refusal'",
+    grade: { title: "▶ Grade against test 'polite refusal' (promptfooconfig.yaml)", command: "rubric-lsp.grade", arguments: [{ uri: "file:///ws/promptfooconfig.yaml", kind: "response", response: "file:///ws/promptfooconfig.yaml.response.md", test: 2 }] },
+  };
+  const request = responseRequestOf(answer)!;
+  assert.equal(request.grade?.command, "rubric-lsp.grade");
+  const toast = responseToast(request, (uri) => uri.split("/").pop()!);
+  assert.equal(toast, "Rubric: grading test 'polite refusal' needs a response. Write it in promptfooconfig.yaml.response.md (opened), then Grade Response.");
+  assert.ok(toast.length < 160, "short enough for a notification to show whole");
+  // an older server's answer (no response file): its own message
+  assert.equal(responseToast(responseRequestOf({ needsResponse: true, message: "m" })!, (u) => u), "Rubric: m");
+  assert.equal(responseRequestOf({ needsResponse: true, message: "m", grade: { title: 1 } })!.grade, undefined);
+  assert.equal(responseRequestOf({ passed: true }), undefined);
+});
+
+test("grading commands are sent with show: false (the extension shows the answer), others untouched", () => {
+  assert.deepEqual(sentArgument("rubric-lsp.gradeSelection", { uri: "u" }), { uri: "u", show: false });
+  assert.deepEqual(sentArgument("rubric-lsp.grade", undefined), { show: false });
+  assert.deepEqual(sentArgument("rubric-lsp.gradeExamples", { uri: "u" }), { uri: "u", show: false });
+  assert.deepEqual(sentArgument("rubric-lsp.calibrate", { uri: "u" }), { uri: "u" });
+  assert.deepEqual(sentArgument("rubric-lsp.gradeText", { uri: "u" }), { uri: "u" }); // older servers' commands: as they were
 });

@@ -1,52 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { stripSchema } from "../../scripts/schema-strip.mjs";
-
-test("completion-only schema keeps names, docs and values but cannot fail validation", () => {
-  const src = {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    type: "object",
-    required: ["criteria"],
-    additionalProperties: false,
-    properties: {
-      required: { type: "boolean", description: "a property literally named required" },
-      criteria: {
-        type: "array",
-        minItems: 1,
-        items: { $ref: "#/$defs/Criterion" },
-      },
-      scale: { enum: ["binary", "ordinal"], description: "scale" },
-      kind: { const: "rubric" },
-    },
-    $defs: {
-      Criterion: {
-        type: "object",
-        properties: { weight: { type: "number", minimum: 0, default: 1 } },
-        oneOf: [{ required: ["requirement"] }, { required: ["options"] }],
-        additionalProperties: { type: "string" },
-      },
-    },
-  };
-  const out = stripSchema(src);
-  assert.deepEqual(Object.keys(out).sort(), ["$defs", "$schema", "properties"]);
-  assert.deepEqual(out.properties.required, { description: "a property literally named required" });
-  assert.deepEqual(out.properties.criteria, { items: { $ref: "#/$defs/Criterion" } });
-  assert.deepEqual(out.properties.scale, { examples: ["binary", "ordinal"], description: "scale" });
-  assert.deepEqual(out.properties.kind, { examples: ["rubric"] });
-  const crit = out.$defs.Criterion;
-  assert.deepEqual(crit.properties.weight, { default: 1 });
-  assert.deepEqual(crit.anyOf, [{}, {}]);
-  assert.equal("oneOf" in crit, false);
-  assert.deepEqual(crit.additionalProperties, {});
-  assert.equal(JSON.stringify(out).includes('"type"'), false);
-});
-
-test("a discriminator's then/else stay as alternatives; its condition goes", () => {
-  const item = { if: { required: ["$ref"] }, then: { $ref: "#/$defs/Ref" }, else: { if: { required: ["type"] }, then: { $ref: "#/$defs/Set" }, else: { $ref: "#/$defs/Assertion" } } };
-  assert.deepEqual(stripSchema(item), { anyOf: [{ $ref: "#/$defs/Ref" }, { anyOf: [{ $ref: "#/$defs/Set" }, { $ref: "#/$defs/Assertion" }] }] });
-  assert.deepEqual(stripSchema({ anyOf: [{ const: "a" }], else: { const: "b" } }), { anyOf: [{ examples: ["a"] }, { examples: ["b"] }] });
-});
 
 test("package.json contributes only unambiguous file patterns, with existing schema names", () => {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));

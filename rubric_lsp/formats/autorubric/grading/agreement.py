@@ -111,13 +111,10 @@ class CriterionAgreement:
         data["confusion"] = self.confusion()
         return data
 
-    def kappa_interval(self, resamples: int = 200, level: float = 0.95) -> list[float] | None:
-        """A percentile bootstrap interval of κ (quadratic-weighted for ordinal) over the compared pairs.
-
-        Seeded, so the same verdicts give the same interval; None when κ is undefined in too many
-        resamples (fewer than two labels) to say anything.
-        """
-        return kappa_interval(self.pairs, "quadratic" if self.kind == "ordinal" else None, resamples, level)
+    def kappa_interval(self, level: float = 0.95) -> list[float] | None:
+        """The interval of κ (quadratic-weighted for ordinal) over the compared pairs, as a calibration record
+        gives it (``stats.kappa_interval``: Fieller's, never zero-width); None when κ is undefined."""
+        return kappa_interval(self.pairs, "quadratic" if self.kind == "ordinal" else None, level=level)
 
     def confusion(self) -> dict[str, Any]:
         """Counts of (human label, judged verdict) over the compared pairs: ``matrix[truth][judged]``.
@@ -380,7 +377,7 @@ def _compare(
             agreement = agreements[identity(criterion)] = _agreement_for(criterion, len(agreements))
         if not isinstance(wanted, str):
             continue
-        if verdict.failed:
+        if verdict.failed or verdict.failed_votes:  # a stand-in vote is no verdict to measure a judge by
             agreement.failed += 1
             if position is not None:
                 agreement.judged[position] = (None, slot)

@@ -16,12 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rubric_lsp.calibration import evidence
 from rubric_lsp.calibration.check import CalibrationUnit
 from rubric_lsp.calibration.hook import CalibrationHook, Graded
-from rubric_lsp.calibration.units import CurrentUnit, UnitSamples
-from rubric_lsp.document import Document
+from rubric_lsp.calibration.units import CurrentUnit, Labelled, UnitSamples
+from rubric_lsp.document import Document, Node
+from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
 from rubric_lsp.formats.autorubric.grading.inputs import criterion_inputs
+from rubric_lsp.formats.autorubric.loading import ground_truth_entries
 from rubric_lsp.formats.autorubric.options import AutorubricOptions
 from rubric_lsp.formats.autorubric.view import read_rubric
 
@@ -71,6 +74,8 @@ def units(result: Any, doc: Document, options: Mapping[str, Any]) -> list[UnitSa
     guidelines = _guidelines_by_criterion(doc)
     prompt = prompt_fingerprint()
     reasons = {row["index"]: row["reasons"] for row in result.items}
+    truths = {row["index"]: row["ground_truth"] for row in result.items}
+    marks = item_marks(doc)
     out = []
     for agreement in result.criteria:
         source = agreement.criterion
@@ -105,9 +110,89 @@ def units(result: Any, doc: Document, options: Mapping[str, Any]) -> list[UnitSa
                     for item, (_category, slot) in agreement.judged.items()
                     if item in reasons and slot < len(reasons[item])
                 },
+                labelled={
+                    item: _labelled(agreement, marks[item], truths[item][slot])
+                    for item, (_category, slot) in agreement.judged.items()
+                    if item in marks and isinstance(truths.get(item), list) and slot < len(truths[item])
+                },
             )
         )
     return out
+
+
+def _labelled(agreement: Any, item: str, wanted: Any) -> Labelled:
+    return Labelled(item, evidence.label_mark(wanted), _category(agreement, wanted))
+
+
+def _category(agreement: Any, label: Any) -> Any:
+    """A label's category as the dataset grading read it (``agreement._category``): a binary verdict, or the
+    option's position among the effective options (matched as autorubric matches labels); None for neither."""
+    if not isinstance(label, str):
+        return None
+    if agreement.kind == "binary":
+        return label if label in (*BINARY_CATEGORIES, "CANNOT_ASSESS") else None
+    wanted = label.strip().lower()
+    return next((i for i, name in enumerate(agreement.labels) if str(name).strip().lower() == wanted), None)
+
+
+def _truth(item: Node) -> list[Any] | None:
+    """An item's ground truth as autorubric reads it (``agreement._truth``: an object's keys, a string's characters)."""
+    node = item.get("ground_truth")
+    read = ground_truth_entries(node) if node is not None and node.value is not None else None
+    return None if read is None else [value for _node, value in read]
+
+
+def _item_mark(item: Node, prompt: Any) -> str:
+    """What the judge reads of a dataset item besides its criteria: its submission and its question."""
+    own = item.get("prompt")
+    return evidence.item_mark({"submission": to_plain(item.get("submission")), "prompt": to_plain(own) or prompt})
+
+
+def _items(doc: Document) -> tuple[list[Node], Any]:
+    root = doc.root
+    items = root.get("items") if root is not None and root.is_map else None
+    prompt = to_plain(root.get("prompt")) if root is not None and root.is_map else None
+    return (list(items.value) if items is not None and items.is_seq else []), prompt
+
+
+def item_marks(doc: Document) -> dict[int, str]:
+    """Each item's mark (``evidence.item_mark``), by its position in the dataset's items."""
+    items, prompt = _items(doc)
+    return {position: _item_mark(item, prompt) for position, item in enumerate(items) if item.is_map}
+
+
+def dataset_labels(doc: Document) -> dict[str, dict[str, str]]:
+    """The labels the dataset holds now (``CalibrationHook.labelled``): per criterion (pooled as the grading
+    pools them, named by the first), each item's label marks, as a record's evidence holds them."""
+    items, prompt = _items(doc)
+    root = doc.root
+    try:
+        shared, _ = criteria_of(doc, root.get("rubric") if root is not None and root.is_map else None)
+    except Exception:  # an invalid rubric: the grading refuses it, so no label of it is measured
+        return {}
+    names: dict[Any, str] = {}
+    found: dict[str, dict[str, list[str]]] = {}
+    for criterion in shared:
+        names.setdefault(identity(criterion), criterion.name)
+    for item in items:
+        if not item.is_map:
+            continue
+        own = item.get("rubric")
+        try:
+            criteria = (
+                criteria_of(doc, own)[0] if own is not None and not (own.is_scalar and own.value is None) else shared
+            )
+        except Exception:
+            continue
+        truth = _truth(item)
+        if not isinstance(truth, list):
+            continue
+        mark = _item_mark(item, prompt)
+        for criterion, wanted in zip(criteria, truth):
+            name = names.setdefault(identity(criterion), criterion.name)
+            if isinstance(wanted, str):
+                found.setdefault(name, {}).setdefault(mark, []).append(evidence.label_mark(wanted))
+    return {name: {item: "+".join(sorted(labels)) for item, labels in marks.items()} for name, marks in found.items()}
 
 
 def _guidelines_by_criterion(doc: Document) -> dict[Any, str | None]:
@@ -255,6 +340,10 @@ class _Calibration:
 
     def judge_card(self, doc: Document, graded: Graded, units: list[CurrentUnit]) -> list[tuple[str, str]]:
         return judge_card(doc, graded.options, units)
+
+    def labelled(self, doc: Document) -> dict[str, dict[str, str]]:
+        """A dataset's labels now, per criterion; a rubric holds none (its records come from datasets)."""
+        return dataset_labels(doc) if self.dataset else {}
 
 
 # What the formats' ``calibration`` name (annotated: mypy checks them against the protocol).

@@ -158,6 +158,7 @@ async def grade_criteria(
         verdict = to_verdict(item, judgment)
         if len(judgments) > 1:
             verdict.votes = [vote_label(item.criterion, j) for j in judgments]
+            verdict.failed_votes = len(judgment.failed_votes)
         report.verdicts.append(verdict)
         if judgment.failure is not None:
             outcomes.append(failure_outcome(item.criterion, judgment.failure)[0])

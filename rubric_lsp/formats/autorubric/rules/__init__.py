@@ -25,7 +25,7 @@ from rubric_lsp.formats.errors import describe_type, error_span
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
-from rubric_lsp.rules.suggest import suggest
+from rubric_lsp.rules.suggest import did_you_mean, suggest
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, VALUE_RENAME_SAFETY, rename_fix, unknown_key
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -352,8 +352,8 @@ def _unknown_keys(ctx: CheckContext, mapping, known: AbstractSet[str], what: str
             # A word from other rubric tools: likely meant, but a guess, so the rename is unsafe.
             message += f" autorubric calls this '{alias}'."
             fix = ctx.rename(key_node, alias, f"Rename '{key}' to '{alias}'", safe=False)
-        elif found.fix is not None:
-            message += f" Did you mean '{suggestion}'?"
+        elif found.fix is not None and suggestion is not None:
+            message += did_you_mean(key, suggestion)
             fix = found.fix
         else:
             message += f" Remove it, or use one of the keys autorubric reads: {', '.join(sorted(known))}."

@@ -17,7 +17,7 @@ from rubric_lsp.formats.autorubric.view import RubricView
 from rubric_lsp.formats.errors import describe_type
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
-from rubric_lsp.rules.suggest import suggest
+from rubric_lsp.rules.suggest import did_you_mean, suggest
 from rubric_lsp.rules.unknown_keys import VALUE_RENAME_SAFETY
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -321,7 +321,7 @@ def _verdict(ctx: CheckContext, entry, node: Node, index: int, value: Any, fixab
     )
     fix = None
     if suggestion:
-        message += f" Did you mean '{suggestion}'?"
+        message += did_you_mean(str(value), suggestion)
     if suggestion and fixable:
         fix = ctx.replace(
             node,

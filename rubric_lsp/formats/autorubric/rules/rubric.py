@@ -17,7 +17,7 @@ from rubric_lsp.formats.errors import describe_type, error_span, place_errors
 from rubric_lsp.formats.shapes import validated
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
-from rubric_lsp.rules.suggest import closest, suggest
+from rubric_lsp.rules.suggest import closest, did_you_mean, suggest
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, VALUE_RENAME_SAFETY, rename_fix, unknown_key
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -251,8 +251,8 @@ def check_unknown_keys(ctx: CheckContext, mapping: Node, known: tuple[str, ...],
         found = unknown_key(ctx, mapping, key_node, known)
         message = f"Unknown key '{key}' in {what}: autorubric ignores it."
         fix = found.fix
-        if fix is not None:
-            message += f" Did you mean '{found.suggestion}'?"
+        if fix is not None and found.suggestion is not None:
+            message += did_you_mean(key, found.suggestion)
         else:
             message += f" Known keys: {', '.join(k for k in known if k != '$schema')}."
         ctx.report(UNKNOWN_KEY, key_node, message, fix=fix)
@@ -272,7 +272,7 @@ def _unknown_example_key(ctx: CheckContext, item: Node, placed, span) -> None:
     fix = None
     holder = item if len(placed.path) <= 1 else item.get(str(placed.path[0])) if item.is_map else None
     if found and placed.key_node is not None:
-        message += f" Did you mean '{found.name}'?"
+        message += did_you_mean(str(placed.path[-1]), found.name)
         # Never a rename onto a key the entry already has: that would be a duplicate key.
         if holder is None or not holder.is_map or not holder.has(found.name):
             fix = rename_fix(ctx, placed.key_node, found, f"Rename to '{found.name}'")
@@ -381,7 +381,7 @@ def _expectation(ctx: CheckContext, node: Node, example: Any, view: RubricView) 
                     key_node,
                     f"No criterion is named '{key_node.value}'."
                     + (
-                        f" Did you mean '{suggestion}'?"
+                        did_you_mean(str(key_node.value), suggestion)
                         if suggestion
                         else " Name criteria with 'name' to refer to them."
                     ),

@@ -13,6 +13,7 @@ from rubric_lsp.formats.northstar.view import CasesView, read_cases
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import did_you_mean
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY
 
 if TYPE_CHECKING:
@@ -222,8 +223,8 @@ def _report_case_error(ctx: CheckContext, problem: Problem) -> None:
         message = (
             f"Unknown key '{error.key_node.value}' in {where}: NorthStar forbids unknown keys and refuses the dataset."
         )
-        if fix is not None:
-            message += f" Did you mean '{suggestion}'?"
+        if fix is not None and suggestion is not None:
+            message += did_you_mean(str(error.key_node.value), suggestion)
         ctx.report(UNKNOWN_CASE_KEY, error.key_node, message, fix=fix)
     elif error.type in ("ns_negative_limit", "ns_ratio_range"):
         ctx.report(NEGATIVE_LIMIT, span, error.message + "; NorthStar refuses the case.")

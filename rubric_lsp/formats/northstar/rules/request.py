@@ -18,7 +18,7 @@ from rubric_lsp.formats.northstar.view import RequestView, read_request
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
-from rubric_lsp.rules.suggest import suggest
+from rubric_lsp.rules.suggest import did_you_mean, suggest
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, VALUE_RENAME_SAFETY, rename_fix
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -295,7 +295,7 @@ def _report_request_problem(ctx: CheckContext, problem: Problem) -> None:
         )
         message = f"Unknown scoring key '{error.key_node.value}': JudgeScoringConfig forbids unknown keys, so NorthStar refuses this judge."
         if suggestion and fix is not None:
-            message += f" Did you mean '{suggestion}'?"
+            message += did_you_mean(str(error.key_node.value), suggestion)
         else:
             message += " Known keys: " + ", ".join(sorted(SCORING_KEYS)) + "."
         ctx.report(UNKNOWN_SCORING_KEY, error.key_node, message, fix=fix)
@@ -389,8 +389,8 @@ def _unknown_grader_keys(ctx: CheckContext, node: Node) -> None:
         if key in SCORING_KEYS:
             message = f"'{key}' belongs inside 'scoring'; at the grader level NorthStar ignores it."
             fix = None
-        elif fix is not None:
-            message += f" Did you mean '{suggestion}'?"
+        elif fix is not None and suggestion is not None:
+            message += did_you_mean(str(key), suggestion)
         ctx.report(UNKNOWN_GRADER_KEY, key_node, message, fix=fix)
 
 

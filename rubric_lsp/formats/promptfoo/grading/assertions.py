@@ -173,6 +173,11 @@ class _Response:
     json_mode: Callable[[Any], bool] = lambda item: False
     # id(assertion) -> what the report shows of its judging: the rubric as rendered, the messages sent.
     record: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # id(assertion) -> the output it judges when not ``response`` (a transform's, ``transforms``).
+    outputs: dict[int, str] = field(default_factory=dict)
+
+    def output_of(self, assertion: Any) -> str:
+        return self.outputs.get(id(assertion), self.response)
 
     async def item(self, position: int, number: int, item: Any, judge: Judge | JudgeFailure) -> Verdict:
         assertion = item.assertion
@@ -194,10 +199,11 @@ class _Response:
                     f"test {number} has a var named '{shadowed}': promptfoo {owner.version} spreads test vars last, so it replaces the real {shadowed} in the grading prompt (as graded here)."
                 )
         if isinstance(judge, JudgeFailure):
-            return subject.failure(judge.message, judge.error, FAILED_JUDGMENT, passed=False)
+            return subject.failure(judge.message, judge.error, FAILED_JUDGMENT)
         if item.type in MODEL_GRADED_TYPES:
             return await self.model_graded(number, item, judge, inverse, subject)
         value = item.value
+        output = self.output_of(assertion)
         # promptfoo: ``renderedValue || ''`` (a missing value is an empty rubric, not "null").
         rubric_text = "" if value is None else value if isinstance(value, str) else js_json(value)
         rubric_text = render(rubric_text, test_vars)
@@ -213,9 +219,9 @@ class _Response:
             # Built inside the judge's prompt window (the prompt holds the output), not here.
             (passed, score, reason, ambiguous), cached = await judge.ask(
                 noting(
-                    lambda: grading_messages(item.rubric_prompt, self.response, rubric_text, test_vars, vars_last),
+                    lambda: grading_messages(item.rubric_prompt, output, rubric_text, test_vars, vars_last),
                     sent,
-                    self.response,
+                    output,
                 ),
                 reply_format,
                 parse_rubric_reply,
@@ -229,7 +235,7 @@ class _Response:
                 if failure.kind == "config"
                 else f"Grader call failed ({failure.category}): {failure.message}"
             )
-            return subject.failure(reason, failure.error, FAILED_JUDGMENT, passed=False)
+            return subject.failure(reason, failure.error, FAILED_JUDGMENT)
         final_pass, final_score = decide(passed, score, rubric_threshold(raw_threshold(item)), inverse)
         return subject.judged(
             "PASS" if final_pass else "FAIL",
@@ -268,7 +274,12 @@ class _Response:
             item = replace(item, threshold=compared_threshold(raw_threshold(item), GEVAL_DEFAULT_THRESHOLD))
         try:
             outcome = await grade_model_graded(
-                item, judge, self.response, prompt_input, to_plain(factuality), self.sent_by(item.assertion)
+                item,
+                judge,
+                self.output_of(item.assertion),
+                prompt_input,
+                to_plain(factuality),
+                self.sent_by(item.assertion),
             )
         except asyncio.CancelledError:
             raise
@@ -279,7 +290,7 @@ class _Response:
                 if failure.kind == "config"
                 else f"Grader call failed ({failure.category}): {failure.message}"
             )
-            return subject.failure(reason, failure.error, FAILED_JUDGMENT, passed=False)
+            return subject.failure(reason, failure.error, FAILED_JUDGMENT)
         final_pass, final_score = decide(outcome.passed, outcome.score, None, inverse)
         return subject.judged(
             "PASS" if final_pass else "FAIL",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ from rubric_lsp.engine.judge import PROMPT_VERSION
 from rubric_lsp.engine.runner import GradingError
 from rubric_lsp.formats.promptfoo.grading import owner_prompts
 from rubric_lsp.formats.promptfoo.grading.assertions import GRADED_TYPES
+from rubric_lsp.formats.promptfoo.grading.defaults import default_grader
 from rubric_lsp.formats.promptfoo.grading.providers import GraderConfigError, promptfoo_to_litellm, verdict_settings
 from rubric_lsp.formats.promptfoo.reading import read_config
 
@@ -189,6 +190,12 @@ class _Calibration:
             for u in graded_units(view, numbers)
         ]
 
+    def default_judge(self, env: Mapping[str, str]) -> tuple[str, ...]:
+        """The grader promptfoo 0.123.1 picks from the API keys at hand when neither the config nor the grading
+        names one (``defaults.default_grader``): the judge that grades such an assertion, as its record names it."""
+        chosen = default_grader(env)
+        return () if chosen is None else (chosen.model,)
+
     def judge_card(self, doc: Document, graded: Graded, units: list[CurrentUnit]) -> list[tuple[str, str]]:
         """promptfoo 0.123.1's own rules (dist/src/graders-*.js, evaluator-*.js), in its words."""
         kinds: dict[str, int] = {}
@@ -206,8 +213,9 @@ class _Calibration:
             ),
             (
                 "abstention",
-                "none: every verdict is pass or fail; an assertion whose grading errs fails with score 0 and "
-                "a not- form does not invert it (graderFail); a failed judge call is counted apart from agreement",
+                "none: every verdict is pass or fail; a failed judge call (or script) is an ERROR counted as "
+                "unknown, neither a pass nor a fail, and a not- form does not invert it (promptfoo records a FAIL "
+                "with score 0: graderFail); it is counted apart from agreement",
             ),
             ("ties", "none: each assertion has one grader, so no votes to tie"),
             (

@@ -4,8 +4,8 @@ Read from the handlers in ``dist/src/evaluator-*.js`` (``src/assertions/contains
 ``equals.ts``, ``startsWith.ts``, ``regex.ts``, ``json.ts``, ``levenshtein.ts``,
 ``javascript.ts``): each scores 1 (pass) or 0 with promptfoo's own reason (``Expected output to
 contain "refund"``), a javascript value its own score; ``not-`` flips the pass. Every graded test
-runs them (``response`` counts them with the model-graded verdicts), and ``max-score`` counts the
-value-only ones per output (``evaluate``). The value is rendered with the test vars first
+runs them (``response`` counts them with the model-graded verdicts), and ``max-score`` counts their
+scores as every other assertion's (``max_score``). The value is rendered with the test vars first
 (Nunjucks), as promptfoo renders ``renderedValue``.
 
 JavaScript runs where promptfoo runs it, in V8 (``javascript``): ``regex`` (``new
@@ -14,8 +14,8 @@ RegExp(value)``), ``javascript`` values, an assertion's inline ``transform``. Sc
 
 Not run here (``check`` returns None, or raises ``Declined`` saying why): ``python``, ``webhook``
 and other code or network checks; ``latency`` and ``cost`` (a given response has neither); a
-``file://`` or ``package:`` value or transform (promptfoo loads or runs it); the test's own
-``options.transform``; JavaScript without the engine or reaching what the sandbox has not. A value
+``file://`` or ``package:`` value or transform (promptfoo loads or runs it); a javascript value or
+transform handed the object a test's ``options.transform`` made (``transforms``); JavaScript without the engine or reaching what the sandbox has not. A value
 the handler's ``invariant`` refuses raises ``Refused`` with promptfoo's message (promptfoo errors the
 whole test); a runaway script or a transform that throws raises ``Errored`` (an ERROR verdict).
 """
@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_lsp.formats.promptfoo.grading.checked import Checked, Declined, Errored, Refused, checked, js_parses
+from rubric_lsp.formats.promptfoo.grading.checked import Checked, Declined, Refused, checked, js_parses
 from rubric_lsp.formats.promptfoo.grading.javascript import run_js
 from rubric_lsp.formats.promptfoo.grading.json_schema import schema_check
 from rubric_lsp.formats.promptfoo.grading.prompts import UNDEFINED, js_json, js_number, js_string, render
@@ -214,8 +214,8 @@ class Extras:
     threshold: Any = UNDEFINED
     config: Any = UNDEFINED
     transform: Any = UNDEFINED
-    # The test's options.transform / postprocess (code that hands every assertion another output).
-    test_transform: bool = False
+    # The test's options.transform made an object, not text: a javascript value or a transform gets the object.
+    object_output: bool = False
 
 
 def check(
@@ -229,13 +229,13 @@ def check(
     inverse = type_name.startswith("not-")
     base = type_name[4:] if inverse else type_name
     run = _CHECKS.get(base)
-    if (
-        (run is None and base not in _WITH_EXTRAS)
-        or extras.test_transform
-        or (isinstance(value, str) and value.startswith(("file://", "package:")))
+    if (run is None and base not in _WITH_EXTRAS) or (
+        isinstance(value, str) and value.startswith(("file://", "package:"))
     ):
         return None
     transform = extras.transform
+    if extras.object_output and (base == "javascript" or transform not in (UNDEFINED, None, "")):
+        raise Declined("promptfoo hands it the object the test's options.transform made, not its text")
     if transform is not UNDEFINED and transform is not None:
         if not isinstance(transform, str) or transform.startswith("file://"):
             return None  # a file or a function: not run here
@@ -270,16 +270,3 @@ def _javascript(rendered: Any, output: str, test_vars: dict[str, Any], inverse: 
         )
     )
     return Checked(scripted.passed, scripted.reason, scripted.score)
-
-
-def evaluate(type_name: str, value: Any, output: str, test_vars: dict[str, Any]) -> float | None:
-    """The assertion's score (1.0 or 0.0) on ``output``, or None when it is not evaluated here (or refused).
-
-    What reads the assertion's threshold, config or transform (javascript, levenshtein) is left out."""
-    if (type_name[4:] if type_name.startswith("not-") else type_name) in _WITH_EXTRAS:
-        return None
-    try:
-        checked = check(type_name, value, output, test_vars)
-    except (Refused, Declined, Errored):
-        return None
-    return None if checked is None else checked.score

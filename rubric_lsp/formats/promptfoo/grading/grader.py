@@ -89,7 +89,9 @@ class OutputsResult:
         units = self.units()
         for unit in units:
             if unit.path[:1] != ("outputs",):
-                word = {Outcome.PASS: "PASS", Outcome.FAIL: "FAIL", Outcome.ERROR: "ERROR"}[unit.outcome]
+                word = {Outcome.PASS: "PASS", Outcome.FAIL: "FAIL", Outcome.ERROR: "ERROR"}.get(
+                    unit.outcome, "INCOMPLETE"
+                )
                 found.append(
                     Case(
                         f"{unit.group}: {unit.title}",
@@ -110,7 +112,9 @@ class OutputsResult:
         promptfoo also fails a comparison's losers (evaluator's mergeSelectBestGradingResult /
         mergeMaxScoreGradingResult: ``success = pass && gradingResult.pass``); here a loser is not a failure (README)."""
         tests = [t for o in self.data["outputs"] for t in o.get("tests", [])]
-        chose_none = any(s.get("winner") is None and "error" not in s for s in self.data["max_score"])
+        chose_none = any(
+            s.get("winner") is None and "error" not in s and "undecided" not in s for s in self.data["max_score"]
+        )
         return any(t["passed"] is False for t in tests) or chose_none
 
     @property
@@ -119,10 +123,10 @@ class OutputsResult:
             f"output {i + 1}: {o['incomplete']}" for i, o in enumerate(self.data["outputs"]) if o.get("incomplete")
         ]
         reasons += [
-            f"test {s['test']} {name}: {s['error']}"
+            f"test {s['test']} {name}: {s.get('error') or s['undecided']}"
             for name, key in (("max-score", "max_score"), ("select-best", "select_best"))
             for s in self.data.get(key, [])
-            if "error" in s
+            if "error" in s or "undecided" in s
         ]
         return "; ".join(reasons) or None
 
@@ -156,8 +160,17 @@ def _unit_ids(doc: Document, test_index: int | None) -> dict[tuple[int, int, int
 def _selection_unit(method: str, path: tuple[Any, ...], selection: dict[str, Any]) -> Unit:
     """A test's comparison of the outputs: it passes when it chose a winner."""
     winner = selection.get("winner")
-    reason = selection.get("reason") or ("no winner" if winner is None else f"winner: output {winner + 1}")
-    outcome = Outcome.ERROR if selection.get("error") else (Outcome.PASS if winner is not None else Outcome.FAIL)
+    reason = (
+        selection.get("reason")
+        or selection.get("undecided")
+        or ("no winner" if winner is None else f"winner: output {winner + 1}")
+    )
+    if selection.get("error"):
+        outcome = Outcome.ERROR
+    elif selection.get("undecided"):
+        outcome = Outcome.NOT_RUN
+    else:
+        outcome = Outcome.PASS if winner is not None else Outcome.FAIL
     scores = tuple(selection.get("scores") or ()) if method == "max-score" else ()
     return Unit(
         method,
@@ -176,12 +189,27 @@ def _selection_unit(method: str, path: tuple[Any, ...], selection: dict[str, Any
 def _max_score_lines(selection: dict[str, Any]) -> list[str]:
     if "error" in selection:
         return [f"test {selection['test']} max-score: {selection['error']}"]
-    scores = ", ".join("n/a" if s is None else f"{s:.3g}" for s in selection["scores"])
-    winner = "none" if selection["winner"] is None else f"output {selection['winner'] + 1}"
+    ranges = selection.get("ranges") or [[s, s] for s in selection["scores"]]
+    scores = ", ".join(_range_text(s, r) for s, r in zip(selection["scores"], ranges))
+    winner = (
+        f"undecided: {selection['undecided']}"
+        if "undecided" in selection
+        else "none"
+        if selection["winner"] is None
+        else f"output {selection['winner'] + 1}"
+    )
     lines = [f"test {selection['test']} max-score ({selection['method']}): scores {scores} → {winner}"]
     if selection.get("left_out"):
-        lines.append(f"  not run here: {', '.join(selection['left_out'])}")
+        lines.append(f"  not known here: {', '.join(selection['left_out'])}")
     return lines
+
+
+def _range_text(score: float | None, bounds: list[float | None]) -> str:
+    """A max-score as the text output words it: ``0.4``, ``0.2 to 0.6`` or ``not known``."""
+    if score is not None:
+        return f"{score:.3g}"
+    low, high = bounds
+    return "not known" if low is None or high is None else f"{low:.3g} to {high:.3g}"
 
 
 def _select_best_lines(comparison: dict[str, Any]) -> list[str]:

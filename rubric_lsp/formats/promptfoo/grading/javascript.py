@@ -189,6 +189,10 @@ _PRELUDE = r"""
       return JSON.stringify({ match: regex.test(output) });
     },
     transformed: (code, output, vars) => settle(async () => ({ output: coerceString(await transform(code, output, vars)) })),
+    transformedValue: (code, output, vars) => settle(async () => {
+      const value = await transform(code, output, vars);
+      return { output: coerceString(value), text: typeof value === 'string' };
+    }),
     assertion: (body, output, vars, config, threshold, inverse, transformCode) => settle(async () => {
       if (transformCode !== undefined) output = await transform(transformCode, output, vars);
       let renderedValue = body.trimEnd();
@@ -395,6 +399,17 @@ def transformed(code: str, output: str, test_vars: dict[str, Any]) -> str:
     if not isinstance(result.get("output"), str):
         raise NotHere("the transform returned a value JSON cannot show (a function or a symbol)")
     return str(result["output"])
+
+
+def transformed_value(code: str, output: str, test_vars: dict[str, Any]) -> tuple[str, bool]:
+    """A test's ``options.transform`` of the output: its ``coerceString`` text, and whether it is text (a value that
+    is not, an object, reaches a javascript assertion or an assertion's transform as itself, not as this text)."""
+    result = _script("transformedValue", code, output, _js_json(test_vars))
+    if "error" in result:
+        raise TransformFailed(result["error"])
+    if not isinstance(result.get("output"), str):
+        raise NotHere("the transform returned a value JSON cannot show (a function or a symbol)")
+    return str(result["output"]), bool(result.get("text"))
 
 
 def javascript_assertion(

@@ -11,12 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 from rubric_lsp.document import Document
-from rubric_lsp.engine.report import GradeReport
+from rubric_lsp.engine.report import GradeReport, Verdict
 from rubric_lsp.engine.runner import GradingError
 from rubric_lsp.engine.settings import JudgeSettings
-from rubric_lsp.formats.promptfoo.grading.assertions import GRADED_TYPES, compared_threshold
-from rubric_lsp.formats.promptfoo.grading.deterministic import evaluate
-from rubric_lsp.formats.promptfoo.grading.prompts import js_number_text
+from rubric_lsp.formats.promptfoo.grading import max_score
 from rubric_lsp.formats.promptfoo.grading.response import grade_promptfoo
 from rubric_lsp.formats.promptfoo.grading.select_best import add_verdicts, grade_select_best
 from rubric_lsp.formats.promptfoo.grading.swap import swapped
@@ -53,8 +51,8 @@ async def graded_outputs(
     Returns ``{"outputs": [report JSON per response], "max_score": [selection per test],
     "select_best": [comparison per test]}`` (``select_best_usage`` too when a comparison ran),
     and the reports.
-    Only the model-graded assertions are run here; other assertions of the test (contains,
-    python, ...) are listed in ``left_out`` and take no part in the aggregate. ``swap``: each
+    max-score counts every assertion of the test as promptfoo does (``max_score``); those not known here
+    (python, a failed judge call, ...) are listed in ``left_out`` and make the scores ranges. ``swap``: each
     select-best is asked again with the outputs reversed (``swap.py``), under ``"swap"``.
     """
     if len(responses) < 2:
@@ -107,17 +105,22 @@ def _max_score(
     test = view.test_number(number)
     if test is None:
         return None
-    top = test.top_assertions
+    return max_score_entry(doc, number, test.top_assertions, [test_verdicts(r, number) for r in reports])
+
+
+def test_verdicts(report: GradeReport, number: int) -> list[Verdict]:
+    """The verdicts of test ``number`` in an output's report (each assertion's, an assert-set's children included)."""
+    return [v for (n, _), v in zip(report.links, report.verdicts) if n == number]
+
+
+def max_score_entry(doc: Document, number: int, top: list[Any], outputs: list[list[Verdict]]) -> dict[str, Any] | None:
+    """A test's max-score choice (``max_score``) among ``outputs`` (each output's verdicts of the test), None when
+    the test has no max-score."""
     max_scores = [a for a in top if a.type == "max-score"]
     if not max_scores:
         return None
     chosen = max_scores[0]
-    config = chosen.value if isinstance(chosen.value, dict) else {}
-    method = config.get("method", "average")
-    given = config.get("weights")
-    weights: dict[str, Any] = given if isinstance(given, dict) else {}
-    threshold = config.get("threshold")
-    others = [a for a in top if a.type not in ("max-score", "select-best")]
+    method, weights, threshold = max_score.options(chosen.value)
     node = chosen.ref_node or chosen.node
     entry: dict[str, Any] = {
         "test": number,
@@ -126,55 +129,22 @@ def _max_score(
     }
     if len(max_scores) > 1:
         entry["note"] = "Only the first max-score of a test counts; the others are ignored."
-    if not others:
+    scored = [max_score.output_score(vs, [v.name.split(": ", 1)[-1] for v in vs], method, weights) for vs in outputs]
+    if any(s is None for s in scored):
         entry["error"] = (
             "This test has no other assertion to score; promptfoo's whole eval crashes at the end and writes nothing."
         )
         return entry
-    graded = [a for a in others if a.type in GRADED_TYPES]
-    test_vars = view.test_vars(number)
-    # Deterministic checks promptfoo evaluates without code count too (per output); the rest is left out.
-    checked = [
-        a
-        for a in others
-        if a.type not in GRADED_TYPES
-        and all(evaluate(a.type or "", a.value, r, test_vars) is not None for r in responses)
-    ]
-    entry["left_out"] = [a.type for a in others if a.type not in GRADED_TYPES and a not in checked]
-    scores: list[float | None] = []
-    for report, response in zip(reports, responses):
-        by_node = {id(node_): verdict for (n, node_), verdict in zip(report.links, report.verdicts) if n == number}
-        total = weight_sum = 0.0
-        for assertion in graded + checked:
-            weight = weights.get(assertion.type, 1)
-            weight = float(weight) if isinstance(weight, (int, float)) and not isinstance(weight, bool) else 1.0
-            if assertion in checked:
-                value = evaluate(assertion.type or "", assertion.value, response, test_vars) or 0.0
-            else:
-                verdict = by_node.get(id(assertion.node))
-                value = (
-                    0.0
-                    if verdict is None or verdict.failed
-                    else (verdict.score if verdict.score is not None else float(bool(verdict.passed)))
-                )
-            total += value * weight
-            weight_sum += weight
-        if not graded and not checked:
-            scores.append(None)
-        else:
-            scores.append(total if method == "sum" else (total / weight_sum if weight_sum else 0.0))
-    entry["scores"] = scores
-    winner: int | None = None
-    best = 0.0
-    for position, score in enumerate(scores):
-        if score is not None and (winner is None or score > best):  # first strictly greater wins; ties keep the first
-            winner, best = position, score
-    threshold = compared_threshold(threshold, None)  # JavaScript's `<` turns a string threshold into a number
-    if winner is not None and threshold is not None and best < threshold:
-        entry["reason"] = (
-            f"The best score {best:.3g} is below the threshold {js_number_text(threshold)}, so no output passes."
-        )
-        winner = None
-    entry["winner"] = winner
-    entry["passed"] = [position == winner for position in range(len(reports))]
+    known = [s for s in scored if s is not None]
+    entry["left_out"] = sorted({t for s in known for t in s.unknown})  # not known here: the scores' ranges hold them
+    entry["scores"] = [s.known for s in known]
+    if any(s.known is None for s in known):
+        entry["ranges"] = [[s.low, s.high] for s in known]
+    choice = max_score.choose(known, threshold)
+    if "undecided" in choice:
+        entry.update(winner=None, passed=[None] * len(known), undecided=choice["undecided"])
+        return entry
+    entry.update(winner=choice["winner"], passed=choice["passed"], reasons=choice["reasons"])
+    if "reason" in choice:
+        entry["reason"] = choice["reason"]
     return entry

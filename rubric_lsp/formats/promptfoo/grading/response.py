@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from rubric_lsp.document import Document
@@ -41,12 +42,16 @@ from rubric_lsp.formats.promptfoo.grading.refusals import refusals
 from rubric_lsp.formats.promptfoo.grading.test_results import NOT_RUN, test_json, test_threshold
 from rubric_lsp.formats.promptfoo.grading.test_results import metric as metric_name
 from rubric_lsp.formats.promptfoo.grading.test_results import weight as assertion_weight_or_1
+from rubric_lsp.formats.promptfoo.grading.transforms import (
+    Transformed,
+    assertion_output,
+    transform_code,
+    transformed_output,
+)
 from rubric_lsp.formats.promptfoo.reading import read_config
 from rubric_lsp.formats.promptfoo.validation import config_refusal
 
 SELECTORS = ("max-score", SELECT_BEST)
-# Test options that hand the assertions another output than the response (code: not run here).
-OUTPUT_TRANSFORMS = ("transform", "postprocess")
 
 
 @dataclass
@@ -142,7 +147,7 @@ async def grade_promptfoo(
         raise GradingError(refused)
     numbers = graded_tests(view, test_index)
     tests = [_Test(n, view.test_number(n), *_assertions(view.test_number(n)), _vars_of(view, n, ran)) for n in numbers]
-    problems = [line for t in tests for line in refusals(view, t.number, t.assertions)]
+    problems = [line for t in tests for line in refusals(view, t.number, t.assertions, _known_vars(t, ran))]
     if problems:
         raise GradingError(
             "promptfoo errors on these assertions, so nothing is graded until they are fixed: " + "; ".join(problems)
@@ -150,7 +155,9 @@ async def grade_promptfoo(
     report = GradeReport(format="promptfoo")
     report.test_index = test_index
     notes: set[str] = set()
-    entries = _entries(view, tests, response, compared, notes)  # deterministic checks first: a refusal costs no call
+    outputs: dict[int, str] = {}  # id(assertion) -> the transformed output it judges
+    # Deterministic checks first: a refusal costs no call.
+    entries = _entries(view, tests, response, compared, notes, outputs, recorded=ran is not None)
     if not entries and any(a.type == SELECT_BEST for t in tests for a in t.assertions):
         if not compared:
             raise GradingError(f"Nothing to grade with one output but select-best. {NEEDS_OUTPUTS}")
@@ -158,7 +165,7 @@ async def grade_promptfoo(
     plan = [(t.number, item) for t, a, item in entries if item is not None]
     record: dict[int, dict[str, Any]] = {}  # id(assertion) -> what its judging sent (the report shows it)
     judged = await _judge(
-        doc, view, response, query, settings, plan, prompt_index, notes, on_progress, report, record, ran
+        doc, view, response, query, settings, plan, prompt_index, notes, on_progress, report, record, ran, outputs
     )
     answers = iter(judged)
     for position, (test, assertion, item) in enumerate(entries):
@@ -181,6 +188,15 @@ class Ran:
     judges: tuple[Any, Any]  # (the run, judge_for) as ``judges.start_judges`` makes them; (None, None): no judge
 
 
+def _known_vars(test: _Test, ran: Ran | None) -> dict[str, Any] | None:
+    """The vars test ``test`` runs with, when all are known (a results file's row, or vars written in the config:
+    not from CSV files, scripts or transformVars); None otherwise."""
+    info = test.info
+    default = info.default
+    written = info.own_vars_complete and (default is None or default is info or default.own_vars_complete)
+    return test.vars if ran is not None or written else None
+
+
 def _vars_of(view: Any, number: int, ran: Ran | None) -> dict[str, Any]:
     return view.test_vars(number) if ran is None else ran.vars
 
@@ -197,15 +213,24 @@ def in_test_order(notes: set[str]) -> list[str]:
 
 
 def _entries(
-    view: Any, tests: list[_Test], response: str, compared: bool, notes: set[str]
+    view: Any,
+    tests: list[_Test],
+    response: str,
+    compared: bool,
+    notes: set[str],
+    outputs: dict[int, str],
+    *,
+    recorded: bool,
 ) -> list[tuple[_Test, Any, Any]]:
     """(test, assertion, grading-plan item or None) for every assertion that counts, in order.
 
-    Deterministic and not-run verdicts are made here; judged ones are the plan items."""
+    Deterministic and not-run verdicts are made here; judged ones are the plan items, each judging the output its
+    transforms make (``outputs``). ``recorded``: ``response`` is a results file's, already the test's transform's."""
     entries = []
     for test in tests:
         plan = {id(item.assertion): item for item in view.grading_plan(test.number, test.vars)}
-        transformed = any(_option(test.info, key) for key in OUTPUT_TRANSFORMS)
+        code = transform_code(partial(_option, test.info))
+        out = transformed_output(code, response, test.vars, recorded)
         for a in test.assertions:
             if a.type in (None, "assert-set"):
                 continue
@@ -217,25 +242,38 @@ def _entries(
             rng = a.source.document.range(node).to_json() if a.source.is_config and a.source.document else None
             subject = Subject(f"test {test.number}: {a.type}", 0, rng, assertion_weight(a))
             if a.type in GRADED_TYPES and id(a) in plan:
-                entries.append((test, a, plan[id(a)]))
+                try:
+                    outputs[id(a)] = assertion_output(a, out, test.vars)
+                except Declined as declined:
+                    test.verdicts[id(a)] = _not_run(
+                        subject, f"Not run here: {declined}; promptfoo's result depends on it."
+                    )
+                except Errored as errored:
+                    test.verdicts[id(a)] = subject.failure(str(errored), f"script: {errored}", FAILED_JUDGMENT)
+                else:
+                    entries.append((test, a, plan[id(a)]))
+                    continue
+                entries.append((test, a, None))
                 continue
-            test.verdicts[id(a)] = _checked(subject, a, response, test.vars, transformed, test.number)
+            test.verdicts[id(a)] = _checked(subject, a, out, test.vars, test.number)
             entries.append((test, a, None))
     return entries
 
 
-def _checked(
-    subject: Subject, a: Any, response: str, test_vars: dict[str, Any], transformed: bool, number: int
-) -> Verdict:
+def _checked(subject: Subject, a: Any, out: Transformed, test_vars: dict[str, Any], number: int) -> Verdict:
+    if out.errored is not None:
+        return subject.failure(out.errored, f"script: {out.errored}", FAILED_JUDGMENT)
+    if out.text is None:
+        return _not_run(subject, f"Not run here: {out.declined}; promptfoo's result depends on it.")
     value = UNDEFINED if a.field("value") is None else a.value
     extras = Extras(
         threshold=_plain_field(a, "threshold"),
         config=_plain_field(a, "config"),
         transform=_plain_field(a, "transform"),
-        test_transform=transformed,
+        object_output=not out.is_text,
     )
     try:
-        result = check(a.type, value, response, test_vars, extras)
+        result = check(a.type, value, out.text, test_vars, extras)
     except Refused as refused:
         raise GradingError(
             f"promptfoo errors test {number}: its {a.type} fails with 'Invariant failed: {refused}'; nothing is graded until it is fixed."
@@ -243,7 +281,7 @@ def _checked(
     except Declined as declined:
         return _not_run(subject, f"Not run here: {declined}; promptfoo's result depends on it.")
     except Errored as errored:
-        return subject.failure(str(errored), f"script: {errored}", FAILED_JUDGMENT, passed=False)
+        return subject.failure(str(errored), f"script: {errored}", FAILED_JUDGMENT)
     if result is None:
         return _not_run(subject, _not_run_reason(a))
     return subject.judged("PASS" if result.passed else "FAIL", result.reason, score=result.score, passed=result.passed)
@@ -271,6 +309,7 @@ async def _judge(
     report: GradeReport,
     record: dict[int, dict[str, Any]],
     ran: Ran | None,
+    outputs: dict[int, str],
 ) -> list[Verdict]:
     """The judged verdicts of ``plan``, in its order (no judge is started when it is empty)."""
     if not plan:
@@ -293,6 +332,7 @@ async def _judge(
         promptfoo_version(settings, doc.path),
         json_mode_for(settings),
         record,
+        outputs,
     )
     done = 0
 
@@ -325,6 +365,10 @@ def _score(report: GradeReport, tests: list[_Test], record: dict[int, dict[str, 
     scores = [o.score for _, o in outcomes]
     report.score = None if any(s is None for s in scores) else sum(s for s in scores if s is not None) / len(scores)
     report.raw_score = report.score
+    ranges = [(o.score, o.score) if o.score is not None else o.bounds for _, o in outcomes]
+    if report.score is None and outcomes and all(r is not None for r in ranges):
+        lows, highs = zip(*(r for r in ranges if r is not None))
+        report.score_range = (sum(lows) / len(ranges), sum(highs) / len(ranges))
     # Undecided for want of a judgment is the failed calls' to say (GradeReport.incomplete); here,
     # what is not run at all.
     not_run = {
@@ -339,6 +383,5 @@ def _score(report: GradeReport, tests: list[_Test], record: dict[int, dict[str, 
         report.undecided = (
             f"the result of {', '.join(undecided)} rests on what rubric grade does not run; run promptfoo for it"
         )
-    failed = [v for v in report.verdicts if v.failed]
-    if failed and len(failed) == len(report.verdicts):
-        report.error = "Every grader call failed: " + (failed[0].error or "")
+    # Every failed judgment or script is counted as unknown and leaves its test ERROR, which the tests' lines and
+    # ``incomplete`` say in the one wording; the report's ``error`` is kept for a grading that made no verdict.

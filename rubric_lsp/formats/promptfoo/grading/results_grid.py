@@ -9,8 +9,9 @@ one provider), each cell its test's result beside the verdict promptfoo recorded
 they differ (``Grid``, ``engine/result.py``). Re-grading with another judge (``--model``) shows where that
 judge would have decided otherwise; with promptfoo's own judge, where rubric-lsp and promptfoo differ.
 
-``select-best`` and ``max-score`` compare a test's outputs across columns: not graded here yet (each cell
-says so, with promptfoo's recorded result for them), as the README's list of differences says.
+``select-best`` and ``max-score`` compare a test's outputs across its columns: they run once every row is graded,
+and each row's result merges them as promptfoo merges them (``results_compare``), so a row promptfoo failed by
+losing a comparison is compared with a row that lost it here.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from rubric_lsp.engine.runner import Grading, GradingError, fan_out
 from rubric_lsp.engine.usage import Usage
 from rubric_lsp.formats.promptfoo.grading.judges import start_judges
 from rubric_lsp.formats.promptfoo.grading.response import Ran, grade_promptfoo
+from rubric_lsp.formats.promptfoo.grading.results_compare import Compared, compare_columns, merged
 from rubric_lsp.formats.promptfoo.grading.results_file import SELECTORS, Recorded, ResultsFile, Row, read_results
 from rubric_lsp.formats.promptfoo.grading.test_results import ERROR, FAIL, INCOMPLETE, PASS, json_safe
 from rubric_lsp.formats.promptfoo.reading import read_config
@@ -64,11 +66,12 @@ async def grade_results(doc: Document, request: GradeRequest, grading: Grading) 
             grading.tick()
 
     reports = await fan_out(one(row) for row in graded_rows)
+    by_row = {(r.test, r.column): report for r, report in zip(graded_rows, reports)}
+    compared = await compare_columns(doc, view, results.rows, by_row, judges[1])
     run = judges[0]
     usage = run.usage() if run is not None else Usage()
     model = ", ".join(sorted({j.model for j in run.judges.values()})) if run is not None else None
-    by_row = {(r.test, r.column): report for r, report in zip(graded_rows, reports)}
-    return GridResult(results, name, by_row, usage, model or None, _notes(view, results, reports))
+    return GridResult(results, name, by_row, usage, model or None, _notes(view, results, reports), compared)
 
 
 def _check_numbering(view: Any, results: ResultsFile, name: str) -> None:
@@ -111,6 +114,7 @@ class GridResult:
     usage: Usage = field(default_factory=Usage)
     model: str | None = None
     notes: list[str] = field(default_factory=list)
+    compared: dict[tuple[int, int], list[Compared]] = field(default_factory=dict)  # (test, column) → comparisons
     kind = "grid"
 
     def __post_init__(self) -> None:
@@ -126,21 +130,20 @@ class GridResult:
             cell.update(result=NO_OUTPUT, passed=None, score=None, reason=reason)
         else:
             test = report.tests[0]
-            cell.update(result=test["result"], passed=test["passed"], score=test["score"], reason=test["reason"])
+            compared = self.compared.get((row.test, row.column), [])
+            passed, score, reason = merged(test["passed"], test["score"], test["reason"], compared)
+            cell.update(result=_word(passed, test["result"], compared), passed=passed, score=score, reason=reason)
+            if score is None and "score_range" in test and not compared:
+                cell["score_range"] = test["score_range"]
             _align(test, row.recorded, report)
+            if compared:
+                cell["comparisons"] = [_compared_json(c, row.recorded) for c in compared]
         cell["recorded"] = recorded
-        selectors = [c for c in row.recorded.components if c.type in SELECTORS]
-        # A comparison promptfoo failed this output by (a select-best loser) is not graded here: its FAIL is not
-        # comparable with this test's own result.
-        comparable = all(c.passed is not False for c in selectors)
         cell["differs"] = (
-            comparable
-            and cell["result"] in (PASS, FAIL)
+            cell["result"] in (PASS, FAIL)
             and recorded["result"] in (PASS, FAIL, ERROR)
             and cell["result"] != recorded["result"]
         )
-        if selectors:
-            cell["not_regraded"] = sorted({c.type or "" for c in selectors})
         cell["output"] = row.output
         if report is not None:
             cell["report"] = report.to_json()
@@ -214,6 +217,8 @@ class GridResult:
             for j, unit in enumerate(report.units(group, ("cells", i, "report"))):
                 extra = (("test", cell["test"]), ("column", cell["column"] + 1), (RECORDED_BY, recorded.get(j, "")))
                 found.append(replace(unit, group=group, cells=unit.cells + extra))
+            for k, compared in enumerate(cell.get("comparisons", [])):
+                found.append(_comparison_unit(cell, compared, group, ("cells", i, "comparisons", k)))
         return found
 
     def cases(self) -> list[Case]:
@@ -253,7 +258,10 @@ class GridResult:
                 )
             )
         return Grid(
-            tuple(GridRow(f"test {r['test']}", r.get("description", ""), _var_pairs(r.get("vars", {}))) for r in rows),
+            tuple(
+                GridRow(f"test {r['test']}", r.get("description", ""), _var_pairs(r.get("vars", {})), r["test"])
+                for r in rows
+            ),
             tuple(
                 GridColumn(c["label"], c["prompt"], c["passed"], c["cells"], c["recorded_passed"], c["cells"])
                 for c in columns
@@ -309,6 +317,41 @@ class GridResult:
         lines.extend(f"note: {note}" for note in self.notes)
         lines.append(usage_line(self.model, self.usage))
         return lines
+
+
+def _comparison_unit(cell: dict[str, Any], compared: dict[str, Any], group: str, path: tuple[Any, ...]) -> Unit:
+    """A row's select-best or max-score as the faces show it, beside promptfoo's recorded verdict on it."""
+    passed = compared["passed"]
+    if passed is None:
+        outcome, word = (Outcome.ERROR, ERROR) if compared.get("error") else (Outcome.NOT_RUN, INCOMPLETE)
+    else:
+        outcome, word = (Outcome.PASS, PASS) if passed else (Outcome.FAIL, FAIL)
+    theirs = compared.get("recorded", {}).get("passed")
+    extra = (
+        ("test", cell["test"]),
+        ("column", cell["column"] + 1),
+        (RECORDED_BY, {True: PASS, False: FAIL}.get(theirs, "")),
+    )
+    title = f"test {cell['test']}: {compared['type']}"
+    return Unit(title, outcome, word, group, compared["reason"], path=path, score=compared["score"], cells=extra)
+
+
+def _word(passed: bool | None, own: str, compared: list[Compared]) -> str:
+    """The row's result once its comparisons are merged: decided, else ERROR when a judge call failed (its own or a
+    comparison's), else INCOMPLETE."""
+    if passed is not None:
+        return PASS if passed else FAIL
+    return ERROR if own == ERROR or any(c.error for c in compared) else INCOMPLETE
+
+
+def _compared_json(compared: Compared, recorded: Recorded) -> dict[str, Any]:
+    """A comparison's result beside the one promptfoo recorded for the row (``differs`` when both decided)."""
+    data = compared.to_json()
+    theirs = next((c for c in recorded.components if c.type == compared.type), None)
+    if theirs is not None:
+        data["recorded"] = {"passed": theirs.passed, "score": theirs.score, "reason": theirs.reason}
+        data["differs"] = compared.passed is not None and theirs.passed is not None and compared.passed != theirs.passed
+    return data
 
 
 def _column_position(columns: list[dict[str, Any]], index: int) -> int:

@@ -222,7 +222,23 @@ def _failed(entry: dict[str, Any], failure: JudgeFailure, count: int) -> dict[st
     return entry
 
 
-def _plan(view: Any, numbers: list[int]) -> list[tuple[int, Any, int]]:
+async def select_best_entry(
+    doc: Document, view: Any, number: int, responses: list[str], judge_for: Any, test_vars: dict[str, Any]
+) -> dict[str, Any] | None:
+    """Test ``number``'s select-best over ``responses`` (a results file's outputs of the test, in column order), run
+    with ``test_vars`` and a judge of the run every row shares (``judge_for``); None when the test has none."""
+    plan = _plan(view, [number], test_vars)
+    if not plan:
+        return None
+    _, item, count = plan[0]
+    try:
+        judge = judge_for(item)
+    except JudgeFailure as failure:
+        judge = failure
+    return await _compare(doc, number, item, count, judge, responses)
+
+
+def _plan(view: Any, numbers: list[int], test_vars: dict[str, Any] | None = None) -> list[tuple[int, Any, int]]:
     """(test number, its first select-best's grading item, how many select-bests the test has)."""
     plan = []
     for number in numbers:
@@ -230,7 +246,8 @@ def _plan(view: Any, numbers: list[int]) -> list[tuple[int, Any, int]]:
         chosen = [a for a in test.top_assertions if a.type == SELECT_BEST] if test is not None else []
         if not chosen:
             continue
-        item = next((i for i in view.grading_plan(number) if i.assertion.node is chosen[0].node), None)
+        items = view.grading_plan(number, test_vars)
+        item = next((i for i in items if i.assertion.node is chosen[0].node), None)
         if item is not None:
             plan.append((number, item, len(chosen)))
     return plan

@@ -90,6 +90,10 @@ def test_json(
     word = result_word(outcome, verdicts)
     reason = outcome.reason if outcome.passed is not None else undecided_reason(word, verdicts, outcome.reason)
     data.update(passed=outcome.passed, result=word, score=outcome.score, reason=reason)
+    if outcome.score is None and outcome.bounds is not None:
+        # The score rests on assertions not known here whose scores are bounded (0 or 1 each): the least and most
+        # it can be; promptfoo, which runs them, reports one number in this range.
+        data["score_range"] = list(outcome.bounds)
     named = outcome.named_scores()
     if named:
         data["named_scores"] = named

@@ -9,6 +9,8 @@ what `promptfoo eval` 0.123.1 recorded for each.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.errors import describe_type
 from rubric_lsp.formats.promptfoo.assertion_types import base_type
@@ -62,6 +64,30 @@ _THRESHOLD_MESSAGES = {
     ),
 }
 QUERY_TYPES = ("context-faithfulness", "context-relevance")
+UNSET = object()  # a var the test does not set
+
+
+def threshold_problem(a: AssertionInfo) -> str | None:
+    """PF117's message for a cost or latency assertion without a threshold (None: it has one, or is neither).
+
+    The grading engine refuses the same assertions, before any judge call."""
+    if a.type is None or not a.node.is_map:
+        return None
+    base = base_type(a.type)
+    if base not in _THRESHOLD_MESSAGES or a.node.has("threshold"):
+        return None
+    said, hint = _THRESHOLD_MESSAGES[base]
+    return f"This {a.type} assertion has no 'threshold'; promptfoo fails it every run with '{said}'. Set {hint}."
+
+
+def query_refusal(a: AssertionInfo, query: Any) -> str | None:
+    """PF118's words for a context-faithfulness / context-relevance assertion of a test whose ``query`` var (its
+    plain value, ``UNSET`` when absent) is not a string (None: it is, or the assertion is of another type)."""
+    if a.type is None or base_type(a.type) not in QUERY_TYPES or isinstance(query, str):
+        return None
+    why = "has no 'query' var" if query is UNSET else f"has {describe_type(query)} as its 'query' var"
+    said = f'Invariant failed: {base_type(a.type)} assertion requires a "query" variable with the user question'
+    return f"promptfoo fails this {a.type} every run where the test gives no string 'query' (the test {why}): '{said}'."
 
 
 def check_needs(ctx, report, view: ConfigView) -> None:
@@ -69,14 +95,9 @@ def check_needs(ctx, report, view: ConfigView) -> None:
         if a.type is None or not a.node.is_map:
             continue
         base = base_type(a.type)
-        if base in _THRESHOLD_MESSAGES and not a.node.has("threshold"):
-            said, hint = _THRESHOLD_MESSAGES[base]
-            report(
-                NO_THRESHOLD,
-                a.source,
-                a.node.get("type") or a.node,
-                f"This {a.type} assertion has no 'threshold'; promptfoo fails it every run with '{said}'. Set {hint}.",
-            )
+        message = threshold_problem(a)
+        if message is not None:
+            report(NO_THRESHOLD, a.source, a.node.get("type") or a.node, message)
         elif base in QUERY_TYPES and ctx.enabled(NO_QUERY):
             _query_var(report, view, a, base)
 
@@ -106,7 +127,9 @@ def _query_var(report, view: ConfigView, a: AssertionInfo, base: str) -> None:
     if not missing:
         return
     said = f'Invariant failed: {base} assertion requires a "query" variable with the user question'
-    where = "; ".join(f"{test.label} {why}" for test, why in missing[:3]) + ("; and others" if len(missing) > 3 else "")
+    where = "; ".join(_said_of(test.label, why) for test, why in missing[:3]) + (
+        "; and others" if len(missing) > 3 else ""
+    )
     report(
         NO_QUERY,
         a.source,
@@ -114,3 +137,8 @@ def _query_var(report, view: ConfigView, a: AssertionInfo, base: str) -> None:
         f"promptfoo fails this {a.type} every run where the test gives no string 'query' ({where}): '{said}'. "
         "Give each test a 'query' var holding the user's question.",
     )
+
+
+def _said_of(label: str, why: str) -> str:
+    """``test 3 has no 'query' var``, ``tests 1–2 have no 'query' var``."""
+    return f"{label} {'have' + why[3:] if label.startswith('tests ') and why.startswith('has ') else why}"

@@ -12,6 +12,7 @@ from rubric_lsp.document import Node
 from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source
 from rubric_lsp.formats.promptfoo.rules.common import F, W
 from rubric_lsp.rules.registry import rule
+from rubric_lsp.rules.suggest import did_you_mean
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, unknown_key
 
 MISSPELT_OPTION = rule(
@@ -78,7 +79,7 @@ def _misspelt(ctx, report, source: Source, mapping: Node, known: tuple[str, ...]
             MISSPELT_OPTION,
             source,
             key_node,
-            f"'{key}' in {what} is not a key promptfoo reads, so the setting never takes effect. "
-            f"Did you mean '{found.suggestion}'?",
+            f"'{key}' in {what} is not a key promptfoo reads, so the setting never takes effect."
+            + did_you_mean(key, found.suggestion),
             found.fix if source.is_config else None,
         )

@@ -13,6 +13,7 @@ from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source, TestInfo
 from rubric_lsp.formats.promptfoo.rules.common import E, F, W, js_truthy
 from rubric_lsp.formats.promptfoo.rules.prompts import default_prompt_note
 from rubric_lsp.rules.registry import Rule, rule
+from rubric_lsp.rules.suggest import did_you_mean
 from rubric_lsp.rules.unknown_keys import RENAME_SAFETY, unknown_key
 
 UNKNOWN_KEY = rule(
@@ -174,7 +175,7 @@ def check_unknown(
                 message += " " + OWN_DATA_HINT.format(where=what, key=key)
             note = (notes or {}).get(found.suggestion or "")
             if found.fix is not None:
-                message += (f" {note[0]}" if note else "") + f" Did you mean '{found.suggestion}'?"
+                message += (f" {note[0]}" if note else "") + did_you_mean(key, found.suggestion or "")
                 fix = found.fix if source.is_config else None
                 if fix is not None and note is not None and not note[1]:
                     fix = replace(fix, safe=False)

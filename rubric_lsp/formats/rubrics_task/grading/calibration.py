@@ -12,15 +12,22 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from rubric_lsp.calibration import evidence
 from rubric_lsp.calibration.check import CalibrationUnit
 from rubric_lsp.calibration.hook import CalibrationHook, Graded
 from rubric_lsp.calibration.units import CurrentUnit
 from rubric_lsp.document import Document, Node
-from rubric_lsp.formats.autorubric.grading.calibration import DATASET_CALIBRATION, prompt_fingerprint
+from rubric_lsp.formats.autorubric.grading.calibration import (
+    DATASET_CALIBRATION,
+    dataset_labels,
+    item_marks,
+    prompt_fingerprint,
+)
 from rubric_lsp.formats.rubrics_task.grading.converted import (
     PREFERENCE,
     PREFERENCE_TITLE,
     ConvertedTask,
+    Turn,
     convert_task,
     preference_settings,
     preference_text,
@@ -40,6 +47,19 @@ def _converted(doc: Document, view: Any = None) -> ConvertedTask | None:
 
 def _criteria(converted: ConvertedTask, graded: Graded) -> list[CurrentUnit]:
     return DATASET_CALIBRATION.current_units(converted.dataset, graded)
+
+
+def turn_marks(dataset: Document, turns: list[Turn]) -> list[tuple[str, str]]:
+    """Each turn's (item mark, label mark) in a record's evidence of the preference: the item is the turn's
+    responses (the converted items the judge read), the label the human pick."""
+    items = item_marks(dataset)
+    return [
+        (
+            evidence.item_mark([turn.name, [items.get(turn.first + i) for i in range(len(turn.sources))]]),
+            evidence.label_mark(turn.selected),
+        )
+        for turn in turns
+    ]
 
 
 def _preference_node(converted: ConvertedTask) -> Node | None:
@@ -97,6 +117,17 @@ class _Calibration:
             return []
         criteria = [u for u in units if u.id != PREFERENCE]
         return [*DATASET_CALIBRATION.judge_card(converted.dataset, graded, criteria), ("preference", PREFERENCE_CARD)]
+
+    def labelled(self, doc: Document) -> dict[str, dict[str, str]]:
+        """The converted dataset's labels per criterion, and each turn's human pick."""
+        converted = _converted(doc)
+        if converted is None:
+            return {}
+        picks: dict[str, list[str]] = {}
+        for item, label in turn_marks(converted.dataset, converted.turns):
+            picks.setdefault(item, []).append(label)
+        labels = dataset_labels(converted.dataset)
+        return {**labels, PREFERENCE: {item: "+".join(sorted(marks)) for item, marks in picks.items()}}
 
 
 # What the format's ``calibration`` names (annotated: mypy checks it against the protocol).

@@ -17,13 +17,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rubric_lsp.calibration.stats import proportion
-from rubric_lsp.calibration.units import UnitSamples
+from rubric_lsp.calibration.units import Labelled, UnitSamples
 from rubric_lsp.document import Document
 from rubric_lsp.engine.request import GradeRequest
 from rubric_lsp.engine.result import Unit
 from rubric_lsp.engine.runner import Grading, GradingError
 from rubric_lsp.formats.autorubric.grading.agreement import grade as grade_dataset
 from rubric_lsp.formats.autorubric.grading.calibration import prompt_fingerprint, units
+from rubric_lsp.formats.rubrics_task.grading.calibration import turn_marks
 from rubric_lsp.formats.rubrics_task.grading.converted import (
     PREFERENCE,
     PREFERENCE_TITLE,
@@ -32,6 +33,8 @@ from rubric_lsp.formats.rubrics_task.grading.converted import (
     preference_settings,
     preference_text,
 )
+
+NO_PICK = "no pick"  # a tie for the highest score, or no selected_model_id naming a response
 
 
 @dataclass
@@ -111,6 +114,12 @@ class TaskRatingsResult:
                 abstained["both" if judge and human else "judge_only" if judge else "truth_only"] += 1
             else:
                 pairs.append((p["human"], p["judge"]))
+        marks = dict(zip((t.name for t in self.turns), turn_marks(self.dataset_doc, self.turns)))
+        labelled = {
+            n: Labelled(*marks[p["turn"]], NO_PICK if p["human"] is None else p["human"])
+            for n, p in enumerate(picks)
+            if p["turn"] in marks
+        }
         return UnitSamples(
             id=PREFERENCE,
             title=PREFERENCE_TITLE,
@@ -119,16 +128,20 @@ class TaskRatingsResult:
             prompt=prompt_fingerprint(),
             settings=preference_settings(criteria),
             categories=tuple(range(size)),
-            names={i: f"response {i + 1}" for i in range(size)},
+            names={**{i: f"response {i + 1}" for i in range(size)}, NO_PICK: NO_PICK},
             pairs=pairs,
             abstained=abstained,
             failed=sum(p["failed"] for p in picks),
-            judged={n: p["judge"] for n, p in enumerate(picks) if not p["failed"]},
+            # A failed pick is a failed ask (None); a tie is no pick, an answer the asks can agree on.
+            judged={
+                n: None if p["failed"] else NO_PICK if p["judge"] is None else p["judge"] for n, p in enumerate(picks)
+            },
             reasons={
                 n: "scores " + ", ".join(f"{s:.3g}" for s in p["scores"])
                 for n, p in enumerate(picks)
                 if not p["failed"]
             },
+            labelled=labelled,
         )
 
 

@@ -62,6 +62,73 @@ CASES: dict[str, dict] = {
         "rules": [["JUDGEDOWN", "!500"], ["is rude", json.dumps({"pass": False, "score": 0.2, "reason": "Not rude."})]],
         "default": json.dumps(PASSES),
     },
+    # select-best and max-score across a test's columns: max-score sums every assertion's score (javascript,
+    # levenshtein and an assert-set's children included, the set itself not); select-best's loser fails; a
+    # max-score threshold no output reaches fails them all.
+    "compare": {
+        "config": "prompts:\n  - 'Answer: {{q}}'\n  - 'Reply: {{q}}'\nproviders: [echo]\ndefaultTest:\n"
+        + GRADER
+        + "tests:\n"
+        "  - description: max-score counts every assertion\n    vars: {q: paris}\n    assert:\n"
+        "      - type: llm-rubric\n        value: is good\n"
+        "      - type: javascript\n        value: \"output.startsWith('Reply') ? 1 : 0\"\n"
+        "      - type: levenshtein\n        value: 'Reply: paris'\n        threshold: 2\n"
+        "      - type: assert-set\n        assert:\n          - type: contains\n            value: paris\n"
+        "      - type: max-score\n"
+        "  - description: select-best picks one\n    vars: {q: rome}\n    assert:\n"
+        "      - type: contains\n        value: rome\n"
+        "      - type: select-best\n        value: the most formal reply\n"
+        "  - description: both, and a threshold no output reaches\n    vars: {q: oslo}\n    assert:\n"
+        "      - type: icontains\n        value: OSLO\n"
+        "      - type: select-best\n        value: the shortest reply\n"
+        "      - type: max-score\n        value: {threshold: 2}\n",
+        "rules": [
+            ["the most formal reply", "1"],
+            ["the shortest reply", "0"],
+            ["Reply: paris", json.dumps({"pass": True, "score": 0.5, "reason": "Fine."})],
+        ],
+        "default": json.dumps({"pass": True, "score": 0.6, "reason": "Good."}),
+    },
+    # What a model-graded assertion judges: the test's options.transform output (a scenario config entry's
+    # options too), an assertion's own transform; the judge fails whatever it is sent untransformed.
+    "transforms": {
+        "config": "prompts: ['Answer: {{q}}']\nproviders: [echo]\ndefaultTest:\n" + GRADER + "tests:\n"
+        "  - description: the test's transform\n    vars: {q: paris}\n    options:\n      transform: output.toUpperCase()\n"
+        "    assert:\n      - type: llm-rubric\n        value: is shouted\n"
+        "      - type: contains\n        value: PARIS\n"
+        "  - description: an assertion's transform\n    vars: {q: rome}\n    assert:\n"
+        "      - type: llm-rubric\n        value: is shouted\n        transform: output.toUpperCase()\n"
+        "      - type: llm-rubric\n        value: is shouted too\n"
+        "scenarios:\n  - config:\n      - options:\n          transform: \"'<' + output + '>'\"\n"
+        "    tests:\n      - description: a scenario entry's options\n        vars: {q: oslo}\n        assert:\n"
+        "          - type: starts-with\n            value: '<Answer'\n"
+        "          - type: llm-rubric\n            value: is bracketed\n",
+        "rules": [
+            ["ANSWER: PARIS", json.dumps(PASSES)],
+            ["ANSWER: ROME", json.dumps(PASSES)],
+            ["<Answer: oslo>", json.dumps(PASSES)],
+        ],
+        "default": json.dumps({"pass": False, "score": 0.0, "reason": "Judged untransformed."}),
+    },
+    # promptfoo errors a test whose cost/latency has no threshold (PF117) or whose context-* has no query (PF118).
+    "needs": {
+        "config": "prompts: ['Answer: {{q}}']\nproviders: [echo]\ndefaultTest:\n" + GRADER + "tests:\n"
+        "  - description: latency without threshold\n    vars: {q: paris}\n    assert:\n      - type: latency\n"
+        "  - description: context without query\n    vars: {q: rome, context: Rome is in Italy.}\n    assert:\n"
+        "      - type: context-faithfulness\n        threshold: 0.5\n"
+        "  - description: fine\n    vars: {q: oslo}\n    assert:\n      - type: contains\n        value: oslo\n",
+        "rules": [],
+        "default": json.dumps(PASSES),
+    },
+    # A threshold decides a test whatever its is-xml (not run by rubric grade) gives: promptfoo's score is known.
+    "decided": {
+        "config": "prompts: ['Answer: {{q}}']\nproviders: [echo]\ntests:\n"
+        "  - description: at most 2/3 against 0.9\n    vars: {q: paris}\n    threshold: 0.9\n    assert:\n"
+        "      - type: contains\n        value: paris\n      - type: contains\n        value: zzz\n"
+        "      - type: is-xml\n",
+        "rules": [],
+        "default": json.dumps(PASSES),
+    },
 }
 
 
@@ -100,7 +167,10 @@ def run(promptfoo: Path, name: str, case: dict, work: Path) -> None:
 
 def main() -> int:
     promptfoo = Path(sys.argv[1]).resolve()
+    only = sys.argv[2:]
     for name, case in CASES.items():
+        if only and name not in only:
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             run(promptfoo, name, case, Path(tmp))
         print(name, "recorded")
