@@ -37,65 +37,85 @@ _EXACT_FLOAT_INT = 2**53
 _LARGE_INT = 2**63
 
 
-def plainly_valid(value: Any, shape: Shape, models: Models, checks: Checks | None = None) -> bool:
+def plainly_valid(value: Any, shape: Shape, models: Models, checks: Checks | None = None) -> bool:  # noqa: C901 - one call per value (see below)
     """True only when pydantic certainly accepts ``value`` for ``shape`` (False: ask pydantic)."""
+    # Loops rather than any()/all() and the scalars inline: this runs on every criterion and every assertion
+    # of the lint, and tests/test_speed_guard.py counts its Python calls.
     if type(shape) is str:
-        return _scalar_ok(value, shape)
+        kind = type(value)
+        if shape == "str":
+            return kind is str
+        if shape == "float":
+            return (kind is int and -_EXACT_FLOAT_INT <= value <= _EXACT_FLOAT_INT) or (
+                kind is float and math.isfinite(value)
+            )
+        if shape == "bool":
+            return kind is bool
+        if shape == "none":
+            return value is None
+        if shape == "int":
+            return kind is int and -_LARGE_INT < value < _LARGE_INT
+        return shape == "any"
     kind, arg = shape
-    if kind == "list":
-        return isinstance(value, list) and all(plainly_valid(item, arg, models, checks) for item in value)
-    if kind == "dict":
-        return isinstance(value, dict) and all(
-            type(key) is str and plainly_valid(item, arg, models, checks) for key, item in value.items()
-        )
     if kind == "union":
-        return any(plainly_valid(value, alternative, models, checks) for alternative in arg)
-    if kind == "literal":
-        return any(type(value) is type(allowed) and value == allowed for allowed in arg)
-    if kind == "model":
-        return _model_ok(value, models[arg], models, checks)
-    return False
-
-
-def _scalar_ok(value: Any, shape: str) -> bool:
-    kind = type(value)
-    if shape == "any":
-        return True
-    if shape == "str":
-        return kind is str
-    if shape == "float":
-        return (kind is int and -_EXACT_FLOAT_INT <= value <= _EXACT_FLOAT_INT) or (
-            kind is float and math.isfinite(value)
-        )
-    if shape == "int":
-        return kind is int and -_LARGE_INT < value < _LARGE_INT
-    if shape == "bool":
-        return kind is bool
-    if shape == "none":
-        return value is None
-    return False
-
-
-def _model_ok(value: Any, model: Mapping[str, Any], models: Models, checks: Checks | None) -> bool:
-    if not isinstance(value, dict):  # (the readers' PlainDict and PlainList are dict and list, as pydantic sees them)
+        for alternative in arg:  # noqa: SIM110 - a loop: any() over a generator costs a call per item
+            if plainly_valid(value, alternative, models, checks):
+                return True
         return False
+    if kind == "model":
+        return _model_fields(value, models[arg], models, checks) is not None
+    if kind == "list":
+        if not isinstance(value, list):
+            return False
+        for item in value:  # noqa: SIM110 - as above
+            if not plainly_valid(item, arg, models, checks):
+                return False
+        return True
+    if kind == "dict":
+        if not isinstance(value, dict):
+            return False
+        for key, item in value.items():
+            if type(key) is not str or not plainly_valid(item, arg, models, checks):
+                return False
+        return True
+    if kind == "literal":
+        for allowed in arg:
+            if type(value) is type(allowed) and value == allowed:
+                return True
+    return False
+
+
+def _model_fields(
+    value: Any, model: Mapping[str, Any], models: Models, checks: Checks | None, build: bool = False
+) -> dict[str, Any] | None:
+    """None unless ``value`` plainly fits ``model``; else the fields pydantic builds from it (as plain_fields)
+    when ``build`` (or a validator needs them), an empty dict when not."""
+    if not isinstance(value, dict):  # (the readers' PlainDict and PlainList are dict and list, as pydantic sees them)
+        return None
     fields = model["fields"]
     for key, item in value.items():
         field = fields.get(key)
         if field is None:
             if model["extra"] == "forbid" or type(key) is not str:
-                return False
+                return None
         elif not plainly_valid(item, field[0], models, checks):
-            return False
-    if any(spec[1] and key not in value for key, spec in fields.items()):
-        return False
+            return None
+    for key, spec in fields.items():
+        if spec[1] and key not in value:
+            return None
     validators = model["validators"]
-    if validators:
-        if checks is None or any(name not in checks for name in validators):
-            return False
-        built = plain_fields(value, model, models, checks)
-        return all(checks[name](built) for name in validators)
-    return True
+    if not validators and not build:
+        return {}
+    built = plain_fields(value, model, models, checks)
+    for name in validators:
+        if checks is None or name not in checks or not checks[name](built):
+            return None
+    return built
+
+
+def fields_if_plain(value: Any, model: str, models: Models, checks: Checks | None = None) -> dict[str, Any] | None:
+    """``plain_fields(value, ...)`` when ``value`` plainly fits ``model`` (one pass), else None: ask pydantic."""
+    return _model_fields(value, models[model], models, checks, build=True)
 
 
 def plain_fields(
@@ -119,7 +139,11 @@ def _fields(
     given: set[str] = set()  # a field given by its alias (listed first) keeps it over its name
     for key, (shape, _required, default, name) in model["fields"].items():
         if key in value and name not in given:
-            out[name] = _built(value[key], shape, models, checks, objects)
+            item = value[key]
+            if type(shape) is str:  # (inline: most fields are scalars)
+                out[name] = float(item) if shape == "float" else item
+            else:
+                out[name] = _built(item, shape, models, checks, objects)
             given.add(name)
         elif name not in out:
             out[name] = default

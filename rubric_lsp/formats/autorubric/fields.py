@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from rubric_lsp.formats.autorubric.constraints import field_of, option_value_in_range, options_problem
 from rubric_lsp.formats.autorubric.shapes import MODELS
-from rubric_lsp.formats.shapes import field_keys, plain_fields, plainly_valid
+from rubric_lsp.formats.shapes import field_keys, fields_if_plain
 
 CRITERION_KEYS = frozenset(field_keys(MODELS["Criterion"]))
 OPTION_KEYS = frozenset(field_keys(MODELS["CriterionOption"]))
@@ -77,6 +77,5 @@ _CRITERION_NAMES = tuple(field.name for field in dataclasses.fields(CriterionVal
 def plain_criterion(data: Any) -> CriterionValues | None:
     """The criterion ``data`` (a mapping as PyYAML or json built it) when its values plainly fit the model,
     else None: pydantic then judges it (and words what it refuses)."""
-    if not plainly_valid(data, ("model", "Criterion"), MODELS, CHECKS):
-        return None
-    return CriterionValues.of(plain_fields(data, MODELS["Criterion"], MODELS, CHECKS))
+    fields = fields_if_plain(data, "Criterion", MODELS, CHECKS)
+    return None if fields is None else CriterionValues.of(fields)
