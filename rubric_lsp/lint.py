@@ -137,7 +137,9 @@ def _lint_text(
             continue
         try:
             check(ctx)
-        except Exception:  # a checker bug must not hide the other findings
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # a checker bug (a plugin's sys.exit too) must not hide the other findings
             log.exception("checker %s failed on %s", getattr(check, "__name__", check), path)
             ctx.report(
                 INTERNAL_ERROR,
