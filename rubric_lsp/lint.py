@@ -223,12 +223,13 @@ def smell_pass(result: LintResult, settings: Settings | None = None, *, editor: 
 def _units_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
     """The file's calibration units, read when the calibration rule asks (over the view the checkers built)."""
 
+    cache = ctx.cache  # not ctx: a closure held by ctx that held ctx would make every document cyclic garbage
+
     def units() -> list[Any]:
         hook = fmt.calibration_hook()
         if hook is None:
             return []
-        view = ctx.view(fmt.view_key, lambda _root: fmt.build_view(doc)) if fmt.view_key else None
-        return hook.document_units(doc, view)
+        return hook.document_units(doc, _view_in(cache, fmt, doc))
 
     return units
 
@@ -287,11 +288,22 @@ def _labelled_in(doc: Document) -> Any:
 def _criteria_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
     """The file's criterion texts, read when a smell rule asks (over the view the checkers built)."""
 
+    cache = ctx.cache  # (see _units_of)
+
     def criteria() -> list[Any]:
-        view = ctx.view(fmt.view_key, lambda _root: fmt.build_view(doc)) if fmt.view_key else None
-        return fmt.criteria_of(doc, view)
+        return fmt.criteria_of(doc, _view_in(cache, fmt, doc))
 
     return criteria
+
+
+def _view_in(cache: dict[str, Any], fmt: Format, doc: Document) -> Any:
+    """The format's view, from the checkers' shared cache (built there once, as ``CheckContext.view`` does)."""
+    key = fmt.view_key
+    if key is None:
+        return None
+    if key not in cache:
+        cache[key] = fmt.build_view(doc) if doc.root is not None else None
+    return cache[key]
 
 
 def _smell_checkers() -> list[Any]:

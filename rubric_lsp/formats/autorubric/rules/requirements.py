@@ -7,7 +7,7 @@ import re
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.formats.autorubric.edits import scalar_text
-from rubric_lsp.formats.autorubric.model import Criterion
+from rubric_lsp.formats.autorubric.fields import CriterionValues
 from rubric_lsp.formats.autorubric.rules.common import FORMATS
 from rubric_lsp.formats.autorubric.view import CriterionEntry
 from rubric_lsp.rules.context import CheckContext
@@ -143,7 +143,7 @@ _AND_VERB = re.compile(
 )
 
 
-def check_requirement(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion) -> None:
+def check_requirement(ctx: CheckContext, entry: CriterionEntry, criterion: CriterionValues) -> None:
     node = entry.node.get("requirement")
     if node is None:
         return
