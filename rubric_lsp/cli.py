@@ -1,4 +1,4 @@
-"""Command line: ``rubric {lint,grade,calibrate,label,serve,schema,patterns,rule,convert}``, ``rubric-lint``, ``rubric-lsp``.
+"""Command line: ``rubric {lint,grade,calibrate,review,label,serve,schema,patterns,rule,convert}``, ``rubric-lint``, ``rubric-lsp``.
 
 Heavy parts (the grading engine with litellm, the language server with pygls) are
 imported only by the subcommands that need them.
@@ -129,6 +129,9 @@ def build_parser(prog: str = "rubric") -> argparse.ArgumentParser:
     )
     calibrate.add_argument("args", nargs=argparse.REMAINDER)
 
+    review = sub.add_parser("review", help="ask the judge whether a rubric's criteria can be applied consistently")
+    review.add_argument("args", nargs=argparse.REMAINDER)
+
     label = sub.add_parser("label", help="label a file's items on a page in the browser (docs/labelling.md)")
     label.add_argument("args", nargs=argparse.REMAINDER)
 
@@ -153,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None = None, prog: str = "rubric") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog)
-    if argv and argv[0] in ("grade", "calibrate", "label", "serve", "convert"):
+    if argv and argv[0] in ("grade", "calibrate", "review", "label", "serve", "convert"):
         return _delegate(argv[0], argv[1:])
     try:
         args = parser.parse_args(argv)
@@ -189,6 +192,10 @@ def _delegate(command: str, argv: list[str]) -> int:
         from rubric_lsp.commands.calibrate import main as calibrate_main
 
         return calibrate_main(argv)
+    if command == "review":
+        from rubric_lsp.commands.review import main as review_main
+
+        return review_main(argv)
     if command == "label":
         from rubric_lsp.commands.label import main as label_main
 

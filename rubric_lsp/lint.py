@@ -71,6 +71,7 @@ def lint_text(
     explicit: bool = True,
     root_dir: Path | None = None,
     smells: bool = False,
+    defer_smells: bool = False,
 ) -> LintResult:
     """Lint one document.
 
@@ -80,10 +81,11 @@ def lint_text(
     ``root_dir`` is the workspace (the editor's folder); None: the file's repository, else
     the settings' folder, else the current directory (:mod:`rubric_lsp.workspace`).
     ``smells`` (the editor) runs the smell rules on by default (docs/smells.md); elsewhere they run only
-    when the settings select them.
+    when the settings select them. ``defer_smells`` runs none of them here, whatever the settings: the caller
+    runs them after, with :func:`smell_pass` (the server publishes the other findings first).
     """
     with gc_paused():  # see gc_paused: the collector's passes over fresh nodes cost more than the checks
-        return _lint_text(source, path, settings, kind, explicit, root_dir, smells)
+        return _lint_text(source, path, settings, kind, explicit, root_dir, smells, defer_smells)
 
 
 def _lint_text(
@@ -94,6 +96,7 @@ def _lint_text(
     explicit: bool,
     root_dir: Path | None,
     smells: bool = False,
+    defer_smells: bool = False,
 ) -> LintResult:
     settings = settings or Settings()
     limits = DEFAULT_LIMITS if settings.max_file_size is None else Limits(max_bytes=settings.max_file_size)
@@ -104,7 +107,9 @@ def _lint_text(
         return LintResult(path, doc, None)
     enabled: dict[str, bool] = {}  # checkers ask per node; the answer is per code
 
-    reads_smells = fmt is not None and fmt.criteria is not None and (smells or settings.names_smells())
+    reads_smells = (
+        not defer_smells and fmt is not None and fmt.criteria is not None and (smells or settings.names_smells())
+    )
 
     def is_enabled(code: str) -> bool:
         answer = enabled.get(code)
@@ -132,20 +137,33 @@ def _lint_text(
     if reads_smells and fmt is not None:
         ctx.criteria = _criteria_of(fmt, doc, ctx)
         checks = checks + _smell_checkers()
+    _run(checks, ctx)
+    out = _deferred(_finish(ctx, settings))
+    return LintResult(path, doc, fmt, out, ctx.dependencies, ctx.cache)
+
+
+def _run(checks: list[Any], ctx: CheckContext) -> None:
+    doc = ctx.document
     for check in checks:
         if not doc.readable and getattr(check, "needs_nodes", True):
             continue
         try:
             check(ctx)
-        except Exception:  # a checker bug must not hide the other findings
-            log.exception("checker %s failed on %s", getattr(check, "__name__", check), path)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # a checker bug (a plugin's sys.exit too) must not hide the other findings
+            log.exception("checker %s failed on %s", getattr(check, "__name__", check), doc.path)
             ctx.report(
                 INTERNAL_ERROR,
                 doc.lines.single_line_span(0) if doc.text else _empty(),
                 f"Internal error in check '{getattr(check, '__name__', check)}'; please report it. "
                 "Other checks still ran.",
             )
-    suppress = suppressions(doc)
+
+
+def _finish(ctx: CheckContext, settings: Settings) -> list[Diagnostic]:
+    """The findings reported, less the suppressed and the repeated, at the settings' severities, in order."""
+    suppress = suppressions(ctx.document)
     out: list[Diagnostic] = []
     seen: set[tuple[str, int, int, str]] = set()
     for diag in ctx.diagnostics:
@@ -158,18 +176,60 @@ def _lint_text(
         severity = settings.severity_for(diag.code, diag.severity)
         out.append(replace(diag, severity=severity) if severity != diag.severity else diag)
     out.sort(key=Diagnostic.sort_key)
-    return LintResult(path, doc, fmt, out, ctx.dependencies, ctx.cache)
+    return out
+
+
+def _deferred(found: list[Diagnostic]) -> list[Diagnostic]:
+    """``found`` less the findings whose rule defers to an overlapping finding of another (``Rule.defers_to``)."""
+    codes = {d.code for d in found}
+    if not any((r := registered_rule(c)) is not None and set(r.defers_to) & codes for c in codes):
+        return found
+
+    def superseded(diag: Diagnostic) -> bool:
+        rule = registered_rule(diag.code)
+        return rule is not None and any(
+            other.code in rule.defers_to and other.span.start < diag.span.end and diag.span.start < other.span.end
+            for other in found
+        )
+
+    return [d for d in found if not superseded(d)]
+
+
+def smell_pass(result: LintResult, settings: Settings | None = None, *, editor: bool = True) -> LintResult:
+    """``result`` (a lint with ``defer_smells``) with the smell rules' findings added: they read the document and
+    the view the lint built. ``editor``: every smell rule on by default runs, as ``lint_text(smells=True)``.
+    ``result`` itself when no smell rule applies."""
+    settings = settings or Settings()
+    fmt, doc = result.format, result.document
+    if fmt is None or fmt.criteria is None or not doc.readable or not (editor or settings.names_smells()):
+        return result
+    path = result.path
+
+    def is_enabled(code: str) -> bool:
+        return code.startswith(SMELLS) and settings.is_enabled(code, path) and _smell_enabled(code, settings, editor)
+
+    with gc_paused():
+        ctx = CheckContext(document=doc, format_name=fmt.name, root_dir=None, is_enabled=is_enabled)
+        ctx.cache = result.shared  # the view the lint built, and what the smells find, shared with the faces
+        ctx.criteria = _criteria_of(fmt, doc, ctx)
+        _run(_smell_checkers(), ctx)
+        found = _finish(ctx, settings)
+    if not found:
+        return result
+    merged = _deferred(sorted(result.diagnostics + found, key=Diagnostic.sort_key))
+    return replace(result, diagnostics=merged)
 
 
 def _units_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
     """The file's calibration units, read when the calibration rule asks (over the view the checkers built)."""
 
+    cache = ctx.cache  # not ctx: a closure held by ctx that held ctx would make every document cyclic garbage
+
     def units() -> list[Any]:
         hook = fmt.calibration_hook()
         if hook is None:
             return []
-        view = ctx.view(fmt.view_key, lambda _root: fmt.build_view(doc)) if fmt.view_key else None
-        return hook.document_units(doc, view)
+        return hook.document_units(doc, _view_in(cache, fmt, doc))
 
     return units
 
@@ -228,11 +288,22 @@ def _labelled_in(doc: Document) -> Any:
 def _criteria_of(fmt: Format, doc: Document, ctx: CheckContext) -> Any:
     """The file's criterion texts, read when a smell rule asks (over the view the checkers built)."""
 
+    cache = ctx.cache  # (see _units_of)
+
     def criteria() -> list[Any]:
-        view = ctx.view(fmt.view_key, lambda _root: fmt.build_view(doc)) if fmt.view_key else None
-        return fmt.criteria_of(doc, view)
+        return fmt.criteria_of(doc, _view_in(cache, fmt, doc))
 
     return criteria
+
+
+def _view_in(cache: dict[str, Any], fmt: Format, doc: Document) -> Any:
+    """The format's view, from the checkers' shared cache (built there once, as ``CheckContext.view`` does)."""
+    key = fmt.view_key
+    if key is None:
+        return None
+    if key not in cache:
+        cache[key] = fmt.build_view(doc) if doc.root is not None else None
+    return cache[key]
 
 
 def _smell_checkers() -> list[Any]:

@@ -64,6 +64,17 @@ def judge_server(monkeypatch):
         litellm.error_logs.clear()
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _close_the_shared_javascript_isolate() -> Iterator[None]:
+    """The V8 isolate promptfoo's regex assertions run in is made on first use and kept for the process's
+    life (grading/javascript.py: an isolate per pattern would cost ~40 times more), with the event loop and
+    thread mini-racer gives each isolate. The module whose tests made it closes it: not left to the next."""
+    yield
+    javascript = sys.modules.get("rubric_lsp.formats.promptfoo.grading.javascript")
+    if javascript is not None:
+        javascript.close_shared_isolate()
+
+
 def use_judge(monkeypatch, server, key: str, cache_dir: Path | None = None) -> None:
     """Point ``rubric grade`` (and anything reading the environment) at ``server`` as ``openai/judge``,
     with ``key`` as the API key and, when given, ``cache_dir`` as the verdict cache."""

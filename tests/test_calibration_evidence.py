@@ -232,3 +232,44 @@ def test_what_a_record_keeps_per_unit(tmp_path, items, capsys):
     assert size < 60 * items + 400  # ~40 bytes a labelled item, a single ask
     # the figures computed again from 10,000 lines stay cheap enough for every lint
     assert gate.decide(gate.Found(data, data["units"][0], path), gate.Rules(), lambda _s: labels_of(unit)).calibrated
+
+
+def test_rows_labelling_one_output_alike_are_one_line_standing_for_them(tmp_path):
+    # A labels file labels the same few outputs over many rows: each distinct line is written once with its
+    # count, and the figures, the gate and the labels' staleness read the same as from one line per row.
+    base = samples(3, 20)
+    assert not base.failed and len(base.pairs) == 20
+    rows = 20 * 500
+    repeated = UnitSamples(
+        **{
+            **base.__dict__,
+            "pairs": base.pairs * 500,
+            "judged": {i: base.judged[i % 20] for i in range(rows)},
+            "labelled": {i: base.labelled[i % 20] for i in range(rows)},
+        }
+    )
+    path, data = written(tmp_path, [[repeated]])
+    unit = data["units"][0]
+    assert len(unit["evidence"]["items"]) == 20 and all(line.endswith(" *500") for line in unit["evidence"]["items"])
+    assert unit["figures"]["labels"] == rows
+    assert evidence.mismatch(unit["figures"], evidence.figures_of(unit["evidence"], "binary", None)) is None
+    marks: dict[str, list[str]] = {}
+    for seen in repeated.labelled.values():  # the labelled set now: each item's labels, as a labels file gives them
+        marks.setdefault(seen.item, []).append(seen.label)
+    now = {repeated.id: {item: "+".join(sorted(m)) for item, m in marks.items()}}
+    assert gate.decide(gate.Found(data, unit, path), gate.Rules(), lambda _s: now).calibrated
+
+
+@pytest.mark.parametrize(
+    "first,second",
+    [("*1", ""), ("*0", ""), ("*x", ""), ("*99999999999", ""), ("*9999999", "*9999999")],
+    ids=["one", "zero", "not-a-number", "ten-digits", "past-the-limit"],
+)
+def test_a_count_that_is_none_or_too_large_is_damaged(tmp_path, first, second):
+    _path, data = written(tmp_path, [[samples(3, 4)]])
+    items = data["units"][0]["evidence"]["items"]
+    items[0] += f" {first}"
+    if second:
+        items[1] += f" {second}"
+    with pytest.raises(evidence.Damaged):
+        evidence.rows_of(data["units"][0]["evidence"])

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
+from typing import Any
 
 from tests.raw_client import RawClient
 
@@ -17,8 +19,8 @@ RUBRIC = "rubric:\n  - name: greets\n    requirement: Greets the user\n"
 NO_KEYS = {"OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": "", "RUBRIC_JUDGE_MODEL": "", "RUBRIC_JUDGE_API_BASE": ""}
 
 
-def _start(tmp_path: Path, options: dict) -> RawClient:
-    client = RawClient(tmp_path, env=NO_KEYS)
+def _start(tmp_path: Path, options: dict, stderr: Any = subprocess.PIPE) -> RawClient:
+    client = RawClient(tmp_path, env=NO_KEYS, stderr=stderr)
     rid = client.send(
         "initialize",
         {
@@ -59,7 +61,11 @@ def _log_messages(client: RawClient) -> list[dict]:
 
 
 def test_no_model_is_an_error_with_data_in_editor_wording(tmp_path: Path):
-    client = _start(tmp_path, {})
+    # The server's stderr goes to a file: RawClient.close closes the pipes, and a pipe read before the
+    # server exits could wait for ever. The file is read once the server is gone, so it holds all of it.
+    stderr_path = tmp_path / "server.stderr"
+    with stderr_path.open("wb") as stderr_file:
+        client = _start(tmp_path, {}, stderr=stderr_file)
     try:
         reply = _grade(client, tmp_path)
         error = reply["error"]
@@ -70,7 +76,7 @@ def test_no_model_is_an_error_with_data_in_editor_wording(tmp_path: Path):
         assert any(m["type"] == 2 and "grading refused" in m["message"] for m in logs), logs  # Warning
     finally:
         client.close()
-    stderr = client.proc.stderr.read().decode(errors="replace") if client.proc.stderr else ""
+    stderr = stderr_path.read_text(errors="replace")
     if not os.environ.get("RUBRIC_LSP_LOG"):  # debugging the server keeps a copy on stderr
         assert "grading refused" not in stderr and "rubric_lsp" not in stderr, stderr
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import logging
+import os
 import sys
 
 import pytest
@@ -107,6 +109,38 @@ def test_failures_never_leak_the_key_and_exit_2(env, judge_server, capfd, caplog
     assert all(r.headers.get("authorization") == f"Bearer {SECRET}" for r in judge_server.completions)
     files = [p for p in (env / "cache").rglob("*") if p.is_file()] if (env / "cache").exists() else []
     assert all(SECRET.encode() not in p.read_bytes() for p in files)
+
+
+def test_a_failed_grading_leaves_its_verdict_cache_closed_without_the_collector(env, judge_server, capfd):
+    """A judge call that fails leaves no reference cycle holding the judge, and so its verdict cache: its
+    SQLite files are closed when the grading ends, not at a full collection, nor never once a freeze
+    (runtime/gc.py) caught the cycle (CI: verdicts.sqlite left open after this module)."""
+    judge_server.default = Reply.error(401, "Incorrect API key provided")
+    cache = env / "cache"
+    gc.collect()
+    collecting = gc.isenabled()
+    gc.disable()  # what only the collector would free stays: the freeze's effect, made certain
+    try:
+        for _ in range(2):  # the first call in a process imports litellm and takes other paths
+            code, _out, _err = run(
+                capfd, str(env / "rubric.yaml"), "--response", str(env / "response.txt"), "--retries", "0"
+            )
+            assert code == 2
+        still_open = [target for target in _open_paths() if target.startswith(str(cache))]
+    finally:
+        if collecting:
+            gc.enable()
+    assert still_open == []
+
+
+def _open_paths() -> list[str]:
+    paths = []
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            paths.append(os.readlink(f"/proc/self/fd/{name}"))
+        except OSError:  # the listing's own descriptor
+            continue
+    return paths
 
 
 def test_missing_key_is_reported_before_any_call(env, judge_server, capfd, monkeypatch):

@@ -297,6 +297,7 @@ class RecordingClient(RawClient):
         except Exception:
             self.proc.kill()
         self.raw += self.proc.stdout.read()  # whatever it wrote after the last answer read
+        super().close(shutdown=False)  # its pipes (a server still running is killed)
         self._stderr.close()
         return self.stderr_path.read_text(errors="replace")
 

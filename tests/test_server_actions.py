@@ -114,8 +114,15 @@ async def test_every_fixable_rule_has_a_case_that_trips_it():
         result = lint_text(text, name, explicit=False)
         if any(d.code == code and d.fix is not None for d in result.diagnostics):
             covered.add(code)
-    fixable = {r.code for r in all_rules() if r.fixable}
+    # The smell rules' fixes (RL301's split) come in the editor's second publish: tests/test_server_smells.py.
+    fixable = {r.code for r in all_rules() if r.fixable and not r.code.startswith("RL3")}
     assert fixable - covered == set()
+
+
+def _without_smells(found: list[types.Diagnostic]) -> list[types.Diagnostic]:
+    """The editor's findings less the smell rules' (docs/smells.md: on in the editor, and published after the
+    lint's own findings, so a read may come before or after them): what ``lint_text`` reports by default."""
+    return [d for d in found if not str(d.code).startswith("RL3")]
 
 
 @pytest.mark.parametrize("code,name,text", EXAMPLES, ids=[e[0] for e in EXAMPLES])
@@ -152,7 +159,7 @@ async def test_quick_fix_applies_and_relints_clean(client: LanguageClient, code:
         raise AssertionError(f"{code} still fixable after 10 rounds")
     # re-linted: what the server reports now is what the linter says about the fixed text,
     # and nothing fixable of this rule is left
-    after = await s.diagnostics(uri)
+    after = _without_smells(await s.diagnostics(uri))
     core = lint_text(s.texts[uri], path, explicit=False).diagnostics
     assert sorted(str(d.code) for d in after) == sorted(d.code for d in core)
     assert not [d for d in core if d.code == code and d.fix is not None]
@@ -204,7 +211,7 @@ async def test_fix_all(client: LanguageClient):
     assert [a.kind for a in actions] == ["source.fixAll.rubric"]
     new_text = await s.apply(uri, actions[0].edit)
     assert "requirement: Says hello" in new_text and "weight: 3" in new_text
-    remaining = [d for d in await s.diagnostics(uri)]
+    remaining = _without_smells(await s.diagnostics(uri))
     core = lint_text(new_text, "a.rubric.yaml", explicit=False)
     assert not [d for d in core.diagnostics if d.fix is not None and d.fix.safe]
     assert len(remaining) == len(core.diagnostics)

@@ -98,6 +98,10 @@ class Client(RawClient):
             self.proc.wait(timeout=10)
         except Exception:
             self.proc.kill()
+        finally:
+            # closes its pipes (and kills a server still running): a failed seed's traceback keeps this
+            # client alive, and with it the pipes, past the module's end (the leak guard's catch)
+            super().close(shutdown=False)
 
 
 MILD = ["x", "é", "🎉", "7", ""]

@@ -170,3 +170,37 @@ def test_the_language_tool_stays_off_the_default_lint_path(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert "LOADED=\n" in done.stdout, done.stdout + done.stderr
+
+
+def _one(requirement: str) -> str:
+    return f"- name: a\n  requirement: {requirement}\n  weight: 5\n"
+
+
+def test_bundled_requirement_defers_to_double_barreled_where_both_read_it():
+    """AR019 and RL301 say the same of one requirement; where the smell rules run, RL301 (which names the two
+    parts and offers the split) is the one reported. AR019 stays where the smells do not run, and where RL301
+    does not read two requirements."""
+    both = _one("The response acknowledges the order number and offers a refund.")
+    assert [d.code for d in lint_text(both, "r.rubric.yaml").diagnostics] == ["AR019"]
+    assert [d.code for d in lint_text(both, "r.rubric.yaml", smells=True).diagnostics] == ["RL301"]
+    alone = _one("empathetic and offers to help troubleshoot")  # one requirement, as the corpus labels it
+    found = [d.code for d in lint_text(alone, "r.rubric.yaml", smells=True).diagnostics]
+    assert "AR019" in found and "RL301" not in found
+
+
+def test_a_promptfoo_value_read_from_a_text_file_is_read(tmp_path):
+    (tmp_path / "rubric.txt").write_text("The response includes the Authorization header if needed.\n", "utf-8")
+    (tmp_path / "script.py").write_text("def get_assert(output, context):\n    return 'is polite if needed'\n", "utf-8")
+    config = (
+        "prompts: ['hi']\nproviders: [echo]\ntests:\n  - assert:\n"
+        "      - type: llm-rubric\n        value: file://rubric.txt\n"
+        "      - type: llm-rubric\n        value: file://script.py\n"
+        "      - type: llm-rubric\n        value: file://missing.txt\n"
+    )
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text(config, encoding="utf-8")
+    found = lint_text(config, str(path), smells=True)
+    hedges = [d for d in found.diagnostics if d.code == "RL303"]
+    assert len(hedges) == 1 and "'if needed'" in hedges[0].message  # the script is never run
+    assert words_of(found, "RL303") == ["file://rubric.txt"]  # reported on the reference
+    assert str(tmp_path / "rubric.txt") in found.dependencies  # an edit to it re-lints the config

@@ -3,7 +3,9 @@
 Each labelled item graded is one line, ``"<item> <label> <truth> <verdict>…"``: the fingerprint of what the
 judge read of the item (its response, its question: never its text), a short fingerprint of the human label as
 written, the label's category and each column's verdict (positions in the unit's ``scale``; ``!`` a failed ask,
-``-`` not asked, ``?`` a label that is no category). Its columns are the record's judge, then each ``--repeat``
+``-`` not asked, ``?`` a label that is no category); identical lines are written once, ending ``*N`` for the N items
+they stand for (a labels file's rows that label one output alike), so a million rows of a thousand outputs are
+a few thousand lines. Its columns are the record's judge, then each ``--repeat``
 ask, then each judge of a panel alone. The record's figures are computed from these lines
 (:func:`figures_of`), and so are they again wherever the record is trusted (``rubric grade
 --require-calibrated``, RL020, the hover): a figure block that does not follow from its evidence is a damaged
@@ -23,6 +25,8 @@ ITEM_DIGITS = 16
 LABEL_DIGITS = 8
 FAILED, NOT_ASKED, NO_CATEGORY = "!", "-", "?"
 MAX_COLUMNS = 400  # 20 asks × 20 judges: more is no record of ours
+REPEAT = "*"  # a line's last part ``*N``: it stands for N items (rows of a labels file with one output and label)
+MAX_ITEMS = 10_000_000  # items a unit's evidence may stand for: more is no record of ours (nor memory to read it)
 
 
 class Damaged(ValueError):
@@ -56,7 +60,7 @@ def build(columns: Sequence[tuple[dict[str, Any], UnitSamples]]) -> dict[str, An
             scale.append(category)
         return str(index[category])
 
-    lines = []
+    counts: dict[str, int] = {}  # each distinct line and how many items it stands for, in the items' order
     for item in sorted(first.labelled):
         seen = first.labelled[item]
         truth = NO_CATEGORY if seen.truth is None else at(seen.truth)
@@ -64,7 +68,9 @@ def build(columns: Sequence[tuple[dict[str, Any], UnitSamples]]) -> dict[str, An
             NOT_ASKED if item not in unit.judged else FAILED if unit.judged[item] is None else at(unit.judged[item])
             for _, unit in columns
         ]
-        lines.append(" ".join([seen.item, seen.label, truth, *verdicts]))
+        line = " ".join([seen.item, seen.label, truth, *verdicts])
+        counts[line] = counts.get(line, 0) + 1
+    lines = [line if n == 1 else f"{line} {REPEAT}{n}" for line, n in counts.items()]
     data: dict[str, Any] = {
         "scale": [first.names.get(c, str(c)) for c in scale],
         "compared": len(first.categories),
@@ -104,16 +110,30 @@ def rows_of(evidence: Any) -> list[Row]:
     verdicts.update({FAILED: FAILED, NOT_ASKED: NOT_ASKED})
     truths[NO_CATEGORY] = None
     width = 3 + len(columns)
-    rows = []
+    rows: list[Row] = []
     for number, line in enumerate(lines, 1):
         parts = line.split(" ") if isinstance(line, str) else []
-        if len(parts) != width:
+        times = _repeats(parts, width)
+        if len(parts) != width or times is None:
             raise Damaged(f"its evidence's item {number} is not '<item> <label> <truth> <verdict>…'")
+        if len(rows) + times > MAX_ITEMS:
+            raise Damaged(f"its evidence holds more than {MAX_ITEMS:,} items")
         try:
-            rows.append(Row(parts[0], parts[1], truths[parts[2]], tuple(verdicts[p] for p in parts[3:])))
+            row = Row(parts[0], parts[1], truths[parts[2]], tuple(verdicts[p] for p in parts[3:]))
         except KeyError:
             raise Damaged(f"its evidence's item {number} names a category its scale does not have") from None
+        rows.extend([row] * times)  # one object shared by the items a line stands for
     return rows
+
+
+def _repeats(parts: list[str], width: int) -> int | None:
+    """How many items a line stands for (its last part ``*N``, popped; else 1); None when ``*N`` is no count."""
+    if len(parts) != width + 1 or not parts[-1].startswith(REPEAT):
+        return 1
+    count = parts.pop()[1:]
+    if not (count.isascii() and count.isdigit() and len(count) <= 9 and int(count) >= 2):
+        return None
+    return int(count)
 
 
 def samples(evidence: Mapping[str, Any], rows: Sequence[Row], kind: str, col: int = 0) -> UnitSamples:

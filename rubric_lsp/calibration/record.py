@@ -12,17 +12,19 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rubric_lsp.calibration import record_file
+from rubric_lsp.calibration.settings import MAX_RECORD_BYTES as MAX_RECORD_BYTES
 from rubric_lsp.calibration.settings import SUFFIX as SUFFIX
 from rubric_lsp.document.files import TooLarge, read_regular
 
 RECORD_VERSION = 1
 DIGITS = 4
-MAX_RECORD_BYTES = 8 * 1024 * 1024  # ~40,000 units' figures; anything larger is not a record of ours
 # What a unit's fingerprints cover, in the order staleness names them.
 CAUSES = ("text", "judge", "prompt", "settings")
 
@@ -132,23 +134,54 @@ def dumps(record: Mapping[str, Any]) -> str:
 
 
 def write(path: Path, record: Mapping[str, Any]) -> None:
-    """Write the record whole or not at all (a temporary file renamed over the old one)."""
+    """Write the record whole or not at all, through a symlink, one writer at a time (``record_file.py``)."""
     text = dumps(record)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    with record_file.writer_lock(path):
+        record_file.write_atomic(path, text)
 
 
-def save(path: Path, record: Mapping[str, Any]) -> bool:
+def save(path: Path, record: Mapping[str, Any], protected: Sequence[Path] = ()) -> bool:
     """Write ``record`` to ``path`` unless the record there differs from it in its date alone (a re-run that
-    measured the same keeps the old file, so it shows no diff); whether it wrote. OSError when it cannot."""
-    try:
-        if path.exists() and same_but_date(read(path), record):
-            return False
-    except RecordError:
-        pass  # a damaged record is replaced
-    write(path, record)
+    measured the same keeps the old file, so it shows no diff); whether it wrote. Only a record of ours is
+    replaced, never ``protected`` files (the labelled set) nor anything that is not a regular file
+    (``record_file.refusal``): RecordFileError, an OSError, as when the file cannot be written."""
+    text = dumps(record)
+    with record_file.writer_lock(path):  # the comparison and the write are one writer's
+        problem = write_refusal(path, protected)
+        if problem is not None:
+            raise record_file.RecordFileError(problem)
+        try:
+            if path.exists() and same_but_date(read(path), record):
+                return False
+        except RecordError:
+            pass  # a damaged record of ours is replaced
+        record_file.write_atomic(path, text)
     return True
+
+
+def write_refusal(path: Path, protected: Sequence[Path] = ()) -> str | None:
+    """Why :func:`save` would refuse to write a record to ``path`` (one line), or None: asked before any judge
+    call, so a grading is never spent on a record that cannot be written."""
+    return record_file.refusal(path, _not_ours, protected)
+
+
+def _not_ours(path: Path) -> str | None:
+    """None when ``path`` holds a calibration record of ours, even a damaged or older one (a JSON object naming
+    this tool and a ``calibration`` version); else why not."""
+    try:
+        data = read_regular(path, MAX_RECORD_BYTES)
+    except TooLarge:
+        return f"larger than {MAX_RECORD_BYTES // (1024 * 1024)} MiB"
+    except OSError as exc:
+        return f"cannot read it: {exc.strerror or exc}"
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return "not JSON" if data.strip() else "empty"
+    tool = value.get("tool") if isinstance(value, dict) else None
+    if isinstance(tool, dict) and tool.get("name") == "rubric-lsp" and "calibration" in value:
+        return None
+    return "no 'calibration' and 'tool' of rubric-lsp"
 
 
 def _rounded(value: Any) -> Any:
@@ -182,7 +215,9 @@ def loads(data: bytes | str, name: str = "calibration record") -> dict[str, Any]
     """:func:`read` for text already in hand."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
-        record = json.loads(text, parse_constant=_no_constant)
+        record = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_float_range_int)
+    except _NotANumber as exc:
+        raise RecordError(f"{name}: not a calibration record ({exc})") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise RecordError(f"{name}: not a calibration record (not JSON: {_short(exc)})") from None
     problem = _shape_problem(record)
@@ -191,8 +226,30 @@ def loads(data: bytes | str, name: str = "calibration record") -> dict[str, Any]
     return record
 
 
+class _NotANumber(ValueError):
+    """A number a record cannot hold (one line: which)."""
+
+
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
+    raise _NotANumber(f"{name} is not a number JSON allows")
+
+
+# A record's numbers are read as floats (figures, counts): one past a float's range would crash every reader that
+# computes with it (OverflowError), and 1e400 reads as Infinity, so each is refused where the record is read.
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotANumber(f"the number {text[:20]}{'…' if len(text) > 20 else ''} is outside a float's range")
+    return value
+
+
+def _float_range_int(text: str) -> int:
+    if len(text) > 400:  # past any float (and int() refuses over 4,300 digits)
+        raise _NotANumber(f"the number {text[:20]}… is outside a float's range")
+    value = int(text)
+    if abs(value) > sys.float_info.max:
+        raise _NotANumber(f"the number {text[:20]}… is outside a float's range")
+    return value
 
 
 def _short(exc: BaseException) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SUFFIX = ".calibration.json"  # a file's record: ``<name>.calibration.json`` beside it
+MAX_RECORD_BYTES = 8 * 1024 * 1024  # ~40,000 units' figures; anything larger is not a record of ours
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ how several judges agreed with one another.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,11 +55,11 @@ class UnitSamples:
     pairs: list[tuple[Any, Any]] = field(default_factory=list)  # (human, judge), neither abstained
     abstained: dict[str, int] = field(default_factory=dict)  # both / judge_only / truth_only
     failed: int = 0  # judge calls that failed: neither agreement nor disagreement
-    judged: dict[int, Any] = field(default_factory=dict)  # item → the judge's category (None: failed)
-    reasons: dict[int, str] = field(default_factory=dict)  # item → the judge's reason
+    judged: Mapping[int, Any] = field(default_factory=dict)  # item → the judge's category (None: failed)
+    reasons: Mapping[int, str] = field(default_factory=dict)  # item → the judge's reason
     settings: dict[str, Any] = field(default_factory=dict)  # the format's grading options that change its verdict
     judge: OwnJudge | None = None  # the judge the file named for it, when that (not the grading's) graded it
-    labelled: dict[int, Labelled] = field(default_factory=dict)  # item → its label, for the record's evidence
+    labelled: Mapping[int, Labelled] = field(default_factory=dict)  # item → its label, for the record's evidence
 
 
 @dataclass(frozen=True)

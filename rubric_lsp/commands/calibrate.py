@@ -24,8 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration import record
-from rubric_lsp.calibration.labels import LabelsError, is_labels_file, read_labels
+from rubric_lsp.calibration.labels import LabelsError, LabelsFile, is_labels_file, survey
 from rubric_lsp.commands import exit_codes
+from rubric_lsp.commands.unit_smells import unit_smells
+from rubric_lsp.document.files import read_regular_text
+from rubric_lsp.rules.smells.evidence import smell_lines
 
 EXIT_OK, EXIT_ERROR = 0, 2
 # rubric grade's flags that say which judge and how to call it (its parser holds their help and checks),
@@ -135,31 +138,42 @@ def _run(args: argparse.Namespace) -> int:
 
     if not is_labels_file(args.labelled):
         try:
-            text = args.labelled.read_text(encoding="utf-8")
+            text = read_regular_text(args.labelled, sys.maxsize)  # a regular file (never a FIFO), any size as grade
         except (OSError, UnicodeDecodeError) as exc:
-            return _fail(f"cannot read {args.labelled}: {exc}")
+            return _fail(f"cannot read {args.labelled}: {_reason(exc)}")
+        output = args.output or _record_path(args.labelled)
+        if (refused := record.write_refusal(output, [args.labelled])) is not None:
+            return _fail(refused)
         request = GradeRequest(text, str(args.labelled), RequestKind.DATASET, limit=args.limit, options=_options(args))
-        return _calibrate(args, request, args.output or _record_path(args.labelled))
-    # A labels file: one record per file its rows label, beside that file.
+        return _calibrate(args, request, output, [args.labelled])
+    # A labels file: one record per file its rows label, beside that file. Every row is read and checked first
+    # (streamed: the rows are read again by each grading, never held).
+    limit = args.limit or None
     try:
-        rows = read_labels(args.labelled, args.config)
+        found = survey(args.labelled, args.config, limit=limit)
     except LabelsError as exc:
         return _fail(str(exc))
-    if (unnamed := next((r for r in rows if r.config is None), None)) is not None:
+    for note in found.notes:
+        print(f"rubric calibrate: {note}", file=sys.stderr)
+    if None in found.configs:
+        unnamed = next(r for r in LabelsFile(args.labelled, args.config, limit=limit) if r.config is None)
         return _fail(f"{unnamed.where}: no 'config' column and no --config: which file's units does it label?")
-    groups: dict[Path, list[Any]] = {}
-    for row in rows[: args.limit or None]:
-        groups.setdefault(row.config or args.config, []).append(row)
-    if args.output is not None and len(groups) > 1:
-        return _fail(f"the rows label {len(groups)} files, so there is one record each: leave out --output")
+    configs = [config for config in found.configs if config is not None]
+    if args.output is not None and len(configs) > 1:
+        return _fail(f"the rows label {len(configs)} files, so there is one record each: leave out --output")
+    outputs = {config: args.output or _record_path(config) for config in configs}
+    for output in outputs.values():  # refused before any judge call
+        if (refused := record.write_refusal(output, [args.labelled, *configs])) is not None:
+            return _fail(refused)
     worst = EXIT_OK
-    for config, labelled in groups.items():
+    for config, output in outputs.items():
         try:
-            text = config.read_text(encoding="utf-8")
+            text = read_regular_text(config, sys.maxsize)
         except (OSError, UnicodeDecodeError) as exc:
-            return _fail(f"cannot read {config} (named by {labelled[0].where}): {exc}")
-        request = GradeRequest(text, str(config), RequestKind.LABELS, labels=tuple(labelled), options=_options(args))
-        worst = max(worst, _calibrate(args, request, args.output or _record_path(config)))
+            return _fail(f"cannot read {config} (named by {args.labelled}): {_reason(exc)}")
+        rows = LabelsFile(args.labelled, args.config, only=config, limit=limit)
+        request = GradeRequest(text, str(config), RequestKind.LABELS, labels=rows, options=_options(args))
+        worst = max(worst, _calibrate(args, request, output, [args.labelled, *configs]))
     return worst
 
 
@@ -167,7 +181,11 @@ def _record_path(path: Path) -> Path:
     return record.record_path(path)
 
 
-def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
+def _reason(exc: Exception) -> str:
+    return str(exc.strerror or exc) if isinstance(exc, OSError) else str(exc)
+
+
+def _calibrate(args: argparse.Namespace, request: Any, output: Path, protected: list[Path]) -> int:
     """Grade ``request`` (``--repeat`` times; with several ``--model``s, each model alone too) and write
     its record to ``output``."""
     from rubric_lsp.calibration.measure import table_lines
@@ -184,11 +202,13 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
     data = graded.record(
         labelled=args.labelled, output=output, threshold=args.agreement_threshold, units_file=Path(request.path)
     )
-    if (written := _write(output, data)) is not None:
+    if (written := _write(output, data, protected)) is not None:
         return written
     alone = f"; each of {', '.join(graded.models)} alone" if len(graded.models) > len(judge.models) else ""
     print(f"calibration of {request.path} ({', '.join(judge.models)}{alone}) written to {output}:")
     for line in table_lines(data):
+        print(line)
+    for line in smell_lines(unit_smells(request.text, request.path), data["units"]):
         print(line)
     if graded.failed:
         print(
@@ -199,10 +219,10 @@ def _calibrate(args: argparse.Namespace, request: Any, output: Path) -> int:
     return EXIT_OK
 
 
-def _write(path: Path, data: dict[str, Any]) -> int | None:
+def _write(path: Path, data: dict[str, Any], protected: list[Path]) -> int | None:
     """Write the record (kept as it is when only its date would change); an exit code when it cannot be."""
     try:
-        record.save(path, data)
+        record.save(path, data, protected)
     except OSError as exc:
         return _fail(f"cannot write the calibration record {path}: {exc.strerror or exc}")
     return None

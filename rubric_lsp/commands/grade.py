@@ -30,6 +30,7 @@ from rubric_lsp.commands import exit_codes
 from rubric_lsp.commands.grade_calibration import NotCalibrated, prepare, require
 from rubric_lsp.commands.grade_progress import with_progress
 from rubric_lsp.commands.grade_request import request_for
+from rubric_lsp.commands.unit_smells import smells_in_ranges
 from rubric_lsp.engine.extra import report_extra_missing
 from rubric_lsp.engine.failures import GradingStopped
 from rubric_lsp.engine.judge import PROMPT_VERSION
@@ -320,10 +321,11 @@ def _run(args: argparse.Namespace) -> int:
         )
     except (GradingError, GradingStopped, MissingCredentials, ValueError) as exc:  # (GradingStopped: the run file)
         return _fail(str(exc))
-    if (
-        args.report is not None
-        and (written := _write_report(args.report, request, result, time.perf_counter() - started, calibration))
-        is not None
+    # A dataset's criteria's smells beside their figures (the text and the page; the JSON is the result's own).
+    smells = _smells(request, result) if args.report is not None or args.format == "text" else {}
+    elapsed = time.perf_counter() - started
+    if args.report is not None and (
+        written := _write_report(args.report, request, result, elapsed, calibration, smells)
     ):
         return written
     if args.format == "json":
@@ -337,7 +339,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.format in ("junit", "csv"):
         sys.stdout.write(junit(result, card_rows(card) if card else ()) if args.format == "junit" else csv_text(result))
     else:
-        for line in result.text_lines() + card_lines(card, rates):
+        for line in result.text_lines() + card_lines(card, rates) + _smell_lines(result, smells):
             print(line)
     code = exit_code(result)
     if code == EXIT_ERROR:
@@ -458,11 +460,13 @@ def _calibration(args: argparse.Namespace, request: Any) -> Any:
     return found
 
 
-def _write_report(path: Path, request: Any, result: Any, elapsed: float, calibration: Any) -> int | None:
+def _write_report(
+    path: Path, request: Any, result: Any, elapsed: float, calibration: Any, smells: dict[int, str]
+) -> int | None:
     """Write the HTML report; an exit code when it cannot be written."""
     card, rates = (None, None) if calibration is None else (calibration.card(result), calibration.pass_rates(result))
     try:
-        html = render(request, result, elapsed=elapsed, card=card, pass_rates=rates)
+        html = render(request, result, elapsed=elapsed, card=card, pass_rates=rates, smells=smells)
     except ImportError:  # checked before the grading; a module broken since then
         return _fail(report_extra_missing() or "the HTML report cannot import jinja2 or pygal")
     try:
@@ -470,6 +474,22 @@ def _write_report(path: Path, request: Any, result: Any, elapsed: float, calibra
     except OSError as exc:
         return _fail(f"cannot write the report {path}: {exc.strerror or exc}")
     return None
+
+
+def _smells(request: Any, result: Any) -> dict[int, str]:
+    """A dataset grading's criteria that have smells (by their position in its agreement list), to show next to
+    their agreement figures (docs/smells.md, "Smells and agreement"); none for other results."""
+    if result.kind != "dataset":
+        return {}
+    agreement = result.to_json().get("agreement") or []
+    return smells_in_ranges(request.text, request.path, [entry.get("range") for entry in agreement])
+
+
+def _smell_lines(result: Any, smells: dict[int, str]) -> list[str]:
+    if not smells:
+        return []
+    agreement = result.to_json().get("agreement") or []
+    return ["smells of the criteria (docs/smells.md):"] + [f"  {agreement[i]['name']}: {s}" for i, s in smells.items()]
 
 
 def _request(args: argparse.Namespace, text: str, path: str) -> Any:

@@ -16,7 +16,7 @@ Start = Callable[[Callable[[int, int], None] | None, Any], Any]
 PLAIN_PROGRESS_EVERY_SECONDS = 10.0
 
 
-def with_progress(start: Start) -> Any:
+def with_progress(start: Start, prog: str = "rubric grade") -> Any:
     """Run the coroutine ``start(progress, meter)``, showing how it goes on standard error.
 
     On a terminal: a rich progress bar with the meter's figures (done/total, calls in flight, rate,
@@ -24,7 +24,7 @@ def with_progress(start: Start) -> Any:
     log says how far it got; a run shorter than that writes nothing."""
     meter = Meter()
     if not sys.stderr.isatty():
-        return run_loop(_with_plain_progress(start(None, meter), meter))
+        return run_loop(_with_plain_progress(start(None, meter), meter, prog))
     try:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
@@ -68,12 +68,12 @@ def run_loop(work: Any) -> Any:
     return box[0]
 
 
-async def _with_plain_progress(work: Any, meter: Meter) -> Any:
+async def _with_plain_progress(work: Any, meter: Meter, prog: str) -> Any:
     async def report() -> None:
         while True:
             await asyncio.sleep(PLAIN_PROGRESS_EVERY_SECONDS)
             figures = meter.snapshot()
-            print(f"rubric grade: {figures.done}/{figures.total} done · {figures.line()}", file=sys.stderr, flush=True)
+            print(f"{prog}: {figures.done}/{figures.total} done · {figures.line()}", file=sys.stderr, flush=True)
 
     reporter = asyncio.ensure_future(report())
     try:

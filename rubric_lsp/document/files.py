@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
+from typing import BinaryIO
 
 from rubric_lsp.document.limits import DEFAULT_LIMITS
 
@@ -59,16 +61,33 @@ def check_regular(path: str | Path, limit: int | None = None) -> int:
     return info.st_size
 
 
-def read_regular(path: str | Path, limit: int | None = None) -> bytes:
-    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes (symlinks followed)."""
-    limit = DEFAULT_LIMITS.max_bytes if limit is None else limit
-    check_regular(path, limit)
+def _open_checked(path: str | Path) -> int:
+    """A descriptor of ``path``, opened without blocking and checked to be a regular file on the descriptor."""
     # O_NONBLOCK: should the name have become a FIFO since the check, open returns instead of waiting.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise UnreadableFile(f"{path} is {_kind(info.st_mode)}, not a regular file: not read")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for reading in binary when it is a regular file (symlinks followed), of any size: for a
+    reader that streams it (a labels file of a million rows) and bounds what it holds itself."""
+    check_regular(path, sys.maxsize)
+    return os.fdopen(_open_checked(path), "rb")
+
+
+def read_regular(path: str | Path, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes (symlinks followed)."""
+    limit = DEFAULT_LIMITS.max_bytes if limit is None else limit
+    check_regular(path, limit)
+    fd = _open_checked(path)
+    try:
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))

@@ -263,6 +263,11 @@ class Judge:
             except Exception as exc:
                 # The environment (for redaction) only on a failure: merging it costs ~0.05 ms a call.
                 last, retryable, retry_after = classify(exc, self.model, self.settings.environ(), loaded_litellm())
+                # litellm keeps a failed call's exception in the call's logging object, which its own frames
+                # (in that exception's traceback) hold: a cycle, and this frame is in its traceback, so it
+                # held this judge and its verdict cache (open SQLite files) until a full collection, or for
+                # good once a freeze caught it (runtime/gc.py; a long-lived server). Classified: dropped.
+                exc.__traceback__ = None
                 if last.kind == "rate_limit":
                     slot.rate_limited(retry_after)  # may pause the whole run and cut its concurrency
                 if last.kind == "server" and not self.settings.retry_server_errors:

@@ -8,7 +8,7 @@ it passed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -26,6 +26,8 @@ class RequestKind(str, Enum):
     RESCORE = "rescore"  # score given verdicts (one per criterion) with no judge
     LABELS = "labels"  # grade the labelled outputs of a labels file against the file's units (rubric calibrate)
     RESULTS = "results"  # grade every output a results file holds (the tool's own run: tests × columns), each as run
+    REVIEW = "review"  # grade the file's criteria themselves against the review rubric (rubric review; ``labels``:
+    # a labelled set of criteria instead, for the review's calibration)
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,8 @@ class GradeRequest:
     ``test_index``: 0-based test to grade, where the format has numbered tests (None = all);
     ``limit``: grade only the first N items of a dataset; ``verdicts``: what a RESCORE scores;
     ``units``: grade only these units (by name: e.g. a judge config's graders) where the format can;
-    ``labels``: what a LABELS request grades, a labels file's rows (``calibration.labels.LabelRow``);
+    ``labels``: what a LABELS request grades, a labels file's rows (``calibration.labels.LabelRow``), which
+    may be read again from the file each time they are iterated (``calibration.labels.LabelsFile``);
     ``results``: what a RESULTS request grades, the text of a results file the file's tool wrote (and its name);
     ``options``: the format's grading options by name (``Format.grade_options``), passed to its grader
     untouched: the grader checks them and fills in their defaults.
@@ -50,7 +53,7 @@ class GradeRequest:
     limit: int | None = None
     verdicts: tuple[Any, ...] = ()  # RESCORE: the given verdicts
     units: tuple[str, ...] = ()  # names of the units to grade, where the format grades them apart (empty: all)
-    labels: tuple[Any, ...] = ()  # LABELS: the labelled rows
+    labels: Iterable[Any] = ()  # LABELS: the labelled rows (re-iterable: a grader reads them more than once)
     results: str | None = None  # RESULTS: the results file's text
     results_name: str | None = None  # RESULTS: its name, for messages
     options: Mapping[str, object] = field(default_factory=dict)

@@ -52,6 +52,7 @@ from rubric_lsp.settings import configured_kind
 T = TypeVar("T")
 Progress = Callable[[int, int], None]
 JudgeKey = tuple[str, str | None, float | None, int | None, str | None]
+REVIEW_GRADER = "rubric_lsp.review.grader:GRADER"  # loaded by name, as a format's grader is
 
 
 @dataclass
@@ -213,6 +214,15 @@ def panel_note(request: GradeRequest, settings: JudgeSettings, doc: Document | N
     )
 
 
+def review_refusal(settings: JudgeSettings) -> str | None:
+    """Why a review refuses ``settings``: it asks one judge model (its findings are one judge's answers), so
+    several are refused before any call rather than one graded and the others ignored. None for one."""
+    models = _judge_models(settings)
+    if len(models) < 2:
+        return None
+    return f"rubric review asks one judge model, and {len(models)} were given ({', '.join(models)}): give one"
+
+
 def as_graded(doc: Document, settings: JudgeSettings) -> JudgeSettings:
     """``settings`` as a grading of ``doc`` takes them: every judge model when its format takes a panel, else
     the first alone (what ``rubric grade`` and the editor grade such a file with, saying so: ``panel_note``;
@@ -276,8 +286,14 @@ async def grade(
     file is not parsed twice.
     """
     doc = doc if doc is not None else read(request.text, request.path)  # a face may have read it already
-    grader = grader_for(doc)
-    settings = as_graded(doc, settings)  # a one-judge format given a panel: the first judge (the faces say so)
+    if request.kind is RequestKind.REVIEW:  # the criteria themselves, whatever the format (docs/review.md)
+        grader = load_grader(REVIEW_GRADER)
+        refused = review_refusal(settings)
+        if refused is not None:  # before any judge call: a --model ignored would be a review not asked for
+            raise GradingError(refused)
+    else:
+        grader = grader_for(doc)
+        settings = as_graded(doc, settings)  # a one-judge format given a panel: the first judge (the faces say so)
     if request.kind is not RequestKind.RESCORE:  # rescoring given verdicts asks no judge
         missing = grade_extra_missing()
         if missing is not None:

@@ -69,17 +69,28 @@ class Source:
         return f"format plugin {self.name!r} ({self.value}{origin})"
 
     def formats(self) -> list[Format]:
-        """The formats this source names; PluginError (saying which source and why) when it cannot."""
+        """The formats this source names; PluginError (saying which source and why) when it cannot.
+
+        Whatever its import raises is the plugin's failure, ``SystemExit`` and any other BaseException
+        included (a plugin that calls ``sys.exit`` must not end the linter with no word); only the user's
+        Ctrl-C (KeyboardInterrupt) goes on."""
         try:
             found = self.loader()
-        except Exception as exc:
-            raise PluginError(f"{self.describe()} failed to load: {type(exc).__name__}: {exc}") from exc
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # see the docstring
+            raise PluginError(f"{self.describe()} failed to load: {failure(exc)}") from exc
         items = [found] if isinstance(found, Format) else found
         if isinstance(items, Iterable) and not isinstance(items, (str, bytes)):
             items = list(items)
             if all(isinstance(item, Format) for item in items):
                 return items
         raise PluginError(f"{self.describe()} names {found!r}, not a Format or a sequence of Formats")
+
+
+def failure(exc: BaseException) -> str:
+    """A plugin's exception in one line: its type and message (``SystemExit: 3``)."""
+    return f"{type(exc).__name__}: {exc}"[:500]
 
 
 def sources() -> list[Source]:

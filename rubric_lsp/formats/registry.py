@@ -56,6 +56,7 @@ _checkers_loaded: set[str] = set()
 # one given to register(): formats are kept in this order whatever was loaded first.
 _RANK: dict[str, tuple[int, int, int]] = {}
 _BROKEN: list[str] = []  # why each format source that failed to load was skipped
+_BUILTIN: set[str] = set()  # the formats of rubric-lsp's own sources: a failure of theirs is a bug, raised
 
 
 def register(fmt: Format) -> Format:
@@ -109,6 +110,8 @@ def load_formats() -> None:
             continue
         for fmt in found:
             _add(fmt, (0, index))
+            if source.builtin:
+                _BUILTIN.add(fmt.name)
 
 
 def broken() -> list[str]:
@@ -122,7 +125,27 @@ def _load_checkers_of(fmt: Format) -> None:
         return
     _checkers_loaded.add(fmt.name)
     for module in fmt.checker_modules:
-        importlib.import_module(module)
+        try:
+            importlib.import_module(module)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a plugin's rules that fail to import, sys.exit included
+            if _is_builtin(fmt):
+                raise
+            _broken(fmt, f"its rules ({module}) failed to load: {discovery.failure(exc)}")
+            return
+
+
+def _is_builtin(fmt: Format) -> bool:
+    return fmt.name in _BUILTIN
+
+
+def _broken(fmt: Format, why: str) -> None:
+    """Skip a third party's format whose hook failed, saying so once, as a plugin that failed to load is."""
+    _BROKEN.append(f"rubric-lsp: format {fmt.name!r} {why}; its files are not checked")
+    log.warning("%s", _BROKEN[-1])
+    _FORMATS.pop(fmt.name, None)
+    forget_checkers(fmt.name)
 
 
 def load_all_checkers() -> None:
@@ -214,7 +237,11 @@ def _detect(doc: Document, kind: str | None) -> Format | None:
     for fmt in candidates:
         try:
             score = fmt.detect(doc)
-        except Exception:  # a detector must never take the linter down
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a detector must never take the linter down, sys.exit included
+            if not _is_builtin(fmt):
+                _broken(fmt, f"failed to detect a file: {discovery.failure(exc)}")
             score = 0
         if score > best_score:
             best, best_score = fmt, score

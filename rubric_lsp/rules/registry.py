@@ -45,6 +45,9 @@ class Rule:
     # Off unless its code is selected by name (``select``/``extend-select``): a rule whose findings are
     # too often wrong to show by default (docs/smells.md says which and why).
     opt_in: bool = False
+    # Codes that say the same and more: a finding of this rule is dropped where one of theirs overlaps it
+    # (AR019 defers to RL301, which names the two parts and offers the split, when the smell rules run).
+    defers_to: tuple[str, ...] = ()
 
     @property
     def docs_url(self) -> str:
@@ -69,6 +72,8 @@ class Rule:
         if self.good:
             parts += ["", "Does not:", "```", self.good.rstrip(), "```"]
         parts += ["", f"**Fix:** {self.fix}" if self.fix else "**Fix:** none automatic."]
+        if self.defers_to:
+            parts += ["", f"Not reported where {' or '.join(self.defers_to)} reports the same words."]
         if self.fix_safety:
             parts += ["", "**Fix safety:** " + self.fix_safety]
         if self.formats != ("*",):
@@ -92,6 +97,7 @@ def rule(
     fix_safety: str = "",
     checked_against: str = "",
     opt_in: bool = False,
+    defers_to: tuple[str, ...] = (),
 ) -> Rule:
     """Define and register a rule (codes are unique and stable: never reuse one)."""
     if code in _RULES:
@@ -109,6 +115,7 @@ def rule(
         " ".join(dedent(fix_safety).split()),
         checked_against.strip().rstrip("."),
         opt_in,
+        defers_to,
     )
     _RULES[code] = defined
     return defined

@@ -23,6 +23,7 @@ from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.calibrate import calibrate_actions
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.responses import actions as response_actions
+from rubric_lsp.server.review import review_actions
 from rubric_lsp.suppression import _DIRECTIVE
 
 log = logging.getLogger(__name__)
@@ -215,7 +216,7 @@ def register(ls: RubricServer) -> None:
         if uri not in ls.workspace.text_documents:
             return None
         version = ls.text_of(uri)[1]
-        result = await ls.lint(uri)
+        result = await ls.lint_with_smells(uri)
         span = ls.converter(result).to_span(params.range)
         actions = await code_actions(ls, uri, version, result, span, params.context.only)
         if not params.context.only:  # "Grade this …": offered where no particular kind was asked for
@@ -227,5 +228,5 @@ def register(ls: RubricServer) -> None:
             found = [*actions, *grade_actions(ls, doc, span), *lens_actions(ls, uri, params.range)]
             found += labelling.code_actions(ls, uri, result, span)
             found += results_actions(ls, doc)
-            return [*found, *calibrate_actions(ls, doc), *response_actions(ls, uri)] or None
+            return [*found, *calibrate_actions(ls, doc), *review_actions(doc), *response_actions(ls, uri)] or None
         return actions or None

@@ -28,7 +28,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from rubric_lsp import __version__
-from rubric_lsp.lint import LintResult, lint_text
+from rubric_lsp.lint import LintResult, lint_text, smell_pass
 from rubric_lsp.redaction import RedactingFilter
 from rubric_lsp.runtime import gc as collector
 from rubric_lsp.server.positions import Converter
@@ -50,7 +50,7 @@ COMMAND_TICKET: contextvars.ContextVar[Any] = contextvars.ContextVar("rubric_com
 # The commands that start a grading (server/grading.py and server/calibrate.py register them).
 STARTS_GRADING = frozenset(
     f"rubric-lsp.{name}"
-    for name in ("grade", "gradeText", "gradeDocument", "gradeSelection", "gradeExamples", "calibrate")
+    for name in ("grade", "gradeText", "gradeDocument", "gradeSelection", "gradeExamples", "calibrate", "review")
 )
 
 
@@ -84,7 +84,12 @@ class DocState:
     result_version: tuple[int, int] | None = None  # (document version, settings generation)
     pending: asyncio.Future[LintResult] | None = None  # a lint of ``pending_version`` under way
     pending_version: tuple[int, int] | None = None
+    # The lint with the smell rules' findings added (``RubricServer.lint_with_smells``): of which lint, and the
+    # pass under way. Published after the lint's own findings, never before them.
+    smelled: tuple[LintResult, LintResult] | None = None
+    smelling: tuple[LintResult, asyncio.Future[LintResult | None]] | None = None
     push_task: asyncio.Task | None = None
+    smell_task: asyncio.Task | None = None
     published_version: int | None = None
     result_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -196,6 +201,8 @@ class RubricServer(LanguageServer):
         self.init_options: Any = None
         self.docs: dict[str, DocState] = {}
         self.lint_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rubric-lint")
+        # The smell rules run on a thread of their own, after the lint: an edit's lint never queues behind them.
+        self.smell_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rubric-smells")
         self.settings_generation = 0  # bumped whenever lint settings may have changed
         self.loop: asyncio.AbstractEventLoop | None = None
         self.last_activity = 0.0  # loop time of the last edit (the grading warm-up waits for quiet)
@@ -318,7 +325,7 @@ class RubricServer(LanguageServer):
         path = self.path_of(uri)
         settings = self.settings.lint_settings(path)
         result = lint_text(
-            text, path, settings=settings, explicit=False, root_dir=self.root_of(path, settings), smells=True
+            text, path, settings=settings, explicit=False, root_dir=self.root_of(path, settings), defer_smells=True
         )
         try:
             _ = result.view  # the faces reuse it: build it here, off the event loop, if no checker did
@@ -327,8 +334,46 @@ class RubricServer(LanguageServer):
         log.debug("linted %s (%d characters) in %.0f ms", uri, len(text), (time.perf_counter() - started) * 1000)
         return result
 
+    def _smells_now(self, result: LintResult, uri: str, version: int) -> LintResult | None:
+        """``result`` with the smell rules' findings (docs/smells.md); None when the document changed since."""
+        if self.state(uri).version != version:
+            return None  # an edit came: its own lint runs the smells, this pass would be thrown away
+        started = time.perf_counter()
+        smelled = smell_pass(result, self.settings.lint_settings(result.path), editor=True)
+        log.debug("smells of %s in %.0f ms", uri, (time.perf_counter() - started) * 1000)
+        return smelled
+
+    def smelled_now(self, uri: str, result: LintResult) -> LintResult | None:
+        """The smell pass of ``result`` if it is done, else None (nothing waits)."""
+        found = self.state(uri).smelled
+        return found[1] if found is not None and found[0] is result else None
+
+    async def lint_with_smells(self, uri: str) -> LintResult:
+        """The lint of the document's current version with the smell rules' findings added: what the published
+        diagnostics, the code actions and the hover read. The smells run after the lint, on their own thread."""
+        result = await self.lint(uri)
+        state = self.state(uri)
+        if (done := self.smelled_now(uri, result)) is not None:
+            return done
+        if state.smelling is not None and state.smelling[0] is result:
+            future = state.smelling[1]
+        else:
+            loop = asyncio.get_running_loop()
+            future = loop.run_in_executor(self.smell_pool, self._smells_now, result, uri, state.version)
+            state.smelling = (result, future)
+        try:
+            smelled = await asyncio.shield(future)
+        finally:
+            if state.smelling is not None and state.smelling[1] is future:
+                state.smelling = None
+        if smelled is None:
+            return result  # the document changed meanwhile: its next lint brings its smells
+        state.smelled = (result, smelled)
+        return smelled
+
     async def lint(self, uri: str) -> LintResult:
-        """The lint result for the document's current version (shared with any lint under way)."""
+        """The lint result for the document's current version (shared with any lint under way), without the smell
+        rules' findings: they follow (:meth:`lint_with_smells`)."""
         state = self.state(uri)
         text, version = self.text_of(uri)
         key = (version, self.settings_generation)

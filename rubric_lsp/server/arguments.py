@@ -108,6 +108,7 @@ COMMANDS: dict[str, tuple[Arg, ...]] = {
             what="where to write the record (a *.calibration.json file; default: beside the labelled set)",
         ),
     ),
+    "rubric-lsp.review": (URI,),
     "rubric-lsp.cancelGrading": (),
     "rubric-lsp.showDisagreements": (
         URI,

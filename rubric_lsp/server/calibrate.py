@@ -56,19 +56,36 @@ def calibratable(doc: Read) -> bool:
     return plan is not None and plan.kind == "dataset"
 
 
+def workspace_of(ls: RubricServer, path: str | Path) -> Path:
+    """The folder a calibration from the editor stays in: the workspace folder holding ``path``, else what the
+    command line takes (``RubricServer.root_of``: the repository, …), links followed."""
+    root = ls.root_of(str(path), ls.settings.lint_settings(str(path)))
+    return Path(os.path.realpath(root if root is not None else Path(path).parent))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    target = Path(os.path.realpath(path))
+    return target == root or target.is_relative_to(root)
+
+
 def labelled_sets(ls: RubricServer, doc: Read) -> dict[Path, Path]:
     """The labelled sets (other files) that calibrated units of ``doc``, each with the record its lint read
-    (beside it or through ``calibration.path``): what its lens calibrates, and where it writes the record."""
+    (beside it or through ``calibration.path``): what its lens calibrates, and where it writes the record. A
+    record is a file in the repository: a ``source`` (or a record) outside the workspace gets no lens, so a
+    committed record can never make the editor grade, or write, a file elsewhere."""
     if doc.document.path is None or doc.uri not in ls.workspace.text_documents or calibratable(doc):
         return {}
     result = ls.state(doc.uri).result
     here = Path(doc.document.path).resolve()
+    root = workspace_of(ls, here)
     found: dict[Path, Path] = {}
     for match in (result.shared.get(check.VIEW_KEY) or []) if result is not None else []:
         source = match.record.get("source") if match.record is not None else None
         if match.entry is None or match.where is None or not isinstance(source, str):
             continue
         labelled = Path(os.path.normpath(match.where.resolve().parent / source))
+        if not (_inside(labelled, root) and _inside(match.where, root)):
+            continue
         # A labels file is calibrated with the configs it names (`rubric calibrate`), not from one of them.
         if labelled != here and not is_labels_file(labelled) and labelled.is_file():
             found.setdefault(labelled, match.where.resolve())
@@ -110,7 +127,7 @@ async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
         return {"message": message}
     assert doc.document.path is not None  # calibratable
-    output = _output(args, Path(doc.document.path))
+    output = _output(args, Path(doc.document.path), workspace_of(ls, doc.document.path))
     options = ls.grade_options()
     settings = judge_settings(ls)
     repeats, threshold = ls.settings.calibration_repeat, ls.settings.calibration_agreement_threshold
@@ -128,14 +145,18 @@ async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
     return _write(ls, doc, graded, output, threshold)
 
 
-def _output(args: dict[str, Any], labelled: Path) -> Path:
-    """Where the record goes: ``record`` (where a rubric's lint found it) or beside the labelled set."""
+def _output(args: dict[str, Any], labelled: Path, root: Path) -> Path:
+    """Where the record goes: ``record`` (where a rubric's lint found it; relative to the labelled set's folder)
+    or beside the labelled set; inside the workspace ``root`` only, and a record file only."""
     given = args.get("record")
     if given is None:
         return record.record_path(labelled)
-    if not given.endswith(record.SUFFIX):  # the command writes records, never any other file
-        raise ValueError(f'"record" must name a *{record.SUFFIX} file; it is {given[:200]!r}')
-    return Path(given)
+    if not isinstance(given, str) or not given.endswith(record.SUFFIX):  # a record, never any other file
+        raise ValueError(f'"record" must name a *{record.SUFFIX} file; it is {str(given)[:200]!r}')
+    output = labelled.parent / given  # an absolute one stays as it is; a relative one is not the server's cwd's
+    if not _inside(output, root):
+        raise ValueError(f'"record" must lie inside the workspace {root}; {given[:200]!r} does not')
+    return output
 
 
 def _write(ls: RubricServer, doc: Read, graded: Passes, output: Path, threshold: float) -> dict[str, Any]:
@@ -144,7 +165,7 @@ def _write(ls: RubricServer, doc: Read, graded: Passes, output: Path, threshold:
     judge = graded.judge
     data = graded.record(labelled=Path(doc.document.path), output=output, threshold=threshold)
     try:
-        record.save(output, data)
+        record.save(output, data, [Path(doc.document.path)])
     except OSError as exc:
         message = f"Cannot write the calibration record {output}: {exc.strerror or exc}"
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))

@@ -7,6 +7,7 @@ is still at the version that was linted; older results are dropped (``publish.py
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import os
@@ -15,7 +16,7 @@ from lsprotocol import types
 
 from rubric_lsp.server import grading
 from rubric_lsp.server.app import SOURCE, RubricServer
-from rubric_lsp.server.publish import relint_all, schedule, to_lsp
+from rubric_lsp.server.publish import all_diagnostics, relint_all, schedule
 from rubric_lsp.server.settings import is_settings_file
 from rubric_lsp.server.verdicts import follow_edits
 
@@ -71,13 +72,32 @@ async def pull(ls: RubricServer, params: types.DocumentDiagnosticParams) -> type
     if uri not in ls.workspace.text_documents:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
     result = await ls.lint(uri)
-    items = to_lsp(ls, uri, result) + ls.state(uri).extra.get("grading_diagnostics", [])
+    smelled = ls.smelled_now(uri, result)
+    if smelled is None and ls.client_supports("workspace.diagnostics.refresh_support"):
+        _refresh_after_smells(ls, uri)  # the lint's findings now, the smells' at the client's next pull
+    elif smelled is None:
+        smelled = await ls.lint_with_smells(uri)  # no way to tell the client to pull again: wait for them
+    items = all_diagnostics(ls, uri, smelled or result)
     rid = result_id(items, ls)
     state = ls.state(uri)
     state.result_id = rid
     if params.previous_result_id == rid:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
     return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=rid)
+
+
+def _refresh_after_smells(ls: RubricServer, uri: str) -> None:
+    state = ls.state(uri)
+    if state.smell_task is not None and not state.smell_task.done():
+        return
+
+    async def smells_then_refresh() -> None:
+        before = await ls.lint(uri)
+        smelled = await ls.lint_with_smells(uri)
+        if smelled is not before:
+            ls.workspace_diagnostic_refresh(None)
+
+    state.smell_task = asyncio.ensure_future(smells_then_refresh())
 
 
 def register(ls: RubricServer) -> None:
@@ -98,8 +118,9 @@ def register(ls: RubricServer) -> None:
     @ls.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RubricServer, params: types.DidCloseTextDocumentParams) -> None:
         state = ls.docs.pop(params.text_document.uri, None)
-        if state is not None and state.push_task is not None:
-            state.push_task.cancel()
+        for task in (state.push_task, state.smell_task) if state is not None else ():
+            if task is not None:
+                task.cancel()
         clear(ls, params.text_document.uri)
 
     @ls.feature(

@@ -40,6 +40,7 @@ from rubric_lsp.server.grading_plan import (
 from rubric_lsp.server.grading_run import judge_settings, run
 from rubric_lsp.server.grid_views import shown_for_grid
 from rubric_lsp.server.positions import Converter
+from rubric_lsp.server.review import review_lenses
 from rubric_lsp.server.verdicts import (
     Lens,
     Shown,
@@ -479,8 +480,14 @@ def register(ls: RubricServer) -> None:
             return code_lenses(ls, uri) + responses.lenses(ls, uri)
         result = await ls.lint(uri)
         doc = await read(ls, uri)
-        lenses = grade_lenses(ls, doc) + calibrate_lenses(ls, doc) + code_lenses(ls, uri) + responses.lenses(ls, uri)
-        return lenses + labelling.lenses(ls, uri, result)
+        return (
+            grade_lenses(ls, doc)
+            + calibrate_lenses(ls, doc)
+            + review_lenses(ls, doc)
+            + code_lenses(ls, uri)
+            + responses.lenses(ls, uri)
+            + labelling.lenses(ls, uri, result)
+        )
 
 
 def disagreements(ls: RubricServer, args: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from rubric_lsp.formats.editor import EditorContext
 from rubric_lsp.formats.options import read_options
 from rubric_lsp.formats.registry import Format, get_rule
 from rubric_lsp.lint import LintResult
+from rubric_lsp.rules.smells.evidence import named, smells_within
 from rubric_lsp.server import labelling
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.locate import Location, description_of, locate, schema_at
@@ -23,7 +24,10 @@ log = logging.getLogger(__name__)
 def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) -> str | None:
     # A unit's calibration line first: its agreement figure with its interval and labels is what the hover is
     # for; RL020's rule text (when the unit has a finding) follows it rather than burying it.
+    # Its smells right under it (docs/smells.md: smells beside the evidence).
     parts: list[str] = list(check.hover_lines(result.shared.get(check.VIEW_KEY) or [], offset))
+    if parts:
+        parts.extend(_smells_beside(result, offset))
     for diag in result.diagnostics:
         if diag.span.start <= offset <= diag.span.end:
             rule = get_rule(diag.code)
@@ -42,6 +46,19 @@ def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) 
         if key:
             parts.append(key)
     return "\n\n---\n\n".join(parts) or None
+
+
+def _smells_beside(result: LintResult, offset: int) -> list[str]:
+    """The smells of the calibrated units at the cursor, next to their record's agreement (docs/smells.md)."""
+    lines: list[str] = []
+    for found in result.shared.get(check.VIEW_KEY) or []:
+        unit = found.unit
+        if found.entry is not None and unit.holds(offset):
+            codes = smells_within(result.diagnostics, unit.extent or unit.span)
+            line = f"**Smells** of {unit.noun} `{unit.id}`: {named(codes)}" if codes else ""
+            if line and line not in lines:
+                lines.append(line)
+    return lines
 
 
 def _format_text(ls: RubricServer, result: LintResult, offset: int) -> list[str]:
@@ -103,7 +120,7 @@ def register(ls: RubricServer) -> None:
         uri = params.text_document.uri
         if uri not in ls.workspace.text_documents:
             return None
-        result = await ls.lint(uri)
+        result = await ls.lint_with_smells(uri)
         convert = ls.converter(result)
         offset = convert.offset(params.position)
         text = hover_markdown(ls, uri, result, offset)

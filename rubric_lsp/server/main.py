@@ -25,6 +25,7 @@ def build_server():
         hover,
         labelling,
         report,
+        review,
         symbols,
     )
     from rubric_lsp.server.app import ClientLogHandler, RubricServer
@@ -92,7 +93,7 @@ def build_server():
         if (before.lint_select, before.lint_ignore) != (ls.settings.lint_select, ls.settings.lint_ignore):
             diagnostics.relint_all(ls)
 
-    for module in (diagnostics, actions, hover, completion, symbols, grading, report, calibrate, labelling):
+    for module in (diagnostics, actions, hover, completion, symbols, grading, report, calibrate, review, labelling):
         module.register(ls)
     return ls
 

@@ -82,17 +82,40 @@ async def _push_loop(ls: RubricServer, uri: str, delay: float) -> None:
         if ls.text_of(uri)[1] != version:
             continue  # edited while linting: this result is stale
         publish(ls, uri, version, result)
+        state = ls.state(uri)
+        if state.smell_task is None or state.smell_task.done():
+            state.smell_task = asyncio.ensure_future(_publish_smells(ls, uri, version, result))
         return
+
+
+async def _publish_smells(ls: RubricServer, uri: str, version: int | None, result: LintResult) -> None:
+    """The smell rules' findings, in a publish of their own after the lint's (they never delay it). A task apart
+    from the push loop: an edit meanwhile starts its own lint at once, and this pass is dropped."""
+    try:
+        smelled = await ls.lint_with_smells(uri)
+    except Exception:
+        log.exception("the smell rules failed on %s", uri)
+        return
+    if uri not in ls.workspace.text_documents or ls.text_of(uri)[1] != version or smelled is result:
+        return  # edited meanwhile (the new version's push brings its smells), or nothing to add
+    if ls.state(uri).published_version == version:
+        publish(ls, uri, version, smelled)
 
 
 def publish(ls: RubricServer, uri: str, version: int | None, result: LintResult) -> None:
     state = ls.state(uri)
     state.published_version = version
     ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(
-            uri=uri, version=version, diagnostics=to_lsp(ls, uri, result) + state.extra.get("grading_diagnostics", [])
-        )
+        types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=all_diagnostics(ls, uri, result))
     )
+
+
+def all_diagnostics(ls: RubricServer, uri: str, result: LintResult) -> list[types.Diagnostic]:
+    """The lint's findings, then the last grading's, then the last review's (source rubric-review)."""
+    extra = ls.state(uri).extra
+    review = extra.get("review")  # server/review_run.py's Kept: set once a review ran, never imported here
+    reviewed = review.diagnostics(ls, result) if review is not None else []
+    return to_lsp(ls, uri, result) + extra.get("grading_diagnostics", []) + reviewed
 
 
 def relint_all(ls: RubricServer) -> None:

@@ -19,6 +19,7 @@ import {
   GRADING_COMMANDS,
   GradeTarget,
   LspRange,
+  NO_REPORT,
   ProgressState,
   SERVER_CMD,
   SET_API_KEY,
@@ -86,6 +87,7 @@ export class Grading implements vscode.Disposable {
       vscode.commands.registerCommand("rubric.gradeSelection", () => this.gradeSelection(false)),
       vscode.commands.registerCommand("rubric.chooseRubric", () => this.gradeSelection(true)),
       vscode.commands.registerCommand("rubric.gradeExamples", () => this.gradeExamples()),
+      vscode.commands.registerCommand("rubric.review", () => this.review()),
       vscode.commands.registerCommand("rubric.cancelGrading", () => this.cancel()),
       vscode.commands.registerCommand("rubric.chooseJudgeModel", () => chooseJudgeModel()),
     ];
@@ -132,8 +134,8 @@ export class Grading implements vscode.Disposable {
         return result;
       }
       this.showResult(c, result);
-      // a calibration writes a record: there is no report to offer
-      if (wasGraded(result) && command !== SERVER_CMD.calibrate) {
+      // a calibration writes a record, a review publishes diagnostics: there is no report to offer
+      if (wasGraded(result) && !NO_REPORT.has(command)) {
         const graded = verdictsOf(result)[0]?.uri ?? uri;
         if (graded) this.host.afterGrading?.(c, graded, title);
       }
@@ -381,6 +383,18 @@ export class Grading implements vscode.Disposable {
     const c = await this.clientFor(SERVER_CMD.gradeExamples);
     if (!c) return;
     await this.run(c, SERVER_CMD.gradeExamples, { uri: editor.document.uri.toString() }, "Grade Examples");
+  }
+
+  /** "Review This Rubric": rubric-lsp.review on the active editor; its findings come as diagnostics (rubric-review). */
+  async review(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      void vscode.window.showWarningMessage("Rubric: open a rubric, eval config or task file first.");
+      return;
+    }
+    const c = await this.clientFor(SERVER_CMD.review);
+    if (!c) return;
+    await this.run(c, SERVER_CMD.review, { uri: editor.document.uri.toString() }, "Review");
   }
 }
 

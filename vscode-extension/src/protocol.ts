@@ -13,6 +13,7 @@ export const SERVER_CMD = {
   showDisagreements: "rubric-lsp.showDisagreements",
   clearVerdicts: "rubric-lsp.clearVerdicts",
   calibrate: "rubric-lsp.calibrate",
+  review: "rubric-lsp.review",
   // older servers
   gradeText: "rubric-lsp.gradeText",
   gradeDocument: "rubric-lsp.gradeDocument",
@@ -26,7 +27,11 @@ export const GRADING_COMMANDS: ReadonlySet<string> = new Set([
   SERVER_CMD.gradeText,
   SERVER_CMD.gradeDocument,
   SERVER_CMD.calibrate, // grades a labelled set, and writes a record instead of showing verdicts
+  SERVER_CMD.review, // grades the rubric's criteria themselves: its findings come as diagnostics
 ]);
+
+/** Grading commands whose result is no grading report (rubric-lsp.report): no "Open Report" is offered. */
+export const NO_REPORT: ReadonlySet<string> = new Set([SERVER_CMD.calibrate, SERVER_CMD.review]);
 
 export const VERDICT_KINDS = [
   "met",

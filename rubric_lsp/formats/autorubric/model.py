@@ -14,9 +14,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-ORDINAL_AGGREGATIONS = ("mean", "median", "weighted_mean", "mode", "min", "max")
-NOMINAL_AGGREGATIONS = ("mode", "weighted_mode", "unanimous")
-VERDICTS = ("MET", "UNMET", "CANNOT_ASSESS")
+from rubric_lsp.formats.autorubric.constraints import (
+    NOMINAL_AGGREGATIONS,
+    ORDINAL_AGGREGATIONS,
+    VERDICTS,
+    option_value_in_range,
+    options_problem,
+)
+
+__all__ = ["NOMINAL_AGGREGATIONS", "ORDINAL_AGGREGATIONS", "VERDICTS"]  # (their home is constraints.py)
 
 _STRICT_KEYS = ConfigDict(defer_build=True, extra="ignore", json_schema_extra={"additionalProperties": False})
 
@@ -34,7 +40,7 @@ class CriterionOption(BaseModel):
 
     @model_validator(mode="after")
     def _value_in_range(self) -> CriterionOption:
-        if not self.na and not (0.0 <= self.value <= 1.0):
+        if not option_value_in_range(self.value, self.na):
             raise PydanticCustomError(
                 "ar_option_value_range",
                 "Option value must be between 0 and 1 (got {value}); only an option with na: true may lie outside",
@@ -69,18 +75,15 @@ class Criterion(BaseModel):
 
     @model_validator(mode="after")
     def _enough_options(self) -> Criterion:
-        if self.options is not None:
-            if len(self.options) < 2:
-                raise PydanticCustomError(
-                    "ar_too_few_options",
-                    "A multi-choice criterion needs at least 2 options (got {count})",
-                    {"count": len(self.options)},
-                )
-            if sum(1 for o in self.options if not o.na) < 2:
-                raise PydanticCustomError(
-                    "ar_too_few_scored_options",
-                    "A multi-choice criterion needs at least 2 options that are not NA",
-                )
+        problem = options_problem(self.options)
+        if problem == "ar_too_few_options":
+            raise PydanticCustomError(
+                problem,
+                "A multi-choice criterion needs at least 2 options (got {count})",
+                {"count": len(self.options or [])},
+            )
+        if problem == "ar_too_few_scored_options":
+            raise PydanticCustomError(problem, "A multi-choice criterion needs at least 2 options that are not NA")
         return self
 
     @property
@@ -201,12 +204,8 @@ class Dataset(BaseModel):
     items: list[DatasetItem] = Field(default_factory=list, description="The items to grade.")
 
 
-def criterion_keys() -> set[str]:
-    return set(Criterion.model_fields)
-
-
-def option_keys() -> set[str]:
-    return set(CriterionOption.model_fields)
+# The models the lint validates with, exported as shape tables for its fast path (formats/shape_export.py).
+SHAPED = (Criterion, Example)
 
 
 def rubric_json_schema() -> dict[str, Any]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rubric_lsp.formats.autorubric.model import Criterion
+from rubric_lsp.formats.autorubric.fields import CriterionValues
 from rubric_lsp.formats.autorubric.options import CANNOT_ASSESS_STRATEGIES as CANNOT_ASSESS_STRATEGIES
 
 DEFAULT_PARTIAL_CREDIT = 0.5
@@ -45,7 +45,7 @@ class Outcome:
     binary: bool = False
 
 
-def worst_option_index(criterion: Criterion) -> int:
+def worst_option_index(criterion: CriterionValues) -> int:
     """The score-minimising non-NA option (highest value for a penalty); ties → lowest index."""
     options = criterion.options
     assert options is not None
@@ -55,13 +55,13 @@ def worst_option_index(criterion: Criterion) -> int:
     return min(scored, key=lambda i: (options[i].value, i))
 
 
-def fail_value(criterion: Criterion) -> float:
+def fail_value(criterion: CriterionValues) -> float:
     if criterion.options is None:
         return 1.0 if criterion.weight < 0 else 0.0
     return criterion.options[worst_option_index(criterion)].value
 
 
-def find_option(criterion: Criterion, label: str) -> int:
+def find_option(criterion: CriterionValues, label: str) -> int:
     """Option index for ``label`` the way autorubric matches ground truth: ``strip().lower()``, first match."""
     assert criterion.options is not None
     wanted = label.strip().lower()
@@ -72,7 +72,7 @@ def find_option(criterion: Criterion, label: str) -> int:
     raise ValueError(f"Label '{label}' not found. Available: {available}")  # autorubric's words (types.py)
 
 
-def binary_outcome(criterion: Criterion, verdict: str) -> Outcome:
+def binary_outcome(criterion: CriterionValues, verdict: str) -> Outcome:
     if verdict not in BINARY_VERDICTS:
         raise ValueError(f"{verdict!r} is not a binary verdict; use MET, UNMET or CANNOT_ASSESS (case-sensitive)")
     return Outcome(
@@ -84,7 +84,7 @@ def binary_outcome(criterion: Criterion, verdict: str) -> Outcome:
     )
 
 
-def option_outcome(criterion: Criterion, index: int | None) -> Outcome:
+def option_outcome(criterion: CriterionValues, index: int | None) -> Outcome:
     """Outcome of picking option ``index`` (0-based); ``None`` = abstained without an option."""
     assert criterion.options is not None
     if index is None:
@@ -93,7 +93,7 @@ def option_outcome(criterion: Criterion, index: int | None) -> Outcome:
     return Outcome(criterion.weight, option.value, option.na, fail_value(criterion))
 
 
-def verdict_outcome(criterion: Criterion, verdict: str) -> Outcome:
+def verdict_outcome(criterion: CriterionValues, verdict: str) -> Outcome:
     """A human or judge verdict as an Outcome: MET/UNMET/CANNOT_ASSESS, or an option label."""
     if criterion.options is None:
         return binary_outcome(criterion, verdict)
@@ -155,7 +155,7 @@ def compute_score(
 
 
 def score_verdicts(
-    criteria: Sequence[Criterion],
+    criteria: Sequence[CriterionValues],
     verdicts: Sequence[str],
     strategy: str = "skip",
     partial_credit: float = DEFAULT_PARTIAL_CREDIT,

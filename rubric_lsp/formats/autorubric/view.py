@@ -10,11 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import scalar_value, to_plain
-from rubric_lsp.formats.autorubric.model import Criterion
+from rubric_lsp.formats.autorubric.fields import CriterionValues, plain_criterion
 from rubric_lsp.formats.errors import Problem, describe_type, place_errors
 
 PROBLEM_KINDS = (
@@ -36,7 +34,7 @@ PROBLEM_KINDS = (
 class CriterionEntry:
     index: int  # position in the flattened rubric (what verdict lists and ground truth align to)
     node: Node  # the criterion's mapping (or whatever stands in its place)
-    criterion: Criterion | None  # None when autorubric would reject it
+    criterion: CriterionValues | None  # None when autorubric would reject it
     section: Node | None = None  # the section mapping it belongs to, if any
 
     @property
@@ -64,7 +62,7 @@ class RubricView:
         return not self.problems and bool(self.entries)
 
     @property
-    def criteria(self) -> list[Criterion]:
+    def criteria(self) -> list[CriterionValues]:
         return [e.criterion for e in self.entries if e.criterion is not None]
 
 
@@ -229,7 +227,7 @@ def _entries(mapping: Node, view: RubricView, missing: str) -> Node | None:
     return None
 
 
-def _criterion(node: Node, section: Node | None, view: RubricView) -> Criterion | None:
+def _criterion(node: Node, section: Node | None, view: RubricView) -> CriterionValues | None:
     if not node.is_map:
         view.problems.append(
             Problem(
@@ -265,8 +263,15 @@ def _criterion(node: Node, section: Node | None, view: RubricView) -> Criterion 
                 )
             )
             return None
+    plain = plain_criterion(data)
+    if plain is not None:  # (almost every criterion: pydantic is not imported)
+        return plain
+    from pydantic import ValidationError  # what the fast path cannot vouch for: pydantic decides and words it
+
+    from rubric_lsp.formats.autorubric.model import Criterion
+
     try:
-        return Criterion.model_validate(data)
+        return CriterionValues.of_model(Criterion.model_validate(data))
     except ValidationError as exc:
         for placed in place_errors(exc.errors(include_url=False), node):
             view.problems.append(

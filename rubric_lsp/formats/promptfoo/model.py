@@ -282,12 +282,12 @@ class PromptfooConfig(BaseModel):
     )
 
 
+# The models the lint validates with, exported as shape tables for its fast path (formats/shape_export.py).
+SHAPED = (PromptfooConfig, TestCase, Assertion, AssertionSet)
+
 TOP_LEVEL_KEYS = tuple(PromptfooConfig.model_fields)
 TEST_KEYS = tuple(f.alias or name for name, f in TestCase.model_fields.items())
 OPTION_KEYS = tuple(TestOptions.model_fields)
-# Top-level keys promptfoo writes into result files and other tools add: not config keys,
-# but not worth a warning either ($schema is read by editors).
-TOLERATED_TOP_LEVEL = ("$schema",)
 
 
 def field_description(model: type[BaseModel], key: str) -> str | None:

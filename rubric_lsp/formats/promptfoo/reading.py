@@ -5,6 +5,7 @@ number of outputs each test produces (prompts × providers after its filters).""
 from __future__ import annotations
 
 import fnmatch
+import weakref
 from functools import partial
 from pathlib import Path
 
@@ -172,9 +173,16 @@ def read_config(root: Node, path: str | Path | None = None, document: Document |
     for test in view.tests:
         test.default = view.default_test
         test.output_count = _outputs_for(view, test)
-        test.numbers = partial(view.numbers_of, test)  # messages name promptfoo's numbers (on first use)
+        # messages name promptfoo's numbers (on first use); the view and the test are held weakly so that a
+        # linted document frees by reference counting (the view holds the test, the test this: a cycle).
+        test.numbers = partial(_numbers_of, weakref.ref(view), weakref.ref(test))
     view.referenced = reader.referenced
     return view
+
+
+def _numbers_of(view: weakref.ReferenceType[ConfigView], test: weakref.ReferenceType[TestInfo]) -> list[int]:
+    held, entry = view(), test()
+    return held.numbers_of(entry) if held is not None and entry is not None else []
 
 
 def _scenario_entries(reader: _Reader, scenario: Node) -> list[TestInfo] | None:

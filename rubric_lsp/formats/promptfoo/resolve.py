@@ -48,7 +48,8 @@ whole provider, config included.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+import weakref
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +82,12 @@ class AssertionInfo:
     origin: str  # "test" | "defaultTest" | "scenario"
     set_node: Node | None = None  # the enclosing assert-set, if any
     ref_node: Node | None = None  # the {$ref: ...} mapping it was reached through
-    owner: TestInfo | None = None  # the test (or defaultTest) whose assert list holds it
+    test: InitVar[TestInfo | None] = None  # the test (or defaultTest) whose assert list holds it: ``owner``
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, test: TestInfo | None) -> None:
+        # Held weakly: the test holds its assertions, and a cycle would leave every document read to
+        # the cyclic collector (a pass over each file's nodes) instead of freeing it when dropped.
+        self._owner = None if test is None else weakref.ref(test)
         node = self.node.get("type") if self.node.is_map else None
         self.type: str | None = (
             node.value if node is not None and node.is_scalar and isinstance(node.value, str) else None
@@ -91,6 +95,11 @@ class AssertionInfo:
 
     def field(self, key: str) -> Node | None:
         return self.node.get(key) if self.node.is_map else None
+
+    @property
+    def owner(self) -> TestInfo | None:
+        """The test (or defaultTest) whose assert list holds this assertion (while its view lives)."""
+        return None if self._owner is None else self._owner()
 
     @property
     def value(self) -> Any:

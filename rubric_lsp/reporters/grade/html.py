@@ -57,9 +57,11 @@ def render(
     elapsed: float | None = None,
     card: dict[str, Any] | None = None,
     pass_rates: list[dict[str, Any]] | None = None,
+    smells: dict[int, str] | None = None,
 ) -> str:
     """The page. ``card``: the judge card (``calibration.card``), shown as its label/value rows;
-    ``pass_rates``: each unit's pass rate raw and corrected, for a grading of many items."""
+    ``pass_rates``: each unit's pass rate raw and corrected, for a grading of many items; ``smells``: a dataset's
+    criteria's smells by their position in its agreement list, shown beside their figures."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     redact = report_redactor().report
@@ -81,6 +83,7 @@ def render(
         "responses": [redact(r) for r in getattr(request, "responses", ()) if isinstance(r, str)],
         "card_rows": [] if card is None else [(redact(k), redact(v)) for k, v in card_rows(card)],
         "pass_rates": _redacted(pass_rates or [], redact),
+        "smells": smells or {},
         # A grading that exits 2 says so first, with every failed judgment and why (never a bare score).
         "incomplete": redact(incomplete) if (incomplete := getattr(result, "incomplete", None)) else None,
         "failed_judgments": [
@@ -382,7 +385,33 @@ def _svg(chart: Any) -> str:
     return Markup(chart.render(is_unicode=True))  # pygal's own SVG, built from escaped values
 
 
+def _review(data: dict[str, Any], units: list[Unit]) -> dict[str, Any]:
+    """A review: each smell found and each criterion the judge failed on, where it is written."""
+    rows = []
+    for criterion in data["criteria"]:
+        where = criterion.get("range")
+        line = where["start"]["line"] + 1 if where else None
+        if criterion.get("error"):
+            rows.append(_review_row(criterion["name"], line, "—", "", criterion["error"], Outcome.ERROR))
+        for answer in criterion["answers"]:
+            if answer["present"]:
+                at = answer.get("range") or where
+                found_line = at["start"]["line"] + 1 if at else None
+                rows.append(
+                    _review_row(
+                        criterion["name"], found_line, answer["smell"], answer["words"], answer["reason"], Outcome.FAIL
+                    )
+                )
+    summary = {"findings": data["findings"], "criteria": len(data["criteria"]), "errors": data["errors"], "rows": rows}
+    return {"review": summary, "usage": _usage(data["usage"]), "model": data.get("model")}
+
+
+def _review_row(criterion: str, line: int | None, smell: str, words: str, reason: str, outcome: Outcome) -> Any:
+    return {"criterion": criterion, "line": line, "smell": smell, "words": words, "reason": reason, "outcome": outcome}
+
+
 _SECTIONS: dict[str, Callable[[Any, list[Unit]], dict[str, Any]]] = {
+    "review": _review,
     "response": _response,
     "outputs": _outputs,
     "examples": _examples,

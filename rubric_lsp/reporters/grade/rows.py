@@ -7,7 +7,8 @@ outcomes the format decided: nothing here reads a verdict word.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rubric_lsp.engine.result import ROW_OUTCOME, Unit
@@ -49,5 +50,26 @@ def row(unit: Unit) -> Row:
 
 
 def rows(result: Any) -> list[Row]:
-    """``result``'s units as rows (``result`` follows ``result.Result``)."""
-    return [row(unit) for unit in result.units()]
+    """``result``'s units as rows (``result`` follows ``result.Result``), each named uniquely within its suite.
+
+    Two units may share a title (two model-graded assertions of one test, each "test 1: <its type>"); a row's
+    name is a key (a spreadsheet's lookup, a JUnit test case, a labels file made from the rows), so titles met
+    more than once in a suite are told apart by the format's own cells where those differ ("test 1: <type>
+    [test=1, assertion=polite]"), else by their place among them ("test 1: <type> #2")."""
+    table = [row(unit) for unit in result.units()]
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for index, r in enumerate(table):
+        groups[r.suite, r.name].append(index)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        cells = [_cells(table[i]) for i in members]
+        apart = cells if all(cells) and len(set(cells)) == len(cells) else [f"#{n}" for n in range(1, len(members) + 1)]
+        for i, suffix in zip(members, apart):
+            table[i] = replace(table[i], name=f"{table[i].name} {suffix}")
+    return table
+
+
+def _cells(r: Row) -> str:
+    shown = ", ".join(f"{name}={value}" for name, value in r.cells if value not in (None, ""))
+    return f"[{shown}]" if shown else ""

@@ -48,45 +48,5 @@ class Reading:
     def english(self) -> bool:
         """Whether the criterion is written in English (the lexicons are English: other texts are left alone)."""
         found = words.WORD.findall(self.plain.lower())
-        common = sum(w in _COMMON for w in found)
+        common = sum(w in words.FUNCTION_WORDS for w in found)
         return not found or common >= max(1, len(found) // 8)
-
-
-_COMMON = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "of",
-        "to",
-        "is",
-        "are",
-        "be",
-        "in",
-        "on",
-        "for",
-        "with",
-        "that",
-        "this",
-        "it",
-        "its",
-        "response",
-        "answer",
-        "output",
-        "should",
-        "must",
-        "does",
-        "not",
-        "if",
-        "whether",
-        "by",
-        "as",
-        "at",
-        "from",
-        "any",
-        "each",
-        "all",
-    ]
-)

@@ -7,44 +7,12 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from rubric_lsp.rules.smells import lexicon
 from rubric_lsp.rules.smells import text as words
 
-_STOP = frozenset(
+# Words that say nothing of what two criteria measure: the function words and the words every criterion uses.
+_STOP = words.FUNCTION_WORDS | frozenset(
     [
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "of",
-        "to",
-        "is",
-        "are",
-        "be",
-        "in",
-        "on",
-        "for",
-        "with",
-        "that",
-        "this",
-        "it",
-        "its",
-        "response",
-        "answer",
-        "output",
-        "should",
-        "must",
-        "does",
-        "not",
-        "if",
-        "whether",
-        "by",
-        "as",
-        "at",
-        "from",
-        "any",
-        "each",
-        "all",
         "their",
         "his",
         "her",
@@ -109,8 +77,7 @@ def content_lemmas(text: str) -> frozenset[str]:
     for word in words.WORD.findall(words.without_parentheses(words.masked(text)).lower()):
         if word in _STOP or len(word) < 3:
             continue
-        lemmas = words.lemmas(word)
-        lemma = next(iter(lemmas.values()))[0] if lemmas else word
+        lemma = lexicon.lemma(word)
         if lemma not in _STOP:
             found.add(lemma)
     return frozenset(found)

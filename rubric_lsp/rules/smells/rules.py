@@ -214,8 +214,8 @@ OVERLAP = rule(
     I,
     "Two criteria scored together measure the same thing, so one response property is counted twice.",
     _WHY + "Off by default: on the labelled pairs its word-overlap test is right on too few of the pairs it "
-    "flags (docs/smells.md gives the figure); overlap is mostly a matter of meaning, which `rubric review` "
-    "asks the judge about. Select RL310 by its code to see its findings.",
+    "flags (docs/smells.md gives the figure); overlap is mostly a matter of meaning, which no word test settles. "
+    "Select RL310 by its code to see its findings.",
     bad="""\
         - name: full
           requirement: correctly explains the relationship of potential energy to ionization energy

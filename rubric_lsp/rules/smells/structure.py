@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from rubric_lsp.rules.smells import lexicon
 from rubric_lsp.rules.smells import text as words
 from rubric_lsp.rules.smells.reading import Hit, Reading
 
@@ -288,8 +289,7 @@ def _question(base: int, clause: str) -> _Predicate | None:
 
 def _verb_only(word: str) -> bool:
     """Whether the lexicon knows ``word`` only as a verb (not also a noun: "offers", "review")."""
-    found = words.lemmas(word)
-    return "VERB" in found and "NOUN" not in found and "ADJ" not in found
+    return lexicon.verb_only(word.lower())
 
 
 def _part(text: str, predicate: _Predicate, end: int) -> str:

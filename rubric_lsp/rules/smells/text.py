@@ -3,15 +3,16 @@ example or a penalty (docs/smells.md, "What a smell rule reads").
 
 Offsets are kept throughout: every helper works on a *masked* copy of the text of the same length, where
 placeholders (``{{var}}``), quoted strings and code are blanked, so a match's offsets are the words' own.
-Words are told apart with lemminflect's English lexicon (is "offers" a verb here, what is the lemma of
-"acknowledges"); its tables ship in its wheel and are loaded on the first question, never on the lint path.
+Words are told apart with an English lexicon derived from lemminflect's (:mod:`.lexicon`: is "offers" a verb
+here, what is the lemma of "acknowledges"), read on the first question, never on the default lint path.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+
+from rubric_lsp.rules.smells import lexicon
 
 # Blanked before anything is read: what the judge reads as opaque content, not the criterion's own wording.
 _OPAQUE = re.compile(
@@ -60,6 +61,47 @@ def sentences(text: str) -> list[Segment]:
 
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+# The commonest English words of criteria: most words of an English criterion are among them (``Reading.english``),
+# and they say nothing of what it measures (the overlap rule's bags of words leave them out).
+FUNCTION_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "to",
+        "is",
+        "are",
+        "be",
+        "in",
+        "on",
+        "for",
+        "with",
+        "that",
+        "this",
+        "it",
+        "its",
+        "response",
+        "answer",
+        "output",
+        "should",
+        "must",
+        "does",
+        "not",
+        "if",
+        "whether",
+        "by",
+        "as",
+        "at",
+        "from",
+        "any",
+        "each",
+        "all",
+    ]
+)
 
 # Words after which the rest of the clause is what the response should say, not how it is judged:
 # "explains that side effects may include nausea", "explaining why the visitor might enjoy it".
@@ -125,19 +167,9 @@ def enumerates(text: str) -> bool:
     )
 
 
-@lru_cache(maxsize=4096)
-def lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    """lemminflect's lemmas of ``word`` by part of speech (VERB, NOUN, ADJ, …), from its lexicon."""
-    from lemminflect import getAllLemmas  # its tables load on the first call: only when smells are read
-
-    return dict(getAllLemmas(word.lower()))
-
-
 def verb_lemma(word: str) -> str | None:
     """The verb ``word`` is a present-tense (third person) or base form of, else None."""
-    lower = word.lower()
-    found = lemmas(lower).get("VERB") or lemmas(lower).get("AUX")
-    return found[0] if found else None
+    return lexicon.verb(word.lower())
 
 
 def is_third_person_verb(word: str) -> bool:

@@ -26,6 +26,7 @@ import {
 
 test("the Calibrate lens calls the judge: gated on workspace trust and run with progress, as gradings are", () => {
   assert.equal(GRADING_COMMANDS.has("rubric-lsp.calibrate"), true);
+  assert.equal(GRADING_COMMANDS.has("rubric-lsp.review"), true); // calls the judge: gated on trust
   assert.equal(GRADING_COMMANDS.has("rubric-lsp.showDisagreements"), false);
 });
 

@@ -37,6 +37,7 @@ from rubric_lsp.formats.autorubric.grading.dataset_rubrics import DatasetError a
 from rubric_lsp.formats.autorubric.grading.dataset_rubrics import criteria_of, identity
 from rubric_lsp.formats.autorubric.grading.dataset_units import dataset_units
 from rubric_lsp.formats.autorubric.grading.inputs import refuse_unloadable
+from rubric_lsp.formats.autorubric.grading.labels import refuse_unusable_labels
 from rubric_lsp.formats.autorubric.grading.prompt import effective_option_index, effective_options
 from rubric_lsp.formats.autorubric.grading.rescore import outcome_of
 from rubric_lsp.formats.autorubric.grading.rubric import score_response
@@ -253,6 +254,7 @@ async def grade(doc: Document, request: GradeRequest, grading: Grading) -> Grade
         )
 
     refuse_unloadable(doc, dataset=True)
+    refuse_unusable_labels(doc)  # a label autorubric refuses is refused, never left out of the figures
     try:
         return await grade_dataset(doc, grading, limit=request.limit, options=AutorubricOptions.of(request.options))
     except DatasetError as exc:

@@ -34,7 +34,7 @@ VERDICT_OPTIONS = ("shuffle_options", "aggregation")
 
 
 def unit_text(criterion: Any, guidelines: str | None) -> dict[str, Any]:
-    """What the judge reads of one criterion (``criterion``: the format's Criterion model)."""
+    """What the judge reads of one criterion (``criterion``: the view's CriterionValues)."""
     from rubric_lsp.formats.autorubric.grading.prompt import effective_options
 
     text: dict[str, Any] = {"requirement": criterion.requirement, "flaw": criterion.weight < 0}
@@ -52,11 +52,11 @@ def prompt_fingerprint() -> str:
     """A hash of the prompts the judge is sent: the system prompts, the reply formats and the templates
     (rendered for placeholder inputs), and the prompt version the verdict cache keys on."""
     from rubric_lsp.engine.judge import PROMPT_VERSION
+    from rubric_lsp.formats.autorubric.fields import CriterionValues, OptionValues
     from rubric_lsp.formats.autorubric.grading import prompt
-    from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
 
-    sample = Criterion(requirement="{requirement}", weight=-1)
-    options = [CriterionOption(label="{option}", value=0), CriterionOption(label="{na}", value=0, na=True)]
+    sample = CriterionValues(requirement="{requirement}", weight=-1.0)
+    options = [OptionValues(label="{option}", value=0.0), OptionValues(label="{na}", value=0.0, na=True)]
     parts = [
         PROMPT_VERSION,
         prompt.BINARY_FORMAT,

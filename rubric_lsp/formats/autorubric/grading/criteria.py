@@ -18,6 +18,7 @@ from rubric_lsp.engine.failures import GradingStopped, JudgeFailure
 from rubric_lsp.engine.judge import Judge
 from rubric_lsp.engine.report import GradeReport, Subject, Verdict
 from rubric_lsp.engine.runner import fan_out
+from rubric_lsp.formats.autorubric.fields import CriterionValues
 from rubric_lsp.formats.autorubric.grading.prompt import (
     BINARY_FORMAT,
     CHOICE_FORMAT,
@@ -31,7 +32,6 @@ from rubric_lsp.formats.autorubric.grading.prompt import (
 )
 from rubric_lsp.formats.autorubric.grading.reading import CREDIT, binary_reading, option_reading
 from rubric_lsp.formats.autorubric.grading.votes import Judgment, aggregate, vote_label, worst_verdict
-from rubric_lsp.formats.autorubric.model import Criterion
 from rubric_lsp.formats.autorubric.score import (
     Outcome,
     binary_outcome,
@@ -45,7 +45,7 @@ from rubric_lsp.formats.autorubric.score import (
 @dataclass
 class CriterionInput:
     index: int
-    criterion: Criterion
+    criterion: CriterionValues
     name: str
     range: dict[str, Any] | None = None
 
@@ -98,7 +98,7 @@ async def judge_criterion(
         return Judgment(failure=JudgeFailure("unknown", f"{type(exc).__name__}: {exc}"), judge=judge.model)
 
 
-def failure_outcome(criterion: Criterion, failure: JudgeFailure) -> tuple[Outcome, str]:
+def failure_outcome(criterion: CriterionValues, failure: JudgeFailure) -> tuple[Outcome, str]:
     """How a failed judgment counts: infrastructure/parse abstain; unknown takes the worst case."""
     if failure.category == "unknown":
         if criterion.options is None:
@@ -110,7 +110,7 @@ def failure_outcome(criterion: Criterion, failure: JudgeFailure) -> tuple[Outcom
     return outcome, "CANNOT_ASSESS" if criterion.options is None else "abstained (NA)"
 
 
-def judgment_outcome(criterion: Criterion, judgment: Judgment) -> Outcome:
+def judgment_outcome(criterion: CriterionValues, judgment: Judgment) -> Outcome:
     if criterion.options is None:
         return binary_outcome(criterion, judgment.verdict or "CANNOT_ASSESS")
     option = judgment.option

@@ -21,9 +21,9 @@ from pydantic import TypeAdapter, ValidationError
 
 from rubric_lsp.engine.failures import JudgeFailure
 from rubric_lsp.engine.replies import Extracted, extract, snippet, strip_thinking
-from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
+from rubric_lsp.formats.autorubric.fields import CriterionValues, OptionValues
 
-NA_OPTION = CriterionOption(label="Cannot assess / not applicable", value=0.0, na=True)
+NA_OPTION = OptionValues(label="Cannot assess / not applicable", value=0.0, na=True)
 NA_TAG = "(choose this when the response gives no way to judge the criterion, or it does not apply)"
 BINARY = ("MET", "UNMET", "CANNOT_ASSESS")
 
@@ -76,7 +76,7 @@ CHOICE_FORMAT = {
 }
 
 
-def effective_options(criterion: Criterion) -> list[CriterionOption]:
+def effective_options(criterion: CriterionValues) -> list[OptionValues]:
     """The options the judge is shown: authored ones, plus the NA option appended last if none is NA."""
     assert criterion.options is not None
     options = list(criterion.options)
@@ -106,7 +106,7 @@ def _context(response: str, query: str | None, guidelines: str | None) -> str:
 
 
 def binary_messages(
-    criterion: Criterion, response: str, query: str | None, guidelines: str | None
+    criterion: CriterionValues, response: str, query: str | None, guidelines: str | None
 ) -> list[dict[str, str]]:
     flaw = "\n(This criterion describes a flaw: MET means the response has it.)" if criterion.weight < 0 else ""
     user = f"{_context(response, query, guidelines)}\n\n<criterion>\n{criterion.requirement}{flaw}\n</criterion>"
@@ -118,7 +118,7 @@ def label_signals_na(label: str) -> bool:
     return any(token in low for token in ("n/a", "not applicable", "cannot assess"))
 
 
-def option_line(number: int, option: CriterionOption) -> str:
+def option_line(number: int, option: OptionValues) -> str:
     """One numbered option; an NA option whose label does not say so is tagged as the abstain choice."""
     if option.na and not label_signals_na(option.label):
         return f"{number}. {option.label} {NA_TAG}"
@@ -126,7 +126,7 @@ def option_line(number: int, option: CriterionOption) -> str:
 
 
 def choice_messages(
-    criterion: Criterion, shown: Sequence[CriterionOption], response: str, query: str | None, guidelines: str | None
+    criterion: CriterionValues, shown: Sequence[OptionValues], response: str, query: str | None, guidelines: str | None
 ) -> list[dict[str, str]]:
     lines = "\n".join(option_line(n, option) for n, option in enumerate(shown, 1))
     user = f"{_context(response, query, guidelines)}\n\n<criterion>\n{criterion.requirement}\n</criterion>\n\n<options>\n{lines}\n</options>"
@@ -224,7 +224,7 @@ def parse_choice(content: str, shown_count: int) -> tuple[int, str, bool]:
     return selected - 1, explanation, found.ambiguous
 
 
-def effective_option_index(criterion: Criterion, label: str) -> int | None:
+def effective_option_index(criterion: CriterionValues, label: str) -> int | None:
     """The effective option (the automatic NA one included) ``label`` names, matched as autorubric
     matches labels (``strip().lower()``, first match), or None."""
     wanted = label.strip().lower()

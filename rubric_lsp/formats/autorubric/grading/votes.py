@@ -21,8 +21,8 @@ import math
 from dataclasses import dataclass, field, replace
 
 from rubric_lsp.engine.failures import JudgeFailure
+from rubric_lsp.formats.autorubric.fields import CriterionValues, OptionValues
 from rubric_lsp.formats.autorubric.grading.prompt import effective_options
-from rubric_lsp.formats.autorubric.model import Criterion, CriterionOption
 from rubric_lsp.formats.autorubric.score import worst_option_index
 
 ORDINAL_AGGREGATIONS = ("mean", "median", "weighted_mean", "mode", "min", "max")
@@ -45,24 +45,24 @@ class Judgment:
     votes: int = 1  # how many judges' votes it combines
 
 
-def worst_verdict(criterion: Criterion) -> str:
+def worst_verdict(criterion: CriterionValues) -> str:
     """The binary verdict that scores worst for the weight's sign (MET for a penalty)."""
     return "MET" if criterion.weight < 0 else "UNMET"
 
 
-def unknown_aggregation(criterion: Criterion) -> str | None:
+def unknown_aggregation(criterion: CriterionValues) -> str | None:
     """The aggregation name autorubric crashes on (a nominal multi-choice criterion's unknown one), or None."""
     if criterion.options is None or criterion.scale_type != "nominal" or not criterion.aggregation:
         return None
     return None if criterion.aggregation in NOMINAL_AGGREGATIONS else criterion.aggregation
 
 
-def na_index(criterion: Criterion) -> int:
+def na_index(criterion: CriterionValues) -> int:
     """The first NA option among the effective options (there always is one)."""
     return next(i for i, option in enumerate(effective_options(criterion)) if option.na)
 
 
-def stand_in(criterion: Criterion, judgment: Judgment) -> Judgment:
+def stand_in(criterion: CriterionValues, judgment: Judgment) -> Judgment:
     """A failed call's vote, as autorubric casts it: abstain (infrastructure/parse) or the worst case (unknown)."""
     failure = judgment.failure
     if failure is None:
@@ -74,7 +74,7 @@ def stand_in(criterion: Criterion, judgment: Judgment) -> Judgment:
     return Judgment(option=option, judge=judgment.judge)
 
 
-def _vote_name(criterion: Criterion, vote: Judgment) -> str:
+def _vote_name(criterion: CriterionValues, vote: Judgment) -> str:
     if criterion.options is None:
         return vote.verdict or "CANNOT_ASSESS"
     return effective_options(criterion)[vote.option if vote.option is not None else na_index(criterion)].label
@@ -93,7 +93,7 @@ def all_failed(judgments: list[Judgment]) -> JudgeFailure:
     return JudgeFailure(category, f"every judge failed — {'; '.join(parts)}", kind)
 
 
-def aggregate(criterion: Criterion, judgments: list[Judgment], strategy: str) -> Judgment:
+def aggregate(criterion: CriterionValues, judgments: list[Judgment], strategy: str) -> Judgment:
     """Several judges' answers on one criterion → one, the way autorubric's ensemble combines them.
 
     Failed calls vote their stand-in (``stand_in``); when every call failed the result is a
@@ -123,7 +123,7 @@ def aggregate(criterion: Criterion, judgments: list[Judgment], strategy: str) ->
     return replace(combined, option=aggregate_options(criterion, picks))
 
 
-def aggregate_binary(criterion: Criterion, verdicts: list[str], strategy: str) -> str:
+def aggregate_binary(criterion: CriterionValues, verdicts: list[str], strategy: str) -> str:
     """autorubric's ``_aggregate_votes`` with equal judge weights."""
     met = sum(1 for v in verdicts if v == "MET")
     unmet = sum(1 for v in verdicts if v == "UNMET")
@@ -138,7 +138,7 @@ def aggregate_binary(criterion: Criterion, verdicts: list[str], strategy: str) -
     return worst_verdict(criterion)  # a tie takes the worst case for the weight's sign
 
 
-def aggregate_options(criterion: Criterion, picks: list[int]) -> int:
+def aggregate_options(criterion: CriterionValues, picks: list[int]) -> int:
     """autorubric's ``_aggregate_multi_choice_votes`` with equal judge weights; picks index the effective options."""
     options = effective_options(criterion)
     scored = [p for p in picks if not options[p].na]
@@ -172,7 +172,7 @@ def aggregate_options(criterion: Criterion, picks: list[int]) -> int:
     return _worst_among(criterion, options, [i for d, i in distances if math.isclose(d, nearest, abs_tol=1e-9)])
 
 
-def _mode(criterion: Criterion, options: list[CriterionOption], picks: list[int]) -> int:
+def _mode(criterion: CriterionValues, options: list[OptionValues], picks: list[int]) -> int:
     counts: dict[int, int] = {}
     for pick in picks:
         counts[pick] = counts.get(pick, 0) + 1
@@ -180,13 +180,13 @@ def _mode(criterion: Criterion, options: list[CriterionOption], picks: list[int]
     return _worst_among(criterion, options, [i for i, c in counts.items() if c == top])
 
 
-def _worst_among(criterion: Criterion, options: list[CriterionOption], candidates: list[int]) -> int:
+def _worst_among(criterion: CriterionValues, options: list[OptionValues], candidates: list[int]) -> int:
     if criterion.weight < 0:
         return max(candidates, key=lambda i: (options[i].value, -i))
     return min(candidates, key=lambda i: (options[i].value, i))
 
 
-def vote_label(criterion: Criterion, judgment: Judgment) -> str:
+def vote_label(criterion: CriterionValues, judgment: Judgment) -> str:
     """One judge's vote as ``votes`` lists it; a failed call shows what it was counted as."""
     if judgment.failure is None:
         return _vote_name(criterion, judgment)

@@ -10,10 +10,12 @@ rubric file.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document.nodes import BINARY
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
-from rubric_lsp.formats.autorubric.model import criterion_keys, option_keys
+from rubric_lsp.formats.autorubric.fields import CRITERION_KEYS, OPTION_KEYS
 from rubric_lsp.formats.autorubric.rules import loading as _loading  # noqa: F401 - registers its checkers
 from rubric_lsp.formats.autorubric.rules.criteria import check_criteria
 from rubric_lsp.formats.autorubric.rules.dataset import check_dataset
@@ -185,12 +187,12 @@ def report_view(ctx: CheckContext, view: RubricView) -> None:
     check_criteria(ctx, view)
     for entry in view.entries:
         if entry.node.is_map:
-            _unknown_keys(ctx, entry.node, criterion_keys(), "criterion")
+            _unknown_keys(ctx, entry.node, CRITERION_KEYS, "criterion")
             options = entry.node.get("options")
             if options is not None and options.is_seq:
                 for option in options.value:
                     if option.is_map:
-                        _unknown_keys(ctx, option, option_keys(), "option")
+                        _unknown_keys(ctx, option, OPTION_KEYS, "option")
 
 
 def _report_problem(ctx: CheckContext, problem: Problem) -> None:
@@ -325,7 +327,7 @@ _ALIASES = {
 }
 
 
-def _unknown_keys(ctx: CheckContext, mapping, known: set[str], what: str) -> None:
+def _unknown_keys(ctx: CheckContext, mapping, known: AbstractSet[str], what: str) -> None:
     if not ctx.enabled(UNKNOWN_KEY):
         return
     for key_node, _value in mapping.pairs():

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from rubric_lsp.diagnostics import Severity
+from rubric_lsp.formats.autorubric.constraints import NOMINAL_AGGREGATIONS, ORDINAL_AGGREGATIONS
 from rubric_lsp.formats.autorubric.edits import remove_pair
-from rubric_lsp.formats.autorubric.model import NOMINAL_AGGREGATIONS, ORDINAL_AGGREGATIONS, Criterion
+from rubric_lsp.formats.autorubric.fields import CriterionValues
 from rubric_lsp.formats.autorubric.rules.common import FORMATS
 from rubric_lsp.formats.autorubric.view import CriterionEntry
 from rubric_lsp.rules.context import CheckContext
@@ -116,7 +117,7 @@ IGNORED_ON_BINARY = rule(
 BINARY_AGGREGATIONS = ("majority", "weighted", "unanimous", "any")
 
 
-def check_aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion) -> None:
+def check_aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: CriterionValues) -> None:
     node = entry.node.get("aggregation")
     value = criterion.aggregation
     if node is None or not value or criterion.options is None:
@@ -172,7 +173,7 @@ def check_aggregation(ctx: CheckContext, entry: CriterionEntry, criterion: Crite
     ctx.report(ORDINAL_AGGREGATION_UNKNOWN, node, message, fix=fix)
 
 
-def check_binary_ignored(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion) -> None:
+def check_binary_ignored(ctx: CheckContext, entry: CriterionEntry, criterion: CriterionValues) -> None:
     if criterion.options is not None:
         return
     mapping = entry.node

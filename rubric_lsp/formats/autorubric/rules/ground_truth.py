@@ -11,8 +11,8 @@ from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.autorubric import DATASET
+from rubric_lsp.formats.autorubric.constraints import VERDICTS
 from rubric_lsp.formats.autorubric.loading import ground_truth_entries
-from rubric_lsp.formats.autorubric.model import VERDICTS
 from rubric_lsp.formats.autorubric.view import RubricView
 from rubric_lsp.formats.errors import describe_type
 from rubric_lsp.rules.context import CheckContext

@@ -7,7 +7,7 @@ import itertools
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.formats.autorubric.edits import scalar_text
-from rubric_lsp.formats.autorubric.model import Criterion
+from rubric_lsp.formats.autorubric.fields import CriterionValues
 from rubric_lsp.formats.autorubric.rules.common import FORMATS
 from rubric_lsp.formats.autorubric.view import CriterionEntry
 from rubric_lsp.rules.context import CheckContext
@@ -188,7 +188,7 @@ NOT_MONOTONIC = rule(
 )
 
 
-def check_options(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion) -> None:
+def check_options(ctx: CheckContext, entry: CriterionEntry, criterion: CriterionValues) -> None:
     options_node = entry.node.get("options")
     if options_node is None or not options_node.is_seq:
         return

@@ -7,7 +7,7 @@ import re
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.formats.autorubric.edits import scalar_text
-from rubric_lsp.formats.autorubric.model import Criterion
+from rubric_lsp.formats.autorubric.fields import CriterionValues
 from rubric_lsp.formats.autorubric.rules.common import FORMATS
 from rubric_lsp.formats.autorubric.view import CriterionEntry
 from rubric_lsp.rules.context import CheckContext
@@ -52,10 +52,13 @@ BUNDLED_REQUIREMENT = rule(
     "verdict. Judges grade atomic criteria more reliably. Flagged when, outside parentheses and "
     "quotes, the text has a semicolon between two parts, or 'and' / 'as well as' followed by a "
     "second action verb ('… and provides …'). Further sentences are read as explanation, not as "
-    "more requirements.",
+    "more requirements. Where the smell rules run (the editor, or RL301 selected) and RL301 double-barreled "
+    "reports the same requirement, this finding is left out: RL301 names the two parts and offers the split "
+    "(docs/smells.md).",
     bad="- requirement: States the date and explains the cause",
     good="- requirement: States the date\n- requirement: Explains the cause",
     formats=FORMATS,
+    defers_to=("RL301",),
 )
 
 # Subjects a requirement often starts with before its verb ("The response explains ...").
@@ -140,7 +143,7 @@ _AND_VERB = re.compile(
 )
 
 
-def check_requirement(ctx: CheckContext, entry: CriterionEntry, criterion: Criterion) -> None:
+def check_requirement(ctx: CheckContext, entry: CriterionEntry, criterion: CriterionValues) -> None:
     node = entry.node.get("requirement")
     if node is None:
         return

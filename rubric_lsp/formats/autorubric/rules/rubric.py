@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import math
-
-from pydantic import ValidationError
+from typing import Any
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.autorubric import DATASET, RUBRIC
+from rubric_lsp.formats.autorubric.constraints import VERDICTS
 from rubric_lsp.formats.autorubric.edits import anchor, remove_pair, scalar_text
-from rubric_lsp.formats.autorubric.model import VERDICTS, Example
+from rubric_lsp.formats.autorubric.shapes import MODELS
 from rubric_lsp.formats.autorubric.view import RubricView
 from rubric_lsp.formats.errors import describe_type, error_span, place_errors
+from rubric_lsp.formats.shapes import validated
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
 from rubric_lsp.rules.suggest import closest, did_you_mean, suggest
@@ -291,10 +292,9 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
         return
     names: dict[str, Node] = {}
     for item in node.elements():
-        try:
-            example = Example.model_validate(to_plain(item))
-        except ValidationError as exc:
-            placed_errors = place_errors(exc.errors(include_url=False), item)
+        example, errors = validated(to_plain(item), "Example", MODELS, "rubric_lsp.formats.autorubric.model")
+        if errors:
+            placed_errors = place_errors(errors, item)
             paths = [placed.path for placed in placed_errors]
             for placed in placed_errors:
                 if placed.type != "missing" and any(
@@ -344,7 +344,7 @@ def check_examples(ctx: CheckContext, root: Node, view: RubricView) -> None:
             _expectation(ctx, expect_node, example, view)
 
 
-def _expectation(ctx: CheckContext, node: Node, example: Example, view: RubricView) -> None:
+def _expectation(ctx: CheckContext, node: Node, example: Any, view: RubricView) -> None:
     expect = example.expect
     assert expect is not None
     min_node = node.get("min_score")

@@ -69,14 +69,7 @@ def assertion_unit(view: Any, number: int, assertion: Any) -> AssertionUnit:
     metric (a labels row naming the metric finds that one), else its position in the test's own ``assert``
     list, else (a metric-less ``defaultTest`` assertion) its position in defaultTest's."""
     test = view.test_number(number)
-    metric = to_plain(assertion.field("metric"))
-    first = next((a for a in test.top_assertions if metric and to_plain(a.field("metric")) == metric), None)
-    if metric and first is assertion:
-        name = str(metric)
-    elif (position := _position(test.own_top, assertion)) is not None:
-        name = f"assertion {position}"
-    else:
-        name = f"defaultTest assertion {_position(test.default.own_top, assertion)}"
+    name = unit_name(test, assertion) or "defaultTest assertion None"
     text = {
         "type": assertion.type,
         "value": assertion.value,
@@ -88,6 +81,23 @@ def assertion_unit(view: Any, number: int, assertion: Any) -> AssertionUnit:
     return AssertionUnit(
         f"test {number} {name}", f"test {number}: {assertion.type}", text, prompt, {}, number, assertion, judge, name
     )
+
+
+def unit_name(test: Any, assertion: Any) -> str | None:
+    """A top-level assertion's name within its test (a view's test): its ``metric`` when it is the first of the
+    test's assertions with it, else ``assertion N`` (its place in the test's own ``assert`` list), else
+    ``defaultTest assertion N``; None for one inside an ``assert-set``. What a labels file's ``assertion`` column
+    takes, and what ``rubric grade --format csv`` writes in its own."""
+    metric = to_plain(assertion.field("metric"))
+    first = next((a for a in test.top_assertions if metric and to_plain(a.field("metric")) == metric), None)
+    if metric and first is assertion:
+        return str(metric)
+    if (position := _position(test.own_top, assertion)) is not None:
+        return f"assertion {position}"
+    default = test.default.own_top if test.default is not None else []
+    if (position := _position(default, assertion)) is not None:
+        return f"defaultTest assertion {position}"
+    return None
 
 
 def own_judge(grader: Any) -> OwnJudge | None:

@@ -33,7 +33,7 @@ from rubric_lsp.formats.promptfoo.grading.assertions import (
     _Response,
     assertion_weight,
 )
-from rubric_lsp.formats.promptfoo.grading.calibration import graded_tests
+from rubric_lsp.formats.promptfoo.grading.calibration import graded_tests, unit_name
 from rubric_lsp.formats.promptfoo.grading.checked import Declined, Errored, Refused
 from rubric_lsp.formats.promptfoo.grading.deterministic import Extras, check
 from rubric_lsp.formats.promptfoo.grading.judges import json_mode_for, promptfoo_version, start_judges
@@ -171,6 +171,8 @@ async def grade_promptfoo(
     for position, (test, assertion, item) in enumerate(entries):
         verdict = next(answers) if item is not None else test.verdicts[id(assertion)]
         verdict.index = position
+        # The labels file's keys of the assertion (calibration.unit_name): a table row names it uniquely.
+        verdict.cells = (("test", test.number), ("assertion", unit_name(test.info, assertion) or ""))
         test.verdicts[id(assertion)] = verdict
         report.verdicts.append(verdict)
         report.links.append((test.number, assertion.node))

@@ -15,7 +15,6 @@ from rubric_lsp.formats.promptfoo.assertion_types import (
     base_type,
     is_known_assertion_type,
 )
-from rubric_lsp.formats.promptfoo.model import Assertion, AssertionSet
 from rubric_lsp.formats.promptfoo.resolve import AssertionInfo, ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import FACTUALITY_LIKE, E, F, W, delete_pair, rubric_text
 from rubric_lsp.formats.promptfoo.rules.max_score import max_score_value
@@ -226,7 +225,7 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
         if ctx.enabled(INVALID_FIELD):
             plain = {k: v for k, v in to_plain(node).items() if k != "assert"}
             plain["assert"] = []
-            report_pydantic(ctx, report, src, node, validate(AssertionSet, plain), "assert-set", skip=skip)
+            report_pydantic(ctx, report, src, node, validate("AssertionSet", plain), "assert-set", skip=skip)
             inner = node.get("assert")
             if inner is None or not inner.is_seq:
                 report(
@@ -252,7 +251,7 @@ def check_assertion(ctx, report, view: ConfigView, a: AssertionInfo) -> None:  #
     if ctx.enabled(INVALID_FIELD) and not looks_valid(node, _ASSERTION_KINDS):
         plain = dict(to_plain(node))
         report_pydantic(
-            ctx, report, src, node, validate(Assertion, plain), "assertion", skip=("provider", "rubricPrompt", *skip)
+            ctx, report, src, node, validate("Assertion", plain), "assertion", skip=("provider", "rubricPrompt", *skip)
         )
     base = base_type(kind)
     value_node = node.get("value")

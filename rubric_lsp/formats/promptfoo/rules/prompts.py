@@ -19,7 +19,7 @@ from typing import Any
 from rubric_lsp.document import Node
 from rubric_lsp.document.files import read_regular_text
 from rubric_lsp.document.nodes import to_plain
-from rubric_lsp.formats.promptfoo.model import TOP_LEVEL_KEYS
+from rubric_lsp.formats.promptfoo.fields import TOP_LEVEL_KEYS
 from rubric_lsp.formats.promptfoo.paths import maybe_file_path
 from rubric_lsp.formats.promptfoo.resolve import MAX_REFERENCED_BYTES, ConfigView
 from rubric_lsp.formats.promptfoo.rules.common import E, F, js_truthy, providers_node

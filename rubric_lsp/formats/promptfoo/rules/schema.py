@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
 
 from rubric_lsp.document import Node
 from rubric_lsp.document.nodes import to_plain
 from rubric_lsp.formats.errors import describe_type, place_errors
-from rubric_lsp.formats.promptfoo.model import TEST_KEYS, TOLERATED_TOP_LEVEL, TOP_LEVEL_KEYS, PromptfooConfig, TestCase
+from rubric_lsp.formats.promptfoo.fields import TEST_KEYS, TOLERATED_TOP_LEVEL, TOP_LEVEL_KEYS, validate
 from rubric_lsp.formats.promptfoo.resolve import ConfigView, Source, TestInfo
 from rubric_lsp.formats.promptfoo.rules.common import E, F, W, js_truthy
 from rubric_lsp.formats.promptfoo.rules.prompts import default_prompt_note
@@ -77,6 +74,7 @@ def looks_valid(node: Node, kinds: dict[str, str]) -> bool:
 
     Validating thousands of generated red-team tests through pydantic costs more than
     the didChange budget allows; pydantic runs only on the mappings that fail this.
+    (``validate`` then vouches for what plainly fits the model without importing pydantic.)
     """
     for key, value in node.pairs():
         if not isinstance(key.value, str):  # `? [a]`: unhashable; pydantic judges it
@@ -97,14 +95,6 @@ def looks_valid(node: Node, kinds: dict[str, str]) -> bool:
         if not ok:
             return False
     return True
-
-
-def validate(model: type[BaseModel], data: Any) -> list[Any]:  # pydantic ErrorDetails
-    try:
-        model.model_validate(data)
-    except ValidationError as exc:
-        return exc.errors(include_url=False)
-    return []
 
 
 def report_pydantic(ctx, report, source: Source, node: Node, errors: list[dict], what: str, skip: tuple = ()) -> None:
@@ -234,7 +224,7 @@ def check_top_level(ctx, report, view: ConfigView, claimed: set[str] | frozenset
         plain = {
             key: to_plain(value) for key, _kn, value in root.items() if key not in ("tests", "defaultTest", "scenarios")
         }
-        report_pydantic(ctx, report, view.source, root, validate(PromptfooConfig, plain), "config")
+        report_pydantic(ctx, report, view.source, root, validate("PromptfooConfig", plain), "config")
         tests = root.get("tests")
         if tests is not None and not (
             tests.is_seq or (tests.is_scalar and isinstance(tests.value, str)) or tests.is_map
@@ -337,7 +327,7 @@ def check_test_keys(ctx, report, test: TestInfo) -> None:
     _check_content(report, test)
     if not looks_valid(node, _TEST_KINDS):
         plain = {k: v for k, v in to_plain(node).items() if k != "assert"}
-        report_pydantic(ctx, report, test.source, node, validate(TestCase, plain), what, skip=("provider", "options"))
+        report_pydantic(ctx, report, test.source, node, validate("TestCase", plain), what, skip=("provider", "options"))
     options = node.get("options")
     if options is not None and not options.is_map:
         report(INVALID_FIELD, test.source, options, "'options' must be a mapping.")
