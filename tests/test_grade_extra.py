@@ -103,7 +103,7 @@ def test_a_report_without_pygal_is_refused_before_any_judge_call(tmp_path: Path)
 
 
 def test_the_fallback_requirements_are_the_grade_extra() -> None:
-    from rubric_lsp.settings import tomllib
+    from rubric_lsp.settings import _toml  # tomllib, or tomli before Python 3.11
 
-    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = _toml().loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert list(extra.FALLBACK_REQUIREMENTS) == project["optional-dependencies"]["grade"]

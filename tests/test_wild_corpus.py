@@ -167,7 +167,12 @@ def test_the_server_agrees_with_the_cli_with_the_repository_as_workspace(checkou
     for repo, path in opened.items():
         rel = f"{repo}/{path.relative_to(checkouts[repo][0]).as_posix()}"
         expected = sorted((k[1], k[2]) for k in cli_findings if k[0] == rel)
-        got = sorted((d.range.start.line + 1, str(d.code)) for d in diagnostics[path.as_uri()])
+        # The smell rules (RL3xx) run in the editor by default and in the CLI only when selected (docs/smells.md).
+        got = sorted(
+            (d.range.start.line + 1, str(d.code))
+            for d in diagnostics[path.as_uri()]
+            if not str(d.code).startswith("RL3")
+        )
         assert got == expected, f"{rel}: the server reports {got}, the CLI {expected}"
 
 
