@@ -7,10 +7,11 @@ overwritten with stale text (``Written.check``).
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from rubric_lsp.calibration.record_file import write_atomic
 
 
 class ChangedMeanwhile(OSError):
@@ -39,22 +40,3 @@ class Target:
         if self.read() != expected:
             raise ChangedMeanwhile(f"{self.path} changed on disk while it was being labelled; read again")
         write_atomic(self.path, text)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """``text`` to ``path`` whole or not at all, keeping the file's permissions."""
-    data = text.encode("utf-8")
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            with contextlib.suppress(OSError):
-                os.fchmod(handle.fileno(), os.stat(path).st_mode & 0o7777)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
