@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -161,6 +161,16 @@ class LabellingHook(Protocol):
         """The item a labels file's row names (``fields``: its columns), for a file of units; None when the
         row names none of ``doc``'s (another config's row, a unit that does not exist)."""
         ...
+
+
+@dataclass(frozen=True)
+class Labelling:
+    """A :class:`LabellingHook` made of a format's four module functions (what ``Format.labelling`` names)."""
+
+    sheet: Callable[[Document], Sheet]
+    write: Callable[[Document, LabelItem, Mapping[str, Label]], list[TextEdit]]
+    read_source: Callable[[Document, Any, Path], Sheet | None]
+    item_for: Callable[[Document, Mapping[str, str], int], LabelItem | None]
 
 
 def item_keys(contents: Sequence[Any]) -> list[str]:

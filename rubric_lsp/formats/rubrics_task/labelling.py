@@ -26,6 +26,7 @@ from rubric_lsp.labelling.hook import (
     Choice,
     Label,
     LabelItem,
+    Labelling,
     LabellingHook,
     LabelUnit,
     Part,
@@ -186,11 +187,4 @@ def item_for(doc: Document, fields: Mapping[str, str], number: int) -> LabelItem
     return None  # the task holds its items
 
 
-class _Labelling:
-    sheet = staticmethod(sheet)
-    write = staticmethod(write)
-    read_source = staticmethod(read_source)
-    item_for = staticmethod(item_for)
-
-
-LABELLING: LabellingHook = _Labelling()
+LABELLING: LabellingHook = Labelling(sheet, write, read_source, item_for)

@@ -25,6 +25,7 @@ from rubric_lsp.labelling.hook import (
     Choice,
     Label,
     LabelItem,
+    Labelling,
     LabellingHook,
     LabelUnit,
     Part,
@@ -130,11 +131,4 @@ def item_for(doc: Document, fields: Mapping[str, str], number: int) -> LabelItem
     return LabelItem(key, number, f"row {number} of the labels file", parts, output, _units(doc), fields=item_fields)
 
 
-class _Labelling:
-    sheet = staticmethod(sheet)
-    write = staticmethod(write)
-    read_source = staticmethod(read_source)
-    item_for = staticmethod(item_for)
-
-
-LABELLING: LabellingHook = _Labelling()
+LABELLING: LabellingHook = Labelling(sheet, write, read_source, item_for)

@@ -41,6 +41,7 @@ from rubric_lsp.labelling.hook import (
     JudgeSaid,
     Label,
     LabelItem,
+    Labelling,
     LabellingHook,
     LabelUnit,
     Part,
@@ -225,11 +226,4 @@ def item_for(doc: Document, fields: Mapping[str, str], number: int) -> LabelItem
     return item
 
 
-class _Labelling:
-    sheet = staticmethod(sheet)
-    write = staticmethod(write)
-    read_source = staticmethod(read_source)
-    item_for = staticmethod(item_for)
-
-
-LABELLING: LabellingHook = _Labelling()
+LABELLING: LabellingHook = Labelling(sheet, write, read_source, item_for)
