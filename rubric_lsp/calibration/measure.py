@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from rubric_lsp.calibration import evidence, record
+from rubric_lsp.calibration.settings import DEFAULT_AGREEMENT
 from rubric_lsp.calibration.units import UnitSamples, figures, judges_figures, repeat_figures
-
-DEFAULT_AGREEMENT = 0.8
 
 # The judge settings that change a verdict (the rest: retries, timeouts, concurrency, change none); a
 # format's grading options that do are each unit's own (UnitSamples.settings).

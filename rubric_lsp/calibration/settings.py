@@ -9,6 +9,10 @@ from pathlib import Path
 
 SUFFIX = ".calibration.json"  # a file's record: ``<name>.calibration.json`` beside it
 MAX_RECORD_BYTES = 8 * 1024 * 1024  # ~40,000 units' figures; anything larger is not a record of ours
+# The share of asks (or judges) that must agree for a unit not to be ambiguous (``rubric calibrate
+# --agreement-threshold``, the editor's ``rubric.calibration.agreementThreshold``): here, so that the server's
+# settings read it without loading the measures.
+DEFAULT_AGREEMENT = 0.8
 
 
 @dataclass(frozen=True)

@@ -74,10 +74,11 @@ litellm's ``hosted_vllm`` route unless ``<name>`` is one of OpenAI's own models
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rubric_lsp.engine.report import ERROR_VERDICT, GradeReport, Verdict
-from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
+if TYPE_CHECKING:
+    from rubric_lsp.engine.report import ERROR_VERDICT, GradeReport, Verdict
+    from rubric_lsp.engine.settings import JudgeSettings, MissingCredentials
 
 __all__ = [
     "ERROR_VERDICT",
@@ -97,6 +98,16 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    # Every name loads its module on first use: the language server reads the results' types
+    # (engine/result.py) at start, and the grading's modules only when it grades.
+    if name in ("ERROR_VERDICT", "GradeReport", "Verdict"):
+        from rubric_lsp.engine import report
+
+        return getattr(report, name)
+    if name in ("JudgeSettings", "MissingCredentials"):
+        from rubric_lsp.engine import settings
+
+        return getattr(settings, name)
     if name in ("grade_text", "grade_examples", "GradingError", "ExampleResult"):
         from rubric_lsp.engine import calls as engine
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
-import logging
 import re
 from pathlib import PurePath
 
@@ -30,6 +29,7 @@ from rubric_lsp.rules.registry import (
     registered_rule,
     registered_rules,
 )
+from rubric_lsp.runtime.log import logger
 
 # ``checker`` is the rules' decorator (rules/registry.py), re-exported: a format's author finds
 # register, Format and checker in one place.
@@ -47,7 +47,6 @@ __all__ = [
     "unregister",
 ]
 
-log = logging.getLogger(__name__)
 
 _FORMATS: dict[str, Format] = {}
 _loaded = False
@@ -106,7 +105,7 @@ def load_formats() -> None:
             if source.builtin:
                 raise
             _BROKEN.append(f"rubric-lsp: {exc}; its files are not checked")
-            log.warning("%s", _BROKEN[-1])
+            logger(__name__).warning("%s", _BROKEN[-1])
             continue
         for fmt in found:
             _add(fmt, (0, index))
@@ -143,7 +142,7 @@ def _is_builtin(fmt: Format) -> bool:
 def _broken(fmt: Format, why: str) -> None:
     """Skip a third party's format whose hook failed, saying so once, as a plugin that failed to load is."""
     _BROKEN.append(f"rubric-lsp: format {fmt.name!r} {why}; its files are not checked")
-    log.warning("%s", _BROKEN[-1])
+    logger(__name__).warning("%s", _BROKEN[-1])
     _FORMATS.pop(fmt.name, None)
     forget_checkers(fmt.name)
 
@@ -183,9 +182,13 @@ def all_rules() -> list[Rule]:
 
 
 def get_rule(code: str) -> Rule | None:
-    """The rule with this code, whichever format defines it."""
-    load_all_checkers()
-    return registered_rule(code)
+    """The rule with this code, whichever format defines it (a finding's rule is registered by the check
+    that reported it: every format's rules are imported only for a code not registered yet)."""
+    found = registered_rule(code)
+    if found is None:
+        load_all_checkers()
+        found = registered_rule(code)
+    return found
 
 
 _MODELINE = re.compile(r"yaml-language-server:\s*\$schema=(\S+)")

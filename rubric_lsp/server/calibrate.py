@@ -26,17 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from rubric_lsp.calibration import check, record
-from rubric_lsp.calibration.labels import is_labels_file
-from rubric_lsp.calibration.measure import table_lines
 from rubric_lsp.document.positions import Span
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.arguments import invalid
 from rubric_lsp.server.grading_plan import NoDocument, Read, document_uri, read
-from rubric_lsp.server.grading_run import judge_settings, run
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.publish import relint_all
 
+# Calibration's record, labels and measures, and the grading run with the engine: loaded by the first lens
+# that needs them or the first calibration, never at the server's start (the first diagnostics wait for none).
 if TYPE_CHECKING:  # the engine itself loads on a grading's first use
     from rubric_lsp.engine.calibrating import Passes
 
@@ -75,6 +73,9 @@ def labelled_sets(ls: RubricServer, doc: Read) -> dict[Path, Path]:
     committed record can never make the editor grade, or write, a file elsewhere."""
     if doc.document.path is None or doc.uri not in ls.workspace.text_documents or calibratable(doc):
         return {}
+    from rubric_lsp.calibration import check
+    from rubric_lsp.calibration.labels import is_labels_file
+
     result = ls.state(doc.uri).result
     here = Path(doc.document.path).resolve()
     root = workspace_of(ls, here)
@@ -127,6 +128,8 @@ async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
         return {"message": message}
     assert doc.document.path is not None  # calibratable
+    from rubric_lsp.server.grading_run import judge_settings, run
+
     output = _output(args, Path(doc.document.path), workspace_of(ls, doc.document.path))
     options = ls.grade_options()
     settings = judge_settings(ls)
@@ -148,6 +151,8 @@ async def calibrate_command(ls: RubricServer, args: dict[str, Any]) -> Any:
 def _output(args: dict[str, Any], labelled: Path, root: Path) -> Path:
     """Where the record goes: ``record`` (where a rubric's lint found it; relative to the labelled set's folder)
     or beside the labelled set; inside the workspace ``root`` only, and a record file only."""
+    from rubric_lsp.calibration import record
+
     given = args.get("record")
     if given is None:
         return record.record_path(labelled)
@@ -161,6 +166,9 @@ def _output(args: dict[str, Any], labelled: Path, root: Path) -> Path:
 
 def _write(ls: RubricServer, doc: Read, graded: Passes, output: Path, threshold: float) -> dict[str, Any]:
     """Write the record (as ``rubric calibrate`` builds it from the same passes) and re-lint."""
+    from rubric_lsp.calibration import record
+    from rubric_lsp.calibration.measure import table_lines
+
     assert doc.document.path is not None  # calibratable
     judge = graded.judge
     data = graded.record(labelled=Path(doc.document.path), output=output, threshold=threshold)

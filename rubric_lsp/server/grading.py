@@ -18,7 +18,6 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp.document.positions import Position, Range
-from rubric_lsp.engine.result import figures_of, grid_of
 from rubric_lsp.formats.editor import GradePlan
 from rubric_lsp.server import dataset_views, labelling, report, responses
 from rubric_lsp.server.app import COMMAND_TICKET, RubricServer
@@ -37,7 +36,6 @@ from rubric_lsp.server.grading_plan import (
     targets,
     units_under,
 )
-from rubric_lsp.server.grading_run import judge_settings, run
 from rubric_lsp.server.grid_views import shown_for_grid
 from rubric_lsp.server.positions import Converter
 from rubric_lsp.server.review import review_lenses
@@ -127,6 +125,7 @@ async def execute(
     from dataclasses import replace
 
     from rubric_lsp.engine.request import GradeRequest, RequestKind
+    from rubric_lsp.server.grading_run import judge_settings, run  # the engine: at a grading, never at start
 
     args = args or {}
     limit = args.get("limit")
@@ -210,6 +209,7 @@ def _tell_plain_clients(ls: RubricServer, doc: Read, shown: Shown) -> None:
 def _shown_for(request: Any, result: Any, doc: Read, converted: bool) -> tuple[Shown | None, Any]:
     """What to show of a grading's result, and the result's JSON."""
     from rubric_lsp.engine.request import RequestKind
+    from rubric_lsp.engine.result import figures_of, grid_of
 
     uri = doc.uri
     top = Range(Position(0, 0), Position(0, 0))

@@ -8,7 +8,6 @@ import logging
 
 from lsprotocol import types
 
-from rubric_lsp.calibration import check
 from rubric_lsp.formats.editor import EditorContext
 from rubric_lsp.formats.options import read_options
 from rubric_lsp.formats.registry import Format, get_rule
@@ -25,6 +24,8 @@ def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) 
     # A unit's calibration line first: its agreement figure with its interval and labels is what the hover is
     # for; RL020's rule text (when the unit has a finding) follows it rather than burying it.
     # Its smells right under it (docs/smells.md: smells beside the evidence).
+    from rubric_lsp.calibration import check  # records and their figures: at a hover, never at start
+
     parts: list[str] = list(check.hover_lines(result.shared.get(check.VIEW_KEY) or [], offset))
     if parts:
         parts.extend(_smells_beside(result, offset))
@@ -50,6 +51,8 @@ def hover_markdown(ls: RubricServer, uri: str, result: LintResult, offset: int) 
 
 def _smells_beside(result: LintResult, offset: int) -> list[str]:
     """The smells of the calibrated units at the cursor, next to their record's agreement (docs/smells.md)."""
+    from rubric_lsp.calibration import check
+
     lines: list[str] = []
     for found in result.shared.get(check.VIEW_KEY) or []:
         unit = found.unit

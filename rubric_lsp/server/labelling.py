@@ -18,7 +18,7 @@ import asyncio
 import logging
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -27,13 +27,13 @@ from rubric_lsp.document.positions import Span
 from rubric_lsp.formats import registry
 from rubric_lsp.formats.registry import Format
 from rubric_lsp.labelling.edits import json_text
-from rubric_lsp.labelling.hook import LabelItem, Sheet, Slot
-from rubric_lsp.labelling.page.server import LabellingServer
-from rubric_lsp.labelling.session import Options, Session
-from rubric_lsp.labelling.sources import LabellingError, default_labeller, labelling_hook
 from rubric_lsp.lint import LintResult
 from rubric_lsp.server import arguments
 from rubric_lsp.server.app import RubricServer
+
+if TYPE_CHECKING:
+    from rubric_lsp.labelling.hook import LabelItem, Sheet, Slot
+    from rubric_lsp.labelling.page.server import LabellingServer
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,14 @@ SHEET_KEY = "labelling.sheet"
 PLACEHOLDER = "__rubric_label__"
 _WORD_BEFORE = re.compile(r'"?[\w -]*$')
 _WORD_AFTER = re.compile(r'^[\w -]*"?')
+
+
+def _sources() -> Any:
+    """Where labels come from (``labelling/sources.py``, with sqlite3 and subprocess): loaded for the first file
+    that holds labels, never at the server's start."""
+    from rubric_lsp.labelling import sources
+
+    return sources
 
 
 def sheet_of(result: LintResult) -> Sheet | None:
@@ -55,7 +63,7 @@ def _read_sheet(fmt: Format | None, result: LintResult) -> Sheet | None:
     if fmt is None or fmt.labelling is None or result.document.root is None:
         return None
     try:
-        hook = labelling_hook(fmt)
+        hook = _sources().labelling_hook(fmt)
         sheet = hook.sheet(result.document) if hook is not None else None
     except Exception:
         log.exception("the %s labelling hook failed", fmt.name)
@@ -131,7 +139,7 @@ def completions(fmt: Format | None, text: str, offset: int) -> tuple[list[types.
     if doc.root is None:
         return None
     fmt = fmt or registry.detect(doc)
-    hook = labelling_hook(fmt) if fmt is not None else None
+    hook = _sources().labelling_hook(fmt) if fmt is not None else None
     if hook is None:
         return None
     try:
@@ -209,6 +217,11 @@ def _pages(ls: RubricServer) -> dict[str, LabellingServer]:
 
 def open_page(ls: RubricServer, uri: str, labeller: str | None) -> LabellingServer:
     """The page of the file ``uri`` names (started on first use); LabellingError when it cannot be labelled."""
+    # The page (an HTTP server) and the labelling session: loaded by the first page opened, never at start.
+    from rubric_lsp.labelling.page.server import LabellingServer
+    from rubric_lsp.labelling.session import Options, Session
+
+    LabellingError, default_labeller = _sources().LabellingError, _sources().default_labeller
     path = ls.path_of(uri)
     if path is None:
         raise LabellingError(f"{uri} is not a file on disk: the labelling page writes labels into the file")
@@ -238,6 +251,7 @@ def register(ls: RubricServer) -> None:
         uri = given.get("uri") or ls.touched
         labeller = given.get("labeller") or ls.settings.labelling_labeller
         loop = asyncio.get_running_loop()
+        LabellingError = _sources().LabellingError
         try:
             if not uri:
                 raise LabellingError("no document: name one with its uri")

@@ -44,10 +44,6 @@ def build_server():
             # copy on stderr would show in VS Code's output channel as [error], whatever its level.
             # RUBRIC_LSP_LOG (debugging the server) keeps the stderr copy.
             logging.getLogger("rubric_lsp").propagate = False
-        # Load the formats and rules now, while the client digests our capabilities.
-        from rubric_lsp.formats.registry import load_all_checkers
-
-        ls.lint_pool.submit(load_all_checkers)
         if params.initialization_options:
             ls.init_options = params.initialization_options
             ls.apply_settings(params.initialization_options)
@@ -102,9 +98,9 @@ WARM_UP_IDLE_SECONDS = float(os.environ.get("RUBRIC_LSP_WARM_UP_IDLE", "2"))
 
 
 def _warm_up_when_idle(ls) -> None:
-    from rubric_lsp.server import grading_run
-
     def check() -> None:
+        from rubric_lsp.server import grading_run  # the engine: loaded once the editor is quiet, not at start
+
         if grading_run.warm_started:
             return
         quiet = ls.loop.time() - ls.last_activity

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,6 +77,8 @@ def _place(target_path: str | None, target_uri: str, name: str) -> tuple[Path, b
         beside = Path(target_path).parent / (name + SUFFIX)
         if _can_create(beside):
             return beside, True
+    import tempfile  # (and random, shutil): for a response kept, not at the server's start
+
     digest = hashlib.sha256(target_uri.encode("utf-8")).hexdigest()[:12]
     folder = Path(tempfile.gettempdir()) / TEMP_FOLDER / digest
     return folder / (name + SUFFIX), False

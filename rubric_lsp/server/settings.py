@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from rubric_lsp.calibration.measure import DEFAULT_AGREEMENT
+from rubric_lsp.calibration.settings import DEFAULT_AGREEMENT
 from rubric_lsp.formats.options import GradeOption, distinct
 from rubric_lsp.formats.registry import formats
 from rubric_lsp.settings import Settings, SettingsError, settings_for

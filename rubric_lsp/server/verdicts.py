@@ -15,7 +15,6 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp.document.positions import LineIndex, Position, Range
-from rubric_lsp.engine.report import FAILED, PASSED, test_result
 from rubric_lsp.engine.result import Figures, Outcome, Unit
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.line_map import LineMap, line_map
@@ -201,6 +200,8 @@ def shown_for_report(result: Any, where: Range) -> Shown:
     suffix = suffixes[passed]
     shown.lenses.append(Lens(where, f"Graded: {_score_text(report)}{suffix}"))
     if len(report.get("tests") or []) > 1:  # several numbered tests: each one's own result, in the outputs' words
+        from rubric_lsp.engine.report import FAILED, PASSED, test_result  # a grading's: loaded by then
+
         marks = {PASSED: "✓", FAILED: "✗"}
         summary = ", ".join(f"test {t['test']} {marks.get(test_result(t)) or test_result(t)}" for t in report["tests"])
         shown.lenses.append(Lens(where, summary))
