@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,14 +22,13 @@ from rubric_lsp.formats.registry import Format, checkers_for, detect
 from rubric_lsp.rules.any_file import INTERNAL_ERROR, UNREADABLE_FILE  # loaded by every lint's checkers anyway
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import registered_rule
+from rubric_lsp.runtime.log import logger
 from rubric_lsp.settings import SMELLS, Settings, configured_kind
 from rubric_lsp.suppression import suppressions
 from rubric_lsp.workspace import default_root
 
 if TYPE_CHECKING:
     from rubric_lsp.document.positions import Span
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -152,7 +150,7 @@ def _run(checks: list[Any], ctx: CheckContext) -> None:
         except KeyboardInterrupt:
             raise
         except BaseException:  # a checker bug (a plugin's sys.exit too) must not hide the other findings
-            log.exception("checker %s failed on %s", getattr(check, "__name__", check), doc.path)
+            logger(__name__).exception("checker %s failed on %s", getattr(check, "__name__", check), doc.path)
             ctx.report(
                 INTERNAL_ERROR,
                 doc.lines.single_line_span(0) if doc.text else _empty(),
@@ -281,7 +279,7 @@ def _labelled_in(doc: Document) -> Any:
     try:
         return labelled(doc)
     except Exception:  # a format's hook bug must not hide the other findings
-        log.exception("the calibration hook's labelled failed on %s", doc.path)
+        logger(__name__).exception("the calibration hook's labelled failed on %s", doc.path)
         return "its labels cannot be read"
 
 

@@ -13,11 +13,13 @@ Two entry points, both stdlib-only (the lint path imports this):
 
 from __future__ import annotations
 
-import base64
-import logging
 import os
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import logging
 
 MASK = "***"
 MIN_SECRET_LENGTH = 8  # shorter values ("dummy", "none") are placeholders, and masking them would garble text
@@ -86,6 +88,8 @@ class Redactor:
 def encoded_forms(secret: str) -> set[str]:
     """The base64 (standard and URL-safe, at each of the three byte alignments inside a longer encoded
     text) and URL-encoded forms of ``secret``: what a reply could carry instead of the key itself."""
+    import base64  # here, as urllib below: only when there is a key to look for
+
     raw = secret.encode("utf-8")
     forms: set[str] = set()
     for offset in range(3):
@@ -162,8 +166,9 @@ def redact_report(text: str, secrets: Iterable[str | None] = ()) -> str:
     return report_redactor(secrets).report(text) if text else text
 
 
-class RedactingFilter(logging.Filter):
-    """A log handler filter: every record's text as a report may print it (see ``redact_report``)."""
+class RedactingFilter:
+    """A log handler filter: every record's text as a report may print it (see ``redact_report``). Any object
+    with a ``filter`` method is one (``logging.Filterer``): no subclass, so the lint path never imports logging."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -174,6 +179,8 @@ class RedactingFilter(logging.Filter):
         if redacted != message:
             record.msg, record.args = redacted, ()
         if record.exc_info and not record.exc_text:
+            import logging
+
             record.exc_text = redact_report(logging.Formatter().formatException(record.exc_info))
         elif record.exc_text:
             record.exc_text = redact_report(record.exc_text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 from typing import TextIO
 
@@ -14,6 +13,8 @@ def unified_diff(name: str, before: str, after: str) -> str:
 
     A report like every other: an API key written in the file is masked on the lines shown.
     """
+    import difflib  # --diff only
+
     redact = report_redactor().report
     lines = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=name, tofile=name

@@ -191,13 +191,13 @@ def _finish(args, run: _Run, out: TextIO) -> int:
 
 
 def _reporter(args, out: TextIO) -> Reporter:
-    from rubric_lsp.reporters.lint import CountingReporter, StatisticsReporter, make_reporter
+    from rubric_lsp.reporters import lint as reporters  # each output format's module loads when chosen
 
     if args.diff:
-        return CountingReporter(out)
+        return reporters.CountingReporter(out)
     if args.statistics:
-        return StatisticsReporter(out, as_json=args.format == "json")
-    return make_reporter(args.format, out, __version__, quiet=args.quiet)
+        return reporters.StatisticsReporter(out, as_json=args.format == "json")
+    return reporters.make_reporter(args.format, out, __version__, quiet=args.quiet)
 
 
 def _would_fix_line(count: int) -> None:

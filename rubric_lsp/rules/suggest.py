@@ -6,7 +6,6 @@ fix); the criterion for a safe rename is documented in each rule's "Fix safety".
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -24,6 +23,8 @@ def closest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | 
     lowered = {c.lower(): c for c in pool}
     if word.lower() in lowered:
         return lowered[word.lower()]
+    import difflib  # a hint for an unknown word: not on a clean file's path
+
     found = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=cutoff)
     return lowered[found[0]] if found else None
 

@@ -22,12 +22,12 @@ elsewhere in the package), so one user's end never undoes another's setting:
 
 from __future__ import annotations
 
+import _thread
 import gc
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_lock = threading.RLock()
+_lock = _thread.RLock()  # threading.RLock() is this one: without importing threading on the lint path
 _pauses = 0  # paused() blocks and the start-up hold, nested or concurrent
 _resume = False  # whether the collector was on when the first pause began
 _holding_start_up = False
