@@ -365,6 +365,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-path", type=Path, help="with --compare: the last release's checkout")
     parser.add_argument("--base-python", type=Path, help="with --compare: the Python of the last release's venv")
     args = parser.parse_args(argv)
+    from bench_ratios import compiled  # the checkouts measured as installed: with their bytecode written
+
+    compiled(Path(sys.executable), args.server_path)
+    if args.base_path is not None:
+        compiled(args.base_python or Path(sys.executable), args.base_path)
     if args.compare:
         return compare(args)
     if args.memory_only:
