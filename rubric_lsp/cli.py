@@ -17,6 +17,10 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", exit_codes.Terminal)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):  # usage errors exit 2, like every linter
         self.print_usage(sys.stderr)
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")

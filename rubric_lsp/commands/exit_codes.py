@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 LINT = """\
 exit codes:
@@ -29,7 +31,29 @@ exit codes:
   130  interrupted (Ctrl-C)"""
 
 
-class Formatter(argparse.HelpFormatter):
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size().columns`` finds it ($COLUMNS, then stdout's, else 80)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class Terminal(argparse.HelpFormatter):
+    """argparse's formatter, as wide as argparse makes it, without importing shutil (bz2, lzma and fnmatch with
+    it): argparse makes a formatter for each argument added, so every command's start-up would load it."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+class Formatter(Terminal):
     """argparse's formatter, printing an exit-code table as it is written (the description is still wrapped)."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:

@@ -10,6 +10,7 @@ import sys
 import threading
 
 from rubric_lsp import __version__
+from rubric_lsp.commands.exit_codes import Terminal  # argparse's formatter, without shutil
 from rubric_lsp.runtime import gc as collector
 
 
@@ -121,7 +122,9 @@ def _loop_running() -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rubric-lsp", description="The rubric language server (LSP over stdio).")
+    parser = argparse.ArgumentParser(
+        prog="rubric-lsp", description="The rubric language server (LSP over stdio).", formatter_class=Terminal
+    )
     parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     parser.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT instead (for debugging)")
     parser.add_argument("--host", default="127.0.0.1", help="with --tcp: the address to bind (default 127.0.0.1)")
