@@ -213,3 +213,37 @@ class _OtherFinder:
 
     def find_distributions(self, *_args: object) -> list[object]:
         return []
+
+
+def test_a_thread_asking_for_the_formats_while_another_loads_them_waits_for_all_of_them(fresh_registry, monkeypatch):
+    """The server reads and lints on several threads: one asking while another loads got the formats loaded so
+    far (a dataset read as no format at all, once in a few runs). Now it waits until every source is in."""
+    import threading
+
+    inside, release = threading.Event(), threading.Event()
+    builtin = discovery.sources()
+
+    def slow() -> object:
+        inside.set()
+        release.wait(60)
+        return _load(builtin[-1].value)
+
+    last = Source(builtin[-1].name, builtin[-1].value, None, slow)
+    monkeypatch.setattr(discovery, "sources", lambda: [*builtin[:-1], last])
+    seen: dict[str, list[str]] = {}
+
+    def ask(who: str) -> None:
+        seen[who] = [fmt.name for fmt in registry.formats()]
+
+    first = threading.Thread(target=ask, args=("first",))
+    first.start()
+    assert inside.wait(60)  # the first thread is loading the last source
+    second = threading.Thread(target=ask, args=("second",))
+    second.start()
+    second.join(0.5)
+    assert second.is_alive()  # it waits (a half-loaded registry would have answered at once)
+    release.set()
+    first.join(60)
+    second.join(60)
+    assert seen["second"] == seen["first"]
+    assert {fmt.name for fmt in _load(builtin[-1].value)} <= set(seen["second"])  # the last source's too

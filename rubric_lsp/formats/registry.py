@@ -11,6 +11,7 @@ known schema; the file name; then the content (highest score wins, 0 = not mine)
 
 from __future__ import annotations
 
+import _thread
 import fnmatch
 import importlib
 import re
@@ -49,7 +50,11 @@ __all__ = [
 
 
 _FORMATS: dict[str, Format] = {}
-_loaded = False
+_loaded = False  # every source loaded (set once the loading is over: another thread never sees half of it)
+_loading = False  # this thread is loading them (a nested call returns, as it always did)
+# The server reads and lints on threads (the lint's, the smells', the event loop's): one loads the formats or a
+# format's rules while the others wait for them whole. An RLock: loading may come back here on the same thread.
+_LOCK = _thread.RLock()
 _checkers_loaded: set[str] = set()
 # name -> (0, source index, sequence) for a format from discovery.sources(), (1, 0, sequence) for
 # one given to register(): formats are kept in this order whatever was loaded first.
@@ -92,10 +97,20 @@ def load_formats() -> None:
     A third party's source that fails to load is skipped with a warning naming it (``broken()``
     keeps the messages): the other formats still work. A built-in one that fails is a bug, raised.
     """
-    global _loaded
+    global _loaded, _loading
     if _loaded:
         return
-    _loaded = True
+    with _LOCK:
+        if _loaded or _loading:
+            return
+        _loading = True
+        try:
+            _load_sources()
+        finally:
+            _loaded, _loading = True, False
+
+
+def _load_sources() -> None:
     importlib.import_module("rubric_lsp.rules.any_file")
     importlib.import_module("rubric_lsp.rules.calibration")
     for index, source in enumerate(discovery.sources()):
@@ -120,9 +135,13 @@ def broken() -> list[str]:
 
 
 def _load_checkers_of(fmt: Format) -> None:
-    if fmt.name in _checkers_loaded:
-        return
-    _checkers_loaded.add(fmt.name)
+    with _LOCK:  # the name is marked before its modules are imported: only the lock says they are done
+        if fmt.name not in _checkers_loaded:
+            _checkers_loaded.add(fmt.name)
+            _import_checkers(fmt)
+
+
+def _import_checkers(fmt: Format) -> None:
     for module in fmt.checker_modules:
         try:
             importlib.import_module(module)

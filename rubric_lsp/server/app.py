@@ -219,7 +219,6 @@ class RubricServer(LanguageServer):
         self.manual_saves: set[str] = set()  # documents whose next didSave follows a willSave with reason Manual
         self.responses: dict[str, Any] = {}  # response file URI -> server.responses.ResponseFile
         self.said: set[str] = set()  # notes shown once a session (a panel given to a one-judge format)
-        self._all_loading = False  # every format's rules are loaded after the first lint (start_up_done)
 
     def touch(self, method: str, params: Any) -> None:
         """Remember the document (and cursor) of a request: commands without arguments act on them."""
@@ -270,17 +269,12 @@ class RubricServer(LanguageServer):
     # -- documents -----------------------------------------------------------------
     def start_up_done(self) -> None:
         """Turn garbage collection back on (main() holds it off while starting), what start-up built
-        frozen for good: out of every collection; then load every format's rules, once the first
-        diagnostics are out (a file of another format is quick next). Idempotent."""
+        frozen for good: out of every collection. Idempotent."""
         collector.start_up_done()
-        if not self._all_loading and self.loop is not None:
-            self._all_loading = True
-            try:  # soon: after the step of the push that publishes this lint's diagnostics
-                self.loop.call_soon_threadsafe(self._load_all_rules)
-            except RuntimeError:
-                pass  # the loop is closed: the server is stopping
 
-    def _load_all_rules(self) -> None:
+    def load_all_rules(self) -> None:
+        """Every format's rules, on the lint thread (a file of another format is quick next): once the editor
+        is quiet (main.py), never ahead of the first diagnostics or an edit's lint."""
         from rubric_lsp.formats.registry import load_all_checkers
 
         try:
