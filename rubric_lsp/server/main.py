@@ -81,7 +81,8 @@ def build_server():
                 logging.getLogger("rubric_lsp.server").info("could not watch pyproject.toml files: %s", exc)
         # The grading engine's first use imports litellm (seconds of CPU): pay that in a
         # background thread, but only once the editor has been quiet for a while, so it
-        # never competes with start-up or with linting while someone types.
+        # never competes with start-up or with linting while someone types, and only where
+        # the configured judges go through litellm.
         _warm_up_when_idle(ls)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -109,7 +110,8 @@ def _warm_up_when_idle(ls) -> None:
             return
         quiet = ls.loop.time() - ls.last_activity
         if quiet >= WARM_UP_IDLE_SECONDS and not ls.lint_busy:
-            grading_run.start_warm_up()
+            if grading_run.needs_litellm(grading_run.judge_settings(ls)):
+                grading_run.start_warm_up()
         else:
             ls.loop.call_later(max(0.2, WARM_UP_IDLE_SECONDS - quiet), check)
 
