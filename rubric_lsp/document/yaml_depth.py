@@ -23,9 +23,45 @@ from rubric_lsp.document.positions import LineIndex
 
 LOADER: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
 try:  # libyaml is ~10x faster; the pure-Python loader gives the same nodes.
-    LOADER = yaml.CSafeLoader
+    _C_SAFE_LOADER = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     LOADER = yaml.SafeLoader
+else:
+    # The tags SafeLoader's resolver gives a plain scalar by its first character (BaseResolver.resolve's
+    # lookup, its wildcard entries appended), built once instead of per scalar.
+    _WILDCARD = tuple(_C_SAFE_LOADER.yaml_implicit_resolvers.get(None, []))
+    _IMPLICIT = {
+        first: (*resolvers, *_WILDCARD)
+        for first, resolvers in _C_SAFE_LOADER.yaml_implicit_resolvers.items()
+        if first is not None
+    }
+    _STR_TAG, _SEQ_TAG, _MAP_TAG = (
+        _C_SAFE_LOADER.DEFAULT_SCALAR_TAG,
+        _C_SAFE_LOADER.DEFAULT_SEQUENCE_TAG,
+        _C_SAFE_LOADER.DEFAULT_MAPPING_TAG,
+    )
+
+    class _SafeLoader(_C_SAFE_LOADER):
+        """libyaml's safe loader, its resolver's per-node work cut to what SafeLoader's tables hold: libyaml's
+        composer asks it of every node (three Python calls per node, a third of composing a config)."""
+
+        # No path resolvers are registered (checked below): the composer's calls into the resolver's path
+        # stack do nothing. C callables of the same arity, so that no Python frame is entered per node.
+        descend_resolver = staticmethod(slice)  # type: ignore[assignment]  # (parent, index) -> ignored
+        ascend_resolver = staticmethod(tuple)  # type: ignore[assignment]  # () -> ignored
+
+        def resolve(self, kind: type[yaml.Node], value: str | None, implicit: tuple[bool, bool]) -> str:
+            """BaseResolver.resolve, for the SafeLoader's tables (no path resolvers)."""
+            if kind is yaml.ScalarNode:
+                if implicit[0]:
+                    assert value is not None
+                    for tag, regexp in _IMPLICIT.get(value[:1], _WILDCARD):
+                        if regexp.match(value):
+                            return str(tag)
+                return _STR_TAG
+            return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
+
+    LOADER = _C_SAFE_LOADER if _C_SAFE_LOADER.yaml_path_resolvers else _SafeLoader
 
 # Block nesting is bounded by the indentation and "- " markers that open a line.
 _BLOCK_PREFIX = re.compile(r"^[ \t?:-]*", re.M)
