@@ -13,6 +13,7 @@ far below libyaml's, always decides first (:func:`too_deep_before`).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import yaml
 
@@ -64,7 +65,7 @@ else:
     LOADER = _C_SAFE_LOADER if _C_SAFE_LOADER.yaml_path_resolvers else _SafeLoader
 
 # Block nesting is bounded by the indentation and "- " markers that open a line.
-_BLOCK_PREFIX = re.compile(r"^[ \t?:-]*", re.M)
+_BLOCK_PREFIX_CHARS = "[ \t?:-]"
 # Measured fine at 20,000 levels, a crash near 50,000 (libyaml 0.2.5). Below this bound the
 # depth check on the composed nodes is enough, and the event pre-scan (which costs about as
 # much as composing) is skipped.
@@ -110,7 +111,7 @@ def prescan(text: str, lines: LineIndex, limits: Limits) -> ParseIssue | None:
     indentation or "- " markers, flow nesting needs brackets. The cap itself (and alias
     expansion) is applied on the composed nodes, which is cheaper.
     """
-    if _depth_bound(text) <= max(limits.max_depth, _COMPOSE_SAFE_DEPTH):
+    if _depth_within(text, max(limits.max_depth, _COMPOSE_SAFE_DEPTH)):
         return None
     return _first_too_deep(text, lines, limits)
 
@@ -128,15 +129,28 @@ def too_deep_before(exc: yaml.MarkedYAMLError, text: str, lines: LineIndex, limi
     if mark is None:
         return None
     before = text[: mark.index]
-    if _depth_bound(before) <= limits.max_depth:
+    if _depth_within(before, limits.max_depth):
         return None
     return _first_too_deep(before, lines, limits, cut=True)
 
 
-def _depth_bound(text: str) -> int:
-    """An upper bound on the nesting depth of ``text``, cheap to compute."""
-    block_bound = max(map(len, _BLOCK_PREFIX.findall(text)), default=0)
-    return block_bound + 1 + text.count("[") + text.count("{")
+def _depth_within(text: str, cap: int) -> bool:
+    """Whether a cheap upper bound on the nesting depth of ``text`` is within ``cap``: one level, one per
+    bracket, and the longest run of indentation and "- " markers opening a line (searched for one longer than
+    what the cap leaves, not measured line by line)."""
+    left = cap - 1 - text.count("[") - text.count("{")  # what the longest line prefix may be
+    if left < 0:
+        return False
+    # Each line's prefix after its line break (a pattern that starts with a literal is searched for at C
+    # speed; "^" under re.M is tried at every offset), the first line's as if after one.
+    longer = _longer_prefix(left)
+    return longer.match("\n" + text[: left + 1]) is None and longer.search(text) is None
+
+
+@lru_cache(maxsize=8)
+def _longer_prefix(length: int) -> re.Pattern[str]:
+    """A line break, then a line prefix longer than ``length``."""
+    return re.compile(f"\n{_BLOCK_PREFIX_CHARS}{{{length + 1}}}")
 
 
 def _first_too_deep(text: str, lines: LineIndex, limits: Limits, *, cut: bool = False) -> ParseIssue | None:

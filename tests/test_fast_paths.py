@@ -1,15 +1,20 @@
-"""What a command-line run looks up per folder (workspace.one_run): each folder's repository root and settings
-file found once and shared with the folders below it, with the same answers as a lookup without the memo."""
+"""The lint's shortcuts give the answers of the long ways they replace (issue 36).
+
+What a command-line run looks up per folder (workspace.one_run): each folder's repository root and settings
+file found once and shared with the folders below it; the loader's resolver; the depth bound's prefix search;
+a mapping's keys told apart without repeated_keys."""
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import yaml
 
 from rubric_lsp.cli import lint_main
+from rubric_lsp.document import parse_document, yaml_depth
 from rubric_lsp.document.yaml_depth import LOADER
 from rubric_lsp.settings import find_config
 from rubric_lsp.workspace import one_run, repository_root
@@ -87,3 +92,26 @@ def test_the_loader_resolves_scalars_as_pyyaml_s_safe_loader():
     finally:
         ours.dispose()
         theirs.dispose()
+
+
+def test_the_depth_bound_s_prefix_search_agrees_with_measuring_each_line():
+    """yaml_depth._depth_within against the bound it replaced: the longest line prefix of indentation and
+    "- ? :" markers, plus one, plus one per bracket, measured line by line (seeded texts of those characters)."""
+    prefix = re.compile(r"^[ \t?:-]*", re.M)
+
+    def bound(text: str) -> int:
+        return max(map(len, prefix.findall(text)), default=0) + 1 + text.count("[") + text.count("{")
+
+    rng = random.Random(2)
+    for _ in range(3000):
+        text = "".join(rng.choice(" \t?:-\n\r[{a") for _ in range(rng.randint(0, 40)))
+        for cap in (0, 1, 2, 3, 5, 10, 20):
+            assert yaml_depth._depth_within(text, cap) == (bound(text) <= cap), (text, cap)
+
+
+def test_duplicate_keys_are_found_among_keys_that_compare_equal():
+    """A mapping's keys are told apart by a set first; what it cannot tell apart goes to repeated_keys."""
+    text = "a: 1\nb: 2\na: 3\n1: x\n1.0: y\ntrue: z\n? [k]\n: v\n"
+    doc = parse_document(text, "x.yaml")
+    assert sorted(i.message.split("'")[1] for i in doc.issues if i.kind == "duplicate-key") == ["1.0", "a"]
+    assert not [i for i in parse_document("a: 1\nb: 2\n1: x\ntrue: y\n", "y.yaml").issues if i.kind == "duplicate-key"]
