@@ -236,12 +236,13 @@ def labelled_reader(doc: Document | None = None) -> Callable[[Path], Any]:
     """What a calibration record's labelled set holds now (``gate.LabelledNow``), for RL020 and ``rubric grade
     --require-calibrated``: ``doc`` itself when the record is its own, else the file read (a labels file, or a
     file whose format's calibration hook says its ``labelled`` items), or one line saying why it cannot be."""
-    own = Path(doc.path).resolve() if doc is not None and doc.path and doc.path != "-" else None
+    named = doc is not None and doc.path and doc.path != "-"
 
     def read(path: Path) -> Any:
         try:
             resolved = path.resolve()
-            if resolved == own and doc is not None:
+            # (resolved here, when a record is read: most lints read none)
+            if named and doc is not None and resolved == Path(str(doc.path)).resolve():
                 return _labelled_in(doc)
             info = resolved.stat()
         except OSError as exc:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rubric_lsp.calibration.settings import CalibrationSettings
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.document.files import read_regular_text
+from rubric_lsp.workspace import nearest_above, resolved
 
 if TYPE_CHECKING:
     import pathspec
@@ -145,19 +146,21 @@ CONFIG_FILES = (".rubric-lint.toml", "rubric-lint.toml")
 def find_config(start: Path) -> Path | None:
     """The settings file that applies to ``start``: see the module docstring."""
     folder = start if start.is_dir() else start.parent
-    folder = folder.resolve()
-    for candidate in (folder, *folder.parents):
-        for name in CONFIG_FILES:
-            if (candidate / name).is_file():
-                return candidate / name
-        path = candidate / "pyproject.toml"
-        if path.is_file():
-            try:
-                data = _read_toml(path, path.stat().st_mtime_ns)
-            except SettingsError:
-                return path
-            if "rubric-lint" in data.get("tool", {}):
-                return path
+    return nearest_above(resolved(folder), "settings", _settings_file_in)
+
+
+def _settings_file_in(folder: Path) -> Path | None:
+    for name in CONFIG_FILES:
+        if (folder / name).is_file():
+            return folder / name
+    path = folder / "pyproject.toml"
+    if path.is_file():
+        try:
+            data = _read_toml(path, path.stat().st_mtime_ns)
+        except SettingsError:
+            return path
+        if "rubric-lint" in data.get("tool", {}):
+            return path
     return None
 
 

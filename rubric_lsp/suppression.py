@@ -22,6 +22,9 @@ _DIRECTIVE = re.compile(
 
 
 _MENTIONED = re.compile("rubric-lint", re.I)
+# What any match of _MENTIONED holds (neither 'c' nor 'l' has a case variant beyond ASCII's): found by
+# C-speed substring searches, where the case-blind regex crawls a 1 MB file in tens of milliseconds.
+_MENTION_CORE = ("c-l", "c-L", "C-l", "C-L")
 
 
 @dataclass
@@ -42,7 +45,8 @@ def _hit(code: str, codes: Iterable[str]) -> bool:
 
 def suppressions(doc: Document) -> Suppressions:
     found = Suppressions()
-    if not _MENTIONED.search(doc.text):
+    text = doc.text
+    if not any(core in text for core in _MENTION_CORE) or not _MENTIONED.search(text):
         return found
     for line, comment in doc.comments():
         m = _DIRECTIVE.search(comment)

@@ -12,7 +12,68 @@ the config's own folder is never the boundary.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# What one command-line run has learnt of its folders (see one_run); None: nothing is remembered.
+_memo: dict[tuple[str, Path], Any] | None = None
+
+
+@contextmanager
+def one_run() -> Iterator[None]:
+    """Within it, what is looked up per folder (the repository root, the settings file, a folder resolved)
+    is looked up once: a run over a corpus asks it for every file, and the walk up to ``/`` of each file's
+    folder repeats its siblings'. Not in the server: a long-running process must see a `git init`."""
+    global _memo
+    outer = _memo
+    if outer is None:
+        _memo = {}
+    try:
+        yield
+    finally:
+        _memo = outer
+
+
+def resolved(folder: Path) -> Path:
+    """``folder.resolve()``, once per folder within :func:`one_run`."""
+    memo = _memo
+    if memo is None:
+        return folder.resolve()
+    key = ("resolved", folder)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = folder.resolve()
+    return found
+
+
+def nearest_above(folder: Path, what: str, probe: Callable[[Path], T | None]) -> T | None:
+    """The first answer ``probe`` gives, asked of ``folder`` then of each folder above it (None: none);
+    within :func:`one_run`, each folder's answer is remembered under ``what``."""
+    memo = _memo
+    if memo is None:
+        for candidate in (folder, *folder.parents):
+            found = probe(candidate)
+            if found is not None:
+                return found
+        return None
+    asked: list[Path] = []
+    found = None
+    for candidate in (folder, *folder.parents):
+        key = (what, candidate)
+        if key in memo:
+            found = memo[key]
+            break
+        asked.append(candidate)
+        found = probe(candidate)
+        if found is not None:
+            break
+    for candidate in asked:  # each folder asked lies below the answer, so it is theirs too
+        memo[(what, candidate)] = found
+    return found
 
 
 def repository_root(path: str | Path | None) -> Path | None:
@@ -21,11 +82,11 @@ def repository_root(path: str | Path | None) -> Path | None:
         return None
     start = Path(os.path.abspath(path))
     folder = start if start.is_dir() else start.parent
-    # Not cached: a few stat calls per lint, and a long-running server must see a `git init`.
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+    return nearest_above(folder, "git", _holds_git)
+
+
+def _holds_git(folder: Path) -> Path | None:
+    return folder if (folder / ".git").exists() else None
 
 
 def default_root(path: str | None, settings_root: Path | None = None) -> Path | None:

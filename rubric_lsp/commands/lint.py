@@ -17,6 +17,7 @@ from rubric_lsp.document.limits import DEFAULT_LIMITS
 from rubric_lsp.formats.registry import formats, get_format
 from rubric_lsp.lint import LintResult, lint_path, lint_text, unreadable
 from rubric_lsp.settings import Settings, SettingsError, check_codes, load_settings, settings_for
+from rubric_lsp.workspace import one_run, resolved
 
 if TYPE_CHECKING:
     from rubric_lsp.fixes import FixOutcome
@@ -116,6 +117,11 @@ def _conflicting_options(args) -> str | None:
 
 
 def _lint_paths(args, output: TextIO | None) -> int:
+    with one_run():  # each folder's repository and settings file looked up once per run
+        return _lint_paths_once(args, output)
+
+
+def _lint_paths_once(args, output: TextIO | None) -> int:
     select, ignore = _codes(args.select), _codes(args.ignore)
     try:
         check_codes(tuple(c.upper() for c in select), "--select")
@@ -129,7 +135,7 @@ def _lint_paths(args, output: TextIO | None) -> int:
     def settings_of(path: Path) -> Settings:
         base = fixed_settings
         if base is None:
-            folder = path.parent.resolve()  # not path.resolve(): a link loop has no target
+            folder = resolved(path.parent)  # not path.resolve(): a link loop has no target
             base = settings_cache.get(folder)
             if base is None:
                 base = settings_cache[folder] = settings_for(path)

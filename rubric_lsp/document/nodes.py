@@ -76,7 +76,7 @@ class Node:
             return None
         pairs: list[tuple[Node, Node]] = self.value
         for k, _v in reversed(pairs):
-            if k.kind == SCALAR and k.value == key:
+            if k.value == key and k.kind == SCALAR:  # (a collection key's value is a list)
                 return k
         return None
 
@@ -86,7 +86,7 @@ class Node:
             return None
         pairs: list[tuple[Node, Node]] = self.value
         for k, v in reversed(pairs):
-            if k.kind == SCALAR and k.value == key:
+            if k.value == key and k.kind == SCALAR:  # (a collection key's value is a list)
                 return v
         return None
 

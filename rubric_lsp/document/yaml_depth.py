@@ -13,6 +13,7 @@ far below libyaml's, always decides first (:func:`too_deep_before`).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import yaml
 
@@ -23,12 +24,48 @@ from rubric_lsp.document.positions import LineIndex
 
 LOADER: type[yaml.CSafeLoader] | type[yaml.SafeLoader]
 try:  # libyaml is ~10x faster; the pure-Python loader gives the same nodes.
-    LOADER = yaml.CSafeLoader
+    _C_SAFE_LOADER = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     LOADER = yaml.SafeLoader
+else:
+    # The tags SafeLoader's resolver gives a plain scalar by its first character (BaseResolver.resolve's
+    # lookup, its wildcard entries appended), built once instead of per scalar.
+    _WILDCARD = tuple(_C_SAFE_LOADER.yaml_implicit_resolvers.get(None, []))
+    _IMPLICIT = {
+        first: (*resolvers, *_WILDCARD)
+        for first, resolvers in _C_SAFE_LOADER.yaml_implicit_resolvers.items()
+        if first is not None
+    }
+    _STR_TAG, _SEQ_TAG, _MAP_TAG = (
+        _C_SAFE_LOADER.DEFAULT_SCALAR_TAG,
+        _C_SAFE_LOADER.DEFAULT_SEQUENCE_TAG,
+        _C_SAFE_LOADER.DEFAULT_MAPPING_TAG,
+    )
+
+    class _SafeLoader(_C_SAFE_LOADER):
+        """libyaml's safe loader, its resolver's per-node work cut to what SafeLoader's tables hold: libyaml's
+        composer asks it of every node (three Python calls per node, a third of composing a config)."""
+
+        # No path resolvers are registered (checked below): the composer's calls into the resolver's path
+        # stack do nothing. C callables of the same arity, so that no Python frame is entered per node.
+        descend_resolver = staticmethod(slice)  # type: ignore[assignment]  # (parent, index) -> ignored
+        ascend_resolver = staticmethod(tuple)  # type: ignore[assignment]  # () -> ignored
+
+        def resolve(self, kind: type[yaml.Node], value: str | None, implicit: tuple[bool, bool]) -> str:
+            """BaseResolver.resolve, for the SafeLoader's tables (no path resolvers)."""
+            if kind is yaml.ScalarNode:
+                if implicit[0]:
+                    assert value is not None
+                    for tag, regexp in _IMPLICIT.get(value[:1], _WILDCARD):
+                        if regexp.match(value):
+                            return str(tag)
+                return _STR_TAG
+            return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
+
+    LOADER = _C_SAFE_LOADER if _C_SAFE_LOADER.yaml_path_resolvers else _SafeLoader
 
 # Block nesting is bounded by the indentation and "- " markers that open a line.
-_BLOCK_PREFIX = re.compile(r"^[ \t?:-]*", re.M)
+_BLOCK_PREFIX_CHARS = "[ \t?:-]"
 # Measured fine at 20,000 levels, a crash near 50,000 (libyaml 0.2.5). Below this bound the
 # depth check on the composed nodes is enough, and the event pre-scan (which costs about as
 # much as composing) is skipped.
@@ -74,7 +111,7 @@ def prescan(text: str, lines: LineIndex, limits: Limits) -> ParseIssue | None:
     indentation or "- " markers, flow nesting needs brackets. The cap itself (and alias
     expansion) is applied on the composed nodes, which is cheaper.
     """
-    if _depth_bound(text) <= max(limits.max_depth, _COMPOSE_SAFE_DEPTH):
+    if _depth_within(text, max(limits.max_depth, _COMPOSE_SAFE_DEPTH)):
         return None
     return _first_too_deep(text, lines, limits)
 
@@ -92,15 +129,28 @@ def too_deep_before(exc: yaml.MarkedYAMLError, text: str, lines: LineIndex, limi
     if mark is None:
         return None
     before = text[: mark.index]
-    if _depth_bound(before) <= limits.max_depth:
+    if _depth_within(before, limits.max_depth):
         return None
     return _first_too_deep(before, lines, limits, cut=True)
 
 
-def _depth_bound(text: str) -> int:
-    """An upper bound on the nesting depth of ``text``, cheap to compute."""
-    block_bound = max(map(len, _BLOCK_PREFIX.findall(text)), default=0)
-    return block_bound + 1 + text.count("[") + text.count("{")
+def _depth_within(text: str, cap: int) -> bool:
+    """Whether a cheap upper bound on the nesting depth of ``text`` is within ``cap``: one level, one per
+    bracket, and the longest run of indentation and "- " markers opening a line (searched for one longer than
+    what the cap leaves, not measured line by line)."""
+    left = cap - 1 - text.count("[") - text.count("{")  # what the longest line prefix may be
+    if left < 0:
+        return False
+    # Each line's prefix after its line break (a pattern that starts with a literal is searched for at C
+    # speed; "^" under re.M is tried at every offset), the first line's as if after one.
+    longer = _longer_prefix(left)
+    return longer.match("\n" + text[: left + 1]) is None and longer.search(text) is None
+
+
+@lru_cache(maxsize=8)
+def _longer_prefix(length: int) -> re.Pattern[str]:
+    """A line break, then a line prefix longer than ``length``."""
+    return re.compile(f"\n{_BLOCK_PREFIX_CHARS}{{{length + 1}}}")
 
 
 def _first_too_deep(text: str, lines: LineIndex, limits: Limits, *, cut: bool = False) -> ParseIssue | None:

@@ -264,6 +264,15 @@ def _first_alias_over_cap(text: str, limits: Limits) -> int | None:
     return None
 
 
+def _distinct_keys(pairs: list[tuple[Node, Node]]) -> bool:
+    """Whether the keys of ``pairs`` plainly differ (their values all hashable and unequal): then the mapping
+    repeats none and repeated_keys, far slower per key, need not look (it decides the rest: ``1`` and ``true``)."""
+    try:
+        return len({key.value for key, _value in pairs}) == len(pairs)
+    except TypeError:  # a collection as a key
+        return False
+
+
 def _yaml12_number(raw: str) -> int | float:
     body = raw.lstrip("+-")
     sign = -1 if raw.startswith("-") else 1
@@ -369,7 +378,7 @@ class _Converter:
         node = Node(MAP, start, end, [], ynode.tag)
         if self.memo is not None:
             self.memo[id(ynode)] = node
-        convert = self.convert
+        convert, memo = self.convert, self.memo
         merged: list[tuple[Node, Node]] = []
         explicit: list[tuple[Node, Node]] = []
         for ykey, yvalue in ynode.value:
@@ -378,7 +387,19 @@ class _Converter:
                 self.merges = True
                 merged.extend(self._merge_pairs(yvalue, depth - 1))
                 continue
-            key = convert(ykey, depth)
+            if (
+                memo is None
+                and type(ykey) is _SCALAR_NODE
+                and not ykey.style
+                and ykey.tag == _STR
+                and ykey.value[:1] not in _NUMBER_START
+            ):  # the common key, a plain word: built here as convert() builds it, one call per key less
+                key_start, key_end = ykey.start_mark, ykey.end_mark
+                if key_start.line != key_end.line:
+                    self.flow_lines = True
+                key = Node(SCALAR, key_start.index, key_end.index, ykey.value, _STR, None, ykey.value)
+            else:
+                key = convert(ykey, depth)
             if key.kind != SCALAR:
                 self.complex_keys = True
             elif key.style is None:
@@ -391,7 +412,7 @@ class _Converter:
         node.value.extend(explicit)
         if not ynode.flow_style and explicit:
             node.end = _block_end(self.text, explicit[-1][1], start, end)
-        if len(node.value) > 1:
+        if len(node.value) > 1 and (merged or not _distinct_keys(explicit)):
             self.duplicates.extend(repeated_keys(node))
         return node
 

@@ -52,6 +52,25 @@ def start_warm_up() -> None:
     threading.Thread(target=warm_up, name="rubric-warm-up", daemon=True).start()
 
 
+def needs_litellm(settings: JudgeSettings) -> bool:
+    """Whether the editor's judges are called through litellm, so that importing it ahead pays off.
+
+    False when each takes the direct route (a local server litellm has no price for: ``direct.py``) or
+    lacks its key (that grading fails before any call): litellm's import is seconds of CPU and ~170 MB
+    that a server grading only against a local judge never needs. A file that names a judge of its own
+    may still need it; the engine then imports it at that judge's first call, on a worker thread."""
+    from rubric_lsp.engine.settings import api_key_for
+    from rubric_lsp.engine.transports.direct import direct_model
+
+    try:
+        resolved = settings.resolved()
+        env = resolved.environ()
+        keys = {model: api_key_for(model, resolved.api_base, env) for model in resolved.judge_models()}
+    except MissingCredentials:  # no judge, or no key: nothing to call yet
+        return False
+    return any(direct_model(model, resolved.api_base, key) is None for model, key in keys.items())
+
+
 def judge_settings(ls: RubricServer):
     s = ls.settings
     # judge.model then judge.models, each once: the first is the judge (the engine's default when none).
@@ -132,8 +151,9 @@ class Grading:
 
 
 async def _engine_ready(grading: Grading) -> None:
-    """Wait for the background import of the grading engine, saying so (it takes seconds once)."""
-    if engine_ready.is_set():
+    """Wait for the background import of the grading engine, saying so (it takes seconds once), where the
+    editor's judges need it."""
+    if engine_ready.is_set() or not needs_litellm(judge_settings(grading.ls)):
         return
     grading.report("loading the grading engine…")
     start_warm_up()

@@ -78,7 +78,8 @@ def build_server():
                 logging.getLogger("rubric_lsp.server").info("could not watch pyproject.toml files: %s", exc)
         # The grading engine's first use imports litellm (seconds of CPU): pay that in a
         # background thread, but only once the editor has been quiet for a while, so it
-        # never competes with start-up or with linting while someone types.
+        # never competes with start-up or with linting while someone types, and only where
+        # the configured judges go through litellm.
         _warm_up_when_idle(ls)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -116,7 +117,7 @@ def _warm_up_when_idle(ls) -> None:
             loaded_rules = True
             ls.load_all_rules()
             ls.loop.call_later(0.2, check)  # the engine next, if it is still quiet then
-        else:
+        elif grading_run.needs_litellm(grading_run.judge_settings(ls)):
             grading_run.start_warm_up()
 
     ls.loop.call_later(WARM_UP_IDLE_SECONDS, check)

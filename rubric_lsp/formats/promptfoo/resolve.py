@@ -94,7 +94,7 @@ class AssertionInfo:
         )
 
     def field(self, key: str) -> Node | None:
-        return self.node.get(key) if self.node.is_map else None
+        return self.node.get(key)  # (None unless a mapping)
 
     @property
     def owner(self) -> TestInfo | None:
@@ -137,7 +137,7 @@ class TestInfo:
     numbers: Any = field(default=None, repr=False, compare=False)
 
     def get(self, key: str) -> Node | None:
-        own = self.node.get(key) if self.node is not None and self.node.is_map else None
+        own = self.node.get(key) if self.node is not None else None  # (None unless a mapping)
         if own is None and self.entry is not None and key not in ("vars", "assert"):  # merged apart (own_*)
             return self.entry.get(key)
         return own

@@ -158,15 +158,22 @@ async function startJudge(h, args) {
 
 export async function gradingFormats(h) {
   const { page, artifacts, check, log, shot, runCommand, FAKE } = h;
-  // Quick Open now and then swallows its Enter on a busy machine: then open it from the Explorer
-  const openFile = (name) => h.openFile(name).catch(async (e) => {
-    log(`opening ${name} from the Explorer (${String(e).split("\n")[0]})`);
-    await page.keyboard.press("Escape");
-    await page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first().dblclick();
-    await page.locator(`.tab[aria-label^="${name}"]`).first().waitFor({ timeout: 15000 });
-    await page.waitForTimeout(500);
-    await page.locator(".monaco-editor textarea").first().focus();
-  });
+  // From the Explorer first: after Close All Editors or a server restart Quick Open swallowed its Enter on
+  // every CI run (5 waits of 15 s each), while the Explorer's row opened the file each time. Quick Open
+  // stays the fallback (a row the Explorer has not shown yet).
+  const openFile = async (name) => {
+    try {
+      const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: name }).first();
+      await row.waitFor({ timeout: 5000 });
+      await row.dblclick();
+      await page.locator(`.tab[aria-label^="${name}"]`).first().waitFor({ timeout: 10000 });
+      await page.waitForTimeout(500);
+      await page.locator(".monaco-editor textarea").first().focus();
+    } catch (e) {
+      log(`opening ${name} with Quick Open (${String(e).split("\n")[0]})`);
+      await h.openFile(name);
+    }
+  };
   const requests = () => judgeTexts(artifacts);
   const since = (n) => requests().slice(n);
   const waitUntil = async (cond, ms) => {
