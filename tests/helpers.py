@@ -18,3 +18,8 @@ def codes(result: LintResult) -> list[str]:
 def lines_of(result: LintResult, code: str) -> list[int]:
     """1-based lines where ``code`` was reported."""
     return [d.range.start.line + 1 for d in result.diagnostics if d.code == code]
+
+
+def loaded_among(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    """Which of ``names`` (modules or packages) are among the loaded ``modules``: the speed guards' check."""
+    return sorted(name for name in names if name in modules or any(m.startswith(name + ".") for m in modules))

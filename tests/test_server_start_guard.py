@@ -16,7 +16,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.test_speed_guard import _present
+from tests.helpers import loaded_among
 
 # Loaded by the first diagnostics of a rubric: never any of these.
 NEVER_BEFORE_FIRST_DIAGNOSTICS = (
@@ -142,7 +142,7 @@ def _modules_at_first_diagnostics(tmp_path: Path) -> set[str]:
 def test_the_first_diagnostics_wait_for_no_grading_calibration_or_other_format(tmp_path):
     modules = _modules_at_first_diagnostics(tmp_path)
     assert "rubric_lsp.formats.autorubric.rules" in modules  # the file's own format's rules did run
-    assert _present(modules, NEVER_BEFORE_FIRST_DIAGNOSTICS) == []
+    assert loaded_among(modules, NEVER_BEFORE_FIRST_DIAGNOSTICS) == []
     own = sorted(m for m in modules if m == "rubric_lsp" or m.startswith("rubric_lsp."))
     assert len(own) <= OWN_MODULES_BUDGET, own
     assert len(modules) <= ALL_MODULES_BUDGET, len(modules)

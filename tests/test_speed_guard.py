@@ -21,6 +21,7 @@ from rubric_lsp.document import parse_document
 from rubric_lsp.document.js_yaml import read_as_js_yaml
 from rubric_lsp.document.js_yaml_refusals import js_yaml_refusal, suspicious
 from rubric_lsp.lint import lint_text
+from tests.helpers import loaded_among
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
@@ -77,10 +78,6 @@ def _loaded_by(code: str, tmp_path: Path) -> set[str]:
     return set(line.removeprefix("MODULES=").split())
 
 
-def _present(modules: set[str], names: tuple[str, ...]) -> list[str]:
-    return sorted(name for name in names if name in modules or any(m.startswith(name + ".") for m in modules))
-
-
 def test_start_up_imports_nothing_a_file_does_not_need(tmp_path):
     (tmp_path / "x.yaml").write_text(CONFIG, encoding="utf-8")
     modules = _loaded_by(
@@ -95,7 +92,7 @@ def test_start_up_imports_nothing_a_file_does_not_need(tmp_path):
         "registry.detect(parse_document(Path('x.yaml').read_bytes(), 'x.yaml'), None)\n",
         tmp_path,
     )
-    assert _present(modules, NOT_AT_START) == []
+    assert loaded_among(modules, NOT_AT_START) == []
 
 
 def test_the_lint_path_loads_a_bounded_set_of_modules(tmp_path):
@@ -109,9 +106,9 @@ def test_the_lint_path_loads_a_bounded_set_of_modules(tmp_path):
         "assert 'rubric_lsp.formats.autorubric.rules' in sys.modules and 'rubric_lsp.formats.promptfoo.rules' in sys.modules\n",
         tmp_path,
     )
-    assert _present(modules, NEVER) == []
+    assert loaded_among(modules, NEVER) == []
     # Valid files: the shape tables vouch for them, so neither pydantic nor what its plugin lookup loads.
-    assert _present(modules, ("pydantic", "pydantic_core", "importlib.metadata", "email")) == []
+    assert loaded_among(modules, ("pydantic", "pydantic_core", "importlib.metadata", "email")) == []
     own = sorted(m for m in modules if m == "rubric_lsp" or m.startswith("rubric_lsp."))
     assert len(own) <= OWN_MODULES_BUDGET, own
     assert len(modules) <= ALL_MODULES_BUDGET, sorted(modules)
