@@ -129,9 +129,7 @@ def raw(tmp_path: Path):
     from tests.raw_client import RawClient
 
     client = RawClient(tmp_path)
-    rid = client.send("initialize", {"processId": os.getpid(), "rootUri": tmp_path.as_uri(), "capabilities": {}})
-    assert "capabilities" in client.response(rid)["result"]
-    client.send("initialized", {}, request=False)
+    client.initialize(tmp_path)
     yield client
     client.close()
 

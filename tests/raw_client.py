@@ -98,6 +98,17 @@ class RawClient:
     def request(self, method: str, params: Any, timeout: float = 90) -> dict:
         return self.response(self.send(method, params), timeout)
 
+    def initialize(self, root: Path, options: dict[str, Any] | None = None) -> dict:
+        """The LSP handshake (initialize, then initialized) for a workspace at ``root``, with ``options`` as
+        its initializationOptions: the server's InitializeResult."""
+        params: dict[str, Any] = {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}}
+        if options is not None:
+            params["initializationOptions"] = options
+        result = self.request("initialize", params, timeout=60)["result"]
+        assert "capabilities" in result, result
+        self.send("initialized", {}, request=False)
+        return result
+
     def close(self, *, shutdown: bool = True) -> None:
         """Stop the server (LSP shutdown and exit first, unless ``shutdown`` is false: a server that does
         not exit by itself is killed), wait for it and close its pipes: nothing of it stays open."""

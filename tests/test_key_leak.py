@@ -304,23 +304,12 @@ class RecordingClient(RawClient):
 
 @pytest.mark.slow
 def test_the_language_server_shows_and_logs_no_key(tmp_path, judge):
-    import os
 
     judge.default = Reply.echo(ECHO)
     cache = tmp_path / "cache"
     client = RecordingClient(tmp_path, {"OPENAI_API_KEY": ENV_KEY, "RUBRIC_CACHE_DIR": str(cache)})
     try:
-        init = client.request(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": tmp_path.as_uri(),
-                "capabilities": {},
-                "initializationOptions": {"rubric": {"judge": {"model": "openai/judge", "apiBase": judge.base_url}}},
-            },
-        )
-        assert "capabilities" in init["result"]
-        client.send("initialized", {}, request=False)
+        client.initialize(tmp_path, {"rubric": {"judge": {"model": "openai/judge", "apiBase": judge.base_url}}})
 
         # The key written in the config (not in the environment: the editor shows the file's own text).
         text = SHORTHAND.replace(f"Is polite to {ENV_KEY}", "Is polite")

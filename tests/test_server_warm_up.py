@@ -68,17 +68,7 @@ def _grade_in_a_server(tmp_path: Path, judge_server, env: dict[str, str]) -> tup
     judge = {"model": "openai/judge", "apiBase": judge_server.base_url}
     client = RawClient(tmp_path, env=environ)
     try:
-        started = client.send(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": tmp_path.as_uri(),
-                "capabilities": {},
-                "initializationOptions": {"rubric": {"judge": judge}},
-            },
-        )
-        client.response(started, timeout=60)
-        client.send("initialized", {}, request=False)
+        client.initialize(tmp_path, {"rubric": {"judge": judge}})
         uri = open_doc(client, tmp_path, RUBRIC)
         client.pump_until(lambda: uri in client.published, timeout=60)
         time.sleep(1.0)  # quiet for ten times the warm-up's wait: a server that would warm up has started
