@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.engine import JudgeSettings
-from rubric_lsp.server.grading_run import needs_litellm
+from rubric_lsp.engine.transports.direct import needs_litellm
 from tests.judge_server import Reply
 from tests.raw_client import RawClient, open_doc
 

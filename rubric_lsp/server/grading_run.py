@@ -19,6 +19,7 @@ from pygls.exceptions import JsonRpcException
 from rubric_lsp.engine import JudgeSettings
 from rubric_lsp.engine import warm_up as engine_warm_up
 from rubric_lsp.engine.settings import MissingCredentials
+from rubric_lsp.engine.transports.direct import needs_litellm
 from rubric_lsp.server.app import COMMAND_TICKET, COMMAND_TOKEN, RubricServer
 from rubric_lsp.server.verdicts import clear
 
@@ -50,25 +51,6 @@ def start_warm_up() -> None:
             return
         warm_started = True
     threading.Thread(target=warm_up, name="rubric-warm-up", daemon=True).start()
-
-
-def needs_litellm(settings: JudgeSettings) -> bool:
-    """Whether the editor's judges are called through litellm, so that importing it ahead pays off.
-
-    False when each takes the direct route (a local server litellm has no price for: ``direct.py``) or
-    lacks its key (that grading fails before any call): litellm's import is seconds of CPU and ~170 MB
-    that a server grading only against a local judge never needs. A file that names a judge of its own
-    may still need it; the engine then imports it at that judge's first call, on a worker thread."""
-    from rubric_lsp.engine.settings import api_key_for
-    from rubric_lsp.engine.transports.direct import direct_model
-
-    try:
-        resolved = settings.resolved()
-        env = resolved.environ()
-        keys = {model: api_key_for(model, resolved.api_base, env) for model in resolved.judge_models()}
-    except MissingCredentials:  # no judge, or no key: nothing to call yet
-        return False
-    return any(direct_model(model, resolved.api_base, key) is None for model, key in keys.items())
 
 
 def judge_settings(ls: RubricServer):

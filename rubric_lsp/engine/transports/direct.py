@@ -48,7 +48,7 @@ import os
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubric_lsp.engine.failures import (
     MAX_REPLY_CHARS,
@@ -60,6 +60,10 @@ from rubric_lsp.engine.failures import (
     said_by_message,
     table_failure,
 )
+from rubric_lsp.engine.settings import MissingCredentials, api_key_for
+
+if TYPE_CHECKING:
+    from rubric_lsp.engine.settings import JudgeSettings
 
 TRANSPORT_VARIABLE = "RUBRIC_JUDGE_TRANSPORT"
 USER_AGENT = "rubric-lsp"
@@ -83,6 +87,24 @@ def direct_model(model: str, api_base: str | None, api_key: str | None) -> str |
     if not name or priced is None or {name, model, f"hosted_vllm/{name}"} & priced:
         return None
     return name
+
+
+def needs_litellm(settings: JudgeSettings) -> bool:
+    """Whether a grading with these settings calls a judge through litellm, so that importing it ahead (the
+    language server's warm-up) pays off.
+
+    False when each takes the direct route (a local server litellm has no price for: ``direct.py``) or
+    lacks its key (that grading fails before any call: ``api_key_for``): litellm's import is seconds of CPU and ~170 MB
+    that a server grading only against a local judge never needs. A file that names a judge of its own
+    may still need it; ``Judge`` then imports it at that judge's first call, on a worker thread. Each judge
+    is decided as ``Judge._direct_name`` decides it."""
+    try:
+        resolved = settings.resolved()
+        env = resolved.environ()
+        keys = {model: api_key_for(model, resolved.api_base, env) for model in resolved.judge_models()}
+    except MissingCredentials:  # no judge, or no key: nothing to call yet
+        return False
+    return any(direct_model(model, resolved.api_base, key) is None for model, key in keys.items())
 
 
 _priced: frozenset[str] | None = None
