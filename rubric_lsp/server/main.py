@@ -15,6 +15,9 @@ from rubric_lsp.runtime import gc as collector
 
 
 def build_server():
+    from rubric_lsp.server.lsp_types import import_types
+
+    import_types()  # first: pygls would import lsprotocol.types without the cached bytecode
     from lsprotocol import types
 
     from rubric_lsp.server import (
