@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from autorubric import Rubric
-from autorubric.dataset import RubricDataset
 
 from rubric_lsp.diagnostics import Severity
 from rubric_lsp.lint import lint_path
+from tests.conftest import import_or_require
 
 
 def walk(tmp_path, name: str, text: str):
@@ -23,14 +22,22 @@ def kind(result) -> str | None:
     return result.format.name if result.format is not None else None
 
 
+def autorubric():
+    """Imported by the tests that use it, not at collection: it imports litellm (seconds of CPU per worker)."""
+    return import_or_require("autorubric")
+
+
 def test_a_dataset_autorubric_writes_with_no_items_is_a_dataset(tmp_path):
-    dataset = RubricDataset(prompt="p", rubric=Rubric.from_dict([{"requirement": "x", "weight": 1}]), name="n")
+    owner = autorubric()
+    dataset = owner.RubricDataset(
+        prompt="p", rubric=owner.Rubric.from_dict([{"requirement": "x", "weight": 1}]), name="n"
+    )
     assert kind(walk(tmp_path, "empty.json", dataset.to_json())) == "autorubric-dataset"
 
 
 def test_a_dataset_without_items_or_rubric_is_a_dataset(tmp_path):
     text = json.dumps({"name": "n", "prompt": "p", "rubric": None})
-    RubricDataset.from_json(text)  # autorubric loads it: no items, no global rubric
+    autorubric().RubricDataset.from_json(text)  # autorubric loads it: no items, no global rubric
     assert kind(walk(tmp_path, "d.json", text)) == "autorubric-dataset"
 
 
@@ -46,7 +53,7 @@ def test_a_dataset_without_items_or_rubric_is_a_dataset(tmp_path):
 )
 def test_rubrics_autorubric_refuses_are_reported_not_skipped(tmp_path, name, text):
     with pytest.raises(ValueError):
-        Rubric.from_dict(json.loads(text) if name.endswith(".json") else [{"criteria": []}])
+        autorubric().Rubric.from_dict(json.loads(text) if name.endswith(".json") else [{"criteria": []}])
     result = walk(tmp_path, name, text)
     assert kind(result) == "autorubric-rubric"
     assert any(d.severity == Severity.ERROR for d in result.diagnostics)

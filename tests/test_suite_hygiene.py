@@ -29,3 +29,18 @@ def test_the_judge_server_fixture_is_not_imported_by_name():
         )
     ]
     assert offenders == [], "the judge_server fixture lives in tests/conftest.py"
+
+
+# Imported at collection, a module costs every worker its import whether or not it runs the module's tests:
+# autorubric imports litellm (seconds of CPU). Tests import these where they use them (import_or_require).
+COLLECTION_HEAVY = ("autorubric", "litellm")
+
+
+def test_no_module_imports_litellm_or_autorubric_at_collection():
+    offenders = []
+    for path in sorted(TESTS.glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:  # module level only
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            offenders += [f"{path.name} imports {n}" for n in names if n.split(".")[0] in COLLECTION_HEAVY]
+    assert offenders == [], "import it inside the tests that use it (tests.conftest.import_or_require)"
