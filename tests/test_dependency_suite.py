@@ -83,13 +83,21 @@ def collected(*args: str) -> list[str]:
 
 
 def test_the_dependency_suites_leave_out_only_own_environments_and_later_seeds():
-    files = ["tests/test_install.py", "tests/test_run_file.py", "tests/test_rubrics_task_seed.py"]
+    files = [
+        "tests/test_install.py",
+        "tests/test_server_fuzz.py",
+        "tests/test_run_file.py",
+        "tests/test_rubrics_task_seed.py",
+    ]
     in_order = collected(*files)
     everything, selected = set(in_order), set(collected("--dependency-suite", *files))
     assert selected < everything
     left_out = everything - selected
     assert {t for t in everything if t.startswith("tests/test_install.py::")} <= left_out
-    seeds = [t for t in in_order if "test_a_run_killed_at_random_points" in t]  # seeds 7, then 18
-    assert seeds[0] in selected and set(seeds[1:]) <= left_out
+    seeds = [t for t in in_order if "test_random_editing_session" in t]  # seeds 1, 2, 3
+    assert len(seeds) == 3 and seeds[0] in selected and set(seeds[1:]) <= left_out
     assert all(t.startswith("tests/test_install.py::") or t in seeds[1:] for t in left_out)
+    # Parametrized over something other than `seed` (each route killed once): every case is kept.
+    routes = [t for t in in_order if "test_a_run_killed_at_random_points" in t]
+    assert len(routes) == 2 and set(routes) <= selected
     assert {t for t in everything if t.startswith("tests/test_rubrics_task_seed.py::")} <= selected
