@@ -2,26 +2,33 @@
 judge call against a bare client's).
 
 A judge's option number read without pydantic when it is a plain int; the reply reader's decoder and
-encoder built once; the verdict cache's rows committed together (``RowWriter``'s ``linger``)."""
+encoder built once; the verdict cache's rows committed together (``RowWriter``'s ``linger``); the
+interpreter's last collection skipped when ``rubric grade`` ends its process (``no_sweep_at_exit``)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from rubric_lsp.cli import main
 from rubric_lsp.engine import replies
-from rubric_lsp.engine.store.cache import DEFERRED_LINGER_SECONDS, VerdictCache
+from rubric_lsp.engine.store.cache import CACHE_FILE, DEFERRED_LINGER_SECONDS, VerdictCache
 from rubric_lsp.engine.store.sqlite_writer import RowWriter
 from rubric_lsp.formats.autorubric.grading.prompt import lax_int
-from tests.conftest import database
+from tests.calibration import dataset, reply_for
+from tests.conftest import database, use_judge
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SQL = "INSERT OR REPLACE INTO t (key, value) VALUES (?, ?)"
 
@@ -167,3 +174,48 @@ async def test_a_writer_s_wake_on_a_closed_loop_loses_no_row(tmp_path, linger):
     time.sleep(0.01)
     writer.close()
     assert _count(path) == 5
+
+
+def test_no_sweep_at_exit_freezes_what_exists_when_the_process_exits_and_only_then():
+    code = (
+        "import atexit, gc\n"
+        "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0))\n"  # runs after the hook
+        "from rubric_lsp.runtime import gc as collector\n"
+        "collector.no_sweep_at_exit(); collector.no_sweep_at_exit()\n"
+        "print('frozen before:', gc.get_freeze_count() > 0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.splitlines() == ["frozen before: False", "frozen at exit: True"]
+    assert done.stderr == ""
+
+
+def test_a_graded_dataset_s_process_leaves_the_output_run_file_and_cache_of_an_in_process_grading(
+    judge_server, tmp_path, monkeypatch, capfd
+):
+    """The process's last collection skipped (``no_sweep_at_exit``): what it wrote is whole, as in-process."""
+    judge_server.default = lambda request: reply_for(request.text)
+    use_judge(monkeypatch, judge_server, "sk-test-fast-paths-0123456789")
+    data = tmp_path / "calibration.dataset.json"
+    data.write_text(json.dumps(dataset(6, "sweep")))
+    written = {}
+    for where in ("in-process", "subprocess"):
+        folder = tmp_path / where
+        folder.mkdir()
+        monkeypatch.setenv("RUBRIC_CACHE_DIR", str(folder / "cache"))
+        args = ["grade", str(data), "--format", "json", "--concurrency", "3", "--run", str(folder / "run.sqlite")]
+        if where == "in-process":
+            assert main(args) == 0
+            out, err = capfd.readouterr()
+        else:
+            environ = dict(os.environ, PYTHONPATH=str(ROOT))
+            done = subprocess.run(
+                [sys.executable, "-m", "rubric_lsp", *args], capture_output=True, text=True, env=environ, timeout=300
+            )
+            assert done.returncode == 0, done.stderr
+            out, err = done.stdout, done.stderr
+        with database(folder / "run.sqlite") as run, database(folder / "cache" / CACHE_FILE) as cache:
+            rows = run.execute("SELECT key, content FROM replies ORDER BY key").fetchall()
+            entries = cache.execute("SELECT key, content FROM verdicts ORDER BY key").fetchall()
+        written[where] = (json.loads(out), rows, entries, "Exception ignored" in err)
+    assert written["subprocess"] == written["in-process"]
+    assert len(written["subprocess"][1]) == len(written["subprocess"][2]) == 12
