@@ -303,6 +303,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker more than the cores this process may run on. A third of the suite's worker time
+    on 2 cores is spent waiting (editors, Node, pip, servers starting, a judge's held replies) rather than
+    computing; the extra worker runs another file meanwhile."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores + 1
+
+
 def pytest_configure(config: pytest.Config) -> None:
     _compile_bytecode_once(config)
     config.addinivalue_line(

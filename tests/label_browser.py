@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.report_browser import CHROMIUM, available  # noqa: F401 - re-exported for the tests' skip
+from tests.report_browser import CHROMIUM, available, remove_profile  # noqa: F401 - available: re-exported for the tests' skip
 
 _LISTENING = re.compile(r"DevTools listening on (ws://[^\s]+)")
 KEYS = {"Enter": 13, "Escape": 27, "ArrowDown": 40, "ArrowUp": 38, "Tab": 9}
@@ -38,7 +38,7 @@ class Browser:
     async def __aenter__(self) -> Browser:
         import aiohttp
 
-        self._scratch = tempfile.TemporaryDirectory()
+        self._scratch = tempfile.mkdtemp(prefix="rubric-chromium-")
         self._process = subprocess.Popen(
             [
                 CHROMIUM,
@@ -48,7 +48,7 @@ class Browser:
                 "--disable-background-networking",
                 "--no-first-run",
                 "--no-default-browser-check",
-                f"--user-data-dir={self._scratch.name}/profile",
+                f"--user-data-dir={self._scratch}/profile",
                 f"--window-size={self.width},{self.height}",
                 "--hide-scrollbars",
                 "--remote-debugging-port=0",
@@ -95,7 +95,7 @@ class Browser:
             self._process.wait()
         if self._process.stderr is not None:
             self._process.stderr.close()
-        self._scratch.cleanup()
+        remove_profile(self._scratch)
 
     async def _read(self) -> None:
         async for message in self._ws:

@@ -8,11 +8,14 @@ background calls to its vendor are not the page's), ``--screenshot`` a PNG.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
 import subprocess
 import tempfile
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,8 +38,32 @@ def available() -> bool:
     return Path(CHROMIUM).exists()
 
 
+def remove_profile(folder: str) -> None:
+    """Remove a Chromium scratch folder. Chromium's helper processes (its crash handler, a renderer being
+    torn down) can still write into the profile for a moment after the browser process has exited, so
+    "Directory not empty" is retried rather than failing a test that has already passed."""
+    for _ in range(50):
+        try:
+            shutil.rmtree(folder)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.1)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def scratch_folder() -> Iterator[str]:
+    folder = tempfile.mkdtemp(prefix="rubric-chromium-")
+    try:
+        yield folder
+    finally:
+        remove_profile(folder)
+
+
 def load(page: Path, *, screenshot: Path | None = None, width: int = 1280, height: int = 1400) -> Loaded:
-    with tempfile.TemporaryDirectory() as scratch:
+    with scratch_folder() as scratch:
         net_log = Path(scratch) / "net.json"
         argv = [
             CHROMIUM,

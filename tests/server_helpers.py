@@ -49,9 +49,14 @@ def capabilities(spec: str, mode: str) -> types.ClientCapabilities:
 def make_config(env: dict[str, str] | None = None) -> ClientServerConfig:
     env = dict(env or {})
     if env.get("RUBRIC_CACHE_DIR") == "__CACHE__":  # a fresh verdict cache per test module
+        import atexit
+        import shutil
         import tempfile
 
+        # Made when the module is imported (the config is a decorator's argument), so no fixture owns it:
+        # removed when the worker exits, after its servers have stopped.
         env["RUBRIC_CACHE_DIR"] = tempfile.mkdtemp(prefix="rubric-lsp-cache-")
+        atexit.register(shutil.rmtree, env["RUBRIC_CACHE_DIR"], True)
     return ClientServerConfig(server_command=SERVER, server_env={**ENV, **env})
 
 

@@ -1,6 +1,6 @@
 """``rubric grade DATASET --run / --resume``: a run killed with SIGKILL at seeded random points and resumed
 ends with the figures an uninterrupted run gives, and no call the judge answered and the run recorded is
-asked again. Through litellm's real HTTP path to tests/judge_server.py."""
+asked again. Through litellm's real HTTP path to tests/judge_server.py, and once through the direct route."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from rubric_lsp.cli import main
+from rubric_lsp.engine.transports.direct import USER_AGENT
 from tests.calibration import dataset, reply_for
 from tests.conftest import database, use_judge
 from tests.judge_server import Reply
@@ -106,15 +107,22 @@ def test_a_dataset_graded_with_a_run_file_records_every_reply_and_the_figures(en
     assert judge_server.call_count == CALLS and json.loads(again) == json.loads(out)
 
 
-@pytest.mark.parametrize("seed", [7, 18])
-def test_a_run_killed_at_random_points_resumes_to_the_uninterrupted_figures(env, judge_server, capfd, seed):
+# Each route a call can take is killed once: litellm's (the judge_server fixture's) and the direct one a
+# local judge takes (engine/transports/direct.py), each under its own seeded kill points. Not named `seed`:
+# the dependency suites run both (README, "Rules for tests").
+@pytest.mark.parametrize("transport, kills", [("litellm", 7), ("direct", 18)])
+def test_a_run_killed_at_random_points_resumes_to_the_uninterrupted_figures(
+    env, judge_server, capfd, monkeypatch, transport, kills
+):
+    if transport == "direct":
+        monkeypatch.delenv("RUBRIC_JUDGE_TRANSPORT")
     code, out, err = grade_in_process(capfd, env)
     assert code == 0, err
     uninterrupted = json.loads(out)
     judge_server.reset()
     judge_server.default = verdict
 
-    rng = random.Random(seed)
+    rng = random.Random(kills)
     run = env / "run.sqlite"
     first = subprocess_grade(env, "--run", str(run))
     killed = kill_after(judge_server, first, rng.randint(1, CALLS // 2))
@@ -144,6 +152,9 @@ def test_a_run_killed_at_random_points_resumes_to_the_uninterrupted_figures(env,
     # an empty one) was never a question put to the judge: only whole requests count.
     per_prompt = Counter(request.text for request in judge_server.completions if request.body is not None)
     assert len(per_prompt) == CALLS
+    # Every call took the route under test (the direct route names itself; litellm sends the OpenAI SDK's).
+    routes = {request.headers.get("user-agent") == USER_AGENT for request in judge_server.completions}
+    assert routes == {transport == "direct"}
     # A prompt asked twice was in flight when a kill landed, or its reply had landed and was not yet
     # committed (no call is sent while as many as the concurrency are waiting): at most twice the
     # concurrency, per kill.

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from rubric_lsp.runtime.user_cache import user_cache_dir
+
 ENV_MODEL = "RUBRIC_JUDGE_MODEL"
 ENV_API_BASE = "RUBRIC_JUDGE_API_BASE"
 ENV_CACHE_DIR = "RUBRIC_CACHE_DIR"
@@ -95,13 +97,7 @@ def default_cache_dir() -> Path:
     configured = os.environ.get(ENV_CACHE_DIR)
     if configured:
         return Path(configured).expanduser()
-    if os.name == "nt":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif os.uname().sysname == "Darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "rubric-lsp" / "verdicts"
+    return user_cache_dir() / "verdicts"
 
 
 @dataclass

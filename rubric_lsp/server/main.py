@@ -12,9 +12,11 @@ import threading
 from rubric_lsp import __version__
 from rubric_lsp.commands.exit_codes import Terminal  # argparse's formatter, without shutil
 from rubric_lsp.runtime import gc as collector
+from rubric_lsp.server.lsp_types import import_types
 
 
 def build_server():
+    import_types()  # first: pygls would import lsprotocol.types without the cached bytecode
     from lsprotocol import types
 
     from rubric_lsp.server import (
