@@ -44,6 +44,7 @@ from rubric_lsp.formats.registry import formats
 from rubric_lsp.reporters.grade.csv import csv_text
 from rubric_lsp.reporters.grade.html import render
 from rubric_lsp.reporters.grade.junit import junit
+from rubric_lsp.runtime import gc as collector
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 
@@ -252,6 +253,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    collector.no_sweep_at_exit()  # the run's objects are freed at exit without a last walk for cycles
     try:
         return _run(args)
     except KeyboardInterrupt:

@@ -17,6 +17,10 @@ from typing import Any
 
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _UNCLOSED_THINK = re.compile(r"^\s*<(think|thinking|reasoning)>.*", re.DOTALL | re.IGNORECASE)
+# Built once, not per reply: neither keeps state between calls (``json.dumps`` with options builds an encoder
+# per call, ``JSONDecoder()`` its scanner; a few µs of every judge call, issue 36).
+_DECODER = json.JSONDecoder()
+_VERDICT_KEY = json.JSONEncoder(sort_keys=True, default=str)
 
 
 @dataclass
@@ -28,7 +32,7 @@ class Extracted:
 
 def json_objects(text: str) -> list[dict[str, Any]]:
     """Every top-level JSON object in ``text``, in order (nested ones are part of their parent)."""
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     found: list[dict[str, Any]] = []
     position = 0
     while True:
@@ -61,7 +65,7 @@ def extract(
     if not candidates:
         return None
     chosen = candidates[-1]
-    distinct = {json.dumps(verdict_of(obj), sort_keys=True, default=str) for obj in candidates}
+    distinct = {_VERDICT_KEY.encode(verdict_of(obj)) for obj in candidates}
     return Extracted(chosen, ambiguous=len(distinct) > 1, candidates=len(candidates))
 
 

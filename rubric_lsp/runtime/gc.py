@@ -35,6 +35,7 @@ _frozen_depth = 0
 _frozen_for_good = False
 _threshold_depth = 0
 _saved_threshold: tuple[int, ...] = ()
+_no_sweep_at_exit = False
 
 
 def _pause() -> None:
@@ -84,6 +85,28 @@ def start_up_done() -> None:
         _holding_start_up = False
         freeze_for_good()
         _unpause()
+
+
+def no_sweep_at_exit() -> None:
+    """At the interpreter's exit, skip its last collection: what exists then is frozen (an ``atexit``
+    hook), so the exit frees it by reference counts alone, as it frees everything else.
+
+    For a command that ends its process (``rubric grade``): that collection walks every object the run
+    still holds (a dataset's items and results, the HTTP client's state) for cycles no one will use,
+    ~0.15 s of CPU after a 1,000-item grading, a tenth of its start-up (issue 36). What it would have
+    freed are cycles; the process's files, run file and caches are closed and its output flushed
+    before then (``atexit`` hooks, ``weakref.finalize``, the interpreter's own flush of stdout and
+    stderr), so nothing is lost but a ``__del__`` of an unreachable cycle that was never closed.
+    Harmless when called in a process that goes on (a test calling the command in-process): its
+    objects are frozen only when it exits. Idempotent."""
+    global _no_sweep_at_exit
+    with _lock:
+        if _no_sweep_at_exit:
+            return
+        _no_sweep_at_exit = True
+    import atexit
+
+    atexit.register(gc.freeze)
 
 
 def freeze_for_good() -> None:

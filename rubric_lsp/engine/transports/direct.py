@@ -37,6 +37,17 @@ included), 0.74-0.81 ms once the run file and the verdict cache wrote from threa
 half of what is left is aiohttp and asyncio, a fifth the judge call's own work: cache key, request
 body, reply parsing). Not importing litellm keeps the process at ~150 MB peak for 10,000 items
 (litellm's import alone is 170 MB).
+
+Against the bare aiohttp client replaying the same requests (bench_scale's reference leg; 1,000 items,
+pairs in turn on 2 shared cores at load 4-10, medians of 5): 1.99x its CPU per call before the
+verdict cache's lingering commits, pydantic off the start-up and the exit without a last collection,
+1.90x after (1.51 -> 1.38 ms; the client 0.71 ms). Where the rest goes, with the HTTP calls themselves
+at the client's cost (measured in process): ~1 s of fixed cost against the client's ~0.5 s (imports
+of the grading, calibration and card modules; the dataset parsed and linted; the card), the run
+file's writer thread (~0.08 ms a call: a commit per loop turn, which is what bounds a kill's loss),
+and ~0.45 ms a call of the engine's own Python spread thin over the judge call (cache key and request
+JSON, run-file and cache look-ups, the rate limiter, two tasks a call, the verdict's parsing and the
+figures' fold).
 """
 
 from __future__ import annotations

@@ -10,14 +10,13 @@ failures (``json.loads`` / its reply model).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
 import re
 from collections.abc import Sequence
 from typing import Any
-
-from pydantic import TypeAdapter, ValidationError
 
 from rubric_lsp.engine.failures import JudgeFailure
 from rubric_lsp.engine.replies import Extracted, extract, snippet, strip_thinking
@@ -184,19 +183,34 @@ def parse_binary(content: str) -> tuple[str, str, bool]:
     return status, explanation, found.ambiguous
 
 
-_INT = TypeAdapter(int)
-
-
 def lax_int(value: Any) -> int | None:
     """``value`` as autorubric's pydantic model reads an ``int`` field (lax mode), or None.
 
     Accepted: ints, integral floats (2.0), numeric strings of an integer ("2", " 2 ", "2.0"),
     and bools (True = 1), exactly as pydantic does; rejected: 2.5, "two", None, ...
-    """
+
+    A plain int, what judges send, is its own value (pydantic returns it unchanged, any size):
+    pydantic is imported only for anything else, so a grading whose judge answers with numbers
+    never imports it (~0.1 s of CPU at start-up, issue 36). tests/test_fast_paths.py compares both."""
+    if type(value) is int:
+        return value
+    return _lax_int_by_pydantic(value)
+
+
+def _lax_int_by_pydantic(value: Any) -> int | None:
+    from pydantic import ValidationError
+
     try:
-        return _INT.validate_python(value)
+        return _int_adapter().validate_python(value)
     except ValidationError:
         return None
+
+
+@functools.cache
+def _int_adapter() -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(int)
 
 
 def parse_choice(content: str, shown_count: int) -> tuple[int, str, bool]:
