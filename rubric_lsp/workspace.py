@@ -53,13 +53,7 @@ def resolved(folder: Path) -> Path:
 def nearest_above(folder: Path, what: str, probe: Callable[[Path], T | None]) -> T | None:
     """The first answer ``probe`` gives, asked of ``folder`` then of each folder above it (None: none);
     within :func:`one_run`, each folder's answer is remembered under ``what``."""
-    memo = _memo
-    if memo is None:
-        for candidate in (folder, *folder.parents):
-            found = probe(candidate)
-            if found is not None:
-                return found
-        return None
+    memo = _memo if _memo is not None else {}  # outside a run: remembered for this walk alone
     asked: list[Path] = []
     found = None
     for candidate in (folder, *folder.parents):

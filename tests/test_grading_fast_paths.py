@@ -63,7 +63,7 @@ def test_a_judge_answering_with_a_number_is_read_without_importing_pydantic():
     assert done.stdout.split() == ["False", "True"]
 
 
-def test_the_reply_reader_s_shared_encoder_and_decoder_answer_as_fresh_ones():
+def test_the_reply_reader_s_shared_encoder_and_decoder_answer_as_fresh_ones(monkeypatch):
     values = [
         "MET",
         2,
@@ -82,18 +82,14 @@ def test_the_reply_reader_s_shared_encoder_and_decoder_answer_as_fresh_ones():
         "no object at all",
         '{"a": {"nested": true}} trailing {',
     ]
+    shared = replies._DECODER
     for _ in range(2):  # a second pass: nothing the first left behind changes the answer
         for text in texts:
-            decoder, found, position = json.JSONDecoder(), [], 0
-            while (start := text.find("{", position)) >= 0:
-                try:
-                    value, position = decoder.raw_decode(text, start)
-                except ValueError:
-                    position = start + 1
-                    continue
-                if isinstance(value, dict):
-                    found.append(value)
-            assert replies.json_objects(text) == found
+            with monkeypatch.context() as fresh:  # the long way: a decoder made for this text alone
+                fresh.setattr(replies, "_DECODER", json.JSONDecoder())
+                found = replies.json_objects(text)
+            assert replies._DECODER is shared and replies.json_objects(text) == found
+    assert replies.json_objects(texts[0]) == [{"a": 1}, {"b": [1, {"c": 2}]}, {"d": "}"}]
     both = replies.extract(texts[1], lambda o: "criterion_status" in o, lambda o: o.get("criterion_status"))
     assert both is not None and both.ambiguous and both.candidates == 2
 

@@ -191,7 +191,7 @@ def lax_int(value: Any) -> int | None:
 
     A plain int, what judges send, is its own value (pydantic returns it unchanged, any size):
     pydantic is imported only for anything else, so a grading whose judge answers with numbers
-    never imports it (~0.1 s of CPU at start-up, issue 36). tests/test_fast_paths.py compares both."""
+    never imports it (~0.1 s of CPU at start-up, issue 36). tests/test_grading_fast_paths.py compares both."""
     if type(value) is int:
         return value
     return _lax_int_by_pydantic(value)
