@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.rewrite_once import rewrite_my_share
+
 # A suite started as a background job of a non-interactive shell (`cmd &`) inherits SIGINT
 # ignored, and so would every process it starts: the tests that press Ctrl-C on a child (watch
 # mode, a batch run) then wait for nothing. A handler of our own is reset to the default at exec.
@@ -313,6 +315,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 def pytest_configure(config: pytest.Config) -> None:
     _compile_bytecode_once(config)
+    rewrite_my_share(config, REPO / "tests")
     config.addinivalue_line(
         "markers",
         "own_environment(reason): runs the product only in an environment it installs itself "

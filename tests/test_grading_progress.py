@@ -38,6 +38,9 @@ def command(judge_server, tmp_path):
         LITELLM_LOCAL_MODEL_COST_MAP="True",
     )
     env.pop("NO_COLOR", None)
+    # The direct route (engine/transports/direct.py): the bar does not depend on the transport, and the
+    # process then never imports litellm (~9 s of CPU each on the shared cores).
+    env.pop("RUBRIC_JUDGE_TRANSPORT", None)
     argv = [
         sys.executable,
         "-m",
