@@ -30,32 +30,34 @@ def rewritable_modules(config: pytest.Config, folder: Path) -> list[Path]:
     return sorted({path for pattern in patterns for path in folder.rglob(pattern) if "__pycache__" not in path.parts})
 
 
+# What of pytest's rewriter this drives (private; the same names and call shapes in pytest 8.2 to 9).
+NEEDED = ("PYC_TAIL", "get_cache_dir", "_read_pyc", "_rewrite_test", "_write_pyc", "assertstate_key")
+
+
+def cached_rewrite(fn: Path) -> Path:
+    """Where pytest keeps ``fn``'s rewritten code (and looks for it when it imports ``fn``)."""
+    from _pytest.assertion import rewrite
+
+    return rewrite.get_cache_dir(fn) / (fn.name[:-3] + rewrite.PYC_TAIL)
+
+
 def rewrite_into_cache(config: pytest.Config, files: list[Path]) -> int:
     """Rewrite each of ``files`` whose cached rewrite is missing or stale; the number written."""
-    try:
-        from _pytest.assertion.rewrite import (
-            PYC_TAIL,
-            _read_pyc,
-            _rewrite_test,
-            _write_pyc,
-            assertstate_key,
-            get_cache_dir,
-        )
+    from _pytest.assertion import rewrite
 
-        state = config.stash[assertstate_key]
-    except (ImportError, KeyError):
+    if not all(hasattr(rewrite, name) for name in NEEDED) or rewrite.assertstate_key not in config.stash:
         return 0
+    state = config.stash[rewrite.assertstate_key]
     written = 0
     for fn in files:
-        cache = get_cache_dir(fn)
-        pyc = cache / (fn.name[:-3] + PYC_TAIL)
+        pyc = cached_rewrite(fn)
         try:
-            if _read_pyc(fn, pyc) is not None:
+            if rewrite._read_pyc(fn, pyc) is not None:
                 continue
-            cache.mkdir(exist_ok=True)
+            pyc.parent.mkdir(exist_ok=True)
             # The first item is the source's hash (pytest 9) or stat (pytest 8), whatever _write_pyc takes.
-            key, code = _rewrite_test(fn, config)
-            written += bool(_write_pyc(state, code, key, pyc))
+            key, code = rewrite._rewrite_test(fn, config)
+            written += bool(rewrite._write_pyc(state, code, key, pyc))
         except (OSError, SyntaxError, ValueError, TypeError):
             continue  # pytest reports a broken module itself when it imports it
     return written

@@ -7,16 +7,12 @@ import os
 from pathlib import Path
 
 import pytest
-from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test
+from _pytest.assertion.rewrite import _read_pyc, _rewrite_test
 
 from tests.conftest import REPO
-from tests.rewrite_once import rewritable_modules, rewrite_into_cache, share
+from tests.rewrite_once import cached_rewrite, rewritable_modules, rewrite_into_cache, share
 
 SOURCE = "def test_two():\n    left = 1\n    assert left == 2\n"
-
-
-def cached(path: Path) -> Path:
-    return path.parent / "__pycache__" / (path.name[:-3] + PYC_TAIL)
 
 
 def test_the_shares_cover_every_module_once() -> None:
@@ -40,7 +36,7 @@ def test_the_cached_rewrite_is_pytest_s_and_is_loaded(pytestconfig: pytest.Confi
     module = tmp_path / "test_sample.py"
     module.write_text(SOURCE)
     assert rewrite_into_cache(pytestconfig, [module]) == 1
-    code = _read_pyc(module, cached(module))
+    code = _read_pyc(module, cached_rewrite(module))
     assert code is not None  # what the import hook reads back
     assert code.co_consts == _rewrite_test(module, pytestconfig)[1].co_consts
     namespace: dict[str, object] = {}
@@ -57,7 +53,7 @@ def test_an_up_to_date_module_is_left_and_a_changed_one_rewritten(pytestconfig: 
     assert rewrite_into_cache(pytestconfig, [module]) == 0
     module.write_text(SOURCE.replace("== 2", "== 30"))  # another size: pytest 8 keys its cache on mtime and size
     assert rewrite_into_cache(pytestconfig, [module]) == 1
-    assert _read_pyc(module, cached(module)) is not None
+    assert _read_pyc(module, cached_rewrite(module)) is not None
 
 
 def test_a_broken_module_or_an_unwritable_cache_is_left_to_pytest(pytestconfig: pytest.Config, tmp_path: Path) -> None:
@@ -74,5 +70,7 @@ def test_a_broken_module_or_an_unwritable_cache_is_left_to_pytest(pytestconfig: 
 def test_in_this_run_every_test_module_s_rewrite_is_cached(pytestconfig: pytest.Config) -> None:
     if not os.access(REPO / "tests", os.W_OK):
         pytest.skip("the checkout is read-only: pytest rewrites in memory")
-    stale = [p.name for p in rewritable_modules(pytestconfig, REPO / "tests") if _read_pyc(p, cached(p)) is None]
+    stale = [
+        p.name for p in rewritable_modules(pytestconfig, REPO / "tests") if _read_pyc(p, cached_rewrite(p)) is None
+    ]
     assert stale == []
