@@ -77,14 +77,20 @@ def _close_the_shared_javascript_isolate() -> Iterator[None]:
         javascript.close_shared_isolate()
 
 
-def use_judge(monkeypatch, server, key: str, cache_dir: Path | None = None) -> None:
+def use_judge(monkeypatch, server, key: str, cache_dir: Path | None = None, *, direct: bool = False) -> None:
     """Point ``rubric grade`` (and anything reading the environment) at ``server`` as ``openai/judge``,
-    with ``key`` as the API key and, when given, ``cache_dir`` as the verdict cache."""
+    with ``key`` as the API key and, when given, ``cache_dir`` as the verdict cache.
+
+    ``direct``: calls take the direct route (engine/transports/direct.py), not litellm's that the judge_server
+    fixture sets, for a test whose subject is not the transport: the processes it starts then never import
+    litellm (~9 s of CPU each on the shared cores)."""
     monkeypatch.setenv("OPENAI_API_KEY", key)
     monkeypatch.setenv("RUBRIC_JUDGE_API_BASE", server.base_url)
     monkeypatch.setenv("RUBRIC_JUDGE_MODEL", "openai/judge")
     if cache_dir is not None:
         monkeypatch.setenv("RUBRIC_CACHE_DIR", str(cache_dir))
+    if direct:
+        monkeypatch.delenv("RUBRIC_JUDGE_TRANSPORT", raising=False)
 
 
 def require(condition: bool, reason: str) -> None:

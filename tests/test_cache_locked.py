@@ -39,8 +39,8 @@ def met(request) -> Reply:
 @pytest.fixture
 def env(judge_server, tmp_path, monkeypatch):
     judge_server.default = met
-    use_judge(monkeypatch, judge_server, "sk-test-cache-locked-0123456789", tmp_path / "cache")
-    monkeypatch.delenv("RUBRIC_JUDGE_TRANSPORT", raising=False)  # the direct route: no litellm import timed
+    # The direct route: no litellm import timed.
+    use_judge(monkeypatch, judge_server, "sk-test-cache-locked-0123456789", tmp_path / "cache", direct=True)
     (tmp_path / "checks.rubric.json").write_text(json.dumps(RUBRIC))
     (tmp_path / "response.txt").write_text("It mentions every point.")
     return tmp_path

@@ -190,10 +190,8 @@ def test_a_graded_dataset_s_process_leaves_the_output_run_file_and_cache_of_an_i
 ):
     """The process's last collection skipped (``no_sweep_at_exit``): what it wrote is whole, as in-process."""
     judge_server.default = lambda request: reply_for(request.text)
-    use_judge(monkeypatch, judge_server, "sk-test-fast-paths-0123456789")
-    # Both gradings take the direct route (engine/transports/direct.py): what is compared does not depend on
-    # the transport, and the process then never imports litellm (~9 s of CPU on the shared cores).
-    monkeypatch.delenv("RUBRIC_JUDGE_TRANSPORT", raising=False)
+    # Both gradings take the direct route: what is compared does not depend on the transport.
+    use_judge(monkeypatch, judge_server, "sk-test-fast-paths-0123456789", direct=True)
     data = tmp_path / "calibration.dataset.json"
     data.write_text(json.dumps(dataset(6, "sweep")))
     written = {}

@@ -39,10 +39,8 @@ from tests.run_faults import (
 @pytest.fixture
 def env(judge_server, tmp_path, monkeypatch):
     judge_server.default = slow_verdict(20)
-    use_judge(monkeypatch, judge_server, "sk-test-run-faults-0123456789", tmp_path / "cache")
-    # The direct route (engine/transports/direct.py): what a run file records does not depend on the transport,
-    # and the real processes these tests start then never import litellm (seconds each on shared cores).
-    monkeypatch.delenv("RUBRIC_JUDGE_TRANSPORT", raising=False)
+    # The direct route: what a run file records does not depend on the transport.
+    use_judge(monkeypatch, judge_server, "sk-test-run-faults-0123456789", tmp_path / "cache", direct=True)
     write_dataset(tmp_path)
     return tmp_path
 
