@@ -50,7 +50,8 @@ def judge_server(monkeypatch):
     Gradings against it go through litellm's real HTTP path, the path every hosted provider takes:
     its ``openai/judge`` would otherwise take the direct route (engine/transports/direct.py), which has tests
     of its own (tests/test_grading_direct.py: the same requests and failures as litellm's) and is
-    what the VS Code e2e and bench/bench_scale.py run. A test of that route sets the variable itself.
+    what the VS Code e2e, the Neovim and Emacs tests (``editor_environ``) and bench/bench_scale.py run. A test of
+    that route sets the variable itself.
     """
     from tests.judge_server import JudgeServer
 
@@ -91,6 +92,14 @@ def use_judge(monkeypatch, server, key: str, cache_dir: Path | None = None, *, d
         monkeypatch.setenv("RUBRIC_CACHE_DIR", str(cache_dir))
     if direct:
         monkeypatch.delenv("RUBRIC_JUDGE_TRANSPORT", raising=False)
+
+
+def editor_environ() -> dict[str, str]:
+    """This process's environment for an editor that starts the server, with the judge on the direct route:
+    the subject of an editor test is the editor's side (its commands, lenses, messages), the transport has
+    tests of its own, and a server that imported litellm to grade spent ~9 s of CPU on the shared cores
+    per editor test. The VS Code e2e grades on the same route."""
+    return {k: v for k, v in os.environ.items() if k != "RUBRIC_JUDGE_TRANSPORT"}
 
 
 def require(condition: bool, reason: str) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.configs import TWO_TESTS
-from tests.conftest import REPO, require
+from tests.conftest import REPO, editor_environ, require
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,7 +59,7 @@ def _server_bin(tmp_path: Path) -> dict[str, str]:
     exe.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m rubric_lsp serve "$@"\n', encoding="utf-8")
     exe.chmod(0o755)
     return {
-        **os.environ,
+        **editor_environ(),
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",

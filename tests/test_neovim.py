@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.configs import TWO_TESTS
-from tests.conftest import REPO, require
+from tests.conftest import REPO, editor_environ, require
 
 INIT = Path(__file__).parent / "nvim" / "init.lua"
 
@@ -22,7 +22,7 @@ BAD = "rubric:\n  - requirement: Greets the user ✓\n  - requirment: Says goodb
 def _run_nvim(nvim: str, init: Path, cwd: Path, timeout: int, **env: str) -> dict:
     """Run headless Neovim on ``init`` with the server of this checkout; the JSON it wrote to RUBRIC_NVIM_OUT."""
     full = {
-        **os.environ,
+        **editor_environ(),
         "RUBRIC_NVIM_PYTHON": sys.executable,
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
