@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rubric_lsp import __version__
 from rubric_lsp.commands import exit_codes
+from rubric_lsp.runtime import dataclass_bytecode
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -148,6 +149,7 @@ def build_parser(prog: str = "rubric") -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    dataclass_bytecode.install()
     try:
         return _main(argv)
     except BrokenPipeError:  # output piped into head & co.
@@ -216,6 +218,7 @@ def _delegate(command: str, argv: list[str]) -> int:
 def lint_main(argv: list[str] | None = None) -> int:
     """``rubric-lint``: ``rubric lint`` (its messages named ``rubric-lint``), plus ``rubric-lint rule CODE``."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    dataclass_bytecode.install()
     try:
         if argv and argv[0] == "rule":
             return _main(argv, prog="rubric-lint")

@@ -1,0 +1,170 @@
+"""The dataclasses' generated methods compiled from a cache (rubric_lsp/runtime/dataclass_bytecode.py).
+
+Each probe runs in a fresh interpreter with its own cache folder (XDG_CACHE_HOME and HOME under tmp_path) and
+imports what a lint of a promptfoo config defines. A first start compiles every class's methods and writes the
+cache when it ends; a second compiles none; the classes then hold the very code plain ``@dataclass`` builds and
+behave alike; a damaged or unwritable cache costs only the time; the command line's entry points install it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import SAMPLES
+
+# Prints, as JSON: how many sources the cache compiled, each rubric_lsp dataclass's generated methods by what
+# their code is made of (nested code objects alike), and what a few of them do, so two starts can be compared.
+_PROBE = """
+import json, sys, types
+
+from rubric_lsp.runtime import dataclass_bytecode
+
+if sys.argv[1] == "cached":
+    dataclass_bytecode.install()
+    if sys.argv[2:] == ["twice"]:
+        dataclass_bytecode.install()
+elif sys.argv[1] == "taken":
+    import dataclasses
+    dataclasses.exec = exec  # someone else's replacement, in place first
+    dataclass_bytecode.install()
+
+import dataclasses
+import rubric_lsp.lint
+import rubric_lsp.formats.promptfoo.resolve
+from rubric_lsp.document.positions import Position, Range
+
+def shape(code):
+    consts = [shape(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts]
+    return [code.co_code.hex(), consts, code.co_names, code.co_varnames, code.co_argcount,
+            code.co_kwonlyargcount, code.co_flags, code.co_filename, code.co_firstlineno]
+
+methods = {}
+for name, module in sorted(sys.modules.items()):
+    if not name.startswith("rubric_lsp"):
+        continue
+    for cls in vars(module).values():
+        if isinstance(cls, type) and cls.__module__ == name and dataclasses.is_dataclass(cls):
+            for attr, value in sorted(vars(cls).items()):
+                code = getattr(getattr(value, "__wrapped__", value), "__code__", None)
+                if code is not None and code.co_filename == "<string>":
+                    methods[f"{name}.{cls.__qualname__}.{attr}"] = shape(code)
+start, end = Position(1, 2), Position(1, 5)
+try:
+    start.line = 3
+    frozen = "assigned"
+except dataclasses.FrozenInstanceError as error:
+    frozen = type(error).__name__
+behaviour = [repr(Range(start, end)), start == Position(1, 2), start != end, hash(start) == hash(Position(1, 2)), frozen]
+installed = dataclass_bytecode._installed
+print(json.dumps({"compiled": installed.compiled if installed else None, "methods": methods, "behaviour": behaviour}))
+"""
+BEHAVIOUR = [
+    "Range(start=Position(line=1, character=2), end=Position(line=1, character=5))",
+    True,
+    True,
+    True,
+    "FrozenInstanceError",
+]
+
+
+def _env(tmp_path: Path, cache_home: Path | None = None) -> dict[str, str]:
+    home = cache_home or tmp_path / "cache"
+    return {**os.environ, "XDG_CACHE_HOME": str(home), "HOME": str(tmp_path), "LOCALAPPDATA": str(home)}
+
+
+def _start(tmp_path: Path, *how: str, cache_home: Path | None = None) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *(how or ("cached",))],
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path, cache_home),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    return json.loads(done.stdout)
+
+
+def _cache_file(tmp_path: Path) -> Path:
+    files = list((tmp_path / "cache" / "rubric-lsp" / "bytecode").iterdir())
+    assert len(files) == 1, files
+    return files[0]
+
+
+def test_a_second_start_compiles_nothing_and_builds_the_same_classes(tmp_path):
+    cold = _start(tmp_path)
+    assert cold["compiled"] > 60  # ~45 classes on this path, two to six methods each
+    assert _cache_file(tmp_path).name == f"dataclasses.{sys.implementation.cache_tag}.marshal"
+    warm = _start(tmp_path, "cached", "twice")
+    assert warm["compiled"] == 0
+    plain = _start(tmp_path, "plain")
+    assert plain["compiled"] is None
+    assert len(plain["methods"]) > 100
+    assert warm["methods"] == plain["methods"] == cold["methods"]
+    assert warm["behaviour"] == plain["behaviour"] == cold["behaviour"] == BEHAVIOUR
+
+
+def test_what_a_start_has_not_seen_is_compiled_and_added(tmp_path):
+    _start(tmp_path)
+    cache = _cache_file(tmp_path)
+    before = cache.stat().st_size
+    # Another start that defines a class the file does not hold (as after an edit): compiled, then kept too.
+    extra = "import dataclasses\n@dataclasses.dataclass(order=True)\nclass Fresh:\n    a: int = 0\n"
+    script = f"from rubric_lsp.runtime import dataclass_bytecode as d; d.install()\n{extra}print(d._installed.compiled)"
+    run = [sys.executable, "-c", script]
+    first = subprocess.run(run, capture_output=True, text=True, env=_env(tmp_path), timeout=60, check=True)
+    assert int(first.stdout) >= 4  # __init__, __repr__, __eq__ and the four comparisons
+    assert cache.stat().st_size > before
+    again = subprocess.run(run, capture_output=True, text=True, env=_env(tmp_path), timeout=60, check=True)
+    assert int(again.stdout) == 0
+    assert _start(tmp_path)["compiled"] == 0  # the lint's classes are still there
+
+
+def test_a_damaged_cache_is_compiled_anew_and_rewritten(tmp_path):
+    _start(tmp_path)
+    cache = _cache_file(tmp_path)
+    header = cache.read_bytes()[:40]
+    for damage in (b"", b"not a cache", header + b"\x00\x01 truncated", header[:30] + b"\xff" * 10):
+        cache.write_bytes(damage)
+        again = _start(tmp_path)
+        assert again["compiled"] > 60
+        assert again["behaviour"] == BEHAVIOUR
+        assert _start(tmp_path)["compiled"] == 0  # the rewritten cache serves the next start
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_only_the_time(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    for _ in range(2):
+        result = _start(tmp_path, cache_home=blocked)
+        assert result["compiled"] > 60
+        assert result["behaviour"] == BEHAVIOUR
+    assert blocked.read_text(encoding="utf-8") == "not a folder"
+
+
+def test_another_replacement_of_the_compile_step_is_left_in_place(tmp_path):
+    result = _start(tmp_path, "taken")
+    assert result["compiled"] is None and result["behaviour"] == BEHAVIOUR
+    assert not (tmp_path / "cache" / "rubric-lsp").exists()
+
+
+def test_the_command_line_installs_it_and_lints_alike_from_the_cache(tmp_path):
+    bad = SAMPLES / "autorubric" / "bad-rubric.rubric.yaml"
+    outputs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-m", "rubric_lsp", "lint", "--format", "json", str(bad)],
+            capture_output=True,
+            text=True,
+            env=_env(tmp_path),
+            timeout=60,
+        )
+        assert done.returncode == 1, done.stderr
+        outputs.append(json.loads(done.stdout))
+        assert _cache_file(tmp_path).stat().st_size > 10_000
+    assert outputs[0] == outputs[1] and outputs[0]
