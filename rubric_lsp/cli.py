@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rubric_lsp import __version__
 from rubric_lsp.commands import exit_codes
-from rubric_lsp.runtime import dataclass_bytecode
+from rubric_lsp.runtime import dataclass_bytecode, regex_code
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -148,8 +148,14 @@ def build_parser(prog: str = "rubric") -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def _cached_start() -> None:
+    """What every start would compile again (dataclasses' methods, regular expressions) from the user's cache."""
     dataclass_bytecode.install()
+    regex_code.install()
+
+
+def main(argv: list[str] | None = None) -> int:
+    _cached_start()
     try:
         return _main(argv)
     except BrokenPipeError:  # output piped into head & co.
@@ -218,7 +224,7 @@ def _delegate(command: str, argv: list[str]) -> int:
 def lint_main(argv: list[str] | None = None) -> int:
     """``rubric-lint``: ``rubric lint`` (its messages named ``rubric-lint``), plus ``rubric-lint rule CODE``."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    dataclass_bytecode.install()
+    _cached_start()
     try:
         if argv and argv[0] == "rule":
             return _main(argv, prog="rubric-lint")

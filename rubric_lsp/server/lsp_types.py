@@ -15,19 +15,16 @@ module knows is left alone: the types are imported as usual.
 from __future__ import annotations
 import __future__
 
-import contextlib
 import functools
 import logging
-import marshal
 import operator
-import os
 import sys
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
-from rubric_lsp.runtime.user_cache import user_cache_dir
+from rubric_lsp.runtime import start_cache
 
 log = logging.getLogger("rubric_lsp.server")
 
@@ -42,7 +39,7 @@ Key = tuple[str, str]  # (the file name attrs gives the methods, their source)
 
 
 def cache_path() -> Path:
-    return user_cache_dir() / "bytecode" / f"lsprotocol-types.{sys.implementation.cache_tag}.marshal"
+    return start_cache.cache_file("lsprotocol-types")
 
 
 def import_types() -> ModuleType:
@@ -58,7 +55,7 @@ def import_types() -> ModuleType:
 
         return types
     path = cache_path()
-    known = _read(path)
+    known = start_cache.read(path, _HEADER)
     used: dict[Key, CodeType] = {}
     flags = _attrs_compile_flags(compile_and_eval)
 
@@ -77,8 +74,8 @@ def import_types() -> ModuleType:
         from lsprotocol import types
     finally:
         _make._compile_and_eval = compile_and_eval
-    if used.keys() != known.keys():
-        _write(path, used)
+    if used.keys() != known.keys() and (error := start_cache.write(path, _HEADER, used)) is not None:
+        log.debug("protocol bytecode not cached in %s: %s", path.parent, error)
     return types
 
 
@@ -87,29 +84,3 @@ def _attrs_compile_flags(compile_and_eval: Any) -> int:
     probe: dict[str, Any] = {}
     compile_and_eval("def probe(): pass", {}, probe, "<rubric-lsp probe of attrs' compile>")
     return probe["probe"].__code__.co_flags & _FUTURE_FLAGS
-
-
-def _read(path: Path) -> dict[Key, Any]:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return {}
-    if not data.startswith(_HEADER):
-        return {}
-    try:
-        known = marshal.loads(data[len(_HEADER) :])
-    except (ValueError, EOFError, TypeError):
-        return {}
-    return known if isinstance(known, dict) else {}
-
-
-def _write(path: Path, used: dict[Key, CodeType]) -> None:
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")  # servers starting together each write theirs
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(_HEADER + marshal.dumps(used))
-        os.replace(partial, path)
-    except OSError as error:
-        log.debug("protocol bytecode not cached in %s: %s", path.parent, error)
-        with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)
