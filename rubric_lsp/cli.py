@@ -148,14 +148,20 @@ def build_parser(prog: str = "rubric") -> argparse.ArgumentParser:
     return parser
 
 
-def _cached_start() -> None:
-    """What every start would compile again (dataclasses' methods, regular expressions) from the user's cache."""
-    dataclass_bytecode.install()
-    regex_code.install()
+COMMANDS = ("lint", "grade", "calibrate", "review", "label", "serve", "schema", "patterns", "rule", "convert")
+
+
+def _cached_start(command: str) -> None:
+    """What each start of ``command`` would compile again (the dataclasses' methods, the regular expressions in
+    the code), from the user's cache. Only a process's own entry (called with no ``argv``): a program calling
+    ``main`` with arguments keeps ``dataclasses`` and ``re`` as they are."""
+    dataclass_bytecode.install(command)
+    regex_code.install(command)
 
 
 def main(argv: list[str] | None = None) -> int:
-    _cached_start()
+    if argv is None:
+        _cached_start(next((a for a in sys.argv[1:2] if a in COMMANDS), "rubric"))
     try:
         return _main(argv)
     except BrokenPipeError:  # output piped into head & co.
@@ -223,8 +229,9 @@ def _delegate(command: str, argv: list[str]) -> int:
 
 def lint_main(argv: list[str] | None = None) -> int:
     """``rubric-lint``: ``rubric lint`` (its messages named ``rubric-lint``), plus ``rubric-lint rule CODE``."""
+    if argv is None:
+        _cached_start("lint")
     argv = list(sys.argv[1:] if argv is None else argv)
-    _cached_start()
     try:
         if argv and argv[0] == "rule":
             return _main(argv, prog="rubric-lint")
@@ -255,5 +262,7 @@ def _lint(argv: list[str]) -> int:
 
 
 def serve_main(argv: list[str] | None = None) -> int:
+    if argv is None:
+        _cached_start("serve")
     argv = list(sys.argv[1:] if argv is None else argv)
     return main(["serve", *argv])

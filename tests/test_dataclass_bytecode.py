@@ -24,13 +24,13 @@ import json, sys, types
 from rubric_lsp.runtime import dataclass_bytecode
 
 if sys.argv[1] == "cached":
-    dataclass_bytecode.install()
+    dataclass_bytecode.install("probe")
     if sys.argv[2:] == ["twice"]:
-        dataclass_bytecode.install()
+        dataclass_bytecode.install("probe")
 elif sys.argv[1] == "taken":
     import dataclasses
     dataclasses.exec = exec  # someone else's replacement, in place first
-    dataclass_bytecode.install()
+    dataclass_bytecode.install("probe")
 
 import dataclasses
 import rubric_lsp.lint
@@ -91,14 +91,14 @@ def _start(tmp_path: Path, *how: str, cache_home: Path | None = None) -> dict:
 
 
 def _cache_file(tmp_path: Path) -> Path:
-    (path,) = (tmp_path / "cache" / "rubric-lsp" / "bytecode").glob("dataclasses.*")
+    (path,) = (tmp_path / "cache" / "rubric-lsp" / "bytecode").glob("dataclasses-*")
     return path
 
 
 def test_a_second_start_compiles_nothing_and_builds_the_same_classes(tmp_path):
     cold = _start(tmp_path)
     assert cold["compiled"] > 60  # ~45 classes on this path, two to six methods each
-    assert _cache_file(tmp_path).name == f"dataclasses.{sys.implementation.cache_tag}.marshal"
+    assert _cache_file(tmp_path).name == f"dataclasses-probe.{sys.implementation.cache_tag}.marshal"
     warm = _start(tmp_path, "cached", "twice")
     assert warm["compiled"] == 0
     plain = _start(tmp_path, "plain")
@@ -113,8 +113,16 @@ def test_what_a_start_has_not_seen_is_compiled_and_added(tmp_path):
     cache = _cache_file(tmp_path)
     before = cache.stat().st_size
     # Another start that defines a class the file does not hold (as after an edit): compiled, then kept too.
-    extra = "import dataclasses\n@dataclasses.dataclass(order=True)\nclass Fresh:\n    a: int = 0\n"
-    script = f"from rubric_lsp.runtime import dataclass_bytecode as d; d.install()\n{extra}print(d._installed.computed)"
+    # (defined in a module named as rubric-lsp's own: only those classes are kept)
+    script = (
+        "import sys, types\n"
+        "from rubric_lsp.runtime import dataclass_bytecode as d\n"
+        "d.install('probe')\n"
+        "module = sys.modules['rubric_lsp.fresh'] = types.ModuleType('rubric_lsp.fresh')\n"
+        "exec('import dataclasses\\n@dataclasses.dataclass(order=True)\\nclass Fresh:\\n    a: int = 0\\n', vars(module))\n"
+        "assert module.Fresh(1) < module.Fresh(2)\n"
+        "print(d._installed.computed)\n"
+    )
     run = [sys.executable, "-c", script]
     first = subprocess.run(run, capture_output=True, text=True, env=_env(tmp_path), timeout=60, check=True)
     assert int(first.stdout) >= 4  # __init__, __repr__, __eq__ and the four comparisons
@@ -167,3 +175,40 @@ def test_the_command_line_installs_it_and_lints_alike_from_the_cache(tmp_path):
         outputs.append(json.loads(done.stdout))
         assert _cache_file(tmp_path).stat().st_size > 10_000
     assert outputs[0] == outputs[1] and outputs[0]
+    folder = tmp_path / "cache" / "rubric-lsp" / "bytecode"
+    tag = sys.implementation.cache_tag
+    assert sorted(p.name for p in folder.iterdir()) == [f"dataclasses-lint.{tag}.marshal", f"regex-lint.{tag}.marshal"]
+
+
+def test_only_rubric_lsp_s_own_classes_are_kept(tmp_path):
+    script = (
+        "import dataclasses\n"
+        "from rubric_lsp.runtime import dataclass_bytecode as d\n"
+        "d.install('probe')\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Elsewhere:\n"
+        "    a: int = 0\n"
+        "assert Elsewhere(1) == Elsewhere(1)\n"
+        "print(d._installed.computed)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=_env(tmp_path), timeout=60
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "0", done.stderr
+    assert not (tmp_path / "cache" / "rubric-lsp").exists()
+
+
+def test_a_program_calling_main_with_arguments_keeps_dataclasses_and_re_as_they_are(tmp_path):
+    script = (
+        "import dataclasses, re, sys\n"
+        "from rubric_lsp.cli import main\n"
+        "from rubric_lsp.runtime import dataclass_bytecode, regex_code\n"
+        f"code = main(['lint', {str(SAMPLES / 'autorubric' / 'refund-reply.rubric.yaml')!r}])\n"
+        "print(code, dataclass_bytecode._installed, regex_code._installed, 'exec' in vars(dataclasses))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=_env(tmp_path), timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 None None False"
+    assert not (tmp_path / "cache" / "rubric-lsp").exists()

@@ -28,14 +28,14 @@ from pathlib import Path
 from rubric_lsp.runtime import regex_code
 
 if sys.argv[1] == "cached":
-    regex_code.install()
+    regex_code.install("probe")
 elif sys.argv[1] == "taken":
     from re import _compiler
     real = _compiler.compile
     def theirs(p, flags=0):
         return real(p, flags)
     _compiler.compile = theirs
-    regex_code.install()
+    regex_code.install("probe")
 
 import rubric_lsp.lint
 import rubric_lsp.formats.promptfoo.rules
@@ -54,6 +54,13 @@ for name, module in sorted(sys.modules.items()):
             found[f"{name}.{attr}"] = [value.pattern, value.flags, value.groups, value.groupindex, hits]
 bytes_pattern = re.compile(rb"(?P<word>[a-z]+)\\d")
 found["bytes"] = [bytes_pattern.groups, [m.span() for m in bytes_pattern.finditer(b"ab1 cd2")]]
+from rubric_lsp.redaction import Redactor
+
+def compiled_from_data(words):
+    return re.compile("|".join(words))
+
+assert Redactor(["sk-probe-secret-0123456789"])("key sk-probe-secret-0123456789") != "key sk-probe-secret-0123456789"
+assert compiled_from_data(["glob-made-at-run-time"]).search("a glob-made-at-run-time")
 installed = regex_code._installed
 print(json.dumps({"computed": installed.computed if installed else None, "found": found}, default=repr))
 """
@@ -79,14 +86,14 @@ def _start(tmp_path: Path, how: str = "cached", cache_home: Path | None = None) 
 
 
 def _cache_file(tmp_path: Path) -> Path:
-    (path,) = (tmp_path / "cache" / "rubric-lsp" / "bytecode").glob("regex.*")
+    (path,) = (tmp_path / "cache" / "rubric-lsp" / "bytecode").glob("regex-probe.*")
     return path
 
 
 def test_a_second_start_compiles_nothing_and_finds_the_same(tmp_path):
     cold = _start(tmp_path)
     assert cold["computed"] > 60
-    assert _cache_file(tmp_path).name == f"regex.{sys.implementation.cache_tag}.marshal"
+    assert _cache_file(tmp_path).name == f"regex-probe.{sys.implementation.cache_tag}.marshal"
     warm = _start(tmp_path)
     assert warm["computed"] == 0
     plain = _start(tmp_path, "plain")
@@ -94,6 +101,14 @@ def test_a_second_start_compiles_nothing_and_finds_the_same(tmp_path):
     assert len(plain["found"]) > 40
     assert sum(len(entry[-1]) for entry in plain["found"].values() if len(entry) == 5) > 1000  # patterns that hit
     assert warm["found"] == plain["found"] == cold["found"]
+
+
+def test_patterns_made_from_data_are_never_kept(tmp_path):
+    _start(tmp_path)
+    _start(tmp_path)
+    kept = _cache_file(tmp_path).read_bytes()
+    assert b"sk-probe-secret" not in kept and b"glob-made-at-run-time" not in kept
+    assert b"(KEY|TOKEN|SECRET" in kept  # redaction's own patterns, written in its code
 
 
 def test_damaged_entries_and_files_are_compiled_anew(tmp_path):
@@ -139,7 +154,7 @@ def test_what_the_cache_hands_the_engine_is_what_re_would(tmp_path, monkeypatch)
     modules = regex_code._compiler_modules()
     assert modules is not None
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    cache = regex_code._Cache(*modules)
+    cache = regex_code._Cache(*modules, "probe")
     samples = [
         (r"(?P<low>\d+)\s*(?:-|to)\s*(?P<high>\d+)", 0),
         (r"\bpass(?:es|ed)?\b", re.IGNORECASE.value),
@@ -150,8 +165,8 @@ def test_what_the_cache_hands_the_engine_is_what_re_would(tmp_path, monkeypatch)
     text = "Scores 1 to 5; passes PASSED \x07 # note\n  # more\nab a"
     for pattern, flags in samples:
         theirs = modules[0].compile(pattern, flags)  # not installed: re's own
-        ours = cache.compile(pattern, flags)
-        again = cache.compile(pattern, flags)  # from what the first call kept
+        ours = cache.kept(pattern, flags)
+        again = cache.kept(pattern, flags)  # from what the first call kept
         subject = text.encode() if isinstance(pattern, bytes) else text
         for made in (ours, again):
             assert (made.pattern, made.flags, made.groups, made.groupindex) == (

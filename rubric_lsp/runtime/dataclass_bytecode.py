@@ -31,12 +31,13 @@ _FUTURE_FLAGS = functools.reduce(
 
 
 class _Cache(StartCache):
-    def __init__(self, flags: int) -> None:
-        super().__init__(cache_file("dataclasses"), HEADER)
+    def __init__(self, flags: int, command: str) -> None:
+        super().__init__(cache_file(f"dataclasses-{command}"), HEADER)
         self.flags = flags
 
     def exec(self, source: Any, globals: Any = None, locals: Any = None, /, **kwargs: Any) -> None:
-        if not isinstance(source, str) or kwargs:
+        # Only rubric-lsp's own classes (``globals`` is the defining module's): what its starts define.
+        if not isinstance(source, str) or kwargs or not str((globals or {}).get("__name__", "")).startswith(OWN):
             exec(source, globals, locals, **kwargs)
             return
         code = self.get(source)
@@ -46,16 +47,18 @@ class _Cache(StartCache):
         exec(code, globals, locals)
 
 
+OWN = "rubric_lsp."
 _installed: _Cache | None = None
 
 
-def install() -> None:
-    """From now on, classes ``@dataclass`` builds in this process take their methods' bytecode from the cache."""
+def install(command: str) -> None:
+    """From now on, rubric-lsp's classes ``@dataclass`` builds in this process take their methods' bytecode from
+    the cache ``command``'s processes share."""
     global _installed
     import dataclasses
 
     if _installed is not None or "exec" in vars(dataclasses):
         return  # once per process; never over someone else's replacement
-    _installed = _Cache(dataclasses.dataclass.__code__.co_flags & _FUTURE_FLAGS)
+    _installed = _Cache(dataclasses.dataclass.__code__.co_flags & _FUTURE_FLAGS, command)
     dataclasses.exec = _installed.exec  # type: ignore[attr-defined]
     _installed.save_at_exit()

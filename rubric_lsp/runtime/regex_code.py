@@ -44,15 +44,21 @@ def _compiler_modules() -> tuple[Any, Any, Any] | None:
 
 
 class _Cache(StartCache):
-    def __init__(self, compiler: Any, parser: Any, sre: Any) -> None:
+    def __init__(self, compiler: Any, parser: Any, sre: Any, command: str) -> None:
         header = f"rubric-lsp regex code 1\n{sys.version}\n{sre.MAGIC}\n".encode()
-        super().__init__(cache_file("regex"), header)
+        super().__init__(cache_file(f"regex-{command}"), header)
         self.compiler, self.parser, self.sre = compiler, parser, sre
         self.original = compiler.compile
 
     def compile(self, p: Any, flags: int = 0) -> Any:
         if type(p) not in (str, bytes) or type(flags) is not int or flags & self.compiler.SRE_FLAG_DEBUG:
             return self.original(p, flags)
+        if not written_in_code(p):
+            return self.original(p, flags)
+        return self.kept(p, flags)
+
+    def kept(self, p: str | bytes, flags: int) -> Any:
+        """``p`` compiled from the code the cache keeps for it, or compiled and kept."""
         key = (p, flags)
         known = self.get(key)
         if known is not None:
@@ -73,17 +79,34 @@ class _Cache(StartCache):
         return compiled
 
 
+_RE_MODULES = frozenset(("re", "sre_compile", "sre_parse"))
+
+
+def written_in_code(pattern: str | bytes) -> bool:
+    """Whether ``pattern`` is written in the code compiling it: any pattern a module's top-level code compiles (as
+    the module is imported), or a literal of the calling function. Patterns made from data as the program runs
+    (a user's glob, the values redaction masks) are never kept."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and (
+        (name := str(frame.f_globals.get("__name__", ""))) == __name__ or name.partition(".")[0] in _RE_MODULES
+    ):
+        frame = frame.f_back
+    code = frame.f_code
+    return code.co_name == "<module>" or pattern in code.co_consts
+
+
 _installed: _Cache | None = None
 
 
-def install() -> None:
-    """From now on, patterns this process compiles take their engine code from the cache."""
+def install(command: str) -> None:
+    """From now on, the patterns this process compiles from its code take their engine code from the cache
+    ``command``'s processes share."""
     global _installed
     if _installed is not None:
         return
     modules = _compiler_modules()
     if modules is None or getattr(modules[0].compile, "__module__", None) != modules[0].__name__:
         return  # parts missing, or someone else's replacement in place: left alone
-    _installed = _Cache(*modules)
+    _installed = _Cache(*modules, command)
     modules[0].compile = _installed.compile
     _installed.save_at_exit()
