@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -329,6 +330,11 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The workers' collection order is the order the modules are handed out in (_long_waits_first), not
+    # xdist's re-sort by number of tests (pytest-xdist 3.7+; 3.6 always re-sorts, and the dependency suites
+    # it runs in leave the own-environment modules out).
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
     _compile_bytecode_once(config)
     rewrite_my_share(config, REPO / "tests")
     config.addinivalue_line(
@@ -346,7 +352,24 @@ def dependency_suite_keeps(item: pytest.Item) -> bool:
     return callspec is None or callspec.indices.get("seed", 0) == 0
 
 
+def _long_waits_first(items: list[pytest.Item]) -> None:
+    """Order the modules as xdist would hand them out (most tests first), except that the modules which install
+    an environment of their own (``own_environment``: minutes of pip, mostly waiting) come before all others.
+    xdist's order put them last, having few tests, so that their wall time was the end of the run while the
+    other workers had nothing left to do."""
+
+    def module(item: pytest.Item) -> str:  # the unit `--dist loadfile` hands out
+        return item.nodeid.split("::", 1)[0]
+
+    counts = Counter(module(item) for item in items)
+    first = {module(item) for item in items if item.get_closest_marker("own_environment") is not None}
+    rank = {name: n for n, name in enumerate(sorted(counts, key=lambda name: (name not in first, -counts[name])))}
+    items.sort(key=lambda item: rank[module(item)])
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if hasattr(config, "workerinput"):
+        _long_waits_first(items)
     if not config.getoption("--dependency-suite"):
         return
     kept = [item for item in items if dependency_suite_keeps(item)]
