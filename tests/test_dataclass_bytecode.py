@@ -9,12 +9,12 @@ behave alike; a damaged or unwritable cache costs only the time; the command lin
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.conftest import SAMPLES
+from tests.start_cache_probe import cache_env, cache_file, run_probe
 
 # Prints, as JSON: how many sources the cache compiled, each rubric_lsp dataclass's generated methods by what
 # their code is made of (nested code objects alike), and what a few of them do, so two starts can be compared.
@@ -71,28 +71,12 @@ BEHAVIOUR = [
 ]
 
 
-def _env(tmp_path: Path, cache_home: Path | None = None) -> dict[str, str]:
-    home = cache_home or tmp_path / "cache"
-    return {**os.environ, "XDG_CACHE_HOME": str(home), "HOME": str(tmp_path), "LOCALAPPDATA": str(home)}
-
-
 def _start(tmp_path: Path, *how: str, cache_home: Path | None = None) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, *(how or ("cached",))],
-        capture_output=True,
-        text=True,
-        env=_env(tmp_path, cache_home),
-        cwd=tmp_path,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stderr == ""
-    return json.loads(done.stdout)
+    return run_probe(_PROBE, tmp_path, *(how or ("cached",)), cache_home=cache_home)
 
 
 def _cache_file(tmp_path: Path) -> Path:
-    (path,) = (tmp_path / "cache" / "rubric-lsp" / "bytecode").glob("dataclasses-*")
-    return path
+    return cache_file(tmp_path, "dataclasses-*")
 
 
 def test_a_second_start_compiles_nothing_and_builds_the_same_classes(tmp_path):
@@ -124,10 +108,10 @@ def test_what_a_start_has_not_seen_is_compiled_and_added(tmp_path):
         "print(d._installed.computed)\n"
     )
     run = [sys.executable, "-c", script]
-    first = subprocess.run(run, capture_output=True, text=True, env=_env(tmp_path), timeout=60, check=True)
+    first = subprocess.run(run, capture_output=True, text=True, env=cache_env(tmp_path), timeout=60, check=True)
     assert int(first.stdout) >= 4  # __init__, __repr__, __eq__ and the four comparisons
     assert cache.stat().st_size > before
-    again = subprocess.run(run, capture_output=True, text=True, env=_env(tmp_path), timeout=60, check=True)
+    again = subprocess.run(run, capture_output=True, text=True, env=cache_env(tmp_path), timeout=60, check=True)
     assert int(again.stdout) == 0
     assert _start(tmp_path)["compiled"] == 0  # the lint's classes are still there
 
@@ -168,7 +152,7 @@ def test_the_command_line_installs_it_and_lints_alike_from_the_cache(tmp_path):
             [sys.executable, "-m", "rubric_lsp", "lint", "--format", "json", str(bad)],
             capture_output=True,
             text=True,
-            env=_env(tmp_path),
+            env=cache_env(tmp_path),
             timeout=60,
         )
         assert done.returncode == 1, done.stderr
@@ -192,7 +176,7 @@ def test_only_rubric_lsp_s_own_classes_are_kept(tmp_path):
         "print(d._installed.computed)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=_env(tmp_path), timeout=60
+        [sys.executable, "-c", script], capture_output=True, text=True, env=cache_env(tmp_path), timeout=60
     )
     assert done.returncode == 0 and done.stdout.strip() == "0", done.stderr
     assert not (tmp_path / "cache" / "rubric-lsp").exists()
@@ -207,7 +191,7 @@ def test_a_program_calling_main_with_arguments_keeps_dataclasses_and_re_as_they_
         "print(code, dataclass_bytecode._installed, regex_code._installed, 'exec' in vars(dataclasses))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=_env(tmp_path), timeout=60
+        [sys.executable, "-c", script], capture_output=True, text=True, env=cache_env(tmp_path), timeout=60
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "0 None None False"

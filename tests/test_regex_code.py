@@ -9,15 +9,13 @@ compiles none and finds the same; a damaged entry, file or folder costs only the
 
 from __future__ import annotations
 
-import json
 import marshal
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 from rubric_lsp.runtime import regex_code, start_cache
+from tests.start_cache_probe import cache_file, run_probe
 
 # Prints, as JSON: how many patterns the cache compiled, and for every compiled pattern the rubric_lsp and
 # yaml modules hold, its flags, groups and what it finds in the samples' files (positions and groups).
@@ -67,27 +65,12 @@ print(json.dumps({"computed": installed.computed if installed else None, "found"
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
-def _env(tmp_path: Path, cache_home: Path | None = None) -> dict[str, str]:
-    home = cache_home or tmp_path / "cache"
-    return {**os.environ, "XDG_CACHE_HOME": str(home), "HOME": str(tmp_path), "LOCALAPPDATA": str(home)}
-
-
 def _start(tmp_path: Path, how: str = "cached", cache_home: Path | None = None) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, how, str(SAMPLES)],
-        capture_output=True,
-        text=True,
-        env=_env(tmp_path, cache_home),
-        cwd=tmp_path,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_probe(_PROBE, tmp_path, how, str(SAMPLES), cache_home=cache_home)
 
 
 def _cache_file(tmp_path: Path) -> Path:
-    (path,) = (tmp_path / "cache" / "rubric-lsp" / "bytecode").glob("regex-probe.*")
-    return path
+    return cache_file(tmp_path, "regex-probe")
 
 
 def test_a_second_start_compiles_nothing_and_finds_the_same(tmp_path):

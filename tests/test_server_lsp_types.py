@@ -7,11 +7,10 @@ the very code a plain ``import lsprotocol.types`` builds; a damaged or unwritabl
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+from tests.start_cache_probe import cache_file, run_probe
 
 # Prints, as JSON: how many attrs methods were compiled by this import, and each attrs class's methods by
 # what their code is made of (nested code objects alike), so two imports can be compared.
@@ -56,20 +55,12 @@ print(json.dumps({"compiled": len(compiled), "methods": methods, "behaviour": be
 
 
 def _import(tmp_path: Path, how: str = "cached", cache_home: Path | None = None) -> dict:
-    home = cache_home or tmp_path / "cache"
-    env = {**os.environ, "XDG_CACHE_HOME": str(home), "HOME": str(tmp_path), "LOCALAPPDATA": str(home)}
-    env["PYTHONHASHSEED"] = "0"  # the same hash() in every import (attrs writes some into its methods)
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, how], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    # PYTHONHASHSEED: the same hash() in every import (attrs writes some into its methods)
+    return run_probe(_PROBE, tmp_path, how, cache_home=cache_home, PYTHONHASHSEED="0")
 
 
 def _cache_file(tmp_path: Path) -> Path:
-    files = list((tmp_path / "cache" / "rubric-lsp" / "bytecode").iterdir())
-    assert len(files) == 1, files
-    return files[0]
+    return cache_file(tmp_path, "lsprotocol-types")
 
 
 def test_a_second_import_compiles_nothing_and_builds_the_same_classes(tmp_path):
