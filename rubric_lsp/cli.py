@@ -148,7 +148,9 @@ def build_parser(prog: str = "rubric") -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = ("lint", "grade", "calibrate", "review", "label", "serve", "schema", "patterns", "rule", "convert")
+# The subcommands that parse their own arguments (_delegate), and all of them.
+DELEGATED = ("grade", "calibrate", "review", "label", "serve", "convert")
+COMMANDS = ("lint", "rule", "schema", "patterns", *DELEGATED)
 
 
 def _cached_start(command: str) -> None:
@@ -174,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None = None, prog: str = "rubric") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(prog)
-    if argv and argv[0] in ("grade", "calibrate", "review", "label", "serve", "convert"):
+    if argv and argv[0] in DELEGATED:
         return _delegate(argv[0], argv[1:])
     try:
         args = parser.parse_args(argv)

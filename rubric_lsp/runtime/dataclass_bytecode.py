@@ -14,20 +14,18 @@ builtin ``exec`` by its global name: the module gets a global ``exec`` of its ow
 """
 
 from __future__ import annotations
-import __future__
 
-import functools
-import operator
 from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import Any
 
+from rubric_lsp.runtime import start_cache
 from rubric_lsp.runtime.start_cache import StartCache, cache_file
 
 HEADER = b"rubric-lsp dataclass bytecode 1\n" + MAGIC_NUMBER
-_FUTURE_FLAGS = functools.reduce(
-    operator.or_, (getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
-)
+
+
+OWN = "rubric_lsp."  # the classes kept: rubric-lsp's own (its modules' names start so)
 
 
 class _Cache(StartCache):
@@ -36,7 +34,7 @@ class _Cache(StartCache):
         self.flags = flags
 
     def exec(self, source: Any, globals: Any = None, locals: Any = None, /, **kwargs: Any) -> None:
-        # Only rubric-lsp's own classes (``globals`` is the defining module's): what its starts define.
+        # (``globals`` is the defining module's)
         if not isinstance(source, str) or kwargs or not str((globals or {}).get("__name__", "")).startswith(OWN):
             exec(source, globals, locals, **kwargs)
             return
@@ -47,7 +45,6 @@ class _Cache(StartCache):
         exec(code, globals, locals)
 
 
-OWN = "rubric_lsp."
 _installed: _Cache | None = None
 
 
@@ -59,6 +56,6 @@ def install(command: str) -> None:
 
     if _installed is not None or "exec" in vars(dataclasses):
         return  # once per process; never over someone else's replacement
-    _installed = _Cache(dataclasses.dataclass.__code__.co_flags & _FUTURE_FLAGS, command)
+    _installed = _Cache(dataclasses.dataclass.__code__.co_flags & start_cache.FUTURE_FLAGS, command)
     dataclasses.exec = _installed.exec  # type: ignore[attr-defined]
     _installed.save_at_exit()

@@ -51,11 +51,8 @@ class _Cache(StartCache):
         self.original = compiler.compile
 
     def compile(self, p: Any, flags: int = 0) -> Any:
-        if type(p) not in (str, bytes) or type(flags) is not int or flags & self.compiler.SRE_FLAG_DEBUG:
-            return self.original(p, flags)
-        if not written_in_code(p):
-            return self.original(p, flags)
-        return self.kept(p, flags)
+        plain = type(p) in (str, bytes) and type(flags) is int and not flags & self.compiler.SRE_FLAG_DEBUG
+        return self.kept(p, flags) if plain and written_in_code(p) else self.original(p, flags)
 
     def kept(self, p: str | bytes, flags: int) -> Any:
         """``p`` compiled from the code the cache keeps for it, or compiled and kept."""

@@ -12,10 +12,13 @@ process used, so keys of sources long changed do not pile up).
 """
 
 from __future__ import annotations
+import __future__
 
 import atexit
 import contextlib
+import functools
 import marshal
+import operator
 import os
 import sys
 from pathlib import Path
@@ -24,6 +27,11 @@ from typing import Any
 from rubric_lsp.runtime.user_cache import user_cache_dir
 
 MAX_ENTRIES = 4000
+# The compiler flags of every ``from __future__`` feature: code compiled for a cache takes those of the frame
+# whose own compile it stands in for (``exec`` and ``compile`` inherit them), masked with this.
+FUTURE_FLAGS = functools.reduce(
+    operator.or_, (getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
+)
 
 
 def cache_file(name: str) -> Path:

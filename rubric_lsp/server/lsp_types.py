@@ -13,11 +13,8 @@ module knows is left alone: the types are imported as usual.
 """
 
 from __future__ import annotations
-import __future__
 
-import functools
 import logging
-import operator
 import sys
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
@@ -32,9 +29,6 @@ _HEADER = b"rubric-lsp attrs bytecode 1\n" + MAGIC_NUMBER
 # attrs' step that turns a method's source into the class's functions (attr/_make.py), by its parameters.
 _COMPILE_AND_EVAL_PARAMETERS = ("script", "globs", "locs", "filename")
 
-_FUTURE_FLAGS = functools.reduce(
-    operator.or_, (getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
-)
 Key = tuple[str, str]  # (the file name attrs gives the methods, their source)
 
 
@@ -83,4 +77,4 @@ def _attrs_compile_flags(compile_and_eval: Any) -> int:
     """The ``__future__`` flags attrs' own compile applies (what ``compile`` inherits differs between Pythons)."""
     probe: dict[str, Any] = {}
     compile_and_eval("def probe(): pass", {}, probe, "<rubric-lsp probe of attrs' compile>")
-    return probe["probe"].__code__.co_flags & _FUTURE_FLAGS
+    return probe["probe"].__code__.co_flags & start_cache.FUTURE_FLAGS
