@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -35,3 +36,13 @@ def cache_file(tmp_path: Path, name: str) -> Path:
     """The one file ``name`` (``dataclasses-probe``, ``regex-probe``...) in the probes' cache folder."""
     (path,) = (tmp_path / "cache" / "rubric-lsp" / "bytecode").glob(f"{name}.*")
     return path
+
+
+def starts_with_an_unwritable_cache(start: Callable[..., dict], tmp_path: Path) -> list[dict]:
+    """Two starts (``start(tmp_path, cache_home=...)``) whose cache folder is a file, so that nothing can be
+    written there; what each reported. The file is left as it was."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    results = [start(tmp_path, cache_home=blocked) for _ in range(2)]
+    assert blocked.read_text(encoding="utf-8") == "not a folder"
+    return results

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import SAMPLES
-from tests.start_cache_probe import cache_env, cache_file, run_probe
+from tests.start_cache_probe import cache_env, cache_file, run_probe, starts_with_an_unwritable_cache
 
 # Prints, as JSON: how many sources the cache compiled, each rubric_lsp dataclass's generated methods by what
 # their code is made of (nested code objects alike), and what a few of them do, so two starts can be compared.
@@ -129,13 +129,9 @@ def test_a_damaged_cache_is_compiled_anew_and_rewritten(tmp_path):
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_only_the_time(tmp_path):
-    blocked = tmp_path / "a-file"
-    blocked.write_text("not a folder", encoding="utf-8")
-    for _ in range(2):
-        result = _start(tmp_path, cache_home=blocked)
+    for result in starts_with_an_unwritable_cache(_start, tmp_path):
         assert result["compiled"] > 60
         assert result["behaviour"] == BEHAVIOUR
-    assert blocked.read_text(encoding="utf-8") == "not a folder"
 
 
 def test_another_replacement_of_the_compile_step_is_left_in_place(tmp_path):

@@ -54,14 +54,27 @@ def run(
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env, **kwargs)
 
 
-def pip_install(python: Path, *requirements: str) -> None:
+def pip_install(python: Path, *requirements: str, offline: bool = False) -> None:
+    """``pip install`` into ``python``'s environment. From the index, a failure skips (no package index) except
+    in CI; ``offline``, where nothing needs the index, it fails."""
     # --no-compile: pip would byte-compile every installed file (litellm's ~3,000), about 40 % of the [grade]
     # install's time (86 s against 49 s, measured); nothing here depends on it.
-    flags = ["-q", "--disable-pip-version-check", "--no-compile"]
+    flags = ["-q", "--disable-pip-version-check", "--no-compile", *(["--no-index"] if offline else [])]
     done = run([str(python), "-m", "pip", "install", *flags, *requirements], timeout=900)
+    if offline:
+        assert done.returncode == 0, done.stderr[-2000:]
     require(
         done.returncode == 0, f"pip install {' '.join(requirements)} failed (no package index?): {done.stderr[-800:]}"
     )
+
+
+def found_in(venv: Path, *modules: str) -> tuple[Path, list[bool]]:
+    """Where ``venv``'s Python imports rubric_lsp from, and whether it finds each of ``modules``."""
+    probe = "import importlib.util as u, sys, rubric_lsp; print(rubric_lsp.__file__)\n"
+    probe += "for name in sys.argv[1:]: print(bool(u.find_spec(name)))"
+    done = run([str(venv / BIN / "python"), "-c", probe, *modules], cwd=venv)  # `-c`: the working folder first
+    where, *found = done.stdout.splitlines()
+    return Path(where).resolve(), [answer == "True" for answer in found]
 
 
 @pytest.fixture(scope="module")
@@ -119,12 +132,9 @@ def test_the_wheel_carries_license_urls_and_an_off_repo_readme(wheel: Path) -> N
 
 
 def test_base_install_has_the_server_and_not_litellm(venv: Path) -> None:
-    python = str(venv / BIN / "python")
-    probe = "import importlib.util as u, rubric_lsp; print(rubric_lsp.__file__); print(bool(u.find_spec('pygls')), bool(u.find_spec('litellm')))"
-    done = run([python, "-c", probe], cwd=venv)  # `-c` puts the working directory first on sys.path
-    where, found = done.stdout.splitlines()
-    assert Path(where).resolve().is_relative_to(venv.resolve())  # the wheel's code, not this checkout's
-    assert found == "True False"
+    where, found = found_in(venv, "pygls", "litellm")
+    assert where.is_relative_to(venv.resolve())  # the wheel's code, not this checkout's
+    assert found == [True, False]
 
 
 def test_rubric_lint_reports_and_fixes_in_the_fresh_venv(venv: Path, tmp_path: Path) -> None:
@@ -177,12 +187,9 @@ def test_with_the_grade_extra_it_grades_against_the_local_judge(
     purelib = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
     ours = {sysconfig.get_paths()[name] for name in ("purelib", "platlib")}
     Path(purelib, "zz-test-environment.pth").write_text("\n".join(sorted(ours)) + "\n", encoding="utf-8")
-    flags = ["-q", "--disable-pip-version-check", "--no-compile", "--no-index"]
-    added = run([str(python), "-m", "pip", "install", *flags, f"{wheel}[grade]"], timeout=300)
-    assert added.returncode == 0, added.stderr[-2000:]  # (offline: nothing here needs the index)
-    probe = "import importlib.util as u, rubric_lsp; print(rubric_lsp.__file__); print(bool(u.find_spec('litellm')))"
-    where, found = run([str(python), "-c", probe], cwd=venv).stdout.splitlines()
-    assert Path(where).resolve().is_relative_to(venv.resolve()) and found == "True"  # the wheel's code, litellm
+    pip_install(python, f"{wheel}[grade]", offline=True)
+    where, found = found_in(venv, "litellm")
+    assert where.is_relative_to(venv.resolve()) and found == [True]  # the wheel's code, with litellm
     rubric = tmp_path / "r.rubric.yaml"
     rubric.write_text(RUBRIC, encoding="utf-8")
     (tmp_path / "reply.txt").write_text("Hello, happy to help.", encoding="utf-8")

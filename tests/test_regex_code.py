@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from rubric_lsp.runtime import regex_code, start_cache
-from tests.start_cache_probe import cache_file, run_probe
+from tests.start_cache_probe import cache_file, run_probe, starts_with_an_unwritable_cache
 
 # Prints, as JSON: how many patterns the cache compiled, and for every compiled pattern the rubric_lsp and
 # yaml modules hold, its flags, groups and what it finds in the samples' files (positions and groups).
@@ -118,12 +118,8 @@ def test_damaged_entries_and_files_are_compiled_anew(tmp_path):
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_only_the_time(tmp_path):
-    blocked = tmp_path / "a-file"
-    blocked.write_text("not a folder", encoding="utf-8")
-    first = _start(tmp_path, cache_home=blocked)
-    second = _start(tmp_path, cache_home=blocked)
+    first, second = starts_with_an_unwritable_cache(_start, tmp_path)
     assert first["computed"] == second["computed"] > 60 and first["found"] == second["found"]
-    assert blocked.read_text(encoding="utf-8") == "not a folder"
 
 
 def test_another_replacement_of_re_s_compiler_is_left_in_place(tmp_path):

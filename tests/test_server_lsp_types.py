@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tests.start_cache_probe import cache_file, run_probe
+from tests.start_cache_probe import cache_file, run_probe, starts_with_an_unwritable_cache
 
 # Prints, as JSON: how many attrs methods were compiled by this import, and each attrs class's methods by
 # what their code is made of (nested code objects alike), so two imports can be compared.
@@ -89,10 +89,6 @@ def test_a_damaged_cache_is_compiled_anew_and_rewritten(tmp_path):
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_only_the_time(tmp_path):
-    blocked = tmp_path / "a-file"
-    blocked.write_text("not a folder", encoding="utf-8")
-    for _ in range(2):
-        result = _import(tmp_path, cache_home=blocked)
+    for result in starts_with_an_unwritable_cache(_import, tmp_path):
         assert result["compiled"] > 500
         assert result["behaviour"] == ["1:2", True, True]
-    assert blocked.read_text(encoding="utf-8") == "not a folder"
