@@ -107,9 +107,11 @@ def test_a_dataset_graded_with_a_run_file_records_every_reply_and_the_figures(en
     assert judge_server.call_count == CALLS and json.loads(again) == json.loads(out)
 
 
-# Each route a call can take is killed once: litellm's (the judge_server fixture's) and the direct one a
-# local judge takes (engine/transports/direct.py), each under its own seeded kill points. Not named `seed`:
-# the dependency suites run both (README, "Rules for tests").
+# Each route a call can take is killed: litellm's (the judge_server fixture's) and the direct one a local
+# judge takes (engine/transports/direct.py), each under its own seeded kill points. Not named `seed`: the
+# dependency suites run both (README, "Rules for tests"). The second kill, during the resume, is the run
+# file's and not the route's: it is made on the direct route only, as each `rubric grade` that goes through
+# litellm imports it first (~6 s of CPU on the shared cores).
 @pytest.mark.parametrize("transport, kills", [("litellm", 7), ("direct", 18)])
 def test_a_run_killed_at_random_points_resumes_to_the_uninterrupted_figures(
     env, judge_server, capfd, monkeypatch, transport, kills
@@ -131,15 +133,17 @@ def test_a_run_killed_at_random_points_resumes_to_the_uninterrupted_figures(
     done = recorded(run)
     asked = judge_server.call_count
 
-    # A second kill, during the resume: a resumed run is itself resumable.
-    second = subprocess_grade(env, "--resume", str(run))
-    killed = kill_after(judge_server, second, rng.randint(1, CALLS - done - CONCURRENCY))
-    second.communicate(timeout=120)
-    assert killed.is_set() and second.returncode == -signal.SIGKILL
-    # Every reply recorded before the kill was replayed, not asked again: the judge heard only the rest.
-    assert recorded(run) >= done
-    done = recorded(run)
-    asked = judge_server.call_count
+    kills_in_all = 1
+    if transport == "direct":  # A second kill, during the resume: a resumed run is itself resumable.
+        second = subprocess_grade(env, "--resume", str(run))
+        killed = kill_after(judge_server, second, rng.randint(1, CALLS - done - CONCURRENCY))
+        second.communicate(timeout=120)
+        assert killed.is_set() and second.returncode == -signal.SIGKILL
+        # Every reply recorded before the kill was replayed, not asked again: the judge heard only the rest.
+        assert recorded(run) >= done
+        done = recorded(run)
+        asked = judge_server.call_count
+        kills_in_all = 2
 
     judge_server.default = verdict
     final = subprocess_grade(env, "--resume", str(run))
@@ -159,7 +163,7 @@ def test_a_run_killed_at_random_points_resumes_to_the_uninterrupted_figures(
     # committed (no call is sent while as many as the concurrency are waiting): at most twice the
     # concurrency, per kill.
     repeated = [text for text, count in per_prompt.items() if count > 1]
-    assert len(repeated) <= 2 * 2 * CONCURRENCY and max(per_prompt.values()) <= 3
+    assert len(repeated) <= kills_in_all * 2 * CONCURRENCY and max(per_prompt.values()) <= kills_in_all + 1
 
 
 def test_a_resume_with_another_file_or_other_settings_is_refused(env, judge_server, capfd):
