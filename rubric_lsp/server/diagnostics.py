@@ -14,6 +14,7 @@ import os
 
 from lsprotocol import types
 
+from rubric_lsp.runtime import gc as collector
 from rubric_lsp.server import grading
 from rubric_lsp.server.app import SOURCE, RubricServer
 from rubric_lsp.server.publish import all_diagnostics, relint_all, schedule
@@ -71,6 +72,11 @@ async def pull(ls: RubricServer, params: types.DocumentDiagnosticParams) -> type
     uri = params.text_document.uri
     if uri not in ls.workspace.text_documents:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
+    with collector.paused():  # the young collection after the report is built (publish._push_loop: why)
+        return await _pulled(ls, uri, params.previous_result_id)
+
+
+async def _pulled(ls: RubricServer, uri: str, previous: str | None) -> types.DocumentDiagnosticReport:
     result = await ls.lint(uri)
     smelled = ls.smelled_now(uri, result)
     if smelled is None and ls.client_supports("workspace.diagnostics.refresh_support"):
@@ -81,7 +87,7 @@ async def pull(ls: RubricServer, params: types.DocumentDiagnosticParams) -> type
     rid = result_id(items, ls)
     state = ls.state(uri)
     state.result_id = rid
-    if params.previous_result_id == rid:
+    if previous == rid:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
     return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=rid)
 
