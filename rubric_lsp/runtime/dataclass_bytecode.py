@@ -19,12 +19,9 @@ from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import Any
 
-from rubric_lsp.runtime import start_cache
-from rubric_lsp.runtime.start_cache import StartCache, cache_file
+from rubric_lsp.runtime.start_cache import FUTURE_FLAGS, StartCache, cache_file
 
 HEADER = b"rubric-lsp dataclass bytecode 1\n" + MAGIC_NUMBER
-
-
 OWN = "rubric_lsp."  # the classes kept: rubric-lsp's own (its modules' names start so)
 
 
@@ -34,7 +31,7 @@ class _Cache(StartCache):
         self.flags = flags
 
     def exec(self, source: Any, globals: Any = None, locals: Any = None, /, **kwargs: Any) -> None:
-        # (``globals`` is the defining module's)
+        # Only rubric-lsp's own classes are kept (``globals`` is the defining module's).
         if not isinstance(source, str) or kwargs or not str((globals or {}).get("__name__", "")).startswith(OWN):
             exec(source, globals, locals, **kwargs)
             return
@@ -56,6 +53,6 @@ def install(command: str) -> None:
 
     if _installed is not None or "exec" in vars(dataclasses):
         return  # once per process; never over someone else's replacement
-    _installed = _Cache(dataclasses.dataclass.__code__.co_flags & start_cache.FUTURE_FLAGS, command)
+    _installed = _Cache(dataclasses.dataclass.__code__.co_flags & FUTURE_FLAGS, command)
     dataclasses.exec = _installed.exec  # type: ignore[attr-defined]
     _installed.save_at_exit()

@@ -72,24 +72,20 @@ async def pull(ls: RubricServer, params: types.DocumentDiagnosticParams) -> type
     uri = params.text_document.uri
     if uri not in ls.workspace.text_documents:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
-    with collector.paused():  # the young collection after the report is built (publish._push_loop: why)
-        return await _pulled(ls, uri, params.previous_result_id)
-
-
-async def _pulled(ls: RubricServer, uri: str, previous: str | None) -> types.DocumentDiagnosticReport:
-    result = await ls.lint(uri)
-    smelled = ls.smelled_now(uri, result)
-    if smelled is None and ls.client_supports("workspace.diagnostics.refresh_support"):
-        _refresh_after_smells(ls, uri)  # the lint's findings now, the smells' at the client's next pull
-    elif smelled is None:
-        smelled = await ls.lint_with_smells(uri)  # no way to tell the client to pull again: wait for them
-    items = all_diagnostics(ls, uri, smelled or result)
-    rid = result_id(items, ls)
-    state = ls.state(uri)
-    state.result_id = rid
-    if previous == rid:
-        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
-    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=rid)
+    with collector.paused():  # until the report is built (why: publish._push_loop)
+        result = await ls.lint(uri)
+        smelled = ls.smelled_now(uri, result)
+        if smelled is None and ls.client_supports("workspace.diagnostics.refresh_support"):
+            _refresh_after_smells(ls, uri)  # the lint's findings now, the smells' at the client's next pull
+        elif smelled is None:
+            smelled = await ls.lint_with_smells(uri)  # no way to tell the client to pull again: wait for them
+        items = all_diagnostics(ls, uri, smelled or result)
+        rid = result_id(items, ls)
+        state = ls.state(uri)
+        state.result_id = rid
+        if params.previous_result_id == rid:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
+        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=rid)
 
 
 def _refresh_after_smells(ls: RubricServer, uri: str) -> None:
