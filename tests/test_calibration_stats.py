@@ -93,6 +93,19 @@ def test_the_corrected_rates_interval_carries_the_calibrations_uncertainty():
     assert many == pytest.approx(list(np.percentile(rates, [2.5, 97.5])), abs=0.004)
 
 
+def test_the_corrected_rates_interval_is_drawn_once_per_counts_and_handed_out_as_a_copy():
+    counts = (37, 60, 11, 14, 19, 23)
+    stats._corrected_rate_interval.cache_clear()
+    first = stats.corrected_rate_interval(*counts)
+    first[0] = -1.0  # a caller that rounds or edits its figures in place
+    again = stats.corrected_rate_interval(*counts)
+    assert again[0] != -1.0 and again is not first
+    assert stats._corrected_rate_interval.cache_info().misses == 1  # the draws ran once
+    stats._corrected_rate_interval.cache_clear()
+    assert stats.corrected_rate_interval(*counts) == again  # what a fresh draw gives: the seed, not the cache
+    assert stats.corrected_rate_interval(*counts, seed=29) != again
+
+
 def test_fleiss_kappa_is_statsmodels():
     rng = random.Random(5)
     ratings = []
