@@ -8,6 +8,8 @@ and each negotiates a different position encoding (utf-16, utf-8, utf-32).
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 import os
 import sys
 import time
@@ -34,8 +36,13 @@ PROFILES = [
 PROFILE_IDS = [f"{spec.split('@')[0]}-{mode}-{enc}" for spec, mode, enc in PROFILES]
 
 
+@functools.cache
+def _published_capabilities(spec: str) -> types.ClientCapabilities:
+    return client_capabilities(spec)  # read and structured on a converter of its own: ~0.1 s of CPU each time
+
+
 def capabilities(spec: str, mode: str) -> types.ClientCapabilities:
-    caps = client_capabilities(spec)
+    caps = copy.deepcopy(_published_capabilities(spec))  # each session changes its copy below
     if mode == "pull":
         caps.text_document.diagnostic = types.DiagnosticClientCapabilities(related_document_support=False)
         caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
@@ -57,7 +64,27 @@ def make_config(env: dict[str, str] | None = None) -> ClientServerConfig:
         # removed when the worker exits, after its servers have stopped.
         env["RUBRIC_CACHE_DIR"] = tempfile.mkdtemp(prefix="rubric-lsp-cache-")
         atexit.register(shutil.rmtree, env["RUBRIC_CACHE_DIR"], True)
-    return ClientServerConfig(server_command=SERVER, server_env={**ENV, **env})
+    return ClientServerConfig(
+        server_command=SERVER, server_env={**ENV, **env}, client_factory=client_on_a_shared_converter
+    )
+
+
+@functools.cache
+def _converter() -> Any:
+    from pygls.protocol import default_converter
+
+    return default_converter()
+
+
+def client_on_a_shared_converter() -> LanguageClient:
+    """pytest-lsp's test client (``make_test_lsp_client``), on one converter for every client of the worker.
+    cattrs writes and compiles a (un)structure function per message type on each converter's first use of it:
+    ~0.15 s of CPU a client, most of a session's own cost. The converter keeps no state but those functions."""
+    from pytest_lsp.client import register_lsp_features
+
+    client = LanguageClient(converter_factory=_converter)
+    register_lsp_features(client)
+    return client
 
 
 class Session:
