@@ -23,7 +23,16 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 SERVER = [sys.executable, "-m", "rubric_lsp", "serve"]
-ENV = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "x", "PYTHONUNBUFFERED": "1"}
+# Not left to warm up (RUBRIC_LSP_WARM_UP_IDLE, server/main.py): a server quiet for 2 s loads every format's rules and
+# the grading engine, ~0.3 s of CPU in each of the suite's servers (~17 s over the server modules, measured) that
+# none of their tests needs; tests/test_server_warm_up.py checks the warm-up itself.
+ENV = {
+    **os.environ,
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "OPENAI_API_KEY": "x",
+    "PYTHONUNBUFFERED": "1",
+    "RUBRIC_LSP_WARM_UP_IDLE": "3600",
+}
 
 # (pytest-lsp client spec, diagnostics mode, expected encoding)
 PROFILES = [

@@ -88,6 +88,8 @@ def test_a_server_grading_against_a_local_judge_never_imports_litellm(tmp_path, 
     assert result["score"] == 1.0 and judge_server.call_count == 1, result
     assert "rubric_lsp.engine.transports.direct" in modules
     assert "litellm" not in modules
+    # Quiet, it loaded every format's rules, not only those of the rubric it had open.
+    assert {f"rubric_lsp.formats.{name}.rules" for name in ("northstar", "promptfoo", "rubrics_task")} <= set(modules)
 
 
 def test_a_server_whose_judge_goes_through_litellm_grades_through_it(tmp_path, judge_server):
