@@ -253,26 +253,17 @@ def corrected_rate_interval(
     the interval is the draws' percentiles. Draws where Se + Sp ≤ 1 have no corrected rate and are left
     out; None when more than half are (the judge is too close to chance to correct with), or a count is
     zero. Seeded: the same counts give the same interval on every run, so it is computed once per process
-    (12,000 beta draws, ~0.1 s: a record's figures are computed again to verify it, and a grading's card
-    asks for the same counts per unit)."""
-    interval = _corrected_rate_interval(
-        passed, n, true_positives, positives, true_negatives, negatives, level, draws, seed
-    )
+    (12,000 beta draws, ~0.1 s of CPU; a record's figures are computed again wherever it is verified)."""
+    counts = (passed, n, true_positives, positives, true_negatives, negatives)
+    interval = _corrected_rate_interval(counts, level, draws, seed)
     return None if interval is None else list(interval)
 
 
 @functools.lru_cache(maxsize=1024)
 def _corrected_rate_interval(
-    passed: int,
-    n: int,
-    true_positives: int,
-    positives: int,
-    true_negatives: int,
-    negatives: int,
-    level: float,
-    draws: int,
-    seed: int,
+    counts: tuple[int, int, int, int, int, int], level: float, draws: int, seed: int
 ) -> tuple[float, float] | None:
+    passed, n, true_positives, positives, true_negatives, negatives = counts
     if min(n, positives, negatives) <= 0:
         return None
     rng = random.Random(seed)
