@@ -88,7 +88,7 @@ def _converter() -> Any:
 def client_on_a_shared_converter() -> LanguageClient:
     """pytest-lsp's test client (``make_test_lsp_client``), on one converter for every client of the worker.
     cattrs writes and compiles a (un)structure function per message type on each converter's first use of it:
-    ~0.15 s of CPU a client, most of a session's own cost. The converter keeps no state but those functions."""
+    ~0.15 s of CPU a client, measured. The converter keeps no state but those functions."""
     from pytest_lsp.client import register_lsp_features
 
     client = LanguageClient(converter_factory=_converter)
