@@ -133,8 +133,8 @@ def test_a_run_killed_at_random_points_resumes_to_the_uninterrupted_figures(
     done = recorded(run)
     asked = judge_server.call_count
 
-    kills_in_all = 1
-    if transport == "direct":  # A second kill, during the resume: a resumed run is itself resumable.
+    kills_in_all = 2 if transport == "direct" else 1
+    if kills_in_all == 2:  # A second kill, during the resume: a resumed run is itself resumable.
         second = subprocess_grade(env, "--resume", str(run))
         killed = kill_after(judge_server, second, rng.randint(1, CALLS - done - CONCURRENCY))
         second.communicate(timeout=120)
@@ -143,7 +143,6 @@ def test_a_run_killed_at_random_points_resumes_to_the_uninterrupted_figures(
         assert recorded(run) >= done
         done = recorded(run)
         asked = judge_server.call_count
-        kills_in_all = 2
 
     judge_server.default = verdict
     final = subprocess_grade(env, "--resume", str(run))
