@@ -70,6 +70,7 @@ def lint_text(
     root_dir: Path | None = None,
     smells: bool = False,
     defer_smells: bool = False,
+    previous: Document | None = None,
 ) -> LintResult:
     """Lint one document.
 
@@ -81,9 +82,11 @@ def lint_text(
     ``smells`` (the editor) runs the smell rules on by default (docs/smells.md); elsewhere they run only
     when the settings select them. ``defer_smells`` runs none of them here, whatever the settings: the caller
     runs them after, with :func:`smell_pass` (the server publishes the other findings first).
+    ``previous``: the same file's last reading (the server's last lint of it): when the text differs from it
+    inside one scalar value, only that value is read again (``document/incremental.py``).
     """
     with gc_paused():  # see gc_paused: the collector's passes over fresh nodes cost more than the checks
-        return _lint_text(source, path, settings, kind, explicit, root_dir, smells, defer_smells)
+        return _lint_text(source, path, settings, kind, explicit, root_dir, smells, defer_smells, previous)
 
 
 def _lint_text(
@@ -95,10 +98,17 @@ def _lint_text(
     root_dir: Path | None,
     smells: bool = False,
     defer_smells: bool = False,
+    previous: Document | None = None,
 ) -> LintResult:
     settings = settings or Settings()
     limits = DEFAULT_LIMITS if settings.max_file_size is None else Limits(max_bytes=settings.max_file_size)
-    doc = parse_document(source, path, limits=limits)
+    doc = None
+    if previous is not None and isinstance(source, str):
+        from rubric_lsp.document.incremental import read_edit  # the server's path: the CLI reads each file once
+
+        doc = read_edit(previous, source, path, limits)
+    if doc is None:
+        doc = parse_document(source, path, limits=limits)
     # The settings' `kinds` globs come before detection: a folder of rubrics with any names is linted.
     fmt = detect(doc, kind or settings.kind_for(path))
     if fmt is None and not (explicit and not doc.readable):

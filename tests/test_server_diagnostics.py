@@ -227,3 +227,33 @@ async def test_referenced_files_relint_the_config_when_they_change(client: Langu
     await after(cases, types.FileChangeType.Created, ["PF100"])  # the missing file now exists: its typo shows
     cases.write_text("- vars: {a: 1}\n  assert:\n    - type: contains\n      value: x\n")
     await after(cases, types.FileChangeType.Changed, [])
+
+
+async def test_typing_inside_values_gives_the_findings_a_fresh_open_gives(client: LanguageClient):
+    """The server reads an edit inside one value from its last reading (rubric_lsp/document/incremental.py):
+    what it publishes is what the same text opened afresh gives, ranges after a non-ASCII name included."""
+    s = client.rubric_session
+    text = (
+        "rubric:\n  - name: café 🎉\n    weight: 1\n    requirement: Says hello\n"
+        "  - name: b\n    weight: 2\n    requirement: 'Says bye'\n"
+    )
+    uri = s.open("typing/a.rubric.yaml", text)
+    await s.diagnostics(uri)
+    steps = [
+        text.replace("Says hello", "yes"),  # a YAML 1.1 boolean where text is required
+        text.replace("Says hello", "yes").replace("weight: 2", "weight: 2e3"),  # a second edit, further down
+        text.replace("Says hello", "Says hello").replace("weight: 2", "weight: on"),
+        text.replace("'Says bye'", "'Says goodbye'").replace("weight: 2", "weight: on"),
+    ]
+    for step, new in enumerate(steps):
+        s.replace(uri, new)
+        got = await s.diagnostics(uri)
+        fresh = s.open(f"typing/fresh{step}.rubric.yaml", new)
+        want = await s.diagnostics(fresh)
+        assert len(got) > 1, step  # the edits make findings (and AR020 on the weights)
+        assert _unsmelled(got) == _unsmelled(want), step
+
+
+def _unsmelled(diagnostics: list[types.Diagnostic]) -> list[tuple]:
+    """The findings but the smells (RL3xx), which a push publishes apart, after the others."""
+    return [(d.code, d.range, d.message) for d in diagnostics if not str(d.code).startswith("RL3")]

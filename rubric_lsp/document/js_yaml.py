@@ -186,9 +186,9 @@ def read_as_js_yaml(doc: Document) -> None:
         return
     found.read_as_js = True
     for node in found.values:
-        _reread(node)
+        read_value_as_js_yaml(node)
     for node in found.keys:
-        _reread(node)
+        read_value_as_js_yaml(node)
         node.value = _key_text(node.value)
         node.tag = _T + "str"
     if found.keys and doc.root is not None:
@@ -204,7 +204,8 @@ def _recount_duplicates(doc: Document) -> None:
     doc.issues[:] = sorted(kept + duplicate_keys(doc.root, doc.lines), key=lambda issue: issue.span.start)
 
 
-def _reread(node: Node) -> None:
+def read_value_as_js_yaml(node: Node) -> None:
+    """One schema-dependent plain scalar's tag and value as js-yaml reads it (in place)."""
     raw = node.raw or ""
     resolved = js_yaml_scalar(raw)
     if resolved is None:

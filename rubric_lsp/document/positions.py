@@ -59,6 +59,16 @@ class LineIndex:
             i = find("\n", i + 1)
         self.line_starts = starts
 
+    def moved(self, text: str, at: int, delta: int) -> LineIndex:
+        """The index of ``text``: this one's text with ``delta`` characters more (or fewer) at ``at``, no line
+        break among them: the lines starting after ``at`` start ``delta`` later."""
+        moved = LineIndex.__new__(LineIndex)
+        moved.text = text
+        starts = self.line_starts
+        after = bisect_right(starts, at)
+        moved.line_starts = starts[:after] + [start + delta for start in starts[after:]]
+        return moved
+
     @property
     def line_count(self) -> int:
         return len(self.line_starts)

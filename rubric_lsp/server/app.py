@@ -28,6 +28,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from rubric_lsp import __version__
+from rubric_lsp.document import Document
 from rubric_lsp.lint import LintResult, lint_text, smell_pass
 from rubric_lsp.redaction import RedactingFilter
 from rubric_lsp.runtime import gc as collector
@@ -330,12 +331,18 @@ class RubricServer(LanguageServer):
         user opened, else what the command line would take (:func:`rubric_lsp.workspace.default_root`)."""
         return self.folder_of(path) or default_root(path, settings.root)
 
-    def _lint_now(self, text: str, uri: str) -> LintResult:
+    def _lint_now(self, text: str, uri: str, previous: Document | None = None) -> LintResult:
         started = time.perf_counter()
         path = self.path_of(uri)
         settings = self.settings.lint_settings(path)
         result = lint_text(
-            text, path, settings=settings, explicit=False, root_dir=self.root_of(path, settings), defer_smells=True
+            text,
+            path,
+            settings=settings,
+            explicit=False,
+            root_dir=self.root_of(path, settings),
+            defer_smells=True,
+            previous=previous,
         )
         try:
             _ = result.view  # the faces reuse it: build it here, off the event loop, if no checker did
@@ -392,7 +399,9 @@ class RubricServer(LanguageServer):
         if state.pending is not None and state.pending_version == key:
             return await asyncio.shield(state.pending)
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.lint_pool, self._lint_now, text, uri)
+        # The last reading of the document: an edit inside one value reads only that value again.
+        previous = state.result.document if state.result is not None else None
+        future = loop.run_in_executor(self.lint_pool, self._lint_now, text, uri, previous)
         state.pending, state.pending_version = future, key
         self.lint_busy += 1
         try:

@@ -1,0 +1,293 @@
+"""The incremental read (rubric_lsp/document/incremental.py): an edit it reads gives exactly what reading the
+new text in full gives (nodes, values, tags, offsets, issues, plain scalars, lines), and the edits it is for,
+typing inside a value, are read that way."""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rubric_lsp.document import Document, Node, parse_document
+from rubric_lsp.document.incremental import read_edit
+from rubric_lsp.document.js_yaml import read_as_js_yaml
+from rubric_lsp.document.limits import DEFAULT_LIMITS, Limits
+from rubric_lsp.document.nodes import MAP, SCALAR, walk
+from rubric_lsp.lint import lint_text
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+from bench_lint import generated_config, generated_rubric  # noqa: E402  (bench/: seeded generators)
+
+CONFIG = """\
+description: Refund answers
+prompts: [file://prompt.txt]
+providers: [openai:gpt-4.1-mini]
+defaultTest:
+  options:
+    provider: openai:gpt-4.1
+tests:
+  - description: first case
+    vars:
+      question: Where is my order?
+      retries: 3
+    assert:
+      - type: llm-rubric
+        value: "Says where the order is"
+        threshold: 0.5
+      - type: contains
+        value: 'order'   # the word itself
+  - vars: {question: inline flow, n: 1}
+    assert:
+      - type: llm-rubric
+        value: |
+          States the refund policy
+          in one sentence
+"""
+PATH = "promptfooconfig.yaml"
+
+
+def _value(value: Any) -> Any:
+    """A scalar's value, told apart from equal values of other types (1, 1.0, True) and equal to itself (NaN)."""
+    if isinstance(value, float) and math.isnan(value):
+        return ("nan",)
+    return (type(value).__name__, repr(value))
+
+
+def _shape(node: Node) -> Any:
+    head = (node.kind, node.start, node.end, node.tag)
+    if node.kind == SCALAR:
+        return (*head, _value(node.value), node.style, node.raw)
+    if node.kind == MAP:
+        return (*head, [(_shape(k), _shape(v)) for k, v in node.value])
+    return (*head, [_shape(child) for child in node.value])
+
+
+def shape(doc: Document) -> dict[str, Any]:
+    """Everything a reading gives that a check, a face or a later reading can see."""
+    plain = doc.plain_scalars
+    return {
+        "text": doc.text,
+        "language": doc.language,
+        "root": None if doc.root is None else _shape(doc.root),
+        "issues": [
+            (i.kind, i.message, i.span, i.related, [(e.span, e.new_text) for e in i.edits], i.fatal) for i in doc.issues
+        ],
+        "lines": doc.lines.line_starts,
+        "plain": None
+        if plain is None
+        else (
+            sorted((n.start, n.end) for n in plain.values),
+            sorted((n.start, n.end) for n in plain.keys),
+            plain.read_as_js,
+        ),
+        "flags": (doc.flow_lines, doc.complex_keys, doc.other_tags),
+        "blocks": doc.block_scalars,
+        "value": doc.value if doc.readable else None,
+    }
+
+
+def full(text: str, path: str, as_js: bool) -> Document:
+    doc = parse_document(text, path)
+    if as_js:
+        read_as_js_yaml(doc)
+    return doc
+
+
+def read(previous: Document, text: str, path: str = PATH, limits: Limits = DEFAULT_LIMITS) -> Document | None:
+    """The incremental reading, checked against the full one whenever it is given."""
+    doc = read_edit(previous, text, path, limits)
+    if doc is not None:
+        as_js = previous.plain_scalars is not None and previous.plain_scalars.read_as_js
+        assert shape(doc) == shape(full(text, path, as_js))
+    return doc
+
+
+@pytest.mark.parametrize("as_js", [False, True], ids=["as PyYAML reads", "as js-yaml reads"])
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("question: Where is my order?", "question: Where is my parcel?"),  # typing inside a plain value
+        ("question: Where is my order?", "question: Where is my order?!"),  # at its end
+        ("question: Where is my order?", "question: Dear team, where is my order?"),  # at its start
+        ("retries: 3", "retries: 30"),  # a number stays one
+        ("retries: 3", "retries: three"),  # an int becomes a string
+        ("retries: 3", "retries: yes"),  # a YAML 1.1 boolean: a finding appears
+        ("retries: 3", "retries: 1e3"),  # a YAML 1.2 number PyYAML reads as a string: a finding
+        ("retries: 3", "retries: 0o17"),
+        ("retries: 3", "retries: 010"),  # octal to PyYAML, 10 to js-yaml
+        ("retries: 3", "retries: 2024-01-31"),  # a timestamp
+        ("retries: 3", "retries: ~"),  # null
+        ('value: "Says where the order is"', 'value: "Says where the \\u00e9 order is"'),  # an escape
+        ('value: "Says where the order is"', "value: \"Says where the 'order' is\""),
+        ("value: 'order'", "value: 'orders'"),  # before a comment
+        ("- description: first case", "- description: first test case"),
+        ("threshold: 0.5", "threshold: 0.75"),
+        ("threshold: 0.5", "threshold: .5"),
+    ],
+)
+def test_typing_inside_a_value_is_read_alone_and_as_in_full(old, new, as_js):
+    assert old in CONFIG
+    previous = full(CONFIG, PATH, as_js)
+    assert read(previous, CONFIG.replace(old, new, 1)) is not None
+
+
+def test_a_finding_on_the_edited_value_goes_with_the_value():
+    previous = full(CONFIG.replace("retries: 3", "retries: yes"), PATH, False)
+    assert any(issue.kind == "yaml11-boolean" for issue in previous.issues)
+    fixed = read(previous, CONFIG.replace("retries: 3", "retries: true"))
+    assert fixed is not None
+    assert not any(issue.kind == "yaml11-boolean" for issue in fixed.issues)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("question: Where", "questions: Where"),  # a key
+        ("question: Where is my order?", "question: Where: is my order?"),  # becomes a mapping
+        ("question: Where is my order?", "question: Where is my order? #"),  # a comment after it
+        ("question: Where is my order?", "question: Where is\n my order?"),  # a line break
+        ("question: Where is my order?", "question: &a Where is my order?"),  # an anchor
+        ("question: Where is my order?", "question: !!str Where is my order?"),  # a tag
+        ("question: Where is my order?", "question: [Where is my order?"),  # a flow collection opens
+        ("question: Where is my order?", "question: Where is my order? "),  # trailing space
+        ('value: "Says where the order is"', 'value: "Says where" the order is"'),  # a quote breaks
+        ("{question: inline flow, n: 1}", "{question: inline flows, n: 1}"),  # inside a flow collection
+        ("States the refund policy", "States our refund policy"),  # a block scalar
+        ("# the word itself", "# the words themselves"),  # a comment
+        ("retries: 3", "retries: |"),  # a block scalar header
+    ],
+)
+def test_an_edit_that_may_change_more_than_one_value_is_read_in_full(old, new):
+    assert old in CONFIG
+    assert read(full(CONFIG, PATH, False), CONFIG.replace(old, new, 1)) is None
+
+
+def test_texts_it_does_not_read_from_a_previous_one():
+    previous = full(CONFIG, PATH, False)
+    edited = CONFIG.replace("my order", "my parcel")
+    assert read(previous, "\ufeff" + edited) is None  # a byte-order mark
+    assert read(previous, edited, path="other.yaml") is None  # another file
+    assert read(previous, edited, limits=Limits(max_bytes=100)) is None  # over the size cap
+    assert read(previous, edited + "base: &b {a: 1}\nx:\n  <<: *b\n") is None  # merge keys (and more than one edit)
+    assert read(full("key: [unclosed\n", PATH, False), "key: [unclosed2\n") is None  # unreadable before
+    assert read(full(edited, PATH, False), edited) is None  # no edit
+
+
+def test_anchored_nodes_stay_shared_through_an_edit_elsewhere():
+    text = "base: &b\n  model: gpt-4\n  note: plain words\none: *b\ntwo: *b\n"
+    previous = full(text, PATH, False)
+    doc = read(previous, text.replace("plain words", "plainer words"))
+    assert doc is not None and doc.root is not None
+    one, two = doc.root.get("one"), doc.root.get("two")
+    assert one is two is doc.root.get("base")  # aliases share the node, as in a full reading
+
+
+def test_the_previous_reading_is_left_as_it_was():
+    previous = full(CONFIG, PATH, True)
+    before = shape(previous)
+    assert read(previous, CONFIG.replace("my order", "my parcel")) is not None
+    assert shape(previous) == before
+
+
+def test_lint_with_the_previous_reading_gives_the_findings_of_a_lint_without_it():
+    first = lint_text(CONFIG.replace("retries: 3", "retries: on"), PATH, explicit=False)
+    edited = CONFIG.replace("retries: 3", "retries: off").replace("llm-rubric", "llm-rubrik", 1)
+    again = lint_text(edited, PATH, explicit=False, previous=first.document)
+    fresh = lint_text(edited, PATH, explicit=False)
+    assert _findings(again) == _findings(fresh)
+    typed = CONFIG.replace("retries: 3", "retries: offf")
+    assert read_edit(first.document, typed, PATH, DEFAULT_LIMITS) is not None  # one value: read alone
+    assert _findings(lint_text(typed, PATH, explicit=False, previous=first.document)) == _findings(
+        lint_text(typed, PATH, explicit=False)
+    )
+
+
+def _findings(result) -> list[Any]:
+    assert result.diagnostics  # the edits above are found
+    return result.diagnostics  # dataclasses: compared field by field
+
+
+# Characters that change how YAML reads a line, and ordinary ones.
+_ALPHABET = list(":#-?,[]{}&*!|>'\"%@`\\ \t\n\r.+0123456789eExyzYNo~é😀")
+
+
+def _edits(doc: Document, rng: random.Random, count: int) -> list[tuple[int, int, str]]:
+    """(start, end, new text): mostly inside or at the ends of a scalar value, some anywhere."""
+    assert doc.root is not None
+    scalars = [n for n in walk(doc.root) if n.kind == SCALAR and n.end > n.start]
+    edits = []
+    for _ in range(count):
+        if scalars and rng.random() < 0.85:
+            node = rng.choice(scalars)
+            start = rng.randint(node.start, node.end)
+        else:
+            start = rng.randint(0, len(doc.text))
+        end = min(len(doc.text), start + rng.choice([0, 0, 1, 2]))
+        typed = "".join(rng.choice(_ALPHABET) for _ in range(rng.choice([0, 1, 1, 2, 3])))
+        if rng.random() < 0.5:
+            typed = "".join(rng.choice("abcdefghij ") for _ in range(rng.randint(1, 4)))
+        edits.append((start, end, typed))
+    return edits
+
+
+def _fuzz(texts: list[tuple[str, str]], seed: int, edits_per_text: int) -> tuple[int, int]:
+    """Chains of random edits on each text; each reading checked against the full one (``read``).
+    (edits read alone, edits tried)."""
+    rng = random.Random(seed)
+    alone = tried = 0
+    for path, text in texts:
+        as_js = rng.random() < 0.5
+        doc = full(text, path, as_js)
+        if doc.root is None:
+            continue
+        for start, end, typed in _edits(doc, rng, edits_per_text):
+            new = doc.text[:start] + typed + doc.text[end:]
+            if new == doc.text:
+                continue
+            tried += 1
+            got = read(doc, new, path)
+            if got is None:
+                got = full(new, path, as_js)
+                if got.root is None:
+                    got = doc  # keep editing the last readable text
+            else:
+                alone += 1
+            doc = got
+    return alone, tried
+
+
+def test_random_edits_of_generated_configs_and_rubrics_read_as_in_full():
+    texts = [(f"c{i}.yaml", generated_config(random.Random(i), 12)) for i in range(6)]
+    texts += [(f"r{i}.rubric.yaml", generated_rubric(random.Random(i), 12)) for i in range(6)]
+    texts += [(PATH, CONFIG)]
+    texts += [(str(p), p.read_text(encoding="utf-8")) for p in sorted((REPO / "samples").rglob("*.y*ml"))]
+    alone, tried = _fuzz(texts, seed=36, edits_per_text=40)
+    assert tried > 400
+    assert alone > tried // 10, (alone, tried)  # the path is taken, not always refused
+
+
+def test_random_edits_of_real_configs_and_rubrics_read_as_in_full(corpus):
+    paths = sorted((corpus / "promptfoo" / "examples").rglob("*.yaml"))
+    paths = [p for p in paths if p.stat().st_size < 50_000]
+    rng = random.Random(7)
+    chosen = rng.sample(paths, min(60, len(paths))) + sorted((corpus / "autorubric").rglob("*.yaml"))[:20]
+    texts = [(str(p), p.read_text(encoding="utf-8-sig")) for p in chosen]
+    alone, tried = _fuzz(texts, seed=36, edits_per_text=12)
+    assert tried > 500
+    assert alone > tried // 10, (alone, tried)
+
+
+def test_the_edit_the_server_bench_makes_on_the_largest_config_is_read_alone(corpus):
+    path = corpus / "promptfoo" / "examples" / "redteam-medical-agent" / "redteam.yaml"
+    text = path.read_text(encoding="utf-8")
+    previous = full(text, str(path), True)
+    for n in range(2):
+        edited = text.replace("description:", f"description: r{n}", 1)
+        doc = read(previous, edited, str(path))
+        assert doc is not None
+        previous = doc
