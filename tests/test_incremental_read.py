@@ -128,6 +128,10 @@ def read(previous: Document, text: str, path: str = PATH, limits: Limits = DEFAU
         ("- description: first case", "- description: first test case"),
         ("threshold: 0.5", "threshold: 0.75"),
         ("threshold: 0.5", "threshold: .5"),
+        ("States the refund policy", "States our refund policy"),  # inside a literal block's line
+        ("in one sentence", "in one short sentence"),  # its last line
+        ("in one sentence", "in one sentence   "),  # trailing spaces are text there
+        ("in one sentence", "in one sentence # not a comment"),
     ],
 )
 def test_typing_inside_a_value_is_read_alone_and_as_in_full(old, new, as_js):
@@ -157,7 +161,10 @@ def test_a_finding_on_the_edited_value_goes_with_the_value():
         ("question: Where is my order?", "question: Where is my order? "),  # trailing space
         ('value: "Says where the order is"', 'value: "Says where" the order is"'),  # a quote breaks
         ("{question: inline flow, n: 1}", "{question: inline flows, n: 1}"),  # inside a flow collection
-        ("States the refund policy", "States our refund policy"),  # a block scalar
+        ("value: |", "value: |-"),  # a block scalar's header
+        ("          States the", "            States the"),  # a block line's indentation
+        ("          States the", "         States the"),
+        ("          in one sentence", "          in one sentence\n          more"),  # a line break typed
         ("# the word itself", "# the words themselves"),  # a comment
         ("retries: 3", "retries: |"),  # a block scalar header
     ],
@@ -165,6 +172,34 @@ def test_a_finding_on_the_edited_value_goes_with_the_value():
 def test_an_edit_that_may_change_more_than_one_value_is_read_in_full(old, new):
     assert old in CONFIG
     assert read(full(CONFIG, PATH, False), CONFIG.replace(old, new, 1)) is None
+
+
+@pytest.mark.parametrize(
+    ("block", "old", "new"),
+    [
+        (">\n  folded one\n\n    more indented\n  back\n", "back", "backs"),  # folded, with a kept line
+        ("|-\n  stripped\n\n", "stripped", "strip"),  # strip chomping, trailing blank lines
+        ("|\n  last line without a break", "break", "breaks"),  # at the end of the text
+    ],
+)
+def test_typing_inside_literal_and_folded_lines_is_read_alone(block, old, new):
+    text = f"a: 1\nb: {block}"
+    previous = full(text, PATH, False)
+    assert read(previous, text.replace(old, new)) is not None
+
+
+@pytest.mark.parametrize(
+    ("block", "old", "new"),
+    [
+        ("|+\n  kept\n\n", "kept", "keep"),  # keep chomping: its trailing lines
+        ("|2\n    two\n", "two", "three"),  # an explicit indentation: relative to the parent's
+        ("|\n  one\n   \n  two\n", "\n   \n", "\n   x\n"),  # typing into a blank line
+        ("|\r\n  one\r\n", "one", "once"),  # CR line breaks
+    ],
+)
+def test_block_scalars_it_reads_in_full(block, old, new):
+    text = f"a: 1\nb: {block}"
+    assert read(full(text, PATH, False), text.replace(old, new)) is None
 
 
 def test_texts_it_does_not_read_from_a_previous_one():

@@ -2,15 +2,16 @@
 
 Most of an editor's edits are typing inside a value. Reading promptfoo's 1.3 MB red-team config again costs
 ~0.4 s of an edit's ~0.7 s. When all that differs between the last text read and the new one lies inside one
-single-line scalar that is a value in block context, and the new text of that scalar reads alone as one
-scalar of the same extent, then every other node keeps its kind, value and tag: the tree is copied with the
-offsets after the edit moved, and only that scalar is converted. This is rust-analyzer's "reparse one token"
-for YAML. Anything else returns None, and the caller reads the text in full: a key, a flow collection, merge
-keys, a tag, anchor or alias on the scalar, a line break in or around it, a scalar that reads as something
-else alone (``a: b``, ``x #c``, a broken quote), text above the size cap or with a byte-order mark.
+single-line plain or quoted scalar value in block context, or inside a content line of a literal or folded
+one, and the new text of that scalar reads alone as one scalar of the same extent, then every other node
+keeps its kind, value and tag: the tree is copied with the offsets after the edit moved, and only that
+scalar is converted (rust-analyzer's "reparse one token", for YAML). Anything else returns None, and the
+caller reads the text in full: a key, a flow collection, merge keys, a tag, anchor or alias on the scalar,
+a line break typed, a block scalar's header or indentation, a scalar that reads as something else alone
+(``a: b``, ``x #c``, a broken quote), text above the size cap or with a byte-order mark.
 
-tests/test_incremental_read.py checks, on random edits of real configs and rubrics, that every result is
-what reading the new text in full gives, node for node and issue for issue.
+tests/test_incremental_read.py checks, on chains of random edits of generated, sample and real files, that
+every result is what reading the new text in full gives, node for node and issue for issue.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ _T = "tag:yaml.org,2002:"
 # The tags libyaml's resolver gives a plain or quoted scalar, other than merge (``<<``) and value (``=``).
 _IMPLICIT_TAGS = frozenset(_T + name for name in ("str", "null", "bool", "int", "float", "timestamp"))
 _QUOTES = ("'", '"')
+_BLOCKS = ("|", ">")
 _OF_A_VALUE = frozenset((K.YAML11_BOOLEAN, K.YAML11_NUMBER))  # what converting a plain or quoted scalar reports
 
 
@@ -49,7 +51,10 @@ def read_edit(previous: Document, text: str, path: str | None, limits: Limits) -
     if scalar is None:
         return None
     delta = len(text) - len(old)
-    new = _read_alone(text, scalar.start, scalar.end + delta)
+    typed, replaced = text[start : old_end + delta], old[start:old_end]
+    if any(brk in piece for piece in (typed, replaced) for brk in ("\n", "\r")):
+        return None  # a line break typed or deleted: lines (and so indentation) change
+    new = _read_alone(text, scalar.start, scalar.end + delta, scalar.style)
     if new is None:
         return None
     node, new_issues, schema_dependent = new
@@ -69,7 +74,7 @@ def read_edit(previous: Document, text: str, path: str | None, limits: Limits) -
         "yaml",
         root,
         sorted(issues + new_issues, key=lambda issue: issue.span.start),
-        previous.lines.moved(text, scalar.end, delta),
+        previous.lines.moved(text, old_end, delta),
         previous.flow_lines,
         plain_scalars=copier.plain_scalars(node if schema_dependent else None),
         block_scalars=[_moved_span(block, scalar.end, delta) for block in previous.block_scalars],
@@ -131,12 +136,29 @@ def _scalar_holding(root: Node, text: str, start: int, end: int) -> Node | None:
         if inner is None:
             return None
         node, depth = inner, depth + 1
-    if depth == 0 or node.start >= node.end or node.tag not in _IMPLICIT_TAGS:
+    if depth == 0 or node.start >= node.end or node.tag not in _IMPLICIT_TAGS or text[node.start] in "&!*":
+        return None  # the root, an empty value, or properties before the scalar
+    if node.style in _BLOCKS:
+        return node if _inside_a_content_line(text, node, start) else None
+    if node.style not in (None, *_QUOTES):
         return None
-    if node.style not in (None, *_QUOTES) or text[node.start] in "&!*":
-        return None  # a block scalar, or properties before the scalar
     line = text[node.start : node.end]
     return None if "\n" in line or "\r" in line else node
+
+
+def _inside_a_content_line(text: str, block: Node, start: int) -> bool:
+    """Whether ``start`` lies in a content line of the literal or folded ``block``, after a character of that line
+    that is not indentation. Then (the stretch holding no line break) no line's indentation and no line's
+    emptiness change, and with them neither where the block ends nor how its lines fold. Not with an explicit
+    indentation (relative to the parent's) or "keep" chomping (trailing lines): those read otherwise alone."""
+    header_end = text.find("\n", block.start, block.end)
+    if header_end == -1 or start <= header_end or "\r" in text[block.start : block.end]:
+        return False
+    header = text[block.start : header_end]
+    if "+" in header or any(character.isdigit() for character in header):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return bool(text[line_start:start].strip(" \t"))
 
 
 def _child_holding(node: Node, start: int, end: int) -> Node | None:
@@ -156,11 +178,12 @@ def _child_holding(node: Node, start: int, end: int) -> Node | None:
     return None
 
 
-def _read_alone(text: str, start: int, end: int) -> tuple[Node, list[ParseIssue], bool] | None:
+def _read_alone(text: str, start: int, end: int, style: str | None) -> tuple[Node, list[ParseIssue], bool] | None:
     """The scalar at ``start``–``end`` of ``text``, composed alone and converted there; None unless it is one
-    single-line plain or quoted scalar over exactly that stretch."""
+    scalar over exactly that stretch: plain or quoted on one line, or a literal or folded one (``style``) again."""
     piece = text[start:end]
-    if not piece or "\n" in piece or "\r" in piece or piece[0] in "&!*":
+    block = style in _BLOCKS
+    if not piece or "\r" in piece or piece[0] in "&!*" or (not block and "\n" in piece):
         return None
     loader = LOADER(piece)
     try:
@@ -173,7 +196,7 @@ def _read_alone(text: str, start: int, end: int) -> tuple[Node, list[ParseIssue]
         type(ynode) is not yaml.ScalarNode
         or ynode.start_mark.index != 0
         or ynode.end_mark.index != len(piece)
-        or (ynode.style or None) not in (None, *_QUOTES)
+        or ((ynode.style or None) != style if block else (ynode.style or None) not in (None, *_QUOTES))
         or ynode.tag not in _IMPLICIT_TAGS
     ):
         return None
