@@ -97,3 +97,34 @@ def test_a_server_whose_judge_goes_through_litellm_grades_through_it(tmp_path, j
     result, modules = _grade_in_a_server(tmp_path, judge_server, {"RUBRIC_JUDGE_TRANSPORT": "litellm"})
     assert result["score"] == 1.0 and judge_server.call_count == 1, result
     assert "litellm" in modules
+
+
+def test_a_server_kept_busy_by_edits_warms_up_nothing(tmp_path):
+    """While someone types, the warm-up waits: neither the other formats' rules nor the grading engine are
+    imported (either one holds the event loop for a large part of a second)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(RECORD_MODULES)
+    modules = tmp_path / "modules.json"
+    environ = {
+        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+        "RUBRIC_TEST_MODULES": str(modules),
+        "RUBRIC_LSP_WARM_UP_IDLE": "0.4",
+    }
+    client = RawClient(tmp_path, env=environ)
+    try:
+        client.initialize(tmp_path)
+        uri = open_doc(client, tmp_path, RUBRIC)
+        client.pump_until(lambda: uri in client.published, timeout=60)
+        for version in range(2, 22):  # an edit every 0.1 s for 2 s: never quiet for 0.4 s
+            text = RUBRIC.replace("Is polite", f"Is polite {version}")
+            change = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}
+            client.send("textDocument/didChange", change, request=False)
+            time.sleep(0.1)
+        client.pump_until(lambda: client.published[uri].get("version") == 21, timeout=60)
+    finally:
+        client.close()
+    loaded = set(json.loads(modules.read_text()))
+    assert "rubric_lsp.formats.autorubric.rules" in loaded  # the open rubric's own rules ran
+    assert "rubric_lsp.server.grading_run" not in loaded
+    assert "rubric_lsp.formats.promptfoo.rules" not in loaded
