@@ -85,7 +85,7 @@ def shape(doc: Document) -> dict[str, Any]:
             sorted((n.start, n.end) for n in plain.keys),
             plain.read_as_js,
         ),
-        "flags": (doc.flow_lines, doc.complex_keys, doc.other_tags),
+        "flags": (doc.flow_lines, doc.complex_keys, doc.other_tags, doc.shared_nodes),
         "blocks": doc.block_scalars,
         "value": doc.value if doc.readable else None,
     }
@@ -326,3 +326,22 @@ def test_the_edit_the_server_bench_makes_on_the_largest_config_is_read_alone(cor
         doc = read(previous, edited, str(path))
         assert doc is not None
         previous = doc
+
+
+def test_a_value_s_completion_probe_is_read_from_the_last_reading(monkeypatch):
+    """Completion reads the text with the word typed so far replaced (a probe): from the last lint's reading
+    when that word is a value, with the items a full reading gives (the server's completion on a 1.3 MB
+    config: ~0.1 s instead of ~0.4 s on the event loop)."""
+    from rubric_lsp.server import completion
+
+    result = lint_text(CONFIG, PATH, explicit=False)
+    at = CONFIG.index("type: contains") + len("type: cont")
+    want = completion.completions(result.format, CONFIG, at, "yaml")
+    assert {"contains", "contains-any"} <= {item.label for item in want[0]}
+
+    def full_reading(*args, **kwargs):
+        raise AssertionError("read in full")
+
+    monkeypatch.setattr(completion, "parse_document", full_reading)
+    got = completion.completions(result.format, CONFIG, at, "yaml", previous=result.document)
+    assert [item.label for item in got[0]] == [item.label for item in want[0]] and got[1] == want[1]

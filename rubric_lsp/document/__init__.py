@@ -64,6 +64,8 @@ class Document:
     # (str, int, …, seq, map, set, omap): what a rule looking for those need not walk the nodes for.
     complex_keys: bool = True
     other_tags: bool = True
+    # YAML: False when no node sits in two places of the tree (no alias or merge key was used).
+    shared_nodes: bool = True
 
     def forget_values(self) -> None:
         """Drop the cached plain values (after nodes were re-read in place)."""
@@ -262,7 +264,7 @@ def _parse_document(source: str | bytes, path: str | None, language: str | None,
         read = read_yaml(text, lines, limits)
         root, issues, plain, flow_lines = read.root, read.issues, read.plain, read.flow_lines
         duplicates, block_scalars = read.duplicates, read.block_scalars
-        shapes = {"complex_keys": read.complex_keys, "other_tags": read.other_tags}
+        shapes = {"complex_keys": read.complex_keys, "other_tags": read.other_tags, "shared_nodes": read.shared_nodes}
     elif lang == "jsonl":
         from rubric_lsp.document.json_reader import read_jsonl
 

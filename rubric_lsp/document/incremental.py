@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from rubric_lsp.document import _SURROGATE, Document, language_for
+from rubric_lsp.document import _SURROGATE, Document, gc_paused, language_for
 from rubric_lsp.document import issues as K
 from rubric_lsp.document.issues import ParseIssue, TextEdit
 from rubric_lsp.document.js_yaml import PlainScalars, read_value_as_js_yaml
@@ -42,6 +42,11 @@ _OF_A_VALUE = frozenset((K.YAML11_BOOLEAN, K.YAML11_NUMBER))  # what converting 
 def read_edit(previous: Document, text: str, path: str | None, limits: Limits) -> Document | None:
     """``text`` read as a Document, from ``previous`` (the same file's last reading) when the two differ
     inside one scalar value; None when they do not (then read ``text`` in full)."""
+    with gc_paused():  # as parse_document: the collector's passes over the fresh copy cost more than copying
+        return _read_edit(previous, text, path, limits)
+
+
+def _read_edit(previous: Document, text: str, path: str | None, limits: Limits) -> Document | None:
     if not _may_edit(previous, text, path, limits):
         return None
     old = previous.text
@@ -64,7 +69,7 @@ def read_edit(previous: Document, text: str, path: str | None, limits: Limits) -
     plain = previous.plain_scalars
     if schema_dependent and plain is not None and plain.read_as_js:
         read_value_as_js_yaml(node)
-    copier = _Copier(scalar, node, scalar.end, delta, shared="&" in old, plain=plain)
+    copier = _Copier(scalar, node, scalar.end, delta, shared=previous.shared_nodes, plain=plain)
     root = copier.copy(previous.root)
     if not copier.copied_every_plain_scalar():
         return None
@@ -80,6 +85,7 @@ def read_edit(previous: Document, text: str, path: str | None, limits: Limits) -
         block_scalars=[_moved_span(block, scalar.end, delta) for block in previous.block_scalars],
         complex_keys=previous.complex_keys,
         other_tags=previous.other_tags,
+        shared_nodes=previous.shared_nodes,
     )
 
 

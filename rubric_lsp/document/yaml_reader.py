@@ -61,6 +61,7 @@ class YamlRead:
     block_scalars: list[tuple[int, int]] = field(default_factory=list)
     complex_keys: bool = True  # whether a mapping key may be a collection (False: none is)
     other_tags: bool = True  # whether a node may have a tag outside the YAML types (False: none has)
+    shared_nodes: bool = True  # whether a node may sit in two places of the tree (aliases, merge keys)
 
 
 def read_yaml(text: str, lines: LineIndex, limits: Limits) -> YamlRead:
@@ -104,6 +105,7 @@ def read_yaml(text: str, lines: LineIndex, limits: Limits) -> YamlRead:
         converter.block_scalars,
         converter.complex_keys,
         converter.other_tags,
+        converter.shared > 0,
     )
 
 

@@ -14,9 +14,12 @@ from typing import Any
 
 from lsprotocol import types
 
-from rubric_lsp.document import parse_document
+from rubric_lsp.document import Document, parse_document
+from rubric_lsp.document.incremental import read_edit
+from rubric_lsp.document.limits import DEFAULT_LIMITS
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import Format
+from rubric_lsp.runtime import gc as collector
 from rubric_lsp.server import labelling
 from rubric_lsp.server.app import RubricServer
 from rubric_lsp.server.hover import _schema
@@ -32,9 +35,11 @@ _VALUE_LINE = re.compile(
 
 
 def completions(
-    fmt: Format | None, text: str, offset: int, language: str, markup=None
+    fmt: Format | None, text: str, offset: int, language: str, markup=None, previous: Document | None = None
 ) -> tuple[list[types.CompletionItem], Span]:
-    """Items for the cursor at ``offset``, and the span of text (the word typed so far) they replace."""
+    """Items for the cursor at ``offset``, and the span of text (the word typed so far) they replace.
+    ``previous``: the reading of ``text`` (the last lint's): a value's probe, the text with the word typed so far
+    replaced, is read from it (document/incremental.py) instead of in full."""
     nothing: tuple[list[types.CompletionItem], Span] = ([], Span(offset, offset))
     if fmt is None or language != "yaml":
         return nothing
@@ -48,7 +53,7 @@ def completions(
         space = "" if value_match.group("space") else " "  # triggered by the ':' itself
         probe = text[:line_start] + head + space + PLACEHOLDER + text[line_end:]
         at = line_start + len(head) + len(space)
-        items = _value_items(fmt, probe, at, value_match.group("key").strip("\"'"), markup)
+        items = _value_items(fmt, _probe(probe, at, previous), value_match.group("key").strip("\"'"), markup)
         for item in items:
             item.insert_text = space + item.label
         return items, Span(line_start + len(head), offset)
@@ -56,19 +61,22 @@ def completions(
     if key_match:
         probe = text[:line_start] + key_match.group("indent") + PLACEHOLDER + ": null" + text[line_end:]
         start = line_start + len(key_match.group("indent"))
-        return _key_items(fmt, probe, start, markup), Span(start, offset)
+        return _key_items(fmt, _probe(probe, start, previous), markup), Span(start, offset)
     return nothing
 
 
-def _probe(probe: str, at: int):
-    doc = parse_document(probe, None, language="yaml")
+def _probe(probe: str, at: int, previous: Document | None = None):
+    doc = None
+    if previous is not None and previous.text != probe:
+        doc = read_edit(previous, probe, previous.path, DEFAULT_LIMITS)  # the limits a full reading of it has
+    if doc is None:
+        doc = parse_document(probe, None, language="yaml")
     if doc.root is None:
         return None
     return locate(doc.root, at + 1)
 
 
-def _key_items(fmt: Format, probe: str, at: int, markup=None) -> list[types.CompletionItem]:
-    loc = _probe(probe, at)
+def _key_items(fmt: Format, loc, markup=None) -> list[types.CompletionItem]:
     if loc is None or not loc.on_key or loc.path[-1:] != [PLACEHOLDER]:
         return []
     parent = loc.key_parent
@@ -89,8 +97,7 @@ def _key_items(fmt: Format, probe: str, at: int, markup=None) -> list[types.Comp
     return list(items.values())
 
 
-def _value_items(fmt: Format, probe: str, at: int, key: str, markup=None) -> list[types.CompletionItem]:
-    loc = _probe(probe, at)
+def _value_items(fmt: Format, loc, key: str, markup=None) -> list[types.CompletionItem]:
     if loc is None or loc.node is None or loc.node.value != PLACEHOLDER:
         return []
     values: list[Any] = []
@@ -172,7 +179,10 @@ def register(ls: RubricServer) -> None:
             found = (
                 labelling.completions(fmt, result.document.text, offset) if result.document.language == "json" else None
             )
-            items, replace = found or completions(fmt, result.document.text, offset, result.document.language, markup)
+            with collector.paused():  # the probe's nodes are freed before the collector could walk them
+                items, replace = found or completions(
+                    fmt, result.document.text, offset, result.document.language, markup, previous=result.document
+                )
         except Exception:
             log.exception("completion failed")
             items, replace = [], Span(offset, offset)
