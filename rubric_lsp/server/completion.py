@@ -15,7 +15,6 @@ from typing import Any
 from lsprotocol import types
 
 from rubric_lsp.document import Document, parse_document
-from rubric_lsp.document.incremental import read_edit
 from rubric_lsp.document.limits import DEFAULT_LIMITS
 from rubric_lsp.document.positions import Span
 from rubric_lsp.formats.registry import Format
@@ -68,6 +67,8 @@ def completions(
 def _probe(probe: str, at: int, previous: Document | None = None):
     doc = None
     if previous is not None and previous.text != probe:
+        from rubric_lsp.document.incremental import read_edit  # as lint_text: not before the first diagnostics
+
         doc = read_edit(previous, probe, previous.path, DEFAULT_LIMITS)  # the limits a full reading of it has
     if doc is None:
         doc = parse_document(probe, None, language="yaml")
