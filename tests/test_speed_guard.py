@@ -215,7 +215,11 @@ def test_a_linted_document_is_freed_without_the_cyclic_collector():
         for text, name in texts:
             result = lint_text(text, name, smells=True)
             assert result.view is not None
-            del result
+            # An edit inside a value, read from the last reading (the server's way, document/incremental.py).
+            edited = text.replace("good", "better").replace("correct", "right")
+            again = lint_text(edited, name, smells=True, previous=result.document)
+            assert again.view is not None and again.document.text == edited
+            del result, again
         gc.collect()
         left = [type(o).__name__ for o in gc.garbage]
     finally:

@@ -277,7 +277,7 @@ class _Copier:
 def _copier(
     old: Node, new: Node, at: int, delta: int, memo: dict[int, Node] | None, copies: dict[int, Node | None]
 ) -> Callable[[Node], Node]:
-    """The copying function (a closure: one call per node of a large file, its names all local)."""
+    """The copying function, for one use (a closure: one call per node of a large file, its names all local)."""
 
     def copy(node: Node) -> Node:
         if memo is not None:
@@ -301,4 +301,13 @@ def _copier(
             memo[id(node)] = copied
         return copied
 
-    return copy
+    def copy_tree(root: Node) -> Node:
+        nonlocal copy
+        try:
+            return copy(root)
+        finally:
+            # ``copy`` calls itself through its closure's cell: a cycle that would keep the copy's memo (the
+            # new tree) for the cyclic collector. Emptied, everything here frees by reference counting.
+            copy = None  # type: ignore[assignment]
+
+    return copy_tree
