@@ -19,7 +19,7 @@ from typing import Any
 from rubric_lsp.document import Document, parse_document
 from rubric_lsp.document.files import read_regular
 from rubric_lsp.formats import registry
-from rubric_lsp.labelling import links, planning, sources
+from rubric_lsp.labelling import links, planning, sources, table
 from rubric_lsp.labelling.files import Target
 from rubric_lsp.labelling.hook import JudgeSaid, Label, LabelItem, LabelUnit, Sheet
 from rubric_lsp.labelling.sources import LabellingError, labelling_hook
@@ -121,12 +121,19 @@ class Session:
     def _rows_as_items(self, doc: Document, sheet: Sheet) -> None:
         """A labels file's rows whose outputs no source holds become items too (rows typed by hand)."""
         assert isinstance(self.store, TableStore)
+        known: table.RowIndex[bool] = table.RowIndex(strip=False)  # the items so far, by their columns
+        keys = set()
+        for existing in sheet.items:
+            known.add(existing.fields, True)
+            keys.add(existing.key)
         for row in self.store.rows():
-            if any(all(row.fields.get(k, "") == v for k, v in item.fields.items()) for item in sheet.items):
+            if known.first(row):
                 continue
             item = self.hook.item_for(doc, row.fields, len(sheet.items) + 1)
-            if item is not None and sheet.item(item.key) is None:
+            if item is not None and item.key not in keys:
                 sheet.items.append(item)
+                known.add(item.fields, True)
+                keys.add(item.key)
 
     def _import_found(self) -> int:
         """Labels a source already holds (the thumbs a person gave in the owner's viewer) written to the store,

@@ -159,17 +159,20 @@ class TableStore:
     def given(self, sheet: Sheet) -> dict[Key, list[Given]]:
         _data, rows = self._table()
         out: dict[Key, list[Given]] = {}
+        # Each row is the first item's first unit whose columns it holds (table.matches), found by lookup.
+        units: table.RowIndex[Key] = table.RowIndex()
+        for item in sheet.items:
+            for unit in item.units:
+                units.add({**item.fields, **unit.fields}, (item.key, unit.id))
         for row in rows.rows:
             if row.fields.get("config") and os.path.normpath(row.fields["config"]) != os.path.normpath(self.config):
                 continue
-            for item in sheet.items:
-                unit = next((u for u in item.units if table.matches(row, {**item.fields, **u.fields})), None)
-                if unit is None:
-                    continue
-                word = row.fields.get(table.VERDICT) or f"score {row.fields.get('score', '')}".strip()
-                label = Label(word, row.fields.get(table.NOTE, ""), row.fields.get(table.LABELLER, ""))
-                out.setdefault((item.key, unit.id), []).append(Given(label, True, row.fields.get("reviewed", "")))
-                break
+            key = units.first(row)
+            if key is None:
+                continue
+            word = row.fields.get(table.VERDICT) or f"score {row.fields.get('score', '')}".strip()
+            label = Label(word, row.fields.get(table.NOTE, ""), row.fields.get(table.LABELLER, ""))
+            out.setdefault(key, []).append(Given(label, True, row.fields.get("reviewed", "")))
         return out
 
     def set_file(self, item: LabelItem, unit: str, label: Label | None) -> None:

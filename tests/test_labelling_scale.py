@@ -1,0 +1,64 @@
+"""A labels file is read against the labelled set's items in time linear in its rows: each row finds its item
+by lookup (labelling/table.py's RowIndex), not by trying every item (``rubric calibrate`` on 5,000 rows over
+1,000 outputs spent ~45 s there; a million rows would not have finished). Counted in Python calls, which no
+machine's speed or load moves."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from rubric_lsp.labelling import people
+from rubric_lsp.labelling.table import Row, RowIndex, matches
+from tests.test_speed_guard import python_calls
+
+CONFIG = """\
+prompts: ["Reply to {{name}}"]
+providers: [echo]
+tests:
+  - vars: {name: Ann}
+    assert:
+      - type: llm-rubric
+        value: Is polite
+        metric: polite
+"""
+
+
+def _people_agreement_calls(tmp_path: Path, rows: int, outputs: int) -> int:
+    folder = tmp_path / f"{rows}-{outputs}"
+    folder.mkdir()
+    config = folder / "promptfooconfig.yaml"
+    config.write_text(CONFIG)
+    rng = random.Random(rows)
+    lines = ["test,assertion,output,verdict,labeller"]
+    for n in range(rows):
+        lines.append(f"1,polite,o{rng.randrange(outputs)},{rng.choice(['pass', 'fail'])},{'ab'[n % 2]}")
+    labels = folder / "labels.csv"
+    labels.write_text("\n".join(lines) + "\n")
+    found: dict = {}
+    calls = python_calls(lambda: found.update(people.agreement(labels, config)))
+    assert found, "two people labelled the same outputs: their agreement is measured"
+    return calls
+
+
+def test_reading_labels_grows_with_the_rows_not_rows_times_items(tmp_path):
+    small = _people_agreement_calls(tmp_path, 400, 100)
+    large = _people_agreement_calls(tmp_path, 1600, 400)  # 4x the rows and 4x the items
+    assert large / small < 6, (small, large)  # linear: ~4x; a row tried against every item: ~16x
+
+
+def test_the_index_answers_what_trying_each_candidate_in_turn_answers():
+    rng = random.Random(36)
+    names = ["test", "assertion", "output", "grader"]
+    candidates = []
+    for n in range(300):
+        chosen = rng.sample(names, rng.randint(0, 3))
+        candidates.append(({name: rng.choice(["1", " 1", "2", "o", "o "]) for name in chosen}, n))
+    index: RowIndex[int] = RowIndex()
+    for wanted, answer in candidates:
+        index.add(wanted, answer)
+    for _ in range(2000):
+        fields = {name: rng.choice(["1", "2", "o", " o", ""]) for name in rng.sample(names, rng.randint(0, 4))}
+        row = Row(fields, 0, 0, 1)
+        expected = next((answer for wanted, answer in candidates if matches(row, wanted)), None)
+        assert index.first(row) == expected, fields
