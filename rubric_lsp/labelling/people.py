@@ -21,7 +21,7 @@ def agreement(labelled: Path, units_file: Path) -> dict[str, dict[str, Any]]:
     ``units_file``."""
     labels = labelled if labelled.resolve() != units_file.resolve() else None
     try:
-        session = Session(units_file, Options(labeller="", labels=labels))
+        session = Session(units_file, Options(labeller="", labels=labels, page=False))
         by_unit = session.labels_by_unit()
     except (ValueError, OSError):
         return {}

@@ -37,6 +37,7 @@ class Options:
     sources: tuple[Path, ...] = ()  # --from: gradings and the owner's results
     kind: str | None = None
     width: float = planning.TARGET_HALF_WIDTH
+    page: bool = True  # False: read for its labels only (people.agreement): no item is chosen to show first
 
 
 @dataclass
@@ -92,8 +93,8 @@ class Session:
             self.store = TableStore(Target.of(options.labels), self.path)
         self.current: str | None = None
         self.imported = self._import_found()
-        loaded = self._load()
-        self.current = self._next_key(loaded, None)
+        if options.page:  # (a reading of every label: a million-row labels file's is seconds and its rows' memory)
+            self.current = self._next_key(self._load(), None)
 
     # -- reading ---------------------------------------------------------------------------------
     def _read_bytes(self) -> bytes:
@@ -108,6 +109,11 @@ class Session:
         return data, doc, self.hook.sheet(doc)
 
     def _load(self) -> _Loaded:
+        data, doc, sheet = self._sheet()
+        return _Loaded(data, doc, sheet, self.store.given(sheet))
+
+    def _sheet(self) -> tuple[bytes | None, Document, Sheet]:
+        """The labelled file and its items (the sources', and a labels file's rows typed by hand, among them)."""
         data, doc, sheet = self._read_file()
         for source in self.sources:  # a file of units: the items the sources graded; every source's verdicts
             known = {item.key for item in sheet.items}
@@ -116,7 +122,7 @@ class Session:
             sheet.notes += [n for n in source.notes if n not in sheet.notes]
         if isinstance(self.store, TableStore):
             self._rows_as_items(doc, sheet)
-        return _Loaded(data, doc, sheet, self.store.given(sheet))
+        return data, doc, sheet
 
     def _rows_as_items(self, doc: Document, sheet: Sheet) -> None:
         """A labels file's rows whose outputs no source holds become items too (rows typed by hand)."""
@@ -344,14 +350,19 @@ class Session:
         word); labels of nobody in particular (given before any log) left out: what people's agreement is
         measured on."""
         with self._lock:
-            loaded = self._load()
-            units = {unit.id: unit for item in loaded.sheet.items for unit in item.units}
+            _data, _doc, sheet = self._sheet()
+            units = {unit.id: unit for item in sheet.items for unit in item.units}
             out: dict[str, tuple[LabelUnit, dict[str, dict[str, str]]]] = {}
-            for (item_key, unit_id), givens in loaded.given.items():
-                for given in givens:
-                    if given.label.labeller and unit_id in units:
-                        raters = out.setdefault(unit_id, (units[unit_id], {}))[1]
-                        raters.setdefault(given.label.labeller, {})[item_key] = given.label.word
+            # A labels file's rows one at a time (a million of them need not be held); the order of a unit's
+            # labels is the store's, as ``given`` lists them: the last of a labeller's on an item counts.
+            if isinstance(self.store, TableStore):
+                labels = ((key, label) for key, label, _reviewed in self.store.labels(sheet))
+            else:
+                labels = ((key, g.label) for key, givens in self.store.given(sheet).items() for g in givens)
+            for (item_key, unit_id), label in labels:
+                if label.labeller and unit_id in units:
+                    raters = out.setdefault(unit_id, (units[unit_id], {}))[1]
+                    raters.setdefault(label.labeller, {})[item_key] = label.word
             return out
 
     def review(self) -> dict[str, Any]:

@@ -7,7 +7,7 @@ read fresh from disk and written atomically (``files.py``): a second run, or a s
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -149,22 +149,30 @@ class TableStore:
         text = "" if data is None else data.decode("utf-8")
         return data, table.read(text, self.target.path.suffix.lower() == ".jsonl")
 
-    def rows(self) -> list[table.Row]:
-        return self._table()[1].rows
+    def rows(self) -> Iterator[table.Row]:
+        """The file's rows one at a time (read for its labels, a large file is not held row by row)."""
+        data = self.target.read()
+        text = "" if data is None else data.decode("utf-8")
+        return table.rows_of(text, self.target.path.suffix.lower() == ".jsonl")
 
     def _names(self, item: LabelItem, unit_id: str) -> dict[str, str]:
         unit = item.unit(unit_id)
         return {**dict(item.fields), **(dict(unit.fields) if unit is not None else {})}
 
     def given(self, sheet: Sheet) -> dict[Key, list[Given]]:
-        _data, rows = self._table()
         out: dict[Key, list[Given]] = {}
+        for key, label, reviewed in self.labels(sheet):
+            out.setdefault(key, []).append(Given(label, True, reviewed))
+        return out
+
+    def labels(self, sheet: Sheet) -> Iterator[tuple[Key, Label, str]]:
+        """Every row's label, with its item and unit and the verdict it was reviewed against, one row at a time."""
         # Each row is the first item's first unit whose columns it holds (table.matches), found by lookup.
         units: table.RowIndex[Key] = table.RowIndex()
         for item in sheet.items:
             for unit in item.units:
                 units.add({**item.fields, **unit.fields}, (item.key, unit.id))
-        for row in rows.rows:
+        for row in self.rows():
             if row.fields.get("config") and os.path.normpath(row.fields["config"]) != os.path.normpath(self.config):
                 continue
             key = units.first(row)
@@ -172,8 +180,7 @@ class TableStore:
                 continue
             word = row.fields.get(table.VERDICT) or f"score {row.fields.get('score', '')}".strip()
             label = Label(word, row.fields.get(table.NOTE, ""), row.fields.get(table.LABELLER, ""))
-            out.setdefault(key, []).append(Given(label, True, row.fields.get("reviewed", "")))
-        return out
+            yield key, label, row.fields.get("reviewed", "")
 
     def set_file(self, item: LabelItem, unit: str, label: Label | None) -> None:
         return None  # a labels file holds each person's label as a row: set_given writes it

@@ -10,7 +10,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -18,7 +19,7 @@ LABELLER, NOTE, VERDICT = "labeller", "note", "verdict"
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a million-row labels file is a million of these
 class Row:
     """One row of the file: its columns (lower-cased names, as the labels reader reads them) and its place."""
 
@@ -45,12 +46,31 @@ class Table:
 
 def read(text: str, jsonl: bool) -> Table:
     """``text`` as rows; ValueError (one line) for a row that cannot be read."""
-    return _read_jsonl(text) if jsonl else _read_csv(text)
+    if jsonl:
+        return Table(text, True, [], list(_jsonl_rows(text)))
+    header, header_end, rows = _csv_rows(text)
+    return Table(text, False, header, list(rows), header_end)
 
 
-def _read_jsonl(text: str) -> Table:
-    rows, offset = [], 0
-    for number, line in enumerate(text.splitlines(keepends=True), 1):
+def rows_of(text: str, jsonl: bool) -> Iterator[Row]:
+    """``read``'s rows one at a time: a labels file read for its labels need not hold a million rows at once."""
+    return _jsonl_rows(text) if jsonl else _csv_rows(text)[2]
+
+
+# Where str.splitlines breaks a line, as a lazy scan: the same lines without a list of them all.
+_LINE = re.compile("[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029])?")
+
+
+def _lines(text: str) -> Iterator[str]:
+    """``text.splitlines(keepends=True)``, one line at a time."""
+    for found in _LINE.finditer(text):
+        if found.end() > found.start():
+            yield found.group()
+
+
+def _jsonl_rows(text: str) -> Iterator[Row]:
+    offset = 0
+    for number, line in enumerate(_lines(text), 1):
         start, offset = offset, offset + len(line)
         if not line.strip():
             continue
@@ -64,35 +84,49 @@ def _read_jsonl(text: str) -> Table:
             str(k).strip().lower(): "" if v is None else v if isinstance(v, str) else json.dumps(v)
             for k, v in value.items()
         }
-        rows.append(Row(fields, start, offset, number))
-    return Table(text, True, [], rows)
+        yield Row(fields, start, offset, number)
 
 
-def _read_csv(text: str) -> Table:
-    lines = text.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-    reader = csv.reader(iter(lines))
+class _Fed:
+    """The lines handed to the CSV reader, and where the next one starts (the reader reads none ahead)."""
+
+    def __init__(self, text: str) -> None:
+        self.offset = 0
+        self._lines = _lines(text)
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self.offset += len(line)
+        return line
+
+
+def _csv_rows(text: str) -> tuple[list[str], int, Iterator[Row]]:
+    """(the header as written, where it ends, the rows)."""
+    fed = _Fed(text)
+    reader = csv.reader(fed)
     header = next(reader, None)
     if header is None:
-        return Table(text, False, [], [])
+        return [], 0, iter(())
     columns = [c.strip().lower() for c in header]
-    header_end = starts[reader.line_num]
-    rows = []
-    while True:
-        first_line = reader.line_num
-        try:
-            cells = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            raise ValueError(f"row {first_line + 1}: {exc}") from None
-        if not any(c.strip() for c in cells):
-            continue
-        fields = {name: value.strip() for name, value in zip(columns, cells)}
-        rows.append(Row(fields, starts[first_line], starts[reader.line_num], first_line + 1))
-    return Table(text, False, [c for c in header], rows, header_end)
+
+    def rows() -> Iterator[Row]:
+        while True:
+            first_line, start = reader.line_num, fed.offset
+            try:
+                cells = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                raise ValueError(f"row {first_line + 1}: {exc}") from None
+            if not any(c.strip() for c in cells):
+                continue
+            fields = {name: value.strip() for name, value in zip(columns, cells)}
+            yield Row(fields, start, fed.offset, first_line + 1)
+
+    return list(header), fed.offset, rows()
 
 
 def matches(row: Row, wanted: Mapping[str, str]) -> bool:
