@@ -269,7 +269,7 @@ def _labelled_at(path: Path, _mtime: int, _size: int) -> Any:
 
     if labels.is_labels_file(path):
         try:
-            return evidence.labels_now(labels.read_labels(path))
+            return evidence.labels_now(labels.stream_labels(path))  # a row at a time: a million need not be held
         except labels.LabelsError as exc:
             return str(exc)
     try:

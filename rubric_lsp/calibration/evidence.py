@@ -14,7 +14,7 @@ record, and evidence whose items or labels are not the labelled set's now (:func
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -339,7 +339,7 @@ def row_labelled(row: Any, truth: Any) -> Labelled:
     )
 
 
-def labels_now(rows: Sequence[Any]) -> dict[str, dict[str, str]]:
+def labels_now(rows: Iterable[Any]) -> dict[str, dict[str, str]]:
     """A labels file's rows now, per row key: each item's label marks (as :func:`stored` joins them)."""
     found: dict[str, dict[str, list[str]]] = {}
     for row in rows:

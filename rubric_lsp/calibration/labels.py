@@ -104,10 +104,17 @@ def iter_labels(path: Path, config: Path | None = None, *, root: Path | None = N
 
 def read_labels(path: Path, config: Path | None = None, *, root: Path | None = None) -> list[LabelRow]:
     """Every row of ``path`` in a list (small files and tests; ``rubric calibrate`` streams them)."""
-    rows = list(iter_labels(path, config, root=root))
-    if not rows:
+    return list(stream_labels(path, config, root=root))
+
+
+def stream_labels(path: Path, config: Path | None = None, *, root: Path | None = None) -> Iterator[LabelRow]:
+    """``iter_labels``, refusing (once read through) a file without a labelled row, as ``read_labels`` does."""
+    empty = True
+    for row in iter_labels(path, config, root=root):
+        empty = False
+        yield row
+    if empty:
         raise LabelsError(f"{path}: no labelled rows (docs/calibration.md shows the columns)")
-    return rows
 
 
 @dataclass(frozen=True)
