@@ -6,22 +6,16 @@ machine's speed or load moves."""
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 
 from rubric_lsp.labelling import people
 from rubric_lsp.labelling.table import Row, RowIndex, matches
-from tests.test_speed_guard import python_calls
+from tests.helpers import python_calls
 
-CONFIG = """\
-prompts: ["Reply to {{name}}"]
-providers: [echo]
-tests:
-  - vars: {name: Ann}
-    assert:
-      - type: llm-rubric
-        value: Is polite
-        metric: polite
-"""
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+from bench_calibrate_io import CONFIG  # noqa: E402  (bench/: the config its million-row figure labels)
 
 
 def _people_agreement_calls(tmp_path: Path, rows: int, outputs: int) -> int:

@@ -51,9 +51,9 @@ def test_litellm_is_needed_only_where_a_judge_is_called_through_it(settings, nee
     assert needs_litellm(settings) is needed
 
 
-def _grade_in_a_server(tmp_path: Path, judge_server, env: dict[str, str]) -> tuple[dict, list[str]]:
-    """Start a server whose judge is ``judge_server``, let it be quiet well past the warm-up's wait, grade a
-    response, stop it: its answer and the modules it had loaded."""
+def _recording_modules(tmp_path: Path, warm_up_idle: str) -> tuple[dict[str, str], Path]:
+    """A server's environment that writes the modules it loaded to the returned file at its exit, and the
+    quiet it waits for before warming up."""
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(RECORD_MODULES)
@@ -61,10 +61,16 @@ def _grade_in_a_server(tmp_path: Path, judge_server, env: dict[str, str]) -> tup
     environ = {
         "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
         "RUBRIC_TEST_MODULES": str(modules),
-        "RUBRIC_LSP_WARM_UP_IDLE": "0.1",
-        "RUBRIC_CACHE_DIR": str(tmp_path / "cache"),
-        **env,
+        "RUBRIC_LSP_WARM_UP_IDLE": warm_up_idle,
     }
+    return environ, modules
+
+
+def _grade_in_a_server(tmp_path: Path, judge_server, env: dict[str, str]) -> tuple[dict, list[str]]:
+    """Start a server whose judge is ``judge_server``, let it be quiet well past the warm-up's wait, grade a
+    response, stop it: its answer and the modules it had loaded."""
+    environ, modules = _recording_modules(tmp_path, "0.1")
+    environ.update({"RUBRIC_CACHE_DIR": str(tmp_path / "cache"), **env})
     judge = {"model": "openai/judge", "apiBase": judge_server.base_url}
     client = RawClient(tmp_path, env=environ)
     try:
@@ -102,15 +108,7 @@ def test_a_server_whose_judge_goes_through_litellm_grades_through_it(tmp_path, j
 def test_a_server_kept_busy_by_edits_warms_up_nothing(tmp_path):
     """While someone types, the warm-up waits: neither the other formats' rules nor the grading engine are
     imported (either one holds the event loop for a large part of a second)."""
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(RECORD_MODULES)
-    modules = tmp_path / "modules.json"
-    environ = {
-        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
-        "RUBRIC_TEST_MODULES": str(modules),
-        "RUBRIC_LSP_WARM_UP_IDLE": "0.4",
-    }
+    environ, modules = _recording_modules(tmp_path, "0.4")
     client = RawClient(tmp_path, env=environ)
     try:
         client.initialize(tmp_path)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from rubric_lsp.document import parse_document
 from rubric_lsp.document.js_yaml import read_as_js_yaml
 from rubric_lsp.document.js_yaml_refusals import js_yaml_refusal, suspicious
 from rubric_lsp.lint import lint_text
-from tests.helpers import loaded_among
+from tests.helpers import loaded_among, python_calls
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
@@ -114,24 +113,6 @@ def test_the_lint_path_loads_a_bounded_set_of_modules(tmp_path):
     own = sorted(m for m in modules if m == "rubric_lsp" or m.startswith("rubric_lsp."))
     assert len(own) <= OWN_MODULES_BUDGET, own
     assert len(modules) <= ALL_MODULES_BUDGET, sorted(modules)
-
-
-def python_calls(work: Callable[[], object]) -> int:
-    """Python function calls made by ``work()`` in this thread: a count, the same on any machine at any load."""
-    count = 0
-
-    def counter(_frame: object, event: str, _arg: object) -> None:
-        nonlocal count
-        if event == "call":
-            count += 1
-
-    previous = sys.getprofile()
-    sys.setprofile(counter)
-    try:
-        work()
-    finally:
-        sys.setprofile(previous)
-    return count
 
 
 def _corpus() -> tuple[list[str], list[str]]:
