@@ -353,13 +353,9 @@ class Session:
             _data, _doc, sheet = self._sheet()
             units = {unit.id: unit for item in sheet.items for unit in item.units}
             out: dict[str, tuple[LabelUnit, dict[str, dict[str, str]]]] = {}
-            # A labels file's rows one at a time (a million of them need not be held); the order of a unit's
-            # labels is the store's, as ``given`` lists them: the last of a labeller's on an item counts.
-            if isinstance(self.store, TableStore):
-                labels = ((key, label) for key, label, _reviewed in self.store.labels(sheet))
-            else:
-                labels = ((key, g.label) for key, givens in self.store.given(sheet).items() for g in givens)
-            for (item_key, unit_id), label in labels:
+            # One label at a time (a labels file's million rows need not be held), in ``given``'s order: the last
+            # of a labeller's on an item counts.
+            for (item_key, unit_id), label in self.store.labels(sheet):
                 if label.labeller and unit_id in units:
                     raters = out.setdefault(unit_id, (units[unit_id], {}))[1]
                     raters.setdefault(label.labeller, {})[item_key] = label.word

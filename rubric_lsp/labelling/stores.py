@@ -38,6 +38,10 @@ class Store(Protocol):
         """Every label given per (item key, unit id), the one the file holds first."""
         ...
 
+    def labels(self, sheet: Sheet) -> Iterator[tuple[Key, Label]]:
+        """Every label given, with its (item key, unit id), in ``given``'s order, one at a time."""
+        ...
+
     def set_given(self, sheet: Sheet, item: LabelItem, unit: str, labeller: str, given: Given | None) -> None:
         """``labeller``'s label of ``unit`` on ``item`` made ``given`` (None: withdrawn)."""
         ...
@@ -88,6 +92,9 @@ class FileStore:
             if key not in owned:  # in the file with no log line: given by hand, or before any log
                 out.setdefault(key, []).insert(0, Given(label, True))
         return out
+
+    def labels(self, sheet: Sheet) -> Iterator[tuple[Key, Label]]:
+        return ((key, g.label) for key, givens in self.given(sheet).items() for g in givens)
 
     def set_given(self, sheet: Sheet, item: LabelItem, unit: str, labeller: str, given: Given | None) -> None:
         entries = [
@@ -161,11 +168,15 @@ class TableStore:
 
     def given(self, sheet: Sheet) -> dict[Key, list[Given]]:
         out: dict[Key, list[Given]] = {}
-        for key, label, reviewed in self.labels(sheet):
+        for key, label, reviewed in self._rows_labels(sheet):
             out.setdefault(key, []).append(Given(label, True, reviewed))
         return out
 
-    def labels(self, sheet: Sheet) -> Iterator[tuple[Key, Label, str]]:
+    def labels(self, sheet: Sheet) -> Iterator[tuple[Key, Label]]:
+        """A row at a time: a million-row labels file is never held."""
+        return ((key, label) for key, label, _reviewed in self._rows_labels(sheet))
+
+    def _rows_labels(self, sheet: Sheet) -> Iterator[tuple[Key, Label, str]]:
         """Every row's label, with its item and unit and the verdict it was reviewed against, one row at a time."""
         # Each row is the first item's first unit whose columns it holds (table.matches), found by lookup.
         units: table.RowIndex[Key] = table.RowIndex()
