@@ -17,7 +17,6 @@ every result is what reading the new text in full gives, node for node and issue
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import yaml
 
@@ -82,7 +81,7 @@ def _read_edit(previous: Document, text: str, path: str | None, limits: Limits) 
         previous.lines.moved(text, old_end, delta),
         previous.flow_lines,
         plain_scalars=copier.plain_scalars(node if schema_dependent else None),
-        block_scalars=[_moved_span(block, scalar.end, delta) for block in previous.block_scalars],
+        block_scalars=[(_moved(a, scalar.end, delta), _moved(b, scalar.end, delta)) for a, b in previous.block_scalars],
         complex_keys=previous.complex_keys,
         other_tags=previous.other_tags,
         shared_nodes=previous.shared_nodes,
@@ -209,11 +208,13 @@ def _read_alone(text: str, start: int, end: int, style: str | None) -> tuple[Nod
     return read_scalar(text, ynode, start, end)
 
 
-def _moved_span(span: Any, at: int, delta: int) -> Any:
-    """A span (or (start, end) pair) of the old text in the new one: offsets from ``at`` on move by ``delta``."""
-    start, end = (span.start, span.end) if isinstance(span, Span) else span
-    moved = (start + delta if start >= at else start, end + delta if end >= at else end)
-    return Span(*moved) if isinstance(span, Span) else moved
+def _moved(offset: int, at: int, delta: int) -> int:
+    """An offset of the old text in the new one: from ``at`` on, ``delta`` later."""
+    return offset + delta if offset >= at else offset
+
+
+def _moved_span(span: Span, at: int, delta: int) -> Span:
+    return Span(_moved(span.start, at, delta), _moved(span.end, at, delta))
 
 
 def _moved_issues(issues: list[ParseIssue], scalar: Node, delta: int) -> list[ParseIssue] | None:
