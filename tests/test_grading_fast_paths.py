@@ -23,6 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 from rubric_lsp.cli import main
 from rubric_lsp.engine import replies
 from rubric_lsp.engine.store.cache import CACHE_FILE, DEFERRED_LINGER_SECONDS, VerdictCache
+from rubric_lsp.engine.store.run_file import RECORD_LINGER_SECONDS
 from rubric_lsp.engine.store.sqlite_writer import RowWriter
 from rubric_lsp.formats.autorubric.grading.prompt import lax_int
 from tests.calibration import dataset, reply_for
@@ -140,6 +141,24 @@ async def test_a_lingering_writer_commits_without_being_asked(tmp_path):
             break
         await asyncio.sleep(0.01)
     assert _count(path) == 10
+    writer.close()
+
+
+async def test_a_lingering_writer_commits_at_once_for_a_caller_held_back_by_settled(tmp_path):
+    """The run file lingers too (``RECORD_LINGER_SECONDS``): its kill bound (``recorded``) must never wait
+    out a linger, or every judge call held back by it would wait as long."""
+    assert RECORD_LINGER_SECONDS > 0
+    path = str(tmp_path / "rows.sqlite")
+    _table(path)
+    writer = RowWriter(lambda: sqlite3.connect(path, isolation_level=None, check_same_thread=False), SQL, 3600.0)
+    writer.put("first", ("first", "v"))
+    writer.flush()  # the thread is up and idle
+    for n in range(3):
+        writer.put(str(n), (str(n), "v"))
+    await asyncio.sleep(0.05)
+    assert _count(path) == 1  # lingering
+    await asyncio.wait_for(writer.settled(lag=1), 10)  # a caller that may leave at most one uncommitted
+    assert _count(path) == 4
     writer.close()
 
 

@@ -67,8 +67,8 @@ def canonical_json(value: Any) -> str:
 
 
 # How long a ``deferred`` entry waits for others before the writer thread commits them together (sqlite_writer's
-# ``linger``): a cache makes no promise about a kill, so its commits need not follow each loop turn as the run
-# file's do; ~130 entries a commit instead of ~7 at 64 calls in flight.
+# ``linger``): a cache makes no promise about a kill, so it lingers longer than the run file
+# (run_file.RECORD_LINGER_SECONDS); ~130 entries a commit instead of ~7 at 64 calls in flight.
 DEFERRED_LINGER_SECONDS = 0.1
 FILTER_MAX_KEYS = 1_000_000  # larger caches are looked up entry by entry (building would take ~1 s)
 FILTER_ROOM = 100_000  # keys a grading may add before the filter's false positives grow

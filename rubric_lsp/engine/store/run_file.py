@@ -9,8 +9,9 @@ same way, give the same verdicts and figures.
 Durability: WAL mode; replies are committed by a writer thread (``sqlite_writer.RowWriter``),
 all those that landed since its last commit in one transaction, so a process killed at any moment
 (SIGKILL, Ctrl-C, a crash) loses the calls in flight and the replies that landed since the thread's
-last commit began (a millisecond's worth); no judge call is sent while ``--concurrency`` replies
-are waiting for the thread (``recorded``), so a kill loses at most twice the concurrency, and a
+last commit began (at most ``RECORD_LINGER_SECONDS``, 50 ms, of them); no judge call is sent while
+``--concurrency`` replies are waiting for the thread (``recorded``, which commits them at once rather
+than wait out the linger), so a kill loses at most twice the concurrency, and a
 resume asks exactly those again. ``synchronous=NORMAL`` keeps every commit across a process kill
 (only a power loss can drop the last ones, which a resume then asks again). A transaction per
 reply on the event loop cost ~0.25 ms of CPU per judge call (measured at 64 concurrent calls; its
@@ -74,6 +75,12 @@ CREATE TABLE IF NOT EXISTS batches (
 """
 
 
+# How long a recorded reply waits for others before the writer thread commits them together (RowWriter's
+# ``linger``). A commit per loop turn was ~730 commits per 5,000 calls at 64 in flight: the writer thread
+# took ~0.3 s of CPU and handing rows over cost the loop more (bench/bench_scale.py, 1,000 x 5: 0.47 ->
+# 0.39 ms of CPU per call, medians of 3). A kill loses at most this long's replies, and never more than
+# ``recorded``'s bound: a caller held back by that bound has the rows committed at once.
+RECORD_LINGER_SECONDS = 0.05
 WRITTEN_KEYS = 500_000  # what a new run's filter of recorded keys is sized for (more only adds queries)
 
 
@@ -148,7 +155,9 @@ class RunFile:
         self._stopped: RunFileError | None = None  # the first failed write, raised from then on
         self._db = connection  # reads, and the few writes other than replies (under the writer's lock)
         self._writer = RowWriter(
-            lambda: connect(str(path)), "INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)"
+            lambda: connect(str(path)),
+            "INSERT OR REPLACE INTO replies (key, content, usage) VALUES (?, ?, ?)",
+            linger=RECORD_LINGER_SECONDS,
         )
         # A new run: the keys it recorded (nothing else is in it), as a Bloom filter (a set of 50,000
         # keys held 7 MB); a false positive costs one query.
