@@ -271,7 +271,7 @@ def bench_promptfoo_loader(count: int, repeat: int) -> None:
     lint_text(texts[0], "promptfooconfig.yaml")
     times = timed_together(
         {
-            "scan": lambda: [suspicious(d.text, d.flow_lines, d.block_scalars) for d in docs],
+            "scan": lambda: [suspicious(d.text, d.flow_lines, d.block_scalars, d.root) for d in docs],
             "lint": lambda: [lint_text(t, "promptfooconfig.yaml") for t in texts],
             "lint_flagged": lambda: [lint_text(t, "promptfooconfig.yaml") for t in flagged],
             "port": lambda: [js_yaml_refusal(t) for t in texts],

@@ -56,7 +56,8 @@ def read():
         doc = parse_document(data, name)
         read_as_js_yaml(doc)
         blocks = [getattr(doc, 'block_scalars')] if hasattr(doc, 'block_scalars') else []
-        if doc.root is not None and suspicious(doc.text, doc.flow_lines, *blocks):
+        root = [doc.root] if blocks and 'root' in suspicious.__code__.co_varnames else []
+        if doc.root is not None and suspicious(doc.text, doc.flow_lines, *blocks, *root):
             js_yaml_refusal(doc.text)
 def compose():
     for text in texts:

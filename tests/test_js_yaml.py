@@ -249,12 +249,79 @@ def test_pf115_matches_js_yaml_on_generated_configs(promptfoo_modules):
             continue
         refused += 1
         doc = parse_document(text, "promptfooconfig.yaml")
-        assert suspicious(doc.text, doc.flow_lines, doc.block_scalars), f"the scan let a refusal through:\n{text}"
+        assert suspicious(doc.text, doc.flow_lines, doc.block_scalars, doc.root), (
+            f"the scan let a refusal through:\n{text}"
+        )
         assert len(found) == 1, text
         assert found[0].range.start.line == parse["line"], text
         assert f"{parse['reason']} ({parse['line'] + 1}:{parse['column'] + 1})" in found[0].message
     # The generator must exercise both sides.
     assert compared > 500 and refused > 100, (compared, refused)  # this seed: 622 and 148
+
+
+# Text that the scan's patterns look for (js_yaml_refusals._GATED), here inside quotes: content to both readers.
+_QUOTED_WORDS = ["more words", "{Z}: one", "[a]: b", "x #c", "ends &anchor", "ends !tag", "-[y]", "?[x]", "| x"]
+
+
+def _quoted(rng: random.Random, column: int) -> str:
+    """A quoted scalar spanning lines (or not), its continuation lines at columns around ``column``."""
+    quote = rng.choice("\"'")
+    lines = [quote + rng.choice(_QUOTED_WORDS)]
+    for _ in range(rng.choice([0, 1, 1, 2, 3])):
+        if rng.random() < 0.2:
+            lines.append(" " * rng.randint(0, column + 2))  # a blank line, spaces only
+        lines.append(" " * max(0, column + rng.choice([-2, -1, 0, 1, 2, 4])) + rng.choice(_QUOTED_WORDS))
+    return "\n".join(lines) + quote
+
+
+def _block(rng: random.Random, indent: int, depth: int) -> list[str]:
+    """Lines of a block mapping or sequence at ``indent``: entries that are quoted scalars spanning lines,
+    plain words, or nested collections (compact ``- key:`` entries and sequences at their key's column too)."""
+    lines: list[str] = []
+    sequence = rng.random() < 0.5
+    for n in range(rng.randint(1, 3)):
+        lead = " " * indent + ("- " if sequence else f"k{n}: ")
+        column = indent + (2 if sequence else 0)  # where js-yaml's collection of a value starts
+        choice = rng.random()
+        if choice < 0.45:
+            lines.extend((lead + _quoted(rng, column if sequence else indent + 1)).split("\n"))
+        elif choice < 0.6 or depth > 2:
+            lines.append(lead + "plain words")
+        elif sequence and choice < 0.8:  # a compact mapping: "- k0: ..." then its keys at column
+            inner = _block(rng, column, depth + 1)
+            while inner and inner[0].lstrip().startswith("-"):
+                inner = _block(rng, column, depth + 1)
+            if not inner:
+                inner = [" " * column + "k: v"]
+            lines.append(lead + inner[0][column:])
+            lines.extend(inner[1:])
+        else:
+            lines.append(lead.rstrip())
+            nested = indent if not sequence and rng.random() < 0.3 else indent + 2
+            lines.extend(_block(rng, nested, depth + 1))
+    return lines
+
+
+def test_a_quoted_scalar_spanning_lines_is_read_by_the_port_whenever_js_yaml_may_refuse_it(promptfoo_modules):
+    """The reader leaves a quoted scalar spanning lines to a cheap check instead of the port when it is an
+    entry of a block collection (yaml_reader.quoted_lines_indented), and the scan looks past what quoted
+    scalars hold: on generated documents, nested and compact, every one js-yaml refuses must still be
+    suspicious, and the port must be spared some (each of them holds a quoted scalar)."""
+    rng = random.Random(20261130)
+    texts = ["\n".join(["tests:", *_block(rng, 2, 0)]) + "\n" for _ in range(1500)]
+    verdicts = js_yaml(promptfoo_modules, texts)
+    spared = refused = 0
+    for text, verdict in zip(texts, verdicts, strict=True):
+        if not libyaml_reads(text):
+            continue
+        doc = parse_document(text, "promptfooconfig.yaml")
+        flagged = suspicious(doc.text, doc.flow_lines, doc.block_scalars, doc.root)
+        if verdict["parse"] is not None:
+            refused += 1
+            assert flagged, f"the reader let a refusal through:\n{text}"
+        elif not flagged:
+            spared += 1
+    assert refused > 200 and spared > 200, (refused, spared)
 
 
 # --- real files: no false alarm, and every refusal found ------------------------------------

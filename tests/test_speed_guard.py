@@ -155,7 +155,7 @@ def _owner_read(data: bytes, name: str) -> None:
     """A promptfoo config read as promptfoo reads it: the document, js-yaml's scalars, its parser's refusals."""
     doc = parse_document(data, name)
     read_as_js_yaml(doc)
-    if doc.root is not None and suspicious(doc.text, doc.flow_lines, doc.block_scalars):
+    if doc.root is not None and suspicious(doc.text, doc.flow_lines, doc.block_scalars, doc.root):
         js_yaml_refusal(doc.text)
 
 

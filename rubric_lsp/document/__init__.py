@@ -52,6 +52,8 @@ class Document:
     lines: LineIndex
     # A flow collection or a quoted/plain scalar spans lines (or nesting is deep): where
     # js-yaml's indentation rules may refuse what libyaml read (rubric_lsp.document.js_yaml_refusals).
+    # Not for a quoted scalar entry of a block collection whose lines js-yaml reads as libyaml does
+    # (yaml_reader.quoted_lines_indented).
     flow_lines: bool = False
     _plain: Any = field(default=None, repr=False)
     _plain_built: bool = field(default=False, repr=False)

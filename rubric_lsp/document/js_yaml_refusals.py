@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from rubric_lsp.document.js_yaml_nodes import parse_events
 from rubric_lsp.document.js_yaml_scan import JsYamlError
+from rubric_lsp.document.nodes import SCALAR, SEQ, Node
 
 __all__ = ["JsYamlError", "JsYamlRefusal", "js_yaml_refusal", "parse_events"]
 
@@ -66,6 +67,8 @@ def js_yaml_refusal(text: str) -> JsYamlRefusal | None:
 # scalar header with a glued comment, or alone at a line's start; an anchor or tag ending its
 # line (js-yaml can give it the entries that follow), or both opening a line; an explicit key or
 # a directive at a line's start; a document marker with content after it, or indented; a root indented.
+# The patterns of _GATED are also looked for outside the quoted scalars libyaml read (text to both readers,
+# whose extent both take from the quotes), given the document's nodes (``suspicious``'s ``root``).
 # tests/test_js_yaml.py checks on generated documents that every refusal passes this gate.
 _ANYWHERE = (
     ("\t", None),
@@ -108,11 +111,31 @@ def _outside(offset: int, blocks: Sequence[tuple[int, int]]) -> bool:
 _AFTER = 1 << 62  # sorts after any end offset: bisect finds the last block starting at or before an offset
 
 
-def _found(pattern: re.Pattern[str], text: str, blocks: Sequence[tuple[int, int]]) -> bool:
-    """Whether ``pattern`` matches ``text`` outside its block scalars."""
-    if not blocks:
+def _found(pattern: re.Pattern[str], text: str, blocks: Sequence[tuple[int, int]], root: Node | None) -> bool:
+    """Whether ``pattern`` matches ``text`` outside its block scalars and, given the document's ``root``, outside
+    the quoted scalars libyaml read (text to both readers, whose extent both take from the quotes)."""
+    if not blocks and root is None:
         return pattern.search(text) is not None
-    return any(_outside(hit.start(), blocks) for hit in pattern.finditer(text))
+    for looked, hit in enumerate(pattern.finditer(text)):
+        if looked == _MAX_QUOTED_HITS:
+            return True  # (each hit walks the nodes: past this, reading the file with the port is cheaper)
+        if _outside(hit.start(), blocks) and (root is None or not _in_quoted(root, hit.start())):
+            return True
+    return False
+
+
+_MAX_QUOTED_HITS = 64
+
+
+def _in_quoted(root: Node, offset: int) -> bool:
+    """Whether ``offset`` lies between the quotes of a single- or double-quoted scalar of the tree."""
+    node = root
+    while node.kind != SCALAR:
+        children = node.value if node.kind == SEQ else [part for pair in node.value for part in pair]
+        node = next((child for child in children if child.start <= offset < child.end), None)  # type: ignore[assignment]
+        if node is None:
+            return False
+    return (node.style == '"' or node.style == "'") and node.start < offset < node.end - 1
 
 
 def _first_on_line(
@@ -138,17 +161,20 @@ def _marker_oddity(text: str) -> bool:
     return False
 
 
-def suspicious(text: str, flow_lines: bool, block_scalars: Sequence[tuple[int, int]] = ()) -> bool:
+def suspicious(
+    text: str, flow_lines: bool, block_scalars: Sequence[tuple[int, int]] = (), root: Node | None = None
+) -> bool:
     """Whether js-yaml's parser may refuse ``text``, which libyaml composed (false positives only cost time).
 
     ``flow_lines``: the document's flow collections or flow scalars span lines (``Document.flow_lines``);
-    ``block_scalars``: where its literal and folded scalars are (``Document.block_scalars``).
+    ``block_scalars``: where its literal and folded scalars are (``Document.block_scalars``); ``root``: its
+    nodes (``Document.root``), to look past what its quoted scalars hold.
     """
     if flow_lines or any(
         mark in text and (pattern is None or pattern.search(text) is not None) for mark, pattern in _ANYWHERE
     ):
         return True
-    if any(mark in text and _found(pattern, text, block_scalars) for mark, pattern in _GATED):
+    if any(mark in text and _found(pattern, text, block_scalars, root) for mark, pattern in _GATED):
         return True
     if _INDENTED_ROOT.match(text) is not None or text.startswith("%") or "\n%" in text:
         return True

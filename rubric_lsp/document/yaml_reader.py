@@ -100,7 +100,7 @@ def read_yaml(text: str, lines: LineIndex, limits: Limits) -> YamlRead:
         node,
         issues,
         converter.plain,
-        converter.flow_lines,
+        converter.flow_lines or not quoted_lines_indented(text, converter.quoted_lines),
         duplicates,
         converter.block_scalars,
         converter.complex_keys,
@@ -136,6 +136,27 @@ def _block_end(text: str, last: Node, start: int, end: int) -> int:
             end = line_start
             continue
         return trimmed
+
+
+_LEADING_SPACES = re.compile(" *")
+
+
+def quoted_lines_indented(text: str, quoted: list[tuple[int, int, int]]) -> bool:
+    """Whether every continuation line of these quoted scalars that holds more than spaces is indented by
+    at least the columns given, as js-yaml 5.4.1 reads them (``read_flow_scalar_break`` in the port): each
+    (start, end, indentation) is a quoted scalar spanning lines as the entry of a block collection at
+    column ``indentation - 1``; js-yaml reads such a scalar with that collection's indentation plus one
+    and refuses a line left of it ("deficient indentation"), where libyaml reads it. Then the scalar needs
+    no reading by the port (``Document.flow_lines`` stays False for it)."""
+    for start, end, indentation in quoted:
+        at = text.find("\n", start, end)
+        while at != -1:
+            line = at + 1
+            first = _LEADING_SPACES.match(text, line).end()  # type: ignore[union-attr]
+            if first < end and text[first] not in "\r\n" and first - line < indentation:
+                return False
+            at = text.find("\n", line, end)
+    return True
 
 
 class _TooDeep(Exception):
@@ -225,6 +246,12 @@ class _Converter:
         self.other_tags = False  # a node has a tag outside the YAML types below (_SCALAR_TAGS, …)
         self.duplicates: list[tuple[Node, Node]] = []  # (a mapping's repeated key, its first), see duplicates.py
         self.block_scalars: list[tuple[int, int]] = []  # the lines of literal and folded scalars, in text order
+        # Quoted scalars spanning lines as entries of block collections: (start, end, the indentation js-yaml
+        # wants of their continuation lines), checked after converting (``quoted_lines_indented``).
+        self.quoted_lines: list[tuple[int, int, int]] = []
+        # The column of the block collection whose entry is being converted (-1: a key, a flow collection's
+        # entry, the root, a merge source, or a collection with properties or an explicit key).
+        self.entry_column = -1
 
     def convert(self, ynode: yaml.Node, depth: int) -> Node:
         # One call per node, the common scalars built inline: this runs once per value of every file read.
@@ -245,7 +272,7 @@ class _Converter:
                 if content:
                     self.block_scalars.append((content, end))
             elif start_mark.line != end_mark.line:
-                self.flow_lines = True
+                self._spans_lines(style, start, end)
             if ynode.tag == _STR and (style is not None or raw[:1] not in _NUMBER_START):
                 node = Node(SCALAR, start, end, raw, _STR, style, raw)  # text under every schema
             else:
@@ -268,12 +295,23 @@ class _Converter:
             self.other_tags = True
         return self._mapping(ynode, start, end, depth + 1)
 
+    def _spans_lines(self, style: str | None, start: int, end: int) -> None:
+        """A plain or quoted scalar spanning lines: where js-yaml's indentation rules may refuse what libyaml read."""
+        if self.entry_column >= 0 and (style == '"' or style == "'") and self.text[start] == style:
+            # js-yaml wants each continuation line indented past its collection: checked after converting.
+            self.quoted_lines.append((start, end, self.entry_column + 1))
+        else:
+            self.flow_lines = True
+
     def _sequence(self, ynode: yaml.CollectionNode, start: int, end: int, depth: int) -> Node:
         node = Node(SEQ, start, end, [], ynode.tag)
         if self.memo is not None:
             self.memo[id(ynode)] = node
         convert = self.convert
+        outer = self.entry_column  # (each collection gives it back as it found it: set per collection, not per entry)
+        self.entry_column = -1 if ynode.flow_style or self.text[start] != "-" else ynode.start_mark.column
         node.value.extend([convert(child, depth) for child in ynode.value])
+        self.entry_column = outer
         if not ynode.flow_style and node.value:
             node.end = _block_end(self.text, node.value[-1], start, end)
         return node
@@ -285,11 +323,14 @@ class _Converter:
         convert, memo = self.convert, self.memo
         merged: list[tuple[Node, Node]] = []
         explicit: list[tuple[Node, Node]] = []
+        outer = self.entry_column
+        column = self.entry_column = -1 if ynode.flow_style or self.text[start] in "&!?" else ynode.start_mark.column
         for ykey, yvalue in ynode.value:
             if ykey.tag == _MERGE:
                 self.shared += 1
                 self.merges = True
                 merged.extend(self._merge_pairs(yvalue, depth - 1))
+                self.entry_column = column
                 continue
             if (
                 memo is None
@@ -303,7 +344,9 @@ class _Converter:
                     self.flow_lines = True
                 key = Node(SCALAR, key_start.index, key_end.index, ykey.value, _STR, None, ykey.value)
             else:
+                self.entry_column = -1
                 key = convert(ykey, depth)
+                self.entry_column = column
             if key.kind != SCALAR:
                 self.complex_keys = True
             elif key.style is None:
@@ -311,6 +354,7 @@ class _Converter:
                 if (type(name) is not str or name[:1] in _NUMBER_START) and schema_dependent_key(key):
                     self.plain.keys.append(key)
             explicit.append((key, convert(yvalue, depth)))
+        self.entry_column = outer
         if merged:
             node.value.extend(merged)
         node.value.extend(explicit)
@@ -321,6 +365,7 @@ class _Converter:
         return node
 
     def _merge_pairs(self, yvalue: yaml.Node, depth: int) -> list[tuple[Node, Node]]:
+        self.entry_column = -1
         sources = yvalue.value if isinstance(yvalue, yaml.SequenceNode) else [yvalue]
         pairs: list[tuple[Node, Node]] = []
         # Earlier sources win in a merge list, so add them last.

@@ -92,7 +92,8 @@ def _refusal(doc: Document) -> tuple[Span, str] | None:
         return None  # not read, or already an error (RL001: a second document, which promptfoo refuses)
     from rubric_lsp.document.js_yaml_refusals import js_yaml_refusal, suspicious
 
-    refusal = js_yaml_refusal(doc.text) if suspicious(doc.text, doc.flow_lines, doc.block_scalars) else None
+    flagged = suspicious(doc.text, doc.flow_lines, doc.block_scalars, doc.root)
+    refusal = js_yaml_refusal(doc.text) if flagged else None
     if refusal is not None:
         offset = min(refusal.offset, len(doc.text))
         return _span(doc, offset), _message(doc, offset, refusal.reason)
