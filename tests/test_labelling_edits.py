@@ -111,3 +111,10 @@ def test_a_new_csv_gets_its_header_and_a_jsonl_row_its_line():
     assert appended == lines + '\n{"output": "c", "verdict": "fail"}\n'
     with pytest.raises(ValueError, match="row 2 is not JSON"):
         table.read('{"a": 1}\n{nope\n', True)
+
+
+@pytest.mark.parametrize("text", ['"' + "x" * 200_000 + "\nitem,label\n", 'item,label\n"' + "x" * 200_000 + "\n"])
+def test_a_labels_file_the_csv_reader_refuses_is_a_one_line_error_header_included(text):
+    for read in (lambda: table.read(text, False), lambda: list(table.rows_of(text, False))):
+        with pytest.raises(ValueError, match=r"^row [12]: field larger than field limit"):
+            read()

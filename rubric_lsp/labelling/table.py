@@ -107,7 +107,10 @@ def _csv_rows(text: str) -> tuple[list[str], int, Iterator[Row]]:
     """(the header as written, where it ends, the rows)."""
     fed = _Fed(text)
     reader = csv.reader(fed)
-    header = next(reader, None)
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:  # (an unterminated quote makes the header one cell of the whole file)
+        raise ValueError(f"row 1: {exc}") from None
     if header is None:
         return [], 0, iter(())
     columns = [c.strip().lower() for c in header]
