@@ -74,9 +74,16 @@ def repository_root(path: str | Path | None) -> Path | None:
     """The nearest folder at or above ``path`` that holds ``.git`` (a folder or a file), or None."""
     if path is None:
         return None
+    memo = _memo
+    key = ("repository of", path if isinstance(path, Path) else Path(path))
+    if memo is not None and key in memo:
+        return memo[key]
     start = Path(os.path.abspath(path))
     folder = start if start.is_dir() else start.parent
-    return nearest_above(folder, "git", _holds_git)
+    found = nearest_above(folder, "git", _holds_git)
+    if memo is not None:
+        memo[key] = found  # (a file's lint asks it of the file more than once: its root, its references' bounds)
+    return found
 
 
 def _holds_git(folder: Path) -> Path | None:

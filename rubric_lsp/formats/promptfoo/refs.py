@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,13 +98,10 @@ def walk_order(path: str) -> tuple[tuple[int, tuple[int, ...]], ...]:
     return tuple((0 if i == len(parts) - 1 else 1, (*(-b for b in part.encode()), 0)) for i, part in enumerate(parts))
 
 
-def escapes(path: Path, root: Path) -> bool:
-    """True when ``path`` lies outside ``root`` (after resolving .. and symlinks)."""
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return True
-    return False
+def escapes(path: Path, roots: Sequence[Path]) -> bool:
+    """True when ``path`` lies outside each of ``roots`` (resolved folders), after resolving .. and symlinks."""
+    resolved = path.resolve()
+    return all(not resolved.is_relative_to(root) for root in roots)
 
 
 def static_prefix(path: Path) -> Path:

@@ -30,7 +30,7 @@ from rubric_lsp.formats.promptfoo.rules.common import config_view
 from rubric_lsp.formats.registry import checker
 from rubric_lsp.rules.context import CheckContext
 from rubric_lsp.rules.registry import rule
-from rubric_lsp.workspace import repository_root
+from rubric_lsp.workspace import repository_root, resolved
 
 E, W = Severity.ERROR, Severity.WARNING
 
@@ -109,7 +109,7 @@ def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys
             if special is not None:
                 ctx.report(UNREADABLE_REFERENCE, node, f"'{ref.text}' names {special}, not a file: not read.")
         reached = found or [refs.static_prefix(target) if ref.is_glob else target]
-        outside = next((p for p in reached if bounds and all(refs.escapes(p, b) for b in bounds)), None)
+        outside = next((p for p in reached if bounds and refs.escapes(p, bounds)), None)
         if outside is not None:
             ctx.report(
                 OUTSIDE_WORKSPACE,
@@ -125,8 +125,8 @@ def boundaries(ctx: CheckContext) -> list[Path]:
     found = [ctx.root_dir, repository_root(ctx.path)]
     out: list[Path] = []
     for folder in found:
-        if folder is not None and folder.resolve() not in out:
-            out.append(folder.resolve())
+        if folder is not None and (real := resolved(folder)) not in out:
+            out.append(real)
     return out
 
 
