@@ -69,6 +69,27 @@ def test_render_like_nunjucks():
     )
 
 
+def test_a_template_is_compiled_once_and_rendered_afresh_each_time(monkeypatch):
+    """An eval renders its grading prompt and each test's rubric once per output: compiling is ~15x rendering."""
+    import jinja2
+
+    compiled: list[str] = []
+    real = jinja2.Environment.from_string
+
+    def counting(self, source, *args, **kwargs):
+        compiled.append(source)
+        return real(self, source, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "from_string", counting)
+    template = "Grade {{ output }} against {{ rubric | upper }}{% if extra %} and {{ extra }}{% endif %}"
+    assert render(template, {"output": "a", "rubric": "r1"}) == "Grade a against R1"
+    assert render(template, {"output": "b", "rubric": "r2", "extra": "x"}) == "Grade b against R2 and x"
+    assert render(template, {"output": "c", "rubric": "r3"}) == "Grade c against R3"
+    assert compiled.count(template) <= 1  # (0 when an earlier test compiled it in this process)
+    broken = "{{ unclosed"  # Jinja cannot read it: plain substitution, each time
+    assert render(broken, {}) == render(broken, {}) == "{{ unclosed"
+
+
 async def test_grades_every_test_with_effective_graders(judge_server, tmp_path):
     judge_server.when("Apologizes", verdict(False, 0.1, "no apology"))
     judge_server.when("Greets", verdict(True, 1, "hi"))
