@@ -9,6 +9,7 @@ import random
 import sys
 from pathlib import Path
 
+from rubric_lsp.calibration import evidence, record
 from rubric_lsp.labelling import people
 from rubric_lsp.labelling.table import Row, RowIndex, matches
 from tests.helpers import python_calls
@@ -85,3 +86,44 @@ def test_people_agreement_holds_no_row_of_a_labels_file_it_has_read(tmp_path):
     file's text, not with a row object and a label object per row (a million rows held ~0.9 GB)."""
     small, large = _people_agreement_peak(tmp_path, 5_000), _people_agreement_peak(tmp_path, 40_000)
     assert large - small < 40 * (40_000 - 5_000), (small, large)  # < 40 bytes a row more: the text's ~30
+
+
+def test_a_remembered_mark_is_the_mark_of_the_value_and_of_no_other():
+    """Marks of strings are remembered (a labels file repeats its outputs and labels): each must stay
+    ``record.fingerprint``'s, and values Python finds equal but JSON does not (1 and True) never share one."""
+    values = [
+        {"output": "o1", "query": None},
+        {"query": None, "output": "o1"},
+        {"output": "o1", "query": ""},
+        {"output": 1, "query": None},
+        {"output": True, "query": None},
+        {"output": 1.0},
+        ["verdict", "pass"],
+        ("verdict", "pass"),
+        ["score", 1],
+        ["score", True],
+        ["é", "\u2028", None],
+        {"a": {"b": "c"}},
+        {},
+        [],
+        {1: "x"},
+        "plain",
+    ]
+    for value in values * 2:  # the second time from what was remembered
+        assert evidence.item_mark(value) == record.fingerprint(value)[: evidence.ITEM_DIGITS], value
+        assert evidence.label_mark(value) == record.fingerprint(value)[: evidence.LABEL_DIGITS], value
+    assert evidence.label_mark(["score", 1]) != evidence.label_mark(["score", True])
+
+
+def test_a_labels_file_s_repeated_rows_are_marked_once(monkeypatch):
+    fingerprinted: list[object] = []
+    real = record.fingerprint
+    monkeypatch.setattr(record, "fingerprint", lambda value: fingerprinted.append(value) or real(value))
+    evidence._remembered.cache_clear()
+    rng = random.Random(7)
+    for _ in range(2000):
+        output = f"o{rng.randrange(50)}"
+        evidence.item_mark({"output": output, "query": None})
+        evidence.label_mark(("verdict", rng.choice(["pass", "fail"])))
+        evidence.row_key({"test": "1", "assertion": "1", "output": output, "verdict": "pass"})
+    assert len(fingerprinted) <= 50 + 2 + 1, len(fingerprinted)  # one per distinct output, label and key

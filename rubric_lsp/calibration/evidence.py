@@ -14,6 +14,7 @@ record, and evidence whose items or labels are not the labelled set's now (:func
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,12 +36,36 @@ class Damaged(ValueError):
 
 def item_mark(value: Any) -> str:
     """What identifies a labelled item: a fingerprint of what the judge reads of it (never its label)."""
-    return record.fingerprint(value)[:ITEM_DIGITS]
+    return _fingerprint(value)[:ITEM_DIGITS]
 
 
 def label_mark(value: Any) -> str:
     """A short fingerprint of a human label as written (a verdict, a score, an option, a pick)."""
-    return record.fingerprint(value)[:LABEL_DIGITS]
+    return _fingerprint(value)[:LABEL_DIGITS]
+
+
+def _fingerprint(value: Any) -> str:
+    """``record.fingerprint(value)``, remembered for a mapping or sequence of strings (and None): a labels file's
+    rows repeat their outputs, labels and keys, and each row was marked thrice (~30 µs a row, issue 36)."""
+    key = _strings_key(value)
+    return record.fingerprint(value) if key is None else _remembered(key)
+
+
+def _strings_key(value: Any) -> tuple[str, tuple[Any, ...]] | None:
+    """``value`` as a hashable key that only an equal value has (str and None only: JSON tells ``1`` from
+    ``True`` and Python's equality does not), or None."""
+    if isinstance(value, dict):
+        if all(type(k) is str and (v is None or type(v) is str) for k, v in value.items()):
+            return "object", tuple(sorted(value.items()))  # (keys differ: no two values are compared)
+    elif isinstance(value, (list, tuple)) and all(v is None or type(v) is str for v in value):
+        return "array", tuple(value)
+    return None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _remembered(key: tuple[str, tuple[Any, ...]]) -> str:
+    kind, parts = key
+    return record.fingerprint(dict(parts) if kind == "object" else list(parts))
 
 
 def column(ask: int, model: str | None = None) -> dict[str, Any]:
