@@ -6,6 +6,7 @@ checker as ``CheckContext.calibration_units``); ``rubric_lsp.calibration.check``
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,9 +63,9 @@ def report_calibration(ctx: CheckContext) -> None:
     if not settings.searches_elsewhere:
         # Only the record beside the file can apply: when it is absent there is nothing to compare, and
         # records, matching and statistics (``calibration.check``) are not even imported.
-        beside = Path(ctx.path).with_name(Path(ctx.path).name + SUFFIX) if ctx.path and ctx.path != "-" else None
-        if beside is None or not beside.exists():
-            ctx.dependencies.update([str(beside)] if beside is not None else [])
+        beside = ctx.path + SUFFIX if ctx.path and ctx.path != "-" else None  # (``record_path``, as a string)
+        if beside is None or not os.path.exists(beside):
+            ctx.dependencies.update([str(Path(beside))] if beside is not None else [])
             return
     from rubric_lsp.calibration import check
 

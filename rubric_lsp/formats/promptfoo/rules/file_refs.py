@@ -95,7 +95,8 @@ def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys
     root = root if root is not None else ctx.document.root
     if root is None or ctx.path is None or refs.PREFIX not in ctx.document.text:
         return
-    base = Path(ctx.path).resolve().parent
+    config = Path(ctx.path)  # its folder resolved once per run (its siblings share it), itself when a link
+    base = config.resolve().parent if os.path.islink(config) else resolved(config.parent)
     bounds = boundaries(ctx)
     prompt_nodes = {id(node) for node in prompt_raw_nodes(root)}
     for node, ref in iter_references(root, skip_keys):
