@@ -63,7 +63,7 @@ def report_calibration(ctx: CheckContext) -> None:
     if not settings.searches_elsewhere:
         # Only the record beside the file can apply: when it is absent there is nothing to compare, and
         # records, matching and statistics (``calibration.check``) are not even imported.
-        beside = ctx.path + SUFFIX if ctx.path and ctx.path != "-" else None  # (``record_path``, as a string)
+        beside = os.fspath(ctx.path) + SUFFIX if ctx.path and ctx.path != "-" else None  # (``record_path``)
         if beside is None or not os.path.exists(beside):
             ctx.dependencies.update([str(Path(beside))] if beside is not None else [])
             return
