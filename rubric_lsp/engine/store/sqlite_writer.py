@@ -17,10 +17,11 @@ time of one commit); ``settled(lag)`` lets a caller bound how many that can be.
 ``linger``: an owner lets rows wait that long for others before the thread is woken, so each commit
 carries more of them: the verdict cache (which promises nothing about a kill: a lost entry is one
 judge call asked again) and the run file (a kill loses at most a linger's worth, and a ``settled``
-caller that must wait has the rows committed at once, so its bound never waits out a linger). Commits, not rows, are what the thread's CPU goes on: WAL pages written, a
-transaction begun and ended, the GIL taken back from the loop. At 64 calls in flight a loop turn
-holds ~7 replies (~730 commits per 5,000 calls, ~0.1 ms of CPU per call for the two writers,
-bench/bench_scale.py); a row costs ~2-3x less in a commit of 100 (issue 36).
+caller that must wait has the rows committed at once, so its bound never waits out a linger).
+Commits, not rows, are what the thread's CPU goes on: WAL pages written, a transaction begun and
+ended, the GIL taken back from the loop. At 64 calls in flight a loop turn holds ~7 replies: without
+a linger, ~730 commits per 5,000 calls and ~0.3 s of the writer thread's CPU (bench/bench_scale.py);
+a row costs ~2-3x less in a commit of 100 (issue 36).
 """
 
 from __future__ import annotations

@@ -135,8 +135,8 @@ def render(template: str, variables: dict[str, Any]) -> str:
         return _render_plain(template, variables)
 
 
-# Compiling a template costs ~0.3 ms and more (a grading prompt: ~1 ms) where rendering it costs ~0.02 ms, and an
-# eval renders the same few (its grading prompt, each test's rubric) once per output and assertion: compiled once.
+# Compiling promptfoo's default grading prompt costs ~0.26 ms, rendering it compiled ~0.006 ms, and an eval renders
+# the same few templates (its grading prompt, each test's rubric) once per output and assertion: compiled once.
 _CACHED_TEMPLATE_CHARS = 64 * 1024
 
 
