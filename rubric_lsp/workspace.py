@@ -75,15 +75,19 @@ def repository_root(path: str | Path | None) -> Path | None:
     if path is None:
         return None
     memo = _memo
-    key = ("repository of", path if isinstance(path, Path) else Path(path))
-    if memo is not None and key in memo:
-        return memo[key]
+    if memo is None:
+        return _repository_root(path)
+    # (A file's lint asks it of the file more than once: its workspace, its references' bounds.)
+    key = ("repository of", Path(path))
+    if key not in memo:
+        memo[key] = _repository_root(path)
+    return memo[key]
+
+
+def _repository_root(path: str | Path) -> Path | None:
     start = Path(os.path.abspath(path))
     folder = start if start.is_dir() else start.parent
-    found = nearest_above(folder, "git", _holds_git)
-    if memo is not None:
-        memo[key] = found  # (a file's lint asks it of the file more than once: its root, its references' bounds)
-    return found
+    return nearest_above(folder, "git", _holds_git)
 
 
 def _holds_git(folder: Path) -> Path | None:
