@@ -41,13 +41,14 @@ body, reply parsing). Not importing litellm keeps the process at ~150 MB peak fo
 Against the bare aiohttp client replaying the same requests (bench_scale's reference leg; 1,000 items,
 pairs in turn on 2 shared cores at load 4-10, medians of 5): 1.99x its CPU per call before the
 verdict cache's lingering commits, pydantic off the start-up and the exit without a last collection,
-1.90x after (1.51 -> 1.38 ms; the client 0.71 ms). Where the rest goes, with the HTTP calls themselves
-at the client's cost (measured in process): ~1 s of fixed cost against the client's ~0.5 s (imports
-of the grading, calibration and card modules; the dataset parsed and linted; the card), the run
-file's writer thread (~0.08 ms a call: a commit per loop turn, which is what bounds a kill's loss),
-and ~0.45 ms a call of the engine's own Python spread thin over the judge call (cache key and request
-JSON, run-file and cache look-ups, the rate limiter, two tasks a call, the verdict's parsing and the
-figures' fold).
+1.90x after (1.51 -> 1.38 ms; the client 0.71 ms). On a quiet machine (issue 36, medians of 3 pairs):
+1.99x (0.480 ms against 0.242) -> 1.76x (0.425 ms) once the run file's replies lingered 50 ms before
+a commit (its writer thread had taken ~0.3 s of CPU per 5,000 calls, a commit per loop turn). With the
+HTTP call replaced by an in-process stand-in, the engine alone costs ~0.85 s per 5,000 calls: ~0.11 s
+of start-up (the interpreter and the grading's imports), ~0.03 s of calibration, ~0.02 s of JSON output
+and ~0.65 s in the loop, ~0.13 ms a call spread thin over the judge call (cache key and request JSON,
+run-file and cache look-ups, the rate limiter, two tasks a call, the verdict's parsing, the figures'
+fold); the HTTP calls themselves cost ~0.25 ms a call, the client's ~0.22.
 """
 
 from __future__ import annotations
