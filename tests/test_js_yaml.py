@@ -285,7 +285,11 @@ def _block(rng: random.Random, indent: int, depth: int) -> list[str]:
         choice = rng.random()
         if choice < 0.45:
             lines.extend((lead + _quoted(rng, column if sequence else indent + 1)).split("\n"))
-        elif choice < 0.6 or depth > 2:
+        elif choice < 0.55:  # the quoted scalar on a line of its own below its key or dash
+            below = " " * (indent + rng.choice([1, 2, 4]))
+            lines.append(lead.rstrip())
+            lines.extend((below + _quoted(rng, column if sequence else indent + 1)).split("\n"))
+        elif choice < 0.65 or depth > 2:
             lines.append(lead + "plain words")
         elif sequence and choice < 0.8:  # a compact mapping: "- k0: ..." then its keys at column
             inner = _block(rng, column, depth + 1)
