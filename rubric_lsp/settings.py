@@ -51,13 +51,14 @@ class Settings:
     calibration: CalibrationSettings = field(default_factory=CalibrationSettings)
     root: Path | None = None  # folder holding the pyproject.toml the settings came from
     source: Path | None = None
+    # What select, extend-select and ignore say of each code asked (a folder run asks them for every file).
+    _selected: dict[str, bool] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def is_enabled(self, code: str, path: str | None = None) -> bool:
-        if self.select and not _matches(code, self.select) and not _matches(code, self.extend_select):
-            return False
-        ignored = _longest(code, self.ignore)
-        selected = max(_longest(code, self.select), _longest(code, self.extend_select))
-        if ignored and ignored >= selected:
+        selected = self._selected.get(code)
+        if selected is None:
+            selected = self._selected[code] = self._selects(code)
+        if not selected:
             return False
         if path is not None and self.per_file_ignores:
             rel = self._relative(path)
@@ -67,6 +68,14 @@ class Settings:
                 ):
                     return False
         return True
+
+    def _selects(self, code: str) -> bool:
+        """Whether select, extend-select and ignore leave ``code`` on (per-file-ignores aside)."""
+        if self.select and not _matches(code, self.select) and not _matches(code, self.extend_select):
+            return False
+        ignored = _longest(code, self.ignore)
+        selected = max(_longest(code, self.select), _longest(code, self.extend_select))
+        return not (ignored and ignored >= selected)
 
     def names(self, code: str, *, exactly: bool = False) -> bool:
         """Whether ``select`` or ``extend-select`` names the smell rule ``code``: by itself (``exactly``), or by a

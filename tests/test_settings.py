@@ -197,3 +197,18 @@ def test_invalid_settings_exit_two_with_a_clear_message(tmp_path, capsys, toml, 
 def test_settings_error_is_a_value_error():
     with pytest.raises(SettingsError):
         settings_from_mapping({"select": [1]})
+
+
+def test_what_settings_say_of_a_code_is_remembered_per_settings_never_across_overrides():
+    """A folder run shares one Settings per folder and remembers its answer per code; an override (the
+    command line's --select / --ignore) is another Settings with answers of its own."""
+    base = Settings(ignore=("PF0",))
+    assert base.is_enabled("AR101") and not base.is_enabled("PF001")
+    assert base.is_enabled("AR101") and not base.is_enabled("PF001")  # remembered, the same
+    narrowed = base.with_overrides(select=["PF001"])
+    assert narrowed.is_enabled("PF001") and not narrowed.is_enabled("AR101")
+    widened = base.with_overrides(ignore=["AR1"])
+    assert not widened.is_enabled("AR101") and not widened.is_enabled("PF001")
+    assert base.is_enabled("AR101") and not base.is_enabled("PF001")  # the base's answers untouched
+    per_file = Settings(per_file_ignores=(("tests/*", ("AR1",)),), root=Path("/repo"))
+    assert per_file.is_enabled("AR101", "/repo/rubric.yaml") and not per_file.is_enabled("AR101", "/repo/tests/r.yaml")

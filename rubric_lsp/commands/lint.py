@@ -132,14 +132,16 @@ def _lint_paths_once(args, output: TextIO | None) -> int:
         return EXIT_ERROR
     settings_cache: dict[Path, Settings] = {}
 
+    fixed = fixed_settings.with_overrides(select, ignore) if fixed_settings is not None else None
+
     def settings_of(path: Path) -> Settings:
-        base = fixed_settings
-        if base is None:
-            folder = resolved(path.parent)  # not path.resolve(): a link loop has no target
-            base = settings_cache.get(folder)
-            if base is None:
-                base = settings_cache[folder] = settings_for(path)
-        return base.with_overrides(select, ignore)
+        if fixed is not None:
+            return fixed
+        folder = resolved(path.parent)  # not path.resolve(): a link loop has no target
+        found = settings_cache.get(folder)
+        if found is None:  # (one Settings per folder: what it says of each code is remembered across its files)
+            found = settings_cache[folder] = settings_for(path).with_overrides(select, ignore)
+        return found
 
     fixed_stdin = args.fix and not args.diff and any(str(p) == "-" for p in args.paths)
     out = output or (sys.stderr if fixed_stdin else sys.stdout)  # --fix on stdin: stdout is the fixed text
