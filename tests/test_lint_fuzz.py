@@ -255,3 +255,24 @@ def test_lint_fuzz_over_the_shared_corpus():
     if not SHARED_CORPUS.is_dir():
         pytest.skip(f"{SHARED_CORPUS} is absent (the corpus is checked out beside the repository in CI)")
     assert lint_mutants(seeds(SHARED_CORPUS), 2500, seed=1313) == 2500
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        (
+            "promptfooconfig.yaml",
+            "prompts: [a]\nproviders: [echo]\ntests:\n  - assert:\n      - type: llm-rubric\n        value: x\n",
+        ),
+        ("r.rubric.yaml", "criteria:\n  - name: a\n    weight: 1\n    requirement: States the answer\n"),
+    ],
+)
+def test_a_path_given_as_a_path_lints_as_its_string_does(tmp_path, name, text):
+    """``lint_text``'s path is a str; a caller handing it a Path (as many scripts will) gets the same findings,
+    never an internal error (RL900) from a check that joined strings to it."""
+    path = tmp_path / name
+    path.write_text(text)
+    as_path = lint_text(text, path)  # type: ignore[arg-type]
+    as_str = lint_text(text, str(path))
+    assert [d.code for d in as_path.diagnostics] == [d.code for d in as_str.diagnostics]
+    assert "RL900" not in [d.code for d in as_path.diagnostics]
