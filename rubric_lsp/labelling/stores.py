@@ -151,16 +151,19 @@ class TableStore:
     def paths(self) -> list[Path]:
         return [self.target.path]
 
-    def _table(self) -> tuple[bytes | None, table.Table]:
+    def _read(self) -> tuple[bytes | None, str, bool]:
+        """The file's bytes as read (None: no file yet), its text, and whether it is JSON Lines."""
         data = self.target.read()
-        text = "" if data is None else data.decode("utf-8")
-        return data, table.read(text, self.target.path.suffix.lower() == ".jsonl")
+        return data, "" if data is None else data.decode("utf-8"), self.target.path.suffix.lower() == ".jsonl"
+
+    def _table(self) -> tuple[bytes | None, table.Table]:
+        data, text, jsonl = self._read()
+        return data, table.read(text, jsonl)
 
     def rows(self) -> Iterator[table.Row]:
         """The file's rows one at a time (read for its labels, a large file is not held row by row)."""
-        data = self.target.read()
-        text = "" if data is None else data.decode("utf-8")
-        return table.rows_of(text, self.target.path.suffix.lower() == ".jsonl")
+        _data, text, jsonl = self._read()
+        return table.rows_of(text, jsonl)
 
     def _names(self, item: LabelItem, unit_id: str) -> dict[str, str]:
         unit = item.unit(unit_id)
