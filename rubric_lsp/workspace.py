@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 # What one command-line run has learnt of its folders (see one_run); None: nothing is remembered.
-_memo: dict[tuple[str, Path], Any] | None = None
+_memo: dict[tuple[str, str | Path], Any] | None = None
 
 
 @contextmanager
@@ -38,16 +38,20 @@ def one_run() -> Iterator[None]:
         _memo = outer
 
 
-def resolved(folder: Path) -> Path:
-    """``folder.resolve()``, once per folder within :func:`one_run`."""
+def _once(what: str, of: str | Path, compute: Callable[[], T]) -> T:
+    """``compute()``, once per ``what`` and ``of`` within :func:`one_run` (outside a run: every time)."""
     memo = _memo
     if memo is None:
-        return folder.resolve()
-    key = ("resolved", folder)
-    found = memo.get(key)
-    if found is None:
-        found = memo[key] = folder.resolve()
-    return found
+        return compute()
+    key = (what, of)
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
+def resolved(folder: Path) -> Path:
+    """``folder.resolve()``, once per folder within :func:`one_run`."""
+    return _once("resolved", folder, folder.resolve)
 
 
 def nearest_above(folder: Path, what: str, probe: Callable[[Path], T | None]) -> T | None:
@@ -74,14 +78,8 @@ def repository_root(path: str | Path | None) -> Path | None:
     """The nearest folder at or above ``path`` that holds ``.git`` (a folder or a file), or None."""
     if path is None:
         return None
-    memo = _memo
-    if memo is None:
-        return _repository_root(path)
     # (A file's lint asks it of the file more than once: its workspace, its references' bounds.)
-    key = ("repository of", Path(path))
-    if key not in memo:
-        memo[key] = _repository_root(path)
-    return memo[key]
+    return _once("repository of", path, lambda: _repository_root(path))
 
 
 def _repository_root(path: str | Path) -> Path | None:
