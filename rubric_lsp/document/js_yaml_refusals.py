@@ -116,15 +116,20 @@ def _found(pattern: re.Pattern[str], text: str, blocks: Sequence[tuple[int, int]
     the quoted scalars libyaml read (text to both readers, whose extent both take from the quotes)."""
     if not blocks and root is None:
         return pattern.search(text) is not None
-    for looked, hit in enumerate(pattern.finditer(text)):
-        if looked == _MAX_QUOTED_HITS:
-            return True  # (each hit walks the nodes: past this, reading the file with the port is cheaper)
-        if _outside(hit.start(), blocks) and (root is None or not _in_quoted(root, hit.start())):
+    walked = 0  # hits looked up in the nodes
+    for hit in pattern.finditer(text):
+        at = hit.start()
+        if not _outside(at, blocks):
+            continue
+        if root is None or walked == _MAX_WALKS:
+            return True  # (each walk is a descent of the nodes: past this, the port reads the file for less)
+        walked += 1
+        if not _in_quoted(root, at):
             return True
     return False
 
 
-_MAX_QUOTED_HITS = 64
+_MAX_WALKS = 64
 
 
 def _in_quoted(root: Node, offset: int) -> bool:
