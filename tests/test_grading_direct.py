@@ -231,3 +231,31 @@ def test_a_dataset_graded_over_either_route_gives_the_same_output(judge_server, 
     assert outputs[0]["usage"]["calls"] == 18 and outputs[0]["usage"]["cost_usd"] == 0.0
     assert judge_server.call_count == 36
     judge_server.assert_never_saw(SECRET)
+
+
+def test_the_model_maps_names_are_read_once_then_from_the_users_cache(tmp_path, monkeypatch):
+    """litellm's 3.5 MB map is read at a grading's start only when it changed: the names come from the cache,
+    the same names, until the file's size or time changes; a damaged cache is read past."""
+    from rubric_lsp.engine.transports import direct
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    names = tmp_path / "map.json"
+    names.write_text(json.dumps({"gpt-x": {}, "sample_spec": {}}), encoding="utf-8")
+    assert direct._names_in(str(names)) == {"gpt-x", "sample_spec"}
+    cache_files = list((tmp_path / "cache").rglob("litellm-model-names.*"))
+    assert len(cache_files) == 1
+
+    def no_json(*_args, **_kwargs):
+        raise AssertionError("the map was read again")
+
+    monkeypatch.setattr(direct.json, "load", no_json)
+    assert direct._names_in(str(names)) == {"gpt-x", "sample_spec"}
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+    names.write_text(json.dumps({"gpt-y": {}}), encoding="utf-8")  # another size: read again, cached anew
+    assert direct._names_in(str(names)) == {"gpt-y"}
+    cache_files[0].write_bytes(b"damaged")
+    assert direct._names_in(str(names)) == {"gpt-y"}
+    assert direct._names_in(str(names)) == {"gpt-y"}  # (and written again)
+    assert cache_files[0].read_bytes().startswith(direct._NAMES_HEADER)
