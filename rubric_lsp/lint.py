@@ -71,6 +71,7 @@ def lint_text(
     smells: bool = False,
     defer_smells: bool = False,
     previous: Document | None = None,
+    document: Document | None = None,
 ) -> LintResult:
     """Lint one document.
 
@@ -84,9 +85,10 @@ def lint_text(
     runs them after, with :func:`smell_pass` (the server publishes the other findings first).
     ``previous``: the same file's last reading (the server's last lint of it): when the text differs from it
     inside one scalar value, only that value is read again (``document/incremental.py``).
+    ``document``: ``source`` already read (a grader's document): linted as it is, not read again.
     """
     with gc_paused():  # see gc_paused: the collector's passes over fresh nodes cost more than the checks
-        return _lint_text(source, path, settings, kind, explicit, root_dir, smells, defer_smells, previous)
+        return _lint_text(source, path, settings, kind, explicit, root_dir, smells, defer_smells, previous, document)
 
 
 def _lint_text(
@@ -99,11 +101,11 @@ def _lint_text(
     smells: bool = False,
     defer_smells: bool = False,
     previous: Document | None = None,
+    doc: Document | None = None,
 ) -> LintResult:
     settings = settings or Settings()
     limits = DEFAULT_LIMITS if settings.max_file_size is None else Limits(max_bytes=settings.max_file_size)
-    doc = None
-    if previous is not None and isinstance(source, str):
+    if doc is None and previous is not None and isinstance(source, str):
         from rubric_lsp.document.incremental import read_edit  # the server's path: the CLI reads each file once
 
         doc = read_edit(previous, source, path, limits)

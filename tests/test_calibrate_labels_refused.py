@@ -282,3 +282,28 @@ def test_labels_are_streamed_in_memory_bounded_per_row(tmp_path):
     # What a row adds once graded: its number, its pair, its judged category and which reason (~24 bytes), never
     # its text (400 characters); and never the file.
     assert (second - first) / 10_000 < 64 and second < size / 4, (first, second, size)
+
+
+def test_the_labels_are_checked_on_the_document_the_grading_read(tmp_path, monkeypatch):
+    """The lint that refuses labels takes the grader's document as it is: the dataset is not read twice."""
+    from rubric_lsp import lint
+    from rubric_lsp.document import parse_document
+    from rubric_lsp.engine.runner import GradingError
+    from rubric_lsp.formats.autorubric.grading.labels import refuse_unusable_labels
+
+    rng = random.Random("read-once")
+    data = _dataset(rng, 4)
+    data["items"][2]["ground_truth"] = ["MTE", "MET", "Very helpful"]
+    path = tmp_path / "labels.dataset.json"
+    _write(path, data)
+    doc = parse_document(path.read_text(), str(path))
+
+    def read_again(*_args, **_kwargs):
+        raise AssertionError("the dataset was read again")
+
+    monkeypatch.setattr(lint, "parse_document", read_again)
+    with pytest.raises(GradingError, match=r"labels\.dataset\.json:4: .*\(AR206\)"):
+        refuse_unusable_labels(doc)
+    data["items"][2]["ground_truth"] = ["MET", "MET", "Very helpful"]
+    _write(path, data)
+    refuse_unusable_labels(parse_document(path.read_text(), str(path)))  # nothing refused

@@ -22,7 +22,7 @@ MAX_SHOWN = 10  # findings named one by one; the rest counted
 
 def refuse_unusable_labels(doc: Document) -> None:
     """GradingError, before any judge call, when the lint finds a label of ``doc`` autorubric refuses."""
-    result = lint_text(doc.text, doc.path, settings=Settings(select=LABEL_RULES), kind=DATASET)
+    result = lint_text(doc.text, doc.path, settings=Settings(select=LABEL_RULES), kind=DATASET, document=doc)
     found = [d for d in result.diagnostics if d.code in LABEL_RULES and d.severity <= Severity.ERROR]
     if not found:
         return
