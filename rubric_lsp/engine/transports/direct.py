@@ -73,6 +73,7 @@ from rubric_lsp.engine.failures import (
     table_failure,
 )
 from rubric_lsp.engine.settings import MissingCredentials, api_key_for
+from rubric_lsp.runtime import start_cache
 
 if TYPE_CHECKING:
     from rubric_lsp.engine.settings import JudgeSettings
@@ -154,8 +155,6 @@ def _names_in(path: str) -> frozenset[str]:
     """The names in the model map at ``path``, kept in the user's cache while the file stays the same (its size
     and modification time): reading its 3.5 MB of JSON was ~25 ms of every grading's start, the cached names
     ~1 ms. One entry: another litellm's map replaces it."""
-    from rubric_lsp.runtime import start_cache
-
     stat = os.stat(path)
     key = (path, stat.st_size, stat.st_mtime_ns)
     cache = start_cache.cache_file("litellm-model-names")
