@@ -60,15 +60,18 @@ def nearest_above(folder: Path, what: str, probe: Callable[[Path], T | None]) ->
     memo = _memo if _memo is not None else {}  # outside a run: remembered for this walk alone
     asked: list[Path] = []
     found = None
-    for candidate in (folder, *folder.parents):
+    candidate = folder
+    while True:  # (each parent built only when asked: a folder's answer is most often remembered)
         key = (what, candidate)
         if key in memo:
             found = memo[key]
             break
         asked.append(candidate)
         found = probe(candidate)
-        if found is not None:
+        parent = candidate.parent
+        if found is not None or parent == candidate:
             break
+        candidate = parent
     for candidate in asked:  # each folder asked lies below the answer, so it is theirs too
         memo[(what, candidate)] = found
     return found
@@ -83,9 +86,9 @@ def repository_root(path: str | Path | None) -> Path | None:
 
 
 def _repository_root(path: str | Path) -> Path | None:
-    start = Path(os.path.abspath(path))
-    folder = start if start.is_dir() else start.parent
-    return nearest_above(folder, "git", _holds_git)
+    start = os.path.abspath(path)
+    folder = start if os.path.isdir(start) else os.path.dirname(start)
+    return _once("repository of folder", folder, lambda: nearest_above(Path(folder), "git", _holds_git))
 
 
 def _holds_git(folder: Path) -> Path | None:
@@ -102,6 +105,7 @@ def default_root(path: str | None, settings_root: Path | None = None) -> Path | 
         return found
     if settings_root is not None:
         return settings_root
-    here = Path.cwd()
-    absolute = Path(os.path.abspath(path))
-    return here if absolute.is_relative_to(here) else absolute.parent
+    here = os.getcwd()
+    absolute = os.path.abspath(path)
+    inside = absolute == here or absolute.startswith(os.path.join(here, ""))  # (as Path.is_relative_to, on strings)
+    return Path(here) if inside else Path(os.path.dirname(absolute))

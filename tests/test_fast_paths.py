@@ -7,6 +7,7 @@ a mapping's keys told apart without repeated_keys."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from pathlib import Path
@@ -115,3 +116,32 @@ def test_duplicate_keys_are_found_among_keys_that_compare_equal():
     doc = parse_document(text, "x.yaml")
     assert sorted(i.message.split("'")[1] for i in doc.issues if i.kind == "duplicate-key") == ["1.0", "a"]
     assert not [i for i in parse_document("a: 1\nb: 2\n1: x\ntrue: y\n", "y.yaml").issues if i.kind == "duplicate-key"]
+
+
+def test_the_workspace_outside_a_repository_is_what_pathlib_would_say(tmp_path, monkeypatch):
+    """default_root's last resort (no repository, no settings file) compares strings, as Path.is_relative_to
+    compares parts: a sibling whose name starts with the current folder's is outside it."""
+    from rubric_lsp.workspace import default_root
+
+    here = tmp_path / "work"
+    for folder in (here / "a" / "b", tmp_path / "workshop", tmp_path / "other"):
+        folder.mkdir(parents=True)
+    monkeypatch.chdir(here)
+    names = [
+        "x.yaml",
+        "a/x.yaml",
+        "a/b/x.yaml",
+        "./a/../x.yaml",
+        "../workshop/x.yaml",
+        "../work/a/x.yaml",
+        str(tmp_path / "other" / "x.yaml"),
+        str(tmp_path / "workshop"),
+        "../work",
+        ".",
+    ]
+    for name in names:
+        absolute = Path(os.path.abspath(name))  # ('..' taken by name, as default_root takes it)
+        expected = Path.cwd() if absolute.is_relative_to(Path.cwd()) else absolute.parent
+        assert default_root(name) == expected, name
+    assert default_root(str(tmp_path / "workshop" / "x.yaml")) == tmp_path / "workshop"
+    assert default_root("a/b/x.yaml") == here

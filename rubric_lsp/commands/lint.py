@@ -131,16 +131,22 @@ def _lint_paths_once(args, output: TextIO | None) -> int:
         print(f"rubric-lint: {exc}", file=sys.stderr)
         return EXIT_ERROR
     settings_cache: dict[Path, Settings] = {}
+    by_name: dict[str, Settings] = {}  # the same, by the folder as the paths name it (most files share theirs)
 
     fixed = fixed_settings.with_overrides(select, ignore) if fixed_settings is not None else None
 
     def settings_of(path: Path) -> Settings:
         if fixed is not None:
             return fixed
+        name = os.path.dirname(path)
+        found = by_name.get(name)
+        if found is not None:
+            return found
         folder = resolved(path.parent)  # not path.resolve(): a link loop has no target
         found = settings_cache.get(folder)
         if found is None:  # (one Settings per folder: what it says of each code is remembered across its files)
             found = settings_cache[folder] = settings_for(path).with_overrides(select, ignore)
+        by_name[name] = found
         return found
 
     fixed_stdin = args.fix and not args.diff and any(str(p) == "-" for p in args.paths)
