@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,45 @@ def test_typing_inside_a_value_is_read_alone_and_as_in_full(old, new, as_js):
     assert read(previous, CONFIG.replace(old, new, 1)) is not None
 
 
+@pytest.mark.parametrize("as_js", [False, True], ids=["as PyYAML reads", "as js-yaml reads"])
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("retries: 3", "retries: x"),  # the empty value, typed into
+        ("retries: 3", "retries: 10"),
+        ("retries: 3", "retries: yes"),  # a YAML 1.1 boolean: a finding appears
+        ("retries: 3", 'retries: ""'),  # an editor's closed quotes
+        ("retries: 3", "retries: x  # why"),  # a comment after it
+        ("- description: first case", "- description: s"),  # the last of its mapping: the mapping ends later
+        ("      - type: contains", "      - type: c"),
+    ],
+)
+def test_typing_a_value_after_its_key_is_read_alone_and_as_in_full(old, new, as_js):
+    """`key: ` (or `- `) with nothing after it, then a value typed: the first keystroke of every new value."""
+    head, _, _ = new.partition(": ")
+    before = CONFIG.replace(old, head + (":   # why" if "#" in new else ": "), 1)
+    after = CONFIG.replace(old, new, 1) if "#" not in new else before.replace(head + ":   # why", new, 1)
+    previous = full(before, PATH, as_js)
+    assert read(previous, after) is not None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("a:\n  b: \n", "a:\n  b: #\n"),  # a comment, not a value
+        ("a:\n  b: \n", "a:\n  b: - x\n"),  # a sequence entry
+        ("a:\n  b: \n", "a:\n  b: [\n"),  # a flow collection opens
+        ("a:\n  b: \n", "a:\n  b: x: y\n"),  # a mapping
+        ("a:\n  b:\n", "a:\n  b:x\n"),  # no space after the colon: the key itself changes
+        ("b: # c\n", "b: x# c\n"),  # typed right before a comment: it would join the value
+        ("k: &a\n", "k: &a x\n"),  # an anchor before it
+        ("k: [a, ]\n", "k: [a, x]\n"),  # inside a flow collection
+    ],
+)
+def test_typing_where_no_value_was_that_may_change_more_is_read_in_full(old, new):
+    assert read(full(old, PATH, False), new) is None
+
+
 def test_a_finding_on_the_edited_value_goes_with_the_value():
     previous = full(CONFIG.replace("retries: 3", "retries: yes"), PATH, False)
     assert any(issue.kind == "yaml11-boolean" for issue in previous.issues)
@@ -255,9 +295,12 @@ def _edits(doc: Document, rng: random.Random, count: int) -> list[tuple[int, int
     """(start, end, new text): mostly inside or at the ends of a scalar value, some anywhere."""
     assert doc.root is not None
     scalars = [n for n in walk(doc.root) if n.kind == SCALAR and n.end > n.start]
+    empties = [n for n in walk(doc.root) if n.kind == SCALAR and n.end == n.start]  # `key:`, `-`: a value typed
     edits = []
     for _ in range(count):
-        if scalars and rng.random() < 0.85:
+        if empties and rng.random() < 0.2:
+            start = min(len(doc.text), rng.choice(empties).start + rng.choice([0, 1, 1, 2, 3]))
+        elif scalars and rng.random() < 0.85:
             node = rng.choice(scalars)
             start = rng.randint(node.start, node.end)
         else:
@@ -296,8 +339,21 @@ def _fuzz(texts: list[tuple[str, str]], seed: int, edits_per_text: int) -> tuple
     return alone, tried
 
 
+def _emptied(text: str, rng: random.Random) -> str:
+    """``text`` with about a third of its one-line values after ``key: `` or ``- `` taken out (some with the
+    space kept, some with a comment after): where a value gets typed."""
+
+    def blank(match: re.Match[str]) -> str:
+        if rng.random() > 0.35:
+            return match.group(0)
+        return match.group(1) + rng.choice(["", " ", "  ", "  # later"])
+
+    return re.sub(r"^([ \t]*(?:- |[\w.-]+:))[ ]+[^\s#][^\n#]*$", blank, text, flags=re.MULTILINE)
+
+
 def test_random_edits_of_generated_configs_and_rubrics_read_as_in_full():
     texts = [(f"c{i}.yaml", generated_config(random.Random(i), 12)) for i in range(6)]
+    texts += [(f"e{i}.yaml", _emptied(generated_config(random.Random(i), 12), random.Random(i))) for i in range(4)]
     texts += [(f"r{i}.rubric.yaml", generated_rubric(random.Random(i), 12)) for i in range(6)]
     texts += [(PATH, CONFIG)]
     texts += [(str(p), p.read_text(encoding="utf-8")) for p in sorted((REPO / "samples").rglob("*.y*ml"))]
@@ -345,3 +401,32 @@ def test_a_value_s_completion_probe_is_read_from_the_last_reading(monkeypatch):
     monkeypatch.setattr(completion, "parse_document", full_reading)
     got = completion.completions(result.format, CONFIG, at, "yaml", previous=result.document)
     assert [item.label for item in got[0]] == [item.label for item in want[0]] and got[1] == want[1]
+
+
+def test_values_typed_where_none_was_read_as_in_full():
+    """Each empty value of generated configs and rubrics (``key:``, ``key: ``, ``- ``, with a comment or not),
+    typed into with words and YAML's punctuation: every reading alone is the full reading, and the words are
+    read alone."""
+    rng = random.Random(37)
+    texts = [(f"e{i}.yaml", _emptied(generated_config(random.Random(i), 10), random.Random(i))) for i in range(4)]
+    texts += [
+        (f"e{i}.rubric.yaml", _emptied(generated_rubric(random.Random(i), 10), random.Random(i))) for i in range(4)
+    ]
+    alone = tried = 0
+    for path, text in texts:
+        for as_js in (False, True):
+            doc = full(text, path, as_js)
+            assert doc.root is not None
+            for node in [n for n in walk(doc.root) if n.kind == SCALAR and n.start == n.end]:
+                at = node.start + rng.choice([0, 1, 1, 1, 2])
+                word = rng.random() < 0.6
+                typed = (
+                    "".join(rng.choice("abcxyz019 ") for _ in range(rng.randint(1, 5))).strip() or "a"
+                    if word
+                    else "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(1, 3)))
+                )
+                tried += 1
+                got = read(doc, doc.text[:at] + typed + doc.text[at:], path)
+                alone += got is not None
+    assert tried > 100
+    assert alone > tried // 4, (alone, tried)

@@ -5,7 +5,10 @@ Most of an editor's edits are typing inside a value. Reading promptfoo's 1.3 MB 
 single-line plain or quoted scalar value in block context, or inside a content line of a literal or folded
 one, and the new text of that scalar reads alone as one scalar of the same extent, then every other node
 keeps its kind, value and tag: the tree is copied with the offsets after the edit moved, and only that
-scalar is converted (rust-analyzer's "reparse one token", for YAML). Anything else returns None, and the
+scalar is converted (rust-analyzer's "reparse one token", for YAML). So is a value typed where there was
+none, after ``key: `` or ``- `` and at least one space, with nothing after it on the line but spaces and a
+comment (the first keystroke of every new value): the collections that ended with the empty value end where
+the typed one does. Anything else returns None, and the
 caller reads the text in full: a key, a flow collection, merge keys, a tag, anchor or alias on the scalar,
 a line break typed, a block scalar's header or indentation, a scalar that reads as something else alone
 (``a: b``, ``x #c``, a broken quote), text above the size cap or with a byte-order mark.
@@ -51,24 +54,30 @@ def _read_edit(previous: Document, text: str, path: str | None, limits: Limits) 
     old = previous.text
     start, old_end = _difference(old, text)
     assert previous.root is not None  # _may_edit
-    scalar = _scalar_holding(previous.root, old, start, old_end)
-    if scalar is None:
-        return None
     delta = len(text) - len(old)
     typed, replaced = text[start : old_end + delta], old[start:old_end]
     if any(brk in piece for piece in (typed, replaced) for brk in ("\n", "\r")):
         return None  # a line break typed or deleted: lines (and so indentation) change
-    new = _read_alone(text, scalar.start, scalar.end + delta, scalar.style)
+    scalar = _scalar_holding(previous.root, old, start, old_end)
+    if scalar is not None:  # typing inside a value: it keeps its start, its end moves
+        at, region, reach = scalar.end, (scalar.start, scalar.end + delta), (scalar.start, scalar.end)
+    else:  # typing a value where there was none (``key: `` or ``- ``): it starts where the typing does
+        scalar = _empty_value_before(previous.root, old, start, old_end)
+        if scalar is None:
+            return None
+        # (reach: an issue touching the indicator's spaces, or the empty value, is not moved but read again)
+        at, region, reach = start, (start, start + delta), (scalar.start - 1, start + 1)
+    new = _read_alone(text, *region, scalar.style)
     if new is None:
         return None
     node, new_issues, schema_dependent = new
-    issues = _moved_issues(previous.issues, scalar, delta)
+    issues = _moved_issues(previous.issues, scalar, at, reach, delta)
     if issues is None:
         return None
     plain = previous.plain_scalars
     if schema_dependent and plain is not None and plain.read_as_js:
         read_value_as_js_yaml(node)
-    copier = _Copier(scalar, node, scalar.end, delta, shared=previous.shared_nodes, plain=plain)
+    copier = _Copier(scalar, node, at, delta, shared=previous.shared_nodes, plain=plain)
     root = copier.copy(previous.root)
     if not copier.copied_every_plain_scalar():
         return None
@@ -81,7 +90,7 @@ def _read_edit(previous: Document, text: str, path: str | None, limits: Limits) 
         previous.lines.moved(text, old_end, delta),
         previous.flow_lines,
         plain_scalars=copier.plain_scalars(node if schema_dependent else None),
-        block_scalars=[(_moved(a, scalar.end, delta), _moved(b, scalar.end, delta)) for a, b in previous.block_scalars],
+        block_scalars=[(_moved(a, at, delta), _moved(b, at, delta)) for a, b in previous.block_scalars],
         complex_keys=previous.complex_keys,
         other_tags=previous.other_tags,
         shared_nodes=previous.shared_nodes,
@@ -151,6 +160,36 @@ def _scalar_holding(root: Node, text: str, start: int, end: int) -> Node | None:
     return None if "\n" in line or "\r" in line else node
 
 
+def _empty_value_before(root: Node, text: str, start: int, end: int) -> Node | None:
+    """The empty value (``key:`` or ``-`` with nothing after it but spaces and a comment) that text typed at
+    ``start``, after the indicator and at least one space, becomes; None otherwise. The typed text must then
+    read alone as one plain or quoted scalar (``_read_alone``), and what follows it on the line cannot join it:
+    spaces, then a comment or the line's end."""
+    if start != end:  # typed, nothing replaced
+        return None
+    indicator = start
+    while indicator > 0 and text[indicator - 1] == " ":
+        indicator -= 1
+    line_end = min((at for at in (text.find("\n", start), text.find("\r", start)) if at != -1), default=len(text))
+    rest = text[start:line_end]
+    after = rest.lstrip(" \t")
+    if indicator == start or indicator == 0 or text[indicator - 1] not in ":-" or (after and after[0] != "#"):
+        return None
+    if after and rest == after:
+        return None  # a comment right at the typing: the typed text would run into it
+    node = root
+    depth = 0
+    while node.kind != SCALAR:
+        if text[node.end - 1 : node.end] in ("]", "}"):
+            return None  # a flow collection: read otherwise inside
+        inner = _child_holding(node, indicator, indicator)
+        if inner is None:
+            return None
+        node, depth = inner, depth + 1
+    empty = node.start == node.end == indicator and node.style is None and node.value is None
+    return node if depth and empty and node.tag == _T + "null" else None
+
+
 def _inside_a_content_line(text: str, block: Node, start: int) -> bool:
     """Whether ``start`` lies in a content line of the literal or folded ``block``, after a character of that line
     that is not indentation. Then (the stretch holding no line break) no line's indentation and no line's
@@ -217,16 +256,19 @@ def _moved_span(span: Span, at: int, delta: int) -> Span:
     return Span(_moved(span.start, at, delta), _moved(span.end, at, delta))
 
 
-def _moved_issues(issues: list[ParseIssue], scalar: Node, delta: int) -> list[ParseIssue] | None:
-    """The reading's issues in the new text, without those about the edited scalar (converting it again gives
-    its own); None when an issue reaches into the scalar otherwise (then the whole text is read again)."""
-    at = scalar.end
+def _moved_issues(
+    issues: list[ParseIssue], scalar: Node, at: int, reach: tuple[int, int], delta: int
+) -> list[ParseIssue] | None:
+    """The reading's issues in the new text (offsets from ``at`` on moved by ``delta``), without those about the
+    edited scalar (converting it again gives its own); None when an issue reaches into ``reach`` otherwise
+    (then the whole text is read again)."""
+    low, high = reach
     moved: list[ParseIssue] = []
     for issue in issues:
         spans = [issue.span, *(span for span, _ in issue.related), *(edit.span for edit in issue.edits)]
         if issue.kind in _OF_A_VALUE and issue.span == Span(scalar.start, scalar.end):
             continue  # a finding on the scalar's value: converting it again finds it again
-        if any(span.start < scalar.end and scalar.start < span.end for span in spans):
+        if any(span.start < high and low < span.end for span in spans):
             return None
         moved.append(
             ParseIssue(
@@ -290,6 +332,8 @@ def _copier(
             start += delta
         if end >= at:
             end += delta
+        elif end == old.end:  # a block collection ending with an empty value typed into: it ends where that does
+            end = new.end
         if kind == SCALAR:
             copied = new if node is old else Node(SCALAR, start, end, node.value, node.tag, node.style, node.raw)
             if copies and id(node) in copies:
