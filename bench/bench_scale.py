@@ -17,6 +17,10 @@ file and verdict cache included — against it. Reported, against the issue's go
                                 [--transport direct|litellm] [--no-cache] [--keep DIR]
                                 [--no-batch] [--batch-seconds 2] [--batch-poll 1]
 
+`--rounds N` (with `--base-repo` for the last release's checkout) runs the live leg, the base's, then the
+reference in turn N times and prints the medians of CPU per call with their ratios to the bare client and
+to the base: the issue's method in one command (e.g. `--items 1000 --rounds 7`; no batch leg).
+
 `--items 1000` runs in well under a minute. `--transport litellm` measures litellm's
 hosted_vllm route for comparison (sets RUBRIC_JUDGE_TRANSPORT=litellm; it misses the goals
 by design: that is why the direct route exists). Exit 1 when a goal is missed.
@@ -41,6 +45,7 @@ import json
 import math
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -198,7 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-reference", action="store_true", help="skip the reference leg (a bare aiohttp client)")
     p.add_argument("--batch-seconds", type=float, default=2.0, help="the fake provider's batch processing time")
     p.add_argument("--batch-poll", type=float, default=1.0, help="--batch-poll of the batch leg")
+    p.add_argument(
+        "--rounds", type=int, default=1, help="with more than 1: the live and reference legs in turn, medians and ratio"
+    )
+    p.add_argument("--base-repo", type=Path, help="with --rounds: this checkout's live leg too, each round (ratio)")
     args = p.parse_args(argv)
+    if args.rounds > 1 or args.base_repo is not None:
+        return in_rounds(args)
 
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as temp:
         work = args.keep or Path(temp)
@@ -206,8 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         data_path = work / "bench.dataset.json"
         write_dataset(data_path, dataset(args.items, args.criteria, args.seed))
         load = os.getloadavg()[0]
-        choice = json.dumps({"selected_option": 2, "explanation": "Courteous."})
-        extra = ("--when", f"numbered options={choice}", "--batch-seconds", str(args.batch_seconds))
+        extra = judge_options(args)
         with JudgeProcess(args.latency_ms, work / "requests.jsonl", *extra) as judge:
             measured = grade(args, data_path, judge.base_url, work)
             calls = judge.calls()
@@ -261,6 +271,57 @@ def main(argv: list[str] | None = None) -> int:
     if missed:
         print(f"MISSED: {', '.join(missed)}")
         return 1
+    return 0
+
+
+def judge_options(args: argparse.Namespace) -> tuple[str, ...]:
+    """tests/judge_server.py's options: MET for a binary criterion, an option for the multi-choice one."""
+    choice = json.dumps({"selected_option": 2, "explanation": "Courteous."})
+    return ("--when", f"numbered options={choice}", "--batch-seconds", str(args.batch_seconds))
+
+
+def in_rounds(args: argparse.Namespace) -> int:
+    """--rounds N: the live leg (``--repo``, then ``--base-repo``'s), then the reference leg replaying this round's
+    requests, in turn N times, each with a fresh server, run file and verdict cache; the medians of CPU per
+    call, and their ratios (the issue's method: pairs in turn, medians, ratios to the floor in the same run)."""
+    legs = {"this": args.repo.resolve(), **({"base": args.base_repo.resolve()} if args.base_repo else {})}
+    for repo in legs.values():  # as bench_ratios.byte_compile: a clone would compile what it imports every run
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(repo / "rubric_lsp")], capture_output=True)
+    per_call: dict[str, list[float]] = {}
+    loads = [os.getloadavg()[0]]
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as temp:
+        root = Path(temp)
+        data_path = root / "bench.dataset.json"
+        write_dataset(data_path, dataset(args.items, args.criteria, args.seed))
+        for n in range(args.rounds):
+            for name, repo in legs.items():
+                work = root / f"{name}-{n}"
+                work.mkdir()
+                with JudgeProcess(args.latency_ms, work / "requests.jsonl", *judge_options(args)) as judge:
+                    measured = grade(
+                        argparse.Namespace(**{**vars(args), "repo": repo}), data_path, judge.base_url, work
+                    )
+                    calls = judge.calls()
+                if calls != args.items * args.criteria:
+                    sys.exit(f"{name}: the server saw {calls} calls, not {args.items * args.criteria}")
+                per_call.setdefault(name, []).append(1000 * measured["cpu"] / calls)
+            log = root / f"reference-{n}.jsonl"
+            with JudgeProcess(args.latency_ms, log, *judge_options(args)) as again:
+                reference = replay(args, root / f"this-{n}" / "requests.jsonl", again.base_url)
+            per_call.setdefault("reference", []).append(1000 * reference["cpu"] / max(1, reference["calls"]))
+            loads.append(os.getloadavg()[0])
+    m = {name: statistics.median(values) for name, values in per_call.items()}
+    print(
+        f"{args.items} items x {args.criteria} criteria, c={args.concurrency}, {args.latency_ms:g} ms; "
+        f"{args.rounds} rounds in turn; load {min(loads):.1f}-{max(loads):.1f}"
+    )
+    print("CPU per judge call (user + system, start-up included), medians; each round: " + ", ".join(per_call))
+    for name, values in per_call.items():
+        rounds = " ".join(f"{v:.3f}" for v in values)
+        ratio = "" if name == "reference" else f" = {m[name] / m['reference']:.2f}x the bare client"
+        print(f"  {name:<10} {m[name]:.3f} ms{ratio}   ({rounds})")
+    if "base" in m:
+        print(f"  this / base {m['this'] / m['base']:.2f}x")
     return 0
 
 
