@@ -166,14 +166,34 @@ def test_typing_a_value_after_its_key_is_read_alone_and_as_in_full(old, new, as_
 @pytest.mark.parametrize(
     ("old", "new"),
     [
+        ("a: 1\nb:\nc: 2\n", "a: 1\nb: \nc: 2\n"),  # the space after the colon: still empty, where it was
+        ("a: 1\nb: \nc: 2\n", "a: 1\nb:  \nc: 2\n"),
+        ("a:\n  b:\n", "a:\n  b: \n"),  # the last value of its mapping: the mapping still ends after the colon
+        ("b:", "b: "),
+        ("a:\n  b:\n", "a:\n  b: __rubric_complete__\n"),  # completion's probe, typed after ':'
+        ("x:\n  -\n  - y\n", "x:\n  - z\n  - y\n"),
+        ("b:", "b: v"),  # at the end of the text
+    ],
+)
+def test_spaces_and_a_value_typed_after_an_indicator_are_read_alone(old, new):
+    for as_js in (False, True):
+        assert read(full(old, PATH, as_js), new) is not None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
         ("a:\n  b: \n", "a:\n  b: #\n"),  # a comment, not a value
         ("a:\n  b: \n", "a:\n  b: - x\n"),  # a sequence entry
         ("a:\n  b: \n", "a:\n  b: [\n"),  # a flow collection opens
         ("a:\n  b: \n", "a:\n  b: x: y\n"),  # a mapping
         ("a:\n  b:\n", "a:\n  b:x\n"),  # no space after the colon: the key itself changes
+        ("a:\n  b:\n    c: 1\n", "a:\n  b: x\n    c: 1\n"),  # not empty: a mapping on the lines below
         ("b: # c\n", "b: x# c\n"),  # typed right before a comment: it would join the value
         ("k: &a\n", "k: &a x\n"),  # an anchor before it
         ("k: [a, ]\n", "k: [a, x]\n"),  # inside a flow collection
+        ("a: 1\nb: x\n", "a: 1\nb: \n"),  # a value deleted whole: empty now, after its indicator
+        ("a: 1\nb: xy\nc: 1\n", "a: 1\nb: \nc: 1\n"),
     ],
 )
 def test_typing_where_no_value_was_that_may_change_more_is_read_in_full(old, new):
@@ -298,6 +318,10 @@ def _edits(doc: Document, rng: random.Random, count: int) -> list[tuple[int, int
     empties = [n for n in walk(doc.root) if n.kind == SCALAR and n.end == n.start]  # `key:`, `-`: a value typed
     edits = []
     for _ in range(count):
+        if scalars and rng.random() < 0.05:  # a value replaced whole, or deleted
+            node = rng.choice(scalars)
+            edits.append((node.start, node.end, rng.choice(["", " ", "x", '""'])))
+            continue
         if empties and rng.random() < 0.2:
             start = min(len(doc.text), rng.choice(empties).start + rng.choice([0, 1, 1, 2, 3]))
         elif scalars and rng.random() < 0.85:
@@ -405,8 +429,8 @@ def test_a_value_s_completion_probe_is_read_from_the_last_reading(monkeypatch):
 
 def test_values_typed_where_none_was_read_as_in_full():
     """Each empty value of generated configs and rubrics (``key:``, ``key: ``, ``- ``, with a comment or not),
-    typed into with words and YAML's punctuation: every reading alone is the full reading, and the words are
-    read alone."""
+    typed into with words and YAML's punctuation, some after spaces, some spaces alone: every reading alone is
+    the full reading, and the words are read alone."""
     rng = random.Random(37)
     texts = [(f"e{i}.yaml", _emptied(generated_config(random.Random(i), 10), random.Random(i))) for i in range(4)]
     texts += [
@@ -425,6 +449,7 @@ def test_values_typed_where_none_was_read_as_in_full():
                     if word
                     else "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(1, 3)))
                 )
+                typed = rng.choice(["", "", " ", "  "]) + typed if rng.random() < 0.8 else " " * rng.randint(1, 2)
                 tried += 1
                 got = read(doc, doc.text[:at] + typed + doc.text[at:], path)
                 alone += got is not None

@@ -6,9 +6,9 @@ single-line plain or quoted scalar value in block context, or inside a content l
 one, and the new text of that scalar reads alone as one scalar of the same extent, then every other node
 keeps its kind, value and tag: the tree is copied with the offsets after the edit moved, and only that
 scalar is converted (rust-analyzer's "reparse one token", for YAML). So is a value typed where there was
-none, after ``key: `` or ``- `` and at least one space, with nothing after it on the line but spaces and a
-comment (the first keystroke of every new value): the collections that ended with the empty value end where
-the typed one does. Anything else returns None, and the
+none, after ``key:`` or ``-`` and at least one space (typed or there), with nothing after it on the line but
+spaces and a comment (the space and first keystroke of every new value, completion's probe after ``:``): the
+collections that ended with the empty value end where the typed one does. Anything else returns None, and the
 caller reads the text in full: a key, a flow collection, merge keys, a tag, anchor or alias on the scalar,
 a line break typed, a block scalar's header or indentation, a scalar that reads as something else alone
 (``a: b``, ``x #c``, a broken quote), text above the size cap or with a byte-order mark.
@@ -59,24 +59,33 @@ def _read_edit(previous: Document, text: str, path: str | None, limits: Limits) 
     if any(brk in piece for piece in (typed, replaced) for brk in ("\n", "\r")):
         return None  # a line break typed or deleted: lines (and so indentation) change
     scalar = _scalar_holding(previous.root, old, start, old_end)
-    if scalar is not None:  # typing inside a value: it keeps its start, its end moves
+    spaces_only = False
+    if scalar is not None:  # typing inside a value: it keeps its start, its end moves (all of it deleted: None)
         at, region, reach = scalar.end, (scalar.start, scalar.end + delta), (scalar.start, scalar.end)
-    else:  # typing a value where there was none (``key: `` or ``- ``): it starts where the typing does
-        scalar = _empty_value_before(previous.root, old, start, old_end)
+    else:  # typing a value where there was none (``key: `` or ``- ``): it starts after the spaces typed
+        lead = len(typed) - len(typed.lstrip(" "))
+        scalar = _empty_value_before(previous.root, old, start, old_end, lead)
         if scalar is None:
             return None
         # (reach: an issue touching the indicator's spaces, or the empty value, is not moved but read again)
-        at, region, reach = start, (start, start + delta), (scalar.start - 1, start + 1)
-    new = _read_alone(text, *region, scalar.style)
-    if new is None:
-        return None
-    node, new_issues, schema_dependent = new
+        at, region, reach = start, (start + lead, start + delta), (scalar.start - 1, start + 1)
+        spaces_only = lead == delta
+    plain = previous.plain_scalars
+    if spaces_only:  # only spaces typed after an empty value: it stays, empty, right after its indicator
+        at = max(at, scalar.start + 1)
+        node = Node(SCALAR, scalar.start, scalar.end, scalar.value, scalar.tag, scalar.style, scalar.raw)
+        new_issues: list[ParseIssue] = []
+        schema_dependent = plain is not None and any(n is scalar for n in plain.values)
+    else:
+        new = _read_alone(text, *region, scalar.style)
+        if new is None:
+            return None
+        node, new_issues, schema_dependent = new
+        if schema_dependent and plain is not None and plain.read_as_js:
+            read_value_as_js_yaml(node)
     issues = _moved_issues(previous.issues, scalar, at, reach, delta)
     if issues is None:
         return None
-    plain = previous.plain_scalars
-    if schema_dependent and plain is not None and plain.read_as_js:
-        read_value_as_js_yaml(node)
     copier = _Copier(scalar, node, at, delta, shared=previous.shared_nodes, plain=plain)
     root = copier.copy(previous.root)
     if not copier.copied_every_plain_scalar():
@@ -160,11 +169,11 @@ def _scalar_holding(root: Node, text: str, start: int, end: int) -> Node | None:
     return None if "\n" in line or "\r" in line else node
 
 
-def _empty_value_before(root: Node, text: str, start: int, end: int) -> Node | None:
+def _empty_value_before(root: Node, text: str, start: int, end: int, lead: int) -> Node | None:
     """The empty value (``key:`` or ``-`` with nothing after it but spaces and a comment) that text typed at
-    ``start``, after the indicator and at least one space, becomes; None otherwise. The typed text must then
-    read alone as one plain or quoted scalar (``_read_alone``), and what follows it on the line cannot join it:
-    spaces, then a comment or the line's end."""
+    ``start`` (``lead`` spaces, then the value) becomes, at least one space after the indicator; None otherwise.
+    The value typed must then read alone as one plain or quoted scalar (``_read_alone``), and what follows it on
+    the line cannot join it: spaces, then a comment or the line's end."""
     if start != end:  # typed, nothing replaced
         return None
     indicator = start
@@ -173,7 +182,9 @@ def _empty_value_before(root: Node, text: str, start: int, end: int) -> Node | N
     line_end = min((at for at in (text.find("\n", start), text.find("\r", start)) if at != -1), default=len(text))
     rest = text[start:line_end]
     after = rest.lstrip(" \t")
-    if indicator == start or indicator == 0 or text[indicator - 1] not in ":-" or (after and after[0] != "#"):
+    if (indicator == start and not lead) or indicator == 0 or text[indicator - 1] not in ":-":
+        return None
+    if after and after[0] != "#":
         return None
     if after and rest == after:
         return None  # a comment right at the typing: the typed text would run into it
