@@ -173,9 +173,13 @@ def test_typing_a_value_after_its_key_is_read_alone_and_as_in_full(old, new, as_
         ("a:\n  b:\n", "a:\n  b: __rubric_complete__\n"),  # completion's probe, typed after ':'
         ("x:\n  -\n  - y\n", "x:\n  - z\n  - y\n"),
         ("b:", "b: v"),  # at the end of the text
+        ("a: 1\nb: x\n", "a: 1\nb: \n"),  # a value deleted whole: empty now, right after its indicator
+        ("a: 1\nb: xy\nc: 1\n", "a: 1\nb: \nc: 1\n"),
+        ("a:\n  b:   'q'  # c\n", "a:\n  b:     # c\n"),
+        ("x:\n  - 3\n", "x:\n  - \n"),  # the last entry: its sequence now ends after the dash
     ],
 )
-def test_spaces_and_a_value_typed_after_an_indicator_are_read_alone(old, new):
+def test_spaces_a_value_typed_after_an_indicator_and_a_value_deleted_are_read_alone(old, new):
     for as_js in (False, True):
         assert read(full(old, PATH, as_js), new) is not None
 
@@ -192,8 +196,6 @@ def test_spaces_and_a_value_typed_after_an_indicator_are_read_alone(old, new):
         ("b: # c\n", "b: x# c\n"),  # typed right before a comment: it would join the value
         ("k: &a\n", "k: &a x\n"),  # an anchor before it
         ("k: [a, ]\n", "k: [a, x]\n"),  # inside a flow collection
-        ("a: 1\nb: x\n", "a: 1\nb: \n"),  # a value deleted whole: empty now, after its indicator
-        ("a: 1\nb: xy\nc: 1\n", "a: 1\nb: \nc: 1\n"),
     ],
 )
 def test_typing_where_no_value_was_that_may_change_more_is_read_in_full(old, new):

@@ -8,7 +8,8 @@ keeps its kind, value and tag: the tree is copied with the offsets after the edi
 scalar is converted (rust-analyzer's "reparse one token", for YAML). So is a value typed where there was
 none, after ``key:`` or ``-`` and at least one space (typed or there), with nothing after it on the line but
 spaces and a comment (the space and first keystroke of every new value, completion's probe after ``:``): the
-collections that ended with the empty value end where the typed one does. Anything else returns None, and the
+collections that ended with the empty value end where the typed one does. A value deleted whole leaves an
+empty one right after its indicator, read the same way. Anything else returns None, and the
 caller reads the text in full: a key, a flow collection, merge keys, a tag, anchor or alias on the scalar,
 a line break typed, a block scalar's header or indentation, a scalar that reads as something else alone
 (``a: b``, ``x #c``, a broken quote), text above the size cap or with a byte-order mark.
@@ -60,8 +61,10 @@ def _read_edit(previous: Document, text: str, path: str | None, limits: Limits) 
         return None  # a line break typed or deleted: lines (and so indentation) change
     scalar = _scalar_holding(previous.root, old, start, old_end)
     spaces_only = False
-    if scalar is not None:  # typing inside a value: it keeps its start, its end moves (all of it deleted: None)
+    if scalar is not None:  # typing inside a value: it keeps its start, its end moves
         at, region, reach = scalar.end, (scalar.start, scalar.end + delta), (scalar.start, scalar.end)
+        if region[0] == region[1]:  # the value deleted whole: an empty one, right after its indicator
+            return _read_emptied(previous, text, scalar, delta, old_end)
     else:  # typing a value where there was none (``key: `` or ``- ``): it starts after the spaces typed
         lead = len(typed) - len(typed.lstrip(" "))
         scalar = _empty_value_before(previous.root, old, start, old_end, lead)
@@ -83,10 +86,54 @@ def _read_edit(previous: Document, text: str, path: str | None, limits: Limits) 
         node, new_issues, schema_dependent = new
         if schema_dependent and plain is not None and plain.read_as_js:
             read_value_as_js_yaml(node)
+    return _with_value(previous, text, scalar, node, new_issues, schema_dependent, at, reach, delta, old_end)
+
+
+def _read_emptied(previous: Document, text: str, scalar: Node, delta: int, old_end: int) -> Document | None:
+    """``text``: ``previous`` with the single-line value ``scalar`` deleted whole (``delta``: minus its length).
+    What is left is an empty value right after the value's indicator (``key:`` or ``-``, then spaces) when the
+    rest of its line is spaces or a comment; None otherwise."""
+    old = previous.text
+    indicator = scalar.start
+    while indicator > 0 and old[indicator - 1] == " ":
+        indicator -= 1
+    line_end = min(
+        (at for at in (old.find("\n", scalar.end), old.find("\r", scalar.end)) if at != -1), default=len(old)
+    )
+    after = old[scalar.end : line_end].lstrip(" \t")
+    if indicator == scalar.start or indicator == 0 or old[indicator - 1] not in ":-" or (after and after[0] != "#"):
+        return None
+    # As the reader converts libyaml's empty plain scalar (``tag:yaml.org,2002:null``, no text).
+    node, new_issues, schema_dependent = read_scalar(
+        text, yaml.ScalarNode(_T + "null", "", style=None), indicator, indicator
+    )
+    plain = previous.plain_scalars
+    if schema_dependent and plain is not None and plain.read_as_js:
+        read_value_as_js_yaml(node)
+    reach = (indicator - 1, scalar.end + 1)  # an issue touching the value or its spaces is read again
+    return _with_value(previous, text, scalar, node, new_issues, schema_dependent, scalar.end, reach, delta, old_end)
+
+
+def _with_value(
+    previous: Document,
+    text: str,
+    scalar: Node,
+    node: Node,
+    new_issues: list[ParseIssue],
+    schema_dependent: bool,
+    at: int,
+    reach: tuple[int, int],
+    delta: int,
+    old_end: int,
+) -> Document | None:
+    """``previous``'s tree with ``scalar`` replaced by ``node`` (read from ``text``) and the offsets from ``at`` on
+    moved by ``delta``, as a Document of ``text``; None when an issue or a plain scalar cannot follow."""
+    plain = previous.plain_scalars
     issues = _moved_issues(previous.issues, scalar, at, reach, delta)
     if issues is None:
         return None
     copier = _Copier(scalar, node, at, delta, shared=previous.shared_nodes, plain=plain)
+    assert previous.root is not None
     root = copier.copy(previous.root)
     if not copier.copied_every_plain_scalar():
         return None
@@ -341,10 +388,10 @@ def _copier(
         start, end, kind = node.start, node.end, node.kind
         if start >= at:
             start += delta
-        if end >= at:
-            end += delta
-        elif end == old.end:  # a block collection ending with an empty value typed into: it ends where that does
+        if end == old.end:  # (a block collection ending with the value, typed into, emptied or filled, ends with it)
             end = new.end
+        elif end >= at:
+            end += delta
         if kind == SCALAR:
             copied = new if node is old else Node(SCALAR, start, end, node.value, node.tag, node.style, node.raw)
             if copies and id(node) in copies:
