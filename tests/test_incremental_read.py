@@ -457,3 +457,16 @@ def test_values_typed_where_none_was_read_as_in_full():
                 alone += got is not None
     assert tried > 100
     assert alone > tried // 4, (alone, tried)
+
+
+def test_lint_of_a_value_typed_after_its_key_from_the_previous_reading_gives_the_fresh_findings():
+    """The editor's first keystroke of a new value, and its last backspace: linted from the last reading, the
+    findings are a fresh lint's (a threshold out of range, then none, then an empty one)."""
+    empty = CONFIG.replace("threshold: 0.5", "threshold: ")
+    first = lint_text(empty, PATH, explicit=False)
+    for typed in ("threshold: 7", "threshold: 0.7", "threshold: "):
+        text = CONFIG.replace("threshold: 0.5", typed)
+        assert read_edit(first.document, text, PATH, DEFAULT_LIMITS) is not None
+        again = lint_text(text, PATH, explicit=False, previous=first.document)
+        assert again.diagnostics == lint_text(text, PATH, explicit=False).diagnostics
+        first = again
