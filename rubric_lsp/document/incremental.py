@@ -97,10 +97,7 @@ def _read_emptied(previous: Document, text: str, scalar: Node, delta: int, old_e
     indicator = scalar.start
     while indicator > 0 and old[indicator - 1] == " ":
         indicator -= 1
-    line_end = min(
-        (at for at in (old.find("\n", scalar.end), old.find("\r", scalar.end)) if at != -1), default=len(old)
-    )
-    after = old[scalar.end : line_end].lstrip(" \t")
+    after = _rest_of_line(old, scalar.end).lstrip(" \t")
     if indicator == scalar.start or indicator == 0 or old[indicator - 1] not in ":-" or (after and after[0] != "#"):
         return None
     # As the reader converts libyaml's empty plain scalar (``tag:yaml.org,2002:null``, no text).
@@ -226,8 +223,7 @@ def _empty_value_before(root: Node, text: str, start: int, end: int, lead: int) 
     indicator = start
     while indicator > 0 and text[indicator - 1] == " ":
         indicator -= 1
-    line_end = min((at for at in (text.find("\n", start), text.find("\r", start)) if at != -1), default=len(text))
-    rest = text[start:line_end]
+    rest = _rest_of_line(text, start)
     after = rest.lstrip(" \t")
     if (indicator == start and not lead) or indicator == 0 or text[indicator - 1] not in ":-":
         return None
@@ -246,6 +242,12 @@ def _empty_value_before(root: Node, text: str, start: int, end: int, lead: int) 
         node, depth = inner, depth + 1
     empty = node.start == node.end == indicator and node.style is None and node.value is None
     return node if depth and empty and node.tag == _T + "null" else None
+
+
+def _rest_of_line(text: str, start: int) -> str:
+    """``text`` from ``start`` to its line's end (a line feed or carriage return, or the text's end)."""
+    ends = [at for at in (text.find("\n", start), text.find("\r", start)) if at != -1]
+    return text[start : min(ends, default=len(text))]
 
 
 def _inside_a_content_line(text: str, block: Node, start: int) -> bool:
