@@ -202,6 +202,35 @@ def test_typing_where_no_value_was_that_may_change_more_is_read_in_full(old, new
     assert read(full(old, PATH, False), new) is None
 
 
+@pytest.mark.parametrize("as_js", [False, True], ids=["as PyYAML reads", "as js-yaml reads"])
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("question: Where", "questions: Where"),  # a key's typo, fixed in place (a rule's fix renames keys so)
+        ("    vars:\n      question", "    varz:\n      question"),  # a key holding a mapping
+        ("retries: 3", "retry: 3"),
+        ("retries: 3", "question: 3"),  # now the same as a sibling: a duplicate key appears
+        ("retries: 3", "'retries': 3"),  # quoted
+        ("threshold: 0.5", "threshold_2: 0.5"),
+    ],
+)
+def test_a_key_edited_in_place_is_read_alone_and_as_in_full(old, new, as_js):
+    assert old in CONFIG
+    previous = full(CONFIG, PATH, as_js)
+    doc = read(previous, CONFIG.replace(old, new, 1))
+    assert doc is not None
+    if new == "question: 3":
+        assert [i.kind for i in doc.issues] == ["duplicate-key"]
+
+
+def test_a_duplicate_key_renamed_away_is_no_longer_reported():
+    text = CONFIG.replace("retries: 3", "question: 3")
+    previous = full(text, PATH, False)
+    assert [i.kind for i in previous.issues] == ["duplicate-key"]
+    doc = read(previous, CONFIG)
+    assert doc is not None and doc.issues == []
+
+
 def test_a_finding_on_the_edited_value_goes_with_the_value():
     previous = full(CONFIG.replace("retries: 3", "retries: yes"), PATH, False)
     assert any(issue.kind == "yaml11-boolean" for issue in previous.issues)
@@ -213,7 +242,10 @@ def test_a_finding_on_the_edited_value_goes_with_the_value():
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        ("question: Where", "questions: Where"),  # a key
+        ("question: Where", "1: Where"),  # a key that reads as a number
+        ("question: Where", "yes: Where"),  # as a boolean (and a YAML 1.1 finding)
+        ("question: Where", "ques: tion: Where"),  # a mapping
+        ("question: Where", "&a question: Where"),  # an anchor
         ("question: Where is my order?", "question: Where: is my order?"),  # becomes a mapping
         ("question: Where is my order?", "question: Where is my order? #"),  # a comment after it
         ("question: Where is my order?", "question: Where is\n my order?"),  # a line break
@@ -470,3 +502,12 @@ def test_lint_of_a_value_typed_after_its_key_from_the_previous_reading_gives_the
         again = lint_text(text, PATH, explicit=False, previous=first.document)
         assert again.diagnostics == lint_text(text, PATH, explicit=False).diagnostics
         first = again
+
+
+def test_a_key_edited_where_duplicate_keys_are_past_the_listed_number_is_read_in_full():
+    """Past MAX_DUPLICATE_REPORTS the list stops short (the rest counted in its last finding): read in full."""
+    text = "".join(f"k{i % 3}: {i}\n" for i in range(250)) + "other: 1\n"
+    previous = full(text, PATH, False)
+    assert read(previous, text.replace("other: 1", "others: 1")) is None
+    small = "".join(f"k{i % 3}: {i}\n" for i in range(20)) + "other: 1\n"
+    assert read(full(small, PATH, False), small.replace("other: 1", "k1: 1")) is not None  # (checked as in full)

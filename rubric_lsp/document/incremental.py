@@ -9,8 +9,10 @@ scalar is converted (rust-analyzer's "reparse one token", for YAML). So is a val
 none, after ``key:`` or ``-`` and at least one space (typed or there), with nothing after it on the line but
 spaces and a comment (the space and first keystroke of every new value, completion's probe after ``:``): the
 collections that ended with the empty value end where the typed one does. A value deleted whole leaves an
-empty one right after its indicator, read the same way. Anything else returns None, and the
-caller reads the text in full: a key, a flow collection, merge keys, a tag, anchor or alias on the scalar,
+empty one right after its indicator, read the same way. So is a key edited in place when it is a word before
+and after (a string under every schema: no number, boolean or null; a rule's fix renaming a misspelt key):
+its mapping's duplicate keys are then found again. Anything else returns None, and the caller reads the text
+in full: another key, a flow collection, merge keys, a tag, anchor or alias on the scalar,
 a line break typed, a block scalar's header or indentation, a scalar that reads as something else alone
 (``a: b``, ``x #c``, a broken quote), text above the size cap or with a byte-order mark.
 
@@ -26,6 +28,7 @@ import yaml
 
 from rubric_lsp.document import _SURROGATE, Document, gc_paused, language_for
 from rubric_lsp.document import issues as K
+from rubric_lsp.document.duplicates import MAX_DUPLICATE_REPORTS, duplicate_issues, repeated_keys
 from rubric_lsp.document.issues import ParseIssue, TextEdit
 from rubric_lsp.document.js_yaml import PlainScalars, read_value_as_js_yaml
 from rubric_lsp.document.limits import Limits
@@ -39,7 +42,10 @@ _T = "tag:yaml.org,2002:"
 _IMPLICIT_TAGS = frozenset(_T + name for name in ("str", "null", "bool", "int", "float", "timestamp"))
 _QUOTES = ("'", '"')
 _BLOCKS = ("|", ">")
-_OF_A_VALUE = frozenset((K.YAML11_BOOLEAN, K.YAML11_NUMBER))  # what converting a plain or quoted scalar reports
+_OF_A_VALUE = frozenset((K.YAML11_BOOLEAN, K.YAML11_NUMBER))
+_NUMBER_START = frozenset(
+    "0123456789+-."
+)  # (a plain scalar starting so may read as a number)  # what converting a plain or quoted scalar reports
 
 
 def read_edit(previous: Document, text: str, path: str | None, limits: Limits) -> Document | None:
@@ -61,6 +67,8 @@ def _read_edit(previous: Document, text: str, path: str | None, limits: Limits) 
         return None  # a line break typed or deleted: lines (and so indentation) change
     scalar = _scalar_holding(previous.root, old, start, old_end)
     spaces_only = False
+    if scalar is None and (held := _key_holding(previous.root, old, start, old_end)) is not None:
+        return _read_key(previous, text, *held, delta, old_end)
     if scalar is not None:  # typing inside a value: it keeps its start, its end moves
         at, region, reach = scalar.end, (scalar.start, scalar.end + delta), (scalar.start, scalar.end)
         if region[0] == region[1]:  # the value deleted whole: an empty one, right after its indicator
@@ -87,6 +95,44 @@ def _read_edit(previous: Document, text: str, path: str | None, limits: Limits) 
         if schema_dependent and plain is not None and plain.read_as_js:
             read_value_as_js_yaml(node)
     return _with_value(previous, text, scalar, node, new_issues, schema_dependent, at, reach, delta, old_end)
+
+
+def _read_key(previous: Document, text: str, mapping: Node, key: Node, delta: int, old_end: int) -> Document | None:
+    """``text``: ``previous`` with a plain word ``key`` of ``mapping`` edited. Read alone when the new key is a plain
+    word too (a string under every schema, no finding of its own); the mapping's duplicate keys are then found
+    again, the other mappings' carried over. None otherwise."""
+    new = _read_alone(text, key.start, key.end + delta, key.style)
+    if new is None or new[1] or new[2] or not _plain_word(new[0]):
+        return None
+    node = new[0]
+    old_pairs = repeated_keys(mapping)
+    repeated = {pair[0].span for pair in old_pairs}
+    listed = [issue for issue in previous.issues if issue.kind == K.DUPLICATE_KEY]
+    if len(listed) >= MAX_DUPLICATE_REPORTS:
+        return None  # the list may stop short (the rest counted in its last finding's words)
+    others = [issue for issue in previous.issues if issue.kind != K.DUPLICATE_KEY or issue.span not in repeated]
+    reach = (key.start, key.end)
+    doc = _with_value(previous, text, key, node, [], False, key.end, reach, delta, old_end, others)
+    if doc is None or doc.root is None:
+        return None
+    found = _key_holding(doc.root, text, node.start, node.start)
+    assert found is not None and found[1] is node  # the copy holds the new key where the old one was
+    pairs = repeated_keys(found[0])
+    if len(listed) - len(old_pairs) + len(pairs) > MAX_DUPLICATE_REPORTS:
+        return None
+    doc.issues = sorted(doc.issues + duplicate_issues(pairs, doc.lines), key=lambda issue: issue.span.start)
+    return doc
+
+
+def _plain_word(key: Node) -> bool:
+    """A key that reads as the same string under every schema and as written: no number, boolean or null."""
+    value = key.value
+    return (
+        key.tag == _T + "str"
+        and isinstance(value, str)
+        and bool(value)
+        and (key.style is not None or value[:1] not in _NUMBER_START)
+    )
 
 
 def _read_emptied(previous: Document, text: str, scalar: Node, delta: int, old_end: int) -> Document | None:
@@ -122,11 +168,13 @@ def _with_value(
     reach: tuple[int, int],
     delta: int,
     old_end: int,
+    old_issues: list[ParseIssue] | None = None,
 ) -> Document | None:
     """``previous``'s tree with ``scalar`` replaced by ``node`` (read from ``text``) and the offsets from ``at`` on
-    moved by ``delta``, as a Document of ``text``; None when an issue or a plain scalar cannot follow."""
+    moved by ``delta``, as a Document of ``text`` with ``old_issues`` (``previous``'s by default) moved and
+    ``new_issues``; None when an issue or a plain scalar cannot follow."""
     plain = previous.plain_scalars
-    issues = _moved_issues(previous.issues, scalar, at, reach, delta)
+    issues = _moved_issues(previous.issues if old_issues is None else old_issues, scalar, at, reach, delta)
     if issues is None:
         return None
     copier = _Copier(scalar, node, at, delta, shared=previous.shared_nodes, plain=plain)
@@ -263,6 +311,27 @@ def _inside_a_content_line(text: str, block: Node, start: int) -> bool:
         return False
     line_start = text.rfind("\n", 0, start) + 1
     return bool(text[line_start:start].strip(" \t"))
+
+
+def _key_holding(root: Node, text: str, start: int, end: int) -> tuple[Node, Node] | None:
+    """(its mapping, the key) for the plain word key on one line whose span holds ``start``–``end`` (ends included:
+    typing at its end) in a block mapping; None otherwise."""
+    node = root
+    while node.kind != SCALAR:
+        if text[node.end - 1 : node.end] in ("]", "}"):
+            return None  # a flow collection: read otherwise inside
+        if node.kind == MAP:
+            key = next((k for k, _ in node.value if k.start <= end and start <= k.end), None)
+            if key is not None:
+                inside = key.kind == SCALAR and key.start <= start and end <= key.end
+                line = text[key.start : key.end]
+                plain = inside and key.style in (None, *_QUOTES) and _plain_word(key)
+                return (node, key) if plain and "\n" not in line and "\r" not in line else None
+        inner = _child_holding(node, start, end)
+        if inner is None:
+            return None
+        node = inner
+    return None
 
 
 def _child_holding(node: Node, start: int, end: int) -> Node | None:
