@@ -431,12 +431,15 @@ def test_random_edits_of_real_configs_and_rubrics_read_as_in_full(corpus):
     assert alone > tried // 10, (alone, tried)
 
 
-def test_the_edit_the_server_bench_makes_on_the_largest_config_is_read_alone(corpus):
+def test_the_edits_the_server_bench_makes_on_the_largest_config_are_read_alone(corpus):
+    """bench_server --compare's edits (typing in a value, a value deleted whole, a new value's first letter, a key
+    renamed): each read from the reading before, as the full reading; the figures are of what they name."""
+    from bench_server import edit_chain
+
     path = corpus / "promptfoo" / "examples" / "redteam-medical-agent" / "redteam.yaml"
     text = path.read_text(encoding="utf-8")
     previous = full(text, str(path), True)
-    for n in range(2):
-        edited = text.replace("description:", f"description: r{n}", 1)
+    for edited in edit_chain(text, 1):
         doc = read(previous, edited, str(path))
         assert doc is not None
         previous = doc
