@@ -88,7 +88,7 @@ def repository_root(path: str | Path | None) -> Path | None:
 def _repository_root(path: str | Path) -> Path | None:
     start = os.path.abspath(path)
     folder = start if os.path.isdir(start) else os.path.dirname(start)
-    return _once("repository of folder", folder, lambda: nearest_above(Path(folder), "git", _holds_git))
+    return nearest_above(Path(folder), "git", _holds_git)
 
 
 def _holds_git(folder: Path) -> Path | None:

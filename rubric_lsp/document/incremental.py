@@ -30,7 +30,7 @@ from rubric_lsp.document import _SURROGATE, Document, gc_paused, language_for
 from rubric_lsp.document import issues as K
 from rubric_lsp.document.duplicates import MAX_DUPLICATE_REPORTS, duplicate_issues, repeated_keys
 from rubric_lsp.document.issues import ParseIssue, TextEdit
-from rubric_lsp.document.js_yaml import PlainScalars, read_value_as_js_yaml
+from rubric_lsp.document.js_yaml import PlainScalars, read_value_as_js_yaml, schema_dependent_key
 from rubric_lsp.document.limits import Limits
 from rubric_lsp.document.nodes import MAP, SCALAR, SEQ, Node
 from rubric_lsp.document.positions import Span
@@ -42,10 +42,7 @@ _T = "tag:yaml.org,2002:"
 _IMPLICIT_TAGS = frozenset(_T + name for name in ("str", "null", "bool", "int", "float", "timestamp"))
 _QUOTES = ("'", '"')
 _BLOCKS = ("|", ">")
-_OF_A_VALUE = frozenset((K.YAML11_BOOLEAN, K.YAML11_NUMBER))
-_NUMBER_START = frozenset(
-    "0123456789+-."
-)  # (a plain scalar starting so may read as a number)  # what converting a plain or quoted scalar reports
+_OF_A_VALUE = frozenset((K.YAML11_BOOLEAN, K.YAML11_NUMBER))  # what converting a plain or quoted scalar reports
 
 
 def read_edit(previous: Document, text: str, path: str | None, limits: Limits) -> Document | None:
@@ -131,7 +128,7 @@ def _plain_word(key: Node) -> bool:
         key.tag == _T + "str"
         and isinstance(value, str)
         and bool(value)
-        and (key.style is not None or value[:1] not in _NUMBER_START)
+        and (key.style is not None or not schema_dependent_key(key))
     )
 
 
@@ -140,11 +137,9 @@ def _read_emptied(previous: Document, text: str, scalar: Node, delta: int, old_e
     What is left is an empty value right after the value's indicator (``key:`` or ``-``, then spaces) when the
     rest of its line is spaces or a comment; None otherwise."""
     old = previous.text
-    indicator = scalar.start
-    while indicator > 0 and old[indicator - 1] == " ":
-        indicator -= 1
+    indicator = _after_indicator(old, scalar.start)
     after = _rest_of_line(old, scalar.end).lstrip(" \t")
-    if indicator == scalar.start or indicator == 0 or old[indicator - 1] not in ":-" or (after and after[0] != "#"):
+    if indicator is None or indicator == scalar.start or (after and after[0] != "#"):
         return None
     # As the reader converts libyaml's empty plain scalar (``tag:yaml.org,2002:null``, no text).
     node, new_issues, schema_dependent = read_scalar(
@@ -242,15 +237,10 @@ def _difference(old: str, new: str) -> tuple[int, int]:
 def _scalar_holding(root: Node, text: str, start: int, end: int) -> Node | None:
     """The scalar value whose span holds ``start``–``end`` (ends included: typing at a value's end), when it is
     one this module may read alone; None otherwise (the stretch touches a key, lies between nodes, …)."""
-    node = root
-    depth = 0
-    while node.kind != SCALAR:
-        if text[node.end - 1 : node.end] in ("]", "}"):
-            return None  # a flow collection (or a block one ending in one): , [ ] { } read otherwise inside
-        inner = _child_holding(node, start, end)
-        if inner is None:
-            return None
-        node, depth = inner, depth + 1
+    found = _scalar_at(root, text, start, end)
+    if found is None:
+        return None
+    node, depth = found
     if depth == 0 or node.start >= node.end or node.tag not in _IMPLICIT_TAGS or text[node.start] in "&!*":
         return None  # the root, an empty value, or properties before the scalar
     if node.style in _BLOCKS:
@@ -268,28 +258,45 @@ def _empty_value_before(root: Node, text: str, start: int, end: int, lead: int) 
     the line cannot join it: spaces, then a comment or the line's end."""
     if start != end:  # typed, nothing replaced
         return None
-    indicator = start
-    while indicator > 0 and text[indicator - 1] == " ":
-        indicator -= 1
+    indicator = _after_indicator(text, start)
     rest = _rest_of_line(text, start)
     after = rest.lstrip(" \t")
-    if (indicator == start and not lead) or indicator == 0 or text[indicator - 1] not in ":-":
+    if indicator is None or (indicator == start and not lead):
         return None
     if after and after[0] != "#":
         return None
     if after and rest == after:
         return None  # a comment right at the typing: the typed text would run into it
+    found = _scalar_at(root, text, indicator, indicator)
+    if found is None:
+        return None
+    node, depth = found
+    empty = node.start == node.end == indicator and node.style is None and node.value is None
+    return node if depth and empty and node.tag == _T + "null" else None
+
+
+def _scalar_at(root: Node, text: str, start: int, end: int) -> tuple[Node, int] | None:
+    """The scalar whose span holds ``start``–``end`` (ends included) and its depth (0: the root), descending through
+    values only; None when the stretch touches a key, lies between nodes or in a flow collection."""
     node = root
     depth = 0
     while node.kind != SCALAR:
         if text[node.end - 1 : node.end] in ("]", "}"):
-            return None  # a flow collection: read otherwise inside
-        inner = _child_holding(node, indicator, indicator)
+            return None  # a flow collection (or a block one ending in one): , [ ] { } read otherwise inside
+        inner = _child_holding(node, start, end)
         if inner is None:
             return None
         node, depth = inner, depth + 1
-    empty = node.start == node.end == indicator and node.style is None and node.value is None
-    return node if depth and empty and node.tag == _T + "null" else None
+    return node, depth
+
+
+def _after_indicator(text: str, at: int) -> int | None:
+    """Where the ``:`` or ``-`` before ``at`` ends, with only spaces between (``at`` itself when none); None when
+    something else precedes those spaces."""
+    indicator = at
+    while indicator > 0 and text[indicator - 1] == " ":
+        indicator -= 1
+    return indicator if indicator > 0 and text[indicator - 1] in ":-" else None
 
 
 def _rest_of_line(text: str, start: int) -> str:
