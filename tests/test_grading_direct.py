@@ -36,10 +36,42 @@ MESSAGES = [{"role": "system", "content": "Judge it."}, {"role": "user", "conten
         ("anthropic/claude-sonnet-4-5", "http://127.0.0.1:8000", None),
         ("hosted_vllm/judge", "http://127.0.0.1:8000/v1", None),
         ("openai/", "http://127.0.0.1:8000/v1", None),
+        ("openai/judge", "http://user:secret@127.0.0.1:8000/v1", None),  # credentials in the URL: litellm's
     ],
 )
 def test_where_the_direct_route_is_taken(model, api_base, sent):
     assert direct_model(model, api_base, "key") == sent
+
+
+@pytest.mark.parametrize(
+    "environment, direct",
+    [
+        ({"HTTP_PROXY": "http://proxy.lan:3128"}, False),
+        ({"http_proxy": "http://proxy.lan:3128"}, False),
+        ({"ALL_PROXY": "http://proxy.lan:3128"}, False),
+        ({"HTTP_PROXY": "http://proxy.lan:3128", "NO_PROXY": "gpu.lan,other"}, True),
+        ({"HTTP_PROXY": "http://proxy.lan:3128", "no_proxy": "*"}, True),
+        ({"HTTPS_PROXY": "http://proxy.lan:3128"}, True),  # only https calls, never this route's
+        ({}, True),
+    ],
+)
+def test_a_call_a_proxy_would_carry_goes_through_litellm(monkeypatch, environment, direct):
+    # The direct route's client speaks to the server itself (engine/transports/http1.py); litellm's honours proxies.
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert direct_model("openai/judge", "http://gpu.lan:8000/v1", "key") == ("judge" if direct else None)
+
+
+@pytest.mark.parametrize("key", ["sk-abc\r\nX-Injected: 1", "sk-\u2713", "sk-tab\there"])
+async def test_a_key_no_header_can_carry_is_refused_unsent(judge_server, monkeypatch, key):
+    monkeypatch.setenv("RUBRIC_JUDGE_TRANSPORT", "direct")
+    judge = _judge(judge_server, env={"OPENAI_API_KEY": key})
+    with pytest.raises(JudgeFailure) as failure:
+        await judge.ask(MESSAGES, FORMAT, lambda text: text)
+    assert failure.value.kind == "auth" and "not sent" in failure.value.message
+    assert key not in failure.value.message and judge_server.call_count == 0
 
 
 def test_the_direct_route_can_be_turned_off(monkeypatch):

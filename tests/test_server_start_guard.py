@@ -23,6 +23,7 @@ NEVER_BEFORE_FIRST_DIAGNOSTICS = (
     "litellm",
     "openai",
     "aiohttp",
+    "httptools",
     "httpx",
     "jinja2",
     "pygal",

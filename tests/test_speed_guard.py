@@ -42,6 +42,7 @@ NEVER = (
     "jinja2",
     "pygal",
     "aiohttp",
+    "httptools",
     "xml.sax",
     "http.client",
     "ssl",

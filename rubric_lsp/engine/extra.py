@@ -19,6 +19,7 @@ DISTRIBUTION = "rubric-lsp"
 FALLBACK_REQUIREMENTS = (
     "litellm>=1.85",
     "aiohttp>=3.10",
+    "httptools>=0.6",
     "rich>=13",
     "jinja2>=3.1.6",
     "pygal>=3.0.4",

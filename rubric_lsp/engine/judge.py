@@ -234,7 +234,7 @@ class Judge:
                         await run.recorded(self.settings.concurrency)  # what a kill can lose, bounded
                     usage.calls += 1
                     if direct is not None:
-                        # aiohttp's total timeout covers connecting, sending and reading: no backstop
+                        # http1.post's deadline covers connecting, sending and reading: no backstop
                         # task needed (wait_for's task and timer are a tenth of this route's CPU).
                         assert self.settings.api_base and self._api_key is not None
                         response = await direct_complete(
