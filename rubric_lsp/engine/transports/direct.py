@@ -87,7 +87,6 @@ from rubric_lsp.engine.failures import (
     table_failure,
 )
 from rubric_lsp.engine.settings import MissingCredentials, api_key_for
-from rubric_lsp.engine.transports import http1
 from rubric_lsp.runtime import start_cache
 
 if TYPE_CHECKING:
@@ -224,8 +223,10 @@ class Response:
 
 
 @functools.lru_cache(maxsize=64)
-def _endpoint(api_base: str) -> http1.Endpoint:
-    """``api_base``'s chat-completions URL, parsed once."""
+def _endpoint(api_base: str) -> Any:
+    """``api_base``'s chat-completions URL, parsed once (an ``http1.Endpoint``)."""
+    from rubric_lsp.engine.transports import http1
+
     return http1.endpoint(api_base.rstrip("/") + "/chat/completions", USER_AGENT)
 
 
@@ -242,6 +243,9 @@ async def complete(
 
     Raises ``ClassifiedError`` for every failure (HTTP status, unreadable body, timeout, no
     connection), with the failure litellm's route would have given."""
+    # (httptools is the [grade] extra's: never imported without it, when priced_models keeps calls on litellm)
+    from rubric_lsp.engine.transports import http1
+
     body = {key: value for key, value in fields.items() if key != "api_base"}
     body["model"] = name
     data = json.dumps(body).encode("utf-8")

@@ -60,6 +60,7 @@ class _Connection(asyncio.Protocol):
         self.size = 0
         self.chunks: list[bytes] = []
         self.headers: dict[str, str] = {}
+        self.until_closed = False  # the reply's headers are in and give its body no length
 
     # -- asyncio ---------------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -73,9 +74,15 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.pool.discard(self)
+        if exc is None and self.waiter is not None and self.until_closed:
+            self._answer(keep=False)  # a body without a length ends with its connection (HTTP/1.0)
         self._fail(HttpFailure("Server disconnected"))
 
     # -- httptools -------------------------------------------------------------------------------
+    def on_headers_complete(self) -> None:
+        headers = self.headers
+        self.until_closed = "content-length" not in headers and "chunked" not in headers.get("transfer-encoding", "")
+
     def on_header(self, name: bytes, value: bytes) -> None:
         self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
 
@@ -93,6 +100,7 @@ class _Connection(asyncio.Protocol):
     # -- one request -----------------------------------------------------------------------------
     def send(self, data: bytes, limit: int, waiter: asyncio.Future[Reply]) -> None:
         self.waiter, self.limit, self.size, self.chunks, self.headers = waiter, limit, 0, [], {}
+        self.until_closed = False
         assert self.transport is not None
         self.transport.write(data)
 
