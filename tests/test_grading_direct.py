@@ -37,6 +37,9 @@ MESSAGES = [{"role": "system", "content": "Judge it."}, {"role": "user", "conten
         ("hosted_vllm/judge", "http://127.0.0.1:8000/v1", None),
         ("openai/", "http://127.0.0.1:8000/v1", None),
         ("openai/judge", "http://user:secret@127.0.0.1:8000/v1", None),  # credentials in the URL: litellm's
+        ("openai/judge", "http://127.0.0.1:80a/v1", None),  # not a URL http1 can call: litellm says why
+        ("openai/judge", "http://[::1/v1", None),
+        ("openai/judge", "http:///v1", None),
     ],
 )
 def test_where_the_direct_route_is_taken(model, api_base, sent):

@@ -121,8 +121,11 @@ def _beyond_http1(api_base: str) -> bool:
     environment names for it (HTTP_PROXY, ALL_PROXY and NO_PROXY, as litellm's httpx client honours them)."""
     from urllib.parse import urlsplit
 
-    parts = urlsplit(api_base)
-    if parts.username is not None or parts.password is not None or not parts.hostname:
+    try:
+        parts = urlsplit(api_base)
+        if parts.username is not None or parts.password is not None or not parts.hostname or parts.port == 0:
+            return True
+    except ValueError:  # no valid URL (a bad port, an open bracket): litellm says what is wrong with it
         return True
     if not any(name.lower() in ("http_proxy", "all_proxy") for name in os.environ):
         return False
