@@ -225,14 +225,6 @@ class Response:
 # -- one call --------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=64)
-def _endpoint(api_base: str) -> Any:
-    """``api_base``'s chat-completions URL, parsed once (an ``http1.Endpoint``)."""
-    from rubric_lsp.engine.transports import http1
-
-    return http1.endpoint(api_base.rstrip("/") + "/chat/completions", USER_AGENT)
-
-
 async def complete(
     api_base: str,
     name: str,
@@ -254,7 +246,8 @@ async def complete(
     data = json.dumps(body).encode("utf-8")
     headers = _credentials(api_key, model)
     try:
-        reply = await http1.post(_endpoint(api_base), headers, data, timeout, MAX_REPLY_BYTES)
+        endpoint = http1.endpoint(api_base.rstrip("/") + "/chat/completions", USER_AGENT)
+        reply = await http1.post(endpoint, headers, data, timeout, MAX_REPLY_BYTES)
     except asyncio.TimeoutError:
         raise ClassifiedError(table_failure("timeout", model), True) from None
     except http1.HttpFailure as exc:

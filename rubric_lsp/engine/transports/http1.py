@@ -16,6 +16,7 @@ credentials (``direct.direct_model``); every other call goes through litellm. A 
 from __future__ import annotations
 
 import asyncio
+import functools
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
@@ -41,7 +42,9 @@ class Endpoint(NamedTuple):
     head: bytes  # the request line and the headers every call sends, up to the credentials
 
 
+@functools.lru_cache(maxsize=64)
 def endpoint(url: str, user_agent: str) -> Endpoint:
+    """Where to POST ``url``, parsed once."""
     parts = urlsplit(url)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     head = f"POST {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nUser-Agent: {user_agent}\r\n"
