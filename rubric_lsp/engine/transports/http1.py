@@ -140,6 +140,7 @@ class _Pool:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.idle: dict[tuple[str, int], list[_Connection]] = {}
+        self.closer: AsyncIterator[None] | None = None
 
     def put_back(self, connection: _Connection) -> None:
         self.idle.setdefault(connection.key, []).append(connection)
@@ -179,10 +180,11 @@ _pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Pool] = weakref.We
 
 async def _new_pool(loop: asyncio.AbstractEventLoop) -> _Pool:
     pool = _pools[loop] = _Pool(loop)
-    closer = _close_with_loop(pool)
     # Registered with the loop as an async generator: asyncio.run's shutdown_asyncgens closes the idle
-    # connections before the loop closes (else each would warn that its transport was never closed).
-    await closer.__anext__()
+    # connections before the loop closes (else each would warn that its transport was never closed). The loop
+    # holds it weakly: the pool keeps it.
+    pool.closer = _close_with_loop(pool)
+    await pool.closer.__anext__()
     return pool
 
 
