@@ -247,8 +247,7 @@ def _scalar_holding(root: Node, text: str, start: int, end: int) -> Node | None:
         return node if _inside_a_content_line(text, node, start) else None
     if node.style not in (None, *_QUOTES):
         return None
-    line = text[node.start : node.end]
-    return None if "\n" in line or "\r" in line else node
+    return node if _on_one_line(text, node) else None
 
 
 def _empty_value_before(root: Node, text: str, start: int, end: int, lead: int) -> Node | None:
@@ -299,6 +298,12 @@ def _after_indicator(text: str, at: int) -> int | None:
     return indicator if indicator > 0 and text[indicator - 1] in ":-" else None
 
 
+def _on_one_line(text: str, node: Node) -> bool:
+    """Whether ``node``'s text holds no line break."""
+    line = text[node.start : node.end]
+    return "\n" not in line and "\r" not in line
+
+
 def _rest_of_line(text: str, start: int) -> str:
     """``text`` from ``start`` to its line's end (a line feed or carriage return, or the text's end)."""
     ends = [at for at in (text.find("\n", start), text.find("\r", start)) if at != -1]
@@ -331,9 +336,8 @@ def _key_holding(root: Node, text: str, start: int, end: int) -> tuple[Node, Nod
             key = next((k for k, _ in node.value if k.start <= end and start <= k.end), None)
             if key is not None:
                 inside = key.kind == SCALAR and key.start <= start and end <= key.end
-                line = text[key.start : key.end]
                 plain = inside and key.style in (None, *_QUOTES) and _plain_word(key)
-                return (node, key) if plain and "\n" not in line and "\r" not in line else None
+                return (node, key) if plain and _on_one_line(text, key) else None
         inner = _child_holding(node, start, end)
         if inner is None:
             return None

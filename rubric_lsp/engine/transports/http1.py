@@ -146,9 +146,10 @@ class _Pool:
         self.idle.setdefault(connection.key, []).append(connection)
 
     def discard(self, connection: _Connection) -> None:
-        held = self.idle.get(connection.key)
-        if held and connection in held:
-            held.remove(connection)
+        try:
+            self.idle.get(connection.key, []).remove(connection)
+        except ValueError:  # (in flight, or never kept)
+            pass
 
     def close(self) -> None:
         for held in self.idle.values():
