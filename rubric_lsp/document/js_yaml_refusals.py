@@ -134,12 +134,12 @@ _MAX_WALKS = 64
 
 def _in_quoted(root: Node, offset: int) -> bool:
     """Whether ``offset`` lies between the quotes of a single- or double-quoted scalar of the tree."""
-    node = root
-    while node.kind != SCALAR:
+    node: Node | None = root
+    while node is not None and node.kind != SCALAR:
         children = node.value if node.kind == SEQ else [part for pair in node.value for part in pair]
-        node = next((child for child in children if child.start <= offset < child.end), None)  # type: ignore[assignment]
-        if node is None:
-            return False
+        node = next((child for child in children if child.start <= offset < child.end), None)
+    if node is None:
+        return False
     return (node.style == '"' or node.style == "'") and node.start < offset < node.end - 1
 
 

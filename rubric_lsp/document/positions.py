@@ -45,8 +45,11 @@ class LineIndex:
 
     __slots__ = ("line_starts", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, line_starts: list[int] | None = None) -> None:
         self.text = text
+        if line_starts is not None:
+            self.line_starts = line_starts
+            return
         if "\r" in text:
             # Line breaks as LSP clients and YAML count them: \r\n, \n, and a lone \r.
             self.line_starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
@@ -62,12 +65,9 @@ class LineIndex:
     def moved(self, text: str, at: int, delta: int) -> LineIndex:
         """The index of ``text``: this one's text with ``delta`` characters more (or fewer) at ``at``, no line
         break among them: the lines starting after ``at`` start ``delta`` later."""
-        moved = LineIndex.__new__(LineIndex)
-        moved.text = text
         starts = self.line_starts
         after = bisect_right(starts, at)
-        moved.line_starts = starts[:after] + [start + delta for start in starts[after:]]
-        return moved
+        return LineIndex(text, starts[:after] + [start + delta for start in starts[after:]])
 
     @property
     def line_count(self) -> int:
