@@ -182,3 +182,18 @@ def test_shadowing_var_from_a_vars_file_is_reported_at_the_reference(tmp_path):
     result = lint_config(tmp_path, text)
     assert lines_of(result, "PF006") == [4]
     assert next(d for d in result.diagnostics if d.code == "PF006").message.startswith("vars.yaml line 2:")
+
+
+def test_dotdot_after_a_link_goes_up_from_the_link_as_promptfoo_reads_it(tmp_path):
+    """promptfoo reads ``path.resolve(basePath, path)``: `..` undoes the name before it as text, so
+    `to-elsewhere/../project/data/inside.txt` is <config folder>/project/data/inside.txt, missing (promptfoo: "File
+    does not exist"), though the system, following the link first, would find a file there."""
+    workspace = tmp_path / "project"
+    write(workspace, "data/inside.txt", "x")
+    (tmp_path / "elsewhere").mkdir()
+    (workspace / "to-elsewhere").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    assert (workspace / "to-elsewhere/../project/data/inside.txt").exists()  # the system's reading
+    text = "prompts:\n  - file://to-elsewhere/../project/data/inside.txt\n  - file://to-elsewhere/../data/inside.txt\nproviders: [x]\n"
+    result = lint_config(workspace, text, root=workspace)
+    assert lines_of(result, "RL010") == [2]
+    assert "does not exist" in next(d.message for d in result.diagnostics if d.code == "RL010")

@@ -64,9 +64,11 @@ def parse_ref(text: object) -> FileRef | None:
 
 
 def resolve_path(ref: FileRef, base_dir: Path) -> Path:
-    # As promptfoo's path.resolve(basePath, path): Node expands no `~` (file://~/x is <config folder>/~/x).
+    """The path promptfoo reads, as its ``path.resolve(basePath, path)`` gives it: normalized as text, so that
+    ``link/..`` is the folder holding the link wherever the link points (the system, given the path as written,
+    would go up from the link's target); no ``~`` expanded (file://~/x is <config folder>/~/x)."""
     path = Path(ref.path)
-    return path if path.is_absolute() else base_dir / path
+    return Path(os.path.normpath(path if path.is_absolute() else base_dir / path))
 
 
 def expand(ref: FileRef, base_dir: Path) -> list[Path]:

@@ -100,7 +100,7 @@ def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys
     bounds = boundaries(ctx)
     prompt_nodes = {id(node) for node in prompt_raw_nodes(root)}
     for node, ref in iter_references(root, skip_keys):
-        target = Path(os.path.normpath(refs.resolve_path(ref, base)))  # as path.resolve prints it
+        target = refs.resolve_path(ref, base)
         found = refs.expand(ref, base)
         if not found:
             ctx.report(MISSING_FILE, node, _missing(ref, target, id(node) in prompt_nodes))
