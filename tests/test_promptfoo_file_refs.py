@@ -184,6 +184,31 @@ def test_shadowing_var_from_a_vars_file_is_reported_at_the_reference(tmp_path):
     assert next(d for d in result.diagnostics if d.code == "PF006").message.startswith("vars.yaml line 2:")
 
 
+@pytest.mark.parametrize("in_a_run", [False, True], ids=["alone", "in-a-run"])
+def test_links_are_followed_to_where_they_point(tmp_path, in_a_run):
+    """A reference is inside or outside the workspace by where it resolves: a link in the workspace to a file
+    or a folder outside it is outside (RL011), a link to a file inside is inside, however its path is written."""
+    from rubric_lsp.workspace import one_run
+
+    workspace = tmp_path / "project"
+    write(workspace, "data/inside.txt", "x")
+    write(tmp_path, "elsewhere/outside.txt", "x")
+    (workspace / "to-outside.txt").symlink_to(tmp_path / "elsewhere" / "outside.txt")
+    (workspace / "to-elsewhere").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (workspace / "to-inside.txt").symlink_to(workspace / "data" / "inside.txt")
+    text = (
+        "prompts:\n  - file://to-outside.txt\n  - file://to-elsewhere/outside.txt\n  - file://to-inside.txt\n"
+        "  - file://data/../to-inside.txt\n  - file://data/inside.txt\nproviders: [x]\n"
+    )
+    if in_a_run:
+        with one_run():
+            result = lint_config(workspace, text, root=workspace)
+    else:
+        result = lint_config(workspace, text, root=workspace)
+    assert lines_of(result, "RL011") == [2, 3]
+    assert lines_of(result, "RL010") == []
+
+
 def test_dotdot_after_a_link_goes_up_from_the_link_as_promptfoo_reads_it(tmp_path):
     """promptfoo reads ``path.resolve(basePath, path)``: `..` undoes the name before it as text, so
     `to-elsewhere/../project/data/inside.txt` is <config folder>/project/data/inside.txt, missing (promptfoo: "File
