@@ -323,6 +323,36 @@ def test_the_previous_reading_is_left_as_it_was():
     assert shape(previous) == before
 
 
+def _nodes(doc: Document) -> list[Node]:
+    assert doc.root is not None
+    return list(walk(doc.root))
+
+
+def test_what_ends_before_the_edited_value_is_kept_not_copied():
+    """The nodes that end before the edited value are the previous reading's own (a 1.3 MB config's edit near its
+    end copies almost nothing); the value, what holds it and what follows are new."""
+    previous = full(CONFIG, PATH, True)
+    doc = read(previous, CONFIG.replace("first case", "first test case"))
+    assert doc is not None
+    edited = next(n for n in _nodes(doc) if n.value == "first test case")
+    kept = {id(n) for n in _nodes(previous)}
+    for node in _nodes(doc):
+        assert (id(node) in kept) == (node.end < edited.start), (node, node.value)
+    assert sum(id(node) in kept for node in _nodes(doc)) > 10
+
+
+def test_nothing_is_kept_while_the_previous_reading_awaits_js_yaml():
+    """js-yaml's re-reading changes schema-dependent scalars in place (``retries: 010`` becomes 10): a reading that
+    has not had it yet shares no node with the next one, so that re-reading the next leaves it as it was."""
+    previous = full(CONFIG.replace("retries: 3", "retries: 010"), PATH, False)
+    before = shape(previous)
+    doc = read(previous, previous.text.replace("my order", "my parcel"))
+    assert doc is not None
+    assert not {id(n) for n in _nodes(previous)} & {id(n) for n in _nodes(doc)}
+    read_as_js_yaml(doc)
+    assert shape(previous) == before
+
+
 def test_lint_with_the_previous_reading_gives_the_findings_of_a_lint_without_it():
     first = lint_text(CONFIG.replace("retries: 3", "retries: on"), PATH, explicit=False)
     edited = CONFIG.replace("retries: 3", "retries: off").replace("llm-rubric", "llm-rubrik", 1)

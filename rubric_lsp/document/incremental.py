@@ -424,16 +424,20 @@ def _moved_issues(
 
 
 class _Copier:
-    """The previous tree with ``old`` replaced by ``new`` and every offset from ``at`` on moved by ``delta``
-    (the previous document is left as it is: its result may still be read)."""
+    """The previous tree with ``old`` replaced by ``new`` and every offset from ``at`` on moved by ``delta``. The
+    previous document is left as it is (its result may still be read); what ends before ``old`` is both trees' own,
+    as nothing changes a node once read but js-yaml's re-reading, once per document: while the previous document
+    awaits it, everything is copied."""
 
     def __init__(self, old: Node, new: Node, at: int, delta: int, *, shared: bool, plain: PlainScalars | None):
         self.old = old
         self.plain = plain
         wanted = [] if plain is None else [*plain.values, *plain.keys]
-        self.copies: dict[int, Node | None] = {id(node): None for node in wanted}  # the plain scalars' copies
+        before = old.start if plain is None or plain.read_as_js or not wanted else -1  # nodes ending before it kept
+        # The plain scalars' copies: those ending before ``before`` are the previous reading's own.
+        self.copies: dict[int, Node | None] = {id(n): (n if n.end < before else None) for n in wanted}
         # With anchors, a node may sit in several places: copied once, as reading shares it.
-        self.copy = _copier(old, new, at, delta, {} if shared else None, self.copies)
+        self.copy = _copier(old, new, at, delta, before, {} if shared else None, self.copies)
 
     def copied_every_plain_scalar(self) -> bool:
         """Whether every schema-dependent scalar but the edited one was met in the tree (always, without merges)."""
@@ -458,11 +462,20 @@ class _Copier:
 
 
 def _copier(
-    old: Node, new: Node, at: int, delta: int, memo: dict[int, Node] | None, copies: dict[int, Node | None]
+    old: Node,
+    new: Node,
+    at: int,
+    delta: int,
+    before: int,
+    memo: dict[int, Node] | None,
+    copies: dict[int, Node | None],
 ) -> Callable[[Node], Node]:
-    """The copying function, for one use (a closure: one call per node of a large file, its names all local)."""
+    """The copying function, for one use (a closure: one call per node of a large file, its names all local).
+    A node ending before ``before`` (with all it holds: no offset of it moves) is kept, not copied."""
 
     def copy(node: Node) -> Node:
+        if node.end < before:
+            return node
         if memo is not None:
             done = memo.get(id(node))
             if done is not None:
