@@ -51,7 +51,7 @@ class _Reader:
         if ref is None or self.base_dir is None or not (ref.is_data or ref.is_glob):
             return None
         out = []
-        targets = refs.expand(ref, self.base_dir)
+        targets = refs.expand(ref, refs.resolve_path(ref, self.base_dir))
         if not targets or any(t.suffix.lower() not in refs.DATA_SUFFIXES for t in targets):
             return None  # CSV, scripts, sheets: not read statically
         for target in targets:

@@ -71,10 +71,9 @@ def resolve_path(ref: FileRef, base_dir: Path) -> Path:
     return Path(os.path.normpath(path if path.is_absolute() else base_dir / path))
 
 
-def expand(ref: FileRef, base_dir: Path) -> list[Path]:
-    """Existing files the reference names (a glob may name several, in the order promptfoo's glob returns them:
-    ``glob_files``; none if missing)."""
-    target = resolve_path(ref, base_dir)
+def expand(ref: FileRef, target: Path) -> list[Path]:
+    """Existing files the reference names, ``target`` its ``resolve_path`` (a glob may name several, in the order
+    promptfoo's glob returns them: ``glob_files``; none if missing)."""
     if ref.is_glob:
         return [Path(p) for p in glob_files(str(target))]
     return [target] if os.path.exists(target) else []  # False, not OSError, for a too-long name

@@ -101,7 +101,7 @@ def check_file_references(ctx: CheckContext, root: Node | None = None, skip_keys
     prompt_nodes = {id(node) for node in prompt_raw_nodes(root)}
     for node, ref in iter_references(root, skip_keys):
         target = refs.resolve_path(ref, base)
-        found = refs.expand(ref, base)
+        found = refs.expand(ref, target)
         if not found:
             ctx.report(MISSING_FILE, node, _missing(ref, target, id(node) in prompt_nodes))
         for path in found:
