@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
+import json
 import os
 import sys
 import time
@@ -329,3 +330,16 @@ def grading_session_fixture(judge: Any, profiles=GRADING_PROFILES, ids=None, sco
         ids=ids,
         scope=scope,
     )
+
+
+def in_process_sender(ls: Any) -> Callable[..., None]:
+    """A function that hands ``ls`` (``server.main.build_server()``, no process) one JSON-RPC message, structured
+    as its stdio reader structures one: ``send(method, params, rid)``, ``rid`` None for a notification."""
+
+    def send(method: str, params: dict[str, Any], rid: int | None = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+        if rid is not None:
+            message["id"] = rid
+        ls.protocol.handle_message(json.loads(json.dumps(message), object_hook=ls.protocol.structure_message))
+
+    return send

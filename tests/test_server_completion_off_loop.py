@@ -9,6 +9,7 @@ import threading
 
 from rubric_lsp.server import completion
 from rubric_lsp.server.main import build_server
+from tests.server_helpers import in_process_sender
 
 CONFIG = "prompts: [a]\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - vars: {q: x}\n    assert:\n      - type: \n"
 
@@ -34,10 +35,7 @@ async def _complete(line: int, character: int) -> dict:
     responses = Responses()
     ls.protocol.set_writer(responses)
 
-    def send(method: str, params: dict, rid: int | None = None) -> None:
-        message = {"jsonrpc": "2.0", "method": method, "params": params, **({"id": rid} if rid is not None else {})}
-        ls.protocol.handle_message(json.loads(json.dumps(message), object_hook=ls.protocol.structure_message))
-
+    send = in_process_sender(ls)
     uri = "file:///nowhere/promptfooconfig.yaml"
     send("initialize", {"processId": None, "rootUri": "file:///nowhere", "capabilities": {}}, 1)
     send("initialized", {})

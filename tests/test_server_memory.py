@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import tracemalloc
 
 from rubric_lsp.server.main import build_server
+from tests.server_helpers import in_process_sender
 
 
 class NullWriter:
@@ -37,12 +37,7 @@ async def _edit_many(edits: int) -> tuple[int, int]:
     ls = build_server()
     ls.protocol.set_writer(NullWriter())
     protocol = ls.protocol
-
-    def send(method: str, params, rid: int | None = None) -> None:
-        message = {"jsonrpc": "2.0", "method": method, "params": params}
-        if rid is not None:
-            message["id"] = rid
-        protocol.handle_message(json.loads(json.dumps(message), object_hook=protocol.structure_message))
+    send = in_process_sender(ls)
 
     send("initialize", {"processId": None, "rootUri": "file:///nowhere", "capabilities": {}}, 1)
     send("initialized", {})
