@@ -343,3 +343,20 @@ def in_process_sender(ls: Any) -> Callable[..., None]:
         ls.protocol.handle_message(json.loads(json.dumps(message), object_hook=ls.protocol.structure_message))
 
     return send
+
+
+class Responses:
+    """A writer for an in-process server (``ls.protocol.set_writer``): the messages it writes, parsed (the
+    protocol frames each one with a Content-Length header)."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def write(self, data: bytes) -> None:
+        self.messages.append(json.loads(data.split(b"\r\n\r\n", 1)[1]))
+
+    def close(self) -> None:
+        pass
+
+    def answer(self, rid: int) -> dict[str, Any] | None:
+        return next((m for m in self.messages if m.get("id") == rid and "method" not in m), None)

@@ -4,30 +4,13 @@ and meanwhile the loop answers the other requests (hover, a grading's progress, 
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 
 from rubric_lsp.server import completion
 from rubric_lsp.server.main import build_server
-from tests.server_helpers import in_process_sender
+from tests.server_helpers import Responses, in_process_sender
 
 CONFIG = "prompts: [a]\nproviders: [openai:gpt-4.1-mini]\ntests:\n  - vars: {q: x}\n    assert:\n      - type: \n"
-
-
-class Responses:
-    """The messages the server writes, parsed (the protocol frames each one with a Content-Length header)."""
-
-    def __init__(self) -> None:
-        self.messages: list[dict] = []
-
-    def write(self, data: bytes) -> None:
-        self.messages.append(json.loads(data.split(b"\r\n\r\n", 1)[1]))
-
-    def close(self) -> None:
-        pass
-
-    def answer(self, rid: int) -> dict | None:
-        return next((m for m in self.messages if m.get("id") == rid and "method" not in m), None)
 
 
 async def _complete(line: int, character: int) -> dict:
