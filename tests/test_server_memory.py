@@ -12,7 +12,7 @@ import gc
 import tracemalloc
 
 from rubric_lsp.server.main import build_server
-from tests.server_helpers import in_process_sender
+from tests.server_helpers import Responses, in_process_sender
 
 
 class NullWriter:
@@ -77,3 +77,29 @@ def test_edits_leave_no_futures_or_memory_behind():
     pending, grown = asyncio.run(_edit_many(edits))
     assert pending <= 2  # pygls alone: one per notification, ~2,200 here
     assert grown / edits < 300, f"{grown / edits:.0f} bytes kept per edit"  # pygls alone: ~1,700-3,500
+
+
+async def _shut_down_while_opening() -> dict | None:
+    ls = build_server()
+    responses = Responses()
+    ls.protocol.set_writer(responses)
+    send = in_process_sender(ls)
+    send("initialize", {"processId": None, "rootUri": "file:///nowhere", "capabilities": {}}, 1)
+    send("initialized", {})
+    text = "rubric:\n  - requirement: Hi\n"
+    send(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": "file:///nowhere/a.rubric.yaml", "languageId": "yaml", "version": 1, "text": text}},
+    )
+    send("shutdown", None, 2)  # the open's handler has not run yet: its notification is pending
+    await _settle(ls)
+    ls.lint_pool.shutdown(wait=True)
+    return responses.answer(2)
+
+
+def test_a_shutdown_with_a_notification_pending_is_answered():
+    """pygls cancels what is pending as it shuts down, walking its futures; the callback that drops a notification's
+    future (above) then ran inside that walk and broke it: the client got an internal error for its shutdown."""
+    answer = asyncio.run(_shut_down_while_opening())
+    assert answer is not None and "error" not in answer, answer
+    assert answer["result"] is None

@@ -118,7 +118,10 @@ class RubricProtocol(LanguageServerProtocol):
             check = callback
 
             def done(future: Any) -> None:
-                self._request_futures.pop(msg_id, None)
+                # A cancelled one is left: pygls cancels the pending ones as it shuts down, walking this dict, and
+                # the future of a builtin handler (a concurrent.futures one) runs this inside cancel(), in that walk.
+                if not future.cancelled():
+                    self._request_futures.pop(msg_id, None)
                 check(future)
 
             callback = done
