@@ -209,3 +209,31 @@ def test_a_linted_document_is_freed_without_the_cyclic_collector():
         gc.set_debug(flags)
         gc.garbage.clear()
     assert left == [], left
+
+
+@pytest.mark.parametrize(
+    ("argv", "entry"),
+    [(["rubric-lint"], "lint_main()"), (["rubric", "lint"], "main()")],
+    ids=["rubric-lint", "rubric lint"],
+)
+def test_a_lint_process_skips_the_interpreter_s_last_walk_for_cycles(tmp_path, argv, entry):
+    """``rubric-lint`` and ``rubric lint`` as their own processes: what exists as the process exits is frozen
+    (``no_sweep_at_exit``), so the interpreter's last collection walks nothing; a program calling ``main``
+    with arguments keeps its collector as it was. An atexit hook registered first runs last."""
+    (tmp_path / "promptfooconfig.yaml").write_text(CONFIG)
+    probe = "import atexit, gc, sys\natexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0))\n"
+    runs = {
+        "own process": f"sys.argv = {[*argv, 'promptfooconfig.yaml']!r}\nfrom rubric_lsp.cli import lint_main, main\ncode = {entry}",
+        "called with arguments": "from rubric_lsp.cli import main\ncode = main(['lint', 'promptfooconfig.yaml'])",
+    }
+    for name, run in runs.items():
+        done = subprocess.run(
+            [sys.executable, "-c", f"{probe}{run}\nprint('exit', code)"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        lines = done.stdout.splitlines()
+        assert lines[-2:] == ["exit 0", f"frozen at exit: {name == 'own process'}"], (name, done.stdout, done.stderr)
