@@ -30,6 +30,11 @@ _NUMBER_START = frozenset("0123456789+-.")
 _SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
+# Where an anchor may start: an '&' that begins a token (the text's start, after white space, a flow
+# indicator or a JSON-like key's ':'), followed by a character an anchor's name may begin with (neither
+# libyaml nor PyYAML's scanner accepts white space, a flow indicator or a second '&' there). A superset of
+# the anchors either composer reads; prose such as "Q & A" or "a && b" is not one.
+_ANCHOR = re.compile(r"(?<![^\s\[{,:\ufeff])&[^\s\[\]{},&]")
 
 # Document.flow_lines is also set from this depth on: js-yaml (promptfoo) refuses nesting past 100.
 _FLOW_LINES_DEPTH = 80
@@ -236,8 +241,8 @@ class _Converter:
         self.text = text
         self.issues = issues
         self.max_depth = max_depth
-        # Without an anchor ('&') no node is composed twice: nothing to share, and no lookup per node.
-        self.memo: dict[int, Node] | None = {} if "&" in text else None
+        # Without an anchor no node is composed twice: nothing to share, and no lookup per node.
+        self.memo: dict[int, Node] | None = {} if "&" in text and _ANCHOR.search(text) else None
         self.shared = 0
         self.plain = PlainScalars()
         self.flow_lines = False
