@@ -187,7 +187,8 @@ def test_shadowing_var_from_a_vars_file_is_reported_at_the_reference(tmp_path):
 @pytest.mark.parametrize("in_a_run", [False, True], ids=["alone", "in-a-run"])
 def test_links_are_followed_to_where_they_point(tmp_path, in_a_run):
     """A reference is inside or outside the workspace by where it resolves: a link in the workspace to a file
-    or a folder outside it is outside (RL011), a link to a file inside is inside, however its path is written."""
+    or a folder outside it is outside (RL011), a link to a file inside is inside, however its path is written; a
+    missing file is where its folder resolves."""
     from rubric_lsp.workspace import one_run
 
     workspace = tmp_path / "project"
@@ -198,15 +199,16 @@ def test_links_are_followed_to_where_they_point(tmp_path, in_a_run):
     (workspace / "to-inside.txt").symlink_to(workspace / "data" / "inside.txt")
     text = (
         "prompts:\n  - file://to-outside.txt\n  - file://to-elsewhere/outside.txt\n  - file://to-inside.txt\n"
-        "  - file://data/../to-inside.txt\n  - file://data/inside.txt\nproviders: [x]\n"
+        "  - file://data/../to-inside.txt\n  - file://data/inside.txt\n  - file://to-elsewhere/missing.txt\n"
+        "providers: [x]\n"
     )
     if in_a_run:
         with one_run():
             result = lint_config(workspace, text, root=workspace)
     else:
         result = lint_config(workspace, text, root=workspace)
-    assert lines_of(result, "RL011") == [2, 3]
-    assert lines_of(result, "RL010") == []
+    assert lines_of(result, "RL011") == [2, 3, 7]  # (a missing file is outside where its folder resolves)
+    assert lines_of(result, "RL010") == [7]
 
 
 def test_dotdot_after_a_link_goes_up_from_the_link_as_promptfoo_reads_it(tmp_path):
