@@ -33,8 +33,10 @@ _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 # Where an anchor may start: an '&' that begins a token (the text's start, after white space, a flow
 # indicator or a JSON-like key's ':'), followed by a character an anchor's name may begin with (neither
 # libyaml nor PyYAML's scanner accepts white space, a flow indicator or a second '&' there). A superset of
-# the anchors either composer reads; prose such as "Q & A" or "a && b" is not one.
-_ANCHOR = re.compile(r"(?<![^\s\[{,:\ufeff])&[^\s\[\]{},&]")
+# the anchors either composer reads; prose such as "Q & A" or "a && b" is not one. The '&' comes first, its
+# lookbehind after it: a pattern that starts with a lookbehind is tried at every character (29 ms over the
+# four red-team configs, against 1 ms).
+_ANCHOR = re.compile(r"&(?<![^\s\[{,:\ufeff]&)[^\s\[\]{},&]")
 
 # Document.flow_lines is also set from this depth on: js-yaml (promptfoo) refuses nesting past 100.
 _FLOW_LINES_DEPTH = 80
