@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+import pytest
 import yaml
 
 from rubric_lsp.fixes import apply_edits
@@ -41,6 +42,13 @@ def test_detected_by_modeline_filename_and_keys():
         _lint('{"$schema": "https://promptfoo.dev/config-schema.json", "prompts": ["p"]}', "x.json").format.name
         == "promptfoo-config"
     )
+
+
+@pytest.mark.parametrize(("before", "detected"), [(0, True), (29, True), (30, False)])
+def test_a_modeline_is_read_in_the_first_30_lines(before, detected):
+    modeline = "# yaml-language-server: $schema=https://promptfoo.dev/config-schema.json\n"
+    result = _lint("#\n" * before + modeline + "description: x\n" + "# more\n" * 40, "anything.yaml", explicit=False)
+    assert (result.format is not None and result.format.name == "promptfoo-config") is detected
 
 
 def test_test_case_files_are_not_configs():

@@ -216,7 +216,9 @@ _MODELINE = re.compile(r"yaml-language-server:\s*\$schema=(\S+)")
 def declared_schema(doc: Document) -> str | None:
     """The schema a document names: ``$schema`` at the top, or a yaml-language-server modeline."""
     if doc.language == "yaml":
-        for line in doc.text.split("\n", 30)[:30]:
+        starts = doc.lines.line_starts  # (the first 30 lines, not a copy of the rest as split("\n", 30) makes)
+        head = doc.text[: starts[30]] if len(starts) > 30 else doc.text
+        for line in head.split("\n")[:30]:
             if "yaml-language-server" in line:
                 m = _MODELINE.search(line)
                 if m:
