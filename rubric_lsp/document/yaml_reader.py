@@ -89,7 +89,7 @@ def read_yaml(text: str, lines: LineIndex, limits: Limits) -> YamlRead:
         issues.append(extra)
     if root is None:
         return YamlRead(None, issues)
-    converter = _Converter(text, issues, limits.max_depth)
+    converter = _Converter(text, issues, limits.max_depth, may_hold_anchor(text))
     try:
         node = converter.convert(root, 1)
     except _TooDeep as deep:
@@ -121,9 +121,14 @@ def read_scalar(text: str, ynode: yaml.ScalarNode, start: int, end: int) -> tupl
     the issues converting it raises, and whether it is a plain value whose reading depends on the schema
     (``PlainScalars.values``). For the incremental read (``incremental.py``)."""
     issues: list[ParseIssue] = []
-    converter = _Converter(text, issues, 1)
+    converter = _Converter(text, issues, 1, may_share=False)
     node = converter._scalar(ynode, start, end)
     return node, issues, bool(converter.plain.values)
+
+
+def may_hold_anchor(text: str) -> bool:
+    """Whether ``text`` may hold an anchor (``_ANCHOR``): without one, no composed node is another's alias."""
+    return "&" in text and _ANCHOR.search(text) is not None
 
 
 def _block_end(text: str, last: Node, start: int, end: int) -> int:
@@ -239,12 +244,12 @@ class _Converter:
     ``shared`` counts alias uses and merges; when it is 0 the value cannot expand.
     """
 
-    def __init__(self, text: str, issues: list[ParseIssue], max_depth: int) -> None:
+    def __init__(self, text: str, issues: list[ParseIssue], max_depth: int, may_share: bool) -> None:
         self.text = text
         self.issues = issues
         self.max_depth = max_depth
-        # Without an anchor no node is composed twice: nothing to share, and no lookup per node.
-        self.memo: dict[int, Node] | None = {} if "&" in text and _ANCHOR.search(text) else None
+        # Without an anchor (``may_share`` False) no node is composed twice: nothing to share, no lookup per node.
+        self.memo: dict[int, Node] | None = {} if may_share else None
         self.shared = 0
         self.plain = PlainScalars()
         self.flow_lines = False
