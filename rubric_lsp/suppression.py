@@ -22,9 +22,11 @@ _DIRECTIVE = re.compile(
 
 
 _MENTIONED = re.compile("rubric-lint", re.I)
-# What any match of _MENTIONED holds (neither 'c' nor 'l' has a case variant beyond ASCII's): found by
-# C-speed substring searches, where the case-blind regex crawls a 1 MB file in tens of milliseconds.
-_MENTION_CORE = ("c-l", "c-L", "C-l", "C-L")
+# What any match of _MENTIONED holds (neither 'c' nor 'l' has a case variant beyond ASCII's): 'c-l' in any case,
+# where the case-blind regex crawls a 1 MB file in tens of milliseconds. Found from its '-' (a literal the regex
+# engine finds at C speed, its neighbours checked there): 0.8 ms on the 1.3 MB red-team config, where a search
+# for each of its four spellings took 3.3 ms, on every keystroke.
+_MENTION_CORE = re.compile(r"-(?<=[cC]-)[lL]")
 
 
 @dataclass
@@ -46,7 +48,7 @@ def _hit(code: str, codes: Iterable[str]) -> bool:
 def suppressions(doc: Document) -> Suppressions:
     found = Suppressions()
     text = doc.text
-    if not any(core in text for core in _MENTION_CORE) or not _MENTIONED.search(text):
+    if _MENTION_CORE.search(text) is None or not _MENTIONED.search(text):
         return found
     for line, comment in doc.comments():
         m = _DIRECTIVE.search(comment)

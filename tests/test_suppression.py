@@ -41,6 +41,7 @@ def test_several_codes_prefixes_all_and_explanations():
     # Each casing of the "c-l" at the name's middle (what suppressions() looks for before its case-blind search).
     assert rl005_lines("    name: yes  # RUBRIC-lint: disable=RL005\n") == []
     assert rl005_lines("    name: yes  # rubric-LINT: disable=RL005\n") == []
+    assert rl005_lines("    name: yes  # RUBRIC-LINT: disable=RL005\n") == []
 
 
 def test_disable_file_anywhere():
