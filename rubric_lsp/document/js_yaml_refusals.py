@@ -172,6 +172,17 @@ def _marker_oddity(text: str) -> bool:
     return False
 
 
+def _directive_line(text: str) -> bool:
+    """Whether a line starts with '%' (a directive to js-yaml). Each '%' is found by a one-character search, at
+    memchr's speed: ``"\\n%" in text`` scanned the 1.3 MB red-team config in 1.1 ms, on every keystroke."""
+    at = text.find("%")
+    while at != -1:
+        if at == 0 or text[at - 1] == "\n":
+            return True
+        at = text.find("%", at + 1)
+    return False
+
+
 def suspicious(
     text: str, flow_lines: bool, block_scalars: Sequence[tuple[int, int]] = (), root: Node | None = None
 ) -> bool:
@@ -187,7 +198,7 @@ def suspicious(
         return True
     if _found(_GATED_ANY, text, block_scalars, root):
         return True
-    if _INDENTED_ROOT.match(text) is not None or text.startswith("%") or "\n%" in text:
+    if _INDENTED_ROOT.match(text) is not None or _directive_line(text):
         return True
     if _first_on_line(text, _HEADER, _SPACES, block_scalars) or _marker_oddity(text):
         return True
