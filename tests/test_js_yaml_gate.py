@@ -55,3 +55,30 @@ def test_a_directive_line_is_found_wherever_a_line_starts_with_a_percent_sign():
         found += expected
         assert scan._directive_line(text) is expected, text
     assert found > 300, found  # (this seed: 385 of 6,000)
+
+
+def test_constructs_at_a_line_s_start_are_found_from_their_first_character():
+    """``_first_on_line`` tries each pattern where its first character is: it finds what the regex engine's
+    pass over the text finds (each pattern does start with its character)."""
+
+    def by_regex(text, patterns, before, blocks):
+        for _first, pattern in patterns:
+            for hit in pattern.finditer(text):
+                line_start = text.rfind("\n", 0, hit.start()) + 1
+                if before.fullmatch(text, line_start, hit.start()) is not None and scan._outside(hit.start(), blocks):
+                    return True
+        return False
+
+    rng = random.Random(2026)
+    cases = [(scan._HEADER, scan._SPACES), (scan._EXPLICIT, scan._ENTRIES), (scan._PROPERTIES, scan._ENTRIES)]
+    for patterns, _before in cases:
+        assert all(pattern.pattern.lstrip("\\").startswith(first) for first, pattern in patterns)
+    found = 0
+    for _ in range(6000):
+        text = _text(rng)
+        blocks = _blocks(rng, len(text))
+        for patterns, before in cases:
+            expected = by_regex(text, patterns, before, blocks)
+            found += expected
+            assert scan._first_on_line(text, patterns, before, blocks) is expected, (text, blocks)
+    assert found > 300, found  # (this seed: 517 hits)
