@@ -51,6 +51,13 @@ def test_a_modeline_is_read_in_the_first_30_lines(before, detected):
     assert (result.format is not None and result.format.name == "promptfoo-config") is detected
 
 
+def test_a_modeline_after_lone_carriage_returns_is_read_by_its_line_feeds():
+    """The first 30 lines are split at line feeds, as they always were: "#\\r#\\n" is one line."""
+    modeline = "# yaml-language-server: $schema=https://promptfoo.dev/config-schema.json\n"
+    result = _lint("#\r#\n" * 29 + modeline + "description: x\n", "anything.yaml", explicit=False)
+    assert result.format is not None and result.format.name == "promptfoo-config"
+
+
 def test_test_case_files_are_not_configs():
     result = _lint(
         "- vars: {a: 1}\n  assert:\n    - type: contains\n      value: x\n", "tests/tests1.yaml", explicit=False

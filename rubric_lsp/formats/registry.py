@@ -213,12 +213,20 @@ def get_rule(code: str) -> Rule | None:
 _MODELINE = re.compile(r"yaml-language-server:\s*\$schema=(\S+)")
 
 
+def _first_lines(text: str, count: int) -> list[str]:
+    """``text.split("\\n", count)[:count]``, without the copy of the rest of the text that split makes."""
+    end = -1
+    for _ in range(count):
+        end = text.find("\n", end + 1)
+        if end == -1:
+            return text.split("\n")
+    return text[:end].split("\n")
+
+
 def declared_schema(doc: Document) -> str | None:
     """The schema a document names: ``$schema`` at the top, or a yaml-language-server modeline."""
     if doc.language == "yaml":
-        starts = doc.lines.line_starts  # (the first 30 lines, not a copy of the rest as split("\n", 30) makes)
-        head = doc.text[: starts[30]] if len(starts) > 30 else doc.text
-        for line in head.split("\n")[:30]:
+        for line in _first_lines(doc.text, 30):
             if "yaml-language-server" in line:
                 m = _MODELINE.search(line)
                 if m:
