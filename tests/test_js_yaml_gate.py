@@ -8,6 +8,8 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from rubric_lsp.document import js_yaml_refusals as scan
 
 PIECES = [*"#|>?-]&!}:{[,'\" x0+.\t%", "\n", "\n  ", "\r\n", "\r", "- ", "&a", "!t", "|-", ">+2", " #c"]
@@ -57,9 +59,12 @@ def test_a_directive_line_is_found_wherever_a_line_starts_with_a_percent_sign():
     assert found > 300, found  # (this seed: 385 of 6,000)
 
 
-def test_constructs_at_a_line_s_start_are_found_from_their_first_character():
-    """``_first_on_line`` tries each pattern where its first character is: it finds what the regex engine's
-    pass over the text finds (each pattern does start with its character)."""
+@pytest.mark.parametrize("dense", [1000, 2], ids=["one by one", "the engine taking over"])
+def test_constructs_at_a_line_s_start_are_found_from_their_first_character(monkeypatch, dense):
+    """``_first_on_line`` tries each pattern where its first character is (and past ``_DENSE`` places, lets the
+    regex engine search on): it finds what the engine's pass over the text finds (each pattern does start with its
+    character)."""
+    monkeypatch.setattr(scan, "_DENSE", dense)
 
     def by_regex(text, patterns, before, blocks):
         for _first, pattern in patterns:
@@ -82,3 +87,14 @@ def test_constructs_at_a_line_s_start_are_found_from_their_first_character():
             found += expected
             assert scan._first_on_line(text, patterns, before, blocks) is expected, (text, blocks)
     assert found > 300, found  # (this seed: 517 hits)
+
+
+def test_the_places_of_a_pattern_are_every_offset_where_it_matches(monkeypatch):
+    rng = random.Random(7)
+    for dense in (0, 1, 3, 1000):
+        monkeypatch.setattr(scan, "_DENSE", dense)
+        for _ in range(2000):
+            text = _text(rng)
+            for first, pattern in (*scan._HEADER, *scan._EXPLICIT, *scan._PROPERTIES):
+                expected = [at for at in range(len(text)) if pattern.match(text, at)]
+                assert list(scan._places(text, first, pattern)) == expected, (dense, text, pattern.pattern)
