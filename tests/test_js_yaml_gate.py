@@ -48,7 +48,9 @@ def test_a_hit_inside_another_patterns_match_is_still_found():
     assert not scan._found(scan._GATED_ANY, text, [(header, len(text))], None)
 
 
-def test_a_directive_line_is_found_wherever_a_line_starts_with_a_percent_sign():
+@pytest.mark.parametrize("dense", [1000, 1, 2])
+def test_a_directive_line_is_found_wherever_a_line_starts_with_a_percent_sign(monkeypatch, dense):
+    monkeypatch.setattr(scan, "_DENSE", dense)
     rng = random.Random(36)
     found = 0
     for _ in range(6000):
