@@ -11,7 +11,6 @@ import yaml
 
 from rubric_lsp.document import parse_document
 from rubric_lsp.document.yaml_reader import may_hold_anchor
-from tests.conftest import CORPUS
 
 PLACES = [
     "&{a} x\n",
@@ -71,10 +70,8 @@ def test_an_alias_is_still_one_shared_node_and_counted():
     assert doc.shared_nodes
 
 
-def test_the_gate_hits_exactly_the_promptfoo_examples_that_hold_an_anchor():
-    examples = CORPUS / "promptfoo" / "examples"
-    if not examples.is_dir():
-        pytest.skip(f"no corpus at {examples}")
+def test_the_gate_hits_exactly_the_promptfoo_examples_that_hold_an_anchor(corpus):
+    examples = corpus / "promptfoo" / "examples"
     files = sorted([*examples.rglob("*.yaml"), *examples.rglob("*.yml")])
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     wrong = []
