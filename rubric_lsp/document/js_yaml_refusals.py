@@ -202,19 +202,14 @@ def _marker_oddity(text: str) -> bool:
     return False
 
 
+# A '%' that starts a line: a directive to js-yaml.
+_DIRECTIVE = re.compile(r"%(?<![^\n]%)")
+
+
 def _directive_line(text: str) -> bool:
-    """Whether a line starts with '%' (a directive to js-yaml). Each '%' is found by a one-character search, at
-    memchr's speed: ``"\\n%" in text`` scanned the 1.3 MB red-team config in 1.1 ms, on every keystroke."""
-    at = text.find("%")
-    tried = 0
-    while at != -1:
-        if at == 0 or text[at - 1] == "\n":
-            return True
-        tried += 1
-        if tried == _DENSE:  # (as for _places: a text dense with '%', such as a URL-encoded value)
-            return text.find("\n%", at) != -1
-        at = text.find("%", at + 1)
-    return False
+    """Whether a line starts with '%', found from each '%' (``_places``): ``"\\n%" in text`` scanned the 1.3 MB
+    red-team config in 1.1 ms, on every keystroke."""
+    return next(_places(text, "%", _DIRECTIVE), None) is not None
 
 
 def suspicious(
